@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Install, with apt-get, exactly the Debian packages sluice needs to build and
+# test that are not installed yet. Runs apt-get update first, and only when
+# something is missing. Uses sudo when not root.
+set -eu
+
+packages="build-essential cmake pkg-config git
+libgit2-dev libsqlite3-dev libcurl4-openssl-dev libyaml-dev libjansson-dev
+libssl-dev uuid-dev libcmocka-dev libmicrohttpd-dev sqlite3 curl"
+
+missing=""
+for p in $packages; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+if [ -z "$missing" ]; then
+	echo "deps: all build and test dependencies are installed"
+	exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps: missing packages:$missing" >&2
+	echo "deps: apt-get is not available here; install them with your package manager and run again" >&2
+	exit 1
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		sudo="sudo"
+	else
+		echo "deps: missing packages:$missing" >&2
+		echo "deps: not root and no sudo; run as root: apt-get install$missing" >&2
+		exit 1
+	fi
+fi
+
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing

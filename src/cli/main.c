@@ -1,0 +1,110 @@
+/* sluice: a review-gated merge service for AI coding agents. */
+#include "cli/cli.h"
+#include "core/log.h"
+
+#include <git2.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	cli_cmd_fn fn;
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "init", cmd_init, "set up .system/ in this repository" },
+	{ "check", cmd_check, "validate config and work orders, run nothing" },
+	{ "tick", cmd_tick, "one cron pass: reconcile, ingest, build, review, merge" },
+	{ "run", cmd_run, "run one work order now, in the foreground" },
+	{ "queue", cmd_queue, "work orders, their states and why each waits" },
+	{ "runs", cmd_runs, "runs, newest first" },
+	{ "show", cmd_show, "one run's dossier: timeline, artifacts, verdicts, conflict" },
+	{ "status", cmd_status, "a one-screen summary: queue, runs in flight, what needs a person" },
+	{ "log", cmd_log, "the event stream (append-only)" },
+	{ "approve", cmd_approve, "approve a run awaiting review (the manual reviewer)" },
+	{ "reject", cmd_reject, "reject a run awaiting review (the manual reviewer)" },
+	{ "retry", cmd_retry, "try a run again after a person fixed it" },
+	{ "abandon", cmd_abandon, "give a run up; its work order becomes failed" },
+	{ "audit", cmd_audit, "verify the artifacts of merged runs against git" },
+	{ "gc", cmd_gc, "remove old finished runs" },
+	{ "merge-preview", cmd_merge_preview, "would this merge be clean? conflicted paths" },
+	{ "report", cmd_report, "a page of the queue and runs; the dependency graph" },
+	{ "worktree", cmd_worktree, "create, clean up and inspect agent worktrees" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+	const struct command *c;
+
+	fprintf(out, "usage: sluice [-C DIR] [-v] <command> [<args>]\n"
+		     "       sluice <command> --help\n\n"
+		     "A review-gated merge service for AI coding agents: work orders dropped in\n"
+		     "a directory are built in their own worktree, gated, reviewed and merged.\n\n"
+		     "commands:\n");
+	for (c = commands; c->name; c++)
+		fprintf(out, "  %-14s %s\n", c->name, c->summary);
+	fprintf(out, "\nexit status: 0 success, 1 failure or finding, 2 usage error.\n"
+		     "See sluice(1) and README.md for the work-order format and configuration.\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { NULL, 0, 0, "sluice" };
+	const struct command *c;
+	int i = 1, rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "-C") && i + 1 < argc) {
+			cli.dir = argv[i + 1];
+			i += 2;
+		} else if (!strncmp(argv[i], "-C", 2) && argv[i][2]) {
+			cli.dir = argv[i] + 2;
+			i++;
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			cli.verbose++;
+			i++;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return CLI_OK;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("sluice %s\n", SLUICE_VERSION);
+			return CLI_OK;
+		} else {
+			fprintf(stderr, "sluice: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[i], "help")) {
+		if (i + 1 < argc) {
+			char *hargv[] = { argv[i + 1], (char *)"--help", NULL };
+			for (c = commands; c->name; c++)
+				if (!strcmp(c->name, argv[i + 1]))
+					return c->fn(&cli, 2, hargv);
+		}
+		usage(stdout);
+		return CLI_OK;
+	}
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[i]))
+			break;
+	if (!c->name) {
+		fprintf(stderr, "sluice: '%s' is not a sluice command; see 'sluice --help'\n", argv[i]);
+		return CLI_USAGE;
+	}
+	git_libgit2_init();
+	if (cli.verbose)
+		sl_log_level = cli.verbose > 1 ? SL_LOG_DEBUG : SL_LOG_INFO;
+	rc = c->fn(&cli, argc - i, argv + i);
+	git_libgit2_shutdown();
+	return rc;
+}

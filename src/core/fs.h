@@ -1,0 +1,48 @@
+#ifndef SL_CORE_FS_H
+#define SL_CORE_FS_H
+/* Files and paths. */
+#include <stddef.h>
+#include "core/buf.h"
+#include "core/err.h"
+
+/* mkdir -p with mode 0777 & ~umask; 0 if it exists already as a directory. */
+int sl_mkdir_p(const char *path, struct sl_err *err);
+
+/*
+ * Read a whole file into `out` (appending). A file larger than `max` bytes
+ * (0: no limit but the buffer's) gives SL_ETOOBIG and reads nothing.
+ */
+int sl_read_file(struct sl_buf *out, const char *path, size_t max, struct sl_err *err);
+
+/*
+ * Write a file atomically: a temporary file beside it, fsync, rename, fsync
+ * of the directory. Readers see the old file or the new one, never half.
+ */
+int sl_write_file_atomic(const char *path, const void *data, size_t len, struct sl_err *err);
+
+/* Write (create or truncate) a file plainly. */
+int sl_write_file(const char *path, const void *data, size_t len, struct sl_err *err);
+
+/* 1 if path exists (lstat), 0 if not. */
+int sl_path_exists(const char *path);
+
+/* 1 if path is a directory (stat). */
+int sl_is_dir(const char *path);
+
+/* Remove a tree (like rm -rf, without following symlinks); 0 if already gone. */
+int sl_rm_rf(const char *path, struct sl_err *err);
+
+/*
+ * Join a and b with one '/' into a new string (the caller's, free()).
+ * Returns NULL on out-of-memory.
+ */
+char *sl_path_join(const char *a, const char *b);
+
+/*
+ * 1 when a relative path stays inside its root: not absolute, no ".."
+ * component, no empty or NUL component tricks. Used for every path that
+ * comes from a work order or a config.
+ */
+int sl_path_is_safe_relative(const char *path);
+
+#endif

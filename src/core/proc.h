@@ -1,0 +1,58 @@
+#ifndef SL_CORE_PROC_H
+#define SL_CORE_PROC_H
+/*
+ * Child processes: an argv array with an explicit environment, never
+ * system() (git's run-command.h). The child runs in its own process group so
+ * that a timeout can end it and every grandchild: SIGTERM to the group, then
+ * SIGKILL to the group after a grace period.
+ *
+ * Output: the child's stdout and stderr can go to a log file bounded at
+ * `log_max` bytes (past that, output is read and dropped, and a line
+ * "[sluice: log truncated at N bytes]" ends the file), and/or stdout can be
+ * captured into a bounded buffer. Input: nothing (/dev/null), or a buffer
+ * written to the child's stdin.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "core/buf.h"
+#include "core/err.h"
+
+struct sl_proc_opts {
+	const char *const *argv;     /* argv[0] is looked up in PATH; required */
+	const char *const *env_add;  /* "K=V" entries added to (or replacing in) the environment */
+	const char *const *env_drop; /* names removed from the environment */
+	int clear_env;               /* 1: start from an empty environment instead of ours */
+	const char *cwd;             /* NULL: ours */
+	const void *stdin_data;      /* NULL: /dev/null */
+	size_t stdin_len;
+	const char *log_path;        /* stdout+stderr appended here (created 0644) */
+	size_t log_max;              /* 0: no bound */
+	struct sl_buf *out;          /* capture stdout here (bounded by the buffer's max) */
+	struct sl_buf *errout;       /* capture stderr here when no log_path */
+	int64_t timeout_ms;          /* 0: none */
+	int64_t kill_grace_ms;       /* SIGTERM -> SIGKILL; 0: 2000 */
+};
+
+#define SL_PROC_OPTS_INIT { 0 }
+
+struct sl_proc_result {
+	int exit_code;       /* the exit status, or 128+signal when signalled */
+	int signaled;        /* the signal that ended it, or 0 */
+	int timed_out;       /* 1 if we ended it for the timeout */
+	int out_truncated;   /* 1 if `out` hit its maximum (the rest was dropped) */
+	int log_truncated;   /* 1 if the log hit log_max */
+	int64_t duration_ms;
+	int pid;             /* the child's pid (and process group id) */
+};
+
+/*
+ * Run a child to completion. Returns 0 when it ran (whatever its exit code;
+ * look at *res), or an error when it could not be started (SL_ENOTFOUND for
+ * a program not found) or waited for.
+ */
+int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, struct sl_err *err);
+
+/* Describe how a child ended: "exit 0", "exit 3", "killed by SIGKILL", "timed out after 30s". */
+void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res);
+
+#endif

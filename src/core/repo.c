@@ -1,0 +1,108 @@
+#include "core/repo.h"
+#include "core/fs.h"
+
+#include <git2.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *strip_slash(const char *p)
+{
+	char *s = strdup(p);
+	size_t n;
+
+	if (s && (n = strlen(s)) > 1 && s[n - 1] == '/')
+		s[n - 1] = '\0';
+	return s;
+}
+
+int sl_repo_find(struct sl_repo *out, const char *dir, struct sl_err *err)
+{
+	git_repository *repo = NULL, *main = NULL;
+	git_buf found = { 0 };
+	char abs[PATH_MAX];
+	const char *start = dir ? dir : ".";
+	int error = 0, rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!realpath(start, abs)) {
+		error = sl_err_sys(err, errno, "cannot use directory '%s'", start);
+		goto out;
+	}
+	if ((rc = git_repository_discover(&found, abs, 0, NULL)) < 0 ||
+	    (rc = git_repository_open(&repo, found.ptr)) < 0) {
+		error = sl_err_set(err, SL_ENOTFOUND,
+				   "'%s' is not inside a git repository; run sluice in your "
+				   "repository or pass -C DIR",
+				   abs);
+		goto out;
+	}
+	if (git_repository_is_worktree(repo)) {
+		{
+			/* open the main work tree through the common dir */
+			const char *common = git_repository_commondir(repo);
+			if ((rc = git_repository_open(&main, common)) < 0) {
+				error = sl_err_git(err, rc, "cannot open the main repository of '%s'", abs);
+				goto out;
+			}
+		}
+		git_repository_free(repo);
+		repo = main;
+		main = NULL;
+	}
+	if (git_repository_is_bare(repo) || !git_repository_workdir(repo)) {
+		error = sl_err_set(err, SL_ENOTFOUND,
+				   "'%s' is a bare repository; sluice needs a work tree", abs);
+		goto out;
+	}
+	out->root = strip_slash(git_repository_workdir(repo));
+	out->gitdir = strip_slash(git_repository_commondir(repo));
+	out->sysdir = sl_path_join(out->root, ".system");
+	out->config_path = sl_path_join(out->sysdir, "config.yaml");
+	out->db_path = sl_path_join(out->sysdir, "sluice.db");
+	out->lock_path = sl_path_join(out->sysdir, "lock");
+	out->runs_dir = sl_path_join(out->sysdir, "runs");
+	if (!out->root || !out->gitdir || !out->sysdir || !out->config_path || !out->db_path ||
+	    !out->lock_path || !out->runs_dir)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+out:
+	git_buf_dispose(&found);
+	git_repository_free(repo);
+	git_repository_free(main);
+	if (error)
+		sl_repo_release(out);
+	return error;
+}
+
+int sl_repo_require_init(const struct sl_repo *repo, struct sl_err *err)
+{
+	if (!sl_path_exists(repo->config_path))
+		return sl_err_set(err, SL_ENOTFOUND,
+				  "'%s' is not set up for sluice (no .system/config.yaml); run "
+				  "'sluice init' first",
+				  repo->root);
+	return 0;
+}
+
+char *sl_repo_run_path(const struct sl_repo *repo, const char *run_id, const char *name)
+{
+	char *out;
+
+	if (asprintf(&out, "%s/%s%s%s", repo->runs_dir, run_id, name ? "/" : "", name ? name : "") < 0)
+		return NULL;
+	return out;
+}
+
+void sl_repo_release(struct sl_repo *repo)
+{
+	free(repo->root);
+	free(repo->gitdir);
+	free(repo->sysdir);
+	free(repo->config_path);
+	free(repo->db_path);
+	free(repo->lock_path);
+	free(repo->runs_dir);
+	memset(repo, 0, sizeof(*repo));
+}

@@ -1,0 +1,1 @@
+/* module merge: see merge.h */

@@ -1,0 +1,1 @@
+/* module queue: see queue.h */

@@ -1,0 +1,1 @@
+/* module reviewer: see reviewer.h */

@@ -1,0 +1,1 @@
+/* module runner: see runner.h */

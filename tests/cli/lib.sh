@@ -1,0 +1,110 @@
+# A small test library for sluice's CLI tests, in the manner of git's t/.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   test_expect_success 'title' '
+#       commands && more commands
+#   '
+#   test_done
+#
+# Each test script runs in its own trash directory under $TMPDIR, removed at
+# the end unless SLUICE_TEST_KEEP=1. $SLUICE is the binary under test,
+# $SLUICE_SOURCE_DIR the checkout (fixtures/ lives there).
+set -u
+
+: "${SLUICE:?set SLUICE to the sluice binary}"
+: "${SLUICE_SOURCE_DIR:?set SLUICE_SOURCE_DIR to the source checkout}"
+FIXTURES="$SLUICE_SOURCE_DIR/fixtures"
+TEST_NAME=$(basename "$0" .sh)
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/sluice-$TEST_NAME.XXXXXX")
+TRASH=$(cd "$TRASH" && pwd -P)
+HOME="$TRASH/home"
+mkdir -p "$HOME"
+export HOME
+export GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME='Test Author' GIT_AUTHOR_EMAIL='author@example.com'
+export GIT_COMMITTER_NAME='Test Committer' GIT_COMMITTER_EMAIL='committer@example.com'
+export GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
+unset GIT_DIR GIT_WORK_TREE
+git config --global init.defaultBranch main
+git config --global user.name 'Test User'
+git config --global user.email 'user@example.com'
+git config --global protocol.file.allow always
+
+test_count=0
+test_failed=0
+test_cleanup_cmds=""
+
+sluice() { "$SLUICE" "$@"; }
+
+# Run at the end, even when a test failed: background servers, etc.
+test_when_finished() { test_cleanup_cmds="$1
+$test_cleanup_cmds"; }
+
+test_expect_success() {
+	test_count=$((test_count + 1))
+	_title=$1
+	_body=$2
+	(cd "$TRASH" && eval "set -e; $_body") >"$TRASH/.out.$test_count" 2>&1
+	_rc=$?
+	if [ $_rc -eq 0 ]; then
+		echo "ok $test_count - $_title"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $_title (exit $_rc)"
+		sed 's/^/#	/' "$TRASH/.out.$test_count" | tail -n 60
+	fi
+}
+
+test_expect_failure_code() { # CODE command...: the command must exit with CODE
+	_want=$1
+	shift
+	set +e
+	"$@"
+	_got=$?
+	set -e
+	if [ "$_got" -ne "$_want" ]; then
+		echo "expected exit $_want, got $_got: $*" >&2
+		return 1
+	fi
+}
+
+test_grep() { # [-v] PATTERN FILE: grep with the file shown on failure
+	if [ "$1" = "-v" ]; then
+		shift
+		if grep -q -e "$1" "$2"; then
+			echo "did not expect '$1' in $2:" >&2
+			cat "$2" >&2
+			return 1
+		fi
+		return 0
+	fi
+	if ! grep -q -e "$1" "$2"; then
+		echo "expected '$1' in $2:" >&2
+		cat "$2" >&2
+		return 1
+	fi
+}
+
+test_cmp() { # EXPECTED ACTUAL
+	diff -u "$1" "$2"
+}
+
+# A fresh repository with one commit on main.
+test_repo() { # DIR
+	git init -q "$1"
+	(cd "$1" && echo "# project" >README.md && git add README.md &&
+		git commit -q -m 'initial commit')
+}
+
+test_done() {
+	eval "$test_cleanup_cmds"
+	if [ "${SLUICE_TEST_KEEP:-0}" != 1 ]; then
+		chmod -R u+w "$TRASH" 2>/dev/null
+		rm -rf "$TRASH"
+	else
+		echo "# kept $TRASH"
+	fi
+	echo "$((test_count - test_failed)) passed, $test_failed failed"
+	[ "$test_failed" -eq 0 ]
+	exit $?
+}
