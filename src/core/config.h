@@ -1,0 +1,128 @@
+#ifndef SL_CORE_CONFIG_H
+#define SL_CORE_CONFIG_H
+/*
+ * .system/config.yaml (DESIGN.md section 10, schema/config.schema.json).
+ * All keys are optional but the builder (needed only to build, not to
+ * load). sl_config_load() reports the first problem with the file, line and
+ * column; sl_config_check() finds every problem (for `sluice check`).
+ * Unset values get the defaults listed beside each field.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "core/err.h"
+
+/* A NULL-terminated array of strings, the caller's: sl_strv_free(). */
+typedef char **sl_strv;
+void sl_strv_free(sl_strv v);
+size_t sl_strv_len(const sl_strv v);
+
+enum sl_retry_kind {
+	SL_RETRY_ATTEMPT,  /* attempt: N  - applies from attempt N on (sticky) */
+	SL_RETRY_NOT_GATE, /* not: gate.NAME - applies when that gate failed */
+	SL_RETRY_EXIT      /* exit: N - stop retrying at attempt N (fatal) */
+};
+
+struct sl_retry_rule {
+	enum sl_retry_kind kind;
+	int n;               /* attempt / exit */
+	char *gate;          /* not: gate.<gate> */
+	sl_strv builder;     /* override: builder argv, or NULL */
+	char *prompt;        /* override: prompt template (replaces retry context), or NULL */
+	int worktree_reset;  /* override: worktree: reset */
+	int line;            /* where it is in config.yaml, for messages */
+};
+
+struct sl_gate {
+	char *name;          /* [A-Za-z0-9_-]+, unique */
+	sl_strv argv;        /* run in the worktree */
+	int64_t timeout_ms;  /* default 10 minutes */
+};
+
+enum sl_reviewer_mode { SL_REVIEWER_MANUAL = 0, SL_REVIEWER_HTTP, SL_REVIEWER_COMMAND };
+enum sl_reviewer_protocol { SL_PROTOCOL_SLUICE = 0, SL_PROTOCOL_OPENAI };
+
+struct sl_config {
+	char *path;                /* the file it came from */
+	char *target;              /* branch name, e.g. "main" (default: set by init) */
+	struct {
+		char *inbox;       /* default "work_orders" (relative to the repo root) */
+		int jobs;          /* default 2 */
+		int allow_overlap; /* default 0 */
+	} queue;
+	struct {
+		sl_strv command;        /* argv; NULL if only a preset is given */
+		char *preset;           /* claude-code | codex | aider | gemini, or NULL */
+		int64_t timeout_ms;     /* default 30m */
+		sl_strv env;            /* extra "K=V" entries */
+		size_t log_max;         /* default 10 MiB */
+	} builder;
+	struct {
+		sl_strv share;          /* paths symlinked from the main checkout */
+		sl_strv copy;           /* paths copied from the main checkout */
+		sl_strv setup;          /* argv run after creation, or NULL */
+		int64_t setup_timeout_ms; /* default 10m */
+		int hooks;              /* default 0: core.hooksPath=/dev/null for the builder */
+	} worktree;
+	struct sl_gate *gates;
+	size_t ngates;
+	struct sl_retry_rule *retry;
+	size_t nretry;
+	struct {
+		enum sl_reviewer_mode mode;         /* default manual */
+		char *url;                          /* http: the endpoint (openai: the base URL) */
+		enum sl_reviewer_protocol protocol; /* default sluice */
+		char *model;                        /* openai: the model name */
+		char *token_env;                    /* name of the variable holding the bearer token */
+		int64_t timeout_ms;                 /* total, default 120s */
+		int64_t connect_timeout_ms;         /* default 10s */
+		int retries;                        /* default 3 (within one tick) */
+		sl_strv command;                    /* command mode: argv */
+		size_t max_reply;                   /* default 1 MiB */
+		char *name;                         /* Reviewed-by: name; default from mode */
+	} reviewer;
+	struct {
+		char *resolver;        /* "builder" (default) or "none" */
+		int resolve_attempts;  /* default 2 */
+		int verify;            /* default 1: cross-check with git merge-tree */
+		char *message;         /* template of the merge message; default "Merge {work_order.id}: {work_order.title}" */
+	} merge;
+	struct {
+		int keep_last;         /* default 20 */
+	} gc;
+};
+
+/* Defaults only (no file). *out is the caller's: sl_config_free(). */
+int sl_config_default(struct sl_config **out, struct sl_err *err);
+
+/*
+ * Load and validate `path`. *out is the caller's: sl_config_free(). A
+ * missing file is SL_ENOTFOUND; a bad one SL_EINVALID with
+ * "<path>:<line>:<col>: <what> ; <what to do>".
+ */
+int sl_config_load(struct sl_config **out, const char *path, struct sl_err *err);
+
+/*
+ * Like sl_config_load but collects every problem, one per line, into
+ * `problems` (a newline-separated list). Returns the number of problems
+ * (0: valid), or a negative code when the file cannot be read.
+ */
+struct sl_buf;
+int sl_config_check(const char *path, struct sl_buf *problems, struct sl_err *err);
+
+void sl_config_free(struct sl_config *cfg);
+
+/*
+ * The commented config.yaml that `sluice init` writes, with the target
+ * branch and the inbox filled in. A new string, the caller's (free()).
+ */
+char *sl_config_template(const char *target, const char *inbox);
+
+/*
+ * The builder argv for a preset name (claude-code, codex, aider, gemini), as
+ * a new sl_strv; SL_ENOTFOUND for an unknown preset. The prompt is passed
+ * through the environment ($SLUICE_PROMPT_FILE) and, where the CLI needs
+ * it on the command line, through `sh -c` reading that file.
+ */
+int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err);
+
+#endif
