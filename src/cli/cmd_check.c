@@ -1,0 +1,142 @@
+/* sluice check: validate the config and every work order; run nothing. */
+#include "cli/cli.h"
+#include "core/buf.h"
+#include "core/config.h"
+#include "core/fs.h"
+#include "core/repo.h"
+#include "queue/queue.h"
+#include "store/store.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: sluice check [--json] [-C DIR]\n"
+	"\n"
+	"Validate .system/config.yaml and every work order of the inbox without\n"
+	"running anything: YAML syntax, every key and value of the config (retry\n"
+	"rules need an 'exit' entry, 'not:' must name a configured gate, prompt\n"
+	"templates may only use known variables), and every work order's front\n"
+	"matter, ids, dependencies (unknown ids, cycles) and duplicates.\n"
+	"\n"
+	"Each problem is printed on its own line as 'path:line:col: message'.\n"
+	"\n"
+	"options:\n"
+	"  --json       print {\"ok\", \"problems\": [...], \"work_orders\": N} instead\n"
+	"  -C DIR       run as if started in DIR\n"
+	"  -h, --help   show this help\n"
+	"\n"
+	"exit status: 0 when everything is valid, 1 when a problem was found,\n"
+	"2 on a usage error.\n"
+	"\n"
+	"examples:\n"
+	"  sluice check\n"
+	"  sluice check --json | jq -r '.problems[]'\n";
+
+/* Config problems carry the absolute path: make it relative to the root. */
+static void add_relative(struct sl_buf *out, const char *text, const char *root)
+{
+	size_t rl = strlen(root);
+
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		if (n > rl && !strncmp(text, root, rl) && text[rl] == '/')
+			sl_buf_add(out, text + rl + 1, n - rl - 1);
+		else
+			sl_buf_add(out, text, n);
+		sl_buf_puts(out, "\n");
+		text += n + (text[n] == '\n');
+	}
+}
+
+static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
+		     struct sl_err *err)
+{
+	struct sl_buf cfgp = SL_BUF_INIT;
+	struct sl_config *cfg = NULL;
+	struct sl_err ignored = SL_ERR_INIT;
+	struct queue_scan scan = QUEUE_SCAN_INIT;
+	struct store *st = NULL;
+	int n, count = 0;
+
+	if ((n = sl_config_check(repo->config_path, &cfgp, err)) < 0)
+		goto out;
+	count += n;
+	add_relative(problems, sl_buf_cstr(&cfgp), repo->root);
+	sl_config_load(&cfg, repo->config_path, &ignored);
+	if (sl_path_exists(repo->db_path) && (n = store_open(&st, repo->db_path, err)) != 0)
+		goto out;
+	if ((n = queue_scan(&scan, repo->root, cfg ? cfg->queue.inbox : "work_orders", err)) != 0 ||
+	    (n = queue_evaluate(&scan, st, err)) != 0)
+		goto out;
+	count += queue_problems(&scan, problems);
+	*nwo = scan.n;
+	n = count;
+out:
+	queue_scan_release(&scan);
+	store_free(st);
+	sl_config_free(cfg);
+	sl_buf_release(&cfgp);
+	return n;
+}
+
+static int print_json(const char *problems, int count, size_t nwo)
+{
+	json_t *doc = json_object(), *list = json_array();
+	const char *p;
+
+	for (p = problems; *p; p += strcspn(p, "\n") + 1)
+		json_array_append_new(list, json_stringn(p, strcspn(p, "\n")));
+	json_object_set_new(doc, "ok", json_boolean(count == 0));
+	json_object_set_new(doc, "problems", list);
+	json_object_set_new(doc, "work_orders", json_integer((json_int_t)nwo));
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(doc);
+	return count ? CLI_FAIL : CLI_OK;
+}
+
+int cmd_check(struct cli *cli, int argc, char **argv)
+{
+	static const struct option longopts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
+	struct sl_repo repo = SL_REPO_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_buf problems = SL_BUF_INIT;
+	size_t nwo = 0;
+	int opt, n, rc;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (opt == 'h')
+			return cli_help(usage_text);
+		if (!cli_common_opt(cli, opt, optarg))
+			return cli_usage(argv[0], "unknown option");
+	}
+	if (optind < argc)
+		return cli_usage(argv[0], "unexpected argument '%s'", argv[optind]);
+	if (sl_repo_find(&repo, cli->dir, &err) || sl_repo_require_init(&repo, &err) ||
+	    (n = check_all(&repo, &problems, &nwo, &err)) < 0) {
+		rc = cli_report(&err);
+		goto out;
+	}
+	if (cli->json) {
+		rc = print_json(sl_buf_cstr(&problems), n, nwo);
+		goto out;
+	}
+	fputs(sl_buf_cstr(&problems), stdout);
+	if (n) {
+		printf("%d problem%s found in the config and %zu work order%s\n", n,
+		       n == 1 ? "" : "s", nwo, nwo == 1 ? "" : "s");
+		rc = CLI_FAIL;
+	} else {
+		printf("ok: the config and %zu work order%s are valid\n", nwo, nwo == 1 ? "" : "s");
+		rc = CLI_OK;
+	}
+out:
+	sl_buf_release(&problems);
+	sl_repo_release(&repo);
+	return rc;
+}

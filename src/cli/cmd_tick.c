@@ -1,0 +1,154 @@
+/* sluice tick: one cron pass. Also the engine of `sluice run`. */
+#include "cli/cli_runner.h"
+#include "core/time.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char tick_help[] =
+	"usage: sluice tick [-C DIR] [--jobs N] [--max-runs N] [--json]\n"
+	"\n"
+	"One cron pass: reconcile interrupted runs, ingest the inbox, start ready work\n"
+	"orders (dependencies merged, no overlapping context running), build, gate,\n"
+	"review and merge. Overlapping ticks are safe: each run is claimed once.\n"
+	"\n"
+	"  --jobs N       builders at once (default: queue.jobs in .system/config.yaml)\n"
+	"  --max-runs N   start at most N new runs in this tick\n"
+	"  --json         print a summary as JSON\n"
+	"  -C DIR         the repository (default: the current directory)\n"
+	"\n"
+	"On a terminal it shows each run's state and elapsed time; otherwise it prints\n"
+	"one line per state change. Exit 0 when the tick ran (even if runs failed:\n"
+	"see 'sluice runs'), 1 when the tick itself could not run.\n"
+	"\n"
+	"cron: * * * * * cd /path/to/repo && sluice tick >>.system/tick.log 2>&1\n";
+
+struct live {
+	int tty;
+	struct runner_ctx *ctx;
+	int lines; /* lines drawn last time, on a terminal */
+};
+
+static void on_event(const char *run_id, const char *wo_id, const char *from, const char *to,
+		     const char *reason, void *data)
+{
+	struct live *l = data;
+
+	if (l->tty)
+		return;
+	printf("run %s (%s): %s -> %s: %s\n", run_id, wo_id ? wo_id : "?", from ? from : "new",
+	       to ? to : "?", reason ? reason : "");
+	fflush(stdout);
+}
+
+static void on_tick(void *data)
+{
+	struct live *l = data;
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+	int drawn = 0;
+	char el[32];
+
+	if (!l->tty || store_runs_list(l->ctx->st, NULL, NULL, &runs, &n, &err) != 0)
+		return;
+	if (l->lines)
+		printf("\033[%dA", l->lines);
+	for (i = 0; i < n && drawn < 20; i++) {
+		if (store_run_state_is_final(runs[i].state) &&
+		    sl_now_ms() - runs[i].finished_ms > 60000)
+			continue;
+		cli_elapsed(el, sizeof(el), runs[i].created_ms, runs[i].finished_ms);
+		printf("\033[2K%-24s %-16s %-15s %8s  %.60s\n", runs[i].id, runs[i].work_order_id,
+		       runs[i].state, el, runs[i].reason ? runs[i].reason : "");
+		drawn++;
+	}
+	for (i = (size_t)drawn; i < (size_t)l->lines; i++)
+		printf("\033[2K\n");
+	l->lines = drawn > l->lines ? drawn : l->lines;
+	fflush(stdout);
+	store_runs_free(runs, n);
+}
+
+int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs);
+int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
+{
+	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct runner_tick_opts o = RUNNER_TICK_OPTS_INIT;
+	struct runner_tick_result res;
+	struct runner_progress p;
+	struct sl_err err = SL_ERR_INIT;
+	struct live l;
+	int rc;
+
+	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
+		return rc;
+	l.tty = !cli->json && isatty(STDOUT_FILENO);
+	l.ctx = &ctx;
+	l.lines = 0;
+	p.event = on_event;
+	p.tick = on_tick;
+	p.data = &l;
+	o.jobs = jobs;
+	o.max_runs = max_runs;
+	o.only_wo = only_wo;
+	o.progress = cli->json ? NULL : &p;
+	if (runner_tick(&ctx, &o, &res, &err) != 0) {
+		rc = cli_report(&err);
+		goto out;
+	}
+	if (l.tty)
+		on_tick(&l);
+	if (cli->json) {
+		json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "started", res.started,
+				      "advanced", res.advanced, "merged", res.merged, "failed",
+				      res.failed, "waiting", res.waiting, "requeued", res.reconciled,
+				      "orphans", res.orphans);
+		rc = cli_print_json(j);
+		json_decref(j);
+	} else {
+		printf("tick: %d started, %d merged, %d failed, %d waiting%s\n", res.started,
+		       res.merged, res.failed, res.waiting,
+		       res.reconciled ? " (interrupted runs requeued)" : "");
+	}
+out:
+	runner_ctx_release(&ctx);
+	return rc;
+}
+
+static int parse_count(const char *cmd, const char *opt, const char *arg, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || v < 1 || v > 1000)
+		return cli_usage(cmd, "%s takes a number from 1 to 1000, not '%s'", opt, arg);
+	*out = (int)v;
+	return CLI_OK;
+}
+
+int cmd_tick(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = { CLI_COMMON_LONGOPTS,
+					      { "jobs", required_argument, NULL, 'j' },
+					      { "max-runs", required_argument, NULL, 'm' },
+					      { NULL, 0, NULL, 0 } };
+	int c, jobs = 0, max_runs = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS "j:", opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help(tick_help);
+		if (c == 'j' && parse_count("tick", "--jobs", optarg, &jobs))
+			return CLI_USAGE;
+		if (c == 'm' && parse_count("tick", "--max-runs", optarg, &max_runs))
+			return CLI_USAGE;
+		if (c != 'j' && c != 'm' && !cli_common_opt(cli, c, optarg))
+			return cli_usage("tick", "unknown option");
+	}
+	if (optind < argc)
+		return cli_usage("tick", "unexpected argument '%s'", argv[optind]);
+	return cli_tick_run(cli, NULL, jobs, max_runs);
+}

@@ -1,0 +1,1094 @@
+/*
+ * .system/config.yaml: load with libyaml's document API, check every key,
+ * report problems as "<path>:<line>:<col>: <what>; <what to do>".
+ *
+ * One walk does both jobs: sl_config_check() collects every problem,
+ * sl_config_load() keeps the first one as its error.
+ */
+#include "core/config.h"
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/template.h"
+#include "core/time.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <git2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define CONFIG_MAX_BYTES ((size_t)1 << 20)
+
+/* ---- string vectors ---------------------------------------------------- */
+
+void sl_strv_free(sl_strv v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+size_t sl_strv_len(const sl_strv v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+/* Append a copy of s; -1 on out of memory (v unchanged). */
+static int strv_push(sl_strv *v, const char *s)
+{
+	size_t n = sl_strv_len(*v);
+	char **nv, *copy = strdup(s);
+
+	if (!copy || !(nv = realloc(*v, (n + 2) * sizeof(*nv)))) {
+		free(copy);
+		return -1;
+	}
+	nv[n] = copy;
+	nv[n + 1] = NULL;
+	*v = nv;
+	return 0;
+}
+
+/* ---- the walk ---------------------------------------------------------- */
+
+struct retry_walk;
+
+struct ctx {
+	const char *path;
+	yaml_document_t *doc;
+	struct sl_buf *problems;
+	int count;
+	struct sl_config *cfg;
+	yaml_node_t *root;        /* for problems of the whole file */
+	yaml_node_t *retry_node;  /* walked after the gates, which it names */
+	struct sl_gate *gate;     /* the gate being read */
+	struct retry_walk *retry; /* the retry entry being read */
+};
+
+static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->count++;
+	if (!c->problems)
+		return;
+	sl_buf_addf(c->problems, "%s:%zu:%zu: ", c->path, n ? n->start_mark.line + 1 : 1,
+		    n ? n->start_mark.column + 1 : 1);
+	va_start(ap, fmt);
+	sl_buf_vaddf(c->problems, fmt, ap);
+	va_end(ap);
+	sl_buf_puts(c->problems, "\n");
+}
+
+static void oom(struct ctx *c)
+{
+	problem(c, NULL, "out of memory");
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int is_null(const yaml_node_t *n)
+{
+	const char *s = scalar(n);
+
+	return s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+		!strcmp(s, "NULL"));
+}
+
+static int get_str(struct ctx *c, const yaml_node_t *n, char **out, const char *key)
+{
+	const char *s = scalar(n);
+
+	if (!s || is_null(n)) {
+		problem(c, n, "'%s' must be a text value", key);
+		return -1;
+	}
+	free(*out);
+	if (!(*out = strdup(s))) {
+		oom(c);
+		return -1;
+	}
+	return 0;
+}
+
+static int get_int(struct ctx *c, const yaml_node_t *n, int *out, int min, int max,
+		   const char *key)
+{
+	const char *s = scalar(n);
+	char *end;
+	long v;
+
+	errno = 0;
+	if (!s || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !*s ||
+	    (v = strtol(s, &end, 10), errno || *end) || v < min || v > max) {
+		problem(c, n, "'%s' must be a whole number from %d to %d, not '%s'", key, min, max,
+			s ? s : "(a list or mapping)");
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int get_bool(struct ctx *c, const yaml_node_t *n, int *out, const char *key)
+{
+	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "on", "On", NULL };
+	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "off", "Off", NULL };
+	const char *s = scalar(n);
+	int i;
+
+	for (i = 0; s && yes[i]; i++)
+		if (!strcmp(s, yes[i]))
+			return *out = 1, 0;
+	for (i = 0; s && no[i]; i++)
+		if (!strcmp(s, no[i]))
+			return *out = 0, 0;
+	problem(c, n, "'%s' must be true or false (or on/off), not '%s'", key,
+		s ? s : "(a list or mapping)");
+	return -1;
+}
+
+static int get_duration(struct ctx *c, const yaml_node_t *n, int64_t *out, const char *key)
+{
+	struct sl_err e = SL_ERR_INIT;
+	const char *s = scalar(n);
+
+	if (!s || sl_duration_parse(out, s, &e) != 0) {
+		problem(c, n, "'%s': %s", key,
+			s ? e.msg : "must be a duration such as 90s, 30m or 2h");
+		return -1;
+	}
+	return 0;
+}
+
+/* A size in bytes: 1048576, 512KiB, 10MiB, 1GiB. */
+static int get_size(struct ctx *c, const yaml_node_t *n, size_t *out, const char *key)
+{
+	const char *s = scalar(n);
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	if (!s || !isdigit((unsigned char)*s) || (v = strtoull(s, &end, 10), errno))
+		goto bad;
+	if (!strcmp(end, "KiB") || !strcmp(end, "K"))
+		v <<= 10;
+	else if (!strcmp(end, "MiB") || !strcmp(end, "M"))
+		v <<= 20;
+	else if (!strcmp(end, "GiB") || !strcmp(end, "G"))
+		v <<= 30;
+	else if (*end)
+		goto bad;
+	if (v == 0)
+		goto bad;
+	*out = (size_t)v;
+	return 0;
+bad:
+	problem(c, n, "'%s' must be a size such as 1048576, 512KiB or 10MiB, not '%s'", key,
+		s ? s : "(a list or mapping)");
+	return -1;
+}
+
+/* A list of text items (an argv, a list of paths). */
+static int get_strv(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key,
+		    const char *hint)
+{
+	yaml_node_item_t *it;
+	sl_strv v = NULL;
+
+	if (!n || n->type != YAML_SEQUENCE_NODE) {
+		problem(c, n, "'%s' must be a list%s", key, hint ? hint : "");
+		return -1;
+	}
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
+		const char *s = scalar(item);
+		if (!s || is_null(item)) {
+			problem(c, item, "each entry of '%s' must be a text value", key);
+			sl_strv_free(v);
+			return -1;
+		}
+		if (strv_push(&v, s) < 0) {
+			oom(c);
+			sl_strv_free(v);
+			return -1;
+		}
+	}
+	if (!v && !(v = calloc(1, sizeof(*v)))) {
+		oom(c);
+		return -1;
+	}
+	sl_strv_free(*out);
+	*out = v;
+	return 0;
+}
+
+static int get_argv(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key)
+{
+	if (scalar(n) && !is_null(n)) {
+		problem(c, n,
+			"'%s' must be a list (an argv), e.g. [make, test]; to use a shell write "
+			"[sh, -c, '...']",
+			key);
+		return -1;
+	}
+	if (get_strv(c, n, out, key, " (an argv), e.g. [make, test]") < 0)
+		return -1;
+	if (!(*out)[0]) {
+		problem(c, n, "'%s' is an empty list; give the program and its arguments", key);
+		return -1;
+	}
+	return 0;
+}
+
+static int get_paths(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key)
+{
+	size_t i;
+
+	if (get_strv(c, n, out, key, " of paths relative to the repository root") < 0)
+		return -1;
+	for (i = 0; (*out)[i]; i++)
+		if (!sl_path_is_safe_relative((*out)[i])) {
+			problem(c, n,
+				"'%s' entry '%s' is not a path inside the repository; use a relative "
+				"path without '..'",
+				key, (*out)[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* Iterate the pairs of a mapping; a non-mapping is reported. */
+typedef void (*pair_fn)(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v);
+
+static void each_pair(struct ctx *c, yaml_node_t *n, const char *what, pair_fn fn)
+{
+	yaml_node_pair_t *p;
+
+	if (!n || n->type != YAML_MAPPING_NODE) {
+		if (!is_null(n))
+			problem(c, n, "'%s' must be a mapping of keys", what);
+		return;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		if (!scalar(k)) {
+			problem(c, k, "keys of '%s' must be plain words", what);
+			continue;
+		}
+		fn(c, scalar(k), k, v);
+	}
+}
+
+static void unknown(struct ctx *c, yaml_node_t *k, const char *section, const char *known)
+{
+	problem(c, k, "unknown key '%s'%s%s; known keys: %s", scalar(k), section ? " in " : "",
+		section ? section : "", known);
+}
+
+/* ---- sections ---------------------------------------------------------- */
+
+static void queue_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	if (!strcmp(key, "inbox")) {
+		if (get_str(c, v, &c->cfg->queue.inbox, "queue.inbox") == 0 &&
+		    !sl_path_is_safe_relative(c->cfg->queue.inbox))
+			problem(c, v,
+				"'queue.inbox' must be a directory relative to the repository root "
+				"without '..', not '%s'",
+				c->cfg->queue.inbox);
+	} else if (!strcmp(key, "jobs")) {
+		get_int(c, v, &c->cfg->queue.jobs, 1, 256, "queue.jobs");
+	} else if (!strcmp(key, "allow_overlap")) {
+		get_bool(c, v, &c->cfg->queue.allow_overlap, "queue.allow_overlap");
+	} else {
+		unknown(c, k, "queue", "inbox, jobs, allow_overlap");
+	}
+}
+
+static void env_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	const char *s = scalar(v);
+	char *kv = NULL;
+	const char *p;
+
+	for (p = key; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
+		;
+	if (!*key || *p || isdigit((unsigned char)*key)) {
+		problem(c, k, "'builder.env' name '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)",
+			key);
+		return;
+	}
+	if (!s) {
+		problem(c, v, "'builder.env.%s' must be a text value", key);
+		return;
+	}
+	if (asprintf(&kv, "%s=%s", key, s) < 0 || strv_push(&c->cfg->builder.env, kv) < 0)
+		oom(c);
+	free(kv);
+}
+
+static const char *const presets[] = { "claude-code", "codex", "aider", "gemini", NULL };
+
+static void builder_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	int i;
+
+	if (!strcmp(key, "command")) {
+		get_argv(c, v, &c->cfg->builder.command, "builder.command");
+	} else if (!strcmp(key, "preset")) {
+		if (get_str(c, v, &c->cfg->builder.preset, "builder.preset") < 0)
+			return;
+		for (i = 0; presets[i] && strcmp(presets[i], c->cfg->builder.preset); i++)
+			;
+		if (!presets[i])
+			problem(c, v,
+				"unknown builder.preset '%s'; use claude-code, codex, aider or gemini, "
+				"or write builder.command",
+				c->cfg->builder.preset);
+	} else if (!strcmp(key, "timeout")) {
+		get_duration(c, v, &c->cfg->builder.timeout_ms, "builder.timeout");
+	} else if (!strcmp(key, "env")) {
+		each_pair(c, v, "builder.env", env_pair);
+	} else if (!strcmp(key, "log_max")) {
+		get_size(c, v, &c->cfg->builder.log_max, "builder.log_max");
+	} else {
+		unknown(c, k, "builder", "command, preset, timeout, env, log_max");
+	}
+}
+
+static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	if (!strcmp(key, "share"))
+		get_paths(c, v, &c->cfg->worktree.share, "worktree.share");
+	else if (!strcmp(key, "copy"))
+		get_paths(c, v, &c->cfg->worktree.copy, "worktree.copy");
+	else if (!strcmp(key, "setup"))
+		get_argv(c, v, &c->cfg->worktree.setup, "worktree.setup");
+	else if (!strcmp(key, "setup_timeout"))
+		get_duration(c, v, &c->cfg->worktree.setup_timeout_ms, "worktree.setup_timeout");
+	else if (!strcmp(key, "hooks"))
+		get_bool(c, v, &c->cfg->worktree.hooks, "worktree.hooks");
+	else
+		unknown(c, k, "worktree", "share, copy, setup, setup_timeout, hooks");
+}
+
+static int gate_name_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+			return 0;
+	return 1;
+}
+
+static void gate_opt_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	if (!strcmp(key, "command"))
+		get_argv(c, v, &c->gate->argv, "gates.<name>.command");
+	else if (!strcmp(key, "timeout"))
+		get_duration(c, v, &c->gate->timeout_ms, "gates.<name>.timeout");
+	else
+		unknown(c, k, "a gate", "command, timeout");
+}
+
+static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+	struct sl_gate *g;
+	size_t i;
+
+	if (!gate_name_ok(key)) {
+		problem(c, k, "gate name '%s' may use only letters, digits, '_' and '-'", key);
+		return;
+	}
+	for (i = 0; i < cfg->ngates; i++)
+		if (!strcmp(cfg->gates[i].name, key)) {
+			problem(c, k, "gate '%s' is defined twice; keep one", key);
+			return;
+		}
+	if (!(g = realloc(cfg->gates, (cfg->ngates + 1) * sizeof(*g)))) {
+		oom(c);
+		return;
+	}
+	cfg->gates = g;
+	g = &cfg->gates[cfg->ngates++];
+	memset(g, 0, sizeof(*g));
+	g->timeout_ms = 10 * 60 * 1000;
+	if (!(g->name = strdup(key))) {
+		oom(c);
+		return;
+	}
+	if (v && v->type == YAML_MAPPING_NODE) {
+		c->gate = g;
+		each_pair(c, v, "a gate", gate_opt_pair);
+		c->gate = NULL;
+		if (!g->argv)
+			problem(c, v, "gate '%s' has no command; add 'command: [prog, args...]'", key);
+	} else {
+		get_argv(c, v, &g->argv, "gates.<name>");
+	}
+}
+
+/* ---- retry ------------------------------------------------------------- */
+
+struct retry_walk {
+	struct sl_retry_rule *r;
+	int conditions;
+	yaml_node_t *entry;
+};
+
+static int known_var(const char *name, void *data)
+{
+	return sl_template_prompt_var_known(name, data);
+}
+
+static void check_template(struct ctx *c, const yaml_node_t *n, const char *tmpl,
+			   sl_template_known fn, void *data, const char *where)
+{
+	struct sl_err e = SL_ERR_INIT;
+
+	if (sl_template_check(tmpl, fn, data, where, &e) != 0)
+		problem(c, n, "%s", e.msg);
+}
+
+static void retry_condition(struct ctx *c, const char *key, yaml_node_t *v)
+{
+	struct sl_retry_rule *r = c->retry->r;
+	const char *s = scalar(v);
+
+	c->retry->conditions++;
+	if (!strcmp(key, "attempt")) {
+		r->kind = SL_RETRY_ATTEMPT;
+		get_int(c, v, &r->n, 1, 1000, "retry.attempt");
+	} else if (!strcmp(key, "exit")) {
+		r->kind = SL_RETRY_EXIT;
+		get_int(c, v, &r->n, 1, 1000, "retry.exit");
+	} else if (!s || strncmp(s, "gate.", 5) || !gate_name_ok(s + 5)) {
+		r->kind = SL_RETRY_NOT_GATE;
+		problem(c, v, "'not:' must name a gate as 'gate.<name>', not '%s'",
+			s ? s : "(a list or mapping)");
+	} else {
+		r->kind = SL_RETRY_NOT_GATE;
+		free(r->gate);
+		if (!(r->gate = strdup(s + 5)))
+			oom(c);
+	}
+}
+
+static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_retry_rule *r = c->retry->r;
+	const char *s = scalar(v);
+
+	if (!strcmp(key, "attempt") || !strcmp(key, "exit") || !strcmp(key, "not")) {
+		retry_condition(c, key, v);
+	} else if (!strcmp(key, "builder")) {
+		get_argv(c, v, &r->builder, "retry.builder");
+	} else if (!strcmp(key, "prompt")) {
+		get_str(c, v, &r->prompt, "retry.prompt");
+	} else if (!strcmp(key, "worktree")) {
+		if (!s || strcmp(s, "reset"))
+			problem(c, v, "'worktree' in a retry entry can only be 'reset'");
+		else
+			r->worktree_reset = 1;
+	} else if (!strcmp(key, "validate")) {
+		c->retry->conditions++;
+		problem(c, k, "'validate:' conditions are not supported; use attempt, not or exit");
+	} else if (!strcmp(key, "agent") || !strcmp(key, "session")) {
+		problem(c, k, "'%s' is not a sluice retry override; use 'builder: [argv...]' to "
+			      "switch the builder",
+			key);
+	} else {
+		unknown(c, k, "a retry entry", "attempt, not, exit, builder, prompt, worktree");
+	}
+}
+
+static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
+{
+	struct retry_walk w = { r, 0, n };
+
+	memset(r, 0, sizeof(*r));
+	r->line = (int)n->start_mark.line + 1;
+	if (n->type != YAML_MAPPING_NODE) {
+		problem(c, n, "each retry entry must be a mapping such as '- attempt: 2' or '- exit: 4'");
+		return;
+	}
+	c->retry = &w;
+	each_pair(c, n, "a retry entry", retry_pair);
+	c->retry = NULL;
+	if (w.conditions != 1)
+		problem(c, n,
+			"a retry entry needs exactly one condition (attempt: N, not: gate.NAME or "
+			"exit: N); this one has %d",
+			w.conditions);
+}
+
+static void retry_list(struct ctx *c, yaml_node_t *n)
+{
+	struct sl_config *cfg = c->cfg;
+	yaml_node_item_t *it;
+	size_t count, i;
+
+	if (!n || n->type != YAML_SEQUENCE_NODE) {
+		if (!is_null(n))
+			problem(c, n, "'retry' must be a list of entries ('- attempt: 2', '- exit: 4')");
+		return;
+	}
+	count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	if (!count)
+		return;
+	if (!(cfg->retry = calloc(count, sizeof(*cfg->retry)))) {
+		oom(c);
+		return;
+	}
+	for (it = n->data.sequence.items.start, i = 0; i < count; it++, i++) {
+		retry_entry(c, yaml_document_get_node(c->doc, *it), &cfg->retry[i]);
+		cfg->nretry++;
+	}
+}
+
+static void retry_check(struct ctx *c, yaml_node_t *n)
+{
+	struct sl_config *cfg = c->cfg;
+	char **names = calloc(cfg->ngates + 1, sizeof(*names));
+	char where[64];
+	size_t i, j, exits = 0;
+
+	if (!names) {
+		oom(c);
+		return;
+	}
+	for (i = 0; i < cfg->ngates; i++)
+		names[i] = cfg->gates[i].name;
+	for (i = 0; i < cfg->nretry; i++) {
+		struct sl_retry_rule *r = &cfg->retry[i];
+		if (r->kind == SL_RETRY_EXIT && r->n)
+			exits++;
+		if (r->kind == SL_RETRY_NOT_GATE && r->gate) {
+			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)
+				;
+			if (j == cfg->ngates)
+				problem(c, n, "retry entry at line %d: 'not: gate.%s' names no configured "
+					      "gate; define it under 'gates' or fix the name",
+					r->line, r->gate);
+		}
+		if (r->prompt) {
+			snprintf(where, sizeof(where), "the retry prompt at line %d", r->line);
+			check_template(c, n, r->prompt, known_var, names, where);
+		}
+	}
+	if (cfg->nretry && !exits)
+		problem(c, n, "retry has no 'exit' entry; add '- exit: N' to say when to stop");
+	else if (exits > 1)
+		problem(c, n, "retry has %zu 'exit' entries; keep one", exits);
+	free(names);
+}
+
+/* ---- reviewer, merge, gc ----------------------------------------------- */
+
+static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+	const char *s = scalar(v);
+
+	if (!strcmp(key, "mode")) {
+		if (s && !strcmp(s, "manual"))
+			cfg->reviewer.mode = SL_REVIEWER_MANUAL;
+		else if (s && !strcmp(s, "http"))
+			cfg->reviewer.mode = SL_REVIEWER_HTTP;
+		else if (s && !strcmp(s, "command"))
+			cfg->reviewer.mode = SL_REVIEWER_COMMAND;
+		else
+			problem(c, v, "reviewer.mode must be manual, http or command, not '%s'",
+				s ? s : "(a list or mapping)");
+	} else if (!strcmp(key, "protocol")) {
+		if (s && !strcmp(s, "sluice"))
+			cfg->reviewer.protocol = SL_PROTOCOL_SLUICE;
+		else if (s && !strcmp(s, "openai"))
+			cfg->reviewer.protocol = SL_PROTOCOL_OPENAI;
+		else
+			problem(c, v, "reviewer.protocol must be sluice or openai, not '%s'",
+				s ? s : "(a list or mapping)");
+	} else if (!strcmp(key, "url")) {
+		if (get_str(c, v, &cfg->reviewer.url, "reviewer.url") == 0 &&
+		    strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
+			problem(c, v, "reviewer.url '%s' must start with http:// or https://", s);
+	} else if (!strcmp(key, "model")) {
+		get_str(c, v, &cfg->reviewer.model, "reviewer.model");
+	} else if (!strcmp(key, "token_env")) {
+		get_str(c, v, &cfg->reviewer.token_env, "reviewer.token_env");
+	} else if (!strcmp(key, "timeout")) {
+		get_duration(c, v, &cfg->reviewer.timeout_ms, "reviewer.timeout");
+	} else if (!strcmp(key, "connect_timeout")) {
+		get_duration(c, v, &cfg->reviewer.connect_timeout_ms, "reviewer.connect_timeout");
+	} else if (!strcmp(key, "retries")) {
+		get_int(c, v, &cfg->reviewer.retries, 0, 100, "reviewer.retries");
+	} else if (!strcmp(key, "command")) {
+		get_argv(c, v, &cfg->reviewer.command, "reviewer.command");
+	} else if (!strcmp(key, "max_reply")) {
+		get_size(c, v, &cfg->reviewer.max_reply, "reviewer.max_reply");
+	} else if (!strcmp(key, "name")) {
+		get_str(c, v, &cfg->reviewer.name, "reviewer.name");
+	} else {
+		unknown(c, k, "reviewer",
+			"mode, url, protocol, model, token_env, timeout, connect_timeout, retries, "
+			"command, max_reply, name");
+	}
+}
+
+static int merge_var_known(const char *name, void *data)
+{
+	(void)data;
+	return !strncmp(name, "work_order.", 11) || !strcmp(name, "run.id") ||
+	       !strcmp(name, "run.short") || !strcmp(name, "run.branch") ||
+	       !strcmp(name, "reviewer");
+}
+
+static void merge_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+
+	if (!strcmp(key, "resolver")) {
+		if (get_str(c, v, &cfg->merge.resolver, "merge.resolver") == 0 &&
+		    strcmp(cfg->merge.resolver, "builder") && strcmp(cfg->merge.resolver, "none"))
+			problem(c, v, "merge.resolver must be builder or none, not '%s'",
+				cfg->merge.resolver);
+	} else if (!strcmp(key, "resolve_attempts")) {
+		get_int(c, v, &cfg->merge.resolve_attempts, 0, 100, "merge.resolve_attempts");
+	} else if (!strcmp(key, "verify")) {
+		get_bool(c, v, &cfg->merge.verify, "merge.verify");
+	} else if (!strcmp(key, "message")) {
+		if (get_str(c, v, &cfg->merge.message, "merge.message") == 0)
+			check_template(c, v, cfg->merge.message, merge_var_known, NULL,
+				       "merge.message");
+	} else {
+		unknown(c, k, "merge", "resolver, resolve_attempts, verify, message");
+	}
+}
+
+static void gc_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	if (!strcmp(key, "keep_last"))
+		get_int(c, v, &c->cfg->gc.keep_last, 0, 1000000, "gc.keep_last");
+	else
+		unknown(c, k, "gc", "keep_last");
+}
+
+static void target_check(struct ctx *c, yaml_node_t *v)
+{
+	char ref[512];
+	int valid = 0;
+
+	if (get_str(c, v, &c->cfg->target, "target") < 0)
+		return;
+	snprintf(ref, sizeof(ref), "refs/heads/%s", c->cfg->target);
+	if (git_reference_name_is_valid(&valid, ref) < 0 || !valid)
+		problem(c, v, "target '%s' is not a valid branch name", c->cfg->target);
+}
+
+static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	if (!strcmp(key, "target"))
+		target_check(c, v);
+	else if (!strcmp(key, "queue"))
+		each_pair(c, v, "queue", queue_pair);
+	else if (!strcmp(key, "builder"))
+		each_pair(c, v, "builder", builder_pair);
+	else if (!strcmp(key, "worktree"))
+		each_pair(c, v, "worktree", worktree_pair);
+	else if (!strcmp(key, "gates"))
+		each_pair(c, v, "gates", gate_pair);
+	else if (!strcmp(key, "retry"))
+		c->retry_node = v;
+	else if (!strcmp(key, "reviewer"))
+		each_pair(c, v, "reviewer", reviewer_pair);
+	else if (!strcmp(key, "merge"))
+		each_pair(c, v, "merge", merge_pair);
+	else if (!strcmp(key, "gc"))
+		each_pair(c, v, "gc", gc_pair);
+	else
+		unknown(c, k, NULL,
+			"target, queue, builder, worktree, gates, retry, reviewer, merge, gc");
+}
+
+static void cross_check(struct ctx *c)
+{
+	struct sl_config *cfg = c->cfg;
+
+	if (cfg->builder.command && cfg->builder.preset)
+		problem(c, c->root, "builder has both 'command' and 'preset'; keep one");
+	if (cfg->reviewer.mode == SL_REVIEWER_HTTP && !cfg->reviewer.url)
+		problem(c, c->root, "reviewer.mode is http but reviewer.url is not set; add the "
+				      "reviewer's URL");
+	if (cfg->reviewer.mode == SL_REVIEWER_COMMAND && !cfg->reviewer.command)
+		problem(c, c->root, "reviewer.mode is command but reviewer.command is not set; "
+				      "add the program to run");
+	if (cfg->reviewer.mode == SL_REVIEWER_HTTP && cfg->reviewer.protocol == SL_PROTOCOL_OPENAI &&
+	    !cfg->reviewer.model)
+		problem(c, c->root, "reviewer.protocol is openai but reviewer.model is not set; "
+				      "name the model to ask");
+}
+
+/* ---- defaults, load, check --------------------------------------------- */
+
+static int set_defaults(struct sl_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->queue.jobs = 2;
+	cfg->builder.timeout_ms = 30 * 60 * 1000;
+	cfg->builder.log_max = (size_t)10 << 20;
+	cfg->worktree.setup_timeout_ms = 10 * 60 * 1000;
+	cfg->reviewer.timeout_ms = 120 * 1000;
+	cfg->reviewer.connect_timeout_ms = 10 * 1000;
+	cfg->reviewer.retries = 3;
+	cfg->reviewer.max_reply = (size_t)1 << 20;
+	cfg->merge.resolve_attempts = 2;
+	cfg->merge.verify = 1;
+	cfg->gc.keep_last = 20;
+	if (!(cfg->queue.inbox = strdup("work_orders")) || !(cfg->merge.resolver = strdup("builder")) ||
+	    !(cfg->merge.message = strdup("Merge {work_order.id}: {work_order.title}")))
+		return -1;
+	return 0;
+}
+
+static int fill_late_defaults(struct sl_config *cfg)
+{
+	const char *name = cfg->reviewer.mode == SL_REVIEWER_HTTP      ? "sluice-http-reviewer"
+			   : cfg->reviewer.mode == SL_REVIEWER_COMMAND ? "sluice-command-reviewer"
+								       : NULL;
+
+	if (!cfg->reviewer.name && name && !(cfg->reviewer.name = strdup(name)))
+		return -1;
+	return 0;
+}
+
+int sl_config_default(struct sl_config **out, struct sl_err *err)
+{
+	struct sl_config *cfg = calloc(1, sizeof(*cfg));
+
+	*out = NULL;
+	if (!cfg || set_defaults(cfg) < 0) {
+		sl_config_free(cfg);
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	*out = cfg;
+	return 0;
+}
+
+static void yaml_problem(struct ctx *c, yaml_parser_t *p)
+{
+	yaml_mark_t m = p->problem ? p->problem_mark : p->context_mark;
+
+	c->count++;
+	sl_buf_addf(c->problems, "%s:%zu:%zu: YAML syntax error: %s%s%s; fix the file\n", c->path,
+		    m.line + 1, m.column + 1, p->problem ? p->problem : "cannot parse",
+		    p->context ? " " : "", p->context ? p->context : "");
+}
+
+/* Parse data into a fresh config, collecting problems. Returns the count or -1 (OOM). */
+static int walk(struct sl_config *cfg, const char *path, const char *data, size_t len,
+		struct sl_buf *problems)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct ctx c = { path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL };
+	yaml_node_t *root;
+
+	if (!yaml_parser_initialize(&parser))
+		return -1;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		yaml_problem(&c, &parser);
+		yaml_parser_delete(&parser);
+		return c.count;
+	}
+	c.root = root = yaml_document_get_root_node(&doc);
+	if (root && !is_null(root))
+		each_pair(&c, root, "the configuration", top_pair);
+	if (c.retry_node)
+		retry_list(&c, c.retry_node);
+	retry_check(&c, c.retry_node ? c.retry_node : root);
+	cross_check(&c);
+	if (fill_late_defaults(cfg) < 0)
+		oom(&c);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return c.count;
+}
+
+static int read_config(struct sl_buf *data, const char *path, struct sl_err *err)
+{
+	int error = sl_read_file(data, path, CONFIG_MAX_BYTES, err);
+
+	if (error == SL_ETOOBIG)
+		sl_err_set(err, error, "'%s' is over 1 MiB; a config is a few lines", path);
+	return error;
+}
+
+int sl_config_load(struct sl_config **out, const char *path, struct sl_err *err)
+{
+	struct sl_buf data = SL_BUF_INIT, problems = SL_BUF_INIT;
+	struct sl_config *cfg = NULL;
+	int error = 0, n;
+
+	*out = NULL;
+	if ((error = read_config(&data, path, err)) != 0)
+		goto out;
+	if (!(cfg = calloc(1, sizeof(*cfg))) || set_defaults(cfg) < 0 ||
+	    !(cfg->path = strdup(path))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((n = walk(cfg, path, data.ptr ? data.ptr : "", data.len, &problems)) != 0) {
+		const char *msg = sl_buf_cstr(&problems);
+		error = sl_err_set(err, n < 0 ? SL_ERROR : SL_EINVALID, "%.*s",
+				   (int)strcspn(msg, "\n"), n < 0 ? "out of memory" : msg);
+		goto out;
+	}
+	*out = cfg;
+	cfg = NULL;
+out:
+	sl_config_free(cfg);
+	sl_buf_release(&data);
+	sl_buf_release(&problems);
+	return error;
+}
+
+int sl_config_check(const char *path, struct sl_buf *problems, struct sl_err *err)
+{
+	struct sl_buf data = SL_BUF_INIT;
+	struct sl_config *cfg = calloc(1, sizeof(*cfg));
+	int n;
+
+	if (!cfg || set_defaults(cfg) < 0) {
+		n = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((n = read_config(&data, path, err)) != 0)
+		goto out;
+	if ((n = walk(cfg, path, data.ptr ? data.ptr : "", data.len, problems)) < 0)
+		n = sl_err_set(err, SL_ERROR, "out of memory");
+out:
+	sl_config_free(cfg);
+	sl_buf_release(&data);
+	return n;
+}
+
+void sl_config_free(struct sl_config *cfg)
+{
+	size_t i;
+
+	if (!cfg)
+		return;
+	free(cfg->path);
+	free(cfg->target);
+	free(cfg->queue.inbox);
+	sl_strv_free(cfg->builder.command);
+	free(cfg->builder.preset);
+	sl_strv_free(cfg->builder.env);
+	sl_strv_free(cfg->worktree.share);
+	sl_strv_free(cfg->worktree.copy);
+	sl_strv_free(cfg->worktree.setup);
+	for (i = 0; i < cfg->ngates; i++) {
+		free(cfg->gates[i].name);
+		sl_strv_free(cfg->gates[i].argv);
+	}
+	free(cfg->gates);
+	for (i = 0; i < cfg->nretry; i++) {
+		free(cfg->retry[i].gate);
+		sl_strv_free(cfg->retry[i].builder);
+		free(cfg->retry[i].prompt);
+	}
+	free(cfg->retry);
+	free(cfg->reviewer.url);
+	free(cfg->reviewer.model);
+	free(cfg->reviewer.token_env);
+	sl_strv_free(cfg->reviewer.command);
+	free(cfg->reviewer.name);
+	free(cfg->merge.resolver);
+	free(cfg->merge.message);
+	free(cfg);
+}
+
+/* ---- presets and the template of `sluice init` ------------------------- */
+
+/*
+ * Non-interactive invocations of common agent CLIs (checked against their
+ * documentation, see docs/config.md). The prompt is in $SLUICE_PROMPT_FILE;
+ * CLIs that want it as an argument read it through `sh -c`.
+ */
+static const struct {
+	const char *name;
+	const char *script;
+} preset_table[] = {
+	{ "claude-code", "exec claude -p --permission-mode acceptEdits --output-format text "
+			 "\"$(cat \"$SLUICE_PROMPT_FILE\")\"" },
+	{ "codex", "exec codex exec --sandbox workspace-write \"$(cat \"$SLUICE_PROMPT_FILE\")\"" },
+	{ "aider", "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\"" },
+	{ "gemini", "exec gemini --approval-mode=yolo -p \"$(cat \"$SLUICE_PROMPT_FILE\")\"" },
+	{ NULL, NULL },
+};
+
+int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err)
+{
+	sl_strv v = NULL;
+	int i;
+
+	*out = NULL;
+	for (i = 0; preset_table[i].name && strcmp(preset_table[i].name, preset); i++)
+		;
+	if (!preset_table[i].name)
+		return sl_err_set(err, SL_ENOTFOUND,
+				  "unknown builder preset '%s'; use claude-code, codex, aider or gemini",
+				  preset);
+	if (strv_push(&v, "sh") < 0 || strv_push(&v, "-c") < 0 ||
+	    strv_push(&v, preset_table[i].script) < 0) {
+		sl_strv_free(v);
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	*out = v;
+	return 0;
+}
+
+static const char config_template[] =
+	"# sluice configuration (see docs/config.md and schema/config.schema.json).\n"
+	"# Every key is optional but the builder, which is needed to build (not to\n"
+	"# load or check). Commented-out values are the defaults.\n"
+	"\n"
+	"# The branch that approved runs are merged into.\n"
+	"target: %s\n"
+	"\n"
+	"queue:\n"
+	"  # Where work orders are dropped: *.md files, searched recursively.\n"
+	"  inbox: %s\n"
+	"  # Builders run in parallel by one tick.\n"
+	"  # jobs: 2\n"
+	"  # Build work orders whose context paths overlap at the same time.\n"
+	"  # allow_overlap: false\n"
+	"\n"
+	"# The builder: the agent that does the work in the run's worktree. Set\n"
+	"# either a command (an argv list; write [sh, -c, '...'] for a shell) or a\n"
+	"# preset: claude-code, codex, aider, gemini. It gets $SLUICE_PROMPT_FILE,\n"
+	"# $SLUICE_RUN_DIR, $SLUICE_WORK_ORDER_ID, $SLUICE_MODE and $SLUICE_ATTEMPT.\n"
+	"# builder:\n"
+	"#   preset: claude-code\n"
+	"#   command: [sh, -c, 'my-agent --prompt-file \"$SLUICE_PROMPT_FILE\"']\n"
+	"#   timeout: 30m\n"
+	"#   env:\n"
+	"#     MY_VARIABLE: value\n"
+	"#   log_max: 10MiB\n"
+	"\n"
+	"# worktree:\n"
+	"#   share: []         # paths symlinked from the main checkout (node_modules)\n"
+	"#   copy: []          # paths copied from the main checkout (.env)\n"
+	"#   setup: [npm, ci]  # run in a new worktree, after creation\n"
+	"#   setup_timeout: 10m\n"
+	"#   hooks: off        # on: let the builder's git commits run the repository's hooks\n"
+	"\n"
+	"# Gates: named commands run in the worktree after each build. A failing\n"
+	"# gate fails the attempt (see retry).\n"
+	"# gates:\n"
+	"#   test: [make, test]\n"
+	"#   lint:\n"
+	"#     command: [make, lint]\n"
+	"#     timeout: 10m\n"
+	"\n"
+	"# Retry rules: without them a failed gate or a request for changes is\n"
+	"# final. Each entry has one condition (attempt: N from attempt N on,\n"
+	"# not: gate.NAME when that gate failed, exit: N to stop at attempt N) and\n"
+	"# sticky overrides (builder, prompt, worktree: reset). 'exit' is required.\n"
+	"# retry:\n"
+	"#   - not: gate.test\n"
+	"#     prompt: |\n"
+	"#       The tests failed:\n"
+	"#       {gate.test.output}\n"
+	"#       Fix them. The work order: {work_order.title}\n"
+	"#   - attempt: 3\n"
+	"#     worktree: reset\n"
+	"#   - exit: 4\n"
+	"\n"
+	"# reviewer:\n"
+	"#   mode: manual          # manual (sluice approve/reject), http or command\n"
+	"#   url: http://127.0.0.1:8080/review\n"
+	"#   protocol: sluice      # sluice or openai (chat completions)\n"
+	"#   model: my-model       # openai protocol: the model name\n"
+	"#   token_env: REVIEWER_TOKEN  # variable holding the bearer token\n"
+	"#   timeout: 120s\n"
+	"#   connect_timeout: 10s\n"
+	"#   retries: 3\n"
+	"#   command: [my-reviewer]  # command mode: gets the request on stdin\n"
+	"#   max_reply: 1MiB\n"
+	"#   name: my-reviewer     # for the Reviewed-by: trailer\n"
+	"\n"
+	"# merge:\n"
+	"#   resolver: builder     # builder (let the builder resolve conflicts) or none\n"
+	"#   resolve_attempts: 2\n"
+	"#   verify: true          # cross-check every merge with git merge-tree\n"
+	"#   message: \"Merge {work_order.id}: {work_order.title}\"\n"
+	"\n"
+	"# gc:\n"
+	"#   keep_last: 20         # finished runs kept by 'sluice gc'\n";
+
+static int yaml_plain_safe(const char *s)
+{
+	const char *p;
+
+	if (!*s || strchr("-?:,[]{}#&*!|>'\"%@` ", *s))
+		return 0;
+	for (p = s; *p; p++)
+		if (strchr(":#'\"\\\n\t", *p) || (unsigned char)*p < 0x20)
+			return 0;
+	return p[-1] != ' ';
+}
+
+static char *yaml_quote(const char *s)
+{
+	struct sl_buf b = SL_BUF_INIT;
+
+	if (yaml_plain_safe(s))
+		return strdup(s);
+	sl_buf_puts(&b, "'");
+	for (; *s; s++)
+		if (*s == '\'' ? sl_buf_puts(&b, "''") : sl_buf_add(&b, s, 1)) {
+			sl_buf_release(&b);
+			return NULL;
+		}
+	if (sl_buf_puts(&b, "'")) {
+		sl_buf_release(&b);
+		return NULL;
+	}
+	return sl_buf_detach(&b);
+}
+
+char *sl_config_template(const char *target, const char *inbox)
+{
+	char *t = yaml_quote(target ? target : "main");
+	char *i = yaml_quote(inbox ? inbox : "work_orders");
+	char *out = NULL;
+
+	if (t && i && asprintf(&out, config_template, t, i) < 0)
+		out = NULL;
+	free(t);
+	free(i);
+	return out;
+}

@@ -1,0 +1,656 @@
+/*
+ * Child processes (proc.h): fork + exec in a new process group, a poll()
+ * loop that feeds stdin, drains stdout/stderr into a bounded log and a
+ * bounded capture buffer, and enforces the timeout on the whole group.
+ *
+ * The leader's exit is noticed through a pidfd (Linux 5.3+) or, without one,
+ * by polling waitid(WNOWAIT) every 50 ms. The leader is reaped only after the
+ * group has been killed, so its pid (the group id) cannot be reused while we
+ * still signal the group.
+ */
+#include "core/proc.h"
+#include "core/time.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define PROC_SLICE_MS 50     /* exit check interval without a pidfd */
+#define PROC_DRAIN_MS 500    /* reading after the leader exited */
+#define PROC_GRACE_MS 2000   /* default SIGTERM -> SIGKILL */
+#define PROC_CHUNK 65536
+
+/* What the child reports through the exec pipe when it cannot exec. */
+struct exec_fail {
+	int stage; /* 1 chdir, 2 exec */
+	int errnum;
+};
+
+struct proc_io {
+	int in_fd, out_fd, err_fd, pid_fd;
+	const unsigned char *in_data;
+	size_t in_len, in_off;
+	int log_fd;
+	size_t log_budget;  /* bytes we may still write to the log */
+	int log_dropped;
+	const struct sl_proc_opts *opts;
+	struct sl_proc_result *res;
+};
+
+/* ---- environment and PATH (before fork: the child only calls async-signal-safe functions) */
+
+static int name_matches(const char *entry, const char *name)
+{
+	size_t n = strcspn(name, "=");
+
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+static int in_list(const char *entry, const char *const *list)
+{
+	for (; list && *list; list++)
+		if (name_matches(entry, *list))
+			return 1;
+	return 0;
+}
+
+static size_t strv_len(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+/* A NULL-terminated array borrowing the strings of environ and env_add. */
+static const char **build_env(const struct sl_proc_opts *o)
+{
+	const char *const *base = o->clear_env ? NULL : (const char *const *)environ;
+	size_t n = 0, cap = strv_len(base) + strv_len(o->env_add) + 1;
+	const char **env = calloc(cap, sizeof(*env));
+
+	if (!env)
+		return NULL;
+	for (; base && *base; base++)
+		if (!in_list(*base, o->env_drop) && !in_list(*base, o->env_add))
+			env[n++] = *base;
+	for (const char *const *a = o->env_add; a && *a; a++)
+		if (strchr(*a, '=') && !in_list(*a, o->env_drop))
+			env[n++] = *a;
+	env[n] = NULL;
+	return env;
+}
+
+static const char *env_get(const char **env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (; *env; env++)
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+static int is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The program to exec: argv[0] itself when it has a '/', else found in PATH. */
+static int resolve_program(char **out, const char *prog, const char **env, struct sl_err *err)
+{
+	const char *path = env_get(env, "PATH");
+	const char *p;
+
+	if (strchr(prog, '/'))
+		return (*out = strdup(prog)) ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p;) {
+		size_t len = strcspn(p, ":");
+		char cand[PATH_MAX];
+		int n = snprintf(cand, sizeof(cand), "%.*s%s%s", (int)len, p, len ? "/" : "", prog);
+
+		if (n > 0 && (size_t)n < sizeof(cand) && is_executable(cand))
+			return (*out = strdup(cand)) ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	return sl_err_set(err, SL_ENOTFOUND,
+			  "cannot run '%s': program not found in PATH; check builder.command / PATH",
+			  prog);
+}
+
+/* ---- the child */
+
+static void child_fail(int fd, int stage)
+{
+	struct exec_fail f = { stage, errno };
+	ssize_t w;
+
+	do
+		w = write(fd, &f, sizeof(f));
+	while (w < 0 && errno == EINTR);
+	_exit(127);
+}
+
+static void close_from(int lowfd)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0) == 0)
+		return;
+#endif
+	for (int fd = lowfd; fd < 65536; fd++)
+		close(fd);
+}
+
+/* Move fd to a number >= 10 so that dup2() onto 0..2 cannot clobber it. */
+static int lift(int fd)
+{
+	return fcntl(fd, F_DUPFD_CLOEXEC, 10);
+}
+
+static void child_setup_signals(void)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+}
+
+static void child_run(const struct sl_proc_opts *o, const char *prog, const char **env,
+		      int fds[3], int report)
+{
+	int lifted[3], rep;
+
+	setpgid(0, 0);
+	child_setup_signals();
+	rep = lift(report);
+	for (int i = 0; i < 3; i++)
+		if ((lifted[i] = lift(fds[i])) < 0)
+			child_fail(rep, 2);
+	for (int i = 0; i < 3; i++)
+		if (dup2(lifted[i], i) < 0)
+			child_fail(rep, 2);
+	if (dup2(rep, 3) < 0)
+		child_fail(rep, 2);
+	close_from(4);
+	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
+		child_fail(3, 2);
+	if (o->cwd && chdir(o->cwd) < 0)
+		child_fail(3, 1);
+	execve(prog, (char *const *)o->argv, (char *const *)env);
+	child_fail(3, 2);
+}
+
+/* ---- output sinks */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void to_log(struct proc_io *io, const char *p, size_t n)
+{
+	size_t take = n;
+
+	if (io->log_fd < 0)
+		return;
+	if (io->opts->log_max) {
+		if (take > io->log_budget)
+			take = io->log_budget;
+		io->log_budget -= take;
+		if (take < n)
+			io->log_dropped = 1;
+	}
+	if (take)
+		(void)write_all(io->log_fd, p, take);
+}
+
+static void to_buf(struct sl_buf *b, int *truncated, const char *p, size_t n)
+{
+	size_t max, room;
+
+	if (!b)
+		return;
+	max = b->max ? b->max : SL_BUF_DEFAULT_MAX;
+	room = max > b->len ? max - b->len : 0;
+	if (n > room) {
+		if (truncated)
+			*truncated = 1;
+		n = room;
+	}
+	if (n)
+		(void)sl_buf_add(b, p, n);
+}
+
+static void consume(struct proc_io *io, int is_err, const char *p, size_t n)
+{
+	to_log(io, p, n);
+	if (!is_err)
+		to_buf(io->opts->out, &io->res->out_truncated, p, n);
+	else if (io->log_fd < 0)
+		to_buf(io->opts->errout, NULL, p, n);
+}
+
+/* Read what is there; closes *fd at EOF or error. */
+static void read_fd(struct proc_io *io, int *fd, int is_err)
+{
+	char chunk[PROC_CHUNK];
+	ssize_t r = read(*fd, chunk, sizeof(chunk));
+
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (r <= 0) {
+		close(*fd);
+		*fd = -1;
+		return;
+	}
+	consume(io, is_err, chunk, (size_t)r);
+}
+
+static void write_stdin(struct proc_io *io)
+{
+	ssize_t w = write(io->in_fd, io->in_data + io->in_off, io->in_len - io->in_off);
+
+	if (w < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (w > 0)
+		io->in_off += (size_t)w;
+	if (w <= 0 || io->in_off == io->in_len) {
+		close(io->in_fd);
+		io->in_fd = -1;
+	}
+}
+
+/* ---- waiting */
+
+static int leader_exited(struct proc_io *io, short pid_revents)
+{
+	siginfo_t si;
+
+	if (io->pid_fd >= 0)
+		return (pid_revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)io->res->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != EINTR; /* ECHILD: nothing to wait for */
+	return si.si_pid != 0;
+}
+
+struct clock {
+	int64_t deadline, kill_at, drain_until;
+	int term_sent, kill_sent, exited;
+};
+
+static int64_t min_wait(int64_t cur, int64_t until, int64_t now)
+{
+	int64_t w = until > now ? until - now : 0;
+
+	return cur < 0 || w < cur ? w : cur;
+}
+
+static int64_t next_wait(const struct proc_io *io, const struct clock *c, int64_t now)
+{
+	int64_t w = -1;
+
+	if (c->exited)
+		return min_wait(w, c->drain_until, now);
+	if (c->deadline && !c->term_sent)
+		w = min_wait(w, c->deadline, now);
+	if (c->term_sent && !c->kill_sent)
+		w = min_wait(w, c->kill_at, now);
+	if (io->pid_fd < 0)
+		w = min_wait(w, now + PROC_SLICE_MS, now);
+	return w;
+}
+
+static void enforce_timeout(struct proc_io *io, struct clock *c, int64_t now)
+{
+	int64_t grace = io->opts->kill_grace_ms > 0 ? io->opts->kill_grace_ms : PROC_GRACE_MS;
+
+	if (c->exited)
+		return;
+	if (c->deadline && !c->term_sent && now >= c->deadline) {
+		kill(-io->res->pid, SIGTERM);
+		c->term_sent = 1;
+		c->kill_at = now + grace;
+		io->res->timed_out = 1;
+	}
+	if (c->term_sent && !c->kill_sent && now >= c->kill_at) {
+		kill(-io->res->pid, SIGKILL);
+		c->kill_sent = 1;
+	}
+}
+
+static void add_pfd(struct pollfd *p, nfds_t *n, int fd, short ev)
+{
+	p[*n].fd = fd;
+	p[*n].events = ev;
+	p[*n].revents = 0;
+	(*n)++;
+}
+
+static void dispatch(struct proc_io *io, struct pollfd *p, nfds_t n, short *pid_revents)
+{
+	const short done = POLLIN | POLLHUP | POLLERR | POLLNVAL;
+
+	for (nfds_t i = 0; i < n; i++) {
+		if (!p[i].revents)
+			continue;
+		if (p[i].fd == io->pid_fd)
+			*pid_revents = p[i].revents;
+		else if (p[i].fd == io->in_fd)
+			write_stdin(io);
+		else if (p[i].fd == io->out_fd && (p[i].revents & done))
+			read_fd(io, &io->out_fd, 0);
+		else if (p[i].fd == io->err_fd && (p[i].revents & done))
+			read_fd(io, &io->err_fd, 1);
+	}
+}
+
+static void io_loop(struct proc_io *io, struct clock *c)
+{
+	for (;;) {
+		struct pollfd p[4];
+		nfds_t n = 0;
+		short pid_revents = 0;
+		int64_t now = sl_mono_ms(), wait;
+
+		enforce_timeout(io, c, now);
+		wait = next_wait(io, c, now);
+		if (io->in_fd >= 0)
+			add_pfd(p, &n, io->in_fd, POLLOUT);
+		if (io->out_fd >= 0)
+			add_pfd(p, &n, io->out_fd, POLLIN);
+		if (io->err_fd >= 0)
+			add_pfd(p, &n, io->err_fd, POLLIN);
+		if (io->pid_fd >= 0 && !c->exited)
+			add_pfd(p, &n, io->pid_fd, POLLIN);
+		if (poll(p, n, wait > INT_MAX ? INT_MAX : (int)wait) < 0 && errno != EINTR)
+			break;
+		dispatch(io, p, n, &pid_revents);
+		now = sl_mono_ms();
+		if (!c->exited && leader_exited(io, pid_revents)) {
+			c->exited = 1;
+			c->drain_until = now + PROC_DRAIN_MS;
+		}
+		if (c->exited && ((io->out_fd < 0 && io->err_fd < 0) || now >= c->drain_until))
+			break;
+	}
+}
+
+static void reap(struct proc_io *io)
+{
+	int status = 0;
+	pid_t pid = (pid_t)io->res->pid;
+
+	/* Whatever the leader left behind in its group goes with it. */
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status)) {
+		io->res->exit_code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		io->res->signaled = WTERMSIG(status);
+		io->res->exit_code = 128 + WTERMSIG(status);
+	}
+}
+
+/* ---- setup */
+
+static int open_log(struct proc_io *io, struct sl_err *err)
+{
+	const struct sl_proc_opts *o = io->opts;
+
+	if (!o->log_path)
+		return 0;
+	io->log_fd = open(o->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (io->log_fd < 0)
+		return sl_err_sys(err, errno, "cannot open log '%s'", o->log_path);
+	/* The bound is per child: what this run appends, not the file's size. */
+	io->log_budget = o->log_max;
+	return 0;
+}
+
+static void log_finish(struct proc_io *io)
+{
+	char line[96];
+	int n;
+
+	if (io->log_fd < 0)
+		return;
+	if (io->log_dropped) {
+		io->res->log_truncated = 1;
+		n = snprintf(line, sizeof(line), "\n[sluice: log truncated at %zu bytes]\n",
+			     io->opts->log_max);
+		(void)write_all(io->log_fd, line, (size_t)n);
+	}
+	close(io->log_fd);
+	io->log_fd = -1;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* pipes[0..2] are the child's ends of stdin/stdout/stderr; the parent's ends go into io. */
+static int make_pipes(struct proc_io *io, int child[3], int *report, struct sl_err *err)
+{
+	int in[2] = { -1, -1 }, out[2], er[2], rep[2];
+
+	if (io->in_data) {
+		if (pipe2(in, O_CLOEXEC) < 0)
+			return sl_err_sys(err, errno, "cannot create a pipe");
+	} else if ((in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		return sl_err_sys(err, errno, "cannot open '/dev/null'");
+	}
+	child[0] = in[0];
+	io->in_fd = in[1];
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return sl_err_sys(err, errno, "cannot create a pipe");
+	child[1] = out[1];
+	io->out_fd = out[0];
+	if (pipe2(er, O_CLOEXEC) < 0)
+		return sl_err_sys(err, errno, "cannot create a pipe");
+	child[2] = er[1];
+	io->err_fd = er[0];
+	if (pipe2(rep, O_CLOEXEC) < 0)
+		return sl_err_sys(err, errno, "cannot create a pipe");
+	*report = rep[1];
+	io->pid_fd = rep[0]; /* parked here until the exec report is read */
+	return 0;
+}
+
+static void set_nonblock(int fd)
+{
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+/* Read the child's exec report: 0 when it exec'd (EOF), else an error. */
+static int exec_report(struct proc_io *io, int fd, struct sl_err *err)
+{
+	struct exec_fail f;
+	ssize_t r;
+
+	do
+		r = read(fd, &f, sizeof(f));
+	while (r < 0 && errno == EINTR);
+	if (r != (ssize_t)sizeof(f))
+		return 0;
+	if (f.stage == 1)
+		return sl_err_sys(err, f.errnum, "cannot change to directory '%s'", io->opts->cwd);
+	return sl_err_sys(err, f.errnum, "cannot run '%s'", io->opts->argv[0]);
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+#else
+	return -1;
+#endif
+}
+
+static int spawn(struct proc_io *io, const char *prog, const char **env, struct sl_err *err)
+{
+	int child[3] = { -1, -1, -1 }, report = -1, rep_read, error;
+	pid_t pid;
+
+	if ((error = make_pipes(io, child, &report, err)) < 0)
+		goto out;
+	rep_read = io->pid_fd;
+	io->pid_fd = -1;
+	pid = fork();
+	if (pid < 0) {
+		error = sl_err_sys(err, errno, "cannot fork to run '%s'", io->opts->argv[0]);
+		close(rep_read);
+		goto out;
+	}
+	if (pid == 0)
+		child_run(io->opts, prog, env, child, report);
+	setpgid(pid, pid); /* also done by the child; whoever is first wins */
+	io->res->pid = (int)pid;
+	close_fd(&report);
+	for (int i = 0; i < 3; i++)
+		close_fd(&child[i]);
+	error = exec_report(io, rep_read, err);
+	close(rep_read);
+	if (!error)
+		io->pid_fd = open_pidfd(pid);
+out:
+	close_fd(&report);
+	for (int i = 0; i < 3; i++)
+		close_fd(&child[i]);
+	return error;
+}
+
+static void run_loop(struct proc_io *io, int64_t start)
+{
+	struct clock c = { 0 };
+	sigset_t pipe_set, old, pending;
+	int had_pipe;
+
+	/* A child that closes stdin must not kill us with SIGPIPE. */
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigpending(&pending);
+	had_pipe = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	if (io->opts->timeout_ms > 0)
+		c.deadline = start + io->opts->timeout_ms;
+	set_nonblock(io->in_fd);
+	set_nonblock(io->out_fd);
+	set_nonblock(io->err_fd);
+	io_loop(io, &c);
+	close_fd(&io->in_fd);
+	close_fd(&io->out_fd);
+	close_fd(&io->err_fd);
+	sigpending(&pending);
+	if (!had_pipe && sigismember(&pending, SIGPIPE)) {
+		struct timespec zero = { 0, 0 };
+
+		sigtimedwait(&pipe_set, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, struct sl_err *err)
+{
+	struct proc_io io = { .in_fd = -1, .out_fd = -1, .err_fd = -1, .pid_fd = -1, .log_fd = -1 };
+	const char **env = NULL;
+	char *prog = NULL;
+	int64_t start = sl_mono_ms();
+	int error;
+
+	memset(res, 0, sizeof(*res));
+	res->pid = -1;
+	io.opts = opts;
+	io.res = res;
+	io.in_data = opts->stdin_data;
+	io.in_len = opts->stdin_len;
+	if (!opts->argv || !opts->argv[0]) {
+		error = sl_err_set(err, SL_EINVALID, "no program to run; set a command");
+		goto out;
+	}
+	if (!(env = build_env(opts))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = resolve_program(&prog, opts->argv[0], env, err)) < 0)
+		goto out;
+	if ((error = open_log(&io, err)) < 0)
+		goto out;
+	if (io.in_data && !io.in_len)
+		io.in_data = NULL;
+	if ((error = spawn(&io, prog, env, err)) < 0) {
+		if (res->pid > 0)
+			reap(&io);
+		goto out;
+	}
+	run_loop(&io, start);
+	reap(&io);
+	log_finish(&io);
+out:
+	res->duration_ms = sl_mono_ms() - start;
+	close_fd(&io.in_fd);
+	close_fd(&io.out_fd);
+	close_fd(&io.err_fd);
+	close_fd(&io.pid_fd);
+	if (io.log_fd >= 0)
+		close(io.log_fd);
+	free(prog);
+	free(env);
+	return error;
+}
+
+void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res)
+{
+	char dur[32];
+
+	if (res->timed_out) {
+		sl_duration_format(dur, sizeof(dur), res->duration_ms);
+		snprintf(out, n, "timed out after %s", dur);
+	} else if (res->signaled) {
+		snprintf(out, n, "killed by SIG%s", sigabbrev_np(res->signaled) ? sigabbrev_np(res->signaled) : "?");
+	} else {
+		snprintf(out, n, "exit %d", res->exit_code);
+	}
+}

@@ -1,0 +1,172 @@
+/*
+ * Prompt templates (template.h): one scanner walks the text and hands each
+ * piece to a callback, either literal text or a variable name; rendering and
+ * checking are two callbacks over the same scan.
+ */
+#include "core/template.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define TMPL_NAME_MAX 256
+
+/* Called for literal text (name == NULL) or a variable (text == NULL). */
+typedef int (*piece_fn)(const char *text, size_t len, const char *name, void *ctx);
+
+static int is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == '-';
+}
+
+/* Length of a "{name}" at s (s[0] == '{'), or 0 when it is not one. */
+static size_t var_len(const char *s)
+{
+	size_t n = 1;
+
+	while (is_name_char(s[n]))
+		n++;
+	if (n == 1 || s[n] != '}' || n - 1 >= TMPL_NAME_MAX)
+		return 0;
+	return n + 1;
+}
+
+static int scan(const char *t, piece_fn fn, void *ctx)
+{
+	const char *lit = t;
+	int error;
+
+	while (*t) {
+		size_t vl;
+		char name[TMPL_NAME_MAX];
+
+		if ((t[0] == '{' && t[1] == '{') || (t[0] == '}' && t[1] == '}')) {
+			if ((error = fn(lit, (size_t)(t - lit) + 1, NULL, ctx)) < 0)
+				return error;
+			t += 2;
+			lit = t;
+			continue;
+		}
+		if (t[0] != '{' || !(vl = var_len(t))) {
+			t++;
+			continue;
+		}
+		if ((error = fn(lit, (size_t)(t - lit), NULL, ctx)) < 0)
+			return error;
+		memcpy(name, t + 1, vl - 2);
+		name[vl - 2] = '\0';
+		if ((error = fn(NULL, 0, name, ctx)) < 0)
+			return error;
+		t += vl;
+		lit = t;
+	}
+	return fn(lit, (size_t)(t - lit), NULL, ctx);
+}
+
+struct render_ctx {
+	struct sl_buf *out;
+	sl_template_lookup lookup;
+	void *data;
+	struct sl_err *err;
+};
+
+static int render_piece(const char *text, size_t len, const char *name, void *c)
+{
+	struct render_ctx *r = c;
+	const char *val;
+	int error;
+
+	if (!name)
+		val = text;
+	else if (!(val = r->lookup(name, r->data)))
+		return sl_err_set(r->err, SL_EINVALID,
+				  "unknown variable '{%s}' in template; use a known variable or write "
+				  "'{{' for a literal brace", name);
+	else
+		len = strlen(val);
+	if ((error = sl_buf_add(r->out, val, len)) < 0)
+		return sl_err_set(r->err, error, "rendered template is too large (over %zu bytes)",
+				  r->out->max ? r->out->max : SL_BUF_DEFAULT_MAX);
+	return 0;
+}
+
+int sl_template_render(struct sl_buf *out, const char *tmpl, sl_template_lookup lookup, void *data,
+		       struct sl_err *err)
+{
+	struct render_ctx r = { out, lookup, data, err };
+
+	return scan(tmpl, render_piece, &r);
+}
+
+struct check_ctx {
+	sl_template_known is_known;
+	void *data;
+	const char *where;
+	struct sl_err *err;
+};
+
+static void known_list(char *out, size_t n, const struct check_ctx *c)
+{
+	const char *const *gates = c->data;
+	size_t len;
+
+	snprintf(out, n, "{work_order.<field>}, {error}, {diff}, {attempt}, {review.comments}");
+	for (; c->is_known == sl_template_prompt_var_known && gates && *gates; gates++) {
+		len = strlen(out);
+		snprintf(out + len, n - len, ", {gate.%s.output}, {gate.%s.exit}", *gates, *gates);
+	}
+}
+
+static int check_piece(const char *text, size_t len, const char *name, void *ctx)
+{
+	struct check_ctx *c = ctx;
+	char known[512];
+
+	if (!name || c->is_known(name, c->data))
+		return 0;
+	if (c->is_known != sl_template_prompt_var_known)
+		return sl_err_set(c->err, SL_EINVALID, "unknown variable '{%s}' in %s", name, c->where);
+	known_list(known, sizeof(known), c);
+	return sl_err_set(c->err, SL_EINVALID, "unknown variable '{%s}' in %s; known variables: %s",
+			  name, c->where, known);
+}
+
+int sl_template_check(const char *tmpl, sl_template_known is_known, void *data, const char *where,
+		      struct sl_err *err)
+{
+	struct check_ctx c = { is_known, data, where ? where : "template", err };
+
+	return scan(tmpl, check_piece, &c);
+}
+
+static int gate_known(const char *rest, const char *const *gates)
+{
+	const char *dot = strrchr(rest, '.');
+	size_t n;
+
+	if (!dot || (strcmp(dot, ".output") != 0 && strcmp(dot, ".exit") != 0))
+		return 0;
+	n = (size_t)(dot - rest);
+	if (!n)
+		return 0;
+	if (!gates)
+		return 1; /* no list given: any gate name */
+	for (; *gates; gates++)
+		if (strlen(*gates) == n && strncmp(*gates, rest, n) == 0)
+			return 1;
+	return 0;
+}
+
+int sl_template_prompt_var_known(const char *name, void *gate_names)
+{
+	static const char *const fixed[] = { "error", "diff", "attempt", "review.comments", NULL };
+
+	for (const char *const *f = fixed; *f; f++)
+		if (strcmp(name, *f) == 0)
+			return 1;
+	if (strncmp(name, "work_order.", 11) == 0)
+		return name[11] != '\0';
+	if (strncmp(name, "gate.", 5) == 0)
+		return gate_known(name + 5, gate_names);
+	return 0;
+}

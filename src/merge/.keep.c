@@ -1,1 +1,0 @@
-/* module merge: see merge.h */

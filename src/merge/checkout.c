@@ -1,0 +1,222 @@
+/*
+ * The target checked out in a work tree (DESIGN.md 7.4): bring that work
+ * tree along like git's receive.denyCurrentBranch=updateInstead, through a
+ * safe checkout from the old tip's tree to the merged tree that keeps the
+ * user's staged, unstaged and untracked changes, or refuse with nothing
+ * touched.
+ *
+ * A work tree "has the target checked out" when its HEAD is a symbolic ref
+ * naming the target. A detached HEAD checks out no branch, so moving the
+ * target leaves that work tree alone and the ref is simply moved.
+ */
+#include "merge/merge.h"
+#include "core/fs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECKOUT_STRATEGY (GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED)
+
+/* 1 when `wrepo`'s HEAD is a symbolic ref to `refname`. */
+static int head_names(git_repository *wrepo, const char *refname)
+{
+	git_reference *head = NULL;
+	int yes = 0;
+
+	if (!git_reference_lookup(&head, wrepo, "HEAD") &&
+	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC)
+		yes = !strcmp(git_reference_symbolic_target(head), refname);
+	git_reference_free(head);
+	return yes;
+}
+
+/* The linked work tree `name`, opened, if it is valid and has refname checked out. */
+static git_repository *linked_with(git_repository *main, const char *name, const char *refname)
+{
+	git_worktree *wt = NULL;
+	git_repository *wrepo = NULL;
+
+	if (git_worktree_lookup(&wt, main, name) || git_worktree_validate(wt) ||
+	    git_repository_open_from_worktree(&wrepo, wt) || !head_names(wrepo, refname)) {
+		git_repository_free(wrepo);
+		wrepo = NULL;
+	}
+	git_worktree_free(wt);
+	return wrepo;
+}
+
+/* The repository of the work tree with `refname` checked out, or NULL. */
+static int find_checkout(git_repository **out, git_repository *repo, const char *refname,
+			 struct sl_err *err)
+{
+	git_repository *main = NULL;
+	git_strarray names = { NULL, 0 };
+	size_t i;
+	int error;
+
+	*out = NULL;
+	error = git_repository_open(&main, git_repository_commondir(repo));
+	if (error)
+		return sl_err_git(err, error, "cannot open the repository '%s'",
+				  git_repository_commondir(repo));
+	if (!git_repository_is_bare(main) && head_names(main, refname)) {
+		*out = main;
+		return 0;
+	}
+	error = git_worktree_list(&names, main);
+	for (i = 0; !error && i < names.count && !*out; i++)
+		*out = linked_with(main, names.strings[i], refname);
+	if (error)
+		error = sl_err_git(err, error, "cannot list the worktrees");
+	git_strarray_dispose(&names);
+	git_repository_free(main);
+	return error;
+}
+
+static int defer(struct merge_commit_result *res, struct sl_err *err, const char *fmt,
+		 const char *path, const char *detail)
+{
+	res->status = MERGE_DEFERRED;
+	snprintf(res->reason, sizeof(res->reason), fmt, path, detail);
+	return sl_err_set(err, SL_ETRANSIENT, "%s", res->reason);
+}
+
+static int collect_conflict(git_checkout_notify_t why, const char *path,
+			    const git_diff_file *baseline, const git_diff_file *target,
+			    const git_diff_file *workdir, void *payload)
+{
+	struct merge_commit_result *res = payload;
+
+	if (why == GIT_CHECKOUT_NOTIFY_CONFLICT && path)
+		merge_paths_add(&res->paths, path);
+	return 0;
+}
+
+/* "a.txt, b.txt and 3 more" */
+static void describe_paths(char *out, size_t n, const struct merge_paths *p)
+{
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < p->n && i < 5 && len < n; i++)
+		len += (size_t)snprintf(out + len, n - len, "%s%s", i ? ", " : "", p->v[i]);
+	if (p->n > 5 && len < n)
+		snprintf(out + len, n - len, " and %zu more", p->n - 5);
+}
+
+/* The state checks: nothing in progress, an index we can read, no conflicts, no lock. */
+static int check_state(git_repository *w, const char *where, struct merge_commit_result *res,
+		       struct sl_err *err)
+{
+	git_index *idx = NULL;
+	char *lock = sl_path_join(git_repository_path(w), "index.lock");
+	int error = 0;
+
+	if (git_repository_state(w) != GIT_REPOSITORY_STATE_NONE)
+		error = defer(res, err, "a merge, rebase, cherry-pick or revert is in progress in "
+			      "'%s'%s; finish or abort it, the merge is retried next tick", where, "");
+	else if (git_repository_index(&idx, w) || git_index_read(idx, 0))
+		error = defer(res, err, "cannot read the index of '%s' (sparse or split index?): "
+			      "%s; sluice cannot bring this checkout along, check out another "
+			      "branch there", where, git_error_last() ? git_error_last()->message : "");
+	else if (git_index_has_conflicts(idx))
+		error = defer(res, err, "the index of '%s' has unresolved conflicts%s; resolve "
+			      "them, the merge is retried next tick", where, "");
+	else if (!lock || sl_path_exists(lock))
+		error = defer(res, err, "the index of '%s' is locked (%s exists; is git running "
+			      "there?); the merge is retried next tick", where, lock ? lock : "");
+	git_index_free(idx);
+	free(lock);
+	return error;
+}
+
+/* Checkout `to` with baseline `from` in w; collect conflicts into res when given. */
+static int checkout(git_repository *w, const git_oid *from, const git_oid *to, int dry,
+		    struct merge_commit_result *res)
+{
+	git_checkout_options co;
+	git_tree *base = NULL, *target = NULL;
+	int error;
+
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = CHECKOUT_STRATEGY | (dry ? GIT_CHECKOUT_DRY_RUN : 0);
+	if (res) {
+		co.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
+		co.notify_cb = collect_conflict;
+		co.notify_payload = res;
+	}
+	if (!(error = git_tree_lookup(&base, w, from)) &&
+	    !(error = git_tree_lookup(&target, w, to))) {
+		co.baseline = base;
+		error = git_checkout_tree(w, (const git_object *)target, &co);
+	}
+	git_tree_free(base);
+	git_tree_free(target);
+	return error;
+}
+
+/* Dry run, then the real checkout; deferred with the colliding paths. */
+static int bring_along(git_repository *w, const char *where, const git_oid *old_tree,
+		       const git_oid *new_tree, struct merge_commit_result *res, struct sl_err *err)
+{
+	char paths[256];
+	int error, dry;
+
+	for (dry = 1; dry >= 0; dry--) {
+		error = checkout(w, old_tree, new_tree, dry, res);
+		if (error == GIT_ECONFLICT || (!error && res->paths.n)) {
+			describe_paths(paths, sizeof(paths), &res->paths);
+			return defer(res, err, "uncommitted changes in '%s' collide with the merge "
+				     "(%s); commit or stash them, the merge is retried next tick",
+				     where, paths);
+		}
+		if (error == GIT_ELOCKED)
+			return defer(res, err, "the index of '%s' is locked%s; the merge is "
+				     "retried next tick", where, "");
+		if (error)
+			return sl_err_git(err, error, "cannot update the checkout '%s'", where);
+	}
+	return 0;
+}
+
+int merge__checkout_target(git_repository *repo, const char *refname, const git_oid *old_tree,
+			   const git_oid *new_tree, char **where, struct merge_commit_result *res,
+			   struct sl_err *err)
+{
+	git_repository *w = NULL;
+	int error;
+
+	*where = NULL;
+	error = find_checkout(&w, repo, refname, err);
+	if (error || !w)
+		return error;
+	*where = strdup(git_repository_workdir(w));
+	if (!*where)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (!(error = check_state(w, *where, res, err)))
+		error = bring_along(w, *where, old_tree, new_tree, res, err);
+	if (error) {
+		free(*where);
+		*where = NULL;
+	}
+	git_repository_free(w);
+	return error;
+}
+
+int merge__checkout_revert(const char *where, const git_oid *merged_tree, const git_oid *old_tree,
+			   struct sl_err *err)
+{
+	git_repository *w = NULL;
+	int error;
+
+	error = git_repository_open(&w, where);
+	if (!error)
+		error = checkout(w, merged_tree, old_tree, 0, NULL);
+	if (error)
+		error = sl_err_git(err, error, "the target moved while '%s' was being updated, "
+				   "and its files could not be brought back; run 'git status' there",
+				   where);
+	git_repository_free(w);
+	return error;
+}

@@ -1,0 +1,313 @@
+/*
+ * merge_commit: the no-ff merge commit and the compare-and-swap of the
+ * target ref, redone on the new tip when the target moved meanwhile.
+ */
+#include "merge/merge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_ATTEMPTS 5
+#define LOCK_RETRIES 5
+#define MESSAGE_MAX ((size_t)16 << 10)
+#define ALREADY_MERGED_DEPTH 10000
+
+/* State of one merge_commit call. */
+struct mc {
+	git_repository *repo;
+	const struct merge_commit_opts *o;
+	struct merge_commit_result *res;
+	char refname[512];
+	git_commit *head;
+	git_signature *sig;
+	struct sl_buf msg;
+	/*
+	 * After a failed CAS the checkout was brought back to the old tip's
+	 * tree; that, not the new tip's, is what its files hold, so it is the
+	 * next attempt's baseline (this also heals a checkout whose branch was
+	 * moved underneath it, e.g. by update-ref).
+	 */
+	git_oid wt_base;
+	int have_wt_base;
+};
+
+static int has_newline(const char *s)
+{
+	return s && strpbrk(s, "\r\n") != NULL;
+}
+
+/* Subject: one line (newlines folded to spaces); trailers in the last paragraph. */
+static int build_message(struct sl_buf *msg, const struct merge_commit_opts *o, struct sl_err *err)
+{
+	char *p;
+	int error = 0;
+
+	if (!o->work_order_id || !o->title || !o->run_id || !o->reviewer || !*o->work_order_id ||
+	    !*o->run_id || !*o->reviewer)
+		return sl_err_set(err, SL_EINVALID, "merge needs a work order id, title, run id "
+				  "and reviewer");
+	if (has_newline(o->work_order_id) || has_newline(o->run_id) || has_newline(o->reviewer) ||
+	    has_newline(o->resolved_with))
+		return sl_err_set(err, SL_EINVALID, "a merge trailer value contains a newline");
+	if (o->subject)
+		error |= sl_buf_puts(msg, o->subject);
+	else
+		error |= sl_buf_addf(msg, "Merge %s: %s", o->work_order_id, o->title);
+	for (p = msg->ptr; p && *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	error |= sl_buf_addf(msg, "\n\nWork-Order: %s\nSluice-Run: %s\nReviewed-by: %s\n",
+			     o->work_order_id, o->run_id, o->reviewer);
+	if (o->resolved_with && *o->resolved_with)
+		error |= sl_buf_addf(msg, "Resolved-with: %s\n", o->resolved_with);
+	return error ? sl_err_set(err, SL_ETOOBIG, "the merge message is too long") : 0;
+}
+
+static int set_refname(struct mc *m, struct sl_err *err)
+{
+	const char *t = m->o->target;
+	int n;
+
+	if (!t || !*t || t[0] == '-')
+		return sl_err_set(err, SL_EINVALID, "invalid target branch '%s'", t ? t : "");
+	n = snprintf(m->refname, sizeof(m->refname), "%s%s",
+		     strncmp(t, "refs/", 5) ? "refs/heads/" : "", t);
+	if (n < 0 || (size_t)n >= sizeof(m->refname) || !git_reference_is_valid_name(m->refname))
+		return sl_err_set(err, SL_EINVALID, "invalid target branch '%s'", t);
+	return 0;
+}
+
+/* The target's current tip. */
+static int read_tip(git_commit **tip, struct mc *m, struct sl_err *err)
+{
+	git_reference *ref = NULL;
+	int error;
+
+	*tip = NULL;
+	error = git_reference_lookup(&ref, m->repo, m->refname);
+	if (error == GIT_ENOTFOUND)
+		return sl_err_set(err, SL_ENOTFOUND, "target branch '%s' does not exist; create it "
+				  "or set 'target' in .system/config.yaml", m->o->target);
+	if (!error)
+		error = git_reference_peel((git_object **)tip, ref, GIT_OBJECT_COMMIT);
+	git_reference_free(ref);
+	return error ? sl_err_git(err, error, "cannot read the target branch '%s'", m->o->target)
+		     : 0;
+}
+
+/*
+ * The head is already in the target (a rerun after a crash): find the merge
+ * commit on the first-parent line whose second parent is the head.
+ */
+static int find_existing_merge(struct mc *m, const git_commit *tip)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	int n = 0, found = 0;
+
+	if (git_revwalk_new(&walk, m->repo) || git_revwalk_push(walk, git_commit_id(tip)))
+		goto out;
+	git_revwalk_simplify_first_parent(walk);
+	while (!found && n++ < ALREADY_MERGED_DEPTH && !git_revwalk_next(&id, walk)) {
+		git_commit *c = NULL;
+
+		if (!git_commit_lookup(&c, m->repo, &id) && git_commit_parentcount(c) == 2 &&
+		    git_oid_equal(git_commit_parent_id(c, 1), git_commit_id(m->head))) {
+			git_oid_cpy(&m->res->commit, &id);
+			found = 1;
+		}
+		git_commit_free(c);
+	}
+out:
+	git_revwalk_free(walk);
+	return found;
+}
+
+static int already_merged(struct mc *m, const git_commit *tip, struct sl_err *err)
+{
+	const git_oid *t = git_commit_id(tip), *h = git_commit_id(m->head);
+
+	if (!git_oid_equal(t, h) && git_graph_descendant_of(m->repo, t, h) != 1)
+		return 0;
+	m->res->status = MERGE_MERGED;
+	git_oid_cpy(&m->res->tip, t);
+	if (!find_existing_merge(m, tip))
+		memset(&m->res->commit, 0, sizeof(m->res->commit));
+	snprintf(m->res->reason, sizeof(m->res->reason), "'%s' is already merged into '%s'",
+		 git_oid_tostr_s(h), m->o->target);
+	return sl_err_set(err, SL_EEXISTS, "%s", m->res->reason);
+}
+
+static void short_sleep(int attempt)
+{
+	struct timespec ts = { 0, 10000000L << attempt }; /* 10, 20, 40, 80, 160 ms */
+
+	nanosleep(&ts, NULL);
+}
+
+/* CAS the target from tip to the new commit, retrying a locked ref briefly; 1: it moved. */
+static int move_ref(struct mc *m, const git_oid *tip, struct sl_err *err)
+{
+	git_reference *out = NULL;
+	char log[256];
+	int error = GIT_ELOCKED, i;
+
+	snprintf(log, sizeof(log), "merge: run %s (%s), no-ff", m->o->run_id, m->o->work_order_id);
+	for (i = 0; i < LOCK_RETRIES && error == GIT_ELOCKED; i++) {
+		if (i)
+			short_sleep(i - 1);
+		error = git_reference_create_matching(&out, m->repo, m->refname, &m->res->commit, 1,
+						      tip, log);
+		git_reference_free(out);
+		out = NULL;
+	}
+	if (error == GIT_EMODIFIED)
+		return 1;
+	if (error)
+		return sl_err_git(err, error, "cannot move the target branch '%s'", m->o->target);
+	return 0;
+}
+
+/* Create the merge commit of tip and head with tree `tree` (no ref moves). */
+static int create_commit(struct mc *m, const git_commit *tip, const git_tree *tree,
+			 struct sl_err *err)
+{
+	const git_commit *parents[2] = { tip, m->head };
+	int error;
+
+	error = git_commit_create(&m->res->commit, m->repo, NULL, m->sig, m->sig, NULL,
+				  sl_buf_cstr(&m->msg), tree, 2, parents);
+	return error ? sl_err_git(err, error, "cannot create the merge commit") : 0;
+}
+
+static int conflict(struct mc *m, struct merge_result *pr, struct sl_err *err)
+{
+	size_t i;
+
+	m->res->status = MERGE_CONFLICT;
+	snprintf(m->res->reason, sizeof(m->res->reason), "%s", pr->reason);
+	for (i = 0; i < pr->conflicts.n; i++)
+		if (merge_paths_add(&m->res->paths, pr->conflicts.v[i]))
+			return sl_err_set(err, SL_ERROR, "out of memory");
+	return sl_err_set(err, SL_ECONFLICT, "merging '%s' into '%s' conflicts: %s",
+			  git_oid_tostr_s(git_commit_id(m->head)), m->o->target, pr->reason);
+}
+
+/* Commit, bring a checkout along, CAS. 0 merged, 1 the target moved, or an error. */
+static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *tree_id,
+			   int attempt, struct sl_err *err)
+{
+	git_tree *tree = NULL;
+	const git_oid *old_tree = m->have_wt_base ? &m->wt_base : git_commit_tree_id(tip);
+	char *where = NULL;
+	int error;
+
+	if ((error = git_tree_lookup(&tree, m->repo, tree_id))) {
+		error = sl_err_git(err, error, "cannot read the merged tree");
+		goto out;
+	}
+	if ((error = create_commit(m, tip, tree, err)) ||
+	    (error = merge__checkout_target(m->repo, m->refname, old_tree, tree_id, &where, m->res,
+					    err)))
+		goto out;
+	m->res->checkout_updated = where != NULL;
+	if (m->o->before_ref_update && (error = m->o->before_ref_update(m->o->hook_data, attempt)))
+		sl_err_set(err, error, "merge aborted by the test hook");
+	else
+		error = move_ref(m, git_commit_id(tip), err);
+	if (error && where) {
+		m->res->checkout_updated = 0;
+		if (merge__checkout_revert(where, tree_id, old_tree, err) && error == 1)
+			error = SL_ERROR;
+		git_oid_cpy(&m->wt_base, old_tree);
+		m->have_wt_base = 1;
+	}
+out:
+	free(where);
+	git_tree_free(tree);
+	return error;
+}
+
+/* One attempt: merge head into the current tip. 0 merged, 1 moved, or an error. */
+static int attempt(struct mc *m, int n, struct sl_err *err)
+{
+	struct merge_opts mo = MERGE_OPTS_INIT;
+	struct merge_result pr = MERGE_RESULT_INIT;
+	git_commit *tip = NULL;
+	int error;
+
+	mo.verify = m->o->verify;
+	if ((error = read_tip(&tip, m, err)) || (error = already_merged(m, tip, err)))
+		goto out;
+	git_oid_cpy(&m->res->tip, git_commit_id(tip));
+	error = merge__preview_commits(m->repo, tip, m->head, &mo, &pr, NULL, err);
+	if (error)
+		goto out;
+	if (!pr.clean) {
+		error = conflict(m, &pr, err);
+		goto out;
+	}
+	git_oid_cpy(&m->res->tree, &pr.tree);
+	error = commit_and_move(m, tip, &pr.tree, n, err);
+out:
+	merge_result_release(&pr);
+	git_commit_free(tip);
+	return error;
+}
+
+static int setup(struct mc *m, const char *repo_path, struct sl_err *err)
+{
+	int error;
+
+	sl_buf_init(&m->msg, MESSAGE_MAX);
+	if ((error = set_refname(m, err)) || (error = build_message(&m->msg, m->o, err)))
+		return error;
+	error = git_repository_open_ext(&m->repo, repo_path, 0, NULL);
+	if (error)
+		return sl_err_git(err, error, "cannot open the repository '%s'", repo_path);
+	if ((error = merge__resolve_commit(&m->head, m->repo, m->o->head, err)))
+		return error;
+	error = git_signature_now(&m->sig, "sluice", "sluice@localhost");
+	return error ? sl_err_git(err, error, "cannot make the committer identity") : 0;
+}
+
+int merge_commit(const char *repo_path, const struct merge_commit_opts *opts,
+		 struct merge_commit_result *res, struct sl_err *err)
+{
+	struct mc m = { 0 };
+	int error, n, max = opts->max_attempts > 0 ? opts->max_attempts : DEFAULT_ATTEMPTS;
+
+	m.o = opts;
+	m.res = res;
+	error = setup(&m, repo_path, err);
+	for (n = 1; !error && n <= max; n++) {
+		res->attempts = n;
+		merge_paths_release(&res->paths);
+		error = attempt(&m, n, err);
+		if (error == 1 && n < max)
+			error = 0;
+		else if (!error)
+			break;
+	}
+	if (error == 1) {
+		res->status = MERGE_CONFLICT;
+		snprintf(res->reason, sizeof(res->reason), "the target branch '%s' kept moving "
+			 "during %d merge attempts", opts->target, max);
+		error = sl_err_set(err, SL_ECONFLICT, "%s; try again", res->reason);
+	} else if (!error) {
+		res->status = MERGE_MERGED;
+		res->reason[0] = '\0';
+	}
+	sl_buf_release(&m.msg);
+	git_signature_free(m.sig);
+	git_commit_free(m.head);
+	git_repository_free(m.repo);
+	return error;
+}
+
+void merge_commit_result_release(struct merge_commit_result *res)
+{
+	merge_paths_release(&res->paths);
+}

@@ -1,0 +1,104 @@
+/*
+ * The cross-check: `git merge-tree --write-tree -z --name-only OURS THEIRS`
+ * (git >= 2.38). Exit 0: clean, the output is "<tree>\0". Exit 1:
+ * conflicts, the output is "<tree>\0", then one "<path>\0" per conflicted
+ * path, an empty "\0", then messages, each "<n>\0<path>\0 x n <type>\0<text>\0".
+ */
+#include "merge/merge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MERGE_TREE_OUT_MAX ((size_t)64 << 20)
+#define MESSAGES_MAX ((size_t)64 << 10)
+
+/* The next NUL-terminated token at *pos, or NULL at the end. */
+static const char *next_token(const char *data, size_t len, size_t *pos, size_t *tlen)
+{
+	const char *start, *nul;
+
+	if (*pos >= len)
+		return NULL;
+	start = data + *pos;
+	nul = memchr(start, '\0', len - *pos);
+	if (!nul)
+		return NULL;
+	*tlen = (size_t)(nul - start);
+	*pos += *tlen + 1;
+	return start;
+}
+
+static int parse_messages(const char *data, size_t len, size_t pos, struct merge__git_tree *out)
+{
+	const char *tok, *type;
+	size_t tlen;
+
+	while ((tok = next_token(data, len, &pos, &tlen))) {
+		long n = strtol(tok, NULL, 10);
+
+		if (n < 0 || n > 1000000)
+			return SL_ERROR;
+		while (n-- > 0)
+			if (!next_token(data, len, &pos, &tlen))
+				return SL_ERROR;
+		type = next_token(data, len, &pos, &tlen);
+		tok = type ? next_token(data, len, &pos, &tlen) : NULL;
+		if (!tok)
+			return SL_ERROR;
+		if (!strcmp(type, "Auto-merging"))
+			continue;
+		sl_buf_add(&out->messages, tok, tlen); /* a full buffer just drops the rest */
+		if (tlen && tok[tlen - 1] != '\n')
+			sl_buf_add(&out->messages, "\n", 1);
+	}
+	return 0;
+}
+
+int merge__parse_merge_tree(const char *data, size_t len, int clean, struct merge__git_tree *out,
+			    struct sl_err *err)
+{
+	const char *tok;
+	size_t pos = 0, tlen;
+
+	out->clean = clean;
+	if (!out->messages.max)
+		sl_buf_init(&out->messages, MESSAGES_MAX);
+	tok = next_token(data, len, &pos, &tlen);
+	if (!tok || tlen != GIT_OID_HEXSZ || git_oid_fromstrn(&out->tree, tok, tlen))
+		goto bad;
+	if (clean)
+		return 0;
+	while ((tok = next_token(data, len, &pos, &tlen)) && tlen)
+		if (merge_paths_add(&out->paths, tok))
+			return sl_err_set(err, SL_ERROR, "out of memory");
+	if (!tok || parse_messages(data, len, pos, out))
+		goto bad;
+	return 0;
+bad:
+	return sl_err_set(err, SL_ERROR,
+			  "cannot parse the output of 'git merge-tree'; is git 2.38 or newer installed?");
+}
+
+int merge__git_merge_tree(const char *gitdir, const git_oid *ours, const git_oid *theirs,
+			  struct merge__git_tree *out, struct sl_err *err)
+{
+	char o[GIT_OID_HEXSZ + 1], t[GIT_OID_HEXSZ + 1];
+	const char *args[] = { "merge-tree", "--write-tree", "-z", "--name-only", o, t, NULL };
+	struct sl_buf buf;
+	int error, code = 0;
+
+	sl_buf_init(&buf, MERGE_TREE_OUT_MAX);
+	git_oid_tostr(o, sizeof(o), ours);
+	git_oid_tostr(t, sizeof(t), theirs);
+	error = merge__run_git(gitdir, args, &buf, 1, &code, err);
+	if (!error)
+		error = merge__parse_merge_tree(buf.ptr ? buf.ptr : "", buf.len, code == 0, out, err);
+	sl_buf_release(&buf);
+	return error;
+}
+
+void merge__git_tree_release(struct merge__git_tree *t)
+{
+	merge_paths_release(&t->paths);
+	sl_buf_release(&t->messages);
+}

@@ -1,0 +1,266 @@
+#ifndef SL_MERGE_MERGE_H
+#define SL_MERGE_MERGE_H
+/*
+ * The merge step (DESIGN.md section 7): in-memory merge with libgit2,
+ * cross-checked against `git merge-tree --write-tree`; the no-ff merge
+ * commit and the compare-and-swap of the target ref; bringing a checked-out
+ * target along like receive.denyCurrentBranch=updateInstead; the conflict
+ * context; and the builder's resolution inside the run's worktree.
+ *
+ * Revisions given to these functions are resolved with libgit2
+ * (git_revparse_single); anything starting with '-' is refused, and only
+ * full hex object ids are ever passed to the git CLI.
+ *
+ * The git CLI is "git" from PATH, or $SLUICE_GIT when set.
+ */
+#include <git2.h>
+#include <stddef.h>
+#include "core/buf.h"
+#include "core/err.h"
+
+/* A sorted list of unique repository paths. */
+struct merge_paths {
+	char **v;
+	size_t n;
+	size_t cap;
+};
+
+#define MERGE_PATHS_INIT { NULL, 0, 0 }
+
+/* Add a copy of `path` (kept sorted and unique); 0 or SL_ERROR (no memory). */
+int merge_paths_add(struct merge_paths *p, const char *path);
+/* 1 when `path` is in the list. */
+int merge_paths_has(const struct merge_paths *p, const char *path);
+void merge_paths_release(struct merge_paths *p);
+
+struct merge_opts {
+	int verify; /* 1 (default): cross-check with git merge-tree; 0: libgit2 alone */
+};
+
+#define MERGE_OPTS_INIT { 1 }
+
+#define MERGE_REASON_MAX 512
+
+/*
+ * What merging `theirs` into `ours` would give.
+ *
+ * clean is 1 only when libgit2 reports no conflict AND (with verify) git
+ * merge-tree reports none AND both wrote the same tree. Any disagreement is
+ * a conflict whose reason says so.
+ *
+ * conflicts: the union of (a) the ancestor, ours and theirs paths of every
+ * libgit2 conflict entry, (b) the paths git merge-tree --name-only prints,
+ * and (c) when both are clean but their trees differ, the paths where the
+ * two trees differ. So it always contains git's set (git_conflicts); it may
+ * hold more (libgit2 lists a rename/delete under both names).
+ */
+struct merge_result {
+	int clean;
+	git_oid ours;                    /* the resolved commits */
+	git_oid theirs;
+	git_oid tree;                    /* the merged tree when clean */
+	int lg_clean;                    /* libgit2's own verdict */
+	int git_clean;                   /* git's verdict; -1 when not verified */
+	git_oid git_tree;                /* the tree git wrote (verify on) */
+	struct merge_paths conflicts;    /* see above */
+	struct merge_paths git_conflicts; /* exactly what git merge-tree --name-only printed */
+	struct sl_buf git_messages;      /* git's CONFLICT lines, one per line (bounded 64 KiB) */
+	char reason[MERGE_REASON_MAX];   /* "" when clean */
+};
+
+#define MERGE_RESULT_INIT { 0 }
+
+/*
+ * Preview the merge of `theirs_rev` into `ours_rev` in the repository at
+ * `repo_path` (a work tree or a git dir). `opts` NULL: MERGE_OPTS_INIT.
+ * Returns 0 whether clean or not (look at res->clean), SL_EINVALID for a
+ * revision that starts with '-' or names no commit, or an error (git
+ * merge-tree failed). *res is the caller's: merge_result_release(), also
+ * after an error.
+ */
+int merge_preview(const char *repo_path, const char *ours_rev, const char *theirs_rev,
+		  const struct merge_opts *opts, struct merge_result *res, struct sl_err *err);
+
+void merge_result_release(struct merge_result *res);
+
+enum merge_status {
+	MERGE_MERGED = 0, /* the merge commit is on the target */
+	MERGE_CONFLICT,   /* the merge conflicts: paths and reason */
+	MERGE_DEFERRED    /* the target's checkout cannot take it now: nothing touched, retry later */
+};
+
+struct merge_commit_opts {
+	const char *target;        /* branch: "main" or "refs/heads/main"; required */
+	const char *head;          /* the run's head commit (hex id or revision); required */
+	const char *work_order_id; /* required */
+	const char *title;         /* required */
+	const char *run_id;        /* required */
+	const char *reviewer;      /* Reviewed-by:; required */
+	const char *resolved_with; /* Resolved-with: <rival run id>, or NULL */
+	const char *subject;       /* NULL: "Merge <work_order_id>: <title>" */
+	int verify;                /* cross-check (default 1) */
+	int max_attempts;          /* redo the merge this often when the target moves; 0: 5 */
+	/*
+	 * Test hook: called on every attempt after the merge commit exists and
+	 * the checkout (if any) is updated, just before the ref moves. A
+	 * nonzero return aborts with that code.
+	 */
+	int (*before_ref_update)(void *data, int attempt);
+	void *hook_data;
+};
+
+#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL }
+
+struct merge_commit_result {
+	enum merge_status status;
+	git_oid commit;              /* the merge commit (MERGE_MERGED) */
+	git_oid tip;                 /* the target tip merged into (first parent) */
+	git_oid tree;                /* the merged tree */
+	int attempts;                /* merges computed (1 unless the target moved) */
+	int checkout_updated;        /* 1: a work tree with the target checked out was brought along */
+	struct merge_paths paths;    /* conflicted paths, or the user's colliding paths */
+	char reason[MERGE_REASON_MAX];
+};
+
+#define MERGE_COMMIT_RESULT_INIT { 0 }
+
+/*
+ * Merge opts->head into opts->target with a no-ff merge commit whose
+ * message is the subject, a blank line and the trailers Work-Order,
+ * Sluice-Run, Reviewed-by and (if given) Resolved-with; author and
+ * committer "sluice <sluice@localhost>".
+ *
+ * The commit is created without moving a ref; the target then moves by
+ * compare-and-swap against the tip merged into. When the target moved
+ * meanwhile, the merge is computed again on the new tip (up to
+ * max_attempts). When the target is the branch a work tree has checked out
+ * (HEAD names it; a detached HEAD checks out no branch), that work tree is
+ * first brought to the merge with a safe checkout (baseline: the old tip's
+ * tree) that keeps the user's staged, unstaged and untracked changes; if
+ * the CAS then fails, the checkout is brought back to the old tip before the
+ * next attempt.
+ *
+ * Returns 0 (MERGE_MERGED); SL_ECONFLICT (MERGE_CONFLICT, res->paths and
+ * reason); SL_ETRANSIENT (MERGE_DEFERRED: the user's changes collide with
+ * the merge, a merge/rebase is in progress there, its index has conflicts,
+ * is locked or cannot be read; nothing was touched, try again later);
+ * SL_ENOTFOUND (no such target branch); SL_EINVALID (bad head); SL_ELOCKED
+ * (the ref stayed locked); SL_ECONFLICT also when the target kept moving.
+ * *res is the caller's: merge_commit_result_release().
+ */
+int merge_commit(const char *repo_path, const struct merge_commit_opts *opts,
+		 struct merge_commit_result *res, struct sl_err *err);
+
+void merge_commit_result_release(struct merge_commit_result *res);
+
+/* The maximum size of gitConflictOutput. */
+#define MERGE_CONFLICT_OUTPUT_MAX ((size_t)256 << 10)
+
+struct merge_conflict_info {
+	struct merge_paths paths;  /* as merge_result.conflicts */
+	struct sl_buf output;      /* gitConflictOutput: per path, markers or a one-line description */
+	int truncated;             /* 1 if output hit MERGE_CONFLICT_OUTPUT_MAX */
+	char reason[MERGE_REASON_MAX];
+};
+
+#define MERGE_CONFLICT_INFO_INIT { MERGE_PATHS_INIT, SL_BUF_INIT, 0, { 0 } }
+
+/*
+ * The conflict context of merging `theirs_rev` into `ours_rev`: for each
+ * libgit2 conflict entry "--- <path>: <kind>" and, for a text conflict of
+ * two regular files, the file with conflict markers labelled `ours_label`
+ * and `theirs_label` (NULL: the revisions); binary files, symlinks and
+ * modify/delete get a one-line description. git merge-tree's CONFLICT
+ * messages follow (with verify). A clean merge gives empty paths and
+ * output. *info is the caller's: merge_conflict_info_release().
+ */
+int merge_conflict_info(const char *repo_path, const char *ours_rev, const char *theirs_rev,
+			const char *ours_label, const char *theirs_label, const struct merge_opts *opts,
+			struct merge_conflict_info *info, struct sl_err *err);
+
+void merge_conflict_info_release(struct merge_conflict_info *info);
+
+/*
+ * Inside the run's worktree `wt_path`, start merging `target_oid` (a full
+ * hex commit id) into the checked-out run branch with the git CLI
+ * (`merge --no-ff --no-commit`, hooks off, identity sluice), leaving
+ * conflict markers in the files. The worktree must be clean. *conflicted
+ * gets the unmerged paths (empty when git merged cleanly). Returns 0 in both
+ * cases; an error when git refused (dirty worktree, bad id).
+ */
+int merge_into_worktree(const char *wt_path, const char *target_oid,
+			struct merge_paths *conflicted, struct sl_err *err);
+
+/*
+ * Check that a resolution is complete: the index of `wt_path` has no
+ * unmerged entries and none of `conflicted` (as returned by
+ * merge_into_worktree) holds a conflict marker line in the work tree
+ * ("<<<<<<< ", ">>>>>>> " at a line start, or a line that is exactly
+ * "======="). SL_ECONFLICT naming the first offending path and line.
+ */
+int merge_verify_resolved(const char *wt_path, const struct merge_paths *conflicted,
+			  struct sl_err *err);
+
+/*
+ * Finish the resolution: stage everything (`git add -A`), verify as
+ * merge_verify_resolved(), and commit the merge with `git commit` (the
+ * message: `message`, or git's prepared MERGE_MSG when NULL), hooks off,
+ * identity sluice. If the builder already committed the merge, nothing is
+ * committed. *head gets the resulting HEAD.
+ */
+int merge_commit_resolution(const char *wt_path, const char *message,
+			    const struct merge_paths *conflicted, git_oid *head, struct sl_err *err);
+
+/* ---- module-internal (merge__*), not for other modules ---- */
+
+struct merge__git_tree {
+	int clean;                 /* exit 0 */
+	git_oid tree;
+	struct merge_paths paths;  /* --name-only paths */
+	struct sl_buf messages;    /* CONFLICT lines */
+};
+
+/* Run git merge-tree --write-tree -z --name-only in `gitdir`; fills *out. */
+int merge__git_merge_tree(const char *gitdir, const git_oid *ours, const git_oid *theirs,
+			  struct merge__git_tree *out, struct sl_err *err);
+/* Parse its -z output (exposed for tests). */
+int merge__parse_merge_tree(const char *data, size_t len, int clean, struct merge__git_tree *out,
+			    struct sl_err *err);
+void merge__git_tree_release(struct merge__git_tree *t);
+
+/* Resolve a revision to a commit, refusing one that starts with '-'. */
+int merge__resolve_commit(git_commit **out, git_repository *repo, const char *rev,
+			  struct sl_err *err);
+
+/* merge_preview on open objects; the index of the libgit2 merge goes to *idx_out if wanted. */
+int merge__preview_commits(git_repository *repo, const git_commit *ours, const git_commit *theirs,
+			   const struct merge_opts *opts, struct merge_result *res,
+			   git_index **idx_out, struct sl_err *err);
+
+/* The git CLI to run ($SLUICE_GIT or "git"). */
+const char *merge__git(void);
+
+/*
+ * Run git (hooks off, identity sluice, GIT_DIR & co. dropped) with `args`
+ * (NULL-terminated, after the program name) in `cwd`; stdout into *out if
+ * non-NULL. An exit code above `ok_max` is an error carrying git's last
+ * stderr line; otherwise *exit_code tells.
+ */
+int merge__run_git(const char *cwd, const char *const *args, struct sl_buf *out, int ok_max,
+		   int *exit_code, struct sl_err *err);
+
+/*
+ * Bring the work tree that has `refname` checked out (if any) from
+ * `old_tree` to `new_tree`: see merge_commit(). *where gets the work tree
+ * path (the caller's, free()) or NULL when none has the branch.
+ * SL_ETRANSIENT with res->paths/reason when it cannot.
+ */
+int merge__checkout_target(git_repository *repo, const char *refname, const git_oid *old_tree,
+			   const git_oid *new_tree, char **where, struct merge_commit_result *res,
+			   struct sl_err *err);
+
+/* Undo merge__checkout_target in the work tree at `where`. */
+int merge__checkout_revert(const char *where, const git_oid *merged_tree, const git_oid *old_tree,
+			   struct sl_err *err);
+
+#endif

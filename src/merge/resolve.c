@@ -1,0 +1,181 @@
+/*
+ * The builder's resolution inside the run's worktree: start the merge of
+ * the target with the git CLI (markers land in the files), check that a
+ * resolution is complete, and commit it.
+ */
+#include "merge/merge.h"
+#include "core/fs.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define LS_FILES_MAX ((size_t)16 << 20)
+#define RESOLVED_FILE_MAX ((size_t)64 << 20)
+
+static int is_full_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && s[i]; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return s && i == GIT_OID_HEXSZ;
+}
+
+/* The unmerged paths of the index of `wt` (git ls-files -u -z). */
+static int unmerged_paths(const char *wt, struct merge_paths *out, struct sl_err *err)
+{
+	const char *args[] = { "ls-files", "-u", "-z", NULL };
+	struct sl_buf buf;
+	size_t pos = 0;
+	int error, code;
+
+	sl_buf_init(&buf, LS_FILES_MAX);
+	error = merge__run_git(wt, args, &buf, 0, &code, err);
+	while (!error && pos < buf.len) {
+		const char *rec = buf.ptr + pos, *tab = strchr(rec, '\t');
+
+		pos += strlen(rec) + 1;
+		if (tab && merge_paths_add(out, tab + 1))
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	sl_buf_release(&buf);
+	return error;
+}
+
+int merge_into_worktree(const char *wt_path, const char *target_oid,
+			struct merge_paths *conflicted, struct sl_err *err)
+{
+	const char *args[] = { "merge", "--no-ff", "--no-commit", "--no-edit", "-q",
+			       target_oid, NULL };
+	int error, code = 0;
+
+	if (!is_full_hex(target_oid))
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a full commit id",
+				  target_oid ? target_oid : "");
+	error = merge__run_git(wt_path, args, NULL, 1, &code, err);
+	if (!error)
+		error = unmerged_paths(wt_path, conflicted, err);
+	if (!error && code && !conflicted->n)
+		error = sl_err_set(err, SL_ERROR, "'git merge %s' in '%s' failed without conflicts; "
+				   "run it there to see why", target_oid, wt_path);
+	return error;
+}
+
+static int is_marker(const char *line, size_t len)
+{
+	if (len >= 8 && (!memcmp(line, "<<<<<<< ", 8) || !memcmp(line, ">>>>>>> ", 8)))
+		return 1;
+	if (len >= 7 && !memcmp(line, "=======", 7))
+		return len == 7 || (len == 8 && line[7] == '\r');
+	return 0;
+}
+
+/* The first line holding a conflict marker (1-based), or 0. */
+static size_t marker_line(const char *data, size_t len)
+{
+	size_t pos = 0, lineno = 1;
+
+	while (pos < len) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (data + pos)) : len - pos;
+
+		if (is_marker(data + pos, n))
+			return lineno;
+		pos += n + 1;
+		lineno++;
+	}
+	return 0;
+}
+
+static int check_markers(const char *wt, const char *path, struct sl_err *err)
+{
+	struct sl_buf buf;
+	struct stat st;
+	char *full = sl_path_join(wt, path);
+	size_t line;
+	int error = 0;
+
+	sl_buf_init(&buf, RESOLVED_FILE_MAX + 1);
+	if (!full)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (lstat(full, &st) || !S_ISREG(st.st_mode))
+		goto out; /* deleted, or not a file: nothing to scan */
+	else if (!(error = sl_read_file(&buf, full, RESOLVED_FILE_MAX, err)) &&
+		 (line = marker_line(sl_buf_cstr(&buf), buf.len)))
+		error = sl_err_set(err, SL_ECONFLICT, "'%s' still has a conflict marker at line %zu; "
+				   "resolve it in '%s'", path, line, wt);
+out:
+	sl_buf_release(&buf);
+	free(full);
+	return error;
+}
+
+int merge_verify_resolved(const char *wt_path, const struct merge_paths *conflicted,
+			  struct sl_err *err)
+{
+	struct merge_paths left = MERGE_PATHS_INIT;
+	size_t i;
+	int error;
+
+	error = unmerged_paths(wt_path, &left, err);
+	if (!error && left.n)
+		error = sl_err_set(err, SL_ECONFLICT, "'%s' is still unmerged in '%s'%s; resolve "
+				   "it and 'git add' it", left.v[0], wt_path,
+				   left.n > 1 ? " (and more)" : "");
+	for (i = 0; !error && conflicted && i < conflicted->n; i++)
+		error = check_markers(wt_path, conflicted->v[i], err);
+	merge_paths_release(&left);
+	return error;
+}
+
+/* GIT_REPOSITORY_STATE_MERGE, or whether HEAD is already a merge commit (state NONE). */
+static int merge_state(const char *wt, int *merging, int *head_is_merge, git_oid *head,
+		       struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	int error;
+
+	error = git_repository_open(&repo, wt);
+	if (!error)
+		error = git_reference_name_to_id(head, repo, "HEAD");
+	if (!error)
+		error = git_commit_lookup(&c, repo, head);
+	if (error) {
+		error = sl_err_git(err, error, "cannot read HEAD of the worktree '%s'", wt);
+		goto out;
+	}
+	*merging = git_repository_state(repo) == GIT_REPOSITORY_STATE_MERGE;
+	*head_is_merge = git_commit_parentcount(c) == 2;
+out:
+	git_commit_free(c);
+	git_repository_free(repo);
+	return error;
+}
+
+int merge_commit_resolution(const char *wt_path, const char *message,
+			    const struct merge_paths *conflicted, git_oid *head, struct sl_err *err)
+{
+	const char *add[] = { "add", "-A", NULL };
+	const char *commit_msg[] = { "commit", "-q", "-m", message, NULL };
+	const char *commit_noedit[] = { "commit", "-q", "--no-edit", NULL };
+	int error, code, merging = 0, head_is_merge = 0;
+
+	if ((error = merge_state(wt_path, &merging, &head_is_merge, head, err)))
+		return error;
+	if (!merging && head_is_merge)
+		return merge_verify_resolved(wt_path, conflicted, err); /* the builder committed */
+	if (!merging)
+		return sl_err_set(err, SL_EINVALID, "no merge is in progress in '%s'; nothing to "
+				  "commit", wt_path);
+	if ((error = merge__run_git(wt_path, add, NULL, 0, &code, err)) ||
+	    (error = merge_verify_resolved(wt_path, conflicted, err)) ||
+	    (error = merge__run_git(wt_path, message ? commit_msg : commit_noedit, NULL, 0, &code,
+				    err)))
+		return error;
+	return merge_state(wt_path, &merging, &head_is_merge, head, err);
+}

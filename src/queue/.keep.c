@@ -1,1 +1,0 @@
-/* module queue: see queue.h */

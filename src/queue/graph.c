@@ -1,0 +1,480 @@
+/*
+ * What each work order of a scan is: duplicate ids, unknown dependencies and
+ * cycles first (the work orders concerned become invalid), then what runs
+ * say, the file's status, and the dependencies in topological order.
+ */
+#include "queue/queue.h"
+#include "queue/queue_int.h"
+#include "store/workorders.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct graph {
+	struct queue_scan *scan;
+	json_t *ids;              /* id -> index of the owner entry */
+	struct store_wo *rows;    /* the store's rows, by id */
+	size_t nrows;
+	struct store_wo_run *runs;
+	size_t nruns;
+	json_t *run_of;           /* "id" -> active run index; "id\nhash" -> last run index */
+	struct sl_err *err;
+};
+
+static int oom(struct graph *g)
+{
+	return sl_err_set(g->err, SL_ERROR, "out of memory");
+}
+
+static struct queue_entry *owner(struct graph *g, const char *id)
+{
+	json_t *v = json_object_get(g->ids, id);
+
+	return v ? &g->scan->v[json_integer_value(v)] : NULL;
+}
+
+static const struct store_wo *row(struct graph *g, const char *id)
+{
+	size_t lo = 0, hi = g->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(g->rows[mid].id, id);
+		if (!c)
+			return &g->rows[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Set the error of an entry (the first one wins), at key/idx of its file. */
+static int entry_fail(struct graph *g, struct queue_entry *e, const char *key, int idx,
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int entry_fail(struct graph *g, struct queue_entry *e, const char *key, int idx,
+		      const char *fmt, ...)
+{
+	char msg[SL_ERR_MSG_MAX];
+	int line, col;
+	va_list ap;
+
+	if (e->error)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	queue__where(e->wo, key, idx, &line, &col);
+	if (!(e->error = queue__strdup_printf("%s:%d:%d: %s", e->path, line, col, msg)))
+		return oom(g);
+	return 0;
+}
+
+static int set_state(struct graph *g, struct queue_entry *e, const char *state, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));
+
+static int set_state(struct graph *g, struct queue_entry *e, const char *state, const char *fmt,
+		     ...)
+{
+	va_list ap;
+	int n;
+
+	free(e->state);
+	free(e->reason);
+	e->reason = NULL;
+	va_start(ap, fmt);
+	n = vasprintf(&e->reason, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !(e->state = strdup(state))) {
+		e->reason = NULL;
+		return oom(g);
+	}
+	return 0;
+}
+
+/* ---- ids and duplicates ---------------------------------------------------- */
+
+static int duplicates(struct graph *g, const char *id, json_t *list)
+{
+	struct sl_buf files = SL_BUF_INIT;
+	size_t i, k;
+	int error = 0;
+
+	for (i = 0; i < json_array_size(list); i++)
+		sl_buf_addf(&files, "%s%s", i ? (i + 1 == json_array_size(list) ? " and " : ", ")
+					      : "",
+			    g->scan->v[json_integer_value(json_array_get(list, i))].path);
+	for (i = 0; !error && i < json_array_size(list); i++) {
+		struct queue_entry *e = &g->scan->v[json_integer_value(json_array_get(list, i))];
+		free(e->error);
+		e->error = NULL;
+		error = entry_fail(g, e, "id", -1,
+				   "duplicate id '%s' in %s; give one of them another id", id,
+				   sl_buf_cstr(&files));
+	}
+	k = (size_t)json_integer_value(json_array_get(list, 0));
+	g->scan->v[k].owner = 1;
+	if (!error && json_object_set_new(g->ids, id, json_integer((json_int_t)k)))
+		error = oom(g);
+	sl_buf_release(&files);
+	return error;
+}
+
+static int index_ids(struct graph *g)
+{
+	json_t *all = json_object(), *list;
+	const char *id;
+	size_t i;
+	int error = 0;
+
+	if (!all)
+		return oom(g);
+	for (i = 0; i < g->scan->n; i++) {
+		struct queue_entry *e = &g->scan->v[i];
+		if (!e->wo || !queue_id_valid(e->wo->id))
+			continue;
+		if (!(list = json_object_get(all, e->wo->id))) {
+			if (json_object_set_new(all, e->wo->id, list = json_array()) || !list) {
+				error = oom(g);
+				goto out;
+			}
+		}
+		if (json_array_append_new(list, json_integer((json_int_t)i))) {
+			error = oom(g);
+			goto out;
+		}
+	}
+	json_object_foreach(all, id, list) {
+		if (json_array_size(list) > 1) {
+			if ((error = duplicates(g, id, list)) != 0)
+				break;
+		} else {
+			g->scan->v[json_integer_value(json_array_get(list, 0))].owner = 1;
+			if (json_object_set(g->ids, id, json_array_get(list, 0))) {
+				error = oom(g);
+				break;
+			}
+		}
+	}
+out:
+	json_decref(all);
+	return error;
+}
+
+/* ---- unknown dependencies and cycles ----------------------------------------- */
+
+static int unknown_deps(struct graph *g)
+{
+	size_t i, j;
+	int error = 0;
+
+	for (i = 0; !error && i < g->scan->n; i++) {
+		struct queue_entry *e = &g->scan->v[i];
+		const struct store_wo *r;
+		if (!e->owner || e->error)
+			continue;
+		for (j = 0; !error && e->wo->depends_on && e->wo->depends_on[j]; j++) {
+			const char *d = e->wo->depends_on[j];
+			if (owner(g, d) || ((r = row(g, d)) && !strcmp(r->state, "done")))
+				continue;
+			error = entry_fail(g, e, "depends_on", (int)j,
+					   "work order '%s' depends on unknown '%s'; fix depends_on "
+					   "or add a work order with id '%s'",
+					   e->wo->id, d, d);
+		}
+	}
+	return error;
+}
+
+/* The k-th dependency of e that is a present owner without error, or NULL. */
+static struct queue_entry *edge(struct graph *g, struct queue_entry *e, size_t k)
+{
+	struct queue_entry *d = owner(g, e->wo->depends_on[k]);
+
+	return d && !d->error ? d : NULL;
+}
+
+static size_t ndeps(const struct queue_entry *e)
+{
+	return sl_strv_len(e->wo->depends_on);
+}
+
+static int report_cycle(struct graph *g, size_t *stack, size_t from, size_t top)
+{
+	struct sl_buf text = SL_BUF_INIT;
+	size_t i, start = from, k;
+	int error = 0;
+
+	for (i = from; i < top; i++) /* start the text at the smallest id */
+		if (strcmp(g->scan->v[stack[i]].wo->id, g->scan->v[stack[start]].wo->id) < 0)
+			start = i;
+	for (i = 0; i < top - from; i++)
+		sl_buf_addf(&text, "%s -> ",
+			    g->scan->v[stack[from + (start - from + i) % (top - from)]].wo->id);
+	sl_buf_puts(&text, g->scan->v[stack[start]].wo->id);
+	for (i = from; !error && i < top; i++) {
+		struct queue_entry *e = &g->scan->v[stack[i]];
+		const char *next = g->scan->v[stack[i + 1 < top ? i + 1 : from]].wo->id;
+		for (k = 0; k < ndeps(e) && strcmp(e->wo->depends_on[k], next); k++)
+			;
+		error = entry_fail(g, e, "depends_on", (int)k,
+				   "dependency cycle %s; remove one of these depends_on entries",
+				   sl_buf_cstr(&text));
+	}
+	sl_buf_release(&text);
+	return error;
+}
+
+/* Iterative depth-first search; color 0 new, 1 on the stack, 2 done. */
+static int cycles(struct graph *g)
+{
+	size_t n = g->scan->n, *stack = calloc(n + 1, sizeof(*stack));
+	size_t *next = calloc(n + 1, sizeof(*next)), *pos = calloc(n + 1, sizeof(*pos));
+	char *color = calloc(n + 1, 1);
+	size_t root, top;
+	int error = 0;
+
+	if (!stack || !next || !color || !pos) {
+		error = oom(g);
+		goto out;
+	}
+	for (root = 0; !error && root < n; root++) {
+		if (color[root] || !g->scan->v[root].owner || g->scan->v[root].error)
+			continue;
+		top = 0;
+		stack[top++] = root;
+		color[root] = 1;
+		pos[root] = 0;
+		while (!error && top) {
+			size_t u = stack[top - 1];
+			struct queue_entry *e = &g->scan->v[u], *d;
+			if (next[u] >= ndeps(e)) {
+				color[u] = 2;
+				top--;
+				continue;
+			}
+			if (!(d = edge(g, e, next[u]++)))
+				continue;
+			size_t v = (size_t)(d - g->scan->v);
+			if (color[v] == 1)
+				error = report_cycle(g, stack, pos[v], top);
+			else if (!color[v]) {
+				color[v] = 1;
+				pos[v] = top;
+				stack[top++] = v;
+			}
+		}
+	}
+out:
+	free(stack);
+	free(next);
+	free(pos);
+	free(color);
+	return error;
+}
+
+/* ---- states ------------------------------------------------------------------- */
+
+static const struct store_wo_run *run_lookup(struct graph *g, const char *id, const char *hash)
+{
+	char key[QUEUE_ID_MAX + SL_SHA256_HEX_LEN + 4];
+	json_t *v;
+
+	snprintf(key, sizeof(key), "%s%s%s", id, hash ? "\n" : "", hash ? hash : "");
+	v = json_object_get(g->run_of, key);
+	return v ? &g->runs[json_integer_value(v)] : NULL;
+}
+
+static int index_runs(struct graph *g)
+{
+	char key[QUEUE_ID_MAX + SL_SHA256_HEX_LEN + 4];
+	size_t i;
+
+	for (i = 0; i < g->nruns; i++) {
+		const struct store_wo_run *r = &g->runs[i];
+		if (strlen(r->wo_id) > QUEUE_ID_MAX)
+			continue;
+		snprintf(key, sizeof(key), "%s\n%s", r->wo_id, r->content_hash);
+		if (json_object_set_new(g->run_of, key, json_integer((json_int_t)i)))
+			return oom(g);
+		if (r->active && json_object_set_new(g->run_of, r->wo_id, json_integer((json_int_t)i)))
+			return oom(g);
+	}
+	return 0;
+}
+
+/* States that do not depend on the dependencies; 1 when one was set. */
+static int own_state(struct graph *g, struct queue_entry *e, int *set)
+{
+	const struct queue_wo *wo = e->wo;
+	const struct store_wo *old = row(g, wo->id);
+	const struct store_wo_run *r;
+	int same = old && !strcmp(old->content_hash, wo->content_hash);
+
+	*set = 1;
+	if ((r = run_lookup(g, wo->id, NULL)) != NULL)
+		return set_state(g, e, "running", "run %s is %s%s%s", r->run_id, r->state,
+				 *r->reason ? ": " : "", r->reason);
+	if (old && !strcmp(old->state, "running"))
+		return set_state(g, e, "running", "%s", old->reason);
+	if (e->error)
+		return set_state(g, e, "invalid", "%s", e->error);
+	if ((r = run_lookup(g, wo->id, wo->content_hash)) != NULL) {
+		if (!strcmp(r->state, "merged"))
+			return set_state(g, e, "done", "merged by run %s", r->run_id);
+		return set_state(g, e, "failed", "run %s %s%s%s", r->run_id,
+				 !strcmp(r->state, "abandoned") ? "was abandoned"
+				 : !strcmp(r->state, "rejected") ? "was rejected"
+								 : "failed",
+				 *r->reason ? ": " : "", r->reason);
+	}
+	if (same && (!strcmp(old->state, "done") || !strcmp(old->state, "failed")))
+		return set_state(g, e, old->state, "%s", old->reason);
+	if (wo->status && strcmp(wo->status, "ready"))
+		return set_state(g, e, "skipped",
+				 !strcmp(wo->status, "done")
+					 ? "status done in the file: already done"
+					 : "status %s in the file; set 'status: ready' to run it",
+				 wo->status);
+	*set = 0;
+	return 0;
+}
+
+static int dep_satisfied(struct graph *g, const char *id)
+{
+	struct queue_entry *d = owner(g, id);
+	const struct store_wo *r;
+
+	if (d)
+		return !strcmp(d->state, "done") ||
+		       (!strcmp(d->state, "skipped") && d->wo->status &&
+			!strcmp(d->wo->status, "done"));
+	return (r = row(g, id)) && !strcmp(r->state, "done");
+}
+
+static int dep_state(struct graph *g, struct queue_entry *e)
+{
+	struct sl_buf waits = SL_BUF_INIT;
+	size_t k;
+	int error = 0;
+
+	for (k = 0; k < ndeps(e); k++) {
+		const char *id = e->wo->depends_on[k];
+		struct queue_entry *d = owner(g, id);
+		if (dep_satisfied(g, id))
+			continue;
+		if (d && (!strcmp(d->state, "failed") || !strcmp(d->state, "blocked"))) {
+			error = set_state(g, e, "blocked",
+					  "%s %s; retry or abandon its run, or remove it from "
+					  "depends_on",
+					  id, !strcmp(d->state, "failed") ? "failed" : "is blocked");
+			goto out;
+		}
+		sl_buf_addf(&waits, "%s%s (%s)", waits.len ? ", " : "", id, d ? d->state : "gone");
+	}
+	if (waits.len)
+		error = set_state(g, e, "waiting", "waits on %s", sl_buf_cstr(&waits));
+	else
+		error = set_state(g, e, "ready", "ready");
+out:
+	sl_buf_release(&waits);
+	return error;
+}
+
+/* Kahn's algorithm over the entries whose state depends on their dependencies. */
+static int states(struct graph *g)
+{
+	size_t n = g->scan->n, i, k, head = 0, tail = 0;
+	size_t *pending = calloc(n + 1, sizeof(*pending)), *queue = calloc(n + 1, sizeof(*queue));
+	json_t *dependents = json_object();
+	int error = 0, set;
+
+	if (!pending || !queue || !dependents) {
+		error = oom(g);
+		goto out;
+	}
+	for (i = 0; !error && i < n; i++) {
+		struct queue_entry *e = &g->scan->v[i];
+		if (!e->owner)
+			error = set_state(g, e, "invalid", "%s", e->error ? e->error : "unreadable");
+		else if ((error = own_state(g, e, &set)) == 0 && !set)
+			pending[i] = 1; /* 1 + the dependencies not decided yet */
+	}
+	for (i = 0; !error && i < n; i++) {
+		struct queue_entry *e = &g->scan->v[i];
+		for (k = 0; pending[i] && k < ndeps(e); k++) {
+			struct queue_entry *d = edge(g, e, k);
+			json_t *list;
+			char key[32];
+			if (!d || d->state)
+				continue; /* no dependency, or one already decided */
+			snprintf(key, sizeof(key), "%zu", (size_t)(d - g->scan->v));
+			if (!(list = json_object_get(dependents, key)) &&
+			    (json_object_set_new(dependents, key, list = json_array()) || !list)) {
+				error = oom(g);
+				break;
+			}
+			if (json_array_append_new(list, json_integer((json_int_t)i))) {
+				error = oom(g);
+				break;
+			}
+			pending[i]++;
+		}
+	}
+	for (i = 0; !error && i < n; i++)
+		if (pending[i] == 1)
+			queue[tail++] = i;
+	while (!error && head < tail) {
+		size_t u = queue[head++];
+		json_t *list, *v;
+		char key[32];
+		pending[u] = 0;
+		if ((error = dep_state(g, &g->scan->v[u])) != 0)
+			break;
+		snprintf(key, sizeof(key), "%zu", u);
+		list = json_object_get(dependents, key);
+		json_array_foreach(list, k, v) {
+			size_t w = (size_t)json_integer_value(v);
+			if (--pending[w] == 1)
+				queue[tail++] = w;
+		}
+	}
+	for (i = 0; !error && i < n; i++) /* cannot happen: the graph has no cycle left */
+		if (!g->scan->v[i].state)
+			error = set_state(g, &g->scan->v[i], "invalid", "dependency cycle");
+out:
+	free(pending);
+	free(queue);
+	json_decref(dependents);
+	return error;
+}
+
+int queue_evaluate(struct queue_scan *scan, struct store *st, struct sl_err *err)
+{
+	struct graph g;
+	int error = 0;
+
+	memset(&g, 0, sizeof(g));
+	g.scan = scan;
+	g.err = err;
+	if (!(g.ids = json_object()) || !(g.run_of = json_object())) {
+		error = oom(&g);
+		goto out;
+	}
+	if (st && ((error = store_wo_list(st, &g.rows, &g.nrows, err)) != 0 ||
+		   (error = store_wo_runs(st, &g.runs, &g.nruns, err)) != 0))
+		goto out;
+	if ((error = index_runs(&g)) || (error = index_ids(&g)) || (error = unknown_deps(&g)) ||
+	    (error = cycles(&g)) || (error = states(&g)))
+		goto out;
+out:
+	json_decref(g.ids);
+	json_decref(g.run_of);
+	store_wo_list_free(g.rows, g.nrows);
+	store_wo_runs_free(g.runs, g.nruns);
+	return error;
+}

@@ -1,0 +1,247 @@
+/*
+ * Schedule order and the overlap rule: which ready work orders may start
+ * now, and why each of the others waits.
+ */
+#include "queue/queue.h"
+#include "queue/queue_int.h"
+#include "store/workorders.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const rank_order[] = { "running", "ready",   "waiting", "blocked",
+					  "failed",  "invalid", "skipped", "done", NULL };
+
+static int rank(const char *state)
+{
+	int i;
+
+	for (i = 0; rank_order[i]; i++)
+		if (state && !strcmp(state, rank_order[i]))
+			return i;
+	return i;
+}
+
+static int cmp_item(const void *pa, const void *pb)
+{
+	const struct queue_item *a = pa, *b = pb;
+	const char *ca = a->created_at ? a->created_at : "", *cb = b->created_at ? b->created_at : "";
+	int c;
+
+	if ((c = rank(a->state) - rank(b->state)) != 0)
+		return c;
+	if (a->priority != b->priority)
+		return a->priority < b->priority ? -1 : 1;
+	if (!*ca != !*cb) /* an empty created_at goes last */
+		return *ca ? -1 : 1;
+	if ((c = strcmp(ca, cb)) != 0)
+		return c;
+	return strcmp(a->id, b->id);
+}
+
+void queue_sort(struct queue_item *items, size_t n)
+{
+	if (n > 1)
+		qsort(items, n, sizeof(*items), cmp_item);
+}
+
+int queue_paths_overlap(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (!strcmp(a, ".") || !strcmp(b, "."))
+		return 1;
+	if (la > lb) {
+		const char *t = a;
+		size_t lt = la;
+		a = b, la = lb, b = t, lb = lt;
+	}
+	return !strncmp(a, b, la) && (lb == la || b[la] == '/');
+}
+
+/* The first pair of overlapping context paths of a and b, or 0. */
+static int overlap(const struct queue_item *a, const struct queue_item *b, const char **path)
+{
+	size_t i, j;
+
+	for (i = 0; a->context && a->context[i]; i++)
+		for (j = 0; b->context && b->context[j]; j++)
+			if (queue_paths_overlap(a->context[i], b->context[j])) {
+				*path = strlen(a->context[i]) >= strlen(b->context[j]) ? a->context[i]
+										       : b->context[j];
+				return 1;
+			}
+	return 0;
+}
+
+static int explain(struct queue_item *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int explain(struct queue_item *it, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	free(it->explain);
+	va_start(ap, fmt);
+	n = vasprintf(&it->explain, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		it->explain = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Why a ready item cannot start now (explain set), or 0 when it may. */
+static int blocked_by_overlap(struct queue_item *items, size_t upto, struct queue_item *it)
+{
+	const char *path;
+	size_t j;
+
+	for (j = 0; j < upto; j++) {
+		struct queue_item *o = &items[j];
+		int running = !strcmp(o->state, "running");
+		if (!running && !o->may_start)
+			continue;
+		if (overlap(it, o, &path))
+			return explain(it, "overlaps %s on %s (%s)", o->id, path,
+				       running ? "running" : "starting now") < 0
+				       ? -1
+				       : 1;
+	}
+	return 0;
+}
+
+int queue_decide(struct queue_item *items, size_t n, const struct queue_plan_opts *opts,
+		 struct sl_err *err)
+{
+	size_t i, busy = 0;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		items[i].may_start = 0;
+		if (!strcmp(items[i].state, "running"))
+			busy++;
+	}
+	for (i = 0; i < n; i++) {
+		struct queue_item *it = &items[i];
+		if (strcmp(it->state, "ready")) {
+			rc = explain(it, "%s%s%s", it->state, *it->reason ? ": " : "", it->reason);
+		} else if (!opts->allow_overlap && (rc = blocked_by_overlap(items, n, it)) != 0) {
+			/* explained: overlaps a running one or one chosen before it */
+		} else if (opts->jobs > 0 && busy >= (size_t)opts->jobs) {
+			rc = explain(it, "ready; waits for a free job (%zu of %d running)", busy,
+				     opts->jobs);
+		} else {
+			it->may_start = 1;
+			busy++;
+			rc = explain(it, "ready: starts now");
+		}
+		if (rc < 0)
+			return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	return 0;
+}
+
+void queue_item_release(struct queue_item *it)
+{
+	free(it->id);
+	free(it->path);
+	free(it->title);
+	free(it->state);
+	free(it->reason);
+	free(it->status);
+	free(it->created_at);
+	free(it->content_hash);
+	sl_strv_free(it->context);
+	sl_strv_free(it->depends_on);
+	free(it->explain);
+	memset(it, 0, sizeof(*it));
+}
+
+void queue_plan_release(struct queue_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; plan->items && i < plan->n; i++)
+		queue_item_release(&plan->items[i]);
+	free(plan->items);
+	plan->items = NULL;
+	plan->n = 0;
+}
+
+static sl_strv json_strv(const json_t *v, int context)
+{
+	sl_strv out;
+	size_t i, n = 0;
+
+	if (!(out = calloc(json_array_size(v) + 1, sizeof(*out))))
+		return NULL;
+	for (i = 0; i < json_array_size(v); i++) {
+		char *s = queue__text(json_array_get(v, i)), *p;
+		if (s && context) {
+			p = queue_context_path(s);
+			free(s);
+			s = p;
+		}
+		if (s)
+			out[n++] = s;
+	}
+	return out;
+}
+
+static int item_from_row(struct queue_item *it, struct store_wo *r)
+{
+	json_t *fields = json_loads(r->fields_json, 0, NULL);
+	int error = 0;
+
+	memset(it, 0, sizeof(*it));
+	it->id = r->id, r->id = NULL;
+	it->path = r->path, r->path = NULL;
+	it->title = r->title, r->title = NULL;
+	it->state = r->state, r->state = NULL;
+	it->reason = r->reason, r->reason = NULL;
+	it->status = r->status, r->status = NULL;
+	it->created_at = r->created_at, r->created_at = NULL;
+	it->content_hash = r->content_hash, r->content_hash = NULL;
+	it->priority = r->priority;
+	it->present = r->present;
+	if (!(it->context = json_strv(json_object_get(fields, "context"), 1)) ||
+	    !(it->depends_on = json_strv(json_object_get(fields, "depends_on"), 0)))
+		error = -1;
+	json_decref(fields);
+	return error;
+}
+
+int queue_plan(struct queue_plan *out, struct store *st, const struct queue_plan_opts *opts,
+	       struct sl_err *err)
+{
+	struct store_wo *rows = NULL;
+	size_t nrows = 0, i;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store_wo_list(st, &rows, &nrows, err)) != 0)
+		goto out;
+	if (nrows && !(out->items = calloc(nrows, sizeof(*out->items)))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nrows; i++) {
+		if (!rows[i].present && strcmp(rows[i].state, "running"))
+			continue;
+		if (item_from_row(&out->items[out->n++], &rows[i]) < 0) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+	}
+	queue_sort(out->items, out->n);
+	error = queue_decide(out->items, out->n, opts, err);
+out:
+	store_wo_list_free(rows, nrows);
+	if (error)
+		queue_plan_release(out);
+	return error;
+}

@@ -1,0 +1,265 @@
+/*
+ * The field rules of a work order (DESIGN.md section 4). The first problem
+ * is reported, at the line and column of the key or list item concerned.
+ */
+#include "queue/queue.h"
+#include "queue/queue_int.h"
+#include "core/fs.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const list_fields[] = { "context",  "acceptance_criteria", "non_goals",
+					   "stop_conditions", "tags", "depends_on", NULL };
+static const char *const text_fields[] = { "title", "goal", "status", "created_at",
+					   "updated_at", NULL };
+static const char *const statuses[] = { "ready", "draft", "backlog", "hold", "done", NULL };
+
+char *queue__strdup_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *out;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&out, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : out;
+}
+
+void queue__where(const struct queue_wo *wo, const char *key, int idx, int *line, int *col)
+{
+	const struct queue_mark *m = queue_wo_mark(wo, key, idx);
+
+	if (!m && idx >= 0)
+		m = queue_wo_mark(wo, key, -1);
+	*line = m ? m->line : wo->line;
+	*col = m ? m->col : 1;
+}
+
+static int fail_at(const struct queue_wo *wo, struct sl_err *err, const char *key, int idx,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int fail_at(const struct queue_wo *wo, struct sl_err *err, const char *key, int idx,
+		   const char *fmt, ...)
+{
+	char msg[SL_ERR_MSG_MAX];
+	int line, col;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	queue__where(wo, key, idx, &line, &col);
+	return queue__fail(err, SL_EINVALID, wo->path, line, col, "%s", msg);
+}
+
+/* Why id is not valid, or NULL when it is. */
+static const char *id_problem(const char *id, char *buf, size_t n)
+{
+	size_t len = strlen(id), i;
+
+	if (!len)
+		return "is empty";
+	if (len > QUEUE_ID_MAX) {
+		snprintf(buf, n, "is %zu characters long, over the limit of %d; shorten it", len,
+			 QUEUE_ID_MAX);
+		return buf;
+	}
+	if (!isalnum((unsigned char)id[0])) {
+		snprintf(buf, n, "starts with '%c'; start it with a letter or a digit", id[0]);
+		return buf;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)id[i];
+		if (isalnum(c) || c == '.' || c == '_' || c == '-')
+			continue;
+		if (c == '/')
+			return "contains '/'; an id names a branch and a folder, so use only letters, "
+			       "digits, '.', '_' and '-'";
+		if (isspace(c))
+			return "contains a space; use only letters, digits, '.', '_' and '-'";
+		snprintf(buf, n, "contains '%c'; use only letters, digits, '.', '_' and '-'",
+			 c < 0x80 && isprint(c) ? c : '?');
+		return buf;
+	}
+	if (strstr(id, ".."))
+		return "contains '..'; it names a branch and a folder, so use single dots";
+	if (id[len - 1] == '.')
+		return "ends with '.'; git refuses such branch names";
+	if (len >= 5 && !strcmp(id + len - 5, ".lock"))
+		return "ends with '.lock'; git refuses such branch names";
+	return NULL;
+}
+
+int queue_id_valid(const char *id)
+{
+	char buf[128];
+
+	return id && !id_problem(id, buf, sizeof(buf));
+}
+
+char *queue_context_path(const char *entry)
+{
+	size_t n = strlen(entry);
+	const char *open;
+
+	if (n && entry[n - 1] == ')' && (open = strstr(entry, " (")) != NULL) {
+		while (open > entry && open[-1] == ' ')
+			open--;
+		n = (size_t)(open - entry);
+	}
+	while (n > 1 && entry[n - 1] == '/')
+		n--;
+	return strndup(entry, n);
+}
+
+static int check_id(const struct queue_wo *wo, struct sl_err *err)
+{
+	json_t *v = json_object_get(wo->fields, "id");
+	const char *why;
+	char buf[160];
+
+	if (!v || json_is_null(v))
+		return fail_at(wo, err, "id", -1,
+			       "missing 'id'; add a line such as 'id: WO-2026-001' (letters, "
+			       "digits, '.', '_', '-')");
+	if (!wo->id)
+		return fail_at(wo, err, "id", -1, "'id' must be text such as WO-2026-001");
+	if ((why = id_problem(wo->id, buf, sizeof(buf))) != NULL)
+		return fail_at(wo, err, "id", -1, "id '%.80s' %s", wo->id, why);
+	return 0;
+}
+
+static int check_texts(const struct queue_wo *wo, struct sl_err *err)
+{
+	json_t *v;
+	int i;
+
+	v = json_object_get(wo->fields, "title");
+	if (!v || json_is_null(v) || (json_is_string(v) && !*json_string_value(v)))
+		return fail_at(wo, err, "title", -1,
+			       "missing 'title'; add a line 'title: <what this work order does>'");
+	for (i = 0; text_fields[i]; i++) {
+		v = json_object_get(wo->fields, text_fields[i]);
+		if (v && !json_is_null(v) && !json_is_string(v) && !json_is_number(v))
+			return fail_at(wo, err, text_fields[i], -1, "'%s' must be text, not a %s",
+				       text_fields[i], json_is_array(v) ? "list" : "mapping or flag");
+	}
+	return 0;
+}
+
+static int check_list(const struct queue_wo *wo, const char *key, struct sl_err *err)
+{
+	json_t *v = json_object_get(wo->fields, key), *item;
+	size_t i;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v))
+		return fail_at(wo, err, key, -1,
+			       "'%s' must be a list, one entry per line starting with '- '", key);
+	json_array_foreach(v, i, item)
+		if (!json_is_string(item) && !json_is_number(item))
+			return fail_at(wo, err, key, (int)i,
+				       "entry %zu of '%s' must be text, not a %s", i + 1, key,
+				       json_is_array(item) ? "list"
+				       : json_is_object(item) ? "mapping"
+							      : "flag or empty value");
+	return 0;
+}
+
+static int check_context(const struct queue_wo *wo, struct sl_err *err)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; !error && wo->context && wo->context[i]; i++) {
+		char *p = queue_context_path(wo->context[i]);
+		if (!p)
+			return sl_err_set(err, SL_ERROR, "out of memory");
+		if (p[0] == '/')
+			error = fail_at(wo, err, "context", (int)i,
+					"context path '%s' is absolute; context paths are relative "
+					"to the repository root",
+					p);
+		else if (!sl_path_is_safe_relative(p))
+			error = fail_at(wo, err, "context", (int)i,
+					"context path '%s' climbs out of the repository with '..' "
+					"(or is empty); use a path inside the repository",
+					p);
+		free(p);
+	}
+	return error;
+}
+
+static int check_numbers(const struct queue_wo *wo, struct sl_err *err)
+{
+	json_t *v = json_object_get(wo->fields, "priority");
+	char *text;
+	int error = 0;
+
+	if (v && !json_is_null(v) && !json_is_integer(v)) {
+		text = queue__text(v);
+		error = fail_at(wo, err, "priority", -1,
+				"priority '%s' is not an integer; use a whole number, 1 is the most "
+				"urgent (default 3)",
+				text ? text : "(a list or mapping)");
+		free(text);
+		return error;
+	}
+	v = json_object_get(wo->fields, "estimate_hours");
+	if (v && !json_is_null(v) && (!json_is_number(v) || json_number_value(v) < 0))
+		return fail_at(wo, err, "estimate_hours", -1,
+			       "estimate_hours must be a number of hours (8, 1.5)");
+	return 0;
+}
+
+static int check_status(const struct queue_wo *wo, struct sl_err *err)
+{
+	int i;
+
+	if (!wo->status)
+		return 0;
+	for (i = 0; statuses[i]; i++)
+		if (!strcmp(wo->status, statuses[i]))
+			return 0;
+	return fail_at(wo, err, "status", -1,
+		       "unknown status '%.80s'; use ready (or leave it out), draft, backlog, hold "
+		       "or done",
+		       wo->status);
+}
+
+static int check_depends(const struct queue_wo *wo, struct sl_err *err)
+{
+	size_t i;
+
+	for (i = 0; wo->depends_on && wo->depends_on[i]; i++) {
+		if (!queue_id_valid(wo->depends_on[i]))
+			return fail_at(wo, err, "depends_on", (int)i,
+				       "depends_on entry '%.80s' is not a valid work-order id",
+				       wo->depends_on[i]);
+		if (!strcmp(wo->depends_on[i], wo->id))
+			return fail_at(wo, err, "depends_on", (int)i,
+				       "'%s' depends on itself; remove it from depends_on", wo->id);
+	}
+	return 0;
+}
+
+int queue_validate(const struct queue_wo *wo, struct sl_err *err)
+{
+	int error, i;
+
+	if ((error = check_id(wo, err)) || (error = check_texts(wo, err)))
+		return error;
+	for (i = 0; list_fields[i]; i++)
+		if ((error = check_list(wo, list_fields[i], err)) != 0)
+			return error;
+	if ((error = check_context(wo, err)) || (error = check_numbers(wo, err)) ||
+	    (error = check_status(wo, err)) || (error = check_depends(wo, err)))
+		return error;
+	return 0;
+}

@@ -1,1 +1,0 @@
-/* module reviewer: see reviewer.h */

@@ -1,0 +1,233 @@
+/* HTTP to the reviewer: libcurl, timeouts, retries with backoff, Retry-After, a bounded reply. */
+#include "reviewer/reviewer.h"
+#include "reviewer/reviewer_int.h"
+#include "core/log.h"
+#include "core/time.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BACKOFF_FIRST_MS 500
+#define BACKOFF_MAX_MS 8000
+#define RETRY_AFTER_MAX_MS 30000
+
+struct reply {
+	struct sl_buf *body;
+	int oversize;
+};
+
+/* One try: what came back. */
+struct
+try {
+	CURLcode cc;
+	long status;
+	int64_t retry_after_ms; /* -1: none */
+	int oversize;
+};
+
+static size_t on_write(char *data, size_t size, size_t n, void *p)
+{
+	struct reply *r = p;
+
+	if (sl_buf_add(r->body, data, size * n) < 0) {
+		r->oversize = 1;
+		return 0;
+	}
+	return size * n;
+}
+
+static void sleep_ms(int64_t ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+
+	while (ms > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static struct curl_slist *headers(const char *token)
+{
+	struct curl_slist *h = NULL, *t;
+	struct sl_buf auth;
+
+	h = curl_slist_append(NULL, "Content-Type: application/json");
+	if (h && (t = curl_slist_append(h, "Accept: application/json")))
+		h = t;
+	if (!h || !token)
+		return h;
+	sl_buf_init(&auth, 0);
+	if (!sl_buf_addf(&auth, "Authorization: Bearer %s", token) &&
+	    (t = curl_slist_append(h, auth.ptr)))
+		h = t;
+	else
+		h = (curl_slist_free_all(h), NULL);
+	/* Do not leave the token in freed memory. */
+	if (auth.ptr)
+		memset(auth.ptr, 0, auth.len);
+	sl_buf_release(&auth);
+	return h;
+}
+
+static int64_t total_ms(const struct sl_config *cfg)
+{
+	return cfg->reviewer.timeout_ms > 0 ? cfg->reviewer.timeout_ms : 120000;
+}
+
+static void setup(CURL *c, const struct sl_config *cfg, const char *url, const char *body,
+                  struct curl_slist *h, struct reply *r)
+{
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "sluice/" SLUICE_VERSION);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+	                 (long)(cfg->reviewer.connect_timeout_ms > 0
+	                                ? cfg->reviewer.connect_timeout_ms
+	                                : 10000));
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)total_ms(cfg));
+	if (cfg->reviewer.max_reply)
+		curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cfg->reviewer.max_reply);
+}
+
+static void try_once(struct try *t, CURL *c, struct reply *r)
+{
+	curl_off_t ra = -1;
+
+	sl_buf_reset(r->body);
+	r->oversize = 0;
+	t->cc = curl_easy_perform(c);
+	t->status = 0;
+	t->retry_after_ms = -1;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &t->status);
+	if (curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra >= 0)
+		t->retry_after_ms = (int64_t)ra * 1000;
+	t->oversize = r->oversize || t->cc == CURLE_FILESIZE_EXCEEDED;
+}
+
+/* 1 when another try may help: network trouble, 408, 429, 5xx. */
+static int transient(const struct try *t)
+{
+	if (t->oversize)
+		return 0;
+	if (t->cc != CURLE_OK)
+		return 1;
+	return t->status == 408 || t->status == 429 || t->status >= 500;
+}
+
+static void describe(char *out, size_t n, const struct try *t, const struct sl_buf *body,
+                     const char *token)
+{
+	char snip[160] = "";
+	char *red;
+
+	if (t->oversize) {
+		snprintf(out, n, "reviewer reply is larger than reviewer.max_reply");
+		return;
+	}
+	if (t->cc != CURLE_OK) {
+		snprintf(out, n, "reviewer unreachable: %s", curl_easy_strerror(t->cc));
+		return;
+	}
+	red = reviewer__redact_str(sl_buf_cstr(body), token);
+	if (red)
+		reviewer__snippet(snip, sizeof(snip), red, strlen(red));
+	snprintf(out, n, "reviewer HTTP %ld%s%s", t->status, *snip ? ": " : "", snip);
+	free(red);
+}
+
+static int64_t wait_ms(const struct try *t, int tryno)
+{
+	int64_t ms = (int64_t)BACKOFF_FIRST_MS << (tryno - 1 < 10 ? tryno - 1 : 10);
+
+	if (ms > BACKOFF_MAX_MS)
+		ms = BACKOFF_MAX_MS;
+	if (t->retry_after_ms >= 0 && (t->status == 429 || t->status == 503))
+		ms = t->retry_after_ms < RETRY_AFTER_MAX_MS ? t->retry_after_ms
+		                                            : RETRY_AFTER_MAX_MS;
+	return ms;
+}
+
+static int fail(const struct try *t, int tries, const char *last, struct sl_err *err)
+{
+	if (t->oversize)
+		return sl_err_set(err, SL_EINVALID,
+		                  "%s; raise reviewer.max_reply or fix the reviewer", last);
+	if (!transient(t))
+		return sl_err_set(err, SL_EINVALID, "%s; check reviewer.url and the token", last);
+	return sl_err_set(err, SL_ETRANSIENT, "%s (after %d %s)", last, tries,
+	                  tries == 1 ? "try" : "tries");
+}
+
+static int post(CURL *c, const struct sl_config *cfg, struct reply *r, const char *token,
+                struct reviewer_log *log, struct sl_err *err)
+{
+	int tries = cfg->reviewer.retries >= 0 ? cfg->reviewer.retries + 1 : 1;
+	int64_t start = sl_mono_ms(), budget = total_ms(cfg), wait;
+	struct try t;
+	int i;
+
+	for (i = 1;; i++) {
+		try_once(&t, c, r);
+		log->tries = i;
+		log->http_status = t.status;
+		if (t.cc == CURLE_OK && t.status == 200 && !t.oversize) {
+			log->last[0] = '\0';
+			return 0;
+		}
+		describe(log->last, sizeof(log->last), &t, r->body, token);
+		wait = wait_ms(&t, i);
+		/* No retry that would start after reviewer.timeout has passed: a tick must end. */
+		if (!transient(&t) || i >= tries || sl_mono_ms() - start + wait >= budget)
+			return fail(&t, i, log->last, err);
+		sl_log(SL_LOG_INFO, "%s, try %d of %d; trying again in %lld ms", log->last, i,
+		       tries, (long long)wait);
+		sleep_ms(wait);
+	}
+}
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_result = CURLE_FAILED_INIT;
+
+/* curl_global_init() is not thread-safe: once per process, whoever asks first. */
+static void curl_init(void)
+{
+	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+int reviewer__http_post(const struct sl_config *cfg, const char *url, const char *body,
+                        const char *token, struct sl_buf *reply, struct reviewer_log *log,
+                        struct sl_err *err)
+{
+	struct reply r = {reply, 0};
+	struct curl_slist *h = NULL;
+	int64_t start = sl_mono_ms();
+	CURL *c = NULL;
+	int error;
+
+	if (!url || !*url)
+		return sl_err_set(err, SL_EINVALID,
+		                  "reviewer.url is not set; set it in .system/config.yaml");
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_result != CURLE_OK || !(c = curl_easy_init()) || !(h = headers(token))) {
+		error = sl_err_set(err, SL_ERROR, "cannot set up the reviewer HTTP request");
+		goto out;
+	}
+	setup(c, cfg, url, body, h, &r);
+	error = post(c, cfg, &r, token, log, err);
+out:
+	log->elapsed_ms = sl_mono_ms() - start;
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return error;
+}

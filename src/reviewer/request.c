@@ -1,0 +1,205 @@
+/* The review package: schema/review-request.schema.json. */
+#include "reviewer/reviewer.h"
+#include "core/buf.h"
+#include "core/fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string of the first n bytes of s, with invalid UTF-8 (and NUL)
+ * replaced by U+FFFD. *lossy is set when anything was replaced.
+ */
+static json_t *utf8_string(const char *s, size_t n, int *lossy)
+{
+	struct sl_buf b;
+	json_t *j = NULL;
+	size_t i = 0, k;
+
+	sl_buf_init(&b, n * 3 + 1);
+	while (i < n) {
+		k = s[i] ? utf8_seq((const unsigned char *)s + i, n - i) : 0;
+		if (k) {
+			if (sl_buf_add(&b, s + i, k) < 0)
+				goto out;
+			i += k;
+			continue;
+		}
+		*lossy = 1;
+		if (sl_buf_add(&b, "\xef\xbf\xbd", 3) < 0)
+			goto out;
+		i++;
+	}
+	j = json_stringn(sl_buf_cstr(&b), b.len);
+out:
+	sl_buf_release(&b);
+	return j;
+}
+
+static json_t *str_or_empty(const char *s, int *lossy)
+{
+	return utf8_string(s ? s : "", s ? strlen(s) : 0, lossy);
+}
+
+static json_t *ref_or(json_t *v, json_t *dflt)
+{
+	if (!v)
+		return dflt;
+	json_decref(dflt);
+	return json_incref(v);
+}
+
+static json_t *criteria_array(const char *const *criteria, int *lossy)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && criteria && criteria[i]; i++)
+		json_array_append_new(a, str_or_empty(criteria[i], lossy));
+	return a;
+}
+
+static json_t *work_order(const struct reviewer_input *in, int *lossy)
+{
+	json_t *wo = json_object();
+	json_t *id = in->wo_fields ? json_object_get(in->wo_fields, "id") : NULL;
+	json_t *title = in->wo_fields ? json_object_get(in->wo_fields, "title") : NULL;
+
+	if (!wo)
+		return NULL;
+	json_object_set_new(wo, "id", json_is_string(id) ? json_incref(id) : json_string(""));
+	json_object_set_new(wo, "title",
+	                    json_is_string(title) ? json_incref(title) : json_string(""));
+	json_object_set_new(wo, "fields", ref_or(in->wo_fields, json_object()));
+	json_object_set_new(wo, "body", str_or_empty(in->wo_body, lossy));
+	json_object_set_new(wo, "acceptance_criteria", criteria_array(in->criteria, lossy));
+	return wo;
+}
+
+static int set_diff(json_t *req, const struct reviewer_input *in)
+{
+	size_t max = in->diff_max ? in->diff_max : REVIEWER_DIFF_MAX_DEFAULT;
+	size_t n = in->diff_len < max ? in->diff_len : max;
+	int lossy = 0;
+	json_t *d = utf8_string(in->diff ? in->diff : "", in->diff ? n : 0, &lossy);
+
+	if (!d)
+		return SL_ERROR;
+	json_object_set_new(req, "diff", d);
+	json_object_set_new(req, "diff_bytes", json_integer((json_int_t)in->diff_len));
+	json_object_set_new(req, "diff_truncated", json_boolean(n < in->diff_len));
+	json_object_set_new(req, "diff_lossy", json_boolean(lossy));
+	if (n < in->diff_len)
+		json_object_set_new(
+		        req, "diff_note",
+		        json_sprintf("the diff is %zu bytes; only the first %zu are included here. "
+		                     "Review what is shown and say in your comments that the rest "
+		                     "was not seen.",
+		                     in->diff_len, n));
+	return 0;
+}
+
+static int check_input(const struct reviewer_input *in, int resolution, struct sl_err *err)
+{
+	if (!in->run_id || !*in->run_id)
+		return sl_err_set(err, SL_EINVALID, "review request without a run id");
+	if (!in->tree || !*in->tree)
+		return sl_err_set(err, SL_EINVALID, "review request for run '%s' without a tree id",
+		                  in->run_id);
+	if (!in->kind || (strcmp(in->kind, "build") && !resolution))
+		return sl_err_set(err, SL_EINVALID,
+		                  "review request for run '%s' has unknown kind '%s'; use build or "
+		                  "resolution",
+		                  in->run_id, in->kind ? in->kind : "");
+	return 0;
+}
+
+static void set_resolution(json_t *req, const struct reviewer_input *in, int *lossy)
+{
+	json_object_set_new(req, "rival_run_id", str_or_empty(in->rival_run_id, lossy));
+	json_object_set_new(req, "conflict", ref_or(in->conflict, json_object()));
+}
+
+int reviewer_request_new(json_t **out, const struct reviewer_input *in, struct sl_err *err)
+{
+	int resolution = in->kind && !strcmp(in->kind, "resolution");
+	int error, lossy = 0;
+	json_t *req = NULL;
+
+	*out = NULL;
+	if ((error = check_input(in, resolution, err)) < 0)
+		return error;
+	if (!(req = json_object()))
+		goto oom;
+	json_object_set_new(req, "protocol", json_string(REVIEWER_PROTOCOL));
+	json_object_set_new(req, "run_id", str_or_empty(in->run_id, &lossy));
+	json_object_set_new(req, "kind", json_string(in->kind));
+	json_object_set_new(req, "attempt", json_integer(in->attempt > 0 ? in->attempt : 1));
+	json_object_set_new(req, "work_order", work_order(in, &lossy));
+	json_object_set_new(req, "base", str_or_empty(in->base, &lossy));
+	json_object_set_new(req, "head", str_or_empty(in->head, &lossy));
+	json_object_set_new(req, "tree", str_or_empty(in->tree, &lossy));
+	if (set_diff(req, in) < 0)
+		goto oom;
+	json_object_set_new(req, "files_changed", ref_or(in->files_changed, json_array()));
+	json_object_set_new(req, "builder_summary", str_or_empty(in->builder_summary, &lossy));
+	json_object_set_new(req, "gates", ref_or(in->gates, json_array()));
+	if (resolution)
+		set_resolution(req, in, &lossy);
+	/* json_object_set_new() drops a NULL value (out of memory): count the keys. */
+	if (json_object_size(req) < (resolution ? 17u : 15u))
+		goto oom;
+	*out = req;
+	return 0;
+oom:
+	json_decref(req);
+	return sl_err_set(err, SL_ERROR, "out of memory building the review request of run '%s'",
+	                  in->run_id);
+}
+
+int reviewer_write_json(const char *path, const json_t *json, struct sl_err *err)
+{
+	struct sl_buf b;
+	char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
+	int error;
+
+	if (!text)
+		return sl_err_set(err, SL_ERROR, "cannot serialize the JSON for '%s'", path);
+	sl_buf_init(&b, 0);
+	if ((error = sl_buf_puts(&b, text)) < 0 || (error = sl_buf_add(&b, "\n", 1)) < 0)
+		error = sl_err_set(err, error, "the JSON for '%s' is too large to write", path);
+	else
+		error = sl_write_file_atomic(path, b.ptr, b.len, err);
+	sl_buf_release(&b);
+	free(text);
+	return error;
+}

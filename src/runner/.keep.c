@@ -1,1 +1,0 @@
-/* module runner: see runner.h */

@@ -1,0 +1,232 @@
+/* The human commands: approve, reject, retry, abandon (DESIGN.md sections 5, 10b). */
+#include "runner/pipeline.h"
+#include "runner/diff.h"
+#include "runner/snapshot.h"
+#include "runner/worktree.h"
+#include "reviewer/reviewer.h"
+#include "core/fs.h"
+
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Open a step on a run named by id or prefix, holding its run lock. */
+static int step_open(struct step *s, struct runner_ctx *ctx, const char *run, struct sl_lock *lock,
+		     struct sl_err *err)
+{
+	int error;
+
+	memset(s, 0, sizeof(*s));
+	s->ctx = ctx;
+	if ((error = store_run_get(ctx->st, run, &s->run, err)) != 0)
+		return error;
+	if ((error = runner__lock_run(ctx, s->run.id, 0, lock, err)) != 0) {
+		sl_err_clear(err);
+		return sl_err_set(err, SL_ELOCKED,
+				  "run '%s' is being worked on by another sluice process; try again "
+				  "when it is done",
+				  s->run.id);
+	}
+	/* read again under the lock */
+	if ((error = step__reload(s, err)) != 0)
+		return error;
+	s->run_dir = sl_repo_run_path(&ctx->repo, s->run.id, NULL);
+	s->wt = runner__worktree_path(ctx, s->run.id);
+	return s->run_dir && s->wt ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
+}
+
+static void step_close(struct step *s, struct sl_lock *lock)
+{
+	store_run_release(&s->run);
+	free(s->run_dir);
+	free(s->wt);
+	sl_lock_release(lock);
+}
+
+static const char *who(void)
+{
+	const char *u = getenv("USER");
+	struct passwd *pw;
+
+	if (u && *u)
+		return u;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_name : "person";
+}
+
+static int manual_verdict(struct runner_ctx *ctx, const char *run, const char *verdict,
+			  const char *message, struct sl_err *err)
+{
+	struct reviewer_verdict v = REVIEWER_VERDICT_INIT;
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct step s;
+	json_t *j = NULL;
+	char tree[41], reviewer[256];
+	int error;
+
+	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
+		goto out;
+	if (strcmp(s.run.state, "awaiting_review")) {
+		error = sl_err_set(err, SL_EINVALID,
+				   "run '%s' is %s, not awaiting_review; only a run waiting for a "
+				   "person can be approved or rejected",
+				   s.run.id, s.run.state);
+		goto out;
+	}
+	if ((error = step__tree_of(&s, s.run.head_commit, tree, err)) != 0)
+		goto out;
+	snprintf(reviewer, sizeof(reviewer), "%s (manual)", who());
+	j = json_pack("{s:s, s:s, s:s}", "verdict", verdict, "comments", message ? message : "",
+		      "reviewer", reviewer);
+	if ((error = reviewer_verdict_from_json(&v, j, tree, err)) != 0)
+		goto out;
+	error = step__write_json(&s, "review.json", j, err);
+	if (!error && !strcmp(verdict, "approve")) {
+		if ((error = step__set(&s, err, "approved_tree", tree, "reviewer", reviewer,
+				       "merge_status", "pending", NULL)) == 0)
+			error = step__move(&s, "approved", err,
+					   "approved by %s (tree %.12s); the next tick merges it",
+					   reviewer, tree);
+	} else if (!error) {
+		error = step__fail(&s, "rejected", err, "rejected by %s: %s", reviewer, message);
+	}
+	if (error > 0)
+		error = 0;
+out:
+	reviewer_verdict_release(&v);
+	json_decref(j);
+	step_close(&s, &lock);
+	return error;
+}
+
+int runner_approve(struct runner_ctx *ctx, const char *run, const char *message,
+		   struct sl_err *err)
+{
+	return manual_verdict(ctx, run, "approve", message, err);
+}
+
+int runner_reject(struct runner_ctx *ctx, const char *run, const char *message,
+		  struct sl_err *err)
+{
+	if (!message || !*message)
+		return sl_err_set(err, SL_EINVALID, "a rejection needs a reason: -m TEXT");
+	return manual_verdict(ctx, run, "reject", message, err);
+}
+
+/* A person worked in the worktree of a merge_conflict run: record it and review again. */
+static int retry_conflict(struct step *s, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	json_t *c = step__read_json(s, "conflict.json");
+	const char *tip = c ? json_string_value(json_object_get(c, "targetTip")) : NULL;
+	char head[41], *patch = step__path(s, "diff.patch"), *files = step__path(s, "files_changed.json");
+	int committed = 0, error;
+
+	if (!sl_path_exists(s->wt)) {
+		error = sl_err_set(err, SL_ENOTFOUND, "the worktree of run '%s' is gone", s->run.id);
+		goto out;
+	}
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		goto out;
+	error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
+				"sluice: resolution by a person", head, &committed, err);
+	sl_lock_release(&lock);
+	if (error)
+		goto out;
+	if (tip && (error = step__set(s, err, "base_commit", tip, "mode", "resolve", NULL)) != 0)
+		goto out;
+	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0 ||
+	    (error = runner_diff_write(s->ctx->repo.root, s->run.base_commit, head, patch, files,
+				       &fc, err)) != 0)
+		goto out;
+	error = step__move(s, "reviewing", err, "a person resolved the conflict (%.12s); reviewing",
+			   head);
+out:
+	runner_file_changes_release(&fc);
+	json_decref(c);
+	free(patch);
+	free(files);
+	return error;
+}
+
+int runner_retry(struct runner_ctx *ctx, const char *run, char *next_state, size_t n,
+		 struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct step s;
+	char num[16];
+	int error;
+
+	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
+		goto out;
+	if (!strcmp(s.run.state, "merge_conflict")) {
+		error = retry_conflict(&s, err);
+	} else if (!strcmp(s.run.state, "failed") || !strcmp(s.run.state, "rejected")) {
+		const char *to = sl_path_exists(s.wt) && s.run.base_commit ? "building" : "queued";
+		snprintf(num, sizeof(num), "%d", s.run.attempt + (strcmp(to, "building") ? 0 : 1));
+		if ((error = step__set(&s, err, "attempt", num, NULL)) == 0 &&
+		    (error = store_wo_state(ctx->st, s.run.work_order_id, "running",
+					    "retried by a person", 0, err)) == 0)
+			error = step__move(&s, to, err, "retried by %s", who());
+	} else if (!strcmp(s.run.state, "reviewing") || !strcmp(s.run.state, "approved")) {
+		error = step__move(&s, s.run.state, err, "retry asked by %s", who());
+	} else {
+		error = sl_err_set(err, SL_EINVALID,
+				   "run '%s' is %s; retry applies to merge_conflict, failed, rejected, "
+				   "reviewing and approved runs",
+				   s.run.id, s.run.state);
+	}
+	if (!error)
+		snprintf(next_state, n, "%s", s.run.state);
+out:
+	step_close(&s, &lock);
+	return error > 0 ? 0 : error;
+}
+
+int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
+		   struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT, repo_lock = SL_LOCK_INIT;
+	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	struct step s;
+	char head[41], *patch = NULL, *files = NULL;
+	int error, committed = 0, deleted = 0;
+
+	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
+		goto out;
+	if (store_run_state_is_final(s.run.state)) {
+		error = sl_err_set(err, SL_EINVALID, "run '%s' is already %s", s.run.id, s.run.state);
+		goto out;
+	}
+	patch = step__path(&s, "diff.patch");
+	files = step__path(&s, "files_changed.json");
+	if ((error = runner__lock_repo(ctx, &repo_lock, err)) != 0)
+		goto out;
+	if (sl_path_exists(s.wt) && s.run.base_commit) {
+		/* save everything first: commit what is uncommitted, write the diff */
+		if ((error = runner_snapshot(s.wt, s.run.branch_name, s.run.base_commit,
+					     step__excluded(&s), "sluice: saved before abandoning",
+					     head, &committed, err)) != 0 ||
+		    (error = step__set(&s, err, "head_commit", head, NULL)) != 0 ||
+		    (error = runner_diff_write(ctx->repo.root, s.run.base_commit, head, patch, files,
+					       &fc, err)) != 0)
+			goto out;
+		if ((error = runner_worktree_remove(ctx->repo.root, s.run.id, step__excluded(&s), 1,
+						    delete_branch, &deleted, err)) != 0)
+			goto out;
+	}
+	error = step__fail(&s, "abandoned", err, "abandoned by %s%s", who(),
+			   deleted ? "; branch deleted" : "");
+	if (error > 0)
+		error = 0;
+out:
+	sl_lock_release(&repo_lock);
+	runner_file_changes_release(&fc);
+	free(patch);
+	free(files);
+	step_close(&s, &lock);
+	return error;
+}

@@ -1,0 +1,94 @@
+/* The runner's use of the queue module: ingest, what may start, work-order outcomes. */
+#include "runner/runner_int.h"
+#include "queue/queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int runner__ingest(struct runner_ctx *ctx, struct sl_err *err)
+{
+	return queue_ingest(ctx->st, ctx->repo.root, ctx->cfg->queue.inbox, NULL, err);
+}
+
+int runner__ready(struct runner_ctx *ctx, const char *only_wo, struct runner_ready **out,
+		  size_t *n, struct sl_err *err)
+{
+	struct queue_plan plan = QUEUE_PLAN_INIT;
+	struct queue_plan_opts po = QUEUE_PLAN_OPTS_INIT;
+	struct runner_ready *v = NULL;
+	size_t i, len = 0;
+	int error, found = 0;
+
+	*out = NULL;
+	*n = 0;
+	po.allow_overlap = ctx->cfg->queue.allow_overlap;
+	po.jobs = ctx->cfg->queue.jobs;
+	if ((error = queue_plan(&plan, ctx->st, &po, err)) != 0)
+		return error;
+	if (!(v = calloc(plan.n + 1, sizeof(*v)))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < plan.n; i++) {
+		const struct queue_item *it = &plan.items[i];
+		if (only_wo && strcmp(it->id, only_wo))
+			continue;
+		found = 1;
+		if (only_wo && !it->may_start) {
+			error = sl_err_set(err, SL_ECONFLICT, "work order '%s' cannot start now: %s",
+					   it->id, it->explain ? it->explain : it->state);
+			goto out;
+		}
+		if (!it->may_start || !it->content_hash)
+			continue;
+		v[len].id = strdup(it->id);
+		strncpy(v[len].hash, it->content_hash, sizeof(v[len].hash) - 1);
+		len++;
+	}
+	if (only_wo && !found)
+		error = sl_err_set(err, SL_ENOTFOUND,
+				   "no work order '%s' in the inbox; see 'sluice queue'", only_wo);
+out:
+	queue_plan_release(&plan);
+	if (error) {
+		runner__ready_free(v, len);
+		return error;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+void runner__ready_free(struct runner_ready *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; r && i < n; i++)
+		free(r[i].id);
+	free(r);
+}
+
+int runner__count_waiting(struct runner_ctx *ctx)
+{
+	static const char *waiting[] = { "awaiting_review", "reviewing", "approved",
+					 "merge_conflict", NULL };
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i, j;
+	int count = 0;
+
+	if (store_runs_list(ctx->st, NULL, NULL, &runs, &n, &err) != 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		for (j = 0; waiting[j]; j++)
+			if (!strcmp(runs[i].state, waiting[j]))
+				count++;
+	store_runs_free(runs, n);
+	return count;
+}
+
+int runner__finish_wo(struct runner_ctx *ctx, const struct store_run *run, const char *state,
+		      const char *reason, struct sl_err *err)
+{
+	return store_wo_state(ctx->st, run->work_order_id, state, reason, 0, err);
+}

@@ -1,0 +1,342 @@
+/*
+ * runner_advance(): carry one run as far as it can go now. The process
+ * holds the run lock throughout, so no other tick works on the same run.
+ */
+#include "runner/pipeline.h"
+#include "runner/worktree.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "core/proc.h"
+
+#include <git2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int step__reload(struct step *s, struct sl_err *err)
+{
+	struct store_run r;
+	int error;
+
+	if ((error = store_run_get(s->ctx->st, s->run.id, &r, err)) != 0)
+		return error;
+	store_run_release(&s->run);
+	s->run = r;
+	return 0;
+}
+
+static int vmove(struct step *s, const char *to, struct sl_err *err, const char *fmt, va_list ap)
+{
+	char reason[1024];
+	int error;
+
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, to, reason, 0,
+					  err)) != 0)
+		return error;
+	return step__reload(s, err);
+}
+
+int step__move(struct step *s, const char *to, struct sl_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	error = vmove(s, to, err, fmt, ap);
+	va_end(ap);
+	return error ? error : STEP_NEXT;
+}
+
+int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
+{
+	char reason[1024];
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if ((error = step__move(s, state, err, "%s", reason)) < 0)
+		return error;
+	if ((error = runner__finish_wo(s->ctx, &s->run, "failed", reason, err)) != 0)
+		return error;
+	return STEP_STOP;
+}
+
+int step__set(struct step *s, struct sl_err *err, ...)
+{
+	const char *fields[32];
+	va_list ap;
+	int n = 0, error;
+
+	va_start(ap, err);
+	while (n < 30 && (fields[n] = va_arg(ap, const char *)) != NULL) {
+		fields[n + 1] = va_arg(ap, const char *);
+		n += 2;
+	}
+	va_end(ap);
+	fields[n] = NULL;
+	if ((error = store_run_update(s->ctx->st, s->run.id, fields, 0, err)) != 0)
+		return error;
+	return step__reload(s, err);
+}
+
+char *step__path(struct step *s, const char *name)
+{
+	return sl_path_join(s->run_dir, name);
+}
+
+char *step__read(struct step *s, const char *name, size_t max)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = step__path(s, name), *out = NULL;
+
+	if (path && sl_read_file(&b, path, max, &err) == 0)
+		out = sl_buf_detach(&b);
+	sl_buf_release(&b);
+	free(path);
+	return out;
+}
+
+json_t *step__read_json(struct step *s, const char *name)
+{
+	char *path = step__path(s, name);
+	json_t *j = path ? json_load_file(path, 0, NULL) : NULL;
+
+	free(path);
+	return j;
+}
+
+int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err *err)
+{
+	return runner__write_artifact_json(s->ctx, s->run.id, name, j, err);
+}
+
+int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, const char *name,
+				json_t *json, struct sl_err *err)
+{
+	char *path = sl_repo_run_path(&ctx->repo, run_id, name);
+	char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
+	struct sl_buf b = SL_BUF_INIT;
+	int error;
+
+	if (!path || !text || sl_buf_puts(&b, text) || sl_buf_puts(&b, "\n"))
+		error = sl_err_set(err, SL_ERROR, "cannot write '%s': out of memory", name);
+	else
+		error = sl_write_file_atomic(path, b.ptr, b.len, err);
+	sl_buf_release(&b);
+	free(text);
+	free(path);
+	return error;
+}
+
+int step__tree_of(struct step *s, const char *commit_hex, char tree_hex[41], struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	git_oid oid;
+	int rc, error = 0;
+
+	if ((rc = git_repository_open(&repo, s->ctx->repo.root)) < 0 ||
+	    (rc = git_oid_fromstr(&oid, commit_hex ? commit_hex : "")) < 0 ||
+	    (rc = git_commit_lookup(&c, repo, &oid)) < 0)
+		error = sl_err_git(err, rc, "cannot read commit '%s'", commit_hex ? commit_hex : "");
+	else
+		git_oid_tostr(tree_hex, 41, git_commit_tree_id(c));
+	git_commit_free(c);
+	git_repository_free(repo);
+	return error;
+}
+
+int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_oid oid;
+	int rc, error = 0;
+
+	if ((rc = git_repository_open(&repo, s->ctx->repo.root)) < 0)
+		error = sl_err_git(err, rc, "cannot open the repository '%s'", s->ctx->repo.root);
+	else if ((rc = git_reference_name_to_id(&oid, repo, s->ctx->target_ref)) < 0)
+		error = sl_err_git(err, rc,
+				   "cannot read the target branch '%s'; check 'target' in "
+				   ".system/config.yaml",
+				   s->ctx->target_ref);
+	else
+		git_oid_tostr(tip_hex, 41, &oid);
+	git_repository_free(repo);
+	return error;
+}
+
+const char *const *step__excluded(struct step *s)
+{
+	static const char *none[] = { NULL };
+	/* shared and copied paths are never committed; share wins for simplicity */
+	if (s->ctx->cfg->worktree.share)
+		return (const char *const *)s->ctx->cfg->worktree.share;
+	if (s->ctx->cfg->worktree.copy)
+		return (const char *const *)s->ctx->cfg->worktree.copy;
+	return none;
+}
+
+static int write_work_order(struct step *s, struct sl_err *err)
+{
+	struct store_wo_rev rev;
+	char *path = step__path(s, "work_order.md");
+	int error;
+
+	if (!path)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (sl_path_exists(path)) {
+		free(path);
+		return 0; /* written when the run started: keep the bytes that were run */
+	}
+	if ((error = store_wo_rev_get(s->ctx->st, s->run.work_order_id, &rev, err)) == 0) {
+		if (strcmp(rev.hash, s->run.wo_content_hash))
+			error = sl_err_set(err, SL_ECONFLICT,
+					   "work order '%s' changed after the run was claimed",
+					   s->run.work_order_id);
+		else
+			error = sl_write_file_atomic(path, rev.content, rev.content_len, err);
+		store_wo_rev_release(&rev);
+	}
+	free(path);
+	return error;
+}
+
+static int run_setup(struct step *s, struct sl_err *err)
+{
+	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	char *log = step__path(s, "setup.log"), how[128];
+	int error;
+
+	po.argv = (const char *const *)s->ctx->cfg->worktree.setup;
+	po.cwd = s->wt;
+	po.log_path = log;
+	po.log_max = s->ctx->cfg->builder.log_max;
+	po.timeout_ms = s->ctx->cfg->worktree.setup_timeout_ms;
+	if ((error = sl_proc_run(&po, &res, err)) == 0 && (res.exit_code || res.timed_out)) {
+		sl_proc_describe(how, sizeof(how), &res);
+		error = sl_err_set(err, SL_ERROR, "worktree.setup failed (%s); see %s", how, log);
+	}
+	free(log);
+	return error;
+}
+
+int step_prepare(struct step *s, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct sl_buf notes = SL_BUF_INIT;
+	char tip[41], n[16];
+	int error, reused = 0;
+
+	if ((error = write_work_order(s, err)) != 0) {
+		if (error == SL_ECONFLICT)
+			return step__fail(s, "failed", err, "%s", err->msg);
+		return error;
+	}
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	if (!s->run.base_commit) {
+		if ((error = step__target_tip(s, tip, err)) != 0 ||
+		    (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
+			goto out;
+	}
+	if ((error = runner_worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
+					    s->run.base_commit, NULL, &reused, err)) != 0)
+		goto out;
+	if ((error = runner_worktree_share(s->ctx->repo.root, s->wt,
+					   (const char *const *)s->ctx->cfg->worktree.share,
+					   &notes, err)) != 0 ||
+	    (error = runner_worktree_copy(s->ctx->repo.root, s->wt,
+					  (const char *const *)s->ctx->cfg->worktree.copy, &notes,
+					  err)) != 0)
+		goto out;
+	if (notes.len)
+		sl_log(SL_LOG_INFO, "run %s: %s", s->run.id, sl_buf_cstr(&notes));
+out:
+	sl_lock_release(&lock);
+	sl_buf_release(&notes);
+	if (error == SL_EINVALID || error == SL_EEXISTS)
+		return step__fail(s, "failed", err, "cannot prepare the worktree: %s", err->msg);
+	if (error)
+		return error;
+	if (!reused && s->ctx->cfg->worktree.setup && (error = run_setup(s, err)) != 0)
+		return step__fail(s, "failed", err, "%s", err->msg);
+	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
+	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
+		return error;
+	return step__move(s, "building", err, "attempt %d: worktree %s at %.12s", s->run.attempt,
+			  reused ? "reused" : "ready", s->run.base_commit);
+}
+
+static int dispatch(struct step *s, struct sl_err *err)
+{
+	const char *st = s->run.state;
+	char owner[64];
+
+	if (!strcmp(st, "queued")) {
+		sl_owner_self(owner, sizeof(owner));
+		if (step__set(s, err, "owner_start", owner, NULL) != 0)
+			return SL_ERROR;
+		return step__move(s, "preparing", err, "preparing the worktree");
+	}
+	if (!strcmp(st, "preparing"))
+		return step_prepare(s, err);
+	if (!strcmp(st, "building"))
+		return step_build(s, err);
+	if (!strcmp(st, "gating"))
+		return step_gate(s, err);
+	if (!strcmp(st, "reviewing"))
+		return step_review(s, err);
+	if (!strcmp(st, "approved"))
+		return step__move(s, "merging", err, "merging into %s", s->ctx->cfg->target);
+	if (!strcmp(st, "merging"))
+		return step_merge(s, err);
+	if (!strcmp(st, "resolving"))
+		return step_resolve(s, err);
+	return STEP_STOP; /* awaiting_review, merge_conflict, final states */
+}
+
+int runner_advance(struct runner_ctx *ctx, const char *run_id, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct step s;
+	int error, steps;
+
+	memset(&s, 0, sizeof(s));
+	s.ctx = ctx;
+	if ((error = runner__lock_run(ctx, run_id, 0, &lock, err)) != 0)
+		return error;
+	if ((error = store_run_get(ctx->st, run_id, &s.run, err)) != 0)
+		goto out;
+	s.run_dir = sl_repo_run_path(&ctx->repo, s.run.id, NULL);
+	s.wt = runner__worktree_path(ctx, s.run.id);
+	if (!s.run_dir || !s.wt) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	for (steps = 0; steps < 200; steps++) {
+		error = dispatch(&s, err);
+		if (error)
+			break;
+	}
+	if (error == STEP_STOP)
+		error = 0;
+	else if (error < 0) {
+		/* the run keeps its state; say why on the run, try again next tick */
+		struct sl_err e2 = SL_ERR_INIT;
+		char why[SL_ERR_MSG_MAX + 64];
+		snprintf(why, sizeof(why), "%s (retried next tick)", err->msg);
+		store_run_set_reason(ctx->st, s.run.id, why, &e2);
+	}
+out:
+	store_run_release(&s.run);
+	free(s.run_dir);
+	free(s.wt);
+	sl_lock_release(&lock);
+	return error;
+}

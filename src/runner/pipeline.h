@@ -1,0 +1,64 @@
+#ifndef SL_RUNNER_PIPELINE_H
+#define SL_RUNNER_PIPELINE_H
+/*
+ * The run state machine, inside the runner module (DESIGN.md section 5).
+ * Each step handler works on a run in one state and moves it on:
+ * it returns STEP_NEXT (the state changed, go on), STEP_STOP (the run waits
+ * for a later tick or a person) or a negative error (the run keeps its
+ * state; the error is logged and the next tick tries again).
+ */
+#include <jansson.h>
+#include "runner/runner_int.h"
+
+#define STEP_NEXT 0
+#define STEP_STOP 1
+
+struct step {
+	struct runner_ctx *ctx;
+	struct store_run run; /* the row as last read */
+	char *run_dir;
+	char *wt;
+};
+
+/* Move the run to `to` with a reason (printf-style), from its current state. */
+int step__move(struct step *s, const char *to, struct sl_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Re-read the run row. */
+int step__reload(struct step *s, struct sl_err *err);
+/* Update run columns (name, value, ..., NULL). */
+int step__set(struct step *s, struct sl_err *err, ...);
+/* A run artifact's path (new string). */
+char *step__path(struct step *s, const char *name);
+/* Read a run artifact into a new string (NULL when missing); max bytes. */
+char *step__read(struct step *s, const char *name, size_t max);
+/* Read a JSON artifact (NULL when missing or malformed). */
+json_t *step__read_json(struct step *s, const char *name);
+/* Write a JSON artifact atomically. */
+int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err *err);
+/* The tree id of a commit, hex. */
+int step__tree_of(struct step *s, const char *commit_hex, char tree_hex[41], struct sl_err *err);
+/* The target branch's tip, hex. */
+int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err);
+/* The shared/copied paths that snapshots and cleanliness checks leave out. */
+const char *const *step__excluded(struct step *s);
+/* The run failed for good: run failed/rejected, work order failed. */
+int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* The handlers. */
+int step_prepare(struct step *s, struct sl_err *err);
+int step_build(struct step *s, struct sl_err *err);
+int step_gate(struct step *s, struct sl_err *err);
+int step_review(struct step *s, struct sl_err *err);
+int step_merge(struct step *s, struct sl_err *err);
+int step_resolve(struct step *s, struct sl_err *err);
+
+/*
+ * A failed attempt: apply the retry rules. failed: names of failed gates
+ * and pseudo-gates ("builder", "review"). Moves the run to building (next
+ * attempt) or failed; in resolve mode to resolving or merge_conflict.
+ */
+int step__retry_or_fail(struct step *s, const char *const *failed, int builder_exit,
+			const char *why, struct sl_err *err);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * Reconciliation at the start of every tick (DESIGN.md section 11): runs
+ * left in an active state by a process that died are requeued, the
+ * service's own stale lock files of those runs are removed, and worktrees
+ * and run/ branches that no run owns are reported. The user's
+ * .git/index.lock is never touched.
+ */
+#include "runner/runner_int.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <dirent.h>
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int runner__lock_repo(struct runner_ctx *ctx, struct sl_lock *lock, struct sl_err *err)
+{
+	return sl_lock_acquire(lock, ctx->repo.lock_path, 10 * 60 * 1000, err);
+}
+
+int runner__lock_run(struct runner_ctx *ctx, const char *run_id, int64_t timeout_ms,
+		     struct sl_lock *lock, struct sl_err *err)
+{
+	char *dir = sl_repo_run_path(&ctx->repo, run_id, NULL);
+	char *path = sl_repo_run_path(&ctx->repo, run_id, "lock");
+	int error;
+
+	if (!dir || !path)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if ((error = sl_mkdir_p(dir, err)) == 0)
+		error = sl_lock_acquire(lock, path, timeout_ms, err);
+	free(dir);
+	free(path);
+	return error;
+}
+
+char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id)
+{
+	return sl_repo_run_path(&ctx->repo, run_id, "worktree");
+}
+
+/* Remove lock files that only a dead sluice process of this run could have left. */
+static void remove_stale_locks(struct runner_ctx *ctx, const struct store_run *run)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/worktrees/%s/index.lock", ctx->repo.gitdir, run->id);
+	if (unlink(path) == 0)
+		sl_log(SL_LOG_WARN, "removed the stale lock '%s' of interrupted run %s", path, run->id);
+	if (run->branch_name) {
+		snprintf(path, sizeof(path), "%s/refs/heads/%s.lock", ctx->repo.gitdir,
+			 run->branch_name);
+		if (unlink(path) == 0)
+			sl_log(SL_LOG_WARN, "removed the stale lock '%s' of interrupted run %s",
+			       path, run->id);
+	}
+}
+
+/* Requeue an active run whose owner is gone; *done = 1 when it was requeued. */
+static int requeue(struct runner_ctx *ctx, const struct store_run *run, int *done,
+		   struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char reason[512];
+	int error;
+
+	/* nobody holds the run lock: its owner is gone */
+	if (runner__lock_run(ctx, run->id, 0, &lock, err) != 0) {
+		sl_err_clear(err);
+		return 0;
+	}
+	remove_stale_locks(ctx, run);
+	snprintf(reason, sizeof(reason),
+		 "interrupted while %s: the sluice process working on it is gone", run->state);
+	error = store_run_transition(ctx->st, run->id, run->state, "interrupted", reason, 0, err);
+	if (!error) {
+		snprintf(reason, sizeof(reason), "requeued after an interruption (attempt %d so far)",
+			 run->attempt);
+		error = store_run_transition(ctx->st, run->id, "interrupted", "queued", reason, 0,
+					     err);
+	}
+	*done = !error;
+	sl_lock_release(&lock);
+	return error;
+}
+
+static int run_known(const struct store_run *runs, size_t n, const char *id, const char *branch)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (id && !strcmp(runs[i].id, id))
+			return 1;
+		if (branch && runs[i].branch_name && !strcmp(runs[i].branch_name, branch))
+			return 1;
+	}
+	return 0;
+}
+
+static int count_orphans(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
+{
+	git_repository *repo = NULL;
+	git_branch_iterator *it = NULL;
+	git_reference *ref = NULL;
+	git_branch_t type;
+	struct dirent *de;
+	DIR *d;
+	int orphans = 0;
+
+	if ((d = opendir(ctx->repo.runs_dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			char *wt;
+			if (de->d_name[0] == '.' || run_known(runs, n, de->d_name, NULL))
+				continue;
+			wt = sl_repo_run_path(&ctx->repo, de->d_name, "worktree");
+			if (wt && sl_path_exists(wt)) {
+				sl_log(SL_LOG_WARN, "orphan worktree '%s': no run owns it; remove "
+						    "it with 'git worktree remove' if unneeded", wt);
+				orphans++;
+			}
+			free(wt);
+		}
+		closedir(d);
+	}
+	if (git_repository_open(&repo, ctx->repo.root) < 0 ||
+	    git_branch_iterator_new(&it, repo, GIT_BRANCH_LOCAL) < 0)
+		goto out;
+	while (git_branch_next(&ref, &type, it) == 0) {
+		const char *name = NULL;
+		if (git_branch_name(&name, ref) == 0 && !strncmp(name, "run/", 4) &&
+		    !run_known(runs, n, NULL, name)) {
+			sl_log(SL_LOG_WARN, "orphan branch '%s': no run owns it", name);
+			orphans++;
+		}
+		git_reference_free(ref);
+	}
+out:
+	git_branch_iterator_free(it);
+	git_repository_free(repo);
+	return orphans;
+}
+
+int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct sl_err *err)
+{
+	struct store_run *runs = NULL;
+	size_t n = 0, i;
+	int error;
+
+	*requeued = 0;
+	*orphans = 0;
+	if ((error = store_runs_list(ctx->st, NULL, NULL, &runs, &n, err)) != 0)
+		return error;
+	for (i = 0; i < n && !error; i++) {
+		if (!store_run_state_is_active(runs[i].state) &&
+		    strcmp(runs[i].state, "interrupted"))
+			continue;
+		if (!strcmp(runs[i].state, "interrupted")) {
+			error = store_run_transition(ctx->st, runs[i].id, "interrupted", "queued",
+						     "requeued after an interruption", 0, err);
+			(*requeued)++;
+			continue;
+		}
+		int done = 0;
+		error = requeue(ctx, &runs[i], &done, err);
+		*requeued += done;
+	}
+	if (!error)
+		*orphans = count_orphans(ctx, runs, n);
+	store_runs_free(runs, n);
+	return error;
+}

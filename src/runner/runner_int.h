@@ -1,0 +1,49 @@
+#ifndef SL_RUNNER_INT_H
+#define SL_RUNNER_INT_H
+/* Shared inside the runner module only. */
+#include "runner/runner.h"
+#include "store/runs.h"
+#include "core/lock.h"
+
+/* A work order the scheduler says may start now. */
+struct runner_ready {
+	char *id;
+	char hash[65];
+};
+
+/* Ingest the inbox into the store (queue module). */
+int runner__ingest(struct runner_ctx *ctx, struct sl_err *err);
+
+/*
+ * Work orders that may start now, in schedule order (dependencies merged,
+ * priority, created_at, id; the overlap rule against running ones).
+ * only_wo: just that one (it must be ready). *out is the caller's:
+ * runner__ready_free().
+ */
+int runner__ready(struct runner_ctx *ctx, const char *only_wo, struct runner_ready **out,
+		  size_t *n, struct sl_err *err);
+void runner__ready_free(struct runner_ready *r, size_t n);
+
+/* Runs waiting on something: awaiting_review, reviewing, approved, merge_conflict. */
+int runner__count_waiting(struct runner_ctx *ctx);
+
+/* The repository lock (.system/lock), waiting up to 10 minutes. */
+int runner__lock_repo(struct runner_ctx *ctx, struct sl_lock *lock, struct sl_err *err);
+
+/* A run's own lock (.system/runs/<id>/lock); 0 = do not wait. */
+int runner__lock_run(struct runner_ctx *ctx, const char *run_id, int64_t timeout_ms,
+		     struct sl_lock *lock, struct sl_err *err);
+
+/* Write a JSON document as a run artifact (atomically). */
+struct json_t;
+int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, const char *name,
+				struct json_t *json, struct sl_err *err);
+
+/* The run's worktree path (new string). */
+char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id);
+
+/* Work-order final state after a run ended: done / failed, with the reason. */
+int runner__finish_wo(struct runner_ctx *ctx, const struct store_run *run, const char *state,
+		      const char *reason, struct sl_err *err);
+
+#endif

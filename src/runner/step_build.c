@@ -1,0 +1,294 @@
+/* The building and gating states: prompt, builder, snapshot, diff, gates, retry rules. */
+#include "runner/pipeline.h"
+#include "runner/builder.h"
+#include "runner/diff.h"
+#include "runner/gates.h"
+#include "runner/prompt.h"
+#include "runner/retry.h"
+#include "runner/snapshot.h"
+#include "merge/merge.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARTIFACT_READ_MAX ((size_t)64 << 20)
+
+static char *review_comments(struct step *s)
+{
+	json_t *r = step__read_json(s, "review.json");
+	const char *c = r ? json_string_value(json_object_get(r, "comments")) : NULL;
+	char *out = c ? strdup(c) : NULL;
+
+	json_decref(r);
+	return out;
+}
+
+/* Render attempts/<n>/prompt.md for the attempt about to run. */
+static int write_prompt(struct step *s, const struct runner_retry_overrides *ov, char **path,
+			struct sl_err *err)
+{
+	struct runner_prompt_ctx pc = RUNNER_PROMPT_CTX_INIT;
+	struct runner_gate_results gates = RUNNER_GATE_RESULTS_INIT;
+	struct sl_err ignored = SL_ERR_INIT;
+	struct store_wo_rev rev;
+	char *wo_text = step__read(s, "work_order.md", ARTIFACT_READ_MAX);
+	char *diff = NULL, *comments = NULL;
+	json_t *fields = NULL, *conflict = NULL;
+	int error;
+
+	memset(&rev, 0, sizeof(rev));
+	if ((error = store_wo_rev_get(s->ctx->st, s->run.work_order_id, &rev, err)) != 0)
+		goto out;
+	fields = json_loads(rev.fields_json ? rev.fields_json : "{}", 0, NULL);
+	pc.mode = s->run.mode;
+	pc.work_order_text = wo_text ? wo_text : rev.content;
+	pc.work_order = fields;
+	pc.attempt = s->run.attempt;
+	if (!strcmp(s->run.mode, "resolve")) {
+		conflict = step__read_json(s, "conflict.json");
+		pc.conflict = conflict;
+	} else if (s->run.attempt > 1) {
+		diff = step__read(s, "diff.patch", ARTIFACT_READ_MAX);
+		comments = review_comments(s);
+		if (runner_gates_load(s->run_dir, &gates, &ignored) == 0)
+			pc.gates = &gates;
+		pc.error = s->run.reason;
+		pc.diff = diff;
+		pc.review_comments = comments;
+		pc.prompt_override = ov->prompt;
+	}
+	error = runner_prompt_write(s->run_dir, &pc, path, err);
+out:
+	runner_gate_results_release(&gates);
+	store_wo_rev_release(&rev);
+	json_decref(fields);
+	json_decref(conflict);
+	free(wo_text);
+	free(diff);
+	free(comments);
+	return error;
+}
+
+static int run_builder(struct step *s, const struct runner_retry_overrides *ov,
+		       const char *prompt, struct sl_proc_result *res, struct sl_err *err)
+{
+	struct runner_builder_opts bo = RUNNER_BUILDER_OPTS_INIT;
+
+	bo.cfg = s->ctx->cfg;
+	bo.run_id = s->run.id;
+	bo.work_order_id = s->run.work_order_id;
+	bo.run_dir = s->run_dir;
+	bo.worktree = s->wt;
+	bo.prompt_file = prompt;
+	bo.mode = s->run.mode;
+	bo.attempt = s->run.attempt;
+	bo.argv_override = ov->builder;
+	return runner_builder_run(&bo, res, err);
+}
+
+/* Commit what the builder left; for a resolution, finish the merge. */
+static int snapshot(struct step *s, char head[41], struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct merge_paths conflicted = MERGE_PATHS_INIT;
+	char msg[256];
+	int error, committed = 0;
+	git_oid oid;
+
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	if (!strcmp(s->run.mode, "resolve")) {
+		json_t *c = step__read_json(s, "conflict.json");
+		json_t *files = c ? json_object_get(c, "conflictFiles") : NULL;
+		size_t i;
+		json_t *v;
+		json_array_foreach(files, i, v)
+			merge_paths_add(&conflicted, json_string_value(v));
+		snprintf(msg, sizeof(msg), "Merge %s into %s (resolution, run %s)",
+			 s->ctx->cfg->target, s->run.branch_name, s->run.id);
+		if ((error = merge_commit_resolution(s->wt, msg, &conflicted, &oid, err)) == 0)
+			git_oid_tostr(head, 41, &oid);
+		json_decref(c);
+	} else {
+		snprintf(msg, sizeof(msg), "sluice snapshot: run %s attempt %d", s->run.id,
+			 s->run.attempt);
+		error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
+					step__excluded(s), msg, head, &committed, err);
+	}
+	merge_paths_release(&conflicted);
+	sl_lock_release(&lock);
+	return error;
+}
+
+static int record_diff(struct step *s, const char *head, struct sl_err *err)
+{
+	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	struct store_file_change *sf = NULL;
+	char *patch = step__path(s, "diff.patch"), *files = step__path(s, "files_changed.json");
+	size_t i;
+	int error;
+
+	if ((error = runner_diff_write(s->ctx->repo.root, s->run.base_commit, head, patch, files,
+				       &fc, err)) != 0)
+		goto out;
+	if (!(sf = calloc(fc.n + 1, sizeof(*sf)))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < fc.n; i++) {
+		sf[i].status = fc.v[i].status;
+		sf[i].path = fc.v[i].path;
+	}
+	error = store_files_changed_set(s->ctx->st, s->run.id, sf, fc.n, err);
+out:
+	runner_file_changes_release(&fc);
+	free(sf);
+	free(patch);
+	free(files);
+	return error;
+}
+
+int step_build(struct step *s, struct sl_err *err)
+{
+	struct runner_retry_state rs = RUNNER_RETRY_STATE_INIT;
+	struct runner_retry_overrides ov;
+	struct sl_proc_result res;
+	char *prompt = NULL, head[41], how[160];
+	const char *builder_failed[] = { "builder", NULL };
+	int error;
+
+	memset(&res, 0, sizeof(res));
+	if ((error = runner_retry_load(s->run_dir, &rs, err)) != 0)
+		goto out;
+	runner_retry_overrides(s->ctx->cfg, &rs, &ov);
+	if (s->run.attempt > 1 && ov.worktree_reset && strcmp(s->run.mode, "resolve") &&
+	    (error = runner_worktree_reset(s->wt, s->run.base_commit, step__excluded(s), err)) != 0)
+		goto out;
+	if ((error = write_prompt(s, &ov, &prompt, err)) != 0)
+		goto out;
+	if ((error = store_attempt_start(s->ctx->st, s->run.id, s->run.attempt, s->run.mode,
+					 err)) != 0)
+		goto out;
+	if ((error = run_builder(s, &ov, prompt, &res, err)) != 0) {
+		if (error == SL_ENOTFOUND || error == SL_EINVALID)
+			error = step__fail(s, "failed", err, "the builder cannot start: %s", err->msg);
+		goto out;
+	}
+	sl_proc_describe(how, sizeof(how), &res);
+	if ((error = snapshot(s, head, err)) != 0) {
+		struct sl_err e2 = SL_ERR_INIT;
+		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res.exit_code,
+				     err->msg, NULL, &e2);
+		if (!strcmp(s->run.mode, "resolve") && error == SL_ECONFLICT)
+			error = step__retry_or_fail(s, builder_failed, res.exit_code, err->msg, err);
+		else if (error != SL_ELOCKED)
+			error = step__fail(s, "failed", err, "after the builder (%s): %s", how,
+					   err->msg);
+		goto out;
+	}
+	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res.exit_code,
+			     res.exit_code || res.timed_out ? how : "ok", head, err);
+	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)
+		goto out;
+	if (res.exit_code || res.timed_out) {
+		char why[256];
+		snprintf(why, sizeof(why), "the builder failed (%s) on attempt %d", how,
+			 s->run.attempt);
+		error = step__retry_or_fail(s, builder_failed, res.exit_code ? res.exit_code : 1,
+					    why, err);
+		goto out;
+	}
+	if (!strcmp(head, s->run.base_commit)) {
+		error = step__retry_or_fail(s, builder_failed, 0,
+					    "the builder changed nothing", err);
+		goto out;
+	}
+	if ((error = record_diff(s, head, err)) != 0)
+		goto out;
+	error = step__move(s, "gating", err, "attempt %d built %.12s (%s)", s->run.attempt, head,
+			   how);
+out:
+	free(prompt);
+	return error;
+}
+
+int step_gate(struct step *s, struct sl_err *err)
+{
+	struct runner_gate_results gr = RUNNER_GATE_RESULTS_INIT;
+	const char **failed = NULL;
+	char why[512], name[64];
+	int error;
+
+	if ((error = runner_gates_run(s->ctx->cfg, s->wt, s->run_dir, &gr, err)) != 0)
+		goto out;
+	/* keep each attempt's gate results beside its prompt */
+	snprintf(name, sizeof(name), "attempts/%d/gates.json", s->run.attempt);
+	{
+		json_t *j = runner_gates_json(&gr);
+		if (j)
+			step__write_json(s, name, j, err);
+		json_decref(j);
+		sl_err_clear(err);
+	}
+	if (gr.all_passed) {
+		error = step__move(s, "reviewing", err, "%zu gate%s passed; asking the reviewer",
+				   gr.n, gr.n == 1 ? "" : "s");
+		goto out;
+	}
+	if (!(failed = runner_gates_failed(&gr))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	snprintf(why, sizeof(why), "gate '%s' failed on attempt %d", failed[0] ? failed[0] : "?",
+		 s->run.attempt);
+	error = step__retry_or_fail(s, failed, 0, why, err);
+out:
+	free(failed);
+	runner_gate_results_release(&gr);
+	return error;
+}
+
+/* In resolve mode a failure spends one resolution attempt. */
+static int resolution_failed(struct step *s, const char *why, struct sl_err *err)
+{
+	char n[16];
+	int used = s->run.resolve_attempts + 1, error;
+
+	snprintf(n, sizeof(n), "%d", used);
+	if ((error = step__set(s, err, "resolve_attempts", n, NULL)) != 0)
+		return error;
+	if (used >= s->ctx->cfg->merge.resolve_attempts)
+		return step__move(s, "merge_conflict", err,
+				  "the builder could not resolve the conflict in %d attempt%s (%s); "
+				  "a person must decide: see 'sluice show %s'",
+				  used, used == 1 ? "" : "s", why, s->run.id);
+	return step__move(s, "resolving", err, "resolution attempt %d failed (%s); trying again",
+			  used, why);
+}
+
+int step__retry_or_fail(struct step *s, const char *const *failed, int builder_exit,
+			const char *why, struct sl_err *err)
+{
+	struct runner_retry_state rs = RUNNER_RETRY_STATE_INIT;
+	struct runner_retry_decision d;
+	char n[16];
+	int error;
+
+	if (!strcmp(s->run.mode, "resolve"))
+		return resolution_failed(s, why, err);
+	if ((error = runner_retry_load(s->run_dir, &rs, err)) != 0 ||
+	    (error = runner_retry_decide(s->ctx->cfg, &rs, s->run.attempt, failed, builder_exit,
+					 &d, err)) != 0)
+		return error;
+	if (!d.retry)
+		return step__fail(s, "failed", err, "%s; %s", why, d.reason);
+	if ((error = runner_retry_save(s->run_dir, &d.state, err)) != 0)
+		return error;
+	snprintf(n, sizeof(n), "%d", d.next_attempt);
+	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
+		return error;
+	return step__move(s, "building", err, "attempt %d: %s; %s", d.next_attempt, why, d.reason);
+}

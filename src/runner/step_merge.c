@@ -1,0 +1,282 @@
+/* The merging and resolving states: the merge, the conflict context, the resolution. */
+#include "runner/pipeline.h"
+#include "runner/diff.h"
+#include "runner/snapshot.h"
+#include "runner/worktree.h"
+#include "merge/merge.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "core/time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONTEXT_DIFF_MAX ((size_t)256 << 10)
+
+static json_t *wo_fields(struct step *s, const char *wo_id, char **title)
+{
+	struct store_wo_rev rev;
+	struct sl_err err = SL_ERR_INIT;
+	json_t *j = NULL;
+
+	if (store_wo_rev_get(s->ctx->st, wo_id, &rev, &err) != 0)
+		return json_object();
+	j = json_loads(rev.fields_json ? rev.fields_json : "{}", 0, NULL);
+	if (title)
+		*title = rev.title ? strdup(rev.title) : NULL;
+	store_wo_rev_release(&rev);
+	return j ? j : json_object();
+}
+
+static char *read_run_file(struct runner_ctx *ctx, const char *run_id, const char *name)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = sl_repo_run_path(&ctx->repo, run_id, name), *out = NULL;
+
+	if (path && sl_read_file(&b, path, CONTEXT_DIFF_MAX, &err) == 0)
+		out = sl_buf_detach(&b);
+	sl_buf_release(&b);
+	free(path);
+	return out;
+}
+
+/* currentRun / conflictingRun of the seed's ConflictContext. */
+static json_t *run_context(struct step *s, const struct store_run *r)
+{
+	char *diff = read_run_file(s->ctx, r->id, "diff.patch");
+	char *summary = read_run_file(s->ctx, r->id, "summary.md");
+	json_t *j = json_pack("{s:s, s:o, s:s, s:s}", "id", r->id, "workOrder",
+			      wo_fields(s, r->work_order_id, NULL), "diff", diff ? diff : "",
+			      "builderSummary", summary ? summary : "");
+
+	if (j && !strcmp(r->state, "merged")) {
+		char when[40];
+		sl_time_iso(when, sizeof(when), r->finished_ms);
+		json_object_set_new(j, "mergedAt", json_string(when));
+		if (r->merge_commit)
+			json_object_set_new(j, "mergeCommit", json_string(r->merge_commit));
+	}
+	free(diff);
+	free(summary);
+	return j;
+}
+
+static int write_conflict(struct step *s, const char *tip, const struct merge_conflict_info *ci,
+			  char **rival_out, struct sl_err *err)
+{
+	json_t *ctx = NULL, *files = json_array(), *rivals = json_array();
+	char **ids = NULL;
+	struct store_run rival;
+	size_t i;
+	int error;
+
+	memset(&rival, 0, sizeof(rival));
+	for (i = 0; i < ci->paths.n; i++)
+		json_array_append_new(files, json_string(ci->paths.v[i]));
+	if ((error = store_rivals(s->ctx->st, s->run.id, (const char *const *)ci->paths.v,
+				  ci->paths.n, s->run.created_ms, &ids, err)) != 0)
+		goto out;
+	for (i = 0; ids && ids[i]; i++)
+		json_array_append_new(rivals, json_string(ids[i]));
+	ctx = json_pack("{s:o, s:O, s:s, s:s, s:s, s:s, s:s, s:O}", "currentRun",
+			run_context(s, &s->run), "conflictFiles", files, "gitConflictOutput",
+			sl_buf_cstr(&ci->output), "target", s->ctx->cfg->target, "targetTip", tip,
+			"runHead", s->run.head_commit, "originalBase", s->run.base_commit,
+			"rivalRuns", rivals);
+	if (!ctx) {
+		error = sl_err_set(err, SL_ERROR, "cannot build conflict.json");
+		goto out;
+	}
+	if (ids && ids[0] && store_run_get(s->ctx->st, ids[0], &rival, err) == 0) {
+		json_object_set_new(ctx, "conflictingRun", run_context(s, &rival));
+		*rival_out = strdup(rival.id);
+	} else {
+		sl_err_clear(err);
+		json_object_set_new(ctx, "conflictingRun", json_null());
+	}
+	error = step__write_json(s, "conflict.json", ctx, err);
+out:
+	for (i = 0; ids && ids[i]; i++)
+		free(ids[i]);
+	free(ids);
+	store_run_release(&rival);
+	json_decref(ctx);
+	json_decref(files);
+	json_decref(rivals);
+	return error;
+}
+
+static int on_conflict(struct step *s, const struct merge_commit_result *mr, struct sl_err *err)
+{
+	struct merge_conflict_info ci = MERGE_CONFLICT_INFO_INIT;
+	struct merge_opts mo = MERGE_OPTS_INIT;
+	char tip[41], *rival = NULL;
+	int error;
+
+	git_oid_tostr(tip, sizeof(tip), &mr->tip);
+	mo.verify = s->ctx->cfg->merge.verify;
+	if ((error = merge_conflict_info(s->ctx->repo.root, tip, s->run.head_commit,
+					 s->ctx->cfg->target, s->run.branch_name, &mo, &ci,
+					 err)) != 0 ||
+	    (error = write_conflict(s, tip, &ci, &rival, err)) != 0)
+		goto out;
+	if ((error = step__set(s, err, "merge_status", "conflict", "conflict_with_run_id", rival,
+			       NULL)) != 0)
+		goto out;
+	if (!strcmp(s->ctx->cfg->merge.resolver, "none") ||
+	    s->run.resolve_attempts >= s->ctx->cfg->merge.resolve_attempts)
+		error = step__move(s, "merge_conflict", err,
+				   "merge conflict with %s in %zu file%s (%s); a person must "
+				   "decide: see 'sluice show %s'",
+				   rival ? rival : s->ctx->cfg->target, ci.paths.n,
+				   ci.paths.n == 1 ? "" : "s", mr->reason, s->run.id);
+	else
+		error = step__move(s, "resolving", err,
+				   "merge conflict with %s in %zu file%s; the builder resolves it",
+				   rival ? rival : s->ctx->cfg->target, ci.paths.n,
+				   ci.paths.n == 1 ? "" : "s");
+out:
+	free(rival);
+	merge_conflict_info_release(&ci);
+	return error;
+}
+
+static int write_merge_json(struct step *s, const struct merge_commit_result *mr,
+			    struct sl_err *err)
+{
+	char commit[41], tip[41], tree[41], when[40];
+	json_t *j;
+	int error;
+
+	git_oid_tostr(commit, sizeof(commit), &mr->commit);
+	git_oid_tostr(tip, sizeof(tip), &mr->tip);
+	git_oid_tostr(tree, sizeof(tree), &mr->tree);
+	sl_time_iso(when, sizeof(when), sl_now_ms());
+	j = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:s?}", "merge_commit",
+		      commit, "parents", tip, s->run.head_commit, "target", s->ctx->target_ref,
+		      "base", s->run.base_commit, "head", s->run.head_commit, "tree", tree,
+		      "approved_tree", s->run.approved_tree, "merged_at", when, "attempts",
+		      mr->attempts, "checkout_updated", mr->checkout_updated, "resolved_with",
+		      strcmp(s->run.mode, "resolve") ? NULL : s->run.conflict_with_run_id);
+	if (!j)
+		return sl_err_set(err, SL_ERROR, "cannot build merge.json");
+	error = step__write_json(s, "merge.json", j, err);
+	json_decref(j);
+	return error;
+}
+
+static void cleanup_after_merge(struct step *s)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int deleted = 0;
+
+	if (sl_path_exists(s->wt) &&
+	    runner_worktree_remove(s->ctx->repo.root, s->run.id, step__excluded(s), 0, 1, &deleted,
+				   &err) != 0)
+		sl_log(SL_LOG_WARN, "run %s merged, but its worktree stays: %s", s->run.id, err.msg);
+}
+
+static int merged(struct step *s, const struct merge_commit_result *mr, struct sl_err *err)
+{
+	char commit[41], why[256];
+	int error;
+
+	git_oid_tostr(commit, sizeof(commit), &mr->commit);
+	if ((error = write_merge_json(s, mr, err)) != 0 ||
+	    (error = step__set(s, err, "merge_commit", commit, "merge_status", "merged", NULL)) != 0)
+		return error;
+	if ((error = step__move(s, "merged", err, "merged into %s as %.12s%s", s->ctx->cfg->target,
+				commit, mr->checkout_updated ? " (checkout updated)" : "")) < 0)
+		return error;
+	snprintf(why, sizeof(why), "merged by run %s as %.12s", s->run.id, commit);
+	if ((error = runner__finish_wo(s->ctx, &s->run, "done", why, err)) != 0)
+		return error;
+	return STEP_STOP;
+}
+
+int step_merge(struct step *s, struct sl_err *err)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
+	struct sl_lock lock = SL_LOCK_INIT;
+	char tree[41], *title = NULL;
+	json_t *fields = NULL;
+	int error, rc;
+
+	if ((error = step__tree_of(s, s->run.head_commit, tree, err)) != 0)
+		return error;
+	if (!s->run.approved_tree || strcmp(tree, s->run.approved_tree))
+		return step__move(s, "reviewing", err,
+				  "the tree changed after the approval (%.12s); reviewing again", tree);
+	fields = wo_fields(s, s->run.work_order_id, &title);
+	o.target = s->ctx->cfg->target;
+	o.head = s->run.head_commit;
+	o.work_order_id = s->run.work_order_id;
+	o.title = title ? title : s->run.work_order_id;
+	o.run_id = s->run.id;
+	o.reviewer = s->run.reviewer ? s->run.reviewer : "unknown";
+	o.resolved_with = strcmp(s->run.mode, "resolve") ? NULL : s->run.conflict_with_run_id;
+	o.verify = s->ctx->cfg->merge.verify;
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		goto out;
+	rc = merge_commit(s->ctx->repo.root, &o, &mr, err);
+	sl_lock_release(&lock);
+	if (rc == 0) {
+		error = merged(s, &mr, err);
+		cleanup_after_merge(s);
+	} else if (rc == SL_ECONFLICT && mr.status == MERGE_CONFLICT) {
+		sl_err_clear(err);
+		error = on_conflict(s, &mr, err);
+	} else {
+		/* deferred (the user's checkout), locked, target missing: wait, retry next tick */
+		char why[SL_ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", mr.reason[0] ? mr.reason : err->msg);
+		sl_err_clear(err);
+		error = step__move(s, "approved", err, "merge deferred: %s; retried next tick", why);
+		if (!error)
+			error = STEP_STOP;
+	}
+out:
+	merge_commit_result_release(&mr);
+	json_decref(fields);
+	free(title);
+	return error;
+}
+
+int step_resolve(struct step *s, struct sl_err *err)
+{
+	struct merge_paths conflicted = MERGE_PATHS_INIT;
+	struct sl_lock lock = SL_LOCK_INIT;
+	json_t *c = step__read_json(s, "conflict.json");
+	const char *tip = c ? json_string_value(json_object_get(c, "targetTip")) : NULL;
+	const char *run_head = c ? json_string_value(json_object_get(c, "runHead")) : NULL;
+	char n[16];
+	int error;
+
+	if (!tip || !run_head) {
+		error = step__move(s, "merge_conflict", err,
+				   "conflict.json is missing or unreadable; a person must decide");
+		goto out;
+	}
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		goto out;
+	/* start from the run's own head again (a failed resolution may have left a half merge) */
+	if ((error = runner_worktree_reset(s->wt, run_head, step__excluded(s), err)) == 0)
+		error = merge_into_worktree(s->wt, tip, &conflicted, err);
+	sl_lock_release(&lock);
+	if (error)
+		goto out;
+	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
+	if ((error = step__set(s, err, "mode", "resolve", "base_commit", tip, "head_commit",
+			       run_head, "attempt", n, NULL)) != 0)
+		goto out;
+	error = step__move(s, "building", err,
+			   "attempt %d: resolving %zu conflicted file%s with the builder",
+			   s->run.attempt, conflicted.n, conflicted.n == 1 ? "" : "s");
+out:
+	merge_paths_release(&conflicted);
+	json_decref(c);
+	return error;
+}

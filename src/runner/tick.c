@@ -1,0 +1,263 @@
+/*
+ * The cron tick: reconcile, ingest, claim, and advance runs in worker
+ * processes (one per run, up to `jobs` at once). The parent only claims,
+ * forks, waits and reports the events the workers append.
+ */
+#include "runner/runner.h"
+#include "runner/runner_int.h"
+#include "store/runs.h"
+#include "core/id.h"
+#include "core/lock.h"
+#include "core/log.h"
+#include "core/time.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct worklist {
+	char **ids;
+	size_t n, cap;
+};
+
+static int worklist_add(struct worklist *w, const char *id)
+{
+	size_t i;
+	char **nv;
+
+	for (i = 0; i < w->n; i++)
+		if (!strcmp(w->ids[i], id))
+			return 0;
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 16;
+		if (!(nv = realloc(w->ids, w->cap * sizeof(*nv))))
+			return SL_ERROR;
+		w->ids = nv;
+	}
+	if (!(w->ids[w->n] = strdup(id)))
+		return SL_ERROR;
+	w->n++;
+	return 0;
+}
+
+static void worklist_release(struct worklist *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		free(w->ids[i]);
+	free(w->ids);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Runs that a tick may move on: not final, not active, not waiting for a person. */
+static int runnable_state(const char *state)
+{
+	return !strcmp(state, "queued") || !strcmp(state, "reviewing") ||
+	       !strcmp(state, "approved");
+}
+
+static int collect_runnable(struct runner_ctx *ctx, const char *only_wo, struct worklist *w,
+			    struct sl_err *err)
+{
+	struct store_run *runs = NULL;
+	size_t n = 0, i;
+	int error;
+
+	if ((error = store_runs_list(ctx->st, NULL, only_wo, &runs, &n, err)) != 0)
+		return error;
+	/* oldest first, so that earlier work merges first */
+	for (i = n; i-- > 0 && !error;)
+		if (runnable_state(runs[i].state))
+			error = worklist_add(w, runs[i].id);
+	store_runs_free(runs, n);
+	return error ? sl_err_set(err, error, "out of memory") : 0;
+}
+
+static int claim_one(struct runner_ctx *ctx, const char *wo_id, const char *wo_hash,
+		     char *run_id_out, struct sl_err *err)
+{
+	struct store_run run;
+	char branch[256];
+	int error;
+
+	memset(&run, 0, sizeof(run));
+	if ((error = sl_id_new(run_id_out)) != 0)
+		return sl_err_set(err, SL_ERROR, "cannot make a run id (getrandom failed)");
+	snprintf(branch, sizeof(branch), "run/%s-%s", wo_id, sl_id_short(run_id_out));
+	run.id = run_id_out;
+	run.work_order_id = (char *)wo_id;
+	run.wo_content_hash = (char *)wo_hash;
+	run.target = ctx->target_ref;
+	run.branch_name = branch;
+	run.reason = (char *)"claimed by sluice tick";
+	return store_run_claim(ctx->st, &run, err);
+}
+
+static int claim_new(struct runner_ctx *ctx, const struct runner_tick_opts *o, int slots,
+		     struct worklist *w, int *started, struct sl_err *err)
+{
+	struct runner_ready *ready = NULL;
+	size_t n = 0, i;
+	char run_id[SL_ID_LEN + 1];
+	int error;
+
+	if (o->only_wo && w->n)
+		return 0; /* `sluice run` carries on the run under way */
+	if ((error = runner__ready(ctx, o->only_wo, &ready, &n, err)) != 0)
+		return error;
+	for (i = 0; i < n && slots > 0; i++) {
+		struct sl_err cerr = SL_ERR_INIT;
+		if (o->max_runs && *started >= o->max_runs)
+			break;
+		if (claim_one(ctx, ready[i].id, ready[i].hash, run_id, &cerr) != 0) {
+			sl_log(SL_LOG_INFO, "%s", cerr.msg); /* another tick took it */
+			continue;
+		}
+		if ((error = worklist_add(w, run_id)) != 0) {
+			sl_err_set(err, error, "out of memory");
+			break;
+		}
+		(*started)++;
+		slots--;
+	}
+	runner__ready_free(ready, n);
+	return error;
+}
+
+static void report_events(struct runner_ctx *ctx, const struct runner_progress *p, int64_t *seq,
+			  struct runner_tick_result *res)
+{
+	struct store_event *ev = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+
+	if (store_events_list(ctx->st, NULL, *seq, &ev, &n, &err) != 0)
+		return;
+	for (i = 0; i < n; i++) {
+		*seq = ev[i].seq;
+		if (!ev[i].run_id)
+			continue;
+		if (ev[i].to_state && !strcmp(ev[i].to_state, "merged"))
+			res->merged++;
+		if (ev[i].to_state && (!strcmp(ev[i].to_state, "failed") ||
+				       !strcmp(ev[i].to_state, "rejected")))
+			res->failed++;
+		if (p && p->event)
+			p->event(ev[i].run_id, ev[i].work_order_id, ev[i].from_state,
+				 ev[i].to_state, ev[i].reason, p->data);
+	}
+	store_events_free(ev, n);
+}
+
+/* The worker: a child process that advances one run and exits. */
+static void worker(struct runner_ctx *parent, const char *run_id)
+{
+	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	int rc;
+
+	/* the parent's SQLite connection must not be used across fork: open our own */
+	if ((rc = runner_ctx_open(&ctx, parent->repo.root, &err)) == 0)
+		rc = runner_advance(&ctx, run_id, &err);
+	if (rc && rc != SL_ELOCKED)
+		sl_log(SL_LOG_ERROR, "run %s: %s", run_id, err.msg);
+	runner_ctx_release(&ctx);
+	_exit(rc && rc != SL_ELOCKED ? 1 : 0);
+}
+
+static int run_workers(struct runner_ctx *ctx, struct worklist *w, int jobs,
+		       const struct runner_progress *p, int64_t *seq,
+		       struct runner_tick_result *res, struct sl_err *err)
+{
+	size_t next = 0;
+	int active = 0, status;
+	int64_t last_poll = 0;
+	pid_t pid;
+
+	while (next < w->n || active > 0) {
+		while (next < w->n && active < jobs) {
+			fflush(NULL);
+			if ((pid = fork()) < 0)
+				return sl_err_sys(err, errno, "cannot start a worker process");
+			if (pid == 0)
+				worker(ctx, w->ids[next]);
+			next++;
+			active++;
+			res->advanced++;
+		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			active--;
+		if (pid < 0 && errno == ECHILD)
+			active = 0;
+		if (sl_mono_ms() - last_poll >= 250) {
+			report_events(ctx, p, seq, res);
+			if (p && p->tick)
+				p->tick(p->data);
+			last_poll = sl_mono_ms();
+		}
+		if (active > 0)
+			usleep(50000);
+	}
+	report_events(ctx, p, seq, res);
+	return 0;
+}
+
+static int count_building(struct runner_ctx *ctx, struct sl_err *err)
+{
+	struct store_run *runs = NULL;
+	size_t n = 0, i;
+	int busy = 0;
+
+	if (store_runs_list(ctx->st, NULL, NULL, &runs, &n, err) != 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (store_run_state_is_active(runs[i].state))
+			busy++;
+	store_runs_free(runs, n);
+	return busy;
+}
+
+int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *o,
+		struct runner_tick_result *res, struct sl_err *err)
+{
+	struct worklist w = { 0 };
+	int64_t seq = store_events_last(ctx->st);
+	int jobs = o->jobs > 0 ? o->jobs : ctx->cfg->queue.jobs > 0 ? ctx->cfg->queue.jobs : 1;
+	int round, error = 0, merged_before;
+
+	memset(res, 0, sizeof(*res));
+	if ((error = runner_reconcile(ctx, &res->reconciled, &res->orphans, err)) != 0)
+		goto out;
+	/*
+	 * Rounds: a merge can make dependents ready, so keep going while the
+	 * last round merged something and there is new work (bounded).
+	 */
+	for (round = 0; round < 8; round++) {
+		int slots;
+		if ((error = runner__ingest(ctx, err)) != 0)
+			goto out;
+		if ((error = collect_runnable(ctx, o->only_wo, &w, err)) != 0)
+			goto out;
+		slots = jobs - count_building(ctx, err);
+		if ((error = claim_new(ctx, o, slots, &w, &res->started, err)) != 0)
+			goto out;
+		if (!w.n)
+			break;
+		merged_before = res->merged;
+		if ((error = run_workers(ctx, &w, jobs, o->progress, &seq, res, err)) != 0)
+			goto out;
+		worklist_release(&w);
+		if (res->merged == merged_before)
+			break;
+	}
+	error = runner__ingest(ctx, err);
+	res->waiting = runner__count_waiting(ctx);
+out:
+	worklist_release(&w);
+	return error;
+}

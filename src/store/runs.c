@@ -1,0 +1,690 @@
+#include "store/runs.h"
+#include "core/buf.h"
+#include "core/time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_COLUMNS                                                                                \
+	"id, work_order_id, wo_content_hash, state, reason, target, branch_name, base_commit, "   \
+	"head_commit, approved_tree, merge_commit, merge_status, conflict_with_run_id, reviewer, " \
+	"mode, attempt, resolve_attempts, review_tries, owner_pid, owner_start, created_ms, "      \
+	"updated_ms, finished_ms"
+
+static const char *final_states[] = { "merged", "rejected", "failed", "abandoned", NULL };
+static const char *active_states[] = { "preparing", "building", "gating", "merging", "resolving",
+				       NULL };
+static const char *all_states[] = { "queued", "preparing", "building", "gating", "reviewing",
+				    "awaiting_review", "approved", "merging", "merged",
+				    "resolving", "merge_conflict", "rejected", "failed",
+				    "abandoned", "interrupted", NULL };
+
+static int in_list(const char *s, const char **list)
+{
+	for (; s && *list; list++)
+		if (!strcmp(s, *list))
+			return 1;
+	return 0;
+}
+
+int store_run_state_is_final(const char *state)
+{
+	return in_list(state, final_states);
+}
+
+int store_run_state_is_active(const char *state)
+{
+	return in_list(state, active_states);
+}
+
+int store_run_state_valid(const char *state)
+{
+	return in_list(state, all_states);
+}
+
+static void read_run(sqlite3_stmt *s, struct store_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = store__col_dup(s, 0);
+	r->work_order_id = store__col_dup(s, 1);
+	r->wo_content_hash = store__col_dup(s, 2);
+	r->state = store__col_dup(s, 3);
+	r->reason = store__col_dup(s, 4);
+	r->target = store__col_dup(s, 5);
+	r->branch_name = store__col_dup(s, 6);
+	r->base_commit = store__col_dup(s, 7);
+	r->head_commit = store__col_dup(s, 8);
+	r->approved_tree = store__col_dup(s, 9);
+	r->merge_commit = store__col_dup(s, 10);
+	r->merge_status = store__col_dup(s, 11);
+	r->conflict_with_run_id = store__col_dup(s, 12);
+	r->reviewer = store__col_dup(s, 13);
+	r->mode = store__col_dup(s, 14);
+	r->attempt = sqlite3_column_int(s, 15);
+	r->resolve_attempts = sqlite3_column_int(s, 16);
+	r->review_tries = sqlite3_column_int(s, 17);
+	r->owner_pid = sqlite3_column_int64(s, 18);
+	r->owner_start = store__col_dup(s, 19);
+	r->created_ms = sqlite3_column_int64(s, 20);
+	r->updated_ms = sqlite3_column_int64(s, 21);
+	r->finished_ms = sqlite3_column_int64(s, 22);
+}
+
+void store_run_release(struct store_run *r)
+{
+	char **fields[] = { &r->id, &r->work_order_id, &r->wo_content_hash, &r->state, &r->reason,
+			    &r->target, &r->branch_name, &r->base_commit, &r->head_commit,
+			    &r->approved_tree, &r->merge_commit, &r->merge_status,
+			    &r->conflict_with_run_id, &r->reviewer, &r->mode, &r->owner_start };
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		free(*fields[i]);
+	memset(r, 0, sizeof(*r));
+}
+
+void store_runs_free(struct store_run *runs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && runs; i++)
+		store_run_release(&runs[i]);
+	free(runs);
+}
+
+int store_run_insert(struct store *st, const struct store_run *run, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t now = sl_now_ms();
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "INSERT INTO runs (id, work_order_id, wo_content_hash, state, "
+				    "reason, target, branch_name, base_commit, mode, owner_pid, "
+				    "owner_start, created_ms, updated_ms) VALUES "
+				    "(?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				    err)) != 0)
+		goto out;
+	store__bind_text(s, 1, run->id);
+	store__bind_text(s, 2, run->work_order_id);
+	store__bind_text(s, 3, run->wo_content_hash);
+	store__bind_text(s, 4, run->reason ? run->reason : "claimed");
+	store__bind_text(s, 5, run->target);
+	store__bind_text(s, 6, run->branch_name);
+	store__bind_text(s, 7, run->base_commit);
+	store__bind_text(s, 8, run->mode ? run->mode : "build");
+	sqlite3_bind_int64(s, 9, run->owner_pid);
+	store__bind_text(s, 10, run->owner_start);
+	sqlite3_bind_int64(s, 11, now);
+	sqlite3_bind_int64(s, 12, now);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		error = store__fail(st, err, "cannot insert a run");
+		goto out;
+	}
+	error = store_event_add(st, run->id, run->work_order_id, NULL, "queued",
+				run->reason ? run->reason : "claimed", err);
+out:
+	sqlite3_finalize(s);
+	return error;
+}
+
+static int matches_message(struct store *st, const char *prefix, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	struct sl_buf b = SL_BUF_INIT;
+	int n = 0;
+
+	if (store__prepare(st, &s, "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 "
+				   "ORDER BY id LIMIT 6", err) == 0) {
+		store__bind_text(s, 1, prefix);
+		while (sqlite3_step(s) == SQLITE_ROW)
+			sl_buf_addf(&b, "%s%s", n++ ? ", " : "", sqlite3_column_text(s, 0));
+	}
+	sqlite3_finalize(s);
+	sl_err_set(err, SL_EAMBIGUOUS, "run prefix '%s' is ambiguous (%s); give more characters",
+		   prefix, sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	return SL_EAMBIGUOUS;
+}
+
+int store_run_get(struct store *st, const char *id, struct store_run *out, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error, rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!id || !*id)
+		return sl_err_set(err, SL_EINVALID, "no run given; name a run by its id or a prefix");
+	if ((error = store__prepare(st, &s,
+				    "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1 OR "
+				    "substr(id, 1, length(?1)) = ?1 ORDER BY id = ?1 DESC LIMIT 2",
+				    err)) != 0)
+		goto out;
+	store__bind_text(s, 1, id);
+	if ((rc = sqlite3_step(s)) != SQLITE_ROW) {
+		error = rc == SQLITE_DONE
+				? sl_err_set(err, SL_ENOTFOUND,
+					     "no run '%s'; see 'sluice runs' for the run ids", id)
+				: store__fail(st, err, "cannot read runs");
+		goto out;
+	}
+	read_run(s, out);
+	if (strcmp(out->id, id) && sqlite3_step(s) == SQLITE_ROW) {
+		store_run_release(out);
+		sqlite3_finalize(s);
+		s = NULL;
+		error = matches_message(st, id, err);
+	}
+out:
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_run_transition(struct store *st, const char *run_id, const char *from, const char *to,
+			 const char *reason, int in_tx, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL, *q = NULL;
+	char *wo = NULL, *old = NULL;
+	int error = 0, changed;
+
+	if (!store_run_state_valid(to))
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a run state", to);
+	if (!in_tx && (error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = store__prepare(st, &q, "SELECT work_order_id, state FROM runs WHERE id = ?",
+				    err)) != 0)
+		goto out;
+	store__bind_text(q, 1, run_id);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		error = sl_err_set(err, SL_ENOTFOUND, "no run '%s'", run_id);
+		goto out;
+	}
+	wo = store__col_dup(q, 0);
+	old = store__col_dup(q, 1);
+	if (from && strcmp(old, from)) {
+		error = sl_err_set(err, SL_ECONFLICT, "run '%s' is %s, not %s", run_id, old, from);
+		goto out;
+	}
+	if ((error = store__prepare(st, &s,
+				    "UPDATE runs SET state = ?, reason = ?, updated_ms = ?, "
+				    "finished_ms = CASE WHEN ? THEN ? ELSE finished_ms END "
+				    "WHERE id = ? AND state = ?",
+				    err)) != 0)
+		goto out;
+	store__bind_text(s, 1, to);
+	store__bind_text(s, 2, reason ? reason : "");
+	sqlite3_bind_int64(s, 3, sl_now_ms());
+	sqlite3_bind_int(s, 4, store_run_state_is_final(to));
+	sqlite3_bind_int64(s, 5, sl_now_ms());
+	store__bind_text(s, 6, run_id);
+	store__bind_text(s, 7, old);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		error = store__fail(st, err, "cannot update a run");
+		goto out;
+	}
+	changed = sqlite3_changes(store_db(st));
+	if (!changed) {
+		error = sl_err_set(err, SL_ECONFLICT, "run '%s' changed under us", run_id);
+		goto out;
+	}
+	error = store_event_add(st, run_id, wo, old, to, reason, err);
+	if (!error && !in_tx)
+		error = store_commit(st, err);
+out:
+	if (error && !in_tx)
+		store_rollback(st);
+	sqlite3_finalize(q);
+	sqlite3_finalize(s);
+	free(wo);
+	free(old);
+	return error;
+}
+
+int store_run_set_reason(struct store *st, const char *run_id, const char *reason,
+			 struct sl_err *err)
+{
+	struct store_run r;
+	int error;
+
+	if ((error = store_run_get(st, run_id, &r, err)) != 0)
+		return error;
+	if (!r.reason || strcmp(r.reason, reason))
+		error = store_run_transition(st, r.id, r.state, r.state, reason, 0, err);
+	store_run_release(&r);
+	return error;
+}
+
+static const char *text_cols[] = { "branch_name", "base_commit", "head_commit", "approved_tree",
+				   "merge_commit", "merge_status", "conflict_with_run_id",
+				   "reviewer", "mode", "owner_start", NULL };
+static const char *int_cols[] = { "attempt", "resolve_attempts", "review_tries", "owner_pid",
+				  NULL };
+
+int store_run_update(struct store *st, const char *run_id, const char *const *fields, int in_tx,
+		     struct sl_err *err)
+{
+	struct sl_buf sql = SL_BUF_INIT;
+	sqlite3_stmt *s = NULL;
+	int error = 0, i, n = 0;
+
+	sl_buf_puts(&sql, "UPDATE runs SET updated_ms = ?");
+	for (i = 0; fields[i]; i += 2) {
+		if (!in_list(fields[i], text_cols) && !in_list(fields[i], int_cols)) {
+			error = sl_err_set(err, SL_EINVALID, "'%s' is not an updatable run column",
+					   fields[i]);
+			goto out;
+		}
+		/* the name comes from the whitelist above, never from input */
+		sl_buf_addf(&sql, ", %s = ?", fields[i]);
+		n++;
+	}
+	sl_buf_puts(&sql, " WHERE id = ?");
+	if (!in_tx && (error = store_begin(st, err)) != 0)
+		goto out;
+	if ((error = store__prepare(st, &s, sl_buf_cstr(&sql), err)) != 0)
+		goto out;
+	sqlite3_bind_int64(s, 1, sl_now_ms());
+	for (i = 0; i < n; i++) {
+		const char *v = fields[2 * i + 1];
+		if (v && in_list(fields[2 * i], int_cols))
+			sqlite3_bind_int64(s, i + 2, strtoll(v, NULL, 10));
+		else
+			store__bind_text(s, i + 2, v);
+	}
+	store__bind_text(s, n + 2, run_id);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot update a run");
+	else if (!sqlite3_changes(store_db(st)))
+		error = sl_err_set(err, SL_ENOTFOUND, "no run '%s'", run_id);
+	if (!in_tx)
+		error = error ? error : store_commit(st, err);
+out:
+	if (error && !in_tx)
+		store_rollback(st);
+	sqlite3_finalize(s);
+	sl_buf_release(&sql);
+	return error;
+}
+
+int store_runs_list(struct store *st, const char *state, const char *wo_id,
+		    struct store_run **out, size_t *n, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	struct store_run *v = NULL, *nv;
+	size_t cap = 0, len = 0;
+	int error, rc;
+
+	if ((error = store__prepare(st, &s,
+				    "SELECT " RUN_COLUMNS " FROM runs WHERE (?1 IS NULL OR state = "
+				    "?1) AND (?2 IS NULL OR work_order_id = ?2) "
+				    "ORDER BY created_ms DESC, id DESC",
+				    err)) != 0)
+		goto out;
+	store__bind_text(s, 1, state);
+	store__bind_text(s, 2, wo_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 16;
+			if (!(nv = realloc(v, cap * sizeof(*v)))) {
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+				goto out;
+			}
+			v = nv;
+		}
+		read_run(s, &v[len++]);
+	}
+	if (rc != SQLITE_DONE)
+		error = store__fail(st, err, "cannot list runs");
+out:
+	sqlite3_finalize(s);
+	if (error) {
+		store_runs_free(v, len);
+		v = NULL;
+		len = 0;
+	}
+	*out = v;
+	*n = len;
+	return error;
+}
+
+static int exec_bound(struct store *st, const char *sql, const char *a, int64_t b, const char *c,
+		      int64_t d, const char *e, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s, sql, err)) != 0)
+		return error;
+	store__bind_text(s, 1, a);
+	sqlite3_bind_int64(s, 2, b);
+	store__bind_text(s, 3, c);
+	sqlite3_bind_int64(s, 4, d);
+	store__bind_text(s, 5, e);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot write attempts");
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_attempt_start(struct store *st, const char *run_id, int n, const char *mode,
+			struct sl_err *err)
+{
+	return exec_bound(st,
+			  "INSERT OR REPLACE INTO attempts (run_id, n, mode, started_ms) "
+			  "VALUES (?1, ?2, ?3, ?4)",
+			  run_id, n, mode, sl_now_ms(), NULL, err);
+}
+
+int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
+			 const char *outcome, const char *head, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "UPDATE attempts SET finished_ms = ?, builder_exit = ?, "
+				    "outcome = ?, head_commit = ? WHERE run_id = ? AND n = ?",
+				    err)) != 0)
+		return error;
+	sqlite3_bind_int64(s, 1, sl_now_ms());
+	sqlite3_bind_int(s, 2, builder_exit);
+	store__bind_text(s, 3, outcome ? outcome : "");
+	store__bind_text(s, 4, head);
+	store__bind_text(s, 5, run_id);
+	sqlite3_bind_int(s, 6, n);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot write attempts");
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_files_changed_set(struct store *st, const char *run_id,
+			    const struct store_file_change *files, size_t n, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	char status[2] = { 0, 0 };
+	size_t i;
+	int error;
+
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = exec_bound(st, "DELETE FROM files_changed WHERE run_id = ?1", run_id, 0, NULL,
+				0, NULL, err)) != 0)
+		goto out;
+	if ((error = store__prepare(st, &s,
+				    "INSERT OR REPLACE INTO files_changed (run_id, path, status) "
+				    "VALUES (?, ?, ?)",
+				    err)) != 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		status[0] = files[i].status;
+		sqlite3_reset(s);
+		store__bind_text(s, 1, run_id);
+		store__bind_text(s, 2, files[i].path);
+		store__bind_text(s, 3, status);
+		if (sqlite3_step(s) != SQLITE_DONE) {
+			error = store__fail(st, err, "cannot record files changed");
+			goto out;
+		}
+	}
+	error = store_commit(st, err);
+out:
+	sqlite3_finalize(s);
+	if (error)
+		store_rollback(st);
+	return error;
+}
+
+int store_rivals(struct store *st, const char *run_id, const char *const *paths, size_t npaths,
+		 int64_t since_ms, char ***out, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	char **ids = NULL, **nv;
+	size_t len = 0, i;
+	int error;
+
+	*out = NULL;
+	if ((error = store__prepare(st, &s,
+				    "SELECT r.id FROM runs r WHERE r.state = 'merged' AND r.id != ?1 "
+				    "AND r.finished_ms >= ?2 AND EXISTS (SELECT 1 FROM files_changed f "
+				    "WHERE f.run_id = r.id AND f.path = ?3) ORDER BY r.finished_ms DESC",
+				    err)) != 0)
+		return error;
+	for (i = 0; i < npaths; i++) {
+		sqlite3_reset(s);
+		store__bind_text(s, 1, run_id);
+		sqlite3_bind_int64(s, 2, since_ms);
+		store__bind_text(s, 3, paths[i]);
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const char *id = (const char *)sqlite3_column_text(s, 0);
+			size_t j;
+			for (j = 0; j < len && strcmp(ids[j], id); j++)
+				;
+			if (j < len)
+				continue;
+			if (!(nv = realloc(ids, (len + 2) * sizeof(*ids)))) {
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+				goto out;
+			}
+			ids = nv;
+			ids[len++] = strdup(id);
+			ids[len] = NULL;
+		}
+	}
+out:
+	sqlite3_finalize(s);
+	if (error) {
+		for (i = 0; i < len; i++)
+			free(ids[i]);
+		free(ids);
+		ids = NULL;
+	}
+	*out = ids;
+	return error;
+}
+
+int store_events_list(struct store *st, const char *run_id, int64_t since,
+		      struct store_event **out, size_t *n, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	struct store_event *v = NULL, *nv;
+	size_t len = 0, cap = 0;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "SELECT seq, at_ms, run_id, work_order_id, from_state, to_state, "
+				    "reason FROM events WHERE (?1 IS NULL OR run_id = ?1) AND seq > ?2 "
+				    "ORDER BY seq",
+				    err)) != 0)
+		goto out;
+	store__bind_text(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, since);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 32;
+			if (!(nv = realloc(v, cap * sizeof(*v)))) {
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+				goto out;
+			}
+			v = nv;
+		}
+		v[len].seq = sqlite3_column_int64(s, 0);
+		v[len].at_ms = sqlite3_column_int64(s, 1);
+		v[len].run_id = store__col_dup(s, 2);
+		v[len].work_order_id = store__col_dup(s, 3);
+		v[len].from_state = store__col_dup(s, 4);
+		v[len].to_state = store__col_dup(s, 5);
+		v[len].reason = store__col_dup(s, 6);
+		len++;
+	}
+out:
+	sqlite3_finalize(s);
+	if (error) {
+		store_events_free(v, len);
+		v = NULL;
+		len = 0;
+	}
+	*out = v;
+	*n = len;
+	return error;
+}
+
+void store_events_free(struct store_event *ev, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && ev; i++) {
+		free(ev[i].run_id);
+		free(ev[i].work_order_id);
+		free(ev[i].from_state);
+		free(ev[i].to_state);
+		free(ev[i].reason);
+	}
+	free(ev);
+}
+
+int64_t store_events_last(struct store *st)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(store_db(st), "SELECT max(seq) FROM events", -1, &s, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+int store_wo_state(struct store *st, const char *wo_id, const char *state, const char *reason,
+		   int in_tx, struct sl_err *err)
+{
+	sqlite3_stmt *q = NULL, *s = NULL;
+	char *old = NULL;
+	int error = 0;
+
+	if (!in_tx && (error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = store__prepare(st, &q, "SELECT state FROM work_orders WHERE id = ?", err)) != 0)
+		goto out;
+	store__bind_text(q, 1, wo_id);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		error = sl_err_set(err, SL_ENOTFOUND, "no work order '%s'", wo_id);
+		goto out;
+	}
+	old = store__col_dup(q, 0);
+	if ((error = store__prepare(st, &s,
+				    "UPDATE work_orders SET state = ?, reason = ?, updated_ms = ? "
+				    "WHERE id = ?",
+				    err)) != 0)
+		goto out;
+	store__bind_text(s, 1, state);
+	store__bind_text(s, 2, reason ? reason : "");
+	sqlite3_bind_int64(s, 3, sl_now_ms());
+	store__bind_text(s, 4, wo_id);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		error = store__fail(st, err, "cannot update a work order");
+		goto out;
+	}
+	if (!old || strcmp(old, state))
+		error = store_event_add(st, NULL, wo_id, old, state, reason, err);
+	if (!error && !in_tx)
+		error = store_commit(st, err);
+out:
+	if (error && !in_tx)
+		store_rollback(st);
+	sqlite3_finalize(q);
+	sqlite3_finalize(s);
+	free(old);
+	return error;
+}
+
+int store_run_claim(struct store *st, const struct store_run *run, struct sl_err *err)
+{
+	sqlite3_stmt *q = NULL;
+	char reason[128];
+	int error;
+
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = store__prepare(st, &q,
+				    "SELECT (SELECT state FROM work_orders WHERE id = ?1 AND "
+				    "content_hash = ?2), (SELECT count(*) FROM runs WHERE "
+				    "work_order_id = ?1 AND state NOT IN ('merged','rejected',"
+				    "'failed','abandoned'))",
+				    err)) != 0)
+		goto out;
+	store__bind_text(q, 1, run->work_order_id);
+	store__bind_text(q, 2, run->wo_content_hash);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		error = store__fail(st, err, "cannot read work orders");
+		goto out;
+	}
+	if (!sqlite3_column_text(q, 0) || strcmp((const char *)sqlite3_column_text(q, 0), "ready") ||
+	    sqlite3_column_int(q, 1) > 0) {
+		error = sl_err_set(err, SL_ECONFLICT, "work order '%s' is no longer ready",
+				   run->work_order_id);
+		goto out;
+	}
+	if ((error = store_run_insert(st, run, err)) != 0)
+		goto out;
+	snprintf(reason, sizeof(reason), "run %s", run->id);
+	if ((error = store_wo_state(st, run->work_order_id, "running", reason, 1, err)) != 0)
+		goto out;
+	error = store_commit(st, err);
+out:
+	sqlite3_finalize(q);
+	if (error)
+		store_rollback(st);
+	return error;
+}
+
+int store_wo_rev_get(struct store *st, const char *wo_id, struct store_wo_rev *out,
+		     struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store__prepare(st, &s,
+				    "SELECT content, content_hash, fields_json, body, title, priority "
+				    "FROM work_orders WHERE id = ?",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, wo_id);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		error = sl_err_set(err, SL_ENOTFOUND, "no work order '%s' in the store", wo_id);
+		goto out;
+	}
+	out->content_len = (size_t)sqlite3_column_bytes(s, 0);
+	if (!(out->content = malloc(out->content_len + 1))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (out->content_len)
+		memcpy(out->content, sqlite3_column_blob(s, 0), out->content_len);
+	out->content[out->content_len] = '\0';
+	out->hash = store__col_dup(s, 1);
+	out->fields_json = store__col_dup(s, 2);
+	out->body = store__col_dup(s, 3);
+	out->title = store__col_dup(s, 4);
+	out->priority = sqlite3_column_int(s, 5);
+out:
+	sqlite3_finalize(s);
+	if (error)
+		store_wo_rev_release(out);
+	return error;
+}
+
+void store_wo_rev_release(struct store_wo_rev *rev)
+{
+	free(rev->content);
+	free(rev->hash);
+	free(rev->fields_json);
+	free(rev->body);
+	free(rev->title);
+	memset(rev, 0, sizeof(*rev));
+}

@@ -1,0 +1,410 @@
+/* sl_proc_run with real processes: sh, cat, sleep, head. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/fs.h"
+#include "core/proc.h"
+
+static char tmpdir[] = "/tmp/sl-proc-XXXXXX";
+
+static int setup(void **state)
+{
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	return sl_rm_rf(tmpdir, &err);
+}
+
+static void tmp_path(char *out, size_t n, const char *name)
+{
+	snprintf(out, n, "%s/%s", tmpdir, name);
+}
+
+/* Run sh -c script capturing stdout into out (may be NULL). */
+static int run_sh(const char *script, struct sl_proc_opts *o, struct sl_proc_result *res)
+{
+	const char *argv[] = { "sh", "-c", script, NULL };
+	struct sl_err err = SL_ERR_INIT;
+	int error;
+
+	o->argv = argv;
+	error = sl_proc_run(o, res, &err);
+	if (error)
+		print_error("sl_proc_run: %s\n", err.msg);
+	o->argv = NULL;
+	return error;
+}
+
+static void test_exit_codes(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	char desc[64];
+
+	assert_int_equal(run_sh("exit 0", &o, &res), 0);
+	assert_int_equal(res.exit_code, 0);
+	sl_proc_describe(desc, sizeof(desc), &res);
+	assert_string_equal(desc, "exit 0");
+	assert_int_equal(run_sh("exit 3", &o, &res), 0);
+	assert_int_equal(res.exit_code, 3);
+	assert_int_equal(res.signaled, 0);
+	assert_true(res.pid > 0);
+	assert_int_equal(run_sh("kill -KILL $$", &o, &res), 0);
+	assert_int_equal(res.signaled, SIGKILL);
+	assert_int_equal(res.exit_code, 128 + SIGKILL);
+	sl_proc_describe(desc, sizeof(desc), &res);
+	assert_string_equal(desc, "killed by SIGKILL");
+}
+
+static void test_env_add_drop(void **state)
+{
+	const char *add[] = { "SL_T_A=one", "HOME=/nowhere", NULL };
+	const char *drop[] = { "SL_T_GONE", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT;
+
+	setenv("SL_T_GONE", "secret", 1);
+	o.env_add = add;
+	o.env_drop = drop;
+	o.out = &out;
+	assert_int_equal(run_sh("echo \"$SL_T_A|$HOME|${SL_T_GONE-unset}\"", &o, &res), 0);
+	assert_string_equal(sl_buf_cstr(&out), "one|/nowhere|unset\n");
+	unsetenv("SL_T_GONE");
+	sl_buf_release(&out);
+}
+
+static void test_env_clear(void **state)
+{
+	const char *add[] = { "PATH=/usr/bin:/bin", "ONLY=me", NULL };
+	const char *argv[] = { "env", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+
+	o.argv = argv;
+	o.clear_env = 1;
+	o.env_add = add;
+	o.out = &out;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	assert_string_equal(sl_buf_cstr(&out), "PATH=/usr/bin:/bin\nONLY=me\n");
+	sl_buf_release(&out);
+}
+
+static void test_cwd(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT;
+	char want[512];
+
+	o.cwd = tmpdir;
+	o.out = &out;
+	assert_int_equal(run_sh("pwd -P", &o, &res), 0);
+	assert_non_null(realpath(tmpdir, want));
+	strcat(want, "\n");
+	assert_string_equal(sl_buf_cstr(&out), want);
+	sl_buf_release(&out);
+}
+
+static void test_cwd_missing(void **state)
+{
+	const char *argv[] = { "true", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_err err = SL_ERR_INIT;
+
+	o.argv = argv;
+	o.cwd = "/nonexistent/sluice-dir";
+	assert_int_equal(sl_proc_run(&o, &res, &err), SL_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "cannot change to directory '/nonexistent/sluice-dir'"));
+}
+
+static void test_stdin_roundtrip(void **state)
+{
+	size_t n = 10u << 20;
+	char *data = malloc(n);
+	const char *argv[] = { "cat", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out;
+	struct sl_err err = SL_ERR_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		data[i] = (char)('a' + i % 23);
+	sl_buf_init(&out, 16u << 20);
+	o.argv = argv;
+	o.stdin_data = data;
+	o.stdin_len = n;
+	o.out = &out;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(out.len, n);
+	assert_memory_equal(out.ptr, data, n);
+	assert_int_equal(res.out_truncated, 0);
+	free(data);
+	sl_buf_release(&out);
+}
+
+static void test_stdin_not_read(void **state)
+{
+	size_t n = 4u << 20;
+	char *data = calloc(1, n);
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+
+	o.stdin_data = data;
+	o.stdin_len = n;
+	/* The child never reads stdin: we get EPIPE, not SIGPIPE. */
+	assert_int_equal(run_sh("exec 0<&-; exit 5", &o, &res), 0);
+	assert_int_equal(res.exit_code, 5);
+	free(data);
+}
+
+static void test_stdout_bounded(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out;
+
+	sl_buf_init(&out, 100);
+	o.out = &out;
+	assert_int_equal(run_sh("head -c 100000 /dev/zero | tr '\\0' x", &o, &res), 0);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(out.len, 100);
+	assert_int_equal(res.out_truncated, 1);
+	assert_int_equal(out.ptr[99], 'x');
+	sl_buf_release(&out);
+}
+
+static void test_stderr_capture(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT, errout = SL_BUF_INIT;
+
+	o.out = &out;
+	o.errout = &errout;
+	assert_int_equal(run_sh("echo to-out; echo to-err >&2", &o, &res), 0);
+	assert_string_equal(sl_buf_cstr(&out), "to-out\n");
+	assert_string_equal(sl_buf_cstr(&errout), "to-err\n");
+	sl_buf_release(&out);
+	sl_buf_release(&errout);
+}
+
+static void test_log_appends(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf got = SL_BUF_INIT, errout = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char log[512];
+
+	tmp_path(log, sizeof(log), "append.log");
+	o.log_path = log;
+	o.errout = &errout;
+	assert_int_equal(run_sh("echo one", &o, &res), 0);
+	assert_int_equal(run_sh("echo two >&2", &o, &res), 0);
+	assert_int_equal(sl_read_file(&got, log, 0, &err), 0);
+	assert_string_equal(sl_buf_cstr(&got), "one\ntwo\n");
+	assert_int_equal(errout.len, 0); /* stderr went to the log */
+	sl_buf_release(&got);
+}
+
+static void test_log_bounded_flood(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf got = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	const char *marker = "\n[sluice: log truncated at 65536 bytes]\n";
+	char log[512];
+	struct stat st;
+
+	tmp_path(log, sizeof(log), "flood.log");
+	o.log_path = log;
+	o.log_max = 65536;
+	assert_int_equal(run_sh("head -c 100000000 /dev/zero | tr '\\0' y; echo end", &o, &res), 0);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(res.log_truncated, 1);
+	assert_int_equal(stat(log, &st), 0);
+	assert_int_equal((size_t)st.st_size, 65536 + strlen(marker));
+	assert_int_equal(sl_read_file(&got, log, 0, &err), 0);
+	assert_string_equal(got.ptr + 65536, marker);
+	assert_int_equal(got.ptr[65535], 'y');
+	sl_buf_release(&got);
+}
+
+static int pid_gone(pid_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+	char *p;
+	int gone;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	/* A killed orphan may linger as a zombie until init reaps it. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 1;
+	gone = fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[2] == 'Z';
+	fclose(f);
+	return gone;
+}
+
+static pid_t read_pid(const char *path)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	pid_t pid;
+
+	assert_int_equal(sl_read_file(&b, path, 0, &err), 0);
+	pid = (pid_t)atoi(sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	assert_true(pid > 0);
+	return pid;
+}
+
+static void test_timeout_kills_group(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	char script[4096], pidfile[512], desc[64];
+	pid_t grandchild;
+
+	tmp_path(pidfile, sizeof(pidfile), "gc.pid");
+	/* The grandchild ignores SIGTERM: only the group SIGKILL ends it. */
+	snprintf(script, sizeof(script),
+		 "sh -c 'trap \"\" TERM; echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 1000' & "
+		 "while [ ! -f %s ]; do sleep 0.01; done; echo ready; sleep 1000",
+		 pidfile, pidfile, pidfile, pidfile);
+	o.timeout_ms = 300;
+	o.kill_grace_ms = 100;
+	assert_int_equal(run_sh(script, &o, &res), 0);
+	assert_int_equal(res.timed_out, 1);
+	assert_int_equal(res.signaled, SIGTERM);
+	sl_proc_describe(desc, sizeof(desc), &res);
+	assert_non_null(strstr(desc, "timed out after"));
+	grandchild = read_pid(pidfile);
+	for (int i = 0; i < 500 && !pid_gone(grandchild); i++)
+		usleep(10000);
+	assert_true(pid_gone(grandchild));
+}
+
+static void test_grandchild_holds_pipe(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT;
+	char script[2048], pidfile[512];
+	pid_t grandchild;
+
+	tmp_path(pidfile, sizeof(pidfile), "bg.pid");
+	/* The leader exits at once; its background child keeps stdout open. */
+	snprintf(script, sizeof(script), "sleep 1000 & echo $! > %s; echo hi", pidfile);
+	o.out = &out;
+	assert_int_equal(run_sh(script, &o, &res), 0);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(res.timed_out, 0);
+	assert_string_equal(sl_buf_cstr(&out), "hi\n");
+	grandchild = read_pid(pidfile);
+	for (int i = 0; i < 500 && !pid_gone(grandchild); i++)
+		usleep(10000);
+	assert_true(pid_gone(grandchild));
+	sl_buf_release(&out);
+}
+
+static void test_not_found(void **state)
+{
+	const char *argv[] = { "sluice-no-such-program", "x", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_err err = SL_ERR_INIT;
+
+	o.argv = argv;
+	assert_int_equal(sl_proc_run(&o, &res, &err), SL_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "'sluice-no-such-program'"));
+	assert_non_null(strstr(err.msg, "PATH"));
+}
+
+static void test_not_executable(void **state)
+{
+	const char *argv[] = { "/etc/hostname", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_err err = SL_ERR_INIT;
+
+	o.argv = argv;
+	assert_true(sl_proc_run(&o, &res, &err) < 0);
+	assert_non_null(strstr(err.msg, "cannot run '/etc/hostname'"));
+}
+
+static void test_closes_stdout_early(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT;
+
+	o.out = &out;
+	assert_int_equal(run_sh("echo first; exec >&- 2>&-; sleep 0.2; exit 4", &o, &res), 0);
+	assert_int_equal(res.exit_code, 4);
+	assert_string_equal(sl_buf_cstr(&out), "first\n");
+	sl_buf_release(&out);
+}
+
+static void test_no_fd_leak(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT;
+
+	o.out = &out;
+	/* Only 0, 1, 2 and ls's own directory fd (3) are open in the child. */
+	assert_int_equal(run_sh("exec ls /proc/self/fd", &o, &res), 0);
+	assert_string_equal(sl_buf_cstr(&out), "0\n1\n2\n3\n");
+	sl_buf_release(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_env_add_drop),
+		cmocka_unit_test(test_env_clear),
+		cmocka_unit_test(test_cwd),
+		cmocka_unit_test(test_cwd_missing),
+		cmocka_unit_test(test_stdin_roundtrip),
+		cmocka_unit_test(test_stdin_not_read),
+		cmocka_unit_test(test_stdout_bounded),
+		cmocka_unit_test(test_stderr_capture),
+		cmocka_unit_test(test_log_appends),
+		cmocka_unit_test(test_log_bounded_flood),
+		cmocka_unit_test(test_timeout_kills_group),
+		cmocka_unit_test(test_grandchild_holds_pipe),
+		cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_not_executable),
+		cmocka_unit_test(test_closes_stdout_early),
+		cmocka_unit_test(test_no_fd_leak),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
