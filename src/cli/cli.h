@@ -65,7 +65,7 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 #define CLI_COMMON_LONGOPTS                                                                        \
 	{ "help", no_argument, NULL, 'h' }, { "json", no_argument, NULL, CLI_OPT_JSON },           \
 		{ "verbose", no_argument, NULL, 'v' }
-#define CLI_COMMON_SHORTOPTS "+hC:v"
+#define CLI_COMMON_SHORTOPTS "hC:v"
 int cli_common_opt(struct cli *cli, int opt, const char *arg);
 
 /* Print a command's help text (stdout) and return CLI_OK. */

@@ -106,7 +106,7 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_buf problems = SL_BUF_INIT;
 	size_t nwo = 0;
-	int opt, n, rc;
+	int opt, n = 0, rc;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {

@@ -52,7 +52,9 @@ struct merge_opts {
  * libgit2 conflict entry, (b) the paths git merge-tree --name-only prints,
  * and (c) when both are clean but their trees differ, the paths where the
  * two trees differ. So it always contains git's set (git_conflicts); it may
- * hold more (libgit2 lists a rename/delete under both names).
+ * hold more (libgit2 lists a rename/delete under both names). git's
+ * "<path>~<side>" names for a side moved out of the way (file/directory,
+ * file/symlink) are reported as "<path>".
  */
 struct merge_result {
 	int clean;
@@ -63,7 +65,7 @@ struct merge_result {
 	int git_clean;                   /* git's verdict; -1 when not verified */
 	git_oid git_tree;                /* the tree git wrote (verify on) */
 	struct merge_paths conflicts;    /* see above */
-	struct merge_paths git_conflicts; /* exactly what git merge-tree --name-only printed */
+	struct merge_paths git_conflicts; /* git merge-tree --name-only's paths, "~<side>" dropped */
 	struct sl_buf git_messages;      /* git's CONFLICT lines, one per line (bounded 64 KiB) */
 	char reason[MERGE_REASON_MAX];   /* "" when clean */
 };

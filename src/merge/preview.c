@@ -97,6 +97,24 @@ static int run_libgit2(git_repository *repo, const git_commit *ours, const git_c
 	return error ? sl_err_git(err, error, "cannot write the merged tree") : 0;
 }
 
+/*
+ * git names the side of a file/directory or file/symlink conflict it moves
+ * away "<path>~<label>"; the labels are the hex ids we passed. Report the
+ * repository path itself: the copy of `path` without that suffix.
+ */
+static void strip_label(char *path, const struct merge_result *res)
+{
+	char hex[2][GIT_OID_HEXSZ + 1];
+	size_t n = strlen(path), i;
+
+	git_oid_tostr(hex[0], sizeof(hex[0]), &res->ours);
+	git_oid_tostr(hex[1], sizeof(hex[1]), &res->theirs);
+	for (i = 0; i < 2; i++)
+		if (n > GIT_OID_HEXSZ + 1 && path[n - GIT_OID_HEXSZ - 1] == '~' &&
+		    !strcmp(path + n - GIT_OID_HEXSZ, hex[i]))
+			path[n - GIT_OID_HEXSZ - 1] = '\0';
+}
+
 static int run_git(git_repository *repo, struct merge_result *res, struct sl_err *err)
 {
 	struct merge__git_tree gt = { 0 };
@@ -110,6 +128,8 @@ static int run_git(git_repository *repo, struct merge_result *res, struct sl_err
 		goto out;
 	res->git_clean = gt.clean;
 	git_oid_cpy(&res->git_tree, &gt.tree);
+	for (i = 0; i < gt.paths.n; i++)
+		strip_label(gt.paths.v[i], res);
 	for (i = 0; i < gt.paths.n && !error; i++)
 		if (merge_paths_add(&res->git_conflicts, gt.paths.v[i]) ||
 		    merge_paths_add(&res->conflicts, gt.paths.v[i]))

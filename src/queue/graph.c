@@ -167,6 +167,13 @@ out:
 
 /* ---- unknown dependencies and cycles ----------------------------------------- */
 
+/* A work order its author wants run: status ready or none. Only those need
+ * their dependencies to exist and to be free of cycles. */
+static int runnable(const struct queue_entry *e)
+{
+	return !e->wo->status || !strcmp(e->wo->status, "ready");
+}
+
 static int unknown_deps(struct graph *g)
 {
 	size_t i, j;
@@ -175,7 +182,7 @@ static int unknown_deps(struct graph *g)
 	for (i = 0; !error && i < g->scan->n; i++) {
 		struct queue_entry *e = &g->scan->v[i];
 		const struct store_wo *r;
-		if (!e->owner || e->error)
+		if (!e->owner || e->error || !runnable(e))
 			continue;
 		for (j = 0; !error && e->wo->depends_on && e->wo->depends_on[j]; j++) {
 			const char *d = e->wo->depends_on[j];
@@ -195,7 +202,7 @@ static struct queue_entry *edge(struct graph *g, struct queue_entry *e, size_t k
 {
 	struct queue_entry *d = owner(g, e->wo->depends_on[k]);
 
-	return d && !d->error ? d : NULL;
+	return d && !d->error && runnable(d) ? d : NULL;
 }
 
 static size_t ndeps(const struct queue_entry *e)
@@ -243,7 +250,8 @@ static int cycles(struct graph *g)
 		goto out;
 	}
 	for (root = 0; !error && root < n; root++) {
-		if (color[root] || !g->scan->v[root].owner || g->scan->v[root].error)
+		if (color[root] || !g->scan->v[root].owner || g->scan->v[root].error ||
+		    !runnable(&g->scan->v[root]))
 			continue;
 		top = 0;
 		stack[top++] = root;

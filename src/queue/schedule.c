@@ -132,8 +132,7 @@ int queue_decide(struct queue_item *items, size_t n, const struct queue_plan_opt
 		} else if (!opts->allow_overlap && (rc = blocked_by_overlap(items, n, it)) != 0) {
 			/* explained: overlaps a running one or one chosen before it */
 		} else if (opts->jobs > 0 && busy >= (size_t)opts->jobs) {
-			rc = explain(it, "ready; waits for a free job (%zu of %d running)", busy,
-				     opts->jobs);
+			rc = explain(it, "ready; waits for a free job (queue.jobs is %d)", opts->jobs);
 		} else {
 			it->may_start = 1;
 			busy++;

@@ -157,7 +157,6 @@ int runner_retry(struct runner_ctx *ctx, const char *run, char *next_state, size
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct step s;
-	char num[16];
 	int error;
 
 	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
@@ -165,12 +164,10 @@ int runner_retry(struct runner_ctx *ctx, const char *run, char *next_state, size
 	if (!strcmp(s.run.state, "merge_conflict")) {
 		error = retry_conflict(&s, err);
 	} else if (!strcmp(s.run.state, "failed") || !strcmp(s.run.state, "rejected")) {
-		const char *to = sl_path_exists(s.wt) && s.run.base_commit ? "building" : "queued";
-		snprintf(num, sizeof(num), "%d", s.run.attempt + (strcmp(to, "building") ? 0 : 1));
-		if ((error = step__set(&s, err, "attempt", num, NULL)) == 0 &&
-		    (error = store_wo_state(ctx->st, s.run.work_order_id, "running",
+		/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
+		if ((error = store_wo_state(ctx->st, s.run.work_order_id, "running",
 					    "retried by a person", 0, err)) == 0)
-			error = step__move(&s, to, err, "retried by %s", who());
+			error = step__move(&s, "queued", err, "retried by %s", who());
 	} else if (!strcmp(s.run.state, "reviewing") || !strcmp(s.run.state, "approved")) {
 		error = step__move(&s, s.run.state, err, "retry asked by %s", who());
 	} else {

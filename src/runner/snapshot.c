@@ -172,9 +172,14 @@ static int check_descends(git_repository *repo, const git_oid *tip, const char *
 			  branch, base_hex);
 }
 
+/* Skip excluded paths, and embedded repositories (reported as "dir/"). */
 static int skip_excluded(const char *path, const char *matched, void *payload)
 {
+	size_t n = strlen(path);
+
 	(void)matched;
+	if (n && path[n - 1] == '/')
+		return 1;
 	return is_excluded(path, payload) ? 1 : 0;
 }
 

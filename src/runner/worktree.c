@@ -206,7 +206,7 @@ static void undo_add(git_repository *repo, const char *name, const char *path,
 	}
 	sl_rm_rf(path, &e);
 	if (created && branch)
-		git_branch_delete(branch);
+		git_reference_delete(branch);
 }
 
 /* 1 when the worktree at `path` has an empty index while HEAD has files. */
@@ -397,13 +397,18 @@ static int refuse_dirty(const char *path, const char *const *excluded, struct sl
 	return error;
 }
 
+/*
+ * git_reference_delete rather than git_branch_delete: the latter also drops
+ * the branch.<name> config section (run branches have none) and leaks
+ * pcre2 match data doing so in libgit2 1.5.
+ */
 static int delete_branch_named(git_repository *repo, const char *branch, struct sl_err *err)
 {
 	git_reference *ref = NULL;
 	int rc;
 
 	if ((rc = git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL)) == 0)
-		rc = git_branch_delete(ref);
+		rc = git_branch_is_checked_out(ref) == 1 ? GIT_ELOCKED : git_reference_delete(ref);
 	git_reference_free(ref);
 	if (rc < 0 && rc != GIT_ENOTFOUND)
 		return sl_err_git(err, rc, "cannot delete branch '%s'", branch);

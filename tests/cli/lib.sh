@@ -96,6 +96,82 @@ test_repo() { # DIR
 		git commit -q -m 'initial commit')
 }
 
+# A repository set up for sluice whose builder runs "$BUILDERS/<WO-ID>.sh"
+# in the worktree (and "$BUILDERS/resolve.sh" in resolve mode). The default
+# resolver keeps both sides of every conflict (drops the marker lines).
+BUILDERS="$TRASH/builders"
+sluice_repo() { # DIR [extra config lines...]
+	_dir=$1
+	shift
+	test_repo "$_dir"
+	mkdir -p "$BUILDERS"
+	[ -f "$BUILDERS/resolve.sh" ] || cat >"$BUILDERS/resolve.sh" <<-'EOS'
+	git diff --name-only --diff-filter=U | while read -r f; do
+		sed -i -e '/^<<<<<<< /d' -e '/^=======$/d' -e '/^>>>>>>> /d' "$f"
+	done
+	echo "kept both sides of every conflict" >"$SLUICE_RUN_DIR/summary.md"
+	EOS
+	(cd "$_dir" && "$SLUICE" init >/dev/null) || return 1
+	cat >>"$_dir/.system/config.yaml" <<-EOC
+	builder:
+	  command: [sh, -c, 'if [ "\$SLUICE_MODE" = resolve ]; then exec sh "$BUILDERS/resolve.sh"; fi; exec sh "$BUILDERS/\$SLUICE_WORK_ORDER_ID.sh"']
+	EOC
+	for _line in "$@"; do
+		printf '%s\n' "$_line" >>"$_dir/.system/config.yaml"
+	done
+}
+
+# Write a work order: wo DIR ID [front-matter lines...]; the builder script
+# for it is "$BUILDERS/ID.sh" (write it yourself).
+wo() {
+	_dir=$1
+	_id=$2
+	shift 2
+	mkdir -p "$_dir/work_orders"
+	{
+		echo "---"
+		echo "id: $_id"
+		echo "title: Work order $_id"
+		for _line in "$@"; do echo "$_line"; done
+		echo "---"
+		echo "Do the work of $_id."
+	} >"$_dir/work_orders/$_id.md"
+}
+
+# The id of the newest run of a work order.
+run_of() { # DIR WO-ID
+	"$SLUICE" -C "$1" runs --wo "$2" | head -n 1 | cut -d' ' -f1
+}
+
+# The state of a run.
+state_of() { # DIR RUN
+	"$SLUICE" -C "$1" status --json "$2" | sed -n 's/^ *"state": "\(.*\)",\{0,1\}$/\1/p' | head -n 1
+}
+
+# Start the loopback reviewer; sets REVIEWER_URL and REVIEWER_DIR.
+start_reviewer() { # SCRIPT-FILE
+	REVIEWER_DIR="$TRASH/reviewer.$$"
+	mkdir -p "$REVIEWER_DIR/requests"
+	"$FAKE_REVIEWER" --port 0 --port-file "$REVIEWER_DIR/port" --record "$REVIEWER_DIR/requests" \
+		--script "$1" --max-seconds 600 >"$REVIEWER_DIR/log" 2>&1 &
+	REVIEWER_PID=$!
+	test_when_finished "kill $REVIEWER_PID 2>/dev/null"
+	_i=0
+	while [ ! -s "$REVIEWER_DIR/port" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+	[ -s "$REVIEWER_DIR/port" ] || { echo "fake reviewer did not start" >&2; return 1; }
+	REVIEWER_URL="http://127.0.0.1:$(cat "$REVIEWER_DIR/port")/review"
+}
+
+# A digest of a checkout's user-visible state: HEAD, index, work tree and untracked files.
+checkout_digest() { # DIR
+	(cd "$1" && {
+		git status --porcelain=v2 -z --untracked-files=all --ignored=no
+		git diff --binary
+		git diff --cached --binary
+		git ls-files -o --exclude-standard -z | xargs -0 -r sha256sum
+	} | sha256sum | cut -d' ' -f1)
+}
+
 test_done() {
 	eval "$test_cleanup_cmds"
 	if [ "${SLUICE_TEST_KEEP:-0}" != 1 ]; then

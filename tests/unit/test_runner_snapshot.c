@@ -122,6 +122,20 @@ static void test_snapshot_commits_everything_but_excluded(void **state)
 	assert_int_equal(ch.count, 0);
 }
 
+static void test_embedded_repository_left_out(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char head[41];
+	int committed = -1;
+
+	sh("cd '%s' && git init -q sub && echo s >sub/s && echo t >top.txt", wt);
+	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+			 0);
+	assert_int_equal(committed, 1);
+	assert_string_equal(out("git -C '%s' diff --name-status %s run/WO-1", repo, base),
+			    "A\ttop.txt");
+}
+
 static void test_nothing_changed(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -209,6 +223,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_snapshot_commits_everything_but_excluded, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_embedded_repository_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_builder_commits_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_branch_refused, setup, teardown),

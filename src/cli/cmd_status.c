@@ -1,0 +1,167 @@
+/* sluice status [RUN|WO-ID]: a one-screen summary. */
+#include "cli/cli_runner.h"
+#include "queue/queue.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static const char status_help[] =
+	"usage: sluice status [-C DIR] [--json] [RUN|WO-ID]\n"
+	"\n"
+	"A one-screen summary: work orders by state, runs in flight with their state,\n"
+	"elapsed time and reason, and the runs that need a person (awaiting_review,\n"
+	"merge_conflict) with what to type next. With a run id (or prefix) or a work\n"
+	"order id: just that run, or that work order's runs.\n";
+
+static int needs_person(const char *state)
+{
+	return !strcmp(state, "awaiting_review") || !strcmp(state, "merge_conflict");
+}
+
+static void print_run(const struct store_run *r)
+{
+	char el[32];
+
+	cli_elapsed(el, sizeof(el), r->created_ms, r->finished_ms);
+	printf("  %-24s %-16s %-15s %8s  %s\n", r->id, r->work_order_id, r->state, el,
+	       r->reason ? r->reason : "");
+}
+
+static int wo_counts(struct runner_ctx *ctx, json_t *counts, struct sl_err *err)
+{
+	struct queue_plan plan = QUEUE_PLAN_INIT;
+	struct queue_plan_opts po = QUEUE_PLAN_OPTS_INIT;
+	size_t i;
+	int error;
+
+	po.allow_overlap = ctx->cfg->queue.allow_overlap;
+	po.jobs = ctx->cfg->queue.jobs;
+	if ((error = queue_ingest(ctx->st, ctx->repo.root, ctx->cfg->queue.inbox, NULL, err)) != 0 ||
+	    (error = queue_plan(&plan, ctx->st, &po, err)) != 0)
+		return error;
+	for (i = 0; i < plan.n; i++) {
+		json_t *c = json_object_get(counts, plan.items[i].state);
+		json_object_set_new(counts, plan.items[i].state,
+				    json_integer((c ? json_integer_value(c) : 0) + 1));
+	}
+	queue_plan_release(&plan);
+	return 0;
+}
+
+static int one(struct cli *cli, struct runner_ctx *ctx, const char *name)
+{
+	struct store_run r, *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+	int rc = CLI_OK;
+
+	if (store_run_get(ctx->st, name, &r, &err) == 0) {
+		if (cli->json) {
+			json_t *j = cli_run_json(&r);
+			rc = cli_print_json(j);
+			json_decref(j);
+		} else {
+			print_run(&r);
+		}
+		store_run_release(&r);
+		return rc;
+	}
+	sl_err_clear(&err);
+	if (store_runs_list(ctx->st, NULL, name, &runs, &n, &err) != 0)
+		return cli_report(&err);
+	if (!n) {
+		cli_error("no run or work order '%s' with runs; see 'sluice runs' and 'sluice queue'",
+			  name);
+		rc = CLI_FAIL;
+	} else if (cli->json) {
+		json_t *a = json_array();
+		for (i = 0; i < n; i++)
+			json_array_append_new(a, cli_run_json(&runs[i]));
+		rc = cli_print_json(a);
+		json_decref(a);
+	} else {
+		for (i = 0; i < n; i++)
+			print_run(&runs[i]);
+	}
+	store_runs_free(runs, n);
+	return rc;
+}
+
+static int summary(struct cli *cli, struct runner_ctx *ctx)
+{
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	json_t *counts = json_object(), *flight = json_array(), *people = json_array();
+	const char *k;
+	json_t *v;
+	size_t n = 0, i;
+	int rc = CLI_OK;
+
+	if (wo_counts(ctx, counts, &err) != 0 || store_runs_list(ctx->st, NULL, NULL, &runs, &n, &err) != 0) {
+		rc = cli_report(&err);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (needs_person(runs[i].state))
+			json_array_append_new(people, cli_run_json(&runs[i]));
+		else if (!store_run_state_is_final(runs[i].state))
+			json_array_append_new(flight, cli_run_json(&runs[i]));
+	}
+	if (cli->json) {
+		json_t *j = json_pack("{s:O, s:O, s:O}", "work_orders", counts, "in_flight", flight,
+				      "needs_person", people);
+		rc = cli_print_json(j);
+		json_decref(j);
+		goto out;
+	}
+	printf("work orders:");
+	if (!json_object_size(counts))
+		printf(" none (drop *.md files into %s/)", ctx->cfg->queue.inbox);
+	json_object_foreach(counts, k, v)
+		printf(" %s %lld", k, (long long)json_integer_value(v));
+	printf("\nruns in flight: %zu\n", json_array_size(flight));
+	for (i = 0; i < n; i++)
+		if (!needs_person(runs[i].state) && !store_run_state_is_final(runs[i].state))
+			print_run(&runs[i]);
+	printf("needs a person: %zu\n", json_array_size(people));
+	for (i = 0; i < n; i++) {
+		if (!needs_person(runs[i].state))
+			continue;
+		print_run(&runs[i]);
+		if (!strcmp(runs[i].state, "awaiting_review"))
+			printf("    next: sluice show %s; then sluice approve %s or sluice reject %s -m TEXT\n",
+			       runs[i].id, runs[i].id, runs[i].id);
+		else
+			printf("    next: sluice show %s; resolve in .system/runs/%s/worktree, then sluice "
+			       "retry %s (or sluice abandon %s)\n",
+			       runs[i].id, runs[i].id, runs[i].id, runs[i].id);
+	}
+out:
+	json_decref(counts);
+	json_decref(flight);
+	json_decref(people);
+	store_runs_free(runs, n);
+	return rc;
+}
+
+int cmd_status(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
+	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help(status_help);
+		if (!cli_common_opt(cli, c, optarg))
+			return cli_usage("status", "unknown option");
+	}
+	if (argc - optind > 1)
+		return cli_usage("status", "name at most one run or work order");
+	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
+		return rc;
+	rc = optind < argc ? one(cli, &ctx, argv[optind]) : summary(cli, &ctx);
+	runner_ctx_release(&ctx);
+	return rc;
+}

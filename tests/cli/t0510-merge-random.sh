@@ -1,0 +1,19 @@
+#!/bin/sh
+# 200 random merges (seeded): sluice merge-preview never reports clean where
+# git merge-tree reports a conflict, its clean trees are git's, and git's
+# conflicted paths are among sluice's. See tests/merge/gen.sh.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success '200 random merges agree with git merge-tree' '
+	SLUICE="$SLUICE" sh "$SLUICE_SOURCE_DIR/tests/merge/gen.sh" -n 200 -s 42 >out 2>&1 ||
+		{ grep -v "^error\|^    \|^(use" out; false; } &&
+	tail -n 1 out && test_grep "200 merges" out && test_grep " 0 violations" out
+'
+
+test_expect_success 'another seed' '
+	SLUICE="$SLUICE" sh "$SLUICE_SOURCE_DIR/tests/merge/gen.sh" -n 60 -s 7 >out 2>&1 ||
+		{ grep -v "^error\|^    \|^(use" out; false; } &&
+	test_grep " 0 violations" out
+'
+
+test_done
