@@ -174,7 +174,7 @@ struct frame {
 	json_t *node;
 	char *key;      /* a mapping's pending key */
 	int key_line, key_col;
-	int top_key_idx; /* list index within a top-level sequence */
+	yaml_mark_t start; /* where the list or mapping began */
 };
 
 struct builder {
@@ -332,14 +332,16 @@ static int push(struct builder *b, json_t *node, yaml_mark_t m)
 				   MAX_DEPTH);
 	}
 	memset(&b->stack[b->depth], 0, sizeof(b->stack[0]));
+	b->stack[b->depth].start = m;
 	b->stack[b->depth++].node = node;
 	return 0;
 }
 
-static int pop(struct builder *b, yaml_mark_t m)
+static int pop(struct builder *b)
 {
 	struct frame *f = &b->stack[--b->depth];
 	json_t *node = f->node;
+	yaml_mark_t m = f->start;
 
 	free(f->key);
 	f->key = NULL;
@@ -387,7 +389,7 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *docs)
 		return push(b, json_object(), m);
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
-		return pop(b, m);
+		return pop(b);
 	default:
 		return 0;
 	}

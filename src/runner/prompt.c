@@ -129,11 +129,29 @@ static void retry_section(struct sl_buf *b, const struct runner_prompt_ctx *c)
 	sl_buf_release(&part);
 }
 
-static const char *wo_id(const struct runner_prompt_ctx *c)
+/* The work order's id: its field, else the front matter's "id:" line, else "?". */
+static void wo_id(char *out, size_t n, const struct runner_prompt_ctx *c)
 {
 	const char *id = json_string_value(json_object_get(c->work_order, "id"));
+	const char *t = c->work_order_text, *p;
 
-	return id ? id : "?";
+	snprintf(out, n, "?");
+	if (id) {
+		snprintf(out, n, "%s", id);
+		return;
+	}
+	if (!t || strncmp(t, "---\n", 4) != 0)
+		return;
+	p = t + 4;
+	while (p && *p && strncmp(p, "---", 3) != 0) {
+		if (strncmp(p, "id:", 3) == 0) {
+			p += 3 + strspn(p + 3, " \t\"'");
+			snprintf(out, n, "%.*s", (int)strcspn(p, " \t\"'\r\n"), p);
+			return;
+		}
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
 }
 
 /* ---- a retry rule's prompt template */
@@ -310,19 +328,23 @@ static void priority_note(struct sl_buf *b, json_t *cur, json_t *rival)
 			    pa);
 }
 
-static void run_details(struct sl_buf *b, const char *heading, json_t *run)
+/* A run's work order (its exact text when given, else its fields) and diff. */
+static void run_details(struct sl_buf *b, const char *heading, json_t *run, const char *wo_text)
 {
 	json_t *wo = json_object_get(run, "workOrder");
 	struct sl_buf part = SL_BUF_INIT;
 	char *text = NULL;
+	int markdown = (wo_text && *wo_text) || json_is_string(wo);
 
 	sl_buf_addf(b, "## %s: run %s\n\n### Work order\n\n", heading, str_field(run, "id"));
-	if (json_is_string(wo))
+	if (wo_text && *wo_text)
+		text = strdup(wo_text);
+	else if (json_is_string(wo))
 		text = strdup(json_string_value(wo));
 	else if (wo)
 		text = json_dumps(wo, JSON_INDENT(2) | JSON_ENCODE_ANY);
 	head_text(&part, text ? text : "(not recorded)", RUNNER_PROMPT_TEXT_MAX, "work order");
-	fenced(b, json_is_string(wo) ? "markdown" : "json", sl_buf_cstr(&part));
+	fenced(b, markdown ? "markdown" : "json", sl_buf_cstr(&part));
 	free(text);
 	sl_buf_reset(&part);
 	sl_buf_puts(b, "### Diff\n\n");
@@ -341,15 +363,21 @@ static int render_resolve(struct sl_buf *b, const struct runner_prompt_ctx *c, s
 	int prio;
 	size_t i;
 
-	if (!json_is_object(cur) || !json_is_object(rival))
-		return sl_err_set(err, SL_EINVALID, "the conflict context has no currentRun or "
-				  "conflictingRun; rebuild conflict.json");
+	if (!json_is_object(cur))
+		return sl_err_set(err, SL_EINVALID, "the conflict context has no currentRun; "
+				  "rebuild conflict.json");
 	run_wo(cur, &id, &title, &prio);
 	sl_buf_addf(b, "# sluice: resolve a merge conflict of work order %s, attempt %d\n\n", id,
 		    c->attempt);
 	sl_buf_puts(b, "You are resolving a merge conflict.\n\n");
 	run_line(b, "Your run", cur);
-	run_line(b, "Conflicting run", rival);
+	if (json_is_object(rival))
+		run_line(b, "Conflicting run", rival);
+	else
+		sl_buf_addf(b, "Conflicting run: none; the conflicting changes on '%s' were not made "
+			    "by a sluice run (a person's commits). Keep their intent as well.\n\n",
+			    *str_field(c->conflict, "target") ? str_field(c->conflict, "target") :
+			    "the target branch");
 	sl_buf_puts(b, "Conflicting files:\n");
 	json_array_foreach(files, i, f)
 		sl_buf_addf(b, "- %s\n", json_string_value(f) ? json_string_value(f) : "?");
@@ -357,10 +385,12 @@ static int render_resolve(struct sl_buf *b, const struct runner_prompt_ctx *c, s
 		       "- Resolve the conflict preserving both goals where possible\n"
 		       "- If goals are mutually exclusive, preserve the higher-priority work order's intent\n"
 		       "- Document your resolution reasoning\n\n");
-	priority_note(b, cur, rival);
+	if (json_is_object(rival))
+		priority_note(b, cur, rival);
 	sl_buf_puts(b, resolve_how);
-	run_details(b, "Your run", cur);
-	run_details(b, "Conflicting run", rival);
+	run_details(b, "Your run", cur, c->work_order_text);
+	if (json_is_object(rival))
+		run_details(b, "Conflicting run", rival, NULL);
 	sl_buf_puts(b, "## Git's conflict output\n\n");
 	head_text(&part, str_field(c->conflict, "gitConflictOutput"), RUNNER_PROMPT_DIFF_MAX,
 		  "conflict output");
@@ -373,9 +403,11 @@ static int render_build(struct sl_buf *b, const struct runner_prompt_ctx *c, str
 {
 	const char *text = c->work_order_text ? c->work_order_text : "";
 	size_t len = strlen(text);
+	char id[128];
 	int error = 0;
 
-	sl_buf_addf(b, "# sluice: build work order %s, attempt %d\n\n", wo_id(c), c->attempt);
+	wo_id(id, sizeof(id), c);
+	sl_buf_addf(b, "# sluice: build work order %s, attempt %d\n\n", id, c->attempt);
 	sl_buf_puts(b, preamble);
 	sl_buf_puts(b, "\nThe work order, exactly as written (front matter and body), is between the\n"
 		       "two marker lines:\n\n----- work order -----\n");

@@ -320,7 +320,7 @@ int store_runs_list(struct store *st, const char *state, const char *wo_id,
 	if ((error = store__prepare(st, &s,
 				    "SELECT " RUN_COLUMNS " FROM runs WHERE (?1 IS NULL OR state = "
 				    "?1) AND (?2 IS NULL OR work_order_id = ?2) "
-				    "ORDER BY created_ms DESC, id DESC",
+				    "ORDER BY created_ms DESC, rowid DESC",
 				    err)) != 0)
 		goto out;
 	store__bind_text(s, 1, state);

@@ -100,6 +100,7 @@ test_repo() { # DIR
 # in the worktree (and "$BUILDERS/resolve.sh" in resolve mode). The default
 # resolver keeps both sides of every conflict (drops the marker lines).
 BUILDERS="$TRASH/builders"
+mkdir -p "$BUILDERS"
 sluice_repo() { # DIR [extra config lines...]
 	_dir=$1
 	shift

@@ -4,12 +4,12 @@
 . "$(dirname "$0")/lib.sh"
 
 # The ids of --json output in order, one per line.
-ids() { sed -n 's/^    "id": "\(.*\)",$/\1/p' "$1"; }
+ids() { sed -n 's/^      "id": "\(.*\)",$/\1/p' "$1"; }
 # The value of one key for one id in --json output.
 field() { # FILE ID KEY
 	awk -v id="$2" -v key="$3" '
-		$0 ~ "^    \"id\": \"" id "\"," { on = 1 }
-		on && $0 ~ "^    \"" key "\": " { sub("^    \"" key "\": ", ""); sub(",$", ""); print; exit }
+		$0 ~ "^      \"id\": \"" id "\"," { on = 1 }
+		on && $0 ~ "^      \"" key "\": " { sub("^      \"" key "\": ", ""); sub(",$", ""); print; exit }
 	' "$1"
 }
 
@@ -86,7 +86,7 @@ test_expect_success 'a work order depending on a deleted one is invalid' '
 
 if command -v sqlite3 >/dev/null 2>&1; then
 test_expect_success 'a merged run makes the work order done and its dependents ready' '
-	hash=$(sed -n "s/^    \"content_hash\": \"\(.*\)\",$/\1/p" q.json | sed -n 2p) &&
+	hash=$(field q.json WO-100 content_hash | tr -d \") &&
 	sqlite3 r/.system/sluice.db "INSERT INTO runs (id, work_order_id, wo_content_hash, state, target, created_ms, updated_ms) VALUES (\"20260101-000000-aaaaaaaa\", \"WO-100\", \"$hash\", \"merged\", \"refs/heads/main\", 1, 1)" &&
 	sluice -C r queue --json >q5.json &&
 	test "$(field q5.json WO-100 state)" = "\"done\"" &&
@@ -102,7 +102,7 @@ test_expect_success 'an active run makes it running; overlapping ones wait for i
 
 test_expect_success 'an abandoned run fails the work order and blocks its dependents' '
 	sqlite3 r/.system/sluice.db "UPDATE runs SET state = \"merged\" WHERE id = \"20260101-000001-bbbbbbbb\"" &&
-	hash=$(sed -n "s/^    \"content_hash\": \"\(.*\)\",$/\1/p" q5.json | sed -n "$(ids q5.json | grep -n "^WO-101$" | cut -d: -f1)p") &&
+	hash=$(field q5.json WO-101 content_hash | tr -d \") &&
 	sqlite3 r/.system/sluice.db "INSERT INTO runs (id, work_order_id, wo_content_hash, state, target, created_ms, updated_ms) VALUES (\"20260101-000002-cccccccc\", \"WO-101\", \"$hash\", \"abandoned\", \"refs/heads/main\", 3, 3)" &&
 	cat >r/work_orders/WO-109.md <<-\EOF &&
 	---

@@ -219,6 +219,39 @@ static void test_resolve(void **state)
 	sl_buf_release(&out);
 }
 
+static void test_resolve_no_rival(void **state)
+{
+	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct sl_buf out = SL_BUF_INIT;
+	json_t *cc = conflict_ctx();
+
+	json_object_set_new(cc, "conflictingRun", json_null());
+	json_object_set_new(cc, "target", json_string("main"));
+	c.mode = "resolve";
+	c.attempt = 2;
+	c.conflict = cc;
+	c.work_order_text = wo_text;
+	render(&c, &out);
+	assert_non_null(strstr(out.ptr, "Conflicting run: none; the conflicting changes on 'main'"));
+	assert_null(strstr(out.ptr, "Priority:"));
+	/* the current run's work order is its exact text */
+	assert_non_null(strstr(out.ptr, "```markdown\n---\nid: WO-7\n"));
+	json_decref(cc);
+	sl_buf_release(&out);
+}
+
+static void test_id_from_text(void **state)
+{
+	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct sl_buf out = SL_BUF_INIT;
+
+	c.work_order_text = "---\ntitle: x\nid: \"WO-9\"\n---\nid: not-this\n";
+	c.attempt = 1;
+	render(&c, &out);
+	assert_true(strncmp(out.ptr, "# sluice: build work order WO-9, attempt 1\n", 43) == 0);
+	sl_buf_release(&out);
+}
+
 static void test_resolve_needs_context(void **state)
 {
 	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
@@ -262,6 +295,8 @@ int main(void)
 		cmocka_unit_test(test_override),
 		cmocka_unit_test(test_override_unknown),
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_resolve_no_rival),
+		cmocka_unit_test(test_id_from_text),
 		cmocka_unit_test(test_resolve_needs_context),
 		cmocka_unit_test(test_write),
 	};

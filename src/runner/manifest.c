@@ -1,0 +1,269 @@
+/* manifest.json: the hashes of a merged run's artifacts, chained in merge order. */
+#include "runner/manifest.h"
+#include "store/runs.h"
+#include "core/fs.h"
+#include "core/sha256.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MANIFEST_MAX ((size_t)16 << 20)
+#define ARTIFACTS_MAX 100000
+
+int runner_manifest_is_artifact(const char *rel)
+{
+	if (!strcmp(rel, "lock") || !strcmp(rel, "manifest.json") || !strcmp(rel, "worktree") ||
+	    !strncmp(rel, "worktree/", 9))
+		return 0;
+	return strstr(rel, ".tmp.") == NULL;
+}
+
+static int push_hash(struct runner_artifact_hashes *a, const char *rel, const char *abs,
+		     long long size, struct sl_err *err)
+{
+	struct runner_artifact_hash *v;
+	int error;
+
+	if (a->n >= ARTIFACTS_MAX)
+		return sl_err_set(err, SL_ETOOBIG, "more than %d artifacts in one run folder",
+				  ARTIFACTS_MAX);
+	if (!(v = realloc(a->v, (a->n + 1) * sizeof(*v))))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	a->v = v;
+	v = &a->v[a->n];
+	memset(v, 0, sizeof(*v));
+	if ((error = sl_sha256_file(v->sha256, abs, err)) != 0)
+		return error;
+	if (!(v->path = strdup(rel)))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	v->size = size;
+	a->n++;
+	return 0;
+}
+
+static int walk(const char *dir, const char *prefix, struct runner_artifact_hashes *a,
+		struct sl_err *err);
+
+static int walk_entry(const char *dir, const char *prefix, const char *name,
+		      struct runner_artifact_hashes *a, struct sl_err *err)
+{
+	char *abs = sl_path_join(dir, name), *rel = NULL;
+	struct stat st;
+	int error = 0;
+
+	if (!abs || asprintf(&rel, "%s%s", prefix, name) < 0) {
+		rel = NULL;
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (!runner_manifest_is_artifact(rel) || lstat(abs, &st) < 0)
+		goto out;
+	if (S_ISDIR(st.st_mode)) {
+		char *sub = NULL;
+		if (asprintf(&sub, "%s/", rel) < 0)
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+		else
+			error = walk(abs, sub, a, err);
+		free(sub);
+	} else if (S_ISREG(st.st_mode)) {
+		error = push_hash(a, rel, abs, (long long)st.st_size, err);
+	}
+out:
+	free(abs);
+	free(rel);
+	return error;
+}
+
+static int walk(const char *dir, const char *prefix, struct runner_artifact_hashes *a,
+		struct sl_err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int error = 0;
+
+	if (!d)
+		return sl_err_sys(err, errno, "cannot read run folder '%s'", dir);
+	while (!error && (e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		error = walk_entry(dir, prefix, e->d_name, a, err);
+	}
+	closedir(d);
+	return error;
+}
+
+static int cmp_hash(const void *x, const void *y)
+{
+	return strcmp(((const struct runner_artifact_hash *)x)->path,
+		      ((const struct runner_artifact_hash *)y)->path);
+}
+
+int runner_artifacts_hash(const char *run_dir, struct runner_artifact_hashes *out,
+			  struct sl_err *err)
+{
+	int error;
+
+	out->v = NULL;
+	out->n = 0;
+	if (!sl_is_dir(run_dir))
+		return sl_err_set(err, SL_ENOTFOUND, "run folder '%s' does not exist", run_dir);
+	if ((error = walk(run_dir, "", out, err)) != 0) {
+		runner_artifact_hashes_release(out);
+		return error;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_hash);
+	return 0;
+}
+
+void runner_artifact_hashes_release(struct runner_artifact_hashes *a)
+{
+	size_t i;
+
+	for (i = 0; a && i < a->n; i++)
+		free(a->v[i].path);
+	if (a) {
+		free(a->v);
+		a->v = NULL;
+		a->n = 0;
+	}
+}
+
+char *runner_tombstone_path(const struct sl_repo *repo, const char *run_id)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/%s.gc", repo->runs_dir, run_id) < 0)
+		return NULL;
+	return p;
+}
+
+/* A JSON file (bounded) and the SHA-256 of its bytes; NULL when missing or malformed. */
+static json_t *load_json(const char *path, char sha[65])
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	json_t *j = NULL;
+
+	if (sl_read_file(&b, path, MANIFEST_MAX, &err) == 0) {
+		if (sha)
+			sl_sha256_hex(sha, b.ptr ? b.ptr : "", b.len);
+		j = json_loadb(sl_buf_cstr(&b), b.len, 0, NULL);
+	}
+	sl_buf_release(&b);
+	if (j && !json_is_object(j)) {
+		json_decref(j);
+		j = NULL;
+	}
+	return j;
+}
+
+static char *jdup(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? strdup(s) : NULL;
+}
+
+static int link_from(struct runner_chain_link *l, json_t *j, const char *run, const char *sha_key,
+		     const char *merged_at)
+{
+	memset(l, 0, sizeof(*l));
+	l->run = strdup(run);
+	l->merged_at = strdup(merged_at ? merged_at : "");
+	l->previous_run = jdup(j, "previous_run");
+	l->previous_manifest = jdup(j, "previous_manifest");
+	if (sha_key) {
+		const char *s = json_string_value(json_object_get(j, sha_key));
+		snprintf(l->sha256, sizeof(l->sha256), "%s", s ? s : "");
+		l->removed = 1;
+	}
+	return l->run && l->merged_at ? 0 : -1;
+}
+
+/* The link of one entry of runs_dir: a run folder or a tombstone; 1 if none. */
+static int load_link(const struct sl_repo *repo, const char *name, struct runner_chain_link *l)
+{
+	char path[4096], sha[65], *run = NULL;
+	json_t *j = NULL, *mj = NULL;
+	size_t len = strlen(name);
+	int rc = 1;
+
+	if (len > 3 && !strcmp(name + len - 3, ".gc")) {
+		snprintf(path, sizeof(path), "%s/%s", repo->runs_dir, name);
+		if ((j = load_json(path, NULL)) && (run = jdup(j, "run")))
+			rc = link_from(l, j, run, "manifest_sha256",
+				       json_string_value(json_object_get(j, "merged_at")));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s/manifest.json", repo->runs_dir, name);
+	if (!(j = load_json(path, sha)))
+		goto out;
+	snprintf(path, sizeof(path), "%s/%s/merge.json", repo->runs_dir, name);
+	mj = load_json(path, NULL);
+	rc = link_from(l, j, name, NULL,
+		       json_string_value(json_object_get(mj ? mj : j, "merged_at")));
+	memcpy(l->sha256, sha, sizeof(sha));
+out:
+	free(run);
+	json_decref(j);
+	json_decref(mj);
+	return rc;
+}
+
+static int cmp_link(const void *x, const void *y)
+{
+	const struct runner_chain_link *a = x, *b = y;
+	int c = strcmp(a->merged_at, b->merged_at);
+
+	return c ? c : strcmp(a->run, b->run);
+}
+
+int runner_chain_load(const struct sl_repo *repo, const char *skip_run, struct runner_chain *out,
+		      struct sl_err *err)
+{
+	DIR *d = opendir(repo->runs_dir);
+	struct dirent *e;
+	struct runner_chain_link l, *v;
+	int error = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	if (!d)
+		return sl_err_sys(err, errno, "cannot read '%s'", repo->runs_dir);
+	while (!error && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || load_link(repo, e->d_name, &l) != 0)
+			continue;
+		if ((skip_run && !strcmp(l.run, skip_run)) ||
+		    !(v = realloc(out->v, (out->n + 1) * sizeof(*v)))) {
+			struct runner_chain one = { &l, 1 };
+			runner_chain_release(&one);
+			continue;
+		}
+		out->v = v;
+		out->v[out->n++] = l;
+	}
+	closedir(d);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_link);
+	return error;
+}
+
+void runner_chain_release(struct runner_chain *c)
+{
+	size_t i;
+
+	for (i = 0; c && i < c->n; i++) {
+		free(c->v[i].run);
+		free(c->v[i].merged_at);
+		free(c->v[i].previous_run);
+		free(c->v[i].previous_manifest);
+	}
+	if (c && c->v != NULL && !(c->n == 1 && c->v == c->v)) {
+		/* nothing: see below */
+	}
+}
