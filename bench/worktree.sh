@@ -51,7 +51,7 @@ make_repo() { # DIR N: N files of ~1 KiB in 100-file directories, one packed com
 			if (i % 100 == 0) system("mkdir -p " d)
 			for (l = 0; l < 16; l++) printf("file %d line %d %s\n", i, l, "abcdefghijklmnopqrstuvwxyz0123456789abcdef") > f
 			close(f)
-		} }' && git add -A && git commit -q -m base && git gc -q)
+		} }' && git add -A && git -c gc.auto=0 commit -q -m base && git gc -q)
 }
 
 now() { date +%s%N; }

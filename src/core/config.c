@@ -13,7 +13,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <git2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -457,11 +456,6 @@ struct retry_walk {
 	yaml_node_t *entry;
 };
 
-static int known_var(const char *name, void *data)
-{
-	return sl_template_prompt_var_known(name, data);
-}
-
 static void check_template(struct ctx *c, const yaml_node_t *n, const char *tmpl,
 			   sl_template_known fn, void *data, const char *where)
 {
@@ -594,7 +588,7 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 		}
 		if (r->prompt) {
 			snprintf(where, sizeof(where), "the retry prompt at line %d", r->line);
-			check_template(c, n, r->prompt, known_var, names, where);
+			check_template(c, n, r->prompt, sl_template_prompt_var_known, names, where);
 		}
 	}
 	if (cfg->nretry && !exits)
@@ -694,15 +688,35 @@ static void gc_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t 
 		unknown(c, k, "gc", "keep_last");
 }
 
+/* git check-ref-format's rules for a branch name (no libgit2 needed). */
+static int branch_name_ok(const char *s)
+{
+	const char *p, *comp = s;
+	size_t n = strlen(s);
+
+	if (!n || s[0] == '/' || s[n - 1] == '/' || s[n - 1] == '.' || !strcmp(s, "@") ||
+	    strstr(s, "..") || strstr(s, "//") || strstr(s, "@{"))
+		return 0;
+	for (p = s; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || strchr(" ~^:?*[\\", *p))
+			return 0;
+		if (p == comp && *p == '.')
+			return 0;
+		if (*p == '/' || !p[1]) {
+			const char *end = *p == '/' ? p : p + 1;
+			if (end - comp >= 5 && !strncmp(end - 5, ".lock", 5))
+				return 0;
+			comp = p + 1;
+		}
+	}
+	return 1;
+}
+
 static void target_check(struct ctx *c, yaml_node_t *v)
 {
-	char ref[512];
-	int valid = 0;
-
 	if (get_str(c, v, &c->cfg->target, "target") < 0)
 		return;
-	snprintf(ref, sizeof(ref), "refs/heads/%s", c->cfg->target);
-	if (git_reference_name_is_valid(&valid, ref) < 0 || !valid)
+	if (!branch_name_ok(c->cfg->target))
 		problem(c, v, "target '%s' is not a valid branch name", c->cfg->target);
 }
 

@@ -22,7 +22,7 @@ int runner__ready(struct runner_ctx *ctx, const char *only_wo, struct runner_rea
 	*out = NULL;
 	*n = 0;
 	po.allow_overlap = ctx->cfg->queue.allow_overlap;
-	po.jobs = ctx->cfg->queue.jobs;
+	po.jobs = 0; /* the tick counts its own free slots: waiting runs build nothing */
 	if ((error = queue_plan(&plan, ctx->st, &po, err)) != 0)
 		return error;
 	if (!(v = calloc(plan.n + 1, sizeof(*v)))) {

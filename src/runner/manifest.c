@@ -5,6 +5,7 @@
 #include "core/sha256.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,14 @@ out:
 	return rc;
 }
 
+static void link_release(struct runner_chain_link *l)
+{
+	free(l->run);
+	free(l->merged_at);
+	free(l->previous_run);
+	free(l->previous_manifest);
+}
+
 static int cmp_link(const void *x, const void *y)
 {
 	const struct runner_chain_link *a = x, *b = y;
@@ -229,19 +238,17 @@ int runner_chain_load(const struct sl_repo *repo, const char *skip_run, struct r
 	DIR *d = opendir(repo->runs_dir);
 	struct dirent *e;
 	struct runner_chain_link l, *v;
-	int error = 0;
 
 	out->v = NULL;
 	out->n = 0;
 	if (!d)
 		return sl_err_sys(err, errno, "cannot read '%s'", repo->runs_dir);
-	while (!error && (e = readdir(d)) != NULL) {
+	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' || load_link(repo, e->d_name, &l) != 0)
 			continue;
 		if ((skip_run && !strcmp(l.run, skip_run)) ||
 		    !(v = realloc(out->v, (out->n + 1) * sizeof(*v)))) {
-			struct runner_chain one = { &l, 1 };
-			runner_chain_release(&one);
+			link_release(&l);
 			continue;
 		}
 		out->v = v;
@@ -250,20 +257,112 @@ int runner_chain_load(const struct sl_repo *repo, const char *skip_run, struct r
 	closedir(d);
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_link);
-	return error;
+	return 0;
 }
 
 void runner_chain_release(struct runner_chain *c)
 {
 	size_t i;
 
-	for (i = 0; c && i < c->n; i++) {
-		free(c->v[i].run);
-		free(c->v[i].merged_at);
-		free(c->v[i].previous_run);
-		free(c->v[i].previous_manifest);
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		link_release(&c->v[i]);
+	free(c->v);
+	c->v = NULL;
+	c->n = 0;
+}
+
+/* A commit field of merge.json, or the store's value. */
+static const char *pick(json_t *mj, const char *key, const char *fallback)
+{
+	const char *s = json_string_value(json_object_get(mj, key));
+
+	return s ? s : fallback;
+}
+
+static json_t *artifacts_json(const struct runner_artifact_hashes *h)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; o && i < h->n; i++)
+		json_object_set_new(o, h->v[i].path, json_string(h->v[i].sha256));
+	return o;
+}
+
+static json_t *manifest_doc(const struct store_run *run, json_t *mj,
+			    const struct runner_artifact_hashes *h,
+			    const struct runner_chain_link *prev)
+{
+	return json_pack("{s:i, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:s?, s:s?}",
+			 "version", RUNNER_MANIFEST_VERSION, "run", run->id, "work_order",
+			 run->work_order_id, "base", pick(mj, "base", run->base_commit), "head",
+			 pick(mj, "head", run->head_commit), "approved_tree",
+			 pick(mj, "approved_tree", run->approved_tree), "merge_commit",
+			 pick(mj, "merge_commit", run->merge_commit), "target",
+			 pick(mj, "target", run->target), "merged_at", pick(mj, "merged_at", NULL),
+			 "artifacts", artifacts_json(h), "previous_manifest",
+			 prev ? prev->sha256 : NULL, "previous_run", prev ? prev->run : NULL);
+}
+
+static int write_doc(const char *path, json_t *doc, struct sl_err *err)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+	struct sl_buf b = SL_BUF_INIT;
+	int error;
+
+	if (!text || sl_buf_puts(&b, text) != 0 || sl_buf_puts(&b, "\n") != 0)
+		error = sl_err_set(err, SL_ERROR, "cannot build '%s'", path);
+	else
+		error = sl_write_file_atomic(path, b.ptr, b.len, err);
+	free(text);
+	sl_buf_release(&b);
+	return error;
+}
+
+int runner_manifest_write(const struct sl_repo *repo, struct store *st, const char *run_id,
+			  struct sl_err *err)
+{
+	struct runner_artifact_hashes h = RUNNER_ARTIFACT_HASHES_INIT;
+	struct runner_chain c = RUNNER_CHAIN_INIT;
+	struct store_run run;
+	char *dir = NULL, *path = NULL;
+	json_t *mj = NULL, *doc = NULL;
+	int error;
+
+	memset(&run, 0, sizeof(run));
+	if ((error = store_run_get(st, run_id, &run, err)) != 0)
+		goto out;
+	dir = sl_repo_run_path(repo, run.id, NULL);
+	path = sl_repo_run_path(repo, run.id, "merge.json");
+	if (!dir || !path) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
 	}
-	if (c && c->v != NULL && !(c->n == 1 && c->v == c->v)) {
-		/* nothing: see below */
+	if (!(mj = load_json(path, NULL))) {
+		error = sl_err_set(err, SL_ENOTFOUND,
+				   "run '%s' has no readable merge.json; a manifest is written "
+				   "only after the merge", run.id);
+		goto out;
 	}
+	if ((error = runner_artifacts_hash(dir, &h, err)) != 0 ||
+	    (error = runner_chain_load(repo, run.id, &c, err)) != 0)
+		goto out;
+	doc = manifest_doc(&run, mj, &h, c.n ? &c.v[c.n - 1] : NULL);
+	free(path);
+	path = sl_repo_run_path(repo, run.id, "manifest.json");
+	if (!doc || !path)
+		error = sl_err_set(err, SL_ERROR, "cannot build the manifest of run '%s'", run.id);
+	else
+		error = write_doc(path, doc, err);
+out:
+	runner_artifact_hashes_release(&h);
+	runner_chain_release(&c);
+	store_run_release(&run);
+	json_decref(mj);
+	json_decref(doc);
+	free(dir);
+	free(path);
+	return error;
 }

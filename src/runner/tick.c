@@ -237,7 +237,7 @@ int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *o,
 	 * Rounds: a merge can make dependents ready, so keep going while the
 	 * last round merged something and there is new work (bounded).
 	 */
-	for (round = 0; round < 8; round++) {
+	for (round = 0; round < 100; round++) {
 		int slots;
 		if ((error = runner__ingest(ctx, err)) != 0)
 			goto out;

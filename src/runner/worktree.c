@@ -800,8 +800,9 @@ int runner_worktree_exclude_system(const char *repo_root, struct sl_err *err)
 	sl_buf_init(&b, 1 << 20);
 	if ((error = open_repo(&repo, repo_root, err)) < 0)
 		goto out;
-	if (asprintf(&info, "%s/info", git_repository_commondir(repo)) < 0 ||
-	    asprintf(&path, "%s/info/exclude", git_repository_commondir(repo)) < 0) {
+	info = sl_path_join(git_repository_commondir(repo), "info");
+	path = info ? sl_path_join(info, "exclude") : NULL;
+	if (!path) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}

@@ -122,6 +122,13 @@ sluice_repo() { # DIR [extra config lines...]
 	done
 }
 
+# Config lines for a command reviewer that approves everything it is shown.
+APPROVE_REVIEWER="$BUILDERS/approve-reviewer.sh"
+printf '%s\n' 'cat >/dev/null' 'echo "{\"verdict\": \"approve\", \"reviewer\": \"approve-bot\"}"' >"$APPROVE_REVIEWER"
+approve_reviewer_config() {
+	printf '%s\n' "reviewer:" "  mode: command" "  command: [sh, $APPROVE_REVIEWER]"
+}
+
 # Write a work order: wo DIR ID [front-matter lines...]; the builder script
 # for it is "$BUILDERS/ID.sh" (write it yourself).
 wo() {
