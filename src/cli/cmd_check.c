@@ -14,27 +14,27 @@
 #include <string.h>
 
 static const char usage_text[] =
-	"usage: sluice check [--json] [-C DIR]\n"
-	"\n"
-	"Validate .system/config.yaml and every work order of the inbox without\n"
-	"running anything: YAML syntax, every key and value of the config (retry\n"
-	"rules need an 'exit' entry, 'not:' must name a configured gate, prompt\n"
-	"templates may only use known variables), and every work order's front\n"
-	"matter, ids, dependencies (unknown ids, cycles) and duplicates.\n"
-	"\n"
-	"Each problem is printed on its own line as 'path:line:col: message'.\n"
-	"\n"
-	"options:\n"
-	"  --json       print {\"ok\", \"problems\": [...], \"work_orders\": N} instead\n"
-	"  -C DIR       run as if started in DIR\n"
-	"  -h, --help   show this help\n"
-	"\n"
-	"exit status: 0 when everything is valid, 1 when a problem was found,\n"
-	"2 on a usage error.\n"
-	"\n"
-	"examples:\n"
-	"  sluice check\n"
-	"  sluice check --json | jq -r '.problems[]'\n";
+        "usage: sluice check [--json] [-C DIR]\n"
+        "\n"
+        "Validate .system/config.yaml and every work order of the inbox without\n"
+        "running anything: YAML syntax, every key and value of the config (retry\n"
+        "rules need an 'exit' entry, 'not:' must name a configured gate, prompt\n"
+        "templates may only use known variables), and every work order's front\n"
+        "matter, ids, dependencies (unknown ids, cycles) and duplicates.\n"
+        "\n"
+        "Each problem is printed on its own line as 'path:line:col: message'.\n"
+        "\n"
+        "options:\n"
+        "  --json       print {\"ok\", \"problems\": [...], \"work_orders\": N} instead\n"
+        "  -C DIR       run as if started in DIR\n"
+        "  -h, --help   show this help\n"
+        "\n"
+        "exit status: 0 when everything is valid, 1 when a problem was found,\n"
+        "2 on a usage error.\n"
+        "\n"
+        "examples:\n"
+        "  sluice check\n"
+        "  sluice check --json | jq -r '.problems[]'\n";
 
 /* Config problems carry the absolute path: make it relative to the root. */
 static void add_relative(struct sl_buf *out, const char *text, const char *root)
@@ -53,7 +53,7 @@ static void add_relative(struct sl_buf *out, const char *text, const char *root)
 }
 
 static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
-		     struct sl_err *err)
+                     struct sl_err *err)
 {
 	struct sl_buf cfgp = SL_BUF_INIT;
 	struct sl_config *cfg = NULL;
@@ -101,7 +101,7 @@ static int print_json(const char *problems, int count, size_t nwo)
 
 int cmd_check(struct cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
+	static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
 	struct sl_repo repo = SL_REPO_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_buf problems = SL_BUF_INIT;

@@ -15,29 +15,29 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-	"usage: sluice init [--inbox DIR] [--target BRANCH] [-C DIR]\n"
-	"\n"
-	"Set up sluice in a git repository: create .system/ with config.yaml (every\n"
-	"key documented), sluice.db, runs/ and the lock file; add '/.system/' to\n"
-	".git/info/exclude so that git status and git add -A never see it; create\n"
-	"the inbox directory. Running it again changes nothing and says so; a\n"
-	"missing piece (the database, the exclude line) is put back.\n"
-	"\n"
-	"options:\n"
-	"  --inbox DIR      where work orders are dropped, relative to the repository\n"
-	"                   root (default: work_orders)\n"
-	"  --target BRANCH  the branch approved runs merge into (default: the branch\n"
-	"                   HEAD names; required when HEAD is detached or has no commit)\n"
-	"  -C DIR           run as if started in DIR\n"
-	"  -h, --help       show this help\n"
-	"\n"
-	"examples:\n"
-	"  sluice init\n"
-	"  sluice init --target develop --inbox tasks\n"
-	"  sluice -C ~/src/app init\n"
-	"\n"
-	"Then set 'builder' in .system/config.yaml and add a cron line:\n"
-	"  * * * * * cd /path/to/repo && sluice tick\n";
+        "usage: sluice init [--inbox DIR] [--target BRANCH] [-C DIR]\n"
+        "\n"
+        "Set up sluice in a git repository: create .system/ with config.yaml (every\n"
+        "key documented), sluice.db, runs/ and the lock file; add '/.system/' to\n"
+        ".git/info/exclude so that git status and git add -A never see it; create\n"
+        "the inbox directory. Running it again changes nothing and says so; a\n"
+        "missing piece (the database, the exclude line) is put back.\n"
+        "\n"
+        "options:\n"
+        "  --inbox DIR      where work orders are dropped, relative to the repository\n"
+        "                   root (default: work_orders)\n"
+        "  --target BRANCH  the branch approved runs merge into (default: the branch\n"
+        "                   HEAD names; required when HEAD is detached or has no commit)\n"
+        "  -C DIR           run as if started in DIR\n"
+        "  -h, --help       show this help\n"
+        "\n"
+        "examples:\n"
+        "  sluice init\n"
+        "  sluice init --target develop --inbox tasks\n"
+        "  sluice -C ~/src/app init\n"
+        "\n"
+        "Then set 'builder' in .system/config.yaml and add a cron line:\n"
+        "  * * * * * cd /path/to/repo && sluice tick\n";
 
 #define OPT_INBOX 2001
 #define OPT_TARGET 2002
@@ -70,15 +70,15 @@ static int head_branch(struct init *in)
 	if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC ||
 	    strncmp((t = git_reference_symbolic_target(head)), "refs/heads/", 11)) {
 		error = sl_err_set(&in->err, SL_EINVALID,
-				   "HEAD is detached, so there is no branch to merge into; check "
-				   "out a branch or pass --target BRANCH");
+		                   "HEAD is detached, so there is no branch to merge into; check "
+		                   "out a branch or pass --target BRANCH");
 		goto out;
 	}
 	if (git_repository_head_unborn(repo) == 1) {
 		error = sl_err_set(&in->err, SL_EINVALID,
-				   "branch '%s' has no commits yet; commit something first, or "
-				   "pass --target BRANCH",
-				   t + 11);
+		                   "branch '%s' has no commits yet; commit something first, or "
+		                   "pass --target BRANCH",
+		                   t + 11);
 		goto out;
 	}
 	if (!(in->target = strdup(t + 11)))
@@ -99,8 +99,8 @@ static int choose_target(struct init *in)
 	snprintf(ref, sizeof(ref), "refs/heads/%s", in->target_opt);
 	if (git_reference_name_is_valid(&valid, ref) < 0 || !valid)
 		return sl_err_set(&in->err, SL_EINVALID,
-				  "'%s' is not a valid branch name; pass --target BRANCH",
-				  in->target_opt);
+		                  "'%s' is not a valid branch name; pass --target BRANCH",
+		                  in->target_opt);
 	if (!(in->target = strdup(in->target_opt)))
 		return sl_err_set(&in->err, SL_ERROR, "out of memory");
 	return 0;
@@ -216,10 +216,11 @@ static int run_init(struct init *in)
 	int error = 0;
 
 	if (!sl_path_is_safe_relative(in->inbox))
-		return sl_err_set(&in->err, SL_EINVALID,
-				  "--inbox '%s' must be a directory inside the repository, relative "
-				  "to its root, without '..'",
-				  in->inbox);
+		return sl_err_set(
+		        &in->err, SL_EINVALID,
+		        "--inbox '%s' must be a directory inside the repository, relative "
+		        "to its root, without '..'",
+		        in->inbox);
 	if (ensure_dir(in, in->repo.sysdir, ".system/") || ensure_config(in) ||
 	    ensure_dir(in, in->repo.runs_dir, ".system/runs/") || ensure_lock(in) ||
 	    ensure_db(in) || ensure_exclude(in))
@@ -247,12 +248,12 @@ static int run_init(struct init *in)
 int cmd_init(struct cli *cli, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		CLI_COMMON_LONGOPTS,
-		{ "inbox", required_argument, NULL, OPT_INBOX },
-		{ "target", required_argument, NULL, OPT_TARGET },
-		{ NULL, 0, NULL, 0 },
+	        CLI_COMMON_LONGOPTS,
+	        {"inbox", required_argument, NULL, OPT_INBOX},
+	        {"target", required_argument, NULL, OPT_TARGET},
+	        {NULL, 0, NULL, 0},
 	};
-	struct init in = { SL_REPO_INIT, "work_orders", NULL, NULL, 0, SL_ERR_INIT };
+	struct init in = {SL_REPO_INIT, "work_orders", NULL, NULL, 0, SL_ERR_INIT};
 	int opt, rc = CLI_OK;
 
 	optind = 0;

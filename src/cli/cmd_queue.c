@@ -13,26 +13,26 @@
 #include <string.h>
 
 static const char usage_text[] =
-	"usage: sluice queue [--explain] [--json] [-C DIR]\n"
-	"\n"
-	"Read the inbox (new work orders, new revisions, files gone), then list\n"
-	"every work order in schedule order with its state: running, ready,\n"
-	"waiting (on dependencies), blocked (a dependency failed), failed,\n"
-	"invalid, skipped (status draft/backlog/hold/done in the file), done.\n"
-	"Ready ones are ordered by priority (1 first), created_at, then id.\n"
-	"\n"
-	"options:\n"
-	"  --explain    say why each one waits or what it is: 'waits on WO-7\n"
-	"               (running)', 'overlaps WO-3 on src/a.c (running)', the\n"
-	"               problem of an invalid one\n"
-	"  --json       one JSON document (schema/queue.schema.json)\n"
-	"  -C DIR       run as if started in DIR\n"
-	"  -h, --help   show this help\n"
-	"\n"
-	"examples:\n"
-	"  sluice queue\n"
-	"  sluice queue --explain\n"
-	"  sluice queue --json | jq -r '.work_orders[] | select(.state == \"ready\") | .id'\n";
+        "usage: sluice queue [--explain] [--json] [-C DIR]\n"
+        "\n"
+        "Read the inbox (new work orders, new revisions, files gone), then list\n"
+        "every work order in schedule order with its state: running, ready,\n"
+        "waiting (on dependencies), blocked (a dependency failed), failed,\n"
+        "invalid, skipped (status draft/backlog/hold/done in the file), done.\n"
+        "Ready ones are ordered by priority (1 first), created_at, then id.\n"
+        "\n"
+        "options:\n"
+        "  --explain    say why each one waits or what it is: 'waits on WO-7\n"
+        "               (running)', 'overlaps WO-3 on src/a.c (running)', the\n"
+        "               problem of an invalid one\n"
+        "  --json       one JSON document (schema/queue.schema.json)\n"
+        "  -C DIR       run as if started in DIR\n"
+        "  -h, --help   show this help\n"
+        "\n"
+        "examples:\n"
+        "  sluice queue\n"
+        "  sluice queue --explain\n"
+        "  sluice queue --json | jq -r '.work_orders[] | select(.state == \"ready\") | .id'\n";
 
 #define OPT_EXPLAIN 2001
 
@@ -68,16 +68,17 @@ static json_t *item_json(const struct queue_item *it)
 }
 
 static int print_json(const struct queue_plan *plan, const struct store_inbox_error *errs,
-		      size_t nerrs)
+                      size_t nerrs)
 {
-	json_t *doc = json_object(), *list = json_array(), *ie = json_array(), *counts = json_object();
+	json_t *doc = json_object(), *list = json_array(), *ie = json_array(),
+	       *counts = json_object();
 	size_t i;
 
 	for (i = 0; i < plan->n; i++) {
 		json_t *c = json_object_get(counts, plan->items[i].state);
 		json_array_append_new(list, item_json(&plan->items[i]));
 		json_object_set_new(counts, plan->items[i].state,
-				    json_integer(c ? json_integer_value(c) + 1 : 1));
+		                    json_integer(c ? json_integer_value(c) + 1 : 1));
 	}
 	for (i = 0; i < nerrs; i++) {
 		json_t *e = json_object();
@@ -95,7 +96,7 @@ static int print_json(const struct queue_plan *plan, const struct store_inbox_er
 }
 
 static int print_text(const struct queue_plan *plan, const struct store_inbox_error *errs,
-		      size_t nerrs, int explain)
+                      size_t nerrs, int explain)
 {
 	size_t i;
 
@@ -110,7 +111,7 @@ static int print_text(const struct queue_plan *plan, const struct store_inbox_er
 			printf("%14s%s\n", "", it->explain ? it->explain : "");
 	}
 	if (nerrs)
-		printf("\nfiles that are not work orders (fix them; see 'sluice check'):\n");
+		printf("\nproblems in the inbox (fix them; see 'sluice check'):\n");
 	for (i = 0; i < nerrs; i++)
 		printf("  %s\n", errs[i].message);
 	return CLI_OK;
@@ -150,9 +151,9 @@ out:
 int cmd_queue(struct cli *cli, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		CLI_COMMON_LONGOPTS,
-		{ "explain", no_argument, NULL, OPT_EXPLAIN },
-		{ NULL, 0, NULL, 0 },
+	        CLI_COMMON_LONGOPTS,
+	        {"explain", no_argument, NULL, OPT_EXPLAIN},
+	        {NULL, 0, NULL, 0},
 	};
 	struct sl_repo repo = SL_REPO_INIT;
 	struct sl_err err = SL_ERR_INIT;

@@ -76,7 +76,7 @@ struct ctx {
 };
 
 static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 
 static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 {
@@ -86,7 +86,7 @@ static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 	if (!c->problems)
 		return;
 	sl_buf_addf(c->problems, "%s:%zu:%zu: ", c->path, n ? n->start_mark.line + 1 : 1,
-		    n ? n->start_mark.column + 1 : 1);
+	            n ? n->start_mark.column + 1 : 1);
 	va_start(ap, fmt);
 	sl_buf_vaddf(c->problems, fmt, ap);
 	va_end(ap);
@@ -109,7 +109,7 @@ static int is_null(const yaml_node_t *n)
 
 	return s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
 	       (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
-		!strcmp(s, "NULL"));
+	        !strcmp(s, "NULL"));
 }
 
 static int get_str(struct ctx *c, const yaml_node_t *n, char **out, const char *key)
@@ -128,8 +128,7 @@ static int get_str(struct ctx *c, const yaml_node_t *n, char **out, const char *
 	return 0;
 }
 
-static int get_int(struct ctx *c, const yaml_node_t *n, int *out, int min, int max,
-		   const char *key)
+static int get_int(struct ctx *c, const yaml_node_t *n, int *out, int min, int max, const char *key)
 {
 	const char *s = scalar(n);
 	char *end;
@@ -139,7 +138,7 @@ static int get_int(struct ctx *c, const yaml_node_t *n, int *out, int min, int m
 	if (!s || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !*s ||
 	    (v = strtol(s, &end, 10), errno || *end) || v < min || v > max) {
 		problem(c, n, "'%s' must be a whole number from %d to %d, not '%s'", key, min, max,
-			s ? s : "(a list or mapping)");
+		        s ? s : "(a list or mapping)");
 		return -1;
 	}
 	*out = (int)v;
@@ -148,8 +147,8 @@ static int get_int(struct ctx *c, const yaml_node_t *n, int *out, int min, int m
 
 static int get_bool(struct ctx *c, const yaml_node_t *n, int *out, const char *key)
 {
-	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "on", "On", NULL };
-	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "off", "Off", NULL };
+	static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "on", "On", NULL};
+	static const char *const no[] = {"false", "False", "FALSE", "no", "No", "off", "Off", NULL};
 	const char *s = scalar(n);
 	int i;
 
@@ -160,7 +159,7 @@ static int get_bool(struct ctx *c, const yaml_node_t *n, int *out, const char *k
 		if (!strcmp(s, no[i]))
 			return *out = 0, 0;
 	problem(c, n, "'%s' must be true or false (or on/off), not '%s'", key,
-		s ? s : "(a list or mapping)");
+	        s ? s : "(a list or mapping)");
 	return -1;
 }
 
@@ -171,7 +170,7 @@ static int get_duration(struct ctx *c, const yaml_node_t *n, int64_t *out, const
 
 	if (!s || sl_duration_parse(out, s, &e) != 0) {
 		problem(c, n, "'%s': %s", key,
-			s ? e.msg : "must be a duration such as 90s, 30m or 2h");
+		        s ? e.msg : "must be a duration such as 90s, 30m or 2h");
 		return -1;
 	}
 	return 0;
@@ -201,13 +200,13 @@ static int get_size(struct ctx *c, const yaml_node_t *n, size_t *out, const char
 	return 0;
 bad:
 	problem(c, n, "'%s' must be a size such as 1048576, 512KiB or 10MiB, not '%s'", key,
-		s ? s : "(a list or mapping)");
+	        s ? s : "(a list or mapping)");
 	return -1;
 }
 
 /* A list of text items (an argv, a list of paths). */
 static int get_strv(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key,
-		    const char *hint)
+                    const char *hint)
 {
 	yaml_node_item_t *it;
 	sl_strv v = NULL;
@@ -243,9 +242,9 @@ static int get_argv(struct ctx *c, const yaml_node_t *n, sl_strv *out, const cha
 {
 	if (scalar(n) && !is_null(n)) {
 		problem(c, n,
-			"'%s' must be a list (an argv), e.g. [make, test]; to use a shell write "
-			"[sh, -c, '...']",
-			key);
+		        "'%s' must be a list (an argv), e.g. [make, test]; to use a shell write "
+		        "[sh, -c, '...']",
+		        key);
 		return -1;
 	}
 	if (get_strv(c, n, out, key, " (an argv), e.g. [make, test]") < 0)
@@ -266,9 +265,10 @@ static int get_paths(struct ctx *c, const yaml_node_t *n, sl_strv *out, const ch
 	for (i = 0; (*out)[i]; i++)
 		if (!sl_path_is_safe_relative((*out)[i])) {
 			problem(c, n,
-				"'%s' entry '%s' is not a path inside the repository; use a relative "
-				"path without '..'",
-				key, (*out)[i]);
+			        "'%s' entry '%s' is not a path inside the repository; use a "
+			        "relative "
+			        "path without '..'",
+			        key, (*out)[i]);
 			return -1;
 		}
 	return 0;
@@ -300,7 +300,7 @@ static void each_pair(struct ctx *c, yaml_node_t *n, const char *what, pair_fn f
 static void unknown(struct ctx *c, yaml_node_t *k, const char *section, const char *known)
 {
 	problem(c, k, "unknown key '%s'%s%s; known keys: %s", scalar(k), section ? " in " : "",
-		section ? section : "", known);
+	        section ? section : "", known);
 }
 
 /* ---- sections ---------------------------------------------------------- */
@@ -311,9 +311,9 @@ static void queue_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 		if (get_str(c, v, &c->cfg->queue.inbox, "queue.inbox") == 0 &&
 		    !sl_path_is_safe_relative(c->cfg->queue.inbox))
 			problem(c, v,
-				"'queue.inbox' must be a directory relative to the repository root "
-				"without '..', not '%s'",
-				c->cfg->queue.inbox);
+			        "'queue.inbox' must be a directory relative to the repository root "
+			        "without '..', not '%s'",
+			        c->cfg->queue.inbox);
 	} else if (!strcmp(key, "jobs")) {
 		get_int(c, v, &c->cfg->queue.jobs, 1, 256, "queue.jobs");
 	} else if (!strcmp(key, "allow_overlap")) {
@@ -332,8 +332,9 @@ static void env_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 	for (p = key; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
 		;
 	if (!*key || *p || isdigit((unsigned char)*key)) {
-		problem(c, k, "'builder.env' name '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)",
-			key);
+		problem(c, k,
+		        "'builder.env' name '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)",
+		        key);
 		return;
 	}
 	if (!s) {
@@ -345,7 +346,7 @@ static void env_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 	free(kv);
 }
 
-static const char *const presets[] = { "claude-code", "codex", "aider", "gemini", NULL };
+static const char *const presets[] = {"claude-code", "codex", "aider", "gemini", NULL};
 
 static void builder_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
@@ -360,9 +361,10 @@ static void builder_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_no
 			;
 		if (!presets[i])
 			problem(c, v,
-				"unknown builder.preset '%s'; use claude-code, codex, aider or gemini, "
-				"or write builder.command",
-				c->cfg->builder.preset);
+			        "unknown builder.preset '%s'; use claude-code, codex, aider or "
+			        "gemini, "
+			        "or write builder.command",
+			        c->cfg->builder.preset);
 	} else if (!strcmp(key, "timeout")) {
 		get_duration(c, v, &c->cfg->builder.timeout_ms, "builder.timeout");
 	} else if (!strcmp(key, "env")) {
@@ -442,7 +444,8 @@ static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_
 		each_pair(c, v, "a gate", gate_opt_pair);
 		c->gate = NULL;
 		if (!g->argv)
-			problem(c, v, "gate '%s' has no command; add 'command: [prog, args...]'", key);
+			problem(c, v, "gate '%s' has no command; add 'command: [prog, args...]'",
+			        key);
 	} else {
 		get_argv(c, v, &g->argv, "gates.<name>");
 	}
@@ -457,7 +460,7 @@ struct retry_walk {
 };
 
 static void check_template(struct ctx *c, const yaml_node_t *n, const char *tmpl,
-			   sl_template_known fn, void *data, const char *where)
+                           sl_template_known fn, void *data, const char *where)
 {
 	struct sl_err e = SL_ERR_INIT;
 
@@ -480,7 +483,7 @@ static void retry_condition(struct ctx *c, const char *key, yaml_node_t *v)
 	} else if (!s || strncmp(s, "gate.", 5) || !gate_name_ok(s + 5)) {
 		r->kind = SL_RETRY_NOT_GATE;
 		problem(c, v, "'not:' must name a gate as 'gate.<name>', not '%s'",
-			s ? s : "(a list or mapping)");
+		        s ? s : "(a list or mapping)");
 	} else {
 		r->kind = SL_RETRY_NOT_GATE;
 		free(r->gate);
@@ -509,9 +512,10 @@ static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 		c->retry->conditions++;
 		problem(c, k, "'validate:' conditions are not supported; use attempt, not or exit");
 	} else if (!strcmp(key, "agent") || !strcmp(key, "session")) {
-		problem(c, k, "'%s' is not a sluice retry override; use 'builder: [argv...]' to "
-			      "switch the builder",
-			key);
+		problem(c, k,
+		        "'%s' is not a sluice retry override; use 'builder: [argv...]' to "
+		        "switch the builder",
+		        key);
 	} else {
 		unknown(c, k, "a retry entry", "attempt, not, exit, builder, prompt, worktree");
 	}
@@ -519,12 +523,13 @@ static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 
 static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
 {
-	struct retry_walk w = { r, 0, n };
+	struct retry_walk w = {r, 0, n};
 
 	memset(r, 0, sizeof(*r));
 	r->line = (int)n->start_mark.line + 1;
 	if (n->type != YAML_MAPPING_NODE) {
-		problem(c, n, "each retry entry must be a mapping such as '- attempt: 2' or '- exit: 4'");
+		problem(c, n,
+		        "each retry entry must be a mapping such as '- attempt: 2' or '- exit: 4'");
 		return;
 	}
 	c->retry = &w;
@@ -532,9 +537,9 @@ static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
 	c->retry = NULL;
 	if (w.conditions != 1)
 		problem(c, n,
-			"a retry entry needs exactly one condition (attempt: N, not: gate.NAME or "
-			"exit: N); this one has %d",
-			w.conditions);
+		        "a retry entry needs exactly one condition (attempt: N, not: gate.NAME or "
+		        "exit: N); this one has %d",
+		        w.conditions);
 }
 
 static void retry_list(struct ctx *c, yaml_node_t *n)
@@ -545,7 +550,8 @@ static void retry_list(struct ctx *c, yaml_node_t *n)
 
 	if (!n || n->type != YAML_SEQUENCE_NODE) {
 		if (!is_null(n))
-			problem(c, n, "'retry' must be a list of entries ('- attempt: 2', '- exit: 4')");
+			problem(c, n,
+			        "'retry' must be a list of entries ('- attempt: 2', '- exit: 4')");
 		return;
 	}
 	count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
@@ -582,9 +588,11 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)
 				;
 			if (j == cfg->ngates)
-				problem(c, n, "retry entry at line %d: 'not: gate.%s' names no configured "
-					      "gate; define it under 'gates' or fix the name",
-					r->line, r->gate);
+				problem(c, n,
+				        "retry entry at line %d: 'not: gate.%s' names no "
+				        "configured "
+				        "gate; define it under 'gates' or fix the name",
+				        r->line, r->gate);
 		}
 		if (r->prompt) {
 			snprintf(where, sizeof(where), "the retry prompt at line %d", r->line);
@@ -614,7 +622,7 @@ static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 			cfg->reviewer.mode = SL_REVIEWER_COMMAND;
 		else
 			problem(c, v, "reviewer.mode must be manual, http or command, not '%s'",
-				s ? s : "(a list or mapping)");
+			        s ? s : "(a list or mapping)");
 	} else if (!strcmp(key, "protocol")) {
 		if (s && !strcmp(s, "sluice"))
 			cfg->reviewer.protocol = SL_PROTOCOL_SLUICE;
@@ -622,7 +630,7 @@ static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 			cfg->reviewer.protocol = SL_PROTOCOL_OPENAI;
 		else
 			problem(c, v, "reviewer.protocol must be sluice or openai, not '%s'",
-				s ? s : "(a list or mapping)");
+			        s ? s : "(a list or mapping)");
 	} else if (!strcmp(key, "url")) {
 		if (get_str(c, v, &cfg->reviewer.url, "reviewer.url") == 0 &&
 		    strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
@@ -645,8 +653,8 @@ static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 		get_str(c, v, &cfg->reviewer.name, "reviewer.name");
 	} else {
 		unknown(c, k, "reviewer",
-			"mode, url, protocol, model, token_env, timeout, connect_timeout, retries, "
-			"command, max_reply, name");
+		        "mode, url, protocol, model, token_env, timeout, connect_timeout, retries, "
+		        "command, max_reply, name");
 	}
 }
 
@@ -666,7 +674,7 @@ static void merge_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 		if (get_str(c, v, &cfg->merge.resolver, "merge.resolver") == 0 &&
 		    strcmp(cfg->merge.resolver, "builder") && strcmp(cfg->merge.resolver, "none"))
 			problem(c, v, "merge.resolver must be builder or none, not '%s'",
-				cfg->merge.resolver);
+			        cfg->merge.resolver);
 	} else if (!strcmp(key, "resolve_attempts")) {
 		get_int(c, v, &cfg->merge.resolve_attempts, 0, 100, "merge.resolve_attempts");
 	} else if (!strcmp(key, "verify")) {
@@ -674,7 +682,7 @@ static void merge_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 	} else if (!strcmp(key, "message")) {
 		if (get_str(c, v, &cfg->merge.message, "merge.message") == 0)
 			check_template(c, v, cfg->merge.message, merge_var_known, NULL,
-				       "merge.message");
+			               "merge.message");
 	} else {
 		unknown(c, k, "merge", "resolver, resolve_attempts, verify, message");
 	}
@@ -742,7 +750,7 @@ static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 		each_pair(c, v, "gc", gc_pair);
 	else
 		unknown(c, k, NULL,
-			"target, queue, builder, worktree, gates, retry, reviewer, merge, gc");
+		        "target, queue, builder, worktree, gates, retry, reviewer, merge, gc");
 }
 
 static void cross_check(struct ctx *c)
@@ -752,15 +760,18 @@ static void cross_check(struct ctx *c)
 	if (cfg->builder.command && cfg->builder.preset)
 		problem(c, c->root, "builder has both 'command' and 'preset'; keep one");
 	if (cfg->reviewer.mode == SL_REVIEWER_HTTP && !cfg->reviewer.url)
-		problem(c, c->root, "reviewer.mode is http but reviewer.url is not set; add the "
-				      "reviewer's URL");
+		problem(c, c->root,
+		        "reviewer.mode is http but reviewer.url is not set; add the "
+		        "reviewer's URL");
 	if (cfg->reviewer.mode == SL_REVIEWER_COMMAND && !cfg->reviewer.command)
-		problem(c, c->root, "reviewer.mode is command but reviewer.command is not set; "
-				      "add the program to run");
-	if (cfg->reviewer.mode == SL_REVIEWER_HTTP && cfg->reviewer.protocol == SL_PROTOCOL_OPENAI &&
-	    !cfg->reviewer.model)
-		problem(c, c->root, "reviewer.protocol is openai but reviewer.model is not set; "
-				      "name the model to ask");
+		problem(c, c->root,
+		        "reviewer.mode is command but reviewer.command is not set; "
+		        "add the program to run");
+	if (cfg->reviewer.mode == SL_REVIEWER_HTTP &&
+	    cfg->reviewer.protocol == SL_PROTOCOL_OPENAI && !cfg->reviewer.model)
+		problem(c, c->root,
+		        "reviewer.protocol is openai but reviewer.model is not set; "
+		        "name the model to ask");
 }
 
 /* ---- defaults, load, check --------------------------------------------- */
@@ -779,7 +790,8 @@ static int set_defaults(struct sl_config *cfg)
 	cfg->merge.resolve_attempts = 2;
 	cfg->merge.verify = 1;
 	cfg->gc.keep_last = 20;
-	if (!(cfg->queue.inbox = strdup("work_orders")) || !(cfg->merge.resolver = strdup("builder")) ||
+	if (!(cfg->queue.inbox = strdup("work_orders")) ||
+	    !(cfg->merge.resolver = strdup("builder")) ||
 	    !(cfg->merge.message = strdup("Merge {work_order.id}: {work_order.title}")))
 		return -1;
 	return 0;
@@ -788,8 +800,8 @@ static int set_defaults(struct sl_config *cfg)
 static int fill_late_defaults(struct sl_config *cfg)
 {
 	const char *name = cfg->reviewer.mode == SL_REVIEWER_HTTP      ? "sluice-http-reviewer"
-			   : cfg->reviewer.mode == SL_REVIEWER_COMMAND ? "sluice-command-reviewer"
-								       : NULL;
+	                   : cfg->reviewer.mode == SL_REVIEWER_COMMAND ? "sluice-command-reviewer"
+	                                                               : NULL;
 
 	if (!cfg->reviewer.name && name && !(cfg->reviewer.name = strdup(name)))
 		return -1;
@@ -815,17 +827,17 @@ static void yaml_problem(struct ctx *c, yaml_parser_t *p)
 
 	c->count++;
 	sl_buf_addf(c->problems, "%s:%zu:%zu: YAML syntax error: %s%s%s; fix the file\n", c->path,
-		    m.line + 1, m.column + 1, p->problem ? p->problem : "cannot parse",
-		    p->context ? " " : "", p->context ? p->context : "");
+	            m.line + 1, m.column + 1, p->problem ? p->problem : "cannot parse",
+	            p->context ? " " : "", p->context ? p->context : "");
 }
 
 /* Parse data into a fresh config, collecting problems. Returns the count or -1 (OOM). */
 static int walk(struct sl_config *cfg, const char *path, const char *data, size_t len,
-		struct sl_buf *problems)
+                struct sl_buf *problems)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ctx c = { path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL };
+	struct ctx c = {path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL};
 	yaml_node_t *root;
 
 	if (!yaml_parser_initialize(&parser))
@@ -876,7 +888,7 @@ int sl_config_load(struct sl_config **out, const char *path, struct sl_err *err)
 	if ((n = walk(cfg, path, data.ptr ? data.ptr : "", data.len, &problems)) != 0) {
 		const char *msg = sl_buf_cstr(&problems);
 		error = sl_err_set(err, n < 0 ? SL_ERROR : SL_EINVALID, "%.*s",
-				   (int)strcspn(msg, "\n"), n < 0 ? "out of memory" : msg);
+		                   (int)strcspn(msg, "\n"), n < 0 ? "out of memory" : msg);
 		goto out;
 	}
 	*out = cfg;
@@ -955,12 +967,13 @@ static const struct {
 	const char *name;
 	const char *script;
 } preset_table[] = {
-	{ "claude-code", "exec claude -p --permission-mode acceptEdits --output-format text "
-			 "\"$(cat \"$SLUICE_PROMPT_FILE\")\"" },
-	{ "codex", "exec codex exec --sandbox workspace-write \"$(cat \"$SLUICE_PROMPT_FILE\")\"" },
-	{ "aider", "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\"" },
-	{ "gemini", "exec gemini --approval-mode=yolo -p \"$(cat \"$SLUICE_PROMPT_FILE\")\"" },
-	{ NULL, NULL },
+        {"claude-code", "exec claude -p --permission-mode acceptEdits --output-format text "
+                        "\"$(cat \"$SLUICE_PROMPT_FILE\")\""},
+        {"codex", "exec codex exec --sandbox workspace-write \"$(cat \"$SLUICE_PROMPT_FILE\")\""},
+        {"aider",
+         "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\""},
+        {"gemini", "exec gemini --approval-mode=yolo -p \"$(cat \"$SLUICE_PROMPT_FILE\")\""},
+        {NULL, NULL},
 };
 
 int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err)
@@ -972,9 +985,10 @@ int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err)
 	for (i = 0; preset_table[i].name && strcmp(preset_table[i].name, preset); i++)
 		;
 	if (!preset_table[i].name)
-		return sl_err_set(err, SL_ENOTFOUND,
-				  "unknown builder preset '%s'; use claude-code, codex, aider or gemini",
-				  preset);
+		return sl_err_set(
+		        err, SL_ENOTFOUND,
+		        "unknown builder preset '%s'; use claude-code, codex, aider or gemini",
+		        preset);
 	if (strv_push(&v, "sh") < 0 || strv_push(&v, "-c") < 0 ||
 	    strv_push(&v, preset_table[i].script) < 0) {
 		sl_strv_free(v);
@@ -985,83 +999,83 @@ int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err)
 }
 
 static const char config_template[] =
-	"# sluice configuration (see docs/config.md and schema/config.schema.json).\n"
-	"# Every key is optional but the builder, which is needed to build (not to\n"
-	"# load or check). Commented-out values are the defaults.\n"
-	"\n"
-	"# The branch that approved runs are merged into.\n"
-	"target: %s\n"
-	"\n"
-	"queue:\n"
-	"  # Where work orders are dropped: *.md files, searched recursively.\n"
-	"  inbox: %s\n"
-	"  # Builders run in parallel by one tick.\n"
-	"  # jobs: 2\n"
-	"  # Build work orders whose context paths overlap at the same time.\n"
-	"  # allow_overlap: false\n"
-	"\n"
-	"# The builder: the agent that does the work in the run's worktree. Set\n"
-	"# either a command (an argv list; write [sh, -c, '...'] for a shell) or a\n"
-	"# preset: claude-code, codex, aider, gemini. It gets $SLUICE_PROMPT_FILE,\n"
-	"# $SLUICE_RUN_DIR, $SLUICE_WORK_ORDER_ID, $SLUICE_MODE and $SLUICE_ATTEMPT.\n"
-	"# builder:\n"
-	"#   preset: claude-code\n"
-	"#   command: [sh, -c, 'my-agent --prompt-file \"$SLUICE_PROMPT_FILE\"']\n"
-	"#   timeout: 30m\n"
-	"#   env:\n"
-	"#     MY_VARIABLE: value\n"
-	"#   log_max: 10MiB\n"
-	"\n"
-	"# worktree:\n"
-	"#   share: []         # paths symlinked from the main checkout (node_modules)\n"
-	"#   copy: []          # paths copied from the main checkout (.env)\n"
-	"#   setup: [npm, ci]  # run in a new worktree, after creation\n"
-	"#   setup_timeout: 10m\n"
-	"#   hooks: off        # on: let the builder's git commits run the repository's hooks\n"
-	"\n"
-	"# Gates: named commands run in the worktree after each build. A failing\n"
-	"# gate fails the attempt (see retry).\n"
-	"# gates:\n"
-	"#   test: [make, test]\n"
-	"#   lint:\n"
-	"#     command: [make, lint]\n"
-	"#     timeout: 10m\n"
-	"\n"
-	"# Retry rules: without them a failed gate or a request for changes is\n"
-	"# final. Each entry has one condition (attempt: N from attempt N on,\n"
-	"# not: gate.NAME when that gate failed, exit: N to stop at attempt N) and\n"
-	"# sticky overrides (builder, prompt, worktree: reset). 'exit' is required.\n"
-	"# retry:\n"
-	"#   - not: gate.test\n"
-	"#     prompt: |\n"
-	"#       The tests failed:\n"
-	"#       {gate.test.output}\n"
-	"#       Fix them. The work order: {work_order.title}\n"
-	"#   - attempt: 3\n"
-	"#     worktree: reset\n"
-	"#   - exit: 4\n"
-	"\n"
-	"# reviewer:\n"
-	"#   mode: manual          # manual (sluice approve/reject), http or command\n"
-	"#   url: http://127.0.0.1:8080/review\n"
-	"#   protocol: sluice      # sluice or openai (chat completions)\n"
-	"#   model: my-model       # openai protocol: the model name\n"
-	"#   token_env: REVIEWER_TOKEN  # variable holding the bearer token\n"
-	"#   timeout: 120s\n"
-	"#   connect_timeout: 10s\n"
-	"#   retries: 3\n"
-	"#   command: [my-reviewer]  # command mode: gets the request on stdin\n"
-	"#   max_reply: 1MiB\n"
-	"#   name: my-reviewer     # for the Reviewed-by: trailer\n"
-	"\n"
-	"# merge:\n"
-	"#   resolver: builder     # builder (let the builder resolve conflicts) or none\n"
-	"#   resolve_attempts: 2\n"
-	"#   verify: true          # cross-check every merge with git merge-tree\n"
-	"#   message: \"Merge {work_order.id}: {work_order.title}\"\n"
-	"\n"
-	"# gc:\n"
-	"#   keep_last: 20         # finished runs kept by 'sluice gc'\n";
+        "# sluice configuration (see docs/config.md and schema/config.schema.json).\n"
+        "# Every key is optional but the builder, which is needed to build (not to\n"
+        "# load or check). Commented-out values are the defaults.\n"
+        "\n"
+        "# The branch that approved runs are merged into.\n"
+        "target: %s\n"
+        "\n"
+        "queue:\n"
+        "  # Where work orders are dropped: *.md files, searched recursively.\n"
+        "  inbox: %s\n"
+        "  # Builders run in parallel by one tick.\n"
+        "  # jobs: 2\n"
+        "  # Build work orders whose context paths overlap at the same time.\n"
+        "  # allow_overlap: false\n"
+        "\n"
+        "# The builder: the agent that does the work in the run's worktree. Set\n"
+        "# either a command (an argv list; write [sh, -c, '...'] for a shell) or a\n"
+        "# preset: claude-code, codex, aider, gemini. It gets $SLUICE_PROMPT_FILE,\n"
+        "# $SLUICE_RUN_DIR, $SLUICE_WORK_ORDER_ID, $SLUICE_MODE and $SLUICE_ATTEMPT.\n"
+        "# builder:\n"
+        "#   preset: claude-code\n"
+        "#   command: [sh, -c, 'my-agent --prompt-file \"$SLUICE_PROMPT_FILE\"']\n"
+        "#   timeout: 30m\n"
+        "#   env:\n"
+        "#     MY_VARIABLE: value\n"
+        "#   log_max: 10MiB\n"
+        "\n"
+        "# worktree:\n"
+        "#   share: []         # paths symlinked from the main checkout (node_modules)\n"
+        "#   copy: []          # paths copied from the main checkout (.env)\n"
+        "#   setup: [npm, ci]  # run in a new worktree, after creation\n"
+        "#   setup_timeout: 10m\n"
+        "#   hooks: off        # on: let the builder's git commits run the repository's hooks\n"
+        "\n"
+        "# Gates: named commands run in the worktree after each build. A failing\n"
+        "# gate fails the attempt (see retry).\n"
+        "# gates:\n"
+        "#   test: [make, test]\n"
+        "#   lint:\n"
+        "#     command: [make, lint]\n"
+        "#     timeout: 10m\n"
+        "\n"
+        "# Retry rules: without them a failed gate or a request for changes is\n"
+        "# final. Each entry has one condition (attempt: N from attempt N on,\n"
+        "# not: gate.NAME when that gate failed, exit: N to stop at attempt N) and\n"
+        "# sticky overrides (builder, prompt, worktree: reset). 'exit' is required.\n"
+        "# retry:\n"
+        "#   - not: gate.test\n"
+        "#     prompt: |\n"
+        "#       The tests failed:\n"
+        "#       {gate.test.output}\n"
+        "#       Fix them. The work order: {work_order.title}\n"
+        "#   - attempt: 3\n"
+        "#     worktree: reset\n"
+        "#   - exit: 4\n"
+        "\n"
+        "# reviewer:\n"
+        "#   mode: manual          # manual (sluice approve/reject), http or command\n"
+        "#   url: http://127.0.0.1:8080/review\n"
+        "#   protocol: sluice      # sluice or openai (chat completions)\n"
+        "#   model: my-model       # openai protocol: the model name\n"
+        "#   token_env: REVIEWER_TOKEN  # variable holding the bearer token\n"
+        "#   timeout: 120s\n"
+        "#   connect_timeout: 10s\n"
+        "#   retries: 3\n"
+        "#   command: [my-reviewer]  # command mode: gets the request on stdin\n"
+        "#   max_reply: 1MiB\n"
+        "#   name: my-reviewer     # for the Reviewed-by: trailer\n"
+        "\n"
+        "# merge:\n"
+        "#   resolver: builder     # builder (let the builder resolve conflicts) or none\n"
+        "#   resolve_attempts: 2\n"
+        "#   verify: true          # cross-check every merge with git merge-tree\n"
+        "#   message: \"Merge {work_order.id}: {work_order.title}\"\n"
+        "\n"
+        "# gc:\n"
+        "#   keep_last: 20         # finished runs kept by 'sluice gc'\n";
 
 static int yaml_plain_safe(const char *s)
 {

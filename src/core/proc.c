@@ -39,6 +39,15 @@ struct exec_fail {
 	int errnum;
 };
 
+/* What the child execs, all prepared before fork. */
+struct exec_plan {
+	const char *prog;          /* resolved path */
+	const char *const *argv;
+	const char **env;
+	const char **sh_argv;      /* /bin/sh prog argv[1..]: for a script without #! */
+	const char *cwd;
+};
+
 struct proc_io {
 	int in_fd, out_fd, err_fd, pid_fd;
 	const unsigned char *in_data;
@@ -127,15 +136,32 @@ static int resolve_program(char **out, const char *prog, const char **env, struc
 		char cand[PATH_MAX];
 		int n = snprintf(cand, sizeof(cand), "%.*s%s%s", (int)len, p, len ? "/" : "", prog);
 
-		if (n > 0 && (size_t)n < sizeof(cand) && is_executable(cand))
-			return (*out = strdup(cand)) ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
+		if (n > 0 && (size_t)n < sizeof(cand) && is_executable(cand)) {
+			if (!(*out = strdup(cand)))
+				return sl_err_set(err, SL_ERROR, "out of memory");
+			return 0;
+		}
 		p += len;
 		if (*p == ':')
 			p++;
 	}
-	return sl_err_set(err, SL_ENOTFOUND,
-			  "cannot run '%s': program not found in PATH; check builder.command / PATH",
-			  prog);
+	return sl_err_set(err, SL_ENOTFOUND, "cannot run '%s': program not found in PATH; "
+			  "check builder.command / PATH", prog);
+}
+
+/* {"/bin/sh", prog, argv[1], ...}: borrowed strings, the array is the caller's. */
+static const char **sh_argv(const char *prog, const char *const *argv)
+{
+	size_t n = strv_len(argv);
+	const char **v = calloc(n + 2, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v[0] = "/bin/sh";
+	v[1] = prog;
+	for (size_t i = 1; i < n; i++)
+		v[i + 1] = argv[i];
+	return v;
 }
 
 /* ---- the child */
@@ -178,8 +204,7 @@ static void child_setup_signals(void)
 			signal(s, SIG_DFL);
 }
 
-static void child_run(const struct sl_proc_opts *o, const char *prog, const char **env,
-		      int fds[3], int report)
+static void child_run(const struct exec_plan *x, int fds[3], int report)
 {
 	int lifted[3], rep;
 
@@ -197,9 +222,11 @@ static void child_run(const struct sl_proc_opts *o, const char *prog, const char
 	close_from(4);
 	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
 		child_fail(3, 2);
-	if (o->cwd && chdir(o->cwd) < 0)
+	if (x->cwd && chdir(x->cwd) < 0)
 		child_fail(3, 1);
-	execve(prog, (char *const *)o->argv, (char *const *)env);
+	execve(x->prog, (char *const *)x->argv, (char *const *)x->env);
+	if (errno == ENOEXEC) /* like execvp: a script without #! is run by sh */
+		execve("/bin/sh", (char *const *)x->sh_argv, (char *const *)x->env);
 	child_fail(3, 2);
 }
 
@@ -529,7 +556,7 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
-static int spawn(struct proc_io *io, const char *prog, const char **env, struct sl_err *err)
+static int spawn(struct proc_io *io, const struct exec_plan *x, struct sl_err *err)
 {
 	int child[3] = { -1, -1, -1 }, report = -1, rep_read, error;
 	pid_t pid;
@@ -545,7 +572,7 @@ static int spawn(struct proc_io *io, const char *prog, const char **env, struct 
 		goto out;
 	}
 	if (pid == 0)
-		child_run(io->opts, prog, env, child, report);
+		child_run(x, child, report);
 	setpgid(pid, pid); /* also done by the child; whoever is first wins */
 	io->res->pid = (int)pid;
 	close_fd(&report);
@@ -595,6 +622,7 @@ static void run_loop(struct proc_io *io, int64_t start)
 int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, struct sl_err *err)
 {
 	struct proc_io io = { .in_fd = -1, .out_fd = -1, .err_fd = -1, .pid_fd = -1, .log_fd = -1 };
+	struct exec_plan x = { NULL, opts->argv, NULL, NULL, opts->cwd };
 	const char **env = NULL;
 	char *prog = NULL;
 	int64_t start = sl_mono_ms();
@@ -616,11 +644,17 @@ int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, str
 	}
 	if ((error = resolve_program(&prog, opts->argv[0], env, err)) < 0)
 		goto out;
+	if (!(x.sh_argv = sh_argv(prog, opts->argv))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	x.prog = prog;
+	x.env = env;
 	if ((error = open_log(&io, err)) < 0)
 		goto out;
 	if (io.in_data && !io.in_len)
 		io.in_data = NULL;
-	if ((error = spawn(&io, prog, env, err)) < 0) {
+	if ((error = spawn(&io, &x, err)) < 0) {
 		if (res->pid > 0)
 			reap(&io);
 		goto out;
@@ -636,6 +670,7 @@ out:
 	close_fd(&io.pid_fd);
 	if (io.log_fd >= 0)
 		close(io.log_fd);
+	free(x.sh_argv);
 	free(prog);
 	free(env);
 	return error;
@@ -643,13 +678,14 @@ out:
 
 void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res)
 {
+	const char *sig = res->signaled ? sigabbrev_np(res->signaled) : NULL;
 	char dur[32];
 
 	if (res->timed_out) {
 		sl_duration_format(dur, sizeof(dur), res->duration_ms);
 		snprintf(out, n, "timed out after %s", dur);
 	} else if (res->signaled) {
-		snprintf(out, n, "killed by SIG%s", sigabbrev_np(res->signaled) ? sigabbrev_np(res->signaled) : "?");
+		snprintf(out, n, "killed by SIG%s", sig ? sig : "?");
 	} else {
 		snprintf(out, n, "exit %d", res->exit_code);
 	}

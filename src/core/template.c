@@ -79,9 +79,8 @@ static int render_piece(const char *text, size_t len, const char *name, void *c)
 	if (!name)
 		val = text;
 	else if (!(val = r->lookup(name, r->data)))
-		return sl_err_set(r->err, SL_EINVALID,
-				  "unknown variable '{%s}' in template; use a known variable or write "
-				  "'{{' for a literal brace", name);
+		return sl_err_set(r->err, SL_EINVALID, "unknown variable '{%s}' in template; use a "
+				  "known variable or write '{{' for a literal brace", name);
 	else
 		len = strlen(val);
 	if ((error = sl_buf_add(r->out, val, len)) < 0)
@@ -105,16 +104,35 @@ struct check_ctx {
 	struct sl_err *err;
 };
 
+/*
+ * The known variables, found by asking is_known about sluice's own names.
+ * Gate names come from data only for the prompt vocabulary, whose data is
+ * the gate names by contract (sl_template_prompt_var_known).
+ */
 static void known_list(char *out, size_t n, const struct check_ctx *c)
 {
+	static const char *const probes[][2] = {
+		{ "work_order.id", "{work_order.<field>}" }, { "error", "{error}" },
+		{ "diff", "{diff}" }, { "attempt", "{attempt}" },
+		{ "review.comments", "{review.comments}" },
+	};
 	const char *const *gates = c->data;
-	size_t len;
+	char name[TMPL_NAME_MAX];
+	size_t len = 0;
 
-	snprintf(out, n, "{work_order.<field>}, {error}, {diff}, {attempt}, {review.comments}");
-	for (; c->is_known == sl_template_prompt_var_known && gates && *gates; gates++) {
-		len = strlen(out);
-		snprintf(out + len, n - len, ", {gate.%s.output}, {gate.%s.exit}", *gates, *gates);
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(probes) / sizeof(*probes) && len < n; i++)
+		if (c->is_known(probes[i][0], c->data))
+			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? ", " : "",
+						probes[i][1]);
+	for (; c->is_known("error", c->data) && gates && *gates && len < n; gates++) {
+		snprintf(name, sizeof(name), "gate.%s.output", *gates);
+		if (c->is_known(name, c->data))
+			len += (size_t)snprintf(out + len, n - len, ", {gate.%s.output}, "
+						"{gate.%s.exit}", *gates, *gates);
 	}
+	if (!len)
+		snprintf(out, n, "none");
 }
 
 static int check_piece(const char *text, size_t len, const char *name, void *ctx)
@@ -124,8 +142,6 @@ static int check_piece(const char *text, size_t len, const char *name, void *ctx
 
 	if (!name || c->is_known(name, c->data))
 		return 0;
-	if (c->is_known != sl_template_prompt_var_known)
-		return sl_err_set(c->err, SL_EINVALID, "unknown variable '{%s}' in %s", name, c->where);
 	known_list(known, sizeof(known), c);
 	return sl_err_set(c->err, SL_EINVALID, "unknown variable '{%s}' in %s; known variables: %s",
 			  name, c->where, known);

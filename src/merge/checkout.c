@@ -105,7 +105,10 @@ static void describe_paths(char *out, size_t n, const struct merge_paths *p)
 		snprintf(out + len, n - len, " and %zu more", p->n - 5);
 }
 
-/* The state checks: nothing in progress, an index we can read, no conflicts, no lock. */
+/*
+ * The state checks: nothing in progress, no conflicts, no lock. 1 when
+ * libgit2 cannot read the index (sparse or split index): git must do it.
+ */
 static int check_state(git_repository *w, const char *where, struct merge_commit_result *res,
 		       struct sl_err *err)
 {
@@ -117,9 +120,7 @@ static int check_state(git_repository *w, const char *where, struct merge_commit
 		error = defer(res, err, "a merge, rebase, cherry-pick or revert is in progress in "
 			      "'%s'%s; finish or abort it, the merge is retried next tick", where, "");
 	else if (git_repository_index(&idx, w) || git_index_read(idx, 0))
-		error = defer(res, err, "cannot read the index of '%s' (sparse or split index?): "
-			      "%s; sluice cannot bring this checkout along, check out another "
-			      "branch there", where, git_error_last() ? git_error_last()->message : "");
+		error = 1; /* sparse or split index: git does it */
 	else if (git_index_has_conflicts(idx))
 		error = defer(res, err, "the index of '%s' has unresolved conflicts%s; resolve "
 			      "them, the merge is retried next tick", where, "");
@@ -180,6 +181,35 @@ static int bring_along(git_repository *w, const char *where, const git_oid *old_
 	return 0;
 }
 
+/*
+ * The same with git, for an index libgit2 cannot read: a two-tree
+ * `read-tree -m -u OLD NEW` keeps local changes and refuses, touching
+ * nothing, when they collide (what push-to-checkout does).
+ */
+static int read_tree(const char *where, const git_oid *from, const git_oid *to, struct sl_err *err)
+{
+	char f[GIT_OID_HEXSZ + 1], t[GIT_OID_HEXSZ + 1];
+	const char *args[] = { "read-tree", "-m", "-u", f, t, NULL };
+	int code;
+
+	git_oid_tostr(f, sizeof(f), from);
+	git_oid_tostr(t, sizeof(t), to);
+	return merge__run_git(where, args, NULL, 0, &code, err);
+}
+
+static int bring_along_git(const char *where, const git_oid *old_tree, const git_oid *new_tree,
+			   struct merge_commit_result *res, struct sl_err *err)
+{
+	struct sl_err gerr = SL_ERR_INIT;
+
+	if (!read_tree(where, old_tree, new_tree, &gerr)) {
+		res->checkout_via_git = 1;
+		return 0;
+	}
+	return defer(res, err, "uncommitted changes in '%s' collide with the merge (%.200s); commit "
+		     "or stash them, the merge is retried next tick", where, gerr.msg);
+}
+
 int merge__checkout_target(git_repository *repo, const char *refname, const git_oid *old_tree,
 			   const git_oid *new_tree, char **where, struct merge_commit_result *res,
 			   struct sl_err *err)
@@ -194,7 +224,9 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 	*where = strdup(git_repository_workdir(w));
 	if (!*where)
 		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if (!(error = check_state(w, *where, res, err)))
+	else if ((error = check_state(w, *where, res, err)) == 1)
+		error = bring_along_git(*where, old_tree, new_tree, res, err);
+	else if (!error)
 		error = bring_along(w, *where, old_tree, new_tree, res, err);
 	if (error) {
 		free(*where);
@@ -204,12 +236,14 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 	return error;
 }
 
-int merge__checkout_revert(const char *where, const git_oid *merged_tree, const git_oid *old_tree,
-			   struct sl_err *err)
+int merge__checkout_revert(const char *where, int via_git, const git_oid *merged_tree,
+			   const git_oid *old_tree, struct sl_err *err)
 {
 	git_repository *w = NULL;
 	int error;
 
+	if (via_git)
+		return read_tree(where, merged_tree, old_tree, err);
 	error = git_repository_open(&w, where);
 	if (!error)
 		error = checkout(w, merged_tree, old_tree, 0, NULL);

@@ -214,14 +214,16 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 		goto out;
 	m->res->checkout_updated = where != NULL;
 	if (m->o->before_ref_update && (error = m->o->before_ref_update(m->o->hook_data, attempt)))
-		sl_err_set(err, error, "merge aborted by the test hook");
+		error = sl_err_set(err, error < 0 ? error : SL_ERROR, "merge aborted by the test hook");
 	else
 		error = move_ref(m, git_commit_id(tip), err);
 	if (error && where) {
 		m->res->checkout_updated = 0;
-		if (merge__checkout_revert(where, tree_id, old_tree, err) && error == 1)
+		if (merge__checkout_revert(where, m->res->checkout_via_git, tree_id, old_tree, err) &&
+		    error == 1)
 			error = SL_ERROR;
-		git_oid_cpy(&m->wt_base, old_tree);
+		if (old_tree != &m->wt_base)
+			git_oid_cpy(&m->wt_base, old_tree);
 		m->have_wt_base = 1;
 	}
 out:

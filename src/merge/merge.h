@@ -120,6 +120,7 @@ struct merge_commit_result {
 	git_oid tree;                /* the merged tree */
 	int attempts;                /* merges computed (1 unless the target moved) */
 	int checkout_updated;        /* 1: a work tree with the target checked out was brought along */
+	int checkout_via_git;        /* 1: with `git read-tree -m -u` (libgit2 cannot read that index) */
 	struct merge_paths paths;    /* conflicted paths, or the user's colliding paths */
 	char reason[MERGE_REASON_MAX];
 };
@@ -138,14 +139,18 @@ struct merge_commit_result {
  * max_attempts). When the target is the branch a work tree has checked out
  * (HEAD names it; a detached HEAD checks out no branch), that work tree is
  * first brought to the merge with a safe checkout (baseline: the old tip's
- * tree) that keeps the user's staged, unstaged and untracked changes; if
- * the CAS then fails, the checkout is brought back to the old tip before the
- * next attempt.
+ * tree) that keeps the user's staged, unstaged and untracked changes (with
+ * `git read-tree -m -u OLD NEW` when libgit2 cannot read that index: split
+ * or sparse index); if the CAS then fails, the checkout is brought back to
+ * the old tip's tree before the next attempt, which then uses that tree as
+ * its baseline.
  *
  * Returns 0 (MERGE_MERGED); SL_ECONFLICT (MERGE_CONFLICT, res->paths and
  * reason); SL_ETRANSIENT (MERGE_DEFERRED: the user's changes collide with
- * the merge, a merge/rebase is in progress there, its index has conflicts,
- * is locked or cannot be read; nothing was touched, try again later);
+ * the merge, a merge/rebase is in progress there, its index has conflicts
+ * or is locked; nothing was touched, try again later); SL_EEXISTS (head is
+ * already in the target: res->commit is the merge commit found on the
+ * target's first-parent line, or zero);
  * SL_ENOTFOUND (no such target branch); SL_EINVALID (bad head); SL_ELOCKED
  * (the ref stayed locked); SL_ECONFLICT also when the target kept moving.
  * *res is the caller's: merge_commit_result_release().
@@ -262,7 +267,7 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 			   struct sl_err *err);
 
 /* Undo merge__checkout_target in the work tree at `where`. */
-int merge__checkout_revert(const char *where, const git_oid *merged_tree, const git_oid *old_tree,
-			   struct sl_err *err);
+int merge__checkout_revert(const char *where, int via_git, const git_oid *merged_tree,
+			   const git_oid *old_tree, struct sl_err *err);
 
 #endif

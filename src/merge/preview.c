@@ -140,6 +140,16 @@ out:
 	return error;
 }
 
+/* Append git's first CONFLICT line to the reason, for people. */
+static void add_git_message(struct merge_result *res)
+{
+	const char *msg = sl_buf_cstr(&res->git_messages);
+	size_t len = strlen(res->reason), n = strcspn(msg, "\n");
+
+	if (n && len + 3 < sizeof(res->reason))
+		snprintf(res->reason + len, sizeof(res->reason) - len, " (%.*s)", (int)n, msg);
+}
+
 /* Decide clean or not and say why; res->lg_* and git_* are filled. */
 static int judge(git_repository *repo, struct merge_result *res, int verify, struct sl_err *err)
 {
@@ -167,8 +177,10 @@ static int judge(git_repository *repo, struct merge_result *res, int verify, str
 		snprintf(res->reason, sizeof(res->reason), "conflicting changes in %zu path%s",
 			 n, n == 1 ? "" : "s");
 	}
-	if (!res->clean)
+	if (!res->clean) {
 		memset(&res->tree, 0, sizeof(res->tree));
+		add_git_message(res);
+	}
 	return 0;
 }
 

@@ -14,12 +14,12 @@
 
 struct graph {
 	struct queue_scan *scan;
-	json_t *ids;              /* id -> index of the owner entry */
-	struct store_wo *rows;    /* the store's rows, by id */
+	json_t *ids;           /* id -> index of the owner entry */
+	struct store_wo *rows; /* the store's rows, by id */
 	size_t nrows;
 	struct store_wo_run *runs;
 	size_t nruns;
-	json_t *run_of;           /* "id" -> active run index; "id\nhash" -> last run index */
+	json_t *run_of; /* "id" -> active run index; "id\nhash" -> last run index */
 	struct sl_err *err;
 };
 
@@ -54,10 +54,10 @@ static const struct store_wo *row(struct graph *g, const char *id)
 
 /* Set the error of an entry (the first one wins), at key/idx of its file. */
 static int entry_fail(struct graph *g, struct queue_entry *e, const char *key, int idx,
-		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 static int entry_fail(struct graph *g, struct queue_entry *e, const char *key, int idx,
-		      const char *fmt, ...)
+                      const char *fmt, ...)
 {
 	char msg[SL_ERR_MSG_MAX];
 	int line, col;
@@ -75,10 +75,10 @@ static int entry_fail(struct graph *g, struct queue_entry *e, const char *key, i
 }
 
 static int set_state(struct graph *g, struct queue_entry *e, const char *state, const char *fmt,
-		     ...) __attribute__((format(printf, 4, 5)));
+                     ...) __attribute__((format(printf, 4, 5)));
 
 static int set_state(struct graph *g, struct queue_entry *e, const char *state, const char *fmt,
-		     ...)
+                     ...)
 {
 	va_list ap;
 	int n;
@@ -105,16 +105,16 @@ static int duplicates(struct graph *g, const char *id, json_t *list)
 	int error = 0;
 
 	for (i = 0; i < json_array_size(list); i++)
-		sl_buf_addf(&files, "%s%s", i ? (i + 1 == json_array_size(list) ? " and " : ", ")
-					      : "",
-			    g->scan->v[json_integer_value(json_array_get(list, i))].path);
+		sl_buf_addf(&files, "%s%s",
+		            i ? (i + 1 == json_array_size(list) ? " and " : ", ") : "",
+		            g->scan->v[json_integer_value(json_array_get(list, i))].path);
 	for (i = 0; !error && i < json_array_size(list); i++) {
 		struct queue_entry *e = &g->scan->v[json_integer_value(json_array_get(list, i))];
 		free(e->error);
 		e->error = NULL;
 		error = entry_fail(g, e, "id", -1,
-				   "duplicate id '%s' in %s; give one of them another id", id,
-				   sl_buf_cstr(&files));
+		                   "duplicate id '%s' in %s; give one of them another id", id,
+		                   sl_buf_cstr(&files));
 	}
 	k = (size_t)json_integer_value(json_array_get(list, 0));
 	g->scan->v[k].owner = 1;
@@ -148,7 +148,8 @@ static int index_ids(struct graph *g)
 			goto out;
 		}
 	}
-	json_object_foreach(all, id, list) {
+	json_object_foreach(all, id, list)
+	{
 		if (json_array_size(list) > 1) {
 			if ((error = duplicates(g, id, list)) != 0)
 				break;
@@ -188,10 +189,11 @@ static int unknown_deps(struct graph *g)
 			const char *d = e->wo->depends_on[j];
 			if (owner(g, d) || ((r = row(g, d)) && !strcmp(r->state, "done")))
 				continue;
-			error = entry_fail(g, e, "depends_on", (int)j,
-					   "work order '%s' depends on unknown '%s'; fix depends_on "
-					   "or add a work order with id '%s'",
-					   e->wo->id, d, d);
+			error = entry_fail(
+			        g, e, "depends_on", (int)j,
+			        "work order '%s' depends on unknown '%s'; fix depends_on "
+			        "or add a work order with id '%s'",
+			        e->wo->id, d, d);
 		}
 	}
 	return error;
@@ -221,7 +223,7 @@ static int report_cycle(struct graph *g, size_t *stack, size_t from, size_t top)
 			start = i;
 	for (i = 0; i < top - from; i++)
 		sl_buf_addf(&text, "%s -> ",
-			    g->scan->v[stack[from + (start - from + i) % (top - from)]].wo->id);
+		            g->scan->v[stack[from + (start - from + i) % (top - from)]].wo->id);
 	sl_buf_puts(&text, g->scan->v[stack[start]].wo->id);
 	for (i = from; !error && i < top; i++) {
 		struct queue_entry *e = &g->scan->v[stack[i]];
@@ -229,8 +231,8 @@ static int report_cycle(struct graph *g, size_t *stack, size_t from, size_t top)
 		for (k = 0; k < ndeps(e) && strcmp(e->wo->depends_on[k], next); k++)
 			;
 		error = entry_fail(g, e, "depends_on", (int)k,
-				   "dependency cycle %s; remove one of these depends_on entries",
-				   sl_buf_cstr(&text));
+		                   "dependency cycle %s; remove one of these depends_on entries",
+		                   sl_buf_cstr(&text));
 	}
 	sl_buf_release(&text);
 	return error;
@@ -309,7 +311,8 @@ static int index_runs(struct graph *g)
 		snprintf(key, sizeof(key), "%s\n%s", r->wo_id, r->content_hash);
 		if (json_object_set_new(g->run_of, key, json_integer((json_int_t)i)))
 			return oom(g);
-		if (r->active && json_object_set_new(g->run_of, r->wo_id, json_integer((json_int_t)i)))
+		if (r->active &&
+		    json_object_set_new(g->run_of, r->wo_id, json_integer((json_int_t)i)))
 			return oom(g);
 	}
 	return 0;
@@ -326,7 +329,7 @@ static int own_state(struct graph *g, struct queue_entry *e, int *set)
 	*set = 1;
 	if ((r = run_lookup(g, wo->id, NULL)) != NULL)
 		return set_state(g, e, "running", "run %s is %s%s%s", r->run_id, r->state,
-				 *r->reason ? ": " : "", r->reason);
+		                 *r->reason ? ": " : "", r->reason);
 	if (old && !strcmp(old->state, "running"))
 		return set_state(g, e, "running", "%s", old->reason);
 	if (e->error)
@@ -335,19 +338,19 @@ static int own_state(struct graph *g, struct queue_entry *e, int *set)
 		if (!strcmp(r->state, "merged"))
 			return set_state(g, e, "done", "merged by run %s", r->run_id);
 		return set_state(g, e, "failed", "run %s %s%s%s", r->run_id,
-				 !strcmp(r->state, "abandoned") ? "was abandoned"
-				 : !strcmp(r->state, "rejected") ? "was rejected"
-								 : "failed",
-				 *r->reason ? ": " : "", r->reason);
+		                 !strcmp(r->state, "abandoned")  ? "was abandoned"
+		                 : !strcmp(r->state, "rejected") ? "was rejected"
+		                                                 : "failed",
+		                 *r->reason ? ": " : "", r->reason);
 	}
 	if (same && (!strcmp(old->state, "done") || !strcmp(old->state, "failed")))
 		return set_state(g, e, old->state, "%s", old->reason);
 	if (wo->status && strcmp(wo->status, "ready"))
 		return set_state(g, e, "skipped",
-				 !strcmp(wo->status, "done")
-					 ? "status done in the file: already done"
-					 : "status %s in the file; set 'status: ready' to run it",
-				 wo->status);
+		                 !strcmp(wo->status, "done")
+		                         ? "status done in the file: already done"
+		                         : "status %s in the file; set 'status: ready' to run it",
+		                 wo->status);
 	*set = 0;
 	return 0;
 }
@@ -360,7 +363,7 @@ static int dep_satisfied(struct graph *g, const char *id)
 	if (d)
 		return !strcmp(d->state, "done") ||
 		       (!strcmp(d->state, "skipped") && d->wo->status &&
-			!strcmp(d->wo->status, "done"));
+		        !strcmp(d->wo->status, "done"));
 	return (r = row(g, id)) && !strcmp(r->state, "done");
 }
 
@@ -377,9 +380,10 @@ static int dep_state(struct graph *g, struct queue_entry *e)
 			continue;
 		if (d && (!strcmp(d->state, "failed") || !strcmp(d->state, "blocked"))) {
 			error = set_state(g, e, "blocked",
-					  "%s %s; retry or abandon its run, or remove it from "
-					  "depends_on",
-					  id, !strcmp(d->state, "failed") ? "failed" : "is blocked");
+			                  "%s %s; retry or abandon its run, or remove it from "
+			                  "depends_on",
+			                  id,
+			                  !strcmp(d->state, "failed") ? "failed" : "is blocked");
 			goto out;
 		}
 		sl_buf_addf(&waits, "%s%s (%s)", waits.len ? ", " : "", id, d ? d->state : "gone");
@@ -408,7 +412,8 @@ static int states(struct graph *g)
 	for (i = 0; !error && i < n; i++) {
 		struct queue_entry *e = &g->scan->v[i];
 		if (!e->owner)
-			error = set_state(g, e, "invalid", "%s", e->error ? e->error : "unreadable");
+			error = set_state(g, e, "invalid", "%s",
+			                  e->error ? e->error : "unreadable");
 		else if ((error = own_state(g, e, &set)) == 0 && !set)
 			pending[i] = 1; /* 1 + the dependencies not decided yet */
 	}
@@ -445,7 +450,8 @@ static int states(struct graph *g)
 			break;
 		snprintf(key, sizeof(key), "%zu", u);
 		list = json_object_get(dependents, key);
-		json_array_foreach(list, k, v) {
+		json_array_foreach(list, k, v)
+		{
 			size_t w = (size_t)json_integer_value(v);
 			if (--pending[w] == 1)
 				queue[tail++] = w;
@@ -474,7 +480,7 @@ int queue_evaluate(struct queue_scan *scan, struct store *st, struct sl_err *err
 		goto out;
 	}
 	if (st && ((error = store_wo_list(st, &g.rows, &g.nrows, err)) != 0 ||
-		   (error = store_wo_runs(st, &g.runs, &g.nruns, err)) != 0))
+	           (error = store_wo_runs(st, &g.runs, &g.nruns, err)) != 0))
 		goto out;
 	if ((error = index_runs(&g)) || (error = index_ids(&g)) || (error = unknown_deps(&g)) ||
 	    (error = cycles(&g)) || (error = states(&g)))

@@ -43,8 +43,7 @@ static int ends_with_md(const char *name)
 }
 
 /* Collect relative paths of *.md files under root/rel; symlinks as "!path". */
-static int walk(struct paths *out, const char *root, const char *rel, int depth,
-		struct sl_err *err)
+static int walk(struct paths *out, const char *root, const char *rel, int depth, struct sl_err *err)
 {
 	char *dir = sl_path_join(root, rel), *child = NULL, *full = NULL;
 	struct dirent *de;
@@ -75,8 +74,10 @@ static int walk(struct paths *out, const char *root, const char *rel, int depth,
 			continue; /* vanished meanwhile */
 		if (S_ISDIR(st.st_mode)) {
 			error = walk(out, root, child, depth + 1, err);
-		} else if (ends_with_md(de->d_name) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
-			char *s = queue__strdup_printf("%s%s", S_ISLNK(st.st_mode) ? "!" : "", child);
+		} else if (ends_with_md(de->d_name) &&
+		           (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+			char *s =
+			        queue__strdup_printf("%s%s", S_ISLNK(st.st_mode) ? "!" : "", child);
 			if (!s || paths_add(out, s) < 0) {
 				free(s);
 				error = sl_err_set(err, SL_ERROR, "out of memory");
@@ -108,8 +109,8 @@ static int load_entry(struct queue_entry *e, const char *root, const char *found
 		return -1;
 	if (link) {
 		e->error = queue__strdup_printf("%s: is a symbolic link; the inbox holds regular "
-						"files only, copy the work order in",
-						e->path);
+		                                "files only, copy the work order in",
+		                                e->path);
 		return e->error ? 0 : -1;
 	}
 	if (queue_parse_file(&e->wo, root, e->path, &err) == 0)
@@ -123,7 +124,7 @@ static int load_entry(struct queue_entry *e, const char *root, const char *found
 
 int queue_scan(struct queue_scan *out, const char *root, const char *inbox, struct sl_err *err)
 {
-	struct paths found = { NULL, 0, 0 };
+	struct paths found = {NULL, 0, 0};
 	char *dir = NULL;
 	size_t i;
 	int error = 0;
@@ -137,14 +138,15 @@ int queue_scan(struct queue_scan *out, const char *root, const char *inbox, stru
 		goto out;
 	if (!sl_is_dir(dir)) {
 		error = sl_err_set(err, SL_EINVALID,
-				   "the inbox '%s' is not a directory; fix queue.inbox in "
-				   ".system/config.yaml",
-				   inbox);
+		                   "the inbox '%s' is not a directory; fix queue.inbox in "
+		                   ".system/config.yaml",
+		                   inbox);
 		goto out;
 	}
 	if ((error = walk(&found, root, inbox, 0, err)) != 0)
 		goto out;
-	qsort(found.v, found.n, sizeof(*found.v), cmp_path);
+	if (found.n)
+		qsort(found.v, found.n, sizeof(*found.v), cmp_path);
 	if (found.n && !(out->v = calloc(found.n, sizeof(*out->v)))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
@@ -215,7 +217,7 @@ static const struct store_wo *find_row(const struct store_wo *rows, size_t n, co
 }
 
 static int put_entry(struct store *st, const struct queue_entry *e, const struct store_wo *old,
-		     struct queue_ingest_stats *stats, struct sl_err *err)
+                     struct queue_ingest_stats *stats, struct sl_err *err)
 {
 	const struct queue_wo *wo = e->wo;
 	struct store_wo row = STORE_WO_INIT;
@@ -245,9 +247,10 @@ static int put_entry(struct store *st, const struct queue_entry *e, const struct
 	row.fields_json = json;
 	if ((error = store_wo_put_tx(st, &row, wo->raw, wo->raw_len, err)) != 0)
 		goto out;
-	what = !old ? "new work order" : strcmp(old->content_hash, wo->content_hash) ? "new revision"
-					 : !old->present ? "file is back"
-							 : NULL;
+	what = !old                                          ? "new work order %s: %s"
+	       : strcmp(old->content_hash, wo->content_hash) ? "new revision of %s: %s"
+	       : !old->present                               ? "%s is back in the inbox: %s"
+	                                                     : NULL;
 	if (!old)
 		stats->added++;
 	else if (strcmp(old->content_hash, wo->content_hash))
@@ -256,8 +259,11 @@ static int put_entry(struct store *st, const struct queue_entry *e, const struct
 		stats->changed++;
 	if (!what && !strcmp(old->state, e->state))
 		goto out; /* only the reason changed: no event */
-	if (!(why = what ? queue__strdup_printf("%s %s: %s", what, e->path, e->reason)
-			 : strdup(e->reason))) {
+	if (what)
+		why = queue__strdup_printf(what, e->path, e->reason);
+	else
+		why = strdup(e->reason);
+	if (!why) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
@@ -269,8 +275,8 @@ out:
 }
 
 static int mark_gone(struct store *st, const struct store_wo *rows, size_t nrows,
-		     const struct queue_scan *scan, struct queue_ingest_stats *stats,
-		     struct sl_err *err)
+                     const struct queue_scan *scan, struct queue_ingest_stats *stats,
+                     struct sl_err *err)
 {
 	json_t *seen = json_object();
 	char *why = NULL;
@@ -289,7 +295,7 @@ static int mark_gone(struct store *st, const struct store_wo *rows, size_t nrows
 			continue;
 		free(why);
 		if (!(why = queue__strdup_printf("file '%s' is gone from the inbox; state %s kept",
-						 rows[i].path, rows[i].state))) {
+		                                 rows[i].path, rows[i].state))) {
 			error = sl_err_set(err, SL_ERROR, "out of memory");
 			break;
 		}
@@ -321,7 +327,7 @@ static int save_errors(struct store *st, const struct queue_scan *scan, struct s
 }
 
 static int write_all(struct store *st, const struct queue_scan *scan,
-		     struct queue_ingest_stats *stats, struct sl_err *err)
+                     struct queue_ingest_stats *stats, struct sl_err *err)
 {
 	struct store_wo *rows = NULL;
 	size_t nrows = 0, i;
@@ -351,7 +357,7 @@ static int write_all(struct store *st, const struct queue_scan *scan,
 }
 
 int queue_ingest(struct store *st, const char *root, const char *inbox,
-		 struct queue_ingest_stats *stats, struct sl_err *err)
+                 struct queue_ingest_stats *stats, struct sl_err *err)
 {
 	struct queue_scan scan = QUEUE_SCAN_INIT;
 	struct queue_ingest_stats dummy;
@@ -366,8 +372,7 @@ int queue_ingest(struct store *st, const char *root, const char *inbox,
 	if ((error = store_begin(st, err)) != 0)
 		goto out;
 	if ((error = queue_evaluate(&scan, st, err)) != 0 ||
-	    (error = write_all(st, &scan, stats, err)) != 0 ||
-	    (error = store_commit(st, err)) != 0)
+	    (error = write_all(st, &scan, stats, err)) != 0 || (error = store_commit(st, err)) != 0)
 		store_rollback(st);
 out:
 	queue_scan_release(&scan);

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <yaml.h>
 
-int queue__fail(struct sl_err *err, int code, const char *path, int line, int col,
-		const char *fmt, ...)
+int queue__fail(struct sl_err *err, int code, const char *path, int line, int col, const char *fmt,
+                ...)
 {
 	char msg[SL_ERR_MSG_MAX];
 	va_list ap;
@@ -68,12 +68,12 @@ static int check_bytes(const char *path, const unsigned char *p, size_t len, str
 	while (i < len) {
 		if (p[i] == 0)
 			return queue__fail(err, SL_EINVALID, path, line, col,
-					   "NUL byte in a work order; a work order is UTF-8 text, "
-					   "remove the NUL");
+			                   "NUL byte in a work order; a work order is UTF-8 text, "
+			                   "remove the NUL");
 		if (!(n = utf8_len(p + i, len - i)))
 			return queue__fail(err, SL_EINVALID, path, line, col,
-					   "invalid UTF-8 (byte 0x%02x); save the file as UTF-8",
-					   p[i]);
+			                   "invalid UTF-8 (byte 0x%02x); save the file as UTF-8",
+			                   p[i]);
 		if (p[i] == '\n')
 			line++, col = 1;
 		else
@@ -104,12 +104,12 @@ static const char *line_end(const char *p, const char *end)
 struct split {
 	const char *fm; /* the YAML between the fences */
 	size_t fm_len;
-	int fm_line;    /* 0-based line of its first byte */
+	int fm_line; /* 0-based line of its first byte */
 	const char *body;
 };
 
 static int split_front_matter(struct split *sp, const char *path, const char *data, size_t len,
-			      struct sl_err *err)
+                              struct sl_err *err)
 {
 	const char *p = data, *end = data + len, *e;
 	int line = 1;
@@ -118,12 +118,12 @@ static int split_front_matter(struct split *sp, const char *path, const char *da
 		p += 3;
 	if (p == end || (size_t)(end - p) == strspn(p, " \t\r\n"))
 		return queue__fail(err, SL_EINVALID, path, 0, 0,
-				   "empty file; a work order starts with a line '---', YAML front "
-				   "matter (id:, title:, ...), a line '---', then Markdown");
+		                   "empty file; a work order starts with a line '---', YAML front "
+		                   "matter (id:, title:, ...), a line '---', then Markdown");
 	if (!is_fence(p, end))
 		return queue__fail(err, SL_EINVALID, path, 1, 1,
-				   "no front matter; a work order must start with a line '---', "
-				   "then 'id:' and 'title:' lines, then a line '---'");
+		                   "no front matter; a work order must start with a line '---', "
+		                   "then 'id:' and 'title:' lines, then a line '---'");
 	p = line_end(p, end);
 	p = p < end ? p + 1 : p;
 	sp->fm = p;
@@ -139,8 +139,8 @@ static int split_front_matter(struct split *sp, const char *path, const char *da
 			break;
 	}
 	return queue__fail(err, SL_EINVALID, path, 1, 1,
-			   "front matter is not closed; add a line '---' after the last key "
-			   "(before the Markdown)");
+	                   "front matter is not closed; add a line '---' after the last key "
+	                   "(before the Markdown)");
 }
 
 /* A tab in the leading whitespace of a line, 1-based line in *line. */
@@ -172,7 +172,7 @@ static int find_tab_indent(const char *fm, size_t len, int fm_line, int *line, i
 
 struct frame {
 	json_t *node;
-	char *key;      /* a mapping's pending key */
+	char *key; /* a mapping's pending key */
 	int key_line, key_col;
 	yaml_mark_t start; /* where the list or mapping began */
 };
@@ -185,7 +185,7 @@ struct builder {
 	json_t *root;
 	struct queue_wo *wo;
 	struct sl_err *err;
-	char *top_key;  /* the top-level key whose value is being read */
+	char *top_key; /* the top-level key whose value is being read */
 };
 
 static int bline(const struct builder *b, yaml_mark_t m)
@@ -237,8 +237,7 @@ static json_t *scalar_json(const yaml_event_t *ev)
 	const char *s = (const char *)ev->data.scalar.value;
 	const char *tag = (const char *)ev->data.scalar.tag;
 
-	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-	    (tag && !strcmp(tag, YAML_STR_TAG)))
+	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || (tag && !strcmp(tag, YAML_STR_TAG)))
 		return json_stringn(s, ev->data.scalar.length);
 	if (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
 	    !strcmp(s, "NULL"))
@@ -269,7 +268,7 @@ static int attach(struct builder *b, json_t *v, yaml_mark_t m)
 	if (json_is_array(f->node)) {
 		if (b->depth == 2 && b->top_key &&
 		    add_mark(b, b->top_key, (int)json_array_size(f->node), bline(b, m),
-			     (int)m.column + 1))
+		             (int)m.column + 1))
 			goto fail;
 		if (json_array_append_new(f->node, v))
 			goto oom;
@@ -279,12 +278,12 @@ static int attach(struct builder *b, json_t *v, yaml_mark_t m)
 		char *key = queue__text(v);
 		if (!key) {
 			queue__fail(b->err, SL_EINVALID, b->path, bline(b, m), (int)m.column + 1,
-				    "a key must be plain text; write 'key: value'");
+			            "a key must be plain text; write 'key: value'");
 			goto fail;
 		}
 		if (json_object_get(f->node, key)) {
 			queue__fail(b->err, SL_EINVALID, b->path, bline(b, m), (int)m.column + 1,
-				    "key '%s' appears twice; keep one", key);
+			            "key '%s' appears twice; keep one", key);
 			free(key);
 			goto fail;
 		}
@@ -322,14 +321,14 @@ static int push(struct builder *b, json_t *node, yaml_mark_t m)
 	    !b->stack[b->depth - 1].key) {
 		json_decref(node);
 		return queue__fail(b->err, SL_EINVALID, b->path, bline(b, m), (int)m.column + 1,
-				   "a key must be plain text, not a list or mapping; write "
-				   "'key: value'");
+		                   "a key must be plain text, not a list or mapping; write "
+		                   "'key: value'");
 	}
 	if (b->depth == MAX_DEPTH) {
 		json_decref(node);
 		return queue__fail(b->err, SL_EINVALID, b->path, bline(b, m), (int)m.column + 1,
-				   "front matter nested more than %d levels deep; flatten it",
-				   MAX_DEPTH);
+		                   "front matter nested more than %d levels deep; flatten it",
+		                   MAX_DEPTH);
 	}
 	memset(&b->stack[b->depth], 0, sizeof(b->stack[0]));
 	b->stack[b->depth].start = m;
@@ -356,12 +355,12 @@ static int yaml_error(struct builder *b, yaml_parser_t *p, const char *fm, size_
 
 	if (find_tab_indent(fm, fm_len, b->fm_line, &line, &col))
 		return queue__fail(b->err, SL_EINVALID, b->path, line, col,
-				   "tab in the indentation; YAML indents with spaces, replace "
-				   "the tab with spaces");
+		                   "tab in the indentation; YAML indents with spaces, replace "
+		                   "the tab with spaces");
 	return queue__fail(b->err, SL_EINVALID, b->path, bline(b, m), (int)m.column + 1,
-			   "YAML syntax error: %s%s%s; fix the front matter",
-			   p->problem ? p->problem : "cannot parse", p->context ? " " : "",
-			   p->context ? p->context : "");
+	                   "YAML syntax error: %s%s%s; fix the front matter",
+	                   p->problem ? p->problem : "cannot parse", p->context ? " " : "",
+	                   p->context ? p->context : "");
 }
 
 static int on_event(struct builder *b, yaml_event_t *ev, int *docs)
@@ -371,15 +370,15 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *docs)
 	switch (ev->type) {
 	case YAML_ALIAS_EVENT:
 		return queue__fail(b->err, SL_EINVALID, b->path, bline(b, m), (int)m.column + 1,
-				   "YAML alias '*%s' is not allowed in a work order (aliases can "
-				   "expand without bound); write the value out",
-				   (const char *)ev->data.alias.anchor);
+		                   "YAML alias '*%s' is not allowed in a work order (aliases can "
+		                   "expand without bound); write the value out",
+		                   (const char *)ev->data.alias.anchor);
 	case YAML_DOCUMENT_START_EVENT:
 		if (++*docs > 1)
 			return queue__fail(b->err, SL_EINVALID, b->path, bline(b, m),
-					   (int)m.column + 1,
-					   "more than one YAML document in the front matter; keep "
-					   "one");
+			                   (int)m.column + 1,
+			                   "more than one YAML document in the front matter; keep "
+			                   "one");
 		return 0;
 	case YAML_SCALAR_EVENT:
 		return attach(b, scalar_json(ev), m);
@@ -488,42 +487,47 @@ static int root_check(struct builder *b, const struct split *sp)
 		return 0;
 	if (!b->root || json_is_null(b->root) || json_is_object(b->root))
 		return queue__fail(b->err, SL_EINVALID, b->path, sp->fm_line + 1, 1,
-				   "front matter is empty; add at least 'id:' and 'title:'");
+		                   "front matter is empty; add at least 'id:' and 'title:'");
 	what = json_is_array(b->root) ? "a list" : "a single value";
 	return queue__fail(b->err, SL_EINVALID, b->path, sp->fm_line + 1, 1,
-			   "front matter is %s, not a mapping; write 'key: value' lines "
-			   "(id: WO-1, title: ...)",
-			   what);
+	                   "front matter is %s, not a mapping; write 'key: value' lines "
+	                   "(id: WO-1, title: ...)",
+	                   what);
 }
 
 int queue_parse(struct queue_wo **out, const char *path, const void *data, size_t len,
-		struct sl_err *err)
+                struct sl_err *err)
 {
 	struct queue_wo *wo = NULL;
 	struct builder b;
-	struct split sp = { NULL, 0, 0, NULL };
+	struct split sp = {NULL, 0, 0, NULL};
 	int error = 0;
 
 	*out = NULL;
 	memset(&b, 0, sizeof(b));
 	if (len > QUEUE_WO_MAX_BYTES) {
-		error = queue__fail(err, SL_ETOOBIG, path, 0, 0,
-				    "file is %zu bytes, over the 1 MiB limit for a work order; "
-				    "shorten it or move the long parts into files it lists in context",
-				    len);
+		error = queue__fail(
+		        err, SL_ETOOBIG, path, 0, 0,
+		        "file is %zu bytes, over the 1 MiB limit for a work order; "
+		        "shorten it or move the long parts into files it lists in context",
+		        len);
 		goto out;
 	}
-	if ((error = check_bytes(path, data, len, err)) != 0 ||
-	    (error = split_front_matter(&sp, path, data, len, err)) != 0)
-		goto out;
 	if (!(wo = calloc(1, sizeof(*wo))) || !(wo->path = strdup(path)) ||
-	    !(wo->raw = malloc(len + 1)) || !(wo->body = strdup(sp.body))) {
+	    !(wo->raw = malloc(len + 1))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	memcpy(wo->raw, data, len);
+	memcpy(wo->raw, data, len); /* NUL-terminated from here on */
 	wo->raw[len] = '\0';
 	wo->raw_len = len;
+	if ((error = check_bytes(path, (const unsigned char *)wo->raw, len, err)) != 0 ||
+	    (error = split_front_matter(&sp, path, wo->raw, len, err)) != 0)
+		goto out;
+	if (!(wo->body = strdup(sp.body))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
 	wo->line = sp.fm_line + 1;
 	sl_sha256_hex(wo->content_hash, data, len);
 	b.path = path;
@@ -545,7 +549,7 @@ out:
 }
 
 int queue_parse_file(struct queue_wo **out, const char *root, const char *relpath,
-		     struct sl_err *err)
+                     struct sl_err *err)
 {
 	struct sl_buf data = SL_BUF_INIT;
 	struct sl_err e = SL_ERR_INIT;
@@ -558,8 +562,8 @@ int queue_parse_file(struct queue_wo **out, const char *root, const char *relpat
 	error = sl_read_file(&data, full, QUEUE_WO_MAX_BYTES, &e);
 	if (error == SL_ETOOBIG)
 		error = queue__fail(err, SL_ETOOBIG, relpath, 0, 0,
-				    "file is over the 1 MiB limit for a work order; shorten it or "
-				    "move the long parts into files it lists in context");
+		                    "file is over the 1 MiB limit for a work order; shorten it or "
+		                    "move the long parts into files it lists in context");
 	else if (error)
 		sl_err_set(err, error, "%s", e.msg);
 	else

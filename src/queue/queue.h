@@ -31,17 +31,17 @@ struct queue_mark {
 
 struct queue_wo {
 	char *id, *title, *goal, *status, *created_at, *updated_at;
-	char *path;  /* relative to the repository root, as given to the parser */
-	char *body;  /* the Markdown after the front matter */
+	char *path; /* relative to the repository root, as given to the parser */
+	char *body; /* the Markdown after the front matter */
 	sl_strv context, acceptance_criteria, non_goals, stop_conditions, tags, depends_on;
 	int priority; /* default 3; 1 is the most urgent */
 	double estimate_hours;
 	int has_estimate;
 	json_t *fields; /* the whole front matter as JSON, unknown keys kept (owned) */
 	char content_hash[SL_SHA256_HEX_LEN + 1]; /* SHA-256 of the file bytes */
-	char *raw;      /* the exact bytes of the file */
+	char *raw;                                /* the exact bytes of the file */
 	size_t raw_len;
-	int line;       /* line of the front matter's first key (for file-wide messages) */
+	int line; /* line of the front matter's first key (for file-wide messages) */
 	struct queue_mark *marks;
 	size_t nmarks;
 };
@@ -57,11 +57,11 @@ struct queue_wo {
  * queue_wo_free().
  */
 int queue_parse(struct queue_wo **out, const char *path, const void *data, size_t len,
-		struct sl_err *err);
+                struct sl_err *err);
 
 /* Read `root`/`relpath` (at most 1 MiB) and parse it; wo->path = relpath. */
 int queue_parse_file(struct queue_wo **out, const char *root, const char *relpath,
-		     struct sl_err *err);
+                     struct sl_err *err);
 
 void queue_wo_free(struct queue_wo *wo);
 
@@ -91,21 +91,24 @@ char *queue_context_path(const char *entry);
 
 /* One file of the inbox and what came of it. */
 struct queue_entry {
-	char *path;         /* relative to the repository root */
+	char *path;          /* relative to the repository root */
 	struct queue_wo *wo; /* NULL when the file did not parse */
-	char *error;        /* the first problem ("path:line:col: ..."), or NULL */
-	char *state;        /* after queue_evaluate(): invalid, waiting, ready, ... */
-	char *reason;       /* after queue_evaluate(): why, for people */
-	int owner;          /* 1 for the file that owns its id's row (first of duplicates) */
+	char *error;         /* the first problem ("path:line:col: ..."), or NULL */
+	char *state;         /* after queue_evaluate(): invalid, waiting, ready, ... */
+	char *reason;        /* after queue_evaluate(): why, for people */
+	int owner;           /* 1 for the file that owns its id's row (first of duplicates) */
 };
 
 struct queue_scan {
 	struct queue_entry *v;
 	size_t n;
-	char *inbox;        /* the inbox directory, relative to the root */
+	char *inbox; /* the inbox directory, relative to the root */
 };
 
-#define QUEUE_SCAN_INIT { NULL, 0, NULL }
+#define QUEUE_SCAN_INIT                                                                            \
+	{                                                                                          \
+		NULL, 0, NULL                                                                      \
+	}
 
 /*
  * Find every *.md file under root/inbox (recursively, in path order;
@@ -145,7 +148,7 @@ struct queue_ingest_stats {
  * again. `stats` may be NULL.
  */
 int queue_ingest(struct store *st, const char *root, const char *inbox,
-		 struct queue_ingest_stats *stats, struct sl_err *err);
+                 struct queue_ingest_stats *stats, struct sl_err *err);
 
 /* ---- scheduling ------------------------------------------------------- */
 
@@ -153,10 +156,10 @@ struct queue_item {
 	char *id, *path, *title, *state, *reason, *status, *created_at, *content_hash;
 	int priority;
 	int present;
-	sl_strv context;    /* path parts of the context entries */
+	sl_strv context; /* path parts of the context entries */
 	sl_strv depends_on;
-	int may_start;      /* set by queue_decide(): ready and free to start now */
-	char *explain;      /* set by queue_decide(): what it is or why it waits */
+	int may_start; /* set by queue_decide(): ready and free to start now */
+	char *explain; /* set by queue_decide(): what it is or why it waits */
 };
 
 struct queue_plan {
@@ -164,14 +167,20 @@ struct queue_plan {
 	size_t n;
 };
 
-#define QUEUE_PLAN_INIT { NULL, 0 }
+#define QUEUE_PLAN_INIT                                                                            \
+	{                                                                                          \
+		NULL, 0                                                                            \
+	}
 
 struct queue_plan_opts {
-	int allow_overlap;  /* queue.allow_overlap */
-	int jobs;           /* builders at once (queue.jobs); 0: no limit */
+	int allow_overlap; /* queue.allow_overlap */
+	int jobs;          /* builders at once (queue.jobs); 0: no limit */
 };
 
-#define QUEUE_PLAN_OPTS_INIT { 0, 0 }
+#define QUEUE_PLAN_OPTS_INIT                                                                       \
+	{                                                                                          \
+		0, 0                                                                               \
+	}
 
 /*
  * Sort items into schedule order: running, ready, waiting, blocked, failed,
@@ -193,14 +202,14 @@ int queue_paths_overlap(const char *a, const char *b);
  * at once. Sets may_start and explain of every item.
  */
 int queue_decide(struct queue_item *items, size_t n, const struct queue_plan_opts *opts,
-		 struct sl_err *err);
+                 struct sl_err *err);
 
 /*
  * Load the work orders of the store (present ones, and running ones whose
  * file is gone), sort and decide. *out is the caller's: queue_plan_release().
  */
 int queue_plan(struct queue_plan *out, struct store *st, const struct queue_plan_opts *opts,
-	       struct sl_err *err);
+               struct sl_err *err);
 void queue_plan_release(struct queue_plan *plan);
 void queue_item_release(struct queue_item *item);
 

@@ -4,8 +4,8 @@
 #include "queue/queue.h"
 
 /* Set err to "<path>:<line>:<col>: <msg>" (or "<path>: <msg>" when line is 0). */
-int queue__fail(struct sl_err *err, int code, const char *path, int line, int col,
-		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int queue__fail(struct sl_err *err, int code, const char *path, int line, int col, const char *fmt,
+                ...) __attribute__((format(printf, 6, 7)));
 
 /* A JSON scalar as text (strings as they are, numbers printed); NULL otherwise. New. */
 char *queue__text(const json_t *v);

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const rank_order[] = { "running", "ready",   "waiting", "blocked",
-					  "failed",  "invalid", "skipped", "done", NULL };
+static const char *const rank_order[] = {"running", "ready",   "waiting", "blocked", "failed",
+                                         "invalid", "skipped", "done",    NULL};
 
 static int rank(const char *state)
 {
@@ -27,7 +27,8 @@ static int rank(const char *state)
 static int cmp_item(const void *pa, const void *pb)
 {
 	const struct queue_item *a = pa, *b = pb;
-	const char *ca = a->created_at ? a->created_at : "", *cb = b->created_at ? b->created_at : "";
+	const char *ca = a->created_at ? a->created_at : "",
+	           *cb = b->created_at ? b->created_at : "";
 	int c;
 
 	if ((c = rank(a->state) - rank(b->state)) != 0)
@@ -69,14 +70,16 @@ static int overlap(const struct queue_item *a, const struct queue_item *b, const
 	for (i = 0; a->context && a->context[i]; i++)
 		for (j = 0; b->context && b->context[j]; j++)
 			if (queue_paths_overlap(a->context[i], b->context[j])) {
-				*path = strlen(a->context[i]) >= strlen(b->context[j]) ? a->context[i]
-										       : b->context[j];
+				*path = strlen(a->context[i]) >= strlen(b->context[j])
+				                ? a->context[i]
+				                : b->context[j];
 				return 1;
 			}
 	return 0;
 }
 
-static int explain(struct queue_item *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int explain(struct queue_item *it, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 
 static int explain(struct queue_item *it, const char *fmt, ...)
 {
@@ -94,54 +97,59 @@ static int explain(struct queue_item *it, const char *fmt, ...)
 	return 0;
 }
 
-/* Why a ready item cannot start now (explain set), or 0 when it may. */
-static int blocked_by_overlap(struct queue_item *items, size_t upto, struct queue_item *it)
+/* Why a ready item cannot start now (explain set, 1), or 0 when it may. */
+static int blocked_by_overlap(struct queue_item *items, const size_t *active, size_t nactive,
+                              struct queue_item *it)
 {
 	const char *path;
 	size_t j;
 
-	for (j = 0; j < upto; j++) {
-		struct queue_item *o = &items[j];
-		int running = !strcmp(o->state, "running");
-		if (!running && !o->may_start)
-			continue;
+	for (j = 0; j < nactive; j++) {
+		struct queue_item *o = &items[active[j]];
 		if (overlap(it, o, &path))
 			return explain(it, "overlaps %s on %s (%s)", o->id, path,
-				       running ? "running" : "starting now") < 0
-				       ? -1
-				       : 1;
+			               o->may_start ? "starting now" : "running") < 0
+			               ? -1
+			               : 1;
 	}
 	return 0;
 }
 
-int queue_decide(struct queue_item *items, size_t n, const struct queue_plan_opts *opts,
-		 struct sl_err *err)
+static int decide_one(struct queue_item *items, size_t i, size_t *active, size_t *nactive,
+                      const struct queue_plan_opts *opts)
 {
-	size_t i, busy = 0;
+	struct queue_item *it = &items[i];
 	int rc;
 
-	for (i = 0; i < n; i++) {
+	if (strcmp(it->state, "ready"))
+		return explain(it, "%s%s%s", it->state, *it->reason ? ": " : "", it->reason);
+	if (!opts->allow_overlap && (rc = blocked_by_overlap(items, active, *nactive, it)) != 0)
+		return rc < 0 ? -1 : 0;
+	if (opts->jobs > 0 && *nactive >= (size_t)opts->jobs)
+		return explain(it, "ready; waits for a free job (queue.jobs is %d)", opts->jobs);
+	it->may_start = 1;
+	active[(*nactive)++] = i;
+	return explain(it, "ready: starts now");
+}
+
+int queue_decide(struct queue_item *items, size_t n, const struct queue_plan_opts *opts,
+                 struct sl_err *err)
+{
+	size_t *active = calloc(n + 1, sizeof(*active)), nactive = 0, i;
+	int error = 0;
+
+	if (!active)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	for (i = 0; i < n; i++) { /* the running ones hold their paths and a job each */
 		items[i].may_start = 0;
 		if (!strcmp(items[i].state, "running"))
-			busy++;
+			active[nactive++] = i;
 	}
-	for (i = 0; i < n; i++) {
-		struct queue_item *it = &items[i];
-		if (strcmp(it->state, "ready")) {
-			rc = explain(it, "%s%s%s", it->state, *it->reason ? ": " : "", it->reason);
-		} else if (!opts->allow_overlap && (rc = blocked_by_overlap(items, n, it)) != 0) {
-			/* explained: overlaps a running one or one chosen before it */
-		} else if (opts->jobs > 0 && busy >= (size_t)opts->jobs) {
-			rc = explain(it, "ready; waits for a free job (queue.jobs is %d)", opts->jobs);
-		} else {
-			it->may_start = 1;
-			busy++;
-			rc = explain(it, "ready: starts now");
-		}
-		if (rc < 0)
-			return sl_err_set(err, SL_ERROR, "out of memory");
-	}
-	return 0;
+	for (i = 0; !error && i < n; i++)
+		if (decide_one(items, i, active, &nactive, opts) < 0)
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	free(active);
+	return error;
 }
 
 void queue_item_release(struct queue_item *it)
@@ -215,7 +223,7 @@ static int item_from_row(struct queue_item *it, struct store_wo *r)
 }
 
 int queue_plan(struct queue_plan *out, struct store *st, const struct queue_plan_opts *opts,
-	       struct sl_err *err)
+               struct sl_err *err)
 {
 	struct store_wo *rows = NULL;
 	size_t nrows = 0, i;

@@ -12,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const list_fields[] = { "context",  "acceptance_criteria", "non_goals",
-					   "stop_conditions", "tags", "depends_on", NULL };
-static const char *const text_fields[] = { "title", "goal", "status", "created_at",
-					   "updated_at", NULL };
-static const char *const statuses[] = { "ready", "draft", "backlog", "hold", "done", NULL };
+static const char *const list_fields[] = {
+        "context", "acceptance_criteria", "non_goals", "stop_conditions",
+        "tags",    "depends_on",          NULL};
+static const char *const text_fields[] = {"title",      "goal",       "status",
+                                          "created_at", "updated_at", NULL};
+static const char *const statuses[] = {"ready", "draft", "backlog", "hold", "done", NULL};
 
 char *queue__strdup_printf(const char *fmt, ...)
 {
@@ -41,10 +42,10 @@ void queue__where(const struct queue_wo *wo, const char *key, int idx, int *line
 }
 
 static int fail_at(const struct queue_wo *wo, struct sl_err *err, const char *key, int idx,
-		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 static int fail_at(const struct queue_wo *wo, struct sl_err *err, const char *key, int idx,
-		   const char *fmt, ...)
+                   const char *fmt, ...)
 {
 	char msg[SL_ERR_MSG_MAX];
 	int line, col;
@@ -66,7 +67,7 @@ static const char *id_problem(const char *id, char *buf, size_t n)
 		return "is empty";
 	if (len > QUEUE_ID_MAX) {
 		snprintf(buf, n, "is %zu characters long, over the limit of %d; shorten it", len,
-			 QUEUE_ID_MAX);
+		         QUEUE_ID_MAX);
 		return buf;
 	}
 	if (!isalnum((unsigned char)id[0])) {
@@ -78,12 +79,13 @@ static const char *id_problem(const char *id, char *buf, size_t n)
 		if (isalnum(c) || c == '.' || c == '_' || c == '-')
 			continue;
 		if (c == '/')
-			return "contains '/'; an id names a branch and a folder, so use only letters, "
+			return "contains '/'; an id names a branch and a folder, so use only "
+			       "letters, "
 			       "digits, '.', '_' and '-'";
 		if (isspace(c))
 			return "contains a space; use only letters, digits, '.', '_' and '-'";
 		snprintf(buf, n, "contains '%c'; use only letters, digits, '.', '_' and '-'",
-			 c < 0x80 && isprint(c) ? c : '?');
+		         c < 0x80 && isprint(c) ? c : '?');
 		return buf;
 	}
 	if (strstr(id, ".."))
@@ -125,8 +127,8 @@ static int check_id(const struct queue_wo *wo, struct sl_err *err)
 
 	if (!v || json_is_null(v))
 		return fail_at(wo, err, "id", -1,
-			       "missing 'id'; add a line such as 'id: WO-2026-001' (letters, "
-			       "digits, '.', '_', '-')");
+		               "missing 'id'; add a line such as 'id: WO-2026-001' (letters, "
+		               "digits, '.', '_', '-')");
 	if (!wo->id)
 		return fail_at(wo, err, "id", -1, "'id' must be text such as WO-2026-001");
 	if ((why = id_problem(wo->id, buf, sizeof(buf))) != NULL)
@@ -142,12 +144,13 @@ static int check_texts(const struct queue_wo *wo, struct sl_err *err)
 	v = json_object_get(wo->fields, "title");
 	if (!v || json_is_null(v) || (json_is_string(v) && !*json_string_value(v)))
 		return fail_at(wo, err, "title", -1,
-			       "missing 'title'; add a line 'title: <what this work order does>'");
+		               "missing 'title'; add a line 'title: <what this work order does>'");
 	for (i = 0; text_fields[i]; i++) {
 		v = json_object_get(wo->fields, text_fields[i]);
 		if (v && !json_is_null(v) && !json_is_string(v) && !json_is_number(v))
 			return fail_at(wo, err, text_fields[i], -1, "'%s' must be text, not a %s",
-				       text_fields[i], json_is_array(v) ? "list" : "mapping or flag");
+			               text_fields[i],
+			               json_is_array(v) ? "list" : "mapping or flag");
 	}
 	return 0;
 }
@@ -161,14 +164,18 @@ static int check_list(const struct queue_wo *wo, const char *key, struct sl_err 
 		return 0;
 	if (!json_is_array(v))
 		return fail_at(wo, err, key, -1,
-			       "'%s' must be a list, one entry per line starting with '- '", key);
-	json_array_foreach(v, i, item)
-		if (!json_is_string(item) && !json_is_number(item))
-			return fail_at(wo, err, key, (int)i,
-				       "entry %zu of '%s' must be text, not a %s", i + 1, key,
-				       json_is_array(item) ? "list"
-				       : json_is_object(item) ? "mapping"
-							      : "flag or empty value");
+		               "'%s' must be a list, one entry per line starting with '- '", key);
+	json_array_foreach(
+	        v, i,
+	        item) if (!json_is_string(item) &&
+	                  !json_is_number(
+	                          item)) return fail_at(wo, err, key, (int)i,
+	                                                "entry %zu of '%s' must be text, not a %s",
+	                                                i + 1, key,
+	                                                json_is_array(item) ? "list"
+	                                                : json_is_object(item)
+	                                                        ? "mapping"
+	                                                        : "flag or empty value");
 	return 0;
 }
 
@@ -183,14 +190,14 @@ static int check_context(const struct queue_wo *wo, struct sl_err *err)
 			return sl_err_set(err, SL_ERROR, "out of memory");
 		if (p[0] == '/')
 			error = fail_at(wo, err, "context", (int)i,
-					"context path '%s' is absolute; context paths are relative "
-					"to the repository root",
-					p);
+			                "context path '%s' is absolute; context paths are relative "
+			                "to the repository root",
+			                p);
 		else if (!sl_path_is_safe_relative(p))
 			error = fail_at(wo, err, "context", (int)i,
-					"context path '%s' climbs out of the repository with '..' "
-					"(or is empty); use a path inside the repository",
-					p);
+			                "context path '%s' climbs out of the repository with '..' "
+			                "(or is empty); use a path inside the repository",
+			                p);
 		free(p);
 	}
 	return error;
@@ -204,17 +211,18 @@ static int check_numbers(const struct queue_wo *wo, struct sl_err *err)
 
 	if (v && !json_is_null(v) && !json_is_integer(v)) {
 		text = queue__text(v);
-		error = fail_at(wo, err, "priority", -1,
-				"priority '%s' is not an integer; use a whole number, 1 is the most "
-				"urgent (default 3)",
-				text ? text : "(a list or mapping)");
+		error = fail_at(
+		        wo, err, "priority", -1,
+		        "priority '%s' is not an integer; use a whole number, 1 is the most "
+		        "urgent (default 3)",
+		        text ? text : "(a list or mapping)");
 		free(text);
 		return error;
 	}
 	v = json_object_get(wo->fields, "estimate_hours");
 	if (v && !json_is_null(v) && (!json_is_number(v) || json_number_value(v) < 0))
 		return fail_at(wo, err, "estimate_hours", -1,
-			       "estimate_hours must be a number of hours (8, 1.5)");
+		               "estimate_hours must be a number of hours (8, 1.5)");
 	return 0;
 }
 
@@ -228,9 +236,9 @@ static int check_status(const struct queue_wo *wo, struct sl_err *err)
 		if (!strcmp(wo->status, statuses[i]))
 			return 0;
 	return fail_at(wo, err, "status", -1,
-		       "unknown status '%.80s'; use ready (or leave it out), draft, backlog, hold "
-		       "or done",
-		       wo->status);
+	               "unknown status '%.80s'; use ready (or leave it out), draft, backlog, hold "
+	               "or done",
+	               wo->status);
 }
 
 static int check_depends(const struct queue_wo *wo, struct sl_err *err)
@@ -240,11 +248,11 @@ static int check_depends(const struct queue_wo *wo, struct sl_err *err)
 	for (i = 0; wo->depends_on && wo->depends_on[i]; i++) {
 		if (!queue_id_valid(wo->depends_on[i]))
 			return fail_at(wo, err, "depends_on", (int)i,
-				       "depends_on entry '%.80s' is not a valid work-order id",
-				       wo->depends_on[i]);
+			               "depends_on entry '%.80s' is not a valid work-order id",
+			               wo->depends_on[i]);
 		if (!strcmp(wo->depends_on[i], wo->id))
 			return fail_at(wo, err, "depends_on", (int)i,
-				       "'%s' depends on itself; remove it from depends_on", wo->id);
+			               "'%s' depends on itself; remove it from depends_on", wo->id);
 	}
 	return 0;
 }

@@ -211,3 +211,214 @@ out:
 	free(now);
 	free(patch);
 }
+
+/* The trailer `key` of a commit message, or NULL (borrowed from arr). */
+static const char *trailer(const git_message_trailer_array *arr, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < arr->count; i++)
+		if (!strcmp(arr->trailers[i].key, key))
+			return arr->trailers[i].value;
+	return NULL;
+}
+
+static void check_trailers(struct audit *a, const git_commit *c, const char *mc)
+{
+	git_message_trailer_array arr = { 0 };
+	const char *want[3][2] = { { "Work-Order", a->run->work_order_id },
+				   { "Sluice-Run", a->run->id },
+				   { "Reviewed-by", a->run->reviewer } };
+	size_t i;
+
+	if (git_message_trailers(&arr, git_commit_message(c)) != 0) {
+		finding(a, mc, "merge commit message has no trailers");
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		const char *got = trailer(&arr, want[i][0]);
+		if (!got)
+			finding(a, mc, "merge commit lacks the %s: trailer", want[i][0]);
+		else if (want[i][1] && strcmp(got, want[i][1]))
+			finding(a, mc, "merge commit says %s: %s, the run says %s", want[i][0], got,
+				want[i][1]);
+	}
+	git_message_trailer_array_free(&arr);
+}
+
+/* The tree of the merged head is the tree the reviewer approved. */
+static void check_tree(struct audit *a, const git_commit *head, const char *mc)
+{
+	char tree[GIT_OID_HEXSZ + 1];
+	json_t *req = a->dir ? read_json(a->dir, "review-request.json") : NULL;
+	const char *approved = agree(a, "approved tree", a->run->approved_tree, "approved_tree");
+	const char *seen = req ? jstr(req, "tree") : NULL;
+
+	git_oid_tostr(tree, sizeof(tree), git_commit_tree_id(head));
+	if (!same(approved, tree))
+		finding(a, mc, "the merged head's tree %.12s is not the approved tree %.12s", tree,
+			approved ? approved : "(none)");
+	if (req && !same(seen, tree))
+		finding(a, "review-request.json", "the reviewer was shown tree %.12s, but %.12s was "
+			"merged", seen ? seen : "(none)", tree);
+	json_decref(req);
+}
+
+static int reachable(struct audit *a, const git_oid *mc)
+{
+	git_oid tip;
+
+	if (git_reference_name_to_id(&tip, a->git, a->run->target) != 0)
+		return 0;
+	return git_oid_equal(&tip, mc) || git_graph_descendant_of(a->git, &tip, mc) == 1;
+}
+
+/* The merge commit: exists, on the target, second parent = head, trailers, tree. */
+static void check_merge_commit(struct audit *a, const char *head)
+{
+	const char *mc = agree(a, "merge commit", a->run->merge_commit, "merge_commit");
+	git_commit *c = NULL, *p2 = NULL;
+	git_oid oid;
+
+	if (!mc || git_oid_fromstr(&oid, mc) != 0 || git_commit_lookup(&c, a->git, &oid) != 0) {
+		finding(a, mc ? mc : "runs.merge_commit", "merge commit does not exist");
+		goto out;
+	}
+	if (!reachable(a, &oid))
+		finding(a, a->run->target, "merge commit %.12s is not reachable from the target "
+			"(history rewritten?)", mc);
+	check_trailers(a, c, mc);
+	if (git_commit_parentcount(c) != 2 || git_commit_parent(&p2, c, 1) != 0) {
+		finding(a, mc, "merge commit does not have two parents");
+		goto out;
+	}
+	if (head && strncmp(git_oid_tostr_s(git_commit_id(p2)), head, GIT_OID_HEXSZ))
+		finding(a, mc, "the merge commit's second parent %.12s is not the run head %.12s",
+			git_oid_tostr_s(git_commit_id(p2)), head);
+	check_tree(a, p2, mc);
+out:
+	git_commit_free(p2);
+	git_commit_free(c);
+}
+
+/* work_order.md holds the bytes of the revision the store says was run. */
+static void check_work_order(struct audit *a)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = sl_path_join(a->dir, "work_order.md"), h[65];
+
+	if (path && sl_sha256_file(h, path, &err) == 0 && !same(h, a->run->wo_content_hash))
+		finding(a, "work_order.md", "work order bytes are not the revision run (sha256 "
+			"%.12s, the store says %.12s)", h, a->run->wo_content_hash);
+	free(path);
+}
+
+static void audit_one(struct audit *a, const struct store_run *run)
+{
+	char *tomb = runner_tombstone_path(&a->ctx->repo, run->id);
+	const char *base, *head;
+
+	a->run = run;
+	a->dir = sl_repo_run_path(&a->ctx->repo, run->id, NULL);
+	a->res->runs++;
+	if (a->dir && !sl_is_dir(a->dir) && tomb && sl_path_exists(tomb)) {
+		a->res->removed++;
+		free(a->dir);
+		a->dir = NULL;
+		check_chain(a);
+		check_merge_commit(a, run->head_commit);
+		goto out;
+	}
+	if (a->dir && !sl_is_dir(a->dir)) {
+		finding(a, a->dir, "run folder missing (and no gc tombstone says gc removed it)");
+		check_merge_commit(a, run->head_commit);
+		goto out;
+	}
+	if (check_manifest(a) == 0)
+		check_artifacts(a);
+	a->merge = read_json(a->dir, "merge.json");
+	check_chain(a);
+	base = agree(a, "base commit", run->base_commit, "base");
+	head = agree(a, "head commit", run->head_commit, "head");
+	check_diff(a, base, head);
+	check_merge_commit(a, head);
+	check_work_order(a);
+out:
+	json_decref(a->manifest);
+	json_decref(a->merge);
+	a->manifest = a->merge = NULL;
+	free(a->dir);
+	a->dir = NULL;
+	free(tomb);
+}
+
+/* The runs to audit: the named ones (each must be merged), or every merged run, oldest first. */
+static int pick_runs(struct runner_ctx *ctx, const char *const *names, size_t nn,
+		     struct store_run **out, size_t *n, struct sl_err *err)
+{
+	size_t i;
+	int error;
+
+	if (!nn) {
+		if ((error = store_runs_list(ctx->st, "merged", NULL, out, n, err)) != 0)
+			return error;
+		for (i = 0; i < *n / 2; i++) {
+			struct store_run t = (*out)[i];
+			(*out)[i] = (*out)[*n - 1 - i];
+			(*out)[*n - 1 - i] = t;
+		}
+		return 0;
+	}
+	if (!(*out = calloc(nn, sizeof(**out))))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	for (*n = 0; *n < nn; (*n)++) {
+		if ((error = store_run_get(ctx->st, names[*n], &(*out)[*n], err)) != 0)
+			return error;
+		if (strcmp((*out)[*n].state, "merged"))
+			return sl_err_set(err, SL_EINVALID, "run '%s' is %s, not merged; audit "
+					  "verifies merged runs only", (*out)[*n].id, (*out)[*n].state);
+	}
+	return 0;
+}
+
+int runner_audit(struct runner_ctx *ctx, const char *const *runs, size_t nruns,
+		 struct runner_audit_result *res, struct sl_err *err)
+{
+	struct audit a;
+	struct store_run *list = NULL;
+	size_t n = 0, i;
+	int error;
+
+	memset(&a, 0, sizeof(a));
+	memset(res, 0, sizeof(*res));
+	a.ctx = ctx;
+	a.res = res;
+	if ((error = pick_runs(ctx, runs, nruns, &list, &n, err)) != 0)
+		goto out;
+	if ((error = git_repository_open(&a.git, ctx->repo.root)) != 0) {
+		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
+		goto out;
+	}
+	if ((error = runner_chain_load(&ctx->repo, NULL, &a.chain, err)) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		audit_one(&a, &list[i]);
+out:
+	runner_chain_release(&a.chain);
+	git_repository_free(a.git);
+	store_runs_free(list, nruns ? nruns : n);
+	return error;
+}
+
+void runner_audit_result_release(struct runner_audit_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->n; i++) {
+		free(res->v[i].run);
+		free(res->v[i].what);
+		free(res->v[i].where);
+	}
+	free(res->v);
+	memset(res, 0, sizeof(*res));
+}

@@ -89,11 +89,13 @@ oom:
 static int build_env(sl_strv env, size_t cap, const struct runner_builder_opts *o)
 {
 	const char *mode = o->mode ? o->mode : "build";
+	const char *wo = o->work_order_id ? o->work_order_id : "";
+	const char *prompt = o->prompt_file ? o->prompt_file : "";
 	size_t n = 0;
 
 	if (asprintf(&env[n++], "SLUICE_RUN_ID=%s", o->run_id ? o->run_id : "") < 0 ||
-	    asprintf(&env[n++], "SLUICE_WORK_ORDER_ID=%s", o->work_order_id ? o->work_order_id : "") < 0 ||
-	    asprintf(&env[n++], "SLUICE_PROMPT_FILE=%s", o->prompt_file ? o->prompt_file : "") < 0 ||
+	    asprintf(&env[n++], "SLUICE_WORK_ORDER_ID=%s", wo) < 0 ||
+	    asprintf(&env[n++], "SLUICE_PROMPT_FILE=%s", prompt) < 0 ||
 	    asprintf(&env[n++], "SLUICE_RUN_DIR=%s", o->run_dir ? o->run_dir : "") < 0 ||
 	    asprintf(&env[n++], "SLUICE_MODE=%s", mode) < 0 ||
 	    asprintf(&env[n++], "SLUICE_ATTEMPT=%d", o->attempt) < 0) {
@@ -132,14 +134,15 @@ static void log_line(const char *log, const char *line)
 	close(fd);
 }
 
-static void log_header(const char *log, const struct runner_builder_opts *o, const char *const *argv)
+static void log_header(const char *log, const struct runner_builder_opts *o,
+		       const char *const *argv)
 {
 	char when[64], cmd[1024], line[1200];
 
 	sl_time_iso(when, sizeof(when), sl_now_ms());
 	describe_argv(cmd, sizeof(cmd), argv);
-	snprintf(line, sizeof(line), "==== sluice: attempt %d (%s) started %s: %s ====\n", o->attempt,
-		 o->mode ? o->mode : "build", when, cmd);
+	snprintf(line, sizeof(line), "==== sluice: attempt %d (%s) started %s: %s ====\n",
+		 o->attempt, o->mode ? o->mode : "build", when, cmd);
 	log_line(log, line);
 }
 

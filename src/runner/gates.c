@@ -127,7 +127,8 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 	int error;
 
 	if (!(r->name = strdup(g->name)) || !(r->argv = strv_copy(g->argv)) ||
-	    asprintf(&r->log, "gates/%s.log", g->name) < 0 || !(path = sl_path_join(run_dir, r->log)))
+	    asprintf(&r->log, "gates/%s.log", g->name) < 0 ||
+	    !(path = sl_path_join(run_dir, r->log)))
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	if ((error = gate_env_init(&ge, cfg, run_dir, g->name, err)) < 0)
 		goto out;
@@ -216,9 +217,11 @@ int runner_gates_run(const struct sl_config *cfg, const char *wt, const char *ru
 	if ((error = sl_mkdir_p(dir, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < cfg->ngates; i++) {
-		if (!gate_name_ok(cfg->gates[i].name) || !cfg->gates[i].argv || !cfg->gates[i].argv[0]) {
-			error = sl_err_set(err, SL_EINVALID, "gate %zu has a bad name or no command; "
-					   "fix gates in .system/config.yaml", i + 1);
+		const struct sl_gate *g = &cfg->gates[i];
+
+		if (!gate_name_ok(g->name) || !g->argv || !g->argv[0]) {
+			error = sl_err_set(err, SL_EINVALID, "gate %zu has a bad name or no "
+					   "command; fix gates in .system/config.yaml", i + 1);
 			goto out;
 		}
 		out->n++;
@@ -277,8 +280,8 @@ int runner_gates_load(const char *run_dir, struct runner_gate_results *out, stru
 	if (!path)
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	if (!sl_path_exists(path)) {
-		error = sl_err_set(err, SL_ENOTFOUND, "no gate results in '%s'; the gates have not run",
-				   run_dir);
+		error = sl_err_set(err, SL_ENOTFOUND, "no gate results in '%s'; the gates have not "
+				   "run", run_dir);
 		goto out;
 	}
 	if (!(arr = json_load_file(path, 0, &jerr)) || !json_is_array(arr)) {
@@ -293,7 +296,8 @@ int runner_gates_load(const char *run_dir, struct runner_gate_results *out, stru
 	json_array_foreach(arr, i, o) {
 		out->n++;
 		if ((error = load_one(run_dir, o, &out->v[i])) < 0) {
-			sl_err_set(err, error, "bad entry %zu in '%s'; rerun the gates", i + 1, path);
+			sl_err_set(err, error, "bad entry %zu in '%s'; rerun the gates", i + 1,
+				   path);
 			goto out;
 		}
 		if (!out->v[i].passed)

@@ -196,7 +196,9 @@ static int load_link(const struct sl_repo *repo, const char *name, struct runner
 
 	if (len > 3 && !strcmp(name + len - 3, ".gc")) {
 		snprintf(path, sizeof(path), "%s/%s", repo->runs_dir, name);
-		if ((j = load_json(path, NULL)) && (run = jdup(j, "run")))
+		/* only merged runs that had a manifest are links of the chain */
+		if ((j = load_json(path, NULL)) && (run = jdup(j, "run")) &&
+		    json_string_value(json_object_get(j, "manifest_sha256")))
 			rc = link_from(l, j, run, "manifest_sha256",
 				       json_string_value(json_object_get(j, "merged_at")));
 		goto out;

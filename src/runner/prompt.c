@@ -63,7 +63,8 @@ static void head_text(struct sl_buf *out, const char *text, size_t max, const ch
 	}
 	sl_buf_add(out, text, cut);
 	if (cut < len)
-		sl_buf_addf(out, "\n[... %s truncated: %zu of %zu bytes shown ...]\n", what, cut, len);
+		sl_buf_addf(out, "\n[... %s truncated: %zu of %zu bytes shown ...]\n", what, cut,
+			    len);
 }
 
 static void tail_text(struct sl_buf *out, const char *text, size_t max, const char *what)
@@ -74,7 +75,8 @@ static void tail_text(struct sl_buf *out, const char *text, size_t max, const ch
 		sl_buf_puts(out, text);
 		return;
 	}
-	sl_buf_addf(out, "[... %s truncated: the last %zu of %zu bytes follow ...]\n", what, max, len);
+	sl_buf_addf(out, "[... %s truncated: the last %zu of %zu bytes follow ...]\n", what, max,
+		    len);
 	sl_buf_puts(out, utf8_start(text + len - max));
 }
 
@@ -96,8 +98,8 @@ static void retry_gates(struct sl_buf *b, const struct runner_gate_results *g)
 		if (r->passed)
 			continue;
 		sl_buf_addf(b, "Gate `%s` %s%s (exit %d). The end of its output:\n\n", r->name,
-			    r->timed_out ? "timed out" : "failed", r->error ? ": could not start" : "",
-			    r->exit_code);
+			    r->timed_out ? "timed out" : "failed",
+			    r->error ? ": could not start" : "", r->exit_code);
 		sl_buf_reset(&tail);
 		tail_text(&tail, r->output ? r->output : "", RUNNER_PROMPT_GATE_MAX, "output");
 		fenced(b, "", sl_buf_cstr(&tail));
@@ -113,8 +115,8 @@ static void retry_section(struct sl_buf *b, const struct runner_prompt_ctx *c)
 	sl_buf_addf(b, "Attempt %d failed: ", c->attempt - 1);
 	head_text(b, c->error && *c->error ? c->error : "(no reason recorded)",
 			    RUNNER_PROMPT_TEXT_MAX, "reason");
-	sl_buf_puts(b, "\n\nFix what failed and keep what was right. The worktree holds the previous\n"
-		       "attempt's work unless a retry rule reset it.\n\n");
+	sl_buf_puts(b, "\n\nFix what failed and keep what was right. The worktree holds the\n"
+		       "previous attempt's work unless a retry rule reset it.\n\n");
 	retry_gates(b, c->gates);
 	if (c->review_comments && *c->review_comments) {
 		sl_buf_puts(b, "### The reviewer's comments\n\n");
@@ -207,10 +209,12 @@ static const struct runner_gate_result *find_gate(const struct runner_gate_resul
 static const char *gate_var(struct vars *v, const char *rest)
 {
 	const char *dot = strrchr(rest, '.');
-	const struct runner_gate_result *r = dot ? find_gate(v->c->gates, rest, (size_t)(dot - rest)) : NULL;
+	const struct runner_gate_result *r = NULL;
 	struct sl_buf b = SL_BUF_INIT;
 	char *num = NULL;
 
+	if (dot)
+		r = find_gate(v->c->gates, rest, (size_t)(dot - rest));
 	if (!r)
 		return ""; /* a configured gate that did not run */
 	if (strcmp(dot, ".exit") == 0)
@@ -273,6 +277,14 @@ static const char resolve_how[] =
 	"- Write your resolution reasoning to $SLUICE_RUN_DIR/summary.md.\n"
 	"- Exit 0 when done. A non-zero exit counts as a failed resolution.\n\n";
 
+/* The seed's words (seeds/003). */
+static const char resolve_task[] =
+	"\nYour task:\n"
+	"- Understand both intents\n"
+	"- Resolve the conflict preserving both goals where possible\n"
+	"- If goals are mutually exclusive, preserve the higher-priority work order's intent\n"
+	"- Document your resolution reasoning\n\n";
+
 static const char *str_field(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -320,12 +332,12 @@ static void priority_note(struct sl_buf *b, json_t *cur, json_t *rival)
 	run_wo(cur, &a, &t, &pa);
 	run_wo(rival, &b_id, &t, &pb);
 	if (pa && pb && pa != pb)
-		sl_buf_addf(b, "Priority: %s (priority %d) is the more urgent work order (1 is most "
-			    "urgent).\n\n", pa < pb ? a : b_id, pa < pb ? pa : pb);
+		sl_buf_addf(b, "Priority: %s (priority %d) is the more urgent work order "
+			    "(1 is most urgent).\n\n", pa < pb ? a : b_id, pa < pb ? pa : pb);
 	else if (pa && pb)
-		sl_buf_addf(b, "Priority: both work orders have priority %d; if their goals exclude "
-			    "each other, keep the merged run's behaviour and explain in summary.md.\n\n",
-			    pa);
+		sl_buf_addf(b, "Priority: both work orders have priority %d; if their goals "
+			    "exclude each other, keep the merged run's behaviour and explain "
+			    "in summary.md.\n\n", pa);
 }
 
 /* A run's work order (its exact text when given, else its fields) and diff. */
@@ -374,17 +386,15 @@ static int render_resolve(struct sl_buf *b, const struct runner_prompt_ctx *c, s
 	if (json_is_object(rival))
 		run_line(b, "Conflicting run", rival);
 	else
-		sl_buf_addf(b, "Conflicting run: none; the conflicting changes on '%s' were not made "
-			    "by a sluice run (a person's commits). Keep their intent as well.\n\n",
+		sl_buf_addf(b, "Conflicting run: none; the conflicting changes on '%s' were not "
+			    "made by a sluice run (a person's commits). Keep their intent as "
+			    "well.\n\n",
 			    *str_field(c->conflict, "target") ? str_field(c->conflict, "target") :
 			    "the target branch");
 	sl_buf_puts(b, "Conflicting files:\n");
 	json_array_foreach(files, i, f)
 		sl_buf_addf(b, "- %s\n", json_string_value(f) ? json_string_value(f) : "?");
-	sl_buf_puts(b, "\nYour task:\n- Understand both intents\n"
-		       "- Resolve the conflict preserving both goals where possible\n"
-		       "- If goals are mutually exclusive, preserve the higher-priority work order's intent\n"
-		       "- Document your resolution reasoning\n\n");
+	sl_buf_puts(b, resolve_task);
 	if (json_is_object(rival))
 		priority_note(b, cur, rival);
 	sl_buf_puts(b, resolve_how);
@@ -409,10 +419,12 @@ static int render_build(struct sl_buf *b, const struct runner_prompt_ctx *c, str
 	wo_id(id, sizeof(id), c);
 	sl_buf_addf(b, "# sluice: build work order %s, attempt %d\n\n", id, c->attempt);
 	sl_buf_puts(b, preamble);
-	sl_buf_puts(b, "\nThe work order, exactly as written (front matter and body), is between the\n"
-		       "two marker lines:\n\n----- work order -----\n");
+	sl_buf_puts(b, "\nThe work order, exactly as written (front matter and body), is between\n"
+		       "the two marker lines:\n\n----- work order -----\n");
 	sl_buf_puts(b, text);
-	sl_buf_addf(b, "%s----- end of work order -----\n\n", len && text[len - 1] != '\n' ? "\n" : "");
+	if (len && text[len - 1] != '\n')
+		sl_buf_puts(b, "\n");
+	sl_buf_puts(b, "----- end of work order -----\n\n");
 	if (c->attempt <= 1)
 		return 0;
 	if (!c->prompt_override) {
@@ -436,11 +448,11 @@ int runner_prompt_render(struct sl_buf *out, const struct runner_prompt_ctx *c, 
 	else if (!c->mode || strcmp(c->mode, "build") == 0)
 		error = render_build(&b, c, err);
 	else
-		error = sl_err_set(err, SL_EINVALID, "unknown builder mode '%s'; use build or resolve",
-				   c->mode);
+		error = sl_err_set(err, SL_EINVALID, "unknown builder mode '%s'; use build or "
+				   "resolve", c->mode);
 	if (!error && b.len + 1 >= b.max)
-		error = sl_err_set(err, SL_ETOOBIG, "the prompt is too large (over %zu bytes); shorten "
-				   "the work order or the retry prompt", b.max);
+		error = sl_err_set(err, SL_ETOOBIG, "the prompt is too large (over %zu bytes); "
+				   "shorten the work order or the retry prompt", b.max);
 	if (!error && sl_buf_add(out, b.ptr ? b.ptr : "", b.len) < 0)
 		error = sl_err_set(err, SL_ETOOBIG, "the prompt does not fit its buffer");
 	sl_buf_release(&b);
@@ -465,7 +477,8 @@ int runner_prompt_write(const char *run_dir, const struct runner_prompt_ctx *c, 
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	if ((error = runner_prompt_render(&text, c, err)) < 0 || (error = sl_mkdir_p(dir, err)) < 0 ||
+	if ((error = runner_prompt_render(&text, c, err)) < 0 ||
+	    (error = sl_mkdir_p(dir, err)) < 0 ||
 	    (error = sl_write_file_atomic(path, sl_buf_cstr(&text), text.len, err)) < 0)
 		goto out;
 	if (path_out) {

@@ -142,8 +142,8 @@ int runner_retry_decide(const struct sl_config *cfg, const struct runner_retry_s
 	}
 	if (!at) {
 		snprintf(d->reason, sizeof(d->reason),
-			 "%s on attempt %d; the retry rules have no 'exit' entry, so no retry", what,
-			 attempt_failed);
+			 "%s on attempt %d; the retry rules have no 'exit' entry, so no retry",
+			 what, attempt_failed);
 		goto out;
 	}
 	if (attempt_failed >= at) {
@@ -201,8 +201,8 @@ int runner_retry_load(const char *run_dir, struct runner_retry_state *st, struct
 	if (!sl_path_exists(path))
 		goto out;
 	if (!(o = json_load_file(path, 0, &jerr)) || !json_is_object(o)) {
-		error = sl_err_set(err, SL_EINVALID, "cannot read '%s': %s; remove it to start over",
-				   path, o ? "not an object" : jerr.text);
+		error = sl_err_set(err, SL_EINVALID, "cannot read '%s': %s; remove it to start "
+				   "over", path, o ? "not an object" : jerr.text);
 		goto out;
 	}
 	st->builder_rule = get_index(o, "builder_rule");

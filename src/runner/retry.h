@@ -48,7 +48,9 @@ struct runner_retry_decision {
  * Decide what follows a failed attempt. prev: the state the failed attempt
  * ran with (RUNNER_RETRY_STATE_INIT for attempt 1). failed: the names of the
  * failed gates and pseudo-gates (NULL-terminated; may be NULL); a
- * builder_exit other than 0 adds "builder" when it is not listed.
+ * builder_exit other than 0 counts as "builder" failing. prev may point at
+ * d->state. d->reason is a whole sentence ("gate 'test' failed on attempt
+ * 3; retry exit at 3"). Returns 0 (the rules were validated at load).
  */
 int runner_retry_decide(const struct sl_config *cfg, const struct runner_retry_state *prev,
 			int attempt_failed, const char *const *failed, int builder_exit,

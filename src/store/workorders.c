@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const wo_states[] = { "invalid", "waiting", "ready",   "running",
-					 "done",    "failed",  "blocked", "skipped", NULL };
-static const char *const run_active[] = { "queued",    "preparing",       "building",
-					  "gating",    "reviewing",       "awaiting_review",
-					  "approved",  "merging",         "resolving",
-					  "merge_conflict", "interrupted", NULL };
+static const char *const wo_states[] = {"invalid", "waiting", "ready",   "running", "done",
+                                        "failed",  "blocked", "skipped", NULL};
+static const char *const run_active[] = {"queued",    "preparing",       "building",    "gating",
+                                         "reviewing", "awaiting_review", "approved",    "merging",
+                                         "resolving", "merge_conflict",  "interrupted", NULL};
 
 #define WO_COLUMNS                                                                                 \
 	"id, path, content_hash, fields_json, body, title, created_at, status, state, reason, "    \
@@ -95,13 +94,13 @@ int store_wo_get(struct store *st, const char *id, struct store_wo *out, struct 
 
 	memset(out, 0, sizeof(*out));
 	if ((error = store__prepare(st, &s, "SELECT " WO_COLUMNS " FROM work_orders WHERE id = ?",
-				    err)) != 0)
+	                            err)) != 0)
 		goto out;
 	store__bind_text(s, 1, id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_DONE)
 		error = sl_err_set(err, SL_ENOTFOUND,
-				   "no work order '%s'; see 'sluice queue' for the ids", id);
+		                   "no work order '%s'; see 'sluice queue' for the ids", id);
 	else if (rc != SQLITE_ROW)
 		error = store__fail(st, err, "cannot read a work order");
 	else if (read_row(s, out) < 0)
@@ -121,7 +120,7 @@ int store_wo_list(struct store *st, struct store_wo **out, size_t *n, struct sl_
 	*out = NULL;
 	*n = 0;
 	if ((error = store__prepare(st, &s, "SELECT " WO_COLUMNS " FROM work_orders ORDER BY id",
-				    err)) != 0)
+	                            err)) != 0)
 		goto out;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (len == cap) {
@@ -173,8 +172,8 @@ out:
 	return error;
 }
 
-int store_wo_put_tx(struct store *st, const struct store_wo *wo, const void *content,
-		    size_t len, struct sl_err *err)
+int store_wo_put_tx(struct store *st, const struct store_wo *wo, const void *content, size_t len,
+                    struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int64_t now = sl_now_ms();
@@ -182,15 +181,17 @@ int store_wo_put_tx(struct store *st, const struct store_wo *wo, const void *con
 
 	if (!store_wo_state_valid(wo->state))
 		return sl_err_set(err, SL_EINVALID, "unknown work-order state '%s'",
-				  wo->state ? wo->state : "(null)");
+		                  wo->state ? wo->state : "(null)");
 	if ((error = store__prepare(
-		     st, &s,
-		     "INSERT INTO work_orders (" WO_COLUMNS ", content) VALUES "
-		     "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14) "
-		     "ON CONFLICT(id) DO UPDATE SET path = ?2, content_hash = ?3, fields_json = ?4, "
-		     "body = ?5, title = ?6, created_at = ?7, status = ?8, state = ?9, reason = ?10, "
-		     "priority = ?11, present = ?12, updated_ms = ?13, content = ?14",
-		     err)) != 0)
+	             st, &s,
+	             "INSERT INTO work_orders (" WO_COLUMNS ", content) VALUES "
+	             "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14) "
+	             "ON CONFLICT(id) DO UPDATE SET path = ?2, content_hash = ?3, fields_json = "
+	             "?4, "
+	             "body = ?5, title = ?6, created_at = ?7, status = ?8, state = ?9, reason = "
+	             "?10, "
+	             "priority = ?11, present = ?12, updated_ms = ?13, content = ?14",
+	             err)) != 0)
 		goto out;
 	store__bind_text(s, 1, wo->id);
 	store__bind_text(s, 2, wo->path);
@@ -223,13 +224,14 @@ static int current_state(struct store *st, const char *id, char **state, struct 
 	int error, rc;
 
 	*state = NULL;
-	if ((error = store__prepare(st, &s, "SELECT state FROM work_orders WHERE id = ?", err)) != 0)
+	if ((error = store__prepare(st, &s, "SELECT state FROM work_orders WHERE id = ?", err)) !=
+	    0)
 		goto out;
 	store__bind_text(s, 1, id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_DONE)
 		error = sl_err_set(err, SL_ENOTFOUND,
-				   "no work order '%s'; see 'sluice queue' for the ids", id);
+		                   "no work order '%s'; see 'sluice queue' for the ids", id);
 	else if (rc != SQLITE_ROW)
 		error = store__fail(st, err, "cannot read a work order");
 	else if (!(*state = store__col_dup(s, 0)))
@@ -240,7 +242,7 @@ out:
 }
 
 static int update_row(struct store *st, const char *sql, const char *a, const char *b,
-		      const char *id, struct sl_err *err)
+                      const char *id, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int error;
@@ -258,17 +260,16 @@ out:
 	return error;
 }
 
-int store_wo_mark_gone_tx(struct store *st, const char *id, const char *reason,
-			  struct sl_err *err)
+int store_wo_mark_gone_tx(struct store *st, const char *id, const char *reason, struct sl_err *err)
 {
 	char *state = NULL;
 	int error;
 
 	if ((error = current_state(st, id, &state, err)) != 0 ||
 	    (error = update_row(st,
-				"UPDATE work_orders SET updated_ms = ?1, present = 0, reason = ?2 "
-				"WHERE id = ?4",
-				reason, NULL, id, err)) != 0)
+	                        "UPDATE work_orders SET updated_ms = ?1, present = 0, reason = ?2 "
+	                        "WHERE id = ?4",
+	                        reason, NULL, id, err)) != 0)
 		goto out;
 	error = store_event_add(st, NULL, id, state, state, reason, err);
 out:
@@ -277,21 +278,21 @@ out:
 }
 
 int store_wo_set_state_tx(struct store *st, const char *id, const char *state, const char *reason,
-			  struct sl_err *err)
+                          struct sl_err *err)
 {
 	char *from = NULL;
 	int error;
 
 	if (!store_wo_state_valid(state))
 		return sl_err_set(err, SL_EINVALID,
-				  "unknown work-order state '%s'; use invalid, waiting, ready, "
-				  "running, done, failed, blocked or skipped",
-				  state ? state : "(null)");
+		                  "unknown work-order state '%s'; use invalid, waiting, ready, "
+		                  "running, done, failed, blocked or skipped",
+		                  state ? state : "(null)");
 	if ((error = current_state(st, id, &from, err)) != 0 ||
 	    (error = update_row(st,
-				"UPDATE work_orders SET updated_ms = ?1, state = ?2, reason = ?3 "
-				"WHERE id = ?4",
-				state, reason ? reason : "", id, err)) != 0)
+	                        "UPDATE work_orders SET updated_ms = ?1, state = ?2, reason = ?3 "
+	                        "WHERE id = ?4",
+	                        state, reason ? reason : "", id, err)) != 0)
 		goto out;
 	error = store_event_add(st, NULL, id, from, state, reason, err);
 out:
@@ -300,7 +301,7 @@ out:
 }
 
 int store_wo_set_state(struct store *st, const char *id, const char *state, const char *reason,
-		       struct sl_err *err)
+                       struct sl_err *err)
 {
 	int error;
 
@@ -315,7 +316,7 @@ int store_wo_set_state(struct store *st, const char *id, const char *state, cons
 /* ---- inbox errors --------------------------------------------------------- */
 
 int store_inbox_errors_replace_tx(struct store *st, const struct store_inbox_error *v, size_t n,
-				  struct sl_err *err)
+                                  struct sl_err *err)
 {
 	sqlite3_stmt *del = NULL, *ins = NULL;
 	int64_t now = sl_now_ms();
@@ -324,9 +325,9 @@ int store_inbox_errors_replace_tx(struct store *st, const struct store_inbox_err
 
 	if ((error = store__prepare(st, &del, "DELETE FROM inbox_errors", err)) != 0 ||
 	    (error = store__prepare(st, &ins,
-				    "INSERT OR REPLACE INTO inbox_errors (path, message, seen_ms) "
-				    "VALUES (?, ?, ?)",
-				    err)) != 0)
+	                            "INSERT OR REPLACE INTO inbox_errors (path, message, seen_ms) "
+	                            "VALUES (?, ?, ?)",
+	                            err)) != 0)
 		goto out;
 	if (sqlite3_step(del) != SQLITE_DONE) {
 		error = store__fail(st, err, "cannot clear the inbox errors");
@@ -360,7 +361,7 @@ void store_inbox_errors_free(struct store_inbox_error *v, size_t n)
 }
 
 int store_inbox_errors_list(struct store *st, struct store_inbox_error **out, size_t *n,
-			    struct sl_err *err)
+                            struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	struct store_inbox_error *v = NULL, *nv;
@@ -370,7 +371,7 @@ int store_inbox_errors_list(struct store *st, struct store_inbox_error **out, si
 	*out = NULL;
 	*n = 0;
 	if ((error = store__prepare(st, &s, "SELECT path, message FROM inbox_errors ORDER BY path",
-				    err)) != 0)
+	                            err)) != 0)
 		goto out;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (!(nv = realloc(v, (len + 1) * sizeof(*v)))) {
@@ -422,14 +423,14 @@ int store_wo_runs(struct store *st, struct store_wo_run **out, size_t *n, struct
 	*out = NULL;
 	*n = 0;
 	if ((error = store__prepare(
-		     st, &s,
-		     "SELECT work_order_id, wo_content_hash, id, state, reason FROM runs r "
-		     "WHERE state NOT IN ('merged','rejected','failed','abandoned') "
-		     "OR id = (SELECT id FROM runs r2 WHERE r2.work_order_id = r.work_order_id "
-		     "AND r2.wo_content_hash = r.wo_content_hash "
-		     "ORDER BY created_ms DESC, id DESC LIMIT 1) "
-		     "ORDER BY work_order_id, created_ms, id",
-		     err)) != 0)
+	             st, &s,
+	             "SELECT work_order_id, wo_content_hash, id, state, reason FROM runs r "
+	             "WHERE state NOT IN ('merged','rejected','failed','abandoned') "
+	             "OR id = (SELECT id FROM runs r2 WHERE r2.work_order_id = r.work_order_id "
+	             "AND r2.wo_content_hash = r.wo_content_hash "
+	             "ORDER BY created_ms DESC, id DESC LIMIT 1) "
+	             "ORDER BY work_order_id, created_ms, id",
+	             err)) != 0)
 		goto out;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (!(nv = realloc(v, (len + 1) * sizeof(*v)))) {

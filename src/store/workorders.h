@@ -18,11 +18,14 @@ struct store_wo {
 	char *id, *path, *content_hash, *fields_json, *body, *title, *created_at, *status;
 	char *state, *reason;
 	int priority;
-	int present;            /* 0 once the file is gone from the inbox */
+	int present; /* 0 once the file is gone from the inbox */
 	int64_t first_seen_ms, updated_ms;
 };
 
-#define STORE_WO_INIT { 0 }
+#define STORE_WO_INIT                                                                              \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 /* Free the contents of one row / of an array of rows (and the array). */
 void store_wo_release(struct store_wo *wo);
@@ -44,12 +47,11 @@ int store_wo_content(struct store *st, const char *id, struct sl_buf *out, struc
  * Insert or replace a row with all its columns (first_seen_ms is kept for
  * an existing row). No event: the caller adds one for a state change.
  */
-int store_wo_put_tx(struct store *st, const struct store_wo *wo, const void *content,
-		    size_t len, struct sl_err *err);
+int store_wo_put_tx(struct store *st, const struct store_wo *wo, const void *content, size_t len,
+                    struct sl_err *err);
 
 /* Set present = 0 and the reason, keep the state; appends an event. */
-int store_wo_mark_gone_tx(struct store *st, const char *id, const char *reason,
-			  struct sl_err *err);
+int store_wo_mark_gone_tx(struct store *st, const char *id, const char *reason, struct sl_err *err);
 
 /*
  * Set a work order's state and reason, appending an event (from, to,
@@ -58,9 +60,9 @@ int store_wo_mark_gone_tx(struct store *st, const char *id, const char *reason,
  * SL_EINVALID for an unknown state.
  */
 int store_wo_set_state_tx(struct store *st, const char *id, const char *state, const char *reason,
-			  struct sl_err *err);
+                          struct sl_err *err);
 int store_wo_set_state(struct store *st, const char *id, const char *state, const char *reason,
-		       struct sl_err *err);
+                       struct sl_err *err);
 
 /* Inbox problems of files without a usable id: one row per file. */
 struct store_inbox_error {
@@ -70,9 +72,9 @@ struct store_inbox_error {
 
 /* Replace every inbox error with v[0..n). */
 int store_inbox_errors_replace_tx(struct store *st, const struct store_inbox_error *v, size_t n,
-				  struct sl_err *err);
+                                  struct sl_err *err);
 int store_inbox_errors_list(struct store *st, struct store_inbox_error **out, size_t *n,
-			    struct sl_err *err);
+                            struct sl_err *err);
 void store_inbox_errors_free(struct store_inbox_error *v, size_t n);
 
 /*
@@ -85,7 +87,7 @@ void store_inbox_errors_free(struct store_inbox_error *v, size_t n);
  */
 struct store_wo_run {
 	char *wo_id;
-	char *content_hash;  /* the revision it ran */
+	char *content_hash; /* the revision it ran */
 	char *run_id;
 	char *state;
 	char *reason;

@@ -70,21 +70,21 @@ static void test_defaults(void **state)
 }
 
 static const char full[] =
-	"target: main\n"
-	"queue:\n  inbox: tasks\n  jobs: 4\n  allow_overlap: true\n"
-	"builder:\n  command: [sh, -c, 'echo hi']\n  timeout: 90s\n  env:\n    FOO: bar\n"
-	"  log_max: 2MiB\n"
-	"worktree:\n  share: [node_modules]\n  copy: [.env]\n  setup: [npm, ci]\n"
-	"  setup_timeout: 5m\n  hooks: on\n"
-	"gates:\n  test: [make, test]\n  lint:\n    command: [make, lint]\n    timeout: 2m\n"
-	"retry:\n  - not: gate.test\n    prompt: 'fix {gate.test.output} for {work_order.title}'\n"
-	"  - attempt: 3\n    builder: [other-agent]\n    worktree: reset\n  - exit: 5\n"
-	"reviewer:\n  mode: http\n  url: http://127.0.0.1:9/review\n  protocol: openai\n"
-	"  model: m\n  token_env: TOKEN\n  timeout: 2m\n  connect_timeout: 5s\n  retries: 1\n"
-	"  max_reply: 64KiB\n  name: robot\n"
-	"merge:\n  resolver: none\n  resolve_attempts: 0\n  verify: false\n"
-	"  message: 'Merge {work_order.id} ({run.id})'\n"
-	"gc:\n  keep_last: 3\n";
+        "target: main\n"
+        "queue:\n  inbox: tasks\n  jobs: 4\n  allow_overlap: true\n"
+        "builder:\n  command: [sh, -c, 'echo hi']\n  timeout: 90s\n  env:\n    FOO: bar\n"
+        "  log_max: 2MiB\n"
+        "worktree:\n  share: [node_modules]\n  copy: [.env]\n  setup: [npm, ci]\n"
+        "  setup_timeout: 5m\n  hooks: on\n"
+        "gates:\n  test: [make, test]\n  lint:\n    command: [make, lint]\n    timeout: 2m\n"
+        "retry:\n  - not: gate.test\n    prompt: 'fix {gate.test.output} for {work_order.title}'\n"
+        "  - attempt: 3\n    builder: [other-agent]\n    worktree: reset\n  - exit: 5\n"
+        "reviewer:\n  mode: http\n  url: http://127.0.0.1:9/review\n  protocol: openai\n"
+        "  model: m\n  token_env: TOKEN\n  timeout: 2m\n  connect_timeout: 5s\n  retries: 1\n"
+        "  max_reply: 64KiB\n  name: robot\n"
+        "merge:\n  resolver: none\n  resolve_attempts: 0\n  verify: false\n"
+        "  message: 'Merge {work_order.id} ({run.id})'\n"
+        "gc:\n  keep_last: 3\n";
 
 static void test_full(void **state)
 {
@@ -160,26 +160,27 @@ static void test_retry_without_exit(void **state)
 {
 	(void)state;
 	expect_problem("gates:\n  test: [make]\nretry:\n  - attempt: 2\n",
-		       "retry has no 'exit' entry; add '- exit: N' to say when to stop");
+	               "retry has no 'exit' entry; add '- exit: N' to say when to stop");
 }
 
 static void test_retry_rules(void **state)
 {
 	(void)state;
 	expect_problem("retry:\n  - not: gate.nope\n  - exit: 3\n",
-		       "'not: gate.nope' names no configured gate");
+	               "'not: gate.nope' names no configured gate");
 	expect_problem("retry:\n  - attempt: 2\n    exit: 3\n", "exactly one condition");
 	expect_problem("retry:\n  - prompt: x\n  - exit: 3\n", "exactly one condition");
-	expect_problem("retry:\n  - not: test\n  - exit: 3\n", "'not:' must name a gate as 'gate.<name>'");
+	expect_problem("retry:\n  - not: test\n  - exit: 3\n",
+	               "'not:' must name a gate as 'gate.<name>'");
 	expect_problem("retry:\n  - attempt: 2\n    agent: claude-opus\n  - exit: 3\n",
-		       "'agent' is not a sluice retry override");
+	               "'agent' is not a sluice retry override");
 	expect_problem("retry:\n  - attempt: 2\n    worktree: keep\n  - exit: 3\n",
-		       "can only be 'reset'");
+	               "can only be 'reset'");
 	expect_problem("retry:\n  - exit: 3\n  - exit: 4\n", "2 'exit' entries");
 	expect_problem("retry:\n  - attempt: 2\n    prompt: 'use {nonsense}'\n  - exit: 3\n",
-		       "unknown variable '{nonsense}'");
+	               "unknown variable '{nonsense}'");
 	expect_problem("retry:\n  - validate: validators/x\n  - exit: 3\n",
-		       "'validate:' conditions are not supported");
+	               "'validate:' conditions are not supported");
 }
 
 static void test_positions(void **state)
@@ -199,7 +200,8 @@ static void test_bad_values(void **state)
 	(void)state;
 	expect_problem("builder:\n  command: make test\n", "must be a list (an argv)");
 	expect_problem("builder:\n  preset: copilot\n", "unknown builder.preset 'copilot'");
-	expect_problem("builder:\n  preset: aider\n  command: [x]\n", "both 'command' and 'preset'");
+	expect_problem("builder:\n  preset: aider\n  command: [x]\n",
+	               "both 'command' and 'preset'");
 	expect_problem("builder:\n  timeout: soon\n", "invalid duration 'soon'");
 	expect_problem("queue:\n  inbox: ../out\n", "'queue.inbox' must be a directory");
 	expect_problem("queue:\n  allow_overlap: maybe\n", "must be true or false");
@@ -253,7 +255,7 @@ static void test_template_loads(void **state)
 
 static void test_presets(void **state)
 {
-	static const char *const names[] = { "claude-code", "codex", "aider", "gemini" };
+	static const char *const names[] = {"claude-code", "codex", "aider", "gemini"};
 	struct sl_err err = SL_ERR_INIT;
 	sl_strv argv = NULL;
 	size_t i;
@@ -274,12 +276,17 @@ static void test_presets(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),       cmocka_unit_test(test_full),
-		cmocka_unit_test(test_missing_file),   cmocka_unit_test(test_empty_is_defaults),
-		cmocka_unit_test(test_retry_without_exit), cmocka_unit_test(test_retry_rules),
-		cmocka_unit_test(test_positions),      cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_load_reports_first), cmocka_unit_test(test_template_loads),
-		cmocka_unit_test(test_presets),
+	        cmocka_unit_test(test_defaults),
+	        cmocka_unit_test(test_full),
+	        cmocka_unit_test(test_missing_file),
+	        cmocka_unit_test(test_empty_is_defaults),
+	        cmocka_unit_test(test_retry_without_exit),
+	        cmocka_unit_test(test_retry_rules),
+	        cmocka_unit_test(test_positions),
+	        cmocka_unit_test(test_bad_values),
+	        cmocka_unit_test(test_load_reports_first),
+	        cmocka_unit_test(test_template_loads),
+	        cmocka_unit_test(test_presets),
 	};
 	struct sl_err err = SL_ERR_INIT;
 	int rc;

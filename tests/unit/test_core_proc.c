@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -348,14 +349,45 @@ static void test_not_found(void **state)
 
 static void test_not_executable(void **state)
 {
-	const char *argv[] = { "/etc/hostname", NULL };
+	char path[512], want[600];
+	const char *argv[] = { path, NULL };
 	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
 	struct sl_proc_result res;
 	struct sl_err err = SL_ERR_INIT;
+	FILE *f;
 
+	tmp_path(path, sizeof(path), "not-executable");
+	assert_non_null(f = fopen(path, "w"));
+	fputs("echo hi\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0644), 0);
 	o.argv = argv;
 	assert_true(sl_proc_run(&o, &res, &err) < 0);
-	assert_non_null(strstr(err.msg, "cannot run '/etc/hostname'"));
+	snprintf(want, sizeof(want), "cannot run '%s': Permission denied", path);
+	assert_string_equal(err.msg, want);
+}
+
+static void test_script_without_shebang(void **state)
+{
+	char path[512];
+	const char *argv[] = { path, "arg1", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	FILE *f;
+
+	tmp_path(path, sizeof(path), "noshebang");
+	assert_non_null(f = fopen(path, "w"));
+	fputs("echo \"ran with $1\"\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+	o.argv = argv;
+	o.out = &out;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	assert_int_equal(res.exit_code, 0);
+	assert_string_equal(sl_buf_cstr(&out), "ran with arg1\n");
+	sl_buf_release(&out);
 }
 
 static void test_closes_stdout_early(void **state)
@@ -384,6 +416,72 @@ static void test_no_fd_leak(void **state)
 	sl_buf_release(&out);
 }
 
+static volatile sig_atomic_t ticks;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	ticks++;
+}
+
+static void test_eintr(void **state)
+{
+	struct sigaction sa, old;
+	struct itimerval every = { { 0, 500 }, { 0, 500 } }, off = { { 0, 0 }, { 0, 0 } };
+	size_t n = 4u << 20;
+	char *data = malloc(n);
+	const char *argv[] = { "cat", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out;
+	struct sl_err err = SL_ERR_INIT;
+
+	/* A signal without SA_RESTART every 0.5 ms interrupts poll, read and write. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, &old);
+	setitimer(ITIMER_REAL, &every, NULL);
+	for (size_t i = 0; i < n; i++)
+		data[i] = (char)(i * 7);
+	sl_buf_init(&out, 8u << 20);
+	o.argv = argv;
+	o.stdin_data = data;
+	o.stdin_len = n;
+	o.out = &out;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	assert_true(ticks > 0);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(out.len, n);
+	assert_memory_equal(out.ptr, data, n);
+	free(data);
+	sl_buf_release(&out);
+}
+
+static void test_child_signals_reset(void **state)
+{
+	const char *argv[] = { "grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	sigset_t usr1, oldmask;
+	void (*oldpipe)(int) = signal(SIGPIPE, SIG_IGN);
+
+	/* What the parent ignores or blocks must not leak into the child. */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &oldmask);
+	o.argv = argv;
+	o.out = &out;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	signal(SIGPIPE, oldpipe);
+	assert_string_equal(sl_buf_cstr(&out), "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+	sl_buf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,8 +500,11 @@ int main(void)
 		cmocka_unit_test(test_grandchild_holds_pipe),
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_not_executable),
+		cmocka_unit_test(test_script_without_shebang),
 		cmocka_unit_test(test_closes_stdout_early),
 		cmocka_unit_test(test_no_fd_leak),
+		cmocka_unit_test(test_eintr),
+		cmocka_unit_test(test_child_signals_reset),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

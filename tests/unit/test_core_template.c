@@ -115,6 +115,24 @@ static void test_check(void **state)
 	assert_non_null(strstr(err.msg, "{gate.test.output}"));
 }
 
+static int title_only(const char *name, void *data)
+{
+	return strncmp(name, "work_order.", 11) == 0 && name[11];
+}
+
+static void test_check_other_vocabulary(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	assert_int_equal(sl_template_check("Merge {work_order.id}: {work_order.title}", title_only,
+					   NULL, "merge.message", &err),
+			 0);
+	assert_int_equal(sl_template_check("Merge {error}", title_only, NULL, "merge.message", &err),
+			 SL_EINVALID);
+	assert_string_equal(err.msg, "unknown variable '{error}' in merge.message; known variables: "
+				     "{work_order.<field>}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +142,7 @@ int main(void)
 		cmocka_unit_test(test_render_too_big),
 		cmocka_unit_test(test_prompt_known),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_other_vocabulary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -264,6 +264,23 @@ static void test_detached_head_moves_ref_only(void **state)
 	merge_commit_result_release(&res);
 }
 
+/* main checked out in a linked worktree (the main one is detached): that one follows. */
+static void test_linked_worktree_brought_along(void **state)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+
+	assert_int_equal(sh("cd r && git checkout -q --detach && git worktree add -q ../lw main && "
+			    "echo mine >../lw/u.txt"), 0);
+	assert_int_equal(do_merge(&o, &res, &err), 0);
+	assert_true(res.checkout_updated);
+	assert_int_equal(sh("cd lw && test -f d.txt && test \"$(cat u.txt)\" = mine && "
+			    "test \"$(git status --porcelain)\" = '?? u.txt' && test ! -e ../r/d.txt"),
+			 0);
+	merge_commit_result_release(&res);
+}
+
 static void test_merge_in_progress_defers(void **state)
 {
 	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
@@ -283,6 +300,51 @@ static void test_merge_in_progress_defers(void **state)
 	assert_string_equal(before, after);
 	assert_string_equal(tip, rev("main"));
 	assert_int_equal(sh("cd r && test -f .git/MERGE_HEAD"), 0);
+	free(before);
+	free(after);
+	merge_commit_result_release(&res);
+}
+
+/* libgit2 cannot read a split index: git read-tree brings the checkout along. */
+static void test_split_index_uses_git(void **state)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char *before, *after;
+
+	assert_int_equal(sh("cd r && git update-index --split-index && echo staged >>b.txt && "
+			    "git add b.txt && echo more >>c.txt && printf 'u' >u.txt"), 0);
+	before = user_state();
+	assert_int_equal(do_merge(&o, &res, &err), 0);
+	assert_true(res.checkout_updated);
+	assert_true(res.checkout_via_git);
+	after = user_state();
+	assert_string_equal(before, after);
+	assert_int_equal(sh("cd r && test -f d.txt && test \"$(cat e.txt)\" = e2 && "
+			    "test \"$(git rev-parse main^2)\" = \"$(git rev-parse run)\""), 0);
+	free(before);
+	free(after);
+	merge_commit_result_release(&res);
+}
+
+static void test_split_index_collision_defers(void **state)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char tip[64], *before, *after;
+
+	assert_int_equal(sh("cd r && git update-index --split-index && echo mine >e.txt"), 0);
+	snprintf(tip, sizeof(tip), "%s", rev("main"));
+	before = user_state();
+	assert_int_equal(do_merge(&o, &res, &err), SL_ETRANSIENT);
+	assert_int_equal(res.status, MERGE_DEFERRED);
+	assert_non_null(strstr(res.reason, "collide with the merge"));
+	after = user_state();
+	assert_string_equal(before, after);
+	assert_string_equal(tip, rev("main"));
+	assert_int_equal(sh("cd r && test ! -e d.txt && test \"$(cat e.txt)\" = mine"), 0);
 	free(before);
 	free(after);
 	merge_commit_result_release(&res);
@@ -378,8 +440,8 @@ static void test_locked_ref_reverts_checkout(void **state)
 	struct sl_err err = SL_ERR_INIT;
 	char tip[64], *before, *after;
 
-	assert_int_equal(sh("cd r && echo staged >>b.txt && git add b.txt && : >.git/refs/heads/main.lock"),
-			 0);
+	assert_int_equal(sh("cd r && echo staged >>b.txt && git add b.txt && "
+			    ": >.git/refs/heads/main.lock"), 0);
 	snprintf(tip, sizeof(tip), "%s", rev("main"));
 	before = user_state();
 	assert_int_equal(do_merge(&o, &res, &err), SL_ELOCKED);
@@ -438,7 +500,10 @@ int main(void)
 		T(test_colliding_edit_defers),
 		T(test_untracked_collision_defers),
 		T(test_detached_head_moves_ref_only),
+		T(test_linked_worktree_brought_along),
 		T(test_merge_in_progress_defers),
+		T(test_split_index_uses_git),
+		T(test_split_index_collision_defers),
 		T(test_missing_target),
 		T(test_conflict_leaves_target),
 		T(test_cas_target_moved),

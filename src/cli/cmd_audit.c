@@ -1,0 +1,135 @@
+/* sluice audit [RUN...]: verify merged runs' artifacts against their manifests and git. */
+#include "cli/cli_runner.h"
+#include "runner/audit.h"
+#include "runner/manifest.h"
+#include "core/fs.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char audit_help[] =
+	"usage: sluice audit [-C DIR] [--json] [RUN...]\n"
+	"\n"
+	"Verify, for every merged run (or the runs named, by id or unique prefix), that\n"
+	"what was reviewed is what was merged:\n"
+	"  - manifest.json lists every artifact of the run folder with its SHA-256, and\n"
+	"    every hash still matches (no artifact changed, missing or added);\n"
+	"  - the manifests form a chain in merge order (each holds the SHA-256 of the\n"
+	"    previous merged run's manifest.json);\n"
+	"  - diff.patch is the diff git computes now from the recorded base and head;\n"
+	"  - the merge commit is on the target branch, its second parent is the run's\n"
+	"    head, it carries the Work-Order, Sluice-Run and Reviewed-by trailers, and\n"
+	"    the head's tree is the tree the reviewer approved;\n"
+	"  - work_order.md holds the bytes of the work-order revision that was run.\n"
+	"\n"
+	"Prints one line per finding, 'RUN: what is wrong, where', and exits 1 on any;\n"
+	"prints one summary line and exits 0 when everything holds. Runs whose folder\n"
+	"'sluice gc' removed are counted as removed; their git checks still run.\n"
+	"It only reads. See docs/audit.md.\n"
+	"\n"
+	"  --json  {\"ok\", \"runs\", \"artifacts\", \"manifests\", \"removed\", \"findings\": [...]}\n";
+
+static int seal(struct cli *cli, const char *run)
+{
+	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = NULL;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
+		return rc;
+	if (store_run_get(ctx.st, run, &r, &err) != 0) {
+		rc = cli_report(&err);
+		goto out;
+	}
+	path = runner_artifact(&ctx, r.id, "manifest.json");
+	if (strcmp(r.state, "merged") || (path && sl_path_exists(path)))
+		rc = sl_err_set(&err, SL_EINVALID, "run '%s' is not merged or has a manifest "
+				"already; nothing to seal", r.id);
+	if (rc != CLI_OK || runner_manifest_write(&ctx.repo, ctx.st, r.id, &err) != 0)
+		rc = cli_report(&err);
+	else
+		printf("sealed %s\n", r.id);
+out:
+	free(path);
+	store_run_release(&r);
+	runner_ctx_release(&ctx);
+	return rc;
+}
+
+static int print_json(const struct runner_audit_result *res)
+{
+	json_t *a = json_array(), *doc;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < res->n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "run", res->v[i].run, "what",
+						   res->v[i].what, "where", res->v[i].where));
+	doc = json_pack("{s:b, s:I, s:I, s:I, s:I, s:o}", "ok", res->n == 0, "runs",
+			(json_int_t)res->runs, "artifacts", (json_int_t)res->artifacts, "manifests",
+			(json_int_t)res->manifests, "removed", (json_int_t)res->removed, "findings", a);
+	rc = cli_print_json(doc);
+	json_decref(doc);
+	return rc;
+}
+
+static int print_text(const struct runner_audit_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->n; i++)
+		printf("%s: %s, %s\n", res->v[i].run, res->v[i].what, res->v[i].where);
+	if (res->n) {
+		fprintf(stderr, "sluice: audit found %zu problem%s in %zu merged run%s; see "
+			"docs/audit.md\n", res->n, res->n == 1 ? "" : "s", res->runs,
+			res->runs == 1 ? "" : "s");
+		return CLI_FAIL;
+	}
+	printf("audit: %zu merged run%s, %zu artifact%s, chain of %zu manifest%s", res->runs,
+	       res->runs == 1 ? "" : "s", res->artifacts, res->artifacts == 1 ? "" : "s",
+	       res->manifests, res->manifests == 1 ? "" : "s");
+	if (res->removed)
+		printf(" (%zu removed by gc)", res->removed);
+	printf(": all hold\n");
+	return CLI_OK;
+}
+
+int cmd_audit(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = { CLI_COMMON_LONGOPTS,
+					      { "write-manifest", required_argument, NULL, 'W' },
+					      { NULL, 0, NULL, 0 } };
+	struct runner_audit_result res = RUNNER_AUDIT_RESULT_INIT;
+	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	const char *seal_run = NULL;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help(audit_help);
+		else if (c == 'W')
+			seal_run = optarg;
+		else if (!cli_common_opt(cli, c, optarg))
+			return cli_usage("audit", "unknown option");
+	}
+	if (seal_run) /* hidden: seal a merged run that has no manifest (runs of older builds, tests) */
+		return seal(cli, seal_run);
+	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
+		return rc;
+	if (runner_audit(&ctx, (const char *const *)argv + optind, (size_t)(argc - optind), &res,
+			 &err) != 0)
+		rc = cli_report(&err);
+	else if (cli->json)
+		rc = print_json(&res) == CLI_OK && res.n == 0 ? CLI_OK : CLI_FAIL;
+	else
+		rc = print_text(&res);
+	runner_audit_result_release(&res);
+	runner_ctx_release(&ctx);
+	return rc;
+}

@@ -1,0 +1,209 @@
+/* sluice show RUN: one run's dossier. */
+#include "cli/cli_runner.h"
+#include "runner/report.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static const char show_help[] =
+	"usage: sluice show [-C DIR] [--json] RUN\n"
+	"\n"
+	"One run's dossier (RUN: an id or a unique prefix): the work order, the\n"
+	"timeline of events with the time between them, the attempts (prompt, gates,\n"
+	"verdict), the reviewer's verdict with per-criterion results, the diff stat,\n"
+	"the conflict context (conflicted files, the rival run and its work order, the\n"
+	"markers), the merge commit, where the worktree is, what to type next for runs\n"
+	"that wait on a person, and the path of every artifact.\n"
+	"\n"
+	"  --json  one JSON document (schema/show.schema.json)\n";
+
+static const char *js(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static void show_head(json_t *d)
+{
+	json_t *r = json_object_get(d, "run"), *wo = json_object_get(d, "work_order");
+
+	printf("run %s  %s\n", js(r, "id"), js(r, "state"));
+	if (*js(r, "reason"))
+		printf("  %s\n", js(r, "reason"));
+	printf("work order %s \"%s\" (%s), %s%s%s\n", js(wo, "id"), js(wo, "title"),
+	       *js(wo, "path") ? js(wo, "path") : "no longer in the inbox", js(wo, "state"),
+	       *js(wo, "reason") ? ": " : "", js(wo, "reason"));
+	printf("branch %s  base %.12s  head %.12s  approved tree %.12s\n",
+	       *js(r, "branch") ? js(r, "branch") : "-", *js(r, "base") ? js(r, "base") : "-",
+	       *js(r, "head") ? js(r, "head") : "-",
+	       *js(r, "approved_tree") ? js(r, "approved_tree") : "-");
+}
+
+static void show_timeline(json_t *d)
+{
+	json_t *e;
+	size_t i;
+
+	printf("\ntimeline:\n");
+	json_array_foreach(json_object_get(d, "timeline"), i, e) {
+		char el[32];
+		cli_elapsed(el, sizeof(el), 1, 1 + json_integer_value(json_object_get(e, "after_ms")));
+		printf("  %s  %-8s %s -> %s  %s\n", js(e, "at"), i ? el : "", *js(e, "from") ?
+		       js(e, "from") : "new", js(e, "to"), js(e, "reason"));
+	}
+}
+
+static void show_verdict(json_t *v, const char *indent)
+{
+	json_t *c;
+	size_t i;
+
+	if (!json_is_object(v))
+		return;
+	printf("%sverdict: %s%s%s%s%s\n", indent, js(v, "verdict"), *js(v, "reviewer") ? " by " : "",
+	       js(v, "reviewer"), *js(v, "comments") ? ": " : "", js(v, "comments"));
+	json_array_foreach(json_object_get(v, "criteria"), i, c)
+		printf("%s  [%s] %s%s%s\n", indent,
+		       json_is_true(json_object_get(c, "met")) ? "met" : "not met", js(c, "criterion"),
+		       *js(c, "note") ? " - " : "", js(c, "note"));
+}
+
+static void show_gates(json_t *gates, const char *indent)
+{
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(gates, i, g) {
+		json_t *ok = json_object_get(g, "passed");
+		printf("%sgate %s: %s\n", indent, js(g, "name"),
+		       ok ? (json_is_true(ok) ? "passed" : "failed") : js(g, "result"));
+	}
+}
+
+static void show_attempts(json_t *d)
+{
+	json_t *a;
+	size_t i;
+
+	if (!json_array_size(json_object_get(d, "attempts")))
+		return;
+	printf("\nattempts:\n");
+	json_array_foreach(json_object_get(d, "attempts"), i, a) {
+		json_t *ex = json_object_get(a, "builder_exit");
+		printf("  %lld %s: %s", (long long)json_integer_value(json_object_get(a, "n")),
+		       js(a, "mode"), *js(a, "outcome") ? js(a, "outcome") : "in progress");
+		if (json_is_integer(ex))
+			printf(" (builder exit %lld)", (long long)json_integer_value(ex));
+		printf("%s%.12s\n", *js(a, "head") ? ", head " : "", js(a, "head"));
+		if (*js(a, "prompt"))
+			printf("    prompt: %s\n", js(a, "prompt"));
+		show_gates(json_object_get(a, "gates"), "    ");
+		show_verdict(json_object_get(a, "review"), "    ");
+	}
+}
+
+static void show_diffstat(json_t *d)
+{
+	json_t *s = json_object_get(d, "diffstat"), *f;
+	size_t i;
+
+	if (!json_is_object(s))
+		return;
+	printf("\ndiff: %lld file%s changed, %lld insertion%s(+), %lld deletion%s(-)\n",
+	       (long long)json_integer_value(json_object_get(s, "files_changed")),
+	       json_integer_value(json_object_get(s, "files_changed")) == 1 ? "" : "s",
+	       (long long)json_integer_value(json_object_get(s, "insertions")),
+	       json_integer_value(json_object_get(s, "insertions")) == 1 ? "" : "s",
+	       (long long)json_integer_value(json_object_get(s, "deletions")),
+	       json_integer_value(json_object_get(s, "deletions")) == 1 ? "" : "s");
+	json_array_foreach(json_object_get(s, "files"), i, f) {
+		if (json_is_true(json_object_get(f, "binary")))
+			printf("  %s | binary\n", js(f, "path"));
+		else
+			printf("  %s | +%lld -%lld\n", js(f, "path"),
+			       (long long)json_integer_value(json_object_get(f, "insertions")),
+			       (long long)json_integer_value(json_object_get(f, "deletions")));
+	}
+}
+
+static void show_conflict(json_t *d)
+{
+	json_t *c = json_object_get(d, "conflict"), *rv, *f;
+	size_t i;
+
+	if (!json_is_object(c))
+		return;
+	printf("\nconflict in %zu file%s:", json_array_size(json_object_get(c, "files")),
+	       json_array_size(json_object_get(c, "files")) == 1 ? "" : "s");
+	json_array_foreach(json_object_get(c, "files"), i, f)
+		printf(" %s", json_string_value(f));
+	printf("\n");
+	if (json_is_object(rv = json_object_get(c, "rival")))
+		printf("  with run %s (%s \"%s\"), merged %s\n  its summary: %s\n", js(rv, "run"),
+		       js(rv, "work_order"), js(rv, "title"), js(rv, "merged_at"),
+		       *js(rv, "summary") ? js(rv, "summary") : "(none)");
+	if (*js(c, "markers"))
+		printf("  markers%s:\n%s\n", json_is_true(json_object_get(c, "markers_truncated")) ?
+		       " (truncated)" : "", js(c, "markers"));
+}
+
+static void show_tail(json_t *d)
+{
+	json_t *m = json_object_get(d, "merge"), *a;
+	size_t i;
+
+	if (json_is_object(m))
+		printf("\nmerge: %s into %s at %s%s%s\n", js(m, "merge_commit"), js(m, "target"),
+		       js(m, "merged_at"), *js(m, "resolved_with") ? ", resolved with " : "",
+		       js(m, "resolved_with"));
+	printf("\nworktree: %s\n", *js(d, "worktree") ? js(d, "worktree") : "none (removed or not made)");
+	if (*js(d, "next"))
+		printf("next: %s\n", js(d, "next"));
+	if (json_is_true(json_object_get(d, "removed_by_gc"))) {
+		printf("\nartifacts removed by gc (%s)\n", js(d, "artifacts_dir"));
+		return;
+	}
+	printf("\nartifacts (%s):\n", js(d, "artifacts_dir"));
+	json_array_foreach(json_object_get(d, "artifacts"), i, a)
+		printf("  %s\n", js(a, "path"));
+}
+
+int cmd_show(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
+	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	json_t *d = NULL;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help(show_help);
+		if (!cli_common_opt(cli, c, optarg))
+			return cli_usage("show", "unknown option");
+	}
+	if (argc - optind != 1)
+		return cli_usage("show", "name one run");
+	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
+		return rc;
+	if (runner_dossier(&ctx, argv[optind], &d, &err) != 0) {
+		rc = cli_report(&err);
+	} else if (cli->json) {
+		rc = cli_print_json(d);
+	} else {
+		show_head(d);
+		show_timeline(d);
+		show_attempts(d);
+		printf("\n");
+		show_gates(json_object_get(d, "gates"), "");
+		show_verdict(json_object_get(d, "verdict"), "");
+		show_diffstat(d);
+		show_conflict(d);
+		show_tail(d);
+	}
+	json_decref(d);
+	runner_ctx_release(&ctx);
+	return rc;
+}

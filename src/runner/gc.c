@@ -1,0 +1,312 @@
+/* sluice gc: remove the worktrees, branches and folders of old finished runs. */
+#include "runner/gc.h"
+#include "runner/manifest.h"
+#include "runner/runner_int.h"
+#include "runner/worktree.h"
+#include "core/fs.h"
+#include "core/sha256.h"
+#include "core/time.h"
+
+#include <ftw.h>
+#include <git2.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int64_t du_total;
+
+static int du_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (type == FTW_F || type == FTW_SL)
+		du_total += (int64_t)st->st_size;
+	return 0;
+}
+
+/* The apparent size of a tree (files and symlinks, not followed). */
+static int64_t du(const char *path)
+{
+	du_total = 0;
+	if (nftw(path, du_one, 16, FTW_PHYS) != 0)
+		return du_total;
+	return du_total;
+}
+
+static int branch_exists(git_repository *git, const char *branch)
+{
+	git_reference *ref = NULL;
+	int found = branch && git_branch_lookup(&ref, git, branch, GIT_BRANCH_LOCAL) == 0;
+
+	git_reference_free(ref);
+	return found;
+}
+
+static int worktree_entry_exists(struct runner_ctx *ctx, const char *run_id)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/worktrees/%s", ctx->repo.gitdir, run_id);
+	return sl_path_exists(path);
+}
+
+static int fill_item(struct runner_ctx *ctx, git_repository *git, const struct store_run *r,
+		     struct runner_gc_item *it)
+{
+	char *dir = sl_repo_run_path(&ctx->repo, r->id, NULL);
+	char *wt = sl_repo_run_path(&ctx->repo, r->id, "worktree");
+
+	memset(it, 0, sizeof(*it));
+	it->run = strdup(r->id);
+	it->work_order = strdup(r->work_order_id);
+	it->state = strdup(r->state);
+	it->merged = !strcmp(r->state, "merged");
+	if (dir && sl_is_dir(dir)) {
+		it->folder = dir;
+		it->bytes = du(dir);
+		dir = NULL;
+	}
+	if (branch_exists(git, r->branch_name))
+		it->branch = strdup(r->branch_name);
+	it->has_worktree = worktree_entry_exists(ctx, r->id) || (wt && sl_path_exists(wt));
+	free(dir);
+	free(wt);
+	return it->run && it->work_order && it->state ? 0 : SL_ERROR;
+}
+
+static void item_release(struct runner_gc_item *it)
+{
+	free(it->run);
+	free(it->work_order);
+	free(it->state);
+	free(it->folder);
+	free(it->branch);
+	free(it->error);
+}
+
+static int plan_add(struct runner_gc_plan *plan, const struct runner_gc_item *it)
+{
+	struct runner_gc_item *v = realloc(plan->v, (plan->n + 1) * sizeof(*v));
+
+	if (!v)
+		return SL_ERROR;
+	plan->v = v;
+	plan->v[plan->n++] = *it;
+	return 0;
+}
+
+/* Runs come newest first: the plan lists the old ones oldest first. */
+static void plan_reverse(struct runner_gc_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n / 2; i++) {
+		struct runner_gc_item t = plan->v[i];
+		plan->v[i] = plan->v[plan->n - 1 - i];
+		plan->v[plan->n - 1 - i] = t;
+	}
+}
+
+int runner_gc_plan(struct runner_ctx *ctx, int keep_last, struct runner_gc_plan *plan,
+		   struct sl_err *err)
+{
+	struct store_run *runs = NULL;
+	struct runner_gc_item it;
+	git_repository *git = NULL;
+	size_t n = 0, i;
+	int error;
+
+	memset(plan, 0, sizeof(*plan));
+	if ((error = git_repository_open(&git, ctx->repo.root)) != 0) {
+		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
+		goto out;
+	}
+	if ((error = store_runs_list(ctx->st, NULL, NULL, &runs, &n, err)) != 0)
+		goto out;
+	for (i = 0; i < n && !error; i++) {
+		if (!store_run_state_is_final(runs[i].state)) {
+			plan->kept_active++;
+			continue;
+		}
+		if (plan->kept_finished < (size_t)(keep_last > 0 ? keep_last : 0)) {
+			plan->kept_finished++;
+			continue;
+		}
+		if ((error = fill_item(ctx, git, &runs[i], &it)) == 0 &&
+		    (it.folder || it.branch || it.has_worktree) && (error = plan_add(plan, &it)) == 0)
+			continue;
+		item_release(&it);
+		if (error)
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	plan_reverse(plan);
+out:
+	store_runs_free(runs, n);
+	git_repository_free(git);
+	if (error)
+		runner_gc_plan_release(plan);
+	return error;
+}
+
+size_t runner_gc_drop_unmerged(struct runner_gc_plan *plan)
+{
+	size_t i, kept = 0, dropped = 0;
+
+	for (i = 0; i < plan->n; i++) {
+		if (plan->v[i].merged) {
+			plan->v[kept++] = plan->v[i];
+		} else {
+			item_release(&plan->v[i]);
+			dropped++;
+		}
+	}
+	plan->n = kept;
+	return dropped;
+}
+
+void runner_gc_plan_release(struct runner_gc_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		item_release(&plan->v[i]);
+	free(plan->v);
+	memset(plan, 0, sizeof(*plan));
+}
+
+static json_t *load_json(const char *dir, const char *name, char sha[65])
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = sl_path_join(dir, name);
+	json_t *j = NULL;
+
+	if (path && sl_read_file(&b, path, (size_t)16 << 20, &err) == 0) {
+		if (sha)
+			sl_sha256_hex(sha, sl_buf_cstr(&b), b.len);
+		j = json_loadb(sl_buf_cstr(&b), b.len, 0, NULL);
+	}
+	sl_buf_release(&b);
+	free(path);
+	return j;
+}
+
+/* .system/runs/<id>.gc: what was there, so show and audit know. */
+static int write_tombstone(struct runner_ctx *ctx, const struct runner_gc_item *it,
+			   struct sl_err *err)
+{
+	char sha[65] = "", when[40], *path = runner_tombstone_path(&ctx->repo, it->run), *text;
+	json_t *m = it->folder ? load_json(it->folder, "manifest.json", sha) : NULL;
+	json_t *mj = it->folder ? load_json(it->folder, "merge.json", NULL) : NULL, *t;
+	int error;
+
+	sl_time_iso(when, sizeof(when), sl_now_ms());
+	t = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:I}", "run", it->run,
+		      "work_order", it->work_order, "state", it->state, "removed_at", when,
+		      "merged_at", json_string_value(json_object_get(mj, "merged_at")),
+		      "merge_commit", json_string_value(json_object_get(mj, "merge_commit")),
+		      "manifest_sha256", m ? sha : NULL, "previous_manifest",
+		      json_string_value(json_object_get(m, "previous_manifest")), "previous_run",
+		      json_string_value(json_object_get(m, "previous_run")), "bytes",
+		      (json_int_t)it->bytes);
+	text = t ? json_dumps(t, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	if (!path || !text)
+		error = sl_err_set(err, SL_ERROR, "cannot write the gc tombstone of run '%s'", it->run);
+	else
+		error = sl_write_file_atomic(path, text, strlen(text), err);
+	free(text);
+	free(path);
+	json_decref(t);
+	json_decref(m);
+	json_decref(mj);
+	return error;
+}
+
+static int delete_branch(git_repository *git, const char *branch, struct sl_err *err)
+{
+	git_reference *ref = NULL;
+	int error = git_branch_lookup(&ref, git, branch, GIT_BRANCH_LOCAL);
+
+	if (error == GIT_ENOTFOUND)
+		return 0;
+	if (error == 0)
+		error = git_branch_delete(ref);
+	git_reference_free(ref);
+	return error ? sl_err_git(err, error, "cannot delete branch '%s'", branch) : 0;
+}
+
+/* Is anything of the run still there? */
+static int verify_gone(struct runner_ctx *ctx, git_repository *git, struct runner_gc_item *it)
+{
+	char what[256] = "";
+	char *dir = sl_repo_run_path(&ctx->repo, it->run, NULL);
+
+	if (dir && sl_path_exists(dir))
+		strcat(what, " its folder");
+	if (it->branch && branch_exists(git, it->branch))
+		strcat(what, " its branch");
+	if (worktree_entry_exists(ctx, it->run))
+		strcat(what, " its worktree entry");
+	free(dir);
+	if (!what[0])
+		return 0;
+	if (asprintf(&it->error, "still there after gc:%s", what) < 0)
+		it->error = NULL;
+	return -1;
+}
+
+static int remove_item(struct runner_ctx *ctx, git_repository *git, struct runner_gc_item *it,
+		       struct sl_err *err)
+{
+	char *patch = it->folder ? sl_path_join(it->folder, "diff.patch") : NULL;
+	int force = patch && sl_path_exists(patch), error = 0;
+
+	free(patch);
+	if (it->has_worktree) {
+		error = runner_worktree_remove(ctx->repo.root, it->run, NULL, force, 1, NULL, err);
+		if (error == SL_ENOTFOUND) {
+			sl_err_clear(err);
+			error = 0;
+		}
+	}
+	if (!error && it->branch)
+		error = delete_branch(git, it->branch, err);
+	if (!error && it->folder && (error = write_tombstone(ctx, it, err)) == 0)
+		error = sl_rm_rf(it->folder, err);
+	return error;
+}
+
+int runner_gc_apply(struct runner_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed,
+		    struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	git_repository *git = NULL;
+	size_t i;
+	int error;
+
+	*freed = 0;
+	if ((error = git_repository_open(&git, ctx->repo.root)) != 0) {
+		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
+		goto out;
+	}
+	if ((error = runner__lock_repo(ctx, &lock, err)) != 0)
+		goto out;
+	for (i = 0; i < plan->n; i++) {
+		struct runner_gc_item *it = &plan->v[i];
+		struct sl_err e = SL_ERR_INIT;
+		if (remove_item(ctx, git, it, &e) != 0) {
+			it->error = strdup(e.msg);
+			continue;
+		}
+		if (verify_gone(ctx, git, it) == 0) {
+			it->removed = 1;
+			*freed += it->bytes;
+		}
+	}
+	sl_lock_release(&lock);
+out:
+	git_repository_free(git);
+	return error;
+}
