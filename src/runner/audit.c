@@ -251,8 +251,9 @@ static void check_tree(struct audit *a, const git_commit *head, const char *mc)
 {
 	char tree[GIT_OID_HEXSZ + 1];
 	json_t *req = a->dir ? read_json(a->dir, "review-request.json") : NULL;
+	json_t *rev = a->dir ? read_json(a->dir, "review.json") : NULL;
 	const char *approved = agree(a, "approved tree", a->run->approved_tree, "approved_tree");
-	const char *seen = req ? jstr(req, "tree") : NULL;
+	const char *seen = req ? jstr(req, "tree") : NULL, *said = rev ? jstr(rev, "tree") : NULL;
 
 	git_oid_tostr(tree, sizeof(tree), git_commit_tree_id(head));
 	if (!same(approved, tree))
@@ -261,7 +262,11 @@ static void check_tree(struct audit *a, const git_commit *head, const char *mc)
 	if (req && !same(seen, tree))
 		finding(a, "review-request.json", "the reviewer was shown tree %.12s, but %.12s was "
 			"merged", seen ? seen : "(none)", tree);
+	if (said && strcmp(said, tree))
+		finding(a, "review.json", "the verdict approved tree %.12s, but %.12s was merged",
+			said, tree);
 	json_decref(req);
+	json_decref(rev);
 }
 
 static int reachable(struct audit *a, const git_oid *mc)

@@ -257,15 +257,53 @@ static int verify_gone(struct runner_ctx *ctx, git_repository *git, struct runne
 	return -1;
 }
 
+/* The shared and copied paths, which do not make a worktree dirty. */
+static void excluded(struct runner_ctx *ctx, const char *out[65])
+{
+	size_t n = 0;
+	char **v;
+
+	for (v = ctx->cfg->worktree.share; v && *v && n < 64; v++)
+		out[n++] = *v;
+	for (v = ctx->cfg->worktree.copy; v && *v && n < 64; v++)
+		out[n++] = *v;
+	out[n] = NULL;
+}
+
+/* Still final, and nobody works on it (a `sluice retry` may have come in). */
+static int claim(struct runner_ctx *ctx, struct runner_gc_item *it, struct sl_lock *lock,
+		 struct sl_err *err)
+{
+	struct store_run r;
+	int error;
+
+	if (it->folder && (error = runner__lock_run(ctx, it->run, 0, lock, err)) != 0)
+		return sl_err_set(err, SL_ELOCKED, "run '%s' is in use by another sluice process; "
+				  "try gc again later", it->run);
+	if ((error = store_run_get(ctx->st, it->run, &r, err)) != 0)
+		return error;
+	if (!store_run_state_is_final(r.state))
+		error = sl_err_set(err, SL_ECONFLICT, "run '%s' is %s now, not finished; left alone",
+				   it->run, r.state);
+	store_run_release(&r);
+	return error;
+}
+
 static int remove_item(struct runner_ctx *ctx, git_repository *git, struct runner_gc_item *it,
 		       struct sl_err *err)
 {
+	struct sl_lock lock = SL_LOCK_INIT;
 	char *patch = it->folder ? sl_path_join(it->folder, "diff.patch") : NULL;
-	int force = patch && sl_path_exists(patch), error = 0;
+	const char *skip[65];
+	int force = patch && sl_path_exists(patch), error;
 
 	free(patch);
+	excluded(ctx, skip);
+	if ((error = claim(ctx, it, &lock, err)) != 0)
+		goto out;
 	if (it->has_worktree) {
-		error = runner_worktree_remove(ctx->repo.root, it->run, NULL, force, 1, NULL, err);
+		/* forced only because the run is final and its diff was saved */
+		error = runner_worktree_remove(ctx->repo.root, it->run, skip, force, 1, NULL, err);
 		if (error == SL_ENOTFOUND) {
 			sl_err_clear(err);
 			error = 0;
@@ -275,6 +313,8 @@ static int remove_item(struct runner_ctx *ctx, git_repository *git, struct runne
 		error = delete_branch(git, it->branch, err);
 	if (!error && it->folder && (error = write_tombstone(ctx, it, err)) == 0)
 		error = sl_rm_rf(it->folder, err);
+out:
+	sl_lock_release(&lock);
 	return error;
 }
 

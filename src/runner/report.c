@@ -257,7 +257,8 @@ static const char page_css[] =
 	"h3{font-size:15px;margin:18px 0 6px}table{border-collapse:collapse;margin:6px 0}"
 	"td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}"
 	"th{background:#f5f5f5}.st{color:#fff;border-radius:3px;padding:0 5px;font-size:12px}"
-	"td:first-child,code{white-space:nowrap}code{font:12px monospace}.muted{color:#757575}section{margin-bottom:18px}";
+	"td:first-child,code{white-space:nowrap}code{font:12px monospace}"
+	".muted{color:#757575}section{margin-bottom:18px}";
 
 static void badge(struct page *p, const char *state)
 {

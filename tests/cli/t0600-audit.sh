@@ -143,6 +143,21 @@ test_expect_success 'a merge commit replaced on the target is found; so is a wro
 	test_grep "^$r: merge commit differs: store says" out2
 '
 
+test_expect_success 'an approved tree that is not the merged one is found' '
+	tamper t9 && r=$(basename $(run_dir t9 WO-2)) &&
+	(cd t9 && sqlite3 .system/sluice.db "UPDATE runs SET approved_tree = '\''0123456789012345678901234567890123456789'\'' WHERE id = '\''$r'\''" &&
+	 test_expect_failure_code 1 sluice audit >../out) &&
+	test_grep "^$r: approved tree differs: store says 012345678901, manifest says" out &&
+	test_grep "^$r: the merged head.s tree [0-9a-f]* is not the approved tree 012345678901, " out
+'
+
+test_expect_success 'a run folder removed by hand (no gc tombstone) is found' '
+	tamper t10 && d=$(run_dir t10 WO-1) && rm -rf $d &&
+	(cd t10 && test_expect_failure_code 1 sluice audit >../out) &&
+	test_grep "^$(basename $d): run folder missing (and no gc tombstone says gc removed it), " out &&
+	test_grep "^$(basename $(run_dir t10 WO-2)): manifest chain broken" out
+'
+
 test_expect_success 'audit RUN: only that run; by prefix; --json' '
 	r=$(basename $(run_dir repo WO-2)) &&
 	(cd repo && sluice audit $(echo $r | cut -c1-21) >../out) &&
