@@ -584,14 +584,16 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 		struct sl_retry_rule *r = &cfg->retry[i];
 		if (r->kind == SL_RETRY_EXIT && r->n)
 			exits++;
-		if (r->kind == SL_RETRY_NOT_GATE && r->gate) {
+		/* "builder" and "review" are the pseudo-gates of the retry rules (runner/retry.h) */
+		if (r->kind == SL_RETRY_NOT_GATE && r->gate && strcmp(r->gate, "builder") &&
+		    strcmp(r->gate, "review")) {
 			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)
 				;
 			if (j == cfg->ngates)
 				problem(c, n,
-				        "retry entry at line %d: 'not: gate.%s' names no "
-				        "configured "
-				        "gate; define it under 'gates' or fix the name",
+				        "retry entry at line %d: 'not: gate.%s' names no configured "
+				        "gate (nor gate.builder or gate.review); define it under "
+				        "'gates' or fix the name",
 				        r->line, r->gate);
 		}
 		if (r->prompt) {

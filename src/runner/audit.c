@@ -182,21 +182,19 @@ static const char *agree(struct audit *a, const char *what, const char *stored, 
 /* diff.patch is what git computes now from the recorded base and head. */
 static void check_diff(struct audit *a, const char *base, const char *head)
 {
-	char tmpl[] = "/tmp/sluice-audit.XXXXXX", *now = NULL, *patch = NULL;
-	char h1[65], h2[65];
-	const char *tmpdir = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR");
 	struct sl_err err = SL_ERR_INIT;
-	char *dir = NULL;
+	char *dir = NULL, *now = NULL, *patch = NULL, h1[65], h2[65];
 
 	if (!base || !head)
 		return;
-	if (tmpdir && *tmpdir && asprintf(&dir, "%s/sluice-audit.XXXXXX", tmpdir) < 0)
+	if (asprintf(&dir, "%s/sluice-audit.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
 		dir = NULL;
-	if (!mkdtemp(dir ? dir : tmpl)) {
+	if (!dir || !mkdtemp(dir)) {
 		finding(a, "diff.patch", "cannot make a temporary folder to recompute the diff");
 		goto out;
 	}
-	now = sl_path_join(dir ? dir : tmpl, "diff.patch");
+	now = sl_path_join(dir, "diff.patch");
 	patch = sl_path_join(a->dir, "diff.patch");
 	if (runner_diff_patch(a->ctx->repo.root, base, head, now, &err) != 0)
 		finding(a, "diff.patch", "git cannot compute the diff %.12s..%.12s now: %s", base,
@@ -205,7 +203,7 @@ static void check_diff(struct audit *a, const char *base, const char *head)
 		 strcmp(h1, h2))
 		finding(a, "diff.patch", "diff.patch is not the diff git computes now from %.12s to "
 			"%.12s", base, head);
-	sl_rm_rf(dir ? dir : tmpl, &err);
+	sl_rm_rf(dir, &err);
 out:
 	free(dir);
 	free(now);

@@ -1,6 +1,7 @@
 /* The merging and resolving states: the merge, the conflict context, the resolution. */
 #include "runner/pipeline.h"
 #include "runner/diff.h"
+#include "runner/manifest.h"
 #include "runner/snapshot.h"
 #include "runner/worktree.h"
 #include "merge/merge.h"
@@ -193,6 +194,9 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 	snprintf(why, sizeof(why), "merged by run %s as %.12s", s->run.id, commit);
 	if ((error = runner__finish_wo(s->ctx, &s->run, "done", why, err)) != 0)
 		return error;
+	if ((error = runner_manifest_write(&s->ctx->repo, s->ctx->st, s->run.id, err)) != 0)
+		sl_log(SL_LOG_ERROR, "run %s merged, but its manifest.json could not be written: %s",
+		       s->run.id, err->msg);
 	return STEP_STOP;
 }
 
@@ -222,10 +226,22 @@ int step_merge(struct step *s, struct sl_err *err)
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
 	rc = merge_commit(s->ctx->repo.root, &o, &mr, err);
-	sl_lock_release(&lock);
+	if (rc == SL_EEXISTS && !git_oid_is_zero(&mr.commit)) {
+		/* merged before a crash, the store did not hear of it: record it now */
+		sl_err_clear(err);
+		rc = 0;
+	}
 	if (rc == 0) {
+		/* still under the repository lock: the manifest chain follows merge order */
 		error = merged(s, &mr, err);
-		cleanup_after_merge(s);
+		if (error >= 0)
+			cleanup_after_merge(s);
+		sl_lock_release(&lock);
+		goto out;
+	}
+	sl_lock_release(&lock);
+	if (rc == SL_EEXISTS) {
+		error = step__fail(s, "failed", err, "nothing to merge: %s", err->msg);
 	} else if (rc == SL_ECONFLICT && mr.status == MERGE_CONFLICT) {
 		sl_err_clear(err);
 		error = on_conflict(s, &mr, err);

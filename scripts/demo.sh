@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The whole sluice flow on a sample repository, from nothing:
+#   work orders dropped into work_orders/, `sluice tick` builds each in its own
+#   worktree with a (scripted) agent, gates run, a reviewer answers over HTTP on
+#   loopback, approved runs merge, a conflict is resolved by the agent and
+#   re-reviewed, one conflict is left for a person, and `sluice audit` proves
+#   that what was reviewed is what was merged.
+#
+#   ./scripts/demo.sh            builds sluice if needed, runs the tour
+#   DEMO_DIR=/some/where ./scripts/demo.sh   keep the sample repository there
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$(pwd)
+build=${SLUICE_BUILD:-$src/build/demo}
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+
+step "installing what is missing and building sluice"
+./scripts/deps.sh
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target sluice fake-reviewer >/dev/null
+sluice_bin="$build/sluice"
+sluice() { "$sluice_bin" "$@"; }
+
+demo=${DEMO_DIR:-$(mktemp -d /tmp/sluice-demo.XXXXXX)}
+mkdir -p "$demo"
+repo="$demo/repo"
+rm -rf "$repo" "$demo/reviewer"
+mkdir -p "$demo/reviewer/requests"
+reviewer_pid=""
+cleanup() { [ -n "$reviewer_pid" ] && kill "$reviewer_pid" 2>/dev/null || true; }
+trap cleanup EXIT
+
+step "a sample repository: $repo"
+export GIT_AUTHOR_NAME="Demo User" GIT_AUTHOR_EMAIL="demo@example.com"
+export GIT_COMMITTER_NAME="Demo User" GIT_COMMITTER_EMAIL="demo@example.com"
+git init -q -b main "$repo"
+cd "$repo"
+cat >greet.sh <<'EOS'
+#!/bin/sh
+echo "hello"
+EOS
+printf '%s\n' "# Settings" "color = blue" "size = medium" "speed = slow" >settings.txt
+printf '%s\n' "# Changelog" "" "- first release" >CHANGELOG.md
+printf '%s\n' '#!/bin/sh' 'sh greet.sh | grep -q hello' >test.sh
+git add . && git commit -q -m "sample project"
+echo "uncommitted notes of the user" >NOTES.local   # the user's own work: sluice never touches it
+
+step "sluice init"
+run sluice init
+cat >>.system/config.yaml <<EOC
+
+# --- added by the demo ---
+builder:
+  command: [sh, $src/fixtures/demo/agent.sh]
+  timeout: 2m
+gates:
+  test: [sh, test.sh]
+retry:
+  - not: gate.review
+  - exit: 3
+reviewer:
+  mode: http
+  protocol: sluice
+  url: http://127.0.0.1:PORT/review
+  token_env: DEMO_REVIEWER_TOKEN
+  timeout: 30s
+merge:
+  resolve_attempts: 1
+EOC
+
+step "a reviewer agent over HTTP on loopback (tests/reviewer/fake_reviewer.c)"
+cat >"$demo/reviewer/script.json" <<'EOJ'
+{
+  "WO-102": [{"verdict": "request_changes", "comments": "Also say hello in French."},
+             {"verdict": "approve", "comments": "Both greetings are there."}],
+  "WO-103": [{"delay_ms": 1500, "verdict": "approve", "comments": "Looks right."}],
+  "WO-105": [{"delay_ms": 1500, "verdict": "approve", "comments": "Looks right."}]
+}
+EOJ
+"$build/tests/fake-reviewer" --port 0 --port-file "$demo/reviewer/port" \
+	--record "$demo/reviewer/requests" --script "$demo/reviewer/script.json" \
+	--max-seconds 600 >"$demo/reviewer/log" 2>&1 &
+reviewer_pid=$!
+for _ in $(seq 100); do [ -s "$demo/reviewer/port" ] && break; sleep 0.05; done
+port=$(cat "$demo/reviewer/port")
+sed -i "s/PORT/$port/" .system/config.yaml
+export DEMO_REVIEWER_TOKEN="demo-secret-token-$$"
+echo "reviewer listening on 127.0.0.1:$port (bearer token in \$DEMO_REVIEWER_TOKEN)"
+
+step "dropping work orders into work_orders/"
+mkdir -p work_orders
+wo() { # ID PRIORITY TITLE AGENT-SCRIPT [RESOLVE-SCRIPT] [extra front matter]
+	{
+		echo "---"
+		echo "id: $1"
+		echo "title: $3"
+		echo "priority: $2"
+		[ -n "${6:-}" ] && printf '%s\n' "$6"
+		echo "acceptance_criteria:"
+		echo "  - $3"
+		echo "---"
+		echo "$3."
+		echo
+		echo '```agent'
+		printf '%s\n' "$4"
+		echo '```'
+		if [ -n "${5:-}" ]; then
+			echo
+			echo '```resolve'
+			printf '%s\n' "$5"
+			echo '```'
+		fi
+	} >"work_orders/$1.md"
+	echo "  work_orders/$1.md: $3"
+}
+keep_both="sh $src/fixtures/builders/resolve.sh"
+wo WO-101 2 "Add a README" 'printf "%s\n" "# Demo" "A sample project run by sluice." >README.md'
+wo WO-102 2 "Greet in more languages" \
+	'if grep -q "not: gate.review" "$SLUICE_PROMPT_FILE" || [ "$SLUICE_ATTEMPT" -gt 1 ]; then echo "echo bonjour" >>greet.sh; else echo "echo hola" >>greet.sh; fi'
+wo WO-103 1 "Make the color green" 'sed -i "s/^color = .*/color = green/" settings.txt' "$keep_both"
+wo WO-104 1 "Make the color red" 'sed -i "s/^color = .*/color = red/" settings.txt'
+wo WO-105 1 "Log the speed change in the changelog" 'echo "- speed is now fast" >>CHANGELOG.md'
+wo WO-106 1 "Log the size change in the changelog" 'echo "- size is now large" >>CHANGELOG.md'
+wo WO-107 3 "Document the settings" 'printf "%s\n" "" "See settings.txt." >>README.md' "" \
+	"depends_on: [WO-101]"
+
+step "sluice check and sluice queue --explain"
+run sluice check
+run sluice queue --explain
+
+step "sluice tick (what cron runs every minute)"
+run sluice tick --jobs 4
+
+step "another tick (a later cron minute)"
+run sluice tick --jobs 4
+
+step "where things stand"
+run sluice runs
+run sluice status
+
+conflict=$(sluice runs --state merge_conflict | awk 'NR == 1 { print $1 }')
+if [ -n "$conflict" ]; then
+	step "one conflict was left for a person: sluice show $conflict"
+	run sluice show "$conflict"
+fi
+
+step "the history of main: one merge commit per work order, with trailers"
+run git log --oneline --graph -n 20 main
+run git log -1 --format=%B main
+
+step "the user's uncommitted file is untouched"
+run cat NOTES.local
+
+step "sluice audit: what was reviewed is what was merged"
+run sluice audit
+
+step "sluice report"
+run sluice report --html "$demo/report.html" --dot "$demo/graph.dot"
+echo "the report page: $demo/report.html"
+
+if grep -rqs "$DEMO_REVIEWER_TOKEN" .system "$demo/report.html"; then
+	echo "demo: the reviewer token leaked into an artifact" >&2
+	exit 1
+fi
+step "done: the sample repository is $repo"
