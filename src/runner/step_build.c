@@ -178,7 +178,21 @@ int step_build(struct step *s, struct sl_err *err)
 		goto out;
 	}
 	sl_proc_describe(how, sizeof(how), &res);
-	if ((error = snapshot(s, head, err)) != 0) {
+	error = snapshot(s, head, err);
+	if (error == SL_ENOTFOUND && strcmp(s->run.mode, "resolve")) {
+		/* nothing changed: a failed attempt like any other (retry rules) */
+		char why[SL_ERR_MSG_MAX + 200];
+		snprintf(why, sizeof(why), "attempt %d: the builder %s (%s) and changed nothing",
+			 s->run.attempt, res.exit_code || res.timed_out ? "failed" : "succeeded",
+			 how);
+		sl_err_clear(err);
+		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res.exit_code, why,
+				     NULL, err);
+		error = step__retry_or_fail(s, builder_failed, res.exit_code ? res.exit_code : 1,
+					    why, err);
+		goto out;
+	}
+	if (error) {
 		struct sl_err e2 = SL_ERR_INIT;
 		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res.exit_code,
 				     err->msg, NULL, &e2);
@@ -199,11 +213,6 @@ int step_build(struct step *s, struct sl_err *err)
 			 s->run.attempt);
 		error = step__retry_or_fail(s, builder_failed, res.exit_code ? res.exit_code : 1,
 					    why, err);
-		goto out;
-	}
-	if (!strcmp(head, s->run.base_commit)) {
-		error = step__retry_or_fail(s, builder_failed, 0,
-					    "the builder changed nothing", err);
 		goto out;
 	}
 	if ((error = record_diff(s, head, err)) != 0)

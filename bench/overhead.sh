@@ -1,0 +1,117 @@
+#!/bin/sh
+# Per-run service overhead (DESIGN.md section 12): everything sluice does for
+# a run but the builder, the gates and the reviewer. N work orders go through
+# one `sluice tick --jobs 1` end to end: worktree, build (a builder that
+# appends a line to f1.txt), snapshot commit, diff.patch, review (a command
+# reviewer that approves at once), merge --no-ff with the checkout brought
+# along, cleanup, plus every artifact and store write. No gates.
+#
+# The baseline is a shell pipeline doing the same git steps per work order:
+#   git worktree add -b b<i> wt<i> main; echo x >>wt<i>/f1.txt;
+#   git -C wt<i> add -A && git -C wt<i> commit; git diff --binary --full-index
+#   -M main b<i> >patch; git merge --no-ff b<i>; git worktree remove wt<i>;
+#   git branch -d b<i>
+#
+#   bench/overhead.sh [SLUICE_BINARY]      (default: build/sluice)
+#   N=20 SIZES="1000 10000" bench/overhead.sh
+#
+# Prints a markdown table (per-run ms, ratio) with the machine, date and
+# versions. Repositories live under ${TMPDIR:-/tmp} and are removed afterwards.
+# Not a test: nothing here asserts on time.
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+SLUICE=${1:-${SLUICE:-$here/build/sluice}}
+SIZES=${SIZES:-"1000 10000"}
+N=${N:-20}
+work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-overhead.XXXXXX")
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT INT TERM
+export GIT_CONFIG_NOSYSTEM=1 HOME="$work" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b \
+	GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b
+unset GIT_DIR GIT_WORK_TREE
+
+now() { date +%s%N; }
+ms() { awk -v ns="$1" -v n="$2" 'BEGIN { printf "%.0f", ns / n / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+make_repo() { # DIR N: f1.txt and N-1 files of ~1 KiB in 100-file directories
+	git init -q -b main "$1"
+	(cd "$1" && echo "line 0" >f1.txt && awk -v n="$2" 'BEGIN {
+		for (i = 1; i < n; i++) {
+			d = sprintf("d%03d", int(i / 100)); f = sprintf("%s/f%05d.txt", d, i)
+			if (d != last) { system("mkdir -p " d); last = d }
+			for (l = 0; l < 16; l++) printf("file %d line %d %s\n", i, l, "abcdefghijklmnopqrstuvwxyz0123456789abcdef") > f
+			close(f)
+		} }' && git add -A && git -c gc.auto=0 commit -q -m base && git gc -q)
+}
+
+# The git CLI doing a run's git steps, N times; prints nanoseconds.
+git_pipeline() { # REPO
+	t=$(now)
+	i=0
+	while [ $i -lt "$N" ]; do
+		i=$((i + 1))
+		git -C "$1" worktree add -q -b "b$i" "$1/../wt$i" main
+		echo x >>"$1/../wt$i/f1.txt"
+		git -C "$1/../wt$i" add -A && git -C "$1/../wt$i" commit -q -m "work $i"
+		git -C "$1" diff --binary --full-index -M main "b$i" >"$1/../patch$i"
+		git -C "$1" merge -q --no-ff -m "Merge b$i" "b$i"
+		git -C "$1" worktree remove "$1/../wt$i"
+		git -C "$1" branch -q -d "b$i"
+	done
+	echo $(($(now) - t))
+}
+
+setup_sluice() { # REPO
+	"$SLUICE" -C "$1" init >/dev/null
+	printf '%s\n' 'cat >/dev/null' 'echo "{\"verdict\": \"approve\"}"' >"$work/approve.sh"
+	cat >>"$1/.system/config.yaml" <<-EOC
+	builder:
+	  command: [sh, -c, 'echo x >> f1.txt']
+	reviewer:
+	  mode: command
+	  command: [sh, $work/approve.sh]
+	EOC
+	i=0
+	while [ $i -lt "$N" ]; do
+		i=$((i + 1))
+		printf -- '---\nid: WO-%03d\ntitle: Append to f1.txt (%d)\n---\nAppend a line.\n' \
+			"$i" "$i" >"$1/work_orders/WO-$(printf %03d $i).md"
+	done
+	"$SLUICE" -C "$1" check >/dev/null
+	"$SLUICE" -C "$1" queue >/dev/null # ingest outside the timing
+}
+
+sluice_ticks() { # REPO: ticks until no work order is left; prints nanoseconds
+	t=$(now)
+	k=0
+	while [ $k -lt 5 ] && [ "$("$SLUICE" -C "$1" runs --state merged | wc -l)" -lt "$N" ]; do
+		"$SLUICE" -C "$1" tick --jobs 1 >>"$work/tick.log" 2>&1
+		k=$((k + 1))
+	done
+	echo $(($(now) - t))
+	echo "$k" >"$work/ticks"
+}
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+echo "bench/overhead.sh, N=$N work orders, $(date -u +%Y-%m-%d)"
+echo "$(uname -srm), $(nproc) CPUs, ${cpu:-unknown CPU}; $(git --version)," \
+	"libgit2 $(pkg-config --modversion libgit2 2>/dev/null || echo '?')," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| files | git pipeline ms/run | sluice tick ms/run | sluice/git | ticks | merged |"
+echo "|---|---|---|---|---|---|"
+for n in $SIZES; do
+	make_repo "$work/g$n/repo" "$n"
+	g=$(git_pipeline "$work/g$n/repo")
+	rm -rf "$work/g$n"
+	make_repo "$work/s$n/repo" "$n"
+	setup_sluice "$work/s$n/repo"
+	s=$(sluice_ticks "$work/s$n/repo")
+	merged=$("$SLUICE" -C "$work/s$n/repo" runs --state merged | wc -l)
+	lines=$(git -C "$work/s$n/repo" show main:f1.txt | wc -l)
+	[ "$merged" -eq "$N" ] && [ "$lines" -eq $((N + 1)) ] ||
+		echo "warning: $merged of $N runs merged, f1.txt has $lines lines; see $work/tick.log" >&2
+	echo "| $n | $(ms "$g" "$N") | $(ms "$s" "$N") | $(ratio "$s" "$g") | $(cat "$work/ticks") | $merged/$N |"
+	rm -rf "$work/s$n"
+done
