@@ -6,6 +6,7 @@
  * .git/index.lock is never touched.
  */
 #include "runner/runner_int.h"
+#include "runner/manifest.h"
 #include "core/fs.h"
 #include "core/log.h"
 
@@ -143,6 +144,41 @@ out:
 	return orphans;
 }
 
+/*
+ * A run merged by a process killed before it wrote manifest.json: seal it
+ * now, under the repository lock, before anything else merges (so the
+ * chain stays in merge order). Only the newest merged run can be in that
+ * window; an older run without a manifest is a finding for `sluice audit`,
+ * never something to paper over.
+ */
+static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, size_t n,
+		       struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	const struct store_run *newest = NULL;
+	char *manifest = NULL, *tomb = NULL;
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(runs[i].state, "merged") &&
+		    (!newest || runs[i].finished_ms > newest->finished_ms))
+			newest = &runs[i];
+	if (!newest)
+		return 0;
+	manifest = sl_repo_run_path(&ctx->repo, newest->id, "manifest.json");
+	tomb = runner_tombstone_path(&ctx->repo, newest->id);
+	if (manifest && tomb && !sl_path_exists(manifest) && !sl_path_exists(tomb) &&
+	    (error = runner__lock_repo(ctx, &lock, err)) == 0 &&
+	    (error = runner_manifest_write(&ctx->repo, ctx->st, newest->id, err)) == 0)
+		sl_log(SL_LOG_WARN, "run %s merged without a manifest (interrupted); sealed it now",
+		       newest->id);
+	sl_lock_release(&lock);
+	free(manifest);
+	free(tomb);
+	return error;
+}
+
 int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct sl_err *err)
 {
 	struct store_run *runs = NULL;
@@ -167,6 +203,8 @@ int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct
 		error = requeue(ctx, &runs[i], &done, err);
 		*requeued += done;
 	}
+	if (!error)
+		error = seal_merged(ctx, runs, n, err);
 	if (!error)
 		*orphans = count_orphans(ctx, runs, n);
 	store_runs_free(runs, n);

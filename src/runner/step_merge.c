@@ -194,9 +194,12 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 	snprintf(why, sizeof(why), "merged by run %s as %.12s", s->run.id, commit);
 	if ((error = runner__finish_wo(s->ctx, &s->run, "done", why, err)) != 0)
 		return error;
-	if ((error = runner_manifest_write(&s->ctx->repo, s->ctx->st, s->run.id, err)) != 0)
+	if (runner_manifest_write(&s->ctx->repo, s->ctx->st, s->run.id, err) != 0) {
+		/* the next tick's reconciliation seals it */
 		sl_log(SL_LOG_ERROR, "run %s merged, but its manifest.json could not be written: %s",
 		       s->run.id, err->msg);
+		sl_err_clear(err);
+	}
 	return STEP_STOP;
 }
 
