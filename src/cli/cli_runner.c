@@ -1,6 +1,9 @@
 #include "cli/cli_runner.h"
 #include "core/time.h"
 
+#include <string.h>
+
+#include <getopt.h>
 #include <stdlib.h>
 
 int cli_ctx_open(struct cli *cli, struct runner_ctx *ctx)
@@ -55,4 +58,40 @@ int cli_print_json(json_t *j)
 void cli_elapsed(char *out, size_t n, int64_t start_ms, int64_t end_ms)
 {
 	sl_duration_format(out, n, (end_ms ? end_ms : sl_now_ms()) - start_ms);
+}
+
+int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run_action *a)
+{
+	static const struct option opts[] = { CLI_COMMON_LONGOPTS,
+					      { "message", required_argument, NULL, 'm' },
+					      { "delete-branch", no_argument, NULL, 'D' },
+					      { NULL, 0, NULL, 0 } };
+	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	const char *message = NULL;
+	int c, rc, delete_branch = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS "m:", opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help(a->help);
+		else if (c == 'm')
+			message = optarg;
+		else if (c == 'D' && !strcmp(a->name, "abandon"))
+			delete_branch = 1;
+		else if (c == 'D' || !cli_common_opt(cli, c, optarg))
+			return cli_usage(a->name, "unknown option");
+	}
+	if (optind != argc - 1)
+		return cli_usage(a->name, "name one run (its id or a unique prefix)");
+	if (a->needs_message && (!message || !*message))
+		return cli_usage(a->name, "this needs a reason: -m TEXT");
+	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
+		return rc;
+	if (a->act(&ctx, argv[optind], message, delete_branch, &err) != 0)
+		rc = cli_report(&err);
+	else
+		printf(a->done_fmt, argv[optind]);
+	runner_ctx_release(&ctx);
+	return rc;
 }

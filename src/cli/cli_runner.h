@@ -15,6 +15,21 @@ json_t *cli_run_json(const struct store_run *r);
 /* Print a JSON document to stdout with a final newline; CLI_OK. */
 int cli_print_json(json_t *j);
 
+/*
+ * The commands that act on one run (approve, reject, retry, abandon): parse
+ * RUN, -m/--message, --delete-branch, -C, --help; open the context; call
+ * act(). `needs_message`: -m is required. Returns the exit code.
+ */
+struct cli_run_action {
+	const char *name;       /* the command */
+	const char *help;       /* its --help text */
+	int needs_message;
+	int (*act)(struct runner_ctx *ctx, const char *run, const char *message,
+		   int delete_branch, struct sl_err *err);
+	const char *done_fmt;   /* printed on success with the run name */
+};
+int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run_action *a);
+
 /* "3m02s" since ms (or between two times when end_ms != 0). */
 void cli_elapsed(char *out, size_t n, int64_t start_ms, int64_t end_ms);
 #endif

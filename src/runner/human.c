@@ -1,4 +1,5 @@
 /* The human commands: approve, reject, retry, abandon (DESIGN.md sections 5, 10b). */
+#include "store/workorders.h"
 #include "runner/pipeline.h"
 #include "runner/diff.h"
 #include "runner/snapshot.h"
@@ -165,8 +166,8 @@ int runner_retry(struct runner_ctx *ctx, const char *run, char *next_state, size
 		error = retry_conflict(&s, err);
 	} else if (!strcmp(s.run.state, "failed") || !strcmp(s.run.state, "rejected")) {
 		/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
-		if ((error = store_wo_state(ctx->st, s.run.work_order_id, "running",
-					    "retried by a person", 0, err)) == 0)
+		if ((error = store_wo_set_state(ctx->st, s.run.work_order_id, "running",
+					      "retried by a person", err)) == 0)
 			error = step__move(&s, "queued", err, "retried by %s", who());
 	} else if (!strcmp(s.run.state, "reviewing") || !strcmp(s.run.state, "approved")) {
 		error = step__move(&s, s.run.state, err, "retry asked by %s", who());

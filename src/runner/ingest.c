@@ -1,4 +1,5 @@
 /* The runner's use of the queue module: ingest, what may start, work-order outcomes. */
+#include "store/workorders.h"
 #include "runner/runner_int.h"
 #include "queue/queue.h"
 
@@ -90,5 +91,5 @@ int runner__count_waiting(struct runner_ctx *ctx)
 int runner__finish_wo(struct runner_ctx *ctx, const struct store_run *run, const char *state,
 		      const char *reason, struct sl_err *err)
 {
-	return store_wo_state(ctx->st, run->work_order_id, state, reason, 0, err);
+	return store_wo_set_state(ctx->st, run->work_order_id, state, reason, err);
 }

@@ -3,6 +3,7 @@
  * holds the run lock throughout, so no other tick works on the same run.
  */
 #include "runner/pipeline.h"
+#include "store/workorders.h"
 #include "runner/worktree.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -183,7 +184,8 @@ const char *const *step__excluded(struct step *s)
 
 static int write_work_order(struct step *s, struct sl_err *err)
 {
-	struct store_wo_rev rev;
+	struct store_wo wo = STORE_WO_INIT;
+	struct sl_buf content = SL_BUF_INIT;
 	char *path = step__path(s, "work_order.md");
 	int error;
 
@@ -193,15 +195,17 @@ static int write_work_order(struct step *s, struct sl_err *err)
 		free(path);
 		return 0; /* written when the run started: keep the bytes that were run */
 	}
-	if ((error = store_wo_rev_get(s->ctx->st, s->run.work_order_id, &rev, err)) == 0) {
-		if (strcmp(rev.hash, s->run.wo_content_hash))
+	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) == 0 &&
+	    (error = store_wo_content(s->ctx->st, s->run.work_order_id, &content, err)) == 0) {
+		if (strcmp(wo.content_hash, s->run.wo_content_hash))
 			error = sl_err_set(err, SL_ECONFLICT,
 					   "work order '%s' changed after the run was claimed",
 					   s->run.work_order_id);
 		else
-			error = sl_write_file_atomic(path, rev.content, rev.content_len, err);
-		store_wo_rev_release(&rev);
+			error = sl_write_file_atomic(path, content.ptr, content.len, err);
 	}
+	store_wo_release(&wo);
+	sl_buf_release(&content);
 	free(path);
 	return error;
 }

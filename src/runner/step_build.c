@@ -1,5 +1,6 @@
 /* The building and gating states: prompt, builder, snapshot, diff, gates, retry rules. */
 #include "runner/pipeline.h"
+#include "store/workorders.h"
 #include "runner/builder.h"
 #include "runner/diff.h"
 #include "runner/gates.h"
@@ -33,18 +34,22 @@ static int write_prompt(struct step *s, const struct runner_retry_overrides *ov,
 	struct runner_prompt_ctx pc = RUNNER_PROMPT_CTX_INIT;
 	struct runner_gate_results gates = RUNNER_GATE_RESULTS_INIT;
 	struct sl_err ignored = SL_ERR_INIT;
-	struct store_wo_rev rev;
+	struct store_wo wo = STORE_WO_INIT;
 	char *wo_text = step__read(s, "work_order.md", ARTIFACT_READ_MAX);
 	char *diff = NULL, *comments = NULL;
 	json_t *fields = NULL, *conflict = NULL;
 	int error;
 
-	memset(&rev, 0, sizeof(rev));
-	if ((error = store_wo_rev_get(s->ctx->st, s->run.work_order_id, &rev, err)) != 0)
+	if (!wo_text) {
+		error = sl_err_set(err, SL_ENOTFOUND, "work_order.md of run '%s' is missing",
+				   s->run.id);
 		goto out;
-	fields = json_loads(rev.fields_json ? rev.fields_json : "{}", 0, NULL);
+	}
+	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
+		goto out;
+	fields = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
 	pc.mode = s->run.mode;
-	pc.work_order_text = wo_text ? wo_text : rev.content;
+	pc.work_order_text = wo_text;
 	pc.work_order = fields;
 	pc.attempt = s->run.attempt;
 	if (!strcmp(s->run.mode, "resolve")) {
@@ -63,7 +68,7 @@ static int write_prompt(struct step *s, const struct runner_retry_overrides *ov,
 	error = runner_prompt_write(s->run_dir, &pc, path, err);
 out:
 	runner_gate_results_release(&gates);
-	store_wo_rev_release(&rev);
+	store_wo_release(&wo);
 	json_decref(fields);
 	json_decref(conflict);
 	free(wo_text);

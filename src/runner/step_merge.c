@@ -1,5 +1,6 @@
 /* The merging and resolving states: the merge, the conflict context, the resolution. */
 #include "runner/pipeline.h"
+#include "store/workorders.h"
 #include "runner/diff.h"
 #include "runner/manifest.h"
 #include "runner/snapshot.h"
@@ -17,16 +18,16 @@
 
 static json_t *wo_fields(struct step *s, const char *wo_id, char **title)
 {
-	struct store_wo_rev rev;
+	struct store_wo wo = STORE_WO_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *j = NULL;
 
-	if (store_wo_rev_get(s->ctx->st, wo_id, &rev, &err) != 0)
+	if (store_wo_get(s->ctx->st, wo_id, &wo, &err) != 0)
 		return json_object();
-	j = json_loads(rev.fields_json ? rev.fields_json : "{}", 0, NULL);
+	j = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
 	if (title)
-		*title = rev.title ? strdup(rev.title) : NULL;
-	store_wo_rev_release(&rev);
+		*title = wo.title ? strdup(wo.title) : NULL;
+	store_wo_release(&wo);
 	return j ? j : json_object();
 }
 

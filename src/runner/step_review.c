@@ -1,5 +1,6 @@
 /* The reviewing state: the review package, the reviewer, the verdict. */
 #include "runner/pipeline.h"
+#include "store/workorders.h"
 #include "reviewer/reviewer.h"
 #include "core/fs.h"
 
@@ -27,7 +28,7 @@ static const char **criteria_of(json_t *fields)
 static int build_request(struct step *s, const char *tree, json_t **out, struct sl_err *err)
 {
 	struct reviewer_input in;
-	struct store_wo_rev rev;
+	struct store_wo wo = STORE_WO_INIT;
 	json_t *fields = NULL, *files = NULL, *gates = NULL, *conflict = NULL;
 	const char **criteria = NULL;
 	char *diff = step__read(s, "diff.patch", DIFF_READ_MAX);
@@ -35,16 +36,16 @@ static int build_request(struct step *s, const char *tree, json_t **out, struct 
 	int error;
 
 	memset(&in, 0, sizeof(in));
-	if ((error = store_wo_rev_get(s->ctx->st, s->run.work_order_id, &rev, err)) != 0)
+	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
 		goto out;
-	fields = json_loads(rev.fields_json ? rev.fields_json : "{}", 0, NULL);
+	fields = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
 	files = step__read_json(s, "files_changed.json");
 	gates = step__read_json(s, "gates.json");
 	criteria = criteria_of(fields);
 	in.run_id = s->run.id;
 	in.kind = strcmp(s->run.mode, "resolve") ? "build" : "resolution";
 	in.wo_fields = fields;
-	in.wo_body = rev.body;
+	in.wo_body = wo.body;
 	in.criteria = criteria;
 	in.base = s->run.base_commit;
 	in.head = s->run.head_commit;
@@ -65,7 +66,7 @@ static int build_request(struct step *s, const char *tree, json_t **out, struct 
 		error = step__write_json(s, "review-request.json", *out, err);
 	}
 out:
-	store_wo_rev_release(&rev);
+	store_wo_release(&wo);
 	json_decref(fields);
 	json_decref(files);
 	json_decref(gates);

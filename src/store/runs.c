@@ -1,4 +1,5 @@
 #include "store/runs.h"
+#include "store/workorders.h"
 #include "core/buf.h"
 #include "core/time.h"
 
@@ -559,49 +560,6 @@ int64_t store_events_last(struct store *st)
 	return v;
 }
 
-int store_wo_state(struct store *st, const char *wo_id, const char *state, const char *reason,
-		   int in_tx, struct sl_err *err)
-{
-	sqlite3_stmt *q = NULL, *s = NULL;
-	char *old = NULL;
-	int error = 0;
-
-	if (!in_tx && (error = store_begin(st, err)) != 0)
-		return error;
-	if ((error = store__prepare(st, &q, "SELECT state FROM work_orders WHERE id = ?", err)) != 0)
-		goto out;
-	store__bind_text(q, 1, wo_id);
-	if (sqlite3_step(q) != SQLITE_ROW) {
-		error = sl_err_set(err, SL_ENOTFOUND, "no work order '%s'", wo_id);
-		goto out;
-	}
-	old = store__col_dup(q, 0);
-	if ((error = store__prepare(st, &s,
-				    "UPDATE work_orders SET state = ?, reason = ?, updated_ms = ? "
-				    "WHERE id = ?",
-				    err)) != 0)
-		goto out;
-	store__bind_text(s, 1, state);
-	store__bind_text(s, 2, reason ? reason : "");
-	sqlite3_bind_int64(s, 3, sl_now_ms());
-	store__bind_text(s, 4, wo_id);
-	if (sqlite3_step(s) != SQLITE_DONE) {
-		error = store__fail(st, err, "cannot update a work order");
-		goto out;
-	}
-	if (!old || strcmp(old, state))
-		error = store_event_add(st, NULL, wo_id, old, state, reason, err);
-	if (!error && !in_tx)
-		error = store_commit(st, err);
-out:
-	if (error && !in_tx)
-		store_rollback(st);
-	sqlite3_finalize(q);
-	sqlite3_finalize(s);
-	free(old);
-	return error;
-}
-
 int store_run_claim(struct store *st, const struct store_run *run, struct sl_err *err)
 {
 	sqlite3_stmt *q = NULL;
@@ -632,7 +590,7 @@ int store_run_claim(struct store *st, const struct store_run *run, struct sl_err
 	if ((error = store_run_insert(st, run, err)) != 0)
 		goto out;
 	snprintf(reason, sizeof(reason), "run %s", run->id);
-	if ((error = store_wo_state(st, run->work_order_id, "running", reason, 1, err)) != 0)
+	if ((error = store_wo_set_state_tx(st, run->work_order_id, "running", reason, err)) != 0)
 		goto out;
 	error = store_commit(st, err);
 out:
@@ -640,51 +598,4 @@ out:
 	if (error)
 		store_rollback(st);
 	return error;
-}
-
-int store_wo_rev_get(struct store *st, const char *wo_id, struct store_wo_rev *out,
-		     struct sl_err *err)
-{
-	sqlite3_stmt *s = NULL;
-	int error;
-
-	memset(out, 0, sizeof(*out));
-	if ((error = store__prepare(st, &s,
-				    "SELECT content, content_hash, fields_json, body, title, priority "
-				    "FROM work_orders WHERE id = ?",
-				    err)) != 0)
-		return error;
-	store__bind_text(s, 1, wo_id);
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		error = sl_err_set(err, SL_ENOTFOUND, "no work order '%s' in the store", wo_id);
-		goto out;
-	}
-	out->content_len = (size_t)sqlite3_column_bytes(s, 0);
-	if (!(out->content = malloc(out->content_len + 1))) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	if (out->content_len)
-		memcpy(out->content, sqlite3_column_blob(s, 0), out->content_len);
-	out->content[out->content_len] = '\0';
-	out->hash = store__col_dup(s, 1);
-	out->fields_json = store__col_dup(s, 2);
-	out->body = store__col_dup(s, 3);
-	out->title = store__col_dup(s, 4);
-	out->priority = sqlite3_column_int(s, 5);
-out:
-	sqlite3_finalize(s);
-	if (error)
-		store_wo_rev_release(out);
-	return error;
-}
-
-void store_wo_rev_release(struct store_wo_rev *rev)
-{
-	free(rev->content);
-	free(rev->hash);
-	free(rev->fields_json);
-	free(rev->body);
-	free(rev->title);
-	memset(rev, 0, sizeof(*rev));
 }

@@ -143,28 +143,8 @@ int64_t store_events_last(struct store *st);
  */
 int store_run_claim(struct store *st, const struct store_run *run, struct sl_err *err);
 
-/*
- * Set a work order's state and reason with an event, inside the caller's
- * transaction when in_tx, else in its own.
- */
-int store_wo_state(struct store *st, const char *wo_id, const char *state, const char *reason,
-		   int in_tx, struct sl_err *err);
 
 
 
-/* A work order's stored revision, for a run. Strings are the caller's (free()). */
-struct store_wo_rev {
-	char *content;     /* the file's bytes (NUL-terminated copy) */
-	size_t content_len;
-	char *hash;
-	char *fields_json; /* the parsed front matter */
-	char *body;
-	char *title;
-	int priority;
-};
-
-int store_wo_rev_get(struct store *st, const char *wo_id, struct store_wo_rev *out,
-		     struct sl_err *err);
-void store_wo_rev_release(struct store_wo_rev *rev);
 
 #endif

@@ -118,6 +118,55 @@ test_expect_success 'the man page lists every run state' '
 	done
 '
 
+COMPLETION="$SLUICE_SOURCE_DIR/contrib/sluice.bash-completion"
+
+# complete WORDS...: what contrib's bash completion offers for the last word.
+cat >"$TRASH/complete.bash" <<'EOF'
+. "$COMPLETION"
+COMP_WORDS=("$@")
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+_sluice
+printf '%s\n' "${COMPREPLY[@]}"
+EOF
+complete_words() { # the completion finds sluice in PATH
+	PATH="$(dirname "$SLUICE"):$PATH" COMPLETION="$COMPLETION" bash "$TRASH/complete.bash" "$@"
+}
+
+test_expect_success 'bash completion offers exactly the commands of --help' '
+	if ! command -v bash >/dev/null 2>&1; then echo "no bash: skipped"; exit 0; fi
+	complete_words sluice "" | sort >offered &&
+	sort commands >listed &&
+	test_cmp listed offered
+'
+
+test_expect_success 'bash completion offers every option of each usage line' '
+	if ! command -v bash >/dev/null 2>&1; then echo "no bash: skipped"; exit 0; fi
+	while read -r u; do
+		set -- $u
+		if [ "$2" = worktree ]; then words="sluice worktree $3"; else words="sluice $2"; fi
+		complete_words $words - >offered
+		for o in $(echo "$u" | grep -o -- "\[-[-a-zA-Z]*" | tr -d "["); do
+			grep -qx -- "$o" offered ||
+				{ echo "completion of \"$words -\" lacks $o" >&2; cat offered >&2; exit 1; }
+		done
+	done <usages.sorted
+'
+
+test_expect_success 'bash completion offers run ids and work-order ids from the repository' '
+	if ! command -v bash >/dev/null 2>&1; then echo "no bash: skipped"; exit 0; fi
+	sluice_repo r1 &&
+	wo r1 WO-1 && wo r1 WO-2 "depends_on: [WO-1]" &&
+	echo "echo one >one.txt" >"$BUILDERS/WO-1.sh" &&
+	complete_words sluice -C r1 run "" >offered &&
+	test_grep "^WO-1$" offered && test_grep -v "^WO-2$" offered &&
+	sluice -C r1 tick >/dev/null &&
+	run=$(run_of r1 WO-1) && test -n "$run" &&
+	complete_words sluice -C r1 approve "" >offered &&
+	test "$(cat offered)" = "$run" &&
+	complete_words sluice -C r1 runs --wo "" >offered &&
+	test_grep "^WO-2$" offered
+'
+
 test_expect_success 'the README mentions every command' '
 	while read -r c; do
 		grep -q "sluice $c\b" "$README" ||
