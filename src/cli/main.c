@@ -102,6 +102,11 @@ int main(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	git_libgit2_init();
+	{
+		/* repositories of sparse-checkout users have extensions.worktreeConfig */
+		const char *ext[] = { "worktreeconfig" };
+		git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, ext, (size_t)1);
+	}
 	if (cli.verbose)
 		sl_log_level = cli.verbose > 1 ? SL_LOG_DEBUG : SL_LOG_INFO;
 	rc = c->fn(&cli, argc - i, argv + i);

@@ -74,7 +74,30 @@ static unsigned long long start_time(long pid)
 
 void sl_owner_self(char *out, size_t n)
 {
-	snprintf(out, n, "%ld:%llu", (long)getpid(), start_time((long)getpid()));
+	sl_owner_of((long)getpid(), out, n);
+}
+
+void sl_owner_of(long pid, char *out, size_t n)
+{
+	snprintf(out, n, "%ld:%llu", pid, start_time(pid));
+}
+
+int sl_owner_kill_group(const char *path)
+{
+	char owner[64] = "";
+	FILE *f = fopen(path, "r");
+	long pid = 0;
+	int killed = 0;
+
+	if (!f)
+		return 0;
+	if (fgets(owner, sizeof(owner), f))
+		owner[strcspn(owner, "\n")] = '\0';
+	fclose(f);
+	if (sl_owner_alive(owner) && sscanf(owner, "%ld:", &pid) == 1 && pid > 1)
+		killed = kill((pid_t)-pid, SIGKILL) == 0;
+	unlink(path);
+	return killed;
 }
 
 int sl_owner_alive(const char *owner)

@@ -29,6 +29,16 @@ void sl_lock_release(struct sl_lock *lock);
 /* This process's identity as "<pid>:<start time in clock ticks>". */
 void sl_owner_self(char *out, size_t n);
 
+/* The identity of another process, in the same form. */
+void sl_owner_of(long pid, char *out, size_t n);
+
+/*
+ * Read an identity from `path` (written by sl_proc_run's owner_file) and, if
+ * that process is still alive, SIGKILL its whole process group. Removes the
+ * file. Returns 1 if it killed something, 0 if not.
+ */
+int sl_owner_kill_group(const char *path);
+
 /*
  * 1 when the process named by an identity from sl_owner_self() is still
  * alive (same pid, same start time), 0 when it is gone.

@@ -9,6 +9,8 @@
  * still signal the group.
  */
 #include "core/proc.h"
+#include "core/fs.h"
+#include "core/lock.h"
 #include "core/time.h"
 
 #include <errno.h>
@@ -556,6 +558,16 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
+/* Keep the child's identity in `path` (best effort: it only helps a later cleanup). */
+static void write_owner(const char *path, pid_t pid)
+{
+	char owner[64];
+	struct sl_err ignored = SL_ERR_INIT;
+
+	sl_owner_of((long)pid, owner, sizeof(owner));
+	sl_write_file(path, owner, strlen(owner), &ignored);
+}
+
 static int spawn(struct proc_io *io, const struct exec_plan *x, struct sl_err *err)
 {
 	int child[3] = { -1, -1, -1 }, report = -1, rep_read, error;
@@ -582,6 +594,8 @@ static int spawn(struct proc_io *io, const struct exec_plan *x, struct sl_err *e
 	close(rep_read);
 	if (!error)
 		io->pid_fd = open_pidfd(pid);
+	if (!error && io->opts->owner_file)
+		write_owner(io->opts->owner_file, pid);
 out:
 	close_fd(&report);
 	for (int i = 0; i < 3; i++)
@@ -662,6 +676,8 @@ int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, str
 	run_loop(&io, start);
 	reap(&io);
 	log_finish(&io);
+	if (opts->owner_file)
+		unlink(opts->owner_file);
 out:
 	res->duration_ms = sl_mono_ms() - start;
 	close_fd(&io.in_fd);

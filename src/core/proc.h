@@ -31,6 +31,9 @@ struct sl_proc_opts {
 	struct sl_buf *errout;       /* capture stderr here when no log_path */
 	int64_t timeout_ms;          /* 0: none */
 	int64_t kill_grace_ms;       /* SIGTERM -> SIGKILL; 0: 2000 */
+	const char *owner_file;      /* while the child runs, "<pid>:<start>" of it (and so of
+	                                its process group) is kept here (see core/lock.h), so
+	                                that a later process can end the group if we die */
 };
 
 #define SL_PROC_OPTS_INIT { 0 }

@@ -174,7 +174,7 @@ int runner_builder_run(const struct runner_builder_opts *o, struct sl_proc_resul
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	sl_strv argv = NULL, env = NULL, drop = NULL;
 	size_t cap = 6 + strv_count(o->cfg->builder.env) + 4;
-	char *log = NULL;
+	char *log = NULL, *owner = NULL;
 	int error;
 
 	memset(res, 0, sizeof(*res));
@@ -183,8 +183,9 @@ int runner_builder_run(const struct runner_builder_opts *o, struct sl_proc_resul
 	if ((error = runner_builder_env_drop(&drop, o->cfg, err)) < 0)
 		goto out;
 	if (!(env = calloc(cap + 1, sizeof(*env))) || build_env(env, cap, o) < 0 ||
-	    asprintf(&log, "%s/builder.log", o->run_dir) < 0) {
-		log = NULL;
+	    asprintf(&log, "%s/builder.log", o->run_dir) < 0 ||
+	    asprintf(&owner, "%s/" RUNNER_CHILD_OWNER_FILE, o->run_dir) < 0) {
+		log = owner = NULL;
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
@@ -197,10 +198,12 @@ int runner_builder_run(const struct runner_builder_opts *o, struct sl_proc_resul
 	po.log_max = o->cfg->builder.log_max;
 	po.timeout_ms = o->cfg->builder.timeout_ms;
 	po.kill_grace_ms = o->kill_grace_ms;
+	po.owner_file = owner;
 	error = sl_proc_run(&po, res, err);
 	log_footer(log, o, res, err, error);
 out:
 	free(log);
+	free(owner);
 	sl_strv_free(argv);
 	sl_strv_free(env);
 	sl_strv_free(drop);

@@ -10,6 +10,12 @@
 #include "core/err.h"
 #include "core/proc.h"
 
+/*
+ * The file in a run's folder naming the builder's or a gate's process group
+ * while it runs: reconciliation ends that group when its sluice died.
+ */
+#define RUNNER_CHILD_OWNER_FILE "child.owner"
+
 struct runner_builder_opts {
 	const struct sl_config *cfg;
 	const char *run_id;

@@ -123,13 +123,16 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 	struct sl_proc_result res;
 	struct sl_err perr = SL_ERR_INIT;
 	struct gate_env ge;
-	char *path = NULL;
+	char *path = NULL, *owner = NULL;
 	int error;
 
 	if (!(r->name = strdup(g->name)) || !(r->argv = strv_copy(g->argv)) ||
 	    asprintf(&r->log, "gates/%s.log", g->name) < 0 ||
-	    !(path = sl_path_join(run_dir, r->log)))
+	    !(path = sl_path_join(run_dir, r->log)) ||
+	    !(owner = sl_path_join(run_dir, RUNNER_CHILD_OWNER_FILE))) {
+		free(path);
 		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
 	if ((error = gate_env_init(&ge, cfg, run_dir, g->name, err)) < 0)
 		goto out;
 	if (truncate(path, 0) < 0 && errno != ENOENT) {
@@ -143,6 +146,7 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 	po.log_path = path;
 	po.log_max = cfg->builder.log_max ? cfg->builder.log_max : GATES_LOG_DEFAULT_MAX;
 	po.timeout_ms = g->timeout_ms;
+	po.owner_file = owner;
 	if (sl_proc_run(&po, &res, &perr) < 0) {
 		r->exit_code = 127;
 		r->duration_ms = res.duration_ms;
@@ -158,6 +162,7 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 out:
 	gate_env_release(&ge);
 	free(path);
+	free(owner);
 	return error;
 }
 

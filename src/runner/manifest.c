@@ -18,6 +18,7 @@
 int runner_manifest_is_artifact(const char *rel)
 {
 	if (!strcmp(rel, "lock") || !strcmp(rel, "manifest.json") || !strcmp(rel, "worktree") ||
+	    !strcmp(rel, "child.owner") ||
 	    !strncmp(rel, "worktree/", 9))
 		return 0;
 	return strstr(rel, ".tmp.") == NULL;

@@ -7,6 +7,7 @@
  */
 #include "runner/runner_int.h"
 #include "runner/manifest.h"
+#include "runner/builder.h"
 #include "core/fs.h"
 #include "core/log.h"
 
@@ -65,7 +66,7 @@ static int requeue(struct runner_ctx *ctx, const struct store_run *run, int *don
 		   struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	char reason[512];
+	char reason[512], *owner = NULL;
 	int error;
 
 	/* nobody holds the run lock: its owner is gone */
@@ -74,6 +75,11 @@ static int requeue(struct runner_ctx *ctx, const struct store_run *run, int *don
 		return 0;
 	}
 	remove_stale_locks(ctx, run);
+	/* a builder or gate of the dead process may still run: end its whole group */
+	if ((owner = sl_repo_run_path(&ctx->repo, run->id, RUNNER_CHILD_OWNER_FILE)) != NULL &&
+	    sl_owner_kill_group(owner))
+		sl_log(SL_LOG_WARN, "ended the builder left running by interrupted run %s", run->id);
+	free(owner);
 	snprintf(reason, sizeof(reason),
 		 "interrupted while %s: the sluice process working on it is gone", run->state);
 	error = store_run_transition(ctx->st, run->id, run->state, "interrupted", reason, 0, err);

@@ -9,6 +9,7 @@ command -v setsid >/dev/null || { echo "# setsid missing"; test_done; }
 # pause STAGE: in the stage named by $TRASH/pause-at, note it and sleep.
 cat >"$BUILDERS/pause.sh" <<-EOS
 if [ "\$(cat "$TRASH/pause-at" 2>/dev/null)" = "\$1" ]; then
+	echo \$\$ >"$TRASH/paused.pid"
 	echo "\$1" >"$TRASH/paused"
 	sleep 60
 fi
@@ -25,7 +26,11 @@ kill_at() { # STAGE
 		_i=$((_i + 1))
 	done
 	test -f "$TRASH/paused" || { cat tick.out; return 1; }
-	pkill -KILL -s "$(cat tick.sid)"
+	if [ "${2:-}" = sluice-only ]; then
+		pkill -KILL -s "$(cat tick.sid)" -x sluice
+	else
+		pkill -KILL -s "$(cat tick.sid)"
+	fi
 	wait
 	rm -f "$TRASH/pause-at"
 }
@@ -64,6 +69,23 @@ for stage in preparing building gating reviewing; do
 		{ test $stage = reviewing || test_grep 'interrupted' log; }
 	"
 done
+
+# Alive and not a zombie.
+alive() { test -r /proc/$1/stat && ! sed "s/.*) //" /proc/$1/stat | grep -q "^Z"; }
+
+test_expect_success 'kill -9 of sluice alone: the next tick ends the builder it left running' '
+	cat >"$BUILDERS/K-orphan.sh" <<-EOS &&
+	echo "work of orphan" >orphan.txt
+	sh "$BUILDERS/pause.sh" building
+	EOS
+	wo repo K-orphan &&
+	kill_at building sluice-only &&
+	pid=$(cat "$TRASH/paused.pid") &&
+	alive $pid &&
+	sluice -C repo tick >out &&
+	! alive $pid &&
+	test "$(state_of repo $(run_of repo K-orphan))" = merged
+'
 
 test_expect_success 'no run is left active, no lock or worktree left behind' '
 	test -z "$(sluice -C repo runs | grep -v merged)" &&
