@@ -5,8 +5,10 @@
 #include "runner/snapshot.h"
 #include "runner/worktree.h"
 #include "reviewer/reviewer.h"
+#include "merge/merge.h"
 #include "core/fs.h"
 
+#include <git2.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,14 +118,45 @@ int runner_reject(struct runner_ctx *ctx, const char *run, const char *message,
 	return manual_verdict(ctx, run, "reject", message, err);
 }
 
+/* The merge base of `head` and the target's tip, hex. */
+static int merge_base_with_target(struct step *s, const char *head, char out[41],
+				  struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_oid h, tip, mb;
+	char tip_hex[41];
+	int rc, error;
+
+	if ((error = step__target_tip(s, tip_hex, err)) != 0)
+		return error;
+	if ((rc = git_repository_open(&repo, s->ctx->repo.root)) < 0 ||
+	    (rc = git_oid_fromstr(&h, head)) < 0 || (rc = git_oid_fromstr(&tip, tip_hex)) < 0 ||
+	    (rc = git_merge_base(&mb, repo, &h, &tip)) < 0)
+		error = sl_err_git(err, rc, "cannot find where run '%s' meets '%s'", s->run.id,
+				   s->ctx->cfg->target);
+	else
+		git_oid_tostr(out, 41, &mb);
+	git_repository_free(repo);
+	return error;
+}
+
+/* 1 when the run's worktree is in the middle of a merge (MERGE_HEAD exists). */
+static int merge_in_progress(struct step *s)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/worktrees/%s/MERGE_HEAD", s->ctx->repo.gitdir, s->run.id);
+	return sl_path_exists(path);
+}
+
 /* A person worked in the worktree of a merge_conflict run: record it and review again. */
 static int retry_conflict(struct step *s, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
 	json_t *c = step__read_json(s, "conflict.json");
-	const char *tip = c ? json_string_value(json_object_get(c, "targetTip")) : NULL;
-	char head[41], *patch = step__path(s, "diff.patch"), *files = step__path(s, "files_changed.json");
+	char head[41], base[41], *patch = step__path(s, "diff.patch");
+	char *files = step__path(s, "files_changed.json");
 	int committed = 0, error;
 
 	if (!sl_path_exists(s->wt)) {
@@ -132,12 +165,30 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 	}
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
-	error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
-				"sluice: resolution by a person", head, &committed, err);
+	if (merge_in_progress(s)) {
+		/* the person merged the target and fixed the files: finish that merge */
+		struct merge_paths conflicted = MERGE_PATHS_INIT;
+		json_t *files = c ? json_object_get(c, "conflictFiles") : NULL, *v;
+		size_t i;
+		git_oid oid;
+		json_array_foreach(files, i, v)
+			merge_paths_add(&conflicted, json_string_value(v));
+		if ((error = merge_commit_resolution(s->wt, NULL, &conflicted, &oid, err)) == 0)
+			git_oid_tostr(head, sizeof(head), &oid);
+		merge_paths_release(&conflicted);
+	} else {
+		error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
+					step__excluded(s), "sluice: resolution by a person", head,
+					&committed, err);
+		if (error == SL_ENOTFOUND) /* nothing new: the person committed already */
+			error = 0, sl_err_clear(err);
+	}
 	sl_lock_release(&lock);
 	if (error)
 		goto out;
-	if (tip && (error = step__set(s, err, "base_commit", tip, "mode", "resolve", NULL)) != 0)
+	/* the new base: where the person's branch meets the target now */
+	if ((error = merge_base_with_target(s, head, base, err)) != 0 ||
+	    (error = step__set(s, err, "base_commit", base, "mode", "resolve", NULL)) != 0)
 		goto out;
 	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0 ||
 	    (error = runner_diff_write(s->ctx->repo.root, s->run.base_commit, head, patch, files,

@@ -148,7 +148,7 @@ wo() {
 
 # The id of the newest run of a work order.
 run_of() { # DIR WO-ID
-	"$SLUICE" -C "$1" runs --wo "$2" | head -n 1 | cut -d' ' -f1
+	"$SLUICE" -C "$1" runs --wo "$2" | grep -E "^[0-9]{8}-[0-9]{6}-" | head -n 1 | cut -d' ' -f1
 }
 
 # The state of a run.

@@ -93,6 +93,27 @@ test_expect_success 'scenario 3: the person sees the conflict and what to do' '
 	sluice -C three status >st && test_grep "needs a person: 1" st && test_grep "sluice retry $rb" st
 '
 
+test_expect_success 'scenario 3: a person resolves in the worktree, retry, review, merge' '
+	rb=$(run_of three B3) && ra=$(run_of three A3) &&
+	wt=three/.system/runs/$rb/worktree &&
+	test_expect_failure_code 1 git -C $wt merge -q main &&
+	sed -i -e "/^<<<<<<< /d" -e "/^=======\$/d" -e "/^>>>>>>> /d" $wt/lines.txt &&
+	git -C $wt add lines.txt &&
+	sluice -C three retry $rb &&
+	test "$(state_of three $rb)" = reviewing &&
+	sluice -C three tick &&
+	test "$(state_of three $rb)" = awaiting_review &&
+	test_grep "\"kind\": \"resolution\"" three/.system/runs/$rb/review-request.json &&
+	sluice -C three approve $rb &&
+	sluice -C three tick &&
+	test "$(state_of three $rb)" = merged &&
+	git -C three log -1 --format=%B main >msg &&
+	test_grep "^Resolved-with: $ra" msg &&
+	git -C three show main:lines.txt >lines &&
+	test_grep "^five by A3$" lines && test_grep "^five by B3$" lines &&
+	sluice -C three audit
+'
+
 test_expect_success 'scenario 4: the builder resolves, the resolution is re-reviewed and merged' '
 	sluice_repo four &&
 	seq 1 10 >four/lines.txt && git -C four add lines.txt && git -C four commit -q -m lines &&
@@ -113,7 +134,19 @@ test_expect_success 'scenario 4: the builder resolves, the resolution is re-revi
 	test_grep "^Resolved-with: $ra" msg &&
 	git -C four show main:lines.txt >lines &&
 	test_grep "^five by A3$" lines && test_grep "^five by B3$" lines &&
-	! grep -q "^<<<<<<<\\|^>>>>>>>\\|^=======$" lines
+	! grep -q "^<<<<<<<\\|^>>>>>>>\\|^=======$" lines &&
+	sluice -C four audit
+'
+
+test_expect_success 'sluice run WO-ID runs one work order in the foreground' '
+	echo "echo solo >solo.txt" >"$BUILDERS/S1.sh" &&
+	wo four S1 && wo four S2 "depends_on: [S1]" &&
+	test_expect_failure_code 1 sluice -C four run S2 2>err &&
+	test_grep "S1" err &&
+	sluice -C four run S1 >out &&
+	test "$(state_of four $(run_of four S1))" = awaiting_review &&
+	test -z "$(run_of four S2)" &&
+	test_expect_failure_code 2 sluice -C four run 2>err
 '
 
 test_done
