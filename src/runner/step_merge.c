@@ -7,6 +7,8 @@
 #include "runner/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/id.h"
+#include "core/template.h"
 #include "core/log.h"
 #include "core/time.h"
 
@@ -204,11 +206,59 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 	return STEP_STOP;
 }
 
+struct message_vars {
+	struct step *s;
+	json_t *fields;
+	char buf[64];
+};
+
+static const char *message_var(const char *name, void *data)
+{
+	struct message_vars *v = data;
+	json_t *f;
+
+	if (!strcmp(name, "run.id"))
+		return v->s->run.id;
+	if (!strcmp(name, "run.short"))
+		return sl_id_short(v->s->run.id) ? sl_id_short(v->s->run.id) : "";
+	if (!strcmp(name, "run.branch"))
+		return v->s->run.branch_name ? v->s->run.branch_name : "";
+	if (!strcmp(name, "reviewer"))
+		return v->s->run.reviewer ? v->s->run.reviewer : "";
+	if (strncmp(name, "work_order.", 11))
+		return NULL;
+	f = json_object_get(v->fields, name + 11);
+	if (json_is_string(f))
+		return json_string_value(f);
+	if (json_is_integer(f)) {
+		snprintf(v->buf, sizeof(v->buf), "%lld", (long long)json_integer_value(f));
+		return v->buf;
+	}
+	return ""; /* a field the work order does not have, or a list */
+}
+
+/* merge.message rendered for this run (the subject of the merge commit), or NULL. */
+static int render_subject(struct step *s, json_t *fields, struct sl_buf *out, struct sl_err *err)
+{
+	struct message_vars v = { s, fields, { 0 } };
+	const char *t = s->ctx->cfg->merge.message;
+	int error;
+
+	if (!t || !*t)
+		return 0;
+	if ((error = sl_template_render(out, t, message_var, &v, err)) != 0)
+		return error;
+	while (out->len && (out->ptr[out->len - 1] == '\n' || out->ptr[out->len - 1] == ' '))
+		out->ptr[--out->len] = '\0';
+	return 0;
+}
+
 int step_merge(struct step *s, struct sl_err *err)
 {
 	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
 	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
 	struct sl_lock lock = SL_LOCK_INIT;
+	struct sl_buf subject = SL_BUF_INIT;
 	char tree[41], *title = NULL;
 	json_t *fields = NULL;
 	int error, rc;
@@ -219,6 +269,9 @@ int step_merge(struct step *s, struct sl_err *err)
 		return step__move(s, "reviewing", err,
 				  "the tree changed after the approval (%.12s); reviewing again", tree);
 	fields = wo_fields(s, s->run.work_order_id, &title);
+	if ((error = render_subject(s, fields, &subject, err)) != 0)
+		goto out;
+	o.subject = subject.len ? subject.ptr : NULL;
 	o.target = s->ctx->cfg->target;
 	o.head = s->run.head_commit;
 	o.work_order_id = s->run.work_order_id;
@@ -260,6 +313,7 @@ int step_merge(struct step *s, struct sl_err *err)
 	}
 out:
 	merge_commit_result_release(&mr);
+	sl_buf_release(&subject);
 	json_decref(fields);
 	free(title);
 	return error;

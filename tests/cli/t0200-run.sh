@@ -113,4 +113,17 @@ test_expect_success 'abandon saves the work and removes the worktree, keeping th
 	test_grep "extra.txt" repo/.system/runs/$run/diff.patch
 '
 
+test_expect_success 'merge.message sets the subject of the merge commit' '
+	printf "%s\n" "merge:" "  message: \"Land {work_order.id} from {run.branch}: {work_order.title}\"" \
+		>>repo/.system/config.yaml &&
+	sluice -C repo check &&
+	echo "echo three >three.txt" >"$BUILDERS/WO-3.sh" &&
+	wo repo WO-3 &&
+	sluice -C repo tick && run=$(run_of repo WO-3) &&
+	sluice -C repo approve $run && sluice -C repo tick &&
+	git -C repo log -1 --format=%B main >msg &&
+	test_grep "^Land WO-3 from run/WO-3-$(echo $run | cut -c17-): Work order WO-3$" msg &&
+	test_grep "^Work-Order: WO-3$" msg
+'
+
 test_done
