@@ -209,14 +209,16 @@ int merge_verify_resolved(const char *wt_path, const struct merge_paths *conflic
 			  struct sl_err *err);
 
 /*
- * Finish the resolution: stage everything (`git add -A`), verify as
+ * Finish the resolution: stage everything but `excluded` (the worktree's
+ * shared and copied paths; NULL-terminated, or NULL) with `git add -A`, verify as
  * merge_verify_resolved(), and commit the merge with `git commit` (the
  * message: `message`, or git's prepared MERGE_MSG when NULL), hooks off,
  * identity sluice. If the builder already committed the merge, nothing is
  * committed. *head gets the resulting HEAD.
  */
 int merge_commit_resolution(const char *wt_path, const char *message,
-			    const struct merge_paths *conflicted, git_oid *head, struct sl_err *err);
+			    const struct merge_paths *conflicted, const char *const *excluded,
+			    git_oid *head, struct sl_err *err);
 
 /* ---- module-internal (merge__*), not for other modules ---- */
 

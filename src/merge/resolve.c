@@ -157,10 +157,47 @@ out:
 	return error;
 }
 
-int merge_commit_resolution(const char *wt_path, const char *message,
-			    const struct merge_paths *conflicted, git_oid *head, struct sl_err *err)
+/* `git add -A -- . :(exclude)P...`: everything but the shared and copied paths. */
+static int stage_all(const char *wt_path, const char *const *excluded, struct sl_err *err)
 {
-	const char *add[] = { "add", "-A", NULL };
+	const char **args;
+	char **owned;
+	size_t n = 0, i;
+	int error = 0, code;
+
+	while (excluded && excluded[n])
+		n++;
+	args = calloc(n + 5, sizeof(*args));
+	owned = calloc(n + 1, sizeof(*owned));
+	if (!args || !owned) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	args[0] = "add";
+	args[1] = "-A";
+	args[2] = "--";
+	args[3] = ".";
+	for (i = 0; i < n; i++) {
+		if (asprintf(&owned[i], ":(exclude,literal)%s", excluded[i]) < 0) {
+			owned[i] = NULL;
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+		args[4 + i] = owned[i];
+	}
+	error = merge__run_git(wt_path, args, NULL, 0, &code, err);
+out:
+	for (i = 0; owned && i < n; i++)
+		free(owned[i]);
+	free(owned);
+	free(args);
+	return error;
+}
+
+int merge_commit_resolution(const char *wt_path, const char *message,
+			    const struct merge_paths *conflicted, const char *const *excluded,
+			    git_oid *head, struct sl_err *err)
+{
 	const char *commit_msg[] = { "commit", "-q", "-m", message, NULL };
 	const char *commit_noedit[] = { "commit", "-q", "--no-edit", NULL };
 	int error, code, merging = 0, head_is_merge = 0;
@@ -172,7 +209,7 @@ int merge_commit_resolution(const char *wt_path, const char *message,
 	if (!merging)
 		return sl_err_set(err, SL_EINVALID, "no merge is in progress in '%s'; nothing to "
 				  "commit", wt_path);
-	if ((error = merge__run_git(wt_path, add, NULL, 0, &code, err)) ||
+	if ((error = stage_all(wt_path, excluded, err)) ||
 	    (error = merge_verify_resolved(wt_path, conflicted, err)) ||
 	    (error = merge__run_git(wt_path, message ? commit_msg : commit_noedit, NULL, 0, &code,
 				    err)))

@@ -3,6 +3,22 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* worktree.share and worktree.copy in one NULL-terminated list (strings borrowed). */
+static char **excluded_paths(const struct sl_config *cfg)
+{
+	size_t ns = sl_strv_len(cfg->worktree.share), nc = sl_strv_len(cfg->worktree.copy);
+	char **v = calloc(ns + nc + 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	if (ns)
+		memcpy(v, cfg->worktree.share, ns * sizeof(*v));
+	if (nc)
+		memcpy(v + ns, cfg->worktree.copy, nc * sizeof(*v));
+	return v;
+}
 
 int runner_ctx_open(struct runner_ctx *ctx, const char *dir, struct sl_err *err)
 {
@@ -18,6 +34,10 @@ int runner_ctx_open(struct runner_ctx *ctx, const char *dir, struct sl_err *err)
 		goto out;
 	snprintf(ctx->target_ref, sizeof(ctx->target_ref), "refs/heads/%s",
 		 ctx->cfg->target ? ctx->cfg->target : "main");
+	if (!(ctx->excluded = excluded_paths(ctx->cfg))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
 	error = sl_mkdir_p(ctx->repo.runs_dir, err);
 out:
 	if (error)
@@ -27,6 +47,8 @@ out:
 
 void runner_ctx_release(struct runner_ctx *ctx)
 {
+	free(ctx->excluded); /* the strings belong to cfg */
+	ctx->excluded = NULL;
 	store_free(ctx->st);
 	ctx->st = NULL;
 	sl_config_free(ctx->cfg);

@@ -173,7 +173,8 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 		git_oid oid;
 		json_array_foreach(files, i, v)
 			merge_paths_add(&conflicted, json_string_value(v));
-		if ((error = merge_commit_resolution(s->wt, NULL, &conflicted, &oid, err)) == 0)
+		if ((error = merge_commit_resolution(s->wt, NULL, &conflicted, step__excluded(s),
+						    &oid, err)) == 0)
 			git_oid_tostr(head, sizeof(head), &oid);
 		merge_paths_release(&conflicted);
 	} else {

@@ -173,13 +173,7 @@ int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err)
 
 const char *const *step__excluded(struct step *s)
 {
-	static const char *none[] = { NULL };
-	/* shared and copied paths are never committed; share wins for simplicity */
-	if (s->ctx->cfg->worktree.share)
-		return (const char *const *)s->ctx->cfg->worktree.share;
-	if (s->ctx->cfg->worktree.copy)
-		return (const char *const *)s->ctx->cfg->worktree.copy;
-	return none;
+	return (const char *const *)s->ctx->excluded;
 }
 
 static int write_work_order(struct step *s, struct sl_err *err)

@@ -20,9 +20,10 @@ struct runner_ctx {
 	struct sl_config *cfg;
 	struct store *st;
 	char target_ref[512];   /* refs/heads/<cfg->target> */
+	char **excluded;        /* worktree.share + worktree.copy: never committed, never "dirty" */
 };
 
-#define RUNNER_CTX_INIT { SL_REPO_INIT, NULL, NULL, { 0 } }
+#define RUNNER_CTX_INIT { SL_REPO_INIT, NULL, NULL, { 0 }, NULL }
 
 /*
  * Find the repository containing dir, check it is initialized, load the

@@ -114,7 +114,8 @@ static int snapshot(struct step *s, char head[41], struct sl_err *err)
 			merge_paths_add(&conflicted, json_string_value(v));
 		snprintf(msg, sizeof(msg), "Merge %s into %s (resolution, run %s)",
 			 s->ctx->cfg->target, s->run.branch_name, s->run.id);
-		if ((error = merge_commit_resolution(s->wt, msg, &conflicted, &oid, err)) == 0)
+		if ((error = merge_commit_resolution(s->wt, msg, &conflicted, step__excluded(s), &oid,
+						    err)) == 0)
 			git_oid_tostr(head, 41, &oid);
 		json_decref(c);
 	} else {

@@ -304,6 +304,7 @@ static void test_parse_merge_tree(void **state)
 
 static void test_resolution_in_worktree(void **state)
 {
+	const char *excluded[] = { "shared-deps", NULL };
 	struct merge_paths conflicted = MERGE_PATHS_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char wt[PATH_MAX], tip[GIT_OID_HEXSZ + 1];
@@ -320,11 +321,16 @@ static void test_resolution_in_worktree(void **state)
 	assert_string_equal(conflicted.v[0], "a.txt");
 	assert_int_equal(sh("grep -q '^<<<<<<< ' wt/a.txt"), 0);
 	/* markers left: refused */
-	assert_int_equal(merge_commit_resolution(wt, NULL, &conflicted, &head, &err), SL_ECONFLICT);
+	assert_int_equal(merge_commit_resolution(wt, NULL, &conflicted, NULL, &head, &err),
+			 SL_ECONFLICT);
 	assert_non_null(strstr(err.msg, "'a.txt' still has a conflict marker at line 3"));
 	sl_err_clear(&err);
 	assert_int_equal(sh("cd wt && printf '1\\n2\\nboth\\n4\\n5\\n' >a.txt"), 0);
-	assert_int_equal(merge_commit_resolution(wt, "Resolve WO-1", &conflicted, &head, &err), 0);
+	/* a shared path (worktree.share) is never committed by the resolution */
+	assert_int_equal(sh("cd wt && ln -s /tmp shared-deps"), 0);
+	assert_int_equal(merge_commit_resolution(wt, "Resolve WO-1", &conflicted, excluded, &head,
+						 &err), 0);
+	assert_int_not_equal(sh("cd wt && git ls-files --error-unmatch shared-deps 2>/dev/null"), 0);
 	assert_string_equal(git_oid_tostr_s(&head), sh_out("cd wt && git rev-parse HEAD"));
 	assert_string_equal(tip, sh_out("cd wt && git rev-parse HEAD^2"));
 	assert_string_equal("Resolve WO-1", sh_out("cd wt && git log -1 --format=%s"));
