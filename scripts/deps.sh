@@ -6,7 +6,8 @@ set -eu
 
 packages="build-essential cmake pkg-config git
 libgit2-dev libsqlite3-dev libcurl4-openssl-dev libyaml-dev libjansson-dev
-libssl-dev uuid-dev libcmocka-dev libmicrohttpd-dev sqlite3 curl"
+libssl-dev uuid-dev libcmocka-dev libmicrohttpd-dev sqlite3 curl
+python3 python3-jsonschema"
 
 missing=""
 for p in $packages; do
