@@ -45,6 +45,9 @@ const char *const *step__excluded(struct step *s);
 int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Write diff.patch and files_changed.json for base..head, and record the files. */
+int step__record_diff(struct step *s, const char *head, struct sl_err *err);
+
 /* The handlers. */
 int step_prepare(struct step *s, struct sl_err *err);
 int step_build(struct step *s, struct sl_err *err);

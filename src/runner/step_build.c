@@ -129,7 +129,7 @@ static int snapshot(struct step *s, char head[41], struct sl_err *err)
 	return error;
 }
 
-static int record_diff(struct step *s, const char *head, struct sl_err *err)
+int step__record_diff(struct step *s, const char *head, struct sl_err *err)
 {
 	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
 	struct store_file_change *sf = NULL;
@@ -221,7 +221,7 @@ int step_build(struct step *s, struct sl_err *err)
 					    why, err);
 		goto out;
 	}
-	if ((error = record_diff(s, head, err)) != 0)
+	if ((error = step__record_diff(s, head, err)) != 0)
 		goto out;
 	error = step__move(s, "gating", err, "attempt %d built %.12s (%s)", s->run.attempt, head,
 			   how);

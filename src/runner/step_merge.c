@@ -253,6 +253,42 @@ static int render_subject(struct step *s, json_t *fields, struct sl_buf *out, st
 	return 0;
 }
 
+/*
+ * The approval is of the recorded head. If the run branch moved on, or its
+ * worktree holds new changes (someone worked there after the review), they
+ * are committed and recorded, and the run goes through gates and review
+ * again: nothing unreviewed is merged, and nothing is lost by deleting the
+ * branch after the merge. Returns 0 when nothing changed, SENT_BACK when it
+ * sent the run back, STEP_STOP when the run failed, or an error.
+ */
+#define SENT_BACK 2
+static int unchanged_since_review(struct step *s, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char head[41];
+	int error, committed = 0;
+
+	if (!sl_path_exists(s->wt))
+		return 0;
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
+				"sluice snapshot: changes after the review", head, &committed, err);
+	sl_lock_release(&lock);
+	if (error)
+		return step__fail(s, "failed", err, "before the merge: %s", err->msg);
+	if (!strcmp(head, s->run.head_commit))
+		return 0;
+	if ((error = step__set(s, err, "head_commit", head, "approved_tree", NULL, NULL)) != 0 ||
+	    (error = step__record_diff(s, head, err)) != 0)
+		return error;
+	error = step__move(s, "gating", err,
+			   "the run branch changed after the review (now %.12s); gating and "
+			   "reviewing again",
+			   head);
+	return error ? error : SENT_BACK;
+}
+
 int step_merge(struct step *s, struct sl_err *err)
 {
 	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
@@ -263,6 +299,8 @@ int step_merge(struct step *s, struct sl_err *err)
 	json_t *fields = NULL;
 	int error, rc;
 
+	if ((error = unchanged_since_review(s, err)) != 0)
+		return error == SENT_BACK ? STEP_NEXT : error;
 	if ((error = step__tree_of(s, s->run.head_commit, tree, err)) != 0)
 		return error;
 	if (!s->run.approved_tree || strcmp(tree, s->run.approved_tree))

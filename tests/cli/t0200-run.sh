@@ -113,6 +113,21 @@ test_expect_success 'abandon saves the work and removes the worktree, keeping th
 	test_grep "extra.txt" repo/.system/runs/$run/diff.patch
 '
 
+test_expect_success 'an approval binds to the tree: work added after it is reviewed again' '
+	echo "echo four >four.txt" >"$BUILDERS/WO-4.sh" &&
+	wo repo WO-4 &&
+	sluice -C repo tick && run=$(run_of repo WO-4) &&
+	sluice -C repo approve $run &&
+	echo "added after the review" >repo/.system/runs/$run/worktree/late.txt &&
+	sluice -C repo tick >out &&
+	test "$(state_of repo $run)" = awaiting_review &&
+	sluice -C repo log $run >log && test_grep "changed after the review" log &&
+	test_grep "late.txt" repo/.system/runs/$run/diff.patch &&
+	sluice -C repo approve $run && sluice -C repo tick &&
+	test "$(state_of repo $run)" = merged &&
+	git -C repo show main:late.txt >late && test_grep "added after the review" late
+'
+
 test_expect_success 'merge.message sets the subject of the merge commit' '
 	printf "%s\n" "merge:" "  message: \"Land {work_order.id} from {run.branch}: {work_order.title}\"" \
 		>>repo/.system/config.yaml &&
