@@ -113,10 +113,10 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		if (opt == 'h')
 			return cli_help(usage_text);
 		if (!cli_common_opt(cli, opt, optarg))
-			return cli_usage(argv[0], "unknown option");
+			return cli_usage("check", "unknown option");
 	}
 	if (optind < argc)
-		return cli_usage(argv[0], "unexpected argument '%s'", argv[optind]);
+		return cli_usage("check", "unexpected argument '%s'", argv[optind]);
 	if (sl_repo_find(&repo, cli->dir, &err) || sl_repo_require_init(&repo, &err) ||
 	    (n = check_all(&repo, &problems, &nwo, &err)) < 0) {
 		rc = cli_report(&err);

@@ -265,10 +265,10 @@ int cmd_init(struct cli *cli, int argc, char **argv)
 		else if (opt == OPT_TARGET)
 			in.target_opt = optarg;
 		else if (!cli_common_opt(cli, opt, optarg))
-			return cli_usage(argv[0], "unknown option");
+			return cli_usage("init", "unknown option");
 	}
 	if (optind < argc)
-		return cli_usage(argv[0], "unexpected argument '%s'", argv[optind]);
+		return cli_usage("init", "unexpected argument '%s'", argv[optind]);
 	if (sl_repo_find(&in.repo, cli->dir, &in.err) || run_init(&in)) {
 		rc = cli_report(&in.err);
 		goto out;

@@ -104,10 +104,10 @@ int cmd_merge_preview(struct cli *cli, int argc, char **argv)
 		if (opt == OPT_NO_VERIFY)
 			mo.verify = 0;
 		else if (!cli_common_opt(cli, opt, optarg))
-			return cli_usage(argv[0], "unknown option");
+			return cli_usage("merge-preview", "unknown option");
 	}
 	if (argc - optind != 2)
-		return cli_usage(argv[0], "expected two revisions, OURS and THEIRS");
+		return cli_usage("merge-preview", "expected two revisions, OURS and THEIRS");
 	dir = cli_repo_dir(cli);
 	if (!dir) {
 		cli_error("cannot find the directory '%s'; check -C", cli->dir ? cli->dir : ".");

@@ -166,10 +166,10 @@ int cmd_queue(struct cli *cli, int argc, char **argv)
 		if (opt == OPT_EXPLAIN)
 			explain = 1;
 		else if (!cli_common_opt(cli, opt, optarg))
-			return cli_usage(argv[0], "unknown option");
+			return cli_usage("queue", "unknown option");
 	}
 	if (optind < argc)
-		return cli_usage(argv[0], "unexpected argument '%s'", argv[optind]);
+		return cli_usage("queue", "unexpected argument '%s'", argv[optind]);
 	if (sl_repo_find(&repo, cli->dir, &err) || sl_repo_require_init(&repo, &err) ||
 	    run_queue(cli, &repo, explain, &err))
 		rc = cli_report(&err);

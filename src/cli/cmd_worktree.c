@@ -340,19 +340,26 @@ int cmd_worktree(struct cli *cli, int argc, char **argv)
 	struct sl_repo repo = SL_REPO_INIT;
 	int rc;
 
+	static char progname[64];
+
 	if (argc < 2)
 		return cli_usage("worktree", "expected create, cleanup or status");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return cli_help(usage_main);
-	if (!strcmp(argv[1], "status"))
+	/* getopt names the subcommand in its messages */
+	snprintf(progname, sizeof(progname), "sluice worktree %s", argv[1]);
+	if (!strcmp(argv[1], "status") || !strcmp(argv[1], "create") || !strcmp(argv[1], "cleanup"))
+		argv[1] = progname;
+	if (!strcmp(progname, "sluice worktree status"))
 		return sub_status(cli, argc - 1, argv + 1);
-	if (strcmp(argv[1], "create") && strcmp(argv[1], "cleanup"))
+	if (argv[1] != progname)
 		return cli_usage("worktree", "unknown subcommand '%s'", argv[1]);
 	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
-		return cli_help(!strcmp(argv[1], "create") ? usage_create : usage_cleanup);
+		return cli_help(!strcmp(progname, "sluice worktree create") ? usage_create
+									   : usage_cleanup);
 	if (sl_repo_find(&repo, cli->dir, &err) < 0)
 		return failure(&err);
-	if (!strcmp(argv[1], "create"))
+	if (!strcmp(progname, "sluice worktree create"))
 		rc = sub_create(repo.root, argc - 1, argv + 1);
 	else
 		rc = sub_cleanup(repo.root, argc - 1, argv + 1);

@@ -54,6 +54,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	struct cli cli = { NULL, 0, 0, "sluice" };
+	static char progname[64];
 	const struct command *c;
 	int i = 1, rc;
 
@@ -109,6 +110,9 @@ int main(int argc, char **argv)
 	}
 	if (cli.verbose)
 		sl_log_level = cli.verbose > 1 ? SL_LOG_DEBUG : SL_LOG_INFO;
+	/* getopt names the command in its messages: "sluice tick: unrecognized option" */
+	snprintf(progname, sizeof(progname), "sluice %s", c->name);
+	argv[i] = progname;
 	rc = c->fn(&cli, argc - i, argv + i);
 	git_libgit2_shutdown();
 	return rc;

@@ -27,11 +27,15 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "sluice %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nsee 'sluice %s --help'\n", cmd);
+	/* getopt has already said which option it did not know */
+	if (strcmp(fmt, "unknown option")) {
+		fprintf(stderr, "sluice %s: ", cmd);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "see 'sluice %s --help'\n", cmd);
 	return CLI_USAGE;
 }
 
