@@ -36,6 +36,14 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
+int cmd_test_diff(struct cli *cli, int argc, char **argv);
+
+/* Hidden: for tests and benchmarks, not listed, not part of the contract. */
+static const struct command hidden[] = {
+	{ "test-diff", cmd_test_diff, NULL },
+	{ NULL, NULL, NULL },
+};
+
 static void usage(FILE *out)
 {
 	const struct command *c;
@@ -98,6 +106,10 @@ int main(int argc, char **argv)
 	for (c = commands; c->name; c++)
 		if (!strcmp(c->name, argv[i]))
 			break;
+	if (!c->name)
+		for (c = hidden; c->name; c++)
+			if (!strcmp(c->name, argv[i]))
+				break;
 	if (!c->name) {
 		fprintf(stderr, "sluice: '%s' is not a sluice command; see 'sluice --help'\n", argv[i]);
 		return CLI_USAGE;
