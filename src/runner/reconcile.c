@@ -8,6 +8,7 @@
 #include "runner/runner_int.h"
 #include "runner/manifest.h"
 #include "runner/builder.h"
+#include "runner/worktree.h"
 #include "core/fs.h"
 #include "core/log.h"
 
@@ -185,6 +186,49 @@ static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, siz
 	return error;
 }
 
+/*
+ * Finish the cleanup a crash interrupted: a merged or abandoned run whose
+ * worktree is still there (its work is on the target or saved on its
+ * branch) loses the worktree; a merged run loses its branch too. A dirty
+ * worktree is left alone and reported. Stale .git/worktrees entries whose
+ * directory is gone are pruned.
+ */
+static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	size_t i, pruned = 0;
+
+	if (runner__lock_repo(ctx, &lock, &err) != 0) {
+		sl_log(SL_LOG_WARN, "cleanup skipped: %s", err.msg);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		int merged = !strcmp(runs[i].state, "merged"), deleted = 0;
+		char *wt;
+		if (!merged && strcmp(runs[i].state, "abandoned"))
+			continue;
+		wt = runner__worktree_path(ctx, runs[i].id);
+		if (wt && sl_path_exists(wt)) {
+			sl_err_clear(&err);
+			if (runner_worktree_remove(ctx->repo.root, runs[i].id,
+						   (const char *const *)ctx->excluded, 0, merged,
+						   &deleted, &err) != 0)
+				sl_log(SL_LOG_WARN, "run %s is %s but its worktree stays: %s",
+				       runs[i].id, runs[i].state, err.msg);
+			else
+				sl_log(SL_LOG_INFO, "removed the worktree of %s run %s",
+				       runs[i].state, runs[i].id);
+		}
+		free(wt);
+	}
+	sl_err_clear(&err);
+	if (runner_worktree_prune_stale(ctx->repo.root, &pruned, &err) == 0 && pruned)
+		sl_log(SL_LOG_INFO, "pruned %zu stale worktree entr%s", pruned,
+		       pruned == 1 ? "y" : "ies");
+	sl_lock_release(&lock);
+}
+
 int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct sl_err *err)
 {
 	struct store_run *runs = NULL;
@@ -211,6 +255,8 @@ int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct
 	}
 	if (!error)
 		error = seal_merged(ctx, runs, n, err);
+	if (!error)
+		finish_cleanups(ctx, runs, n);
 	if (!error)
 		*orphans = count_orphans(ctx, runs, n);
 	store_runs_free(runs, n);
