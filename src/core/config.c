@@ -21,44 +21,6 @@
 
 #define CONFIG_MAX_BYTES ((size_t)1 << 20)
 
-/* ---- string vectors ---------------------------------------------------- */
-
-void sl_strv_free(sl_strv v)
-{
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-size_t sl_strv_len(const sl_strv v)
-{
-	size_t n = 0;
-
-	while (v && v[n])
-		n++;
-	return n;
-}
-
-/* Append a copy of s; -1 on out of memory (v unchanged). */
-static int strv_push(sl_strv *v, const char *s)
-{
-	size_t n = sl_strv_len(*v);
-	char **nv, *copy = strdup(s);
-
-	if (!copy || !(nv = realloc(*v, (n + 2) * sizeof(*nv)))) {
-		free(copy);
-		return -1;
-	}
-	nv[n] = copy;
-	nv[n + 1] = NULL;
-	*v = nv;
-	return 0;
-}
-
 /* ---- the walk ---------------------------------------------------------- */
 
 struct retry_walk;
@@ -223,7 +185,7 @@ static int get_strv(struct ctx *c, const yaml_node_t *n, sl_strv *out, const cha
 			sl_strv_free(v);
 			return -1;
 		}
-		if (strv_push(&v, s) < 0) {
+		if (sl_strv_push(&v, s) < 0) {
 			oom(c);
 			sl_strv_free(v);
 			return -1;
@@ -341,25 +303,19 @@ static void env_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 		problem(c, v, "'builder.env.%s' must be a text value", key);
 		return;
 	}
-	if (asprintf(&kv, "%s=%s", key, s) < 0 || strv_push(&c->cfg->builder.env, kv) < 0)
+	if (asprintf(&kv, "%s=%s", key, s) < 0 || sl_strv_push(&c->cfg->builder.env, kv) < 0)
 		oom(c);
 	free(kv);
 }
 
-static const char *const presets[] = {"claude-code", "codex", "aider", "gemini", NULL};
-
 static void builder_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
-	int i;
-
 	if (!strcmp(key, "command")) {
 		get_argv(c, v, &c->cfg->builder.command, "builder.command");
 	} else if (!strcmp(key, "preset")) {
 		if (get_str(c, v, &c->cfg->builder.preset, "builder.preset") < 0)
 			return;
-		for (i = 0; presets[i] && strcmp(presets[i], c->cfg->builder.preset); i++)
-			;
-		if (!presets[i])
+		if (!sl_config_preset_known(c->cfg->builder.preset))
 			problem(c, v,
 			        "unknown builder.preset '%s'; use claude-code, codex, aider or "
 			        "gemini, "
@@ -956,169 +912,4 @@ void sl_config_free(struct sl_config *cfg)
 	free(cfg->merge.resolver);
 	free(cfg->merge.message);
 	free(cfg);
-}
-
-/* ---- presets and the template of `sluice init` ------------------------- */
-
-/*
- * Non-interactive invocations of common agent CLIs (checked against their
- * documentation, see docs/config.md). The prompt is in $SLUICE_PROMPT_FILE;
- * CLIs that want it as an argument read it through `sh -c`.
- */
-static const struct {
-	const char *name;
-	const char *script;
-} preset_table[] = {
-        {"claude-code", "exec claude -p --permission-mode acceptEdits --output-format text "
-                        "\"$(cat \"$SLUICE_PROMPT_FILE\")\""},
-        {"codex", "exec codex exec --sandbox workspace-write \"$(cat \"$SLUICE_PROMPT_FILE\")\""},
-        {"aider",
-         "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\""},
-        {"gemini", "exec gemini --approval-mode=yolo -p \"$(cat \"$SLUICE_PROMPT_FILE\")\""},
-        {NULL, NULL},
-};
-
-int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err)
-{
-	sl_strv v = NULL;
-	int i;
-
-	*out = NULL;
-	for (i = 0; preset_table[i].name && strcmp(preset_table[i].name, preset); i++)
-		;
-	if (!preset_table[i].name)
-		return sl_err_set(
-		        err, SL_ENOTFOUND,
-		        "unknown builder preset '%s'; use claude-code, codex, aider or gemini",
-		        preset);
-	if (strv_push(&v, "sh") < 0 || strv_push(&v, "-c") < 0 ||
-	    strv_push(&v, preset_table[i].script) < 0) {
-		sl_strv_free(v);
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	}
-	*out = v;
-	return 0;
-}
-
-static const char config_template[] =
-        "# sluice configuration (see docs/config.md and schema/config.schema.json).\n"
-        "# Every key is optional but the builder, which is needed to build (not to\n"
-        "# load or check). Commented-out values are the defaults.\n"
-        "\n"
-        "# The branch that approved runs are merged into.\n"
-        "target: %s\n"
-        "\n"
-        "queue:\n"
-        "  # Where work orders are dropped: *.md files, searched recursively.\n"
-        "  inbox: %s\n"
-        "  # Builders run in parallel by one tick.\n"
-        "  # jobs: 2\n"
-        "  # Build work orders whose context paths overlap at the same time.\n"
-        "  # allow_overlap: false\n"
-        "\n"
-        "# The builder: the agent that does the work in the run's worktree. Set\n"
-        "# either a command (an argv list; write [sh, -c, '...'] for a shell) or a\n"
-        "# preset: claude-code, codex, aider, gemini. It gets $SLUICE_PROMPT_FILE,\n"
-        "# $SLUICE_RUN_DIR, $SLUICE_WORK_ORDER_ID, $SLUICE_MODE and $SLUICE_ATTEMPT.\n"
-        "# builder:\n"
-        "#   preset: claude-code\n"
-        "#   command: [sh, -c, 'my-agent --prompt-file \"$SLUICE_PROMPT_FILE\"']\n"
-        "#   timeout: 30m\n"
-        "#   env:\n"
-        "#     MY_VARIABLE: value\n"
-        "#   log_max: 10MiB\n"
-        "\n"
-        "# worktree:\n"
-        "#   share: []         # paths symlinked from the main checkout (node_modules)\n"
-        "#   copy: []          # paths copied from the main checkout (.env)\n"
-        "#   setup: [npm, ci]  # run in a new worktree, after creation\n"
-        "#   setup_timeout: 10m\n"
-        "#   hooks: off        # on: let the builder's git commits run the repository's hooks\n"
-        "\n"
-        "# Gates: named commands run in the worktree after each build. A failing\n"
-        "# gate fails the attempt (see retry).\n"
-        "# gates:\n"
-        "#   test: [make, test]\n"
-        "#   lint:\n"
-        "#     command: [make, lint]\n"
-        "#     timeout: 10m\n"
-        "\n"
-        "# Retry rules: without them a failed gate or a request for changes is\n"
-        "# final. Each entry has one condition (attempt: N from attempt N on,\n"
-        "# not: gate.NAME when that gate failed, exit: N to stop at attempt N) and\n"
-        "# sticky overrides (builder, prompt, worktree: reset). 'exit' is required.\n"
-        "# retry:\n"
-        "#   - not: gate.test\n"
-        "#     prompt: |\n"
-        "#       The tests failed:\n"
-        "#       {gate.test.output}\n"
-        "#       Fix them. The work order: {work_order.title}\n"
-        "#   - attempt: 3\n"
-        "#     worktree: reset\n"
-        "#   - exit: 4\n"
-        "\n"
-        "# reviewer:\n"
-        "#   mode: manual          # manual (sluice approve/reject), http or command\n"
-        "#   url: http://127.0.0.1:8080/review\n"
-        "#   protocol: sluice      # sluice or openai (chat completions)\n"
-        "#   model: my-model       # openai protocol: the model name\n"
-        "#   token_env: REVIEWER_TOKEN  # variable holding the bearer token\n"
-        "#   timeout: 120s\n"
-        "#   connect_timeout: 10s\n"
-        "#   retries: 3\n"
-        "#   command: [my-reviewer]  # command mode: gets the request on stdin\n"
-        "#   max_reply: 1MiB\n"
-        "#   name: my-reviewer     # for the Reviewed-by: trailer\n"
-        "\n"
-        "# merge:\n"
-        "#   resolver: builder     # builder (let the builder resolve conflicts) or none\n"
-        "#   resolve_attempts: 2\n"
-        "#   verify: true          # cross-check every merge with git merge-tree\n"
-        "#   message: \"Merge {work_order.id}: {work_order.title}\"\n"
-        "\n"
-        "# gc:\n"
-        "#   keep_last: 20         # finished runs kept by 'sluice gc'\n";
-
-static int yaml_plain_safe(const char *s)
-{
-	const char *p;
-
-	if (!*s || strchr("-?:,[]{}#&*!|>'\"%@` ", *s))
-		return 0;
-	for (p = s; *p; p++)
-		if (strchr(":#'\"\\\n\t", *p) || (unsigned char)*p < 0x20)
-			return 0;
-	return p[-1] != ' ';
-}
-
-static char *yaml_quote(const char *s)
-{
-	struct sl_buf b = SL_BUF_INIT;
-
-	if (yaml_plain_safe(s))
-		return strdup(s);
-	sl_buf_puts(&b, "'");
-	for (; *s; s++)
-		if (*s == '\'' ? sl_buf_puts(&b, "''") : sl_buf_add(&b, s, 1)) {
-			sl_buf_release(&b);
-			return NULL;
-		}
-	if (sl_buf_puts(&b, "'")) {
-		sl_buf_release(&b);
-		return NULL;
-	}
-	return sl_buf_detach(&b);
-}
-
-char *sl_config_template(const char *target, const char *inbox)
-{
-	char *t = yaml_quote(target ? target : "main");
-	char *i = yaml_quote(inbox ? inbox : "work_orders");
-	char *out = NULL;
-
-	if (t && i && asprintf(&out, config_template, t, i) < 0)
-		out = NULL;
-	free(t);
-	free(i);
-	return out;
 }

@@ -15,6 +15,8 @@
 typedef char **sl_strv;
 void sl_strv_free(sl_strv v);
 size_t sl_strv_len(const sl_strv v);
+/* Append a copy of s; -1 on out of memory (v unchanged). */
+int sl_strv_push(sl_strv *v, const char *s);
 
 enum sl_retry_kind {
 	SL_RETRY_ATTEMPT,  /* attempt: N  - applies from attempt N on (sticky) */
@@ -124,5 +126,8 @@ char *sl_config_template(const char *target, const char *inbox);
  * it on the command line, through `sh -c` reading that file.
  */
 int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err);
+
+/* 1 when `name` is a builder preset. */
+int sl_config_preset_known(const char *name);
 
 #endif
