@@ -17,6 +17,8 @@ void sl_strv_free(sl_strv v);
 size_t sl_strv_len(const sl_strv v);
 /* Append a copy of s; -1 on out of memory (v unchanged). */
 int sl_strv_push(sl_strv *v, const char *s);
+/* A deep copy of v (NULL gives an empty array); NULL on out of memory. */
+sl_strv sl_strv_copy(const char *const *v);
 
 enum sl_retry_kind {
 	SL_RETRY_ATTEMPT,  /* attempt: N  - applies from attempt N on (sticky) */

@@ -38,3 +38,17 @@ int sl_strv_push(sl_strv *v, const char *s)
 	*v = nv;
 	return 0;
 }
+
+sl_strv sl_strv_copy(const char *const *v)
+{
+	size_t n = sl_strv_len((const sl_strv)v), i;
+	sl_strv out = calloc(n + 1, sizeof(*out));
+
+	for (i = 0; out && i < n; i++) {
+		if (!(out[i] = strdup(v[i]))) {
+			sl_strv_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}

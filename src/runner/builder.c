@@ -30,24 +30,6 @@ const char *const *runner_builder_hooks_env(const struct sl_config *cfg)
 	return cfg->worktree.hooks ? hooks_on : hooks_off;
 }
 
-static sl_strv strv_dup(const char *const *v)
-{
-	size_t n = 0;
-	sl_strv out;
-
-	while (v[n])
-		n++;
-	if (!(out = calloc(n + 1, sizeof(*out))))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!(out[i] = strdup(v[i]))) {
-			sl_strv_free(out);
-			return NULL;
-		}
-	}
-	return out;
-}
-
 int runner_builder_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
 			struct sl_err *err)
 {
@@ -57,7 +39,7 @@ int runner_builder_argv(sl_strv *out, const struct sl_config *cfg, const char *c
 	if (!src || !src[0])
 		src = (const char *const *)cfg->builder.command;
 	if (src && src[0])
-		return (*out = strv_dup(src)) ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
+		return (*out = sl_strv_copy(src)) ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
 	if (cfg->builder.preset)
 		return sl_config_preset(out, cfg->builder.preset, err);
 	return sl_err_set(err, SL_EINVALID,
@@ -159,21 +141,12 @@ static void log_footer(const char *log, const struct runner_builder_opts *o,
 	log_line(log, line);
 }
 
-static size_t strv_count(char **v)
-{
-	size_t n = 0;
-
-	while (v && v[n])
-		n++;
-	return n;
-}
-
 int runner_builder_run(const struct runner_builder_opts *o, struct sl_proc_result *res,
 		       struct sl_err *err)
 {
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	sl_strv argv = NULL, env = NULL, drop = NULL;
-	size_t cap = 6 + strv_count(o->cfg->builder.env) + 4;
+	size_t cap = 6 + sl_strv_len(o->cfg->builder.env) + 4;
 	char *log = NULL, *owner = NULL;
 	int error;
 

@@ -44,23 +44,6 @@ out:
 	return buf ? buf : strdup("");
 }
 
-static sl_strv strv_copy(char **v)
-{
-	size_t n = 0;
-	sl_strv out;
-
-	while (v && v[n])
-		n++;
-	if (!(out = calloc(n + 1, sizeof(*out))))
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!(out[i] = strdup(v[i]))) {
-			sl_strv_free(out);
-			return NULL;
-		}
-	return out;
-}
-
 static int gate_name_ok(const char *name)
 {
 	if (!name || !*name)
@@ -126,7 +109,7 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 	char *path = NULL, *owner = NULL;
 	int error;
 
-	if (!(r->name = strdup(g->name)) || !(r->argv = strv_copy(g->argv)) ||
+	if (!(r->name = strdup(g->name)) || !(r->argv = sl_strv_copy((const char *const *)g->argv)) ||
 	    asprintf(&r->log, "gates/%s.log", g->name) < 0 ||
 	    !(path = sl_path_join(run_dir, r->log)) ||
 	    !(owner = sl_path_join(run_dir, RUNNER_CHILD_OWNER_FILE))) {
