@@ -43,9 +43,14 @@ int sl_read_file(struct sl_buf *out, const char *path, size_t max, struct sl_err
 	ssize_t n;
 	int fd, error = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	/* O_NONBLOCK: a FIFO planted where a file should be must not hang us */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return sl_err_sys(err, errno, "cannot open '%s'", path);
-	if (fstat(fd, &st) == 0 && max && (size_t)st.st_size > max) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		error = sl_err_set(err, SL_EINVALID, "'%s' is not a regular file", path);
+		goto out;
+	}
+	if (max && (size_t)st.st_size > max) {
 		error = sl_err_set(err, SL_ETOOBIG, "'%s' is %lld bytes, over the limit of %zu",
 				   path, (long long)st.st_size, max);
 		goto out;
@@ -91,8 +96,13 @@ static int write_all(int fd, const void *data, size_t len)
 
 int sl_write_file(const char *path, const void *data, size_t len, struct sl_err *err)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	int error = 0;
+	struct stat st;
+	int fd, error = 0;
+
+	/* replace a symlink (or FIFO) at path rather than write through it */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
 
 	if (fd < 0)
 		return sl_err_sys(err, errno, "cannot write '%s'", path);
@@ -113,7 +123,9 @@ int sl_write_file_atomic(const char *path, const void *data, size_t len, struct 
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+	/* a fresh file: never through whatever was planted at the temporary name */
+	if ((unlink(tmp) < 0 && errno != ENOENT) ||
+	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666)) < 0) {
 		error = sl_err_sys(err, errno, "cannot write '%s'", tmp);
 		goto out;
 	}

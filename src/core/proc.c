@@ -463,7 +463,7 @@ static int open_log(struct proc_io *io, struct sl_err *err)
 
 	if (!o->log_path)
 		return 0;
-	io->log_fd = open(o->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	io->log_fd = open(o->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (io->log_fd < 0)
 		return sl_err_sys(err, errno, "cannot open log '%s'", o->log_path);
 	/* The bound is per child: what this run appends, not the file's size. */

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #define GIT_ERR_MAX ((size_t)16 << 10)
-#define GIT_ARGS_MAX 32
 
 const char *merge__git(void)
 {
@@ -45,18 +44,25 @@ static const char *last_line(struct sl_buf *b)
 int merge__run_git(const char *cwd, const char *const *args, struct sl_buf *out, int ok_max,
 		   int *exit_code, struct sl_err *err)
 {
-	const char *argv[GIT_ARGS_MAX + 4];
+	const char **argv;
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	struct sl_proc_result pr;
 	struct sl_buf errout;
 	size_t n = 0;
 	int error;
 
+	while (args[n])
+		n++;
+	if (!(argv = calloc(n + 6, sizeof(*argv))))
+		return sl_err_set(err, SL_ERROR, "out of memory");
 	sl_buf_init(&errout, GIT_ERR_MAX);
+	n = 0;
 	argv[n++] = merge__git();
 	argv[n++] = "-c";
 	argv[n++] = "core.hooksPath=/dev/null";
-	while (*args && n < GIT_ARGS_MAX + 3)
+	argv[n++] = "-c"; /* a builder may have set it in the shared config: run nothing */
+	argv[n++] = "core.fsmonitor=false";
+	while (*args)
 		argv[n++] = *args++;
 	argv[n] = NULL;
 	po.argv = argv;
@@ -70,14 +76,15 @@ int merge__run_git(const char *cwd, const char *const *args, struct sl_buf *out,
 		goto out;
 	if (out && pr.out_truncated) {
 		error = sl_err_set(err, SL_ETOOBIG, "output of 'git %s' in '%s' is too large",
-				   argv[3], cwd);
+				   argv[5], cwd);
 		goto out;
 	}
 	*exit_code = pr.exit_code;
 	if (pr.exit_code > ok_max || pr.signaled)
-		error = sl_err_set(err, SL_ERROR, "'git %s' in '%s' failed (exit %d): %s", argv[3],
+		error = sl_err_set(err, SL_ERROR, "'git %s' in '%s' failed (exit %d): %s", argv[5],
 				   cwd, pr.exit_code, last_line(&errout));
 out:
 	sl_buf_release(&errout);
+	free(argv);
 	return error;
 }

@@ -5,6 +5,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The token taken out of the environment by reviewer_token_capture(). */
+static char *captured_name, *captured_token;
+
+void reviewer_token_capture(const struct sl_config *cfg)
+{
+	const char *name = cfg->reviewer.token_env, *v;
+
+	if (!name || !*name || captured_name)
+		return;
+	v = getenv(name);
+	captured_name = strdup(name);
+	captured_token = v ? strdup(v) : NULL;
+	/* nothing this process starts (git, builders, gates, hooks) inherits it */
+	unsetenv(name);
+}
+
+static const char *token_value(const char *name)
+{
+	if (captured_name && !strcmp(captured_name, name))
+		return captured_token;
+	return getenv(name);
+}
+
 int reviewer__token(const char **out, const struct sl_config *cfg, struct sl_err *err)
 {
 	const char *name = cfg->reviewer.token_env, *v;
@@ -13,7 +36,7 @@ int reviewer__token(const char **out, const struct sl_config *cfg, struct sl_err
 	*out = NULL;
 	if (!name || !*name)
 		return 0;
-	v = getenv(name);
+	v = token_value(name);
 	if (!v || !*v)
 		return sl_err_set(
 		        err, SL_EINVALID,

@@ -141,4 +141,12 @@ int reviewer_review(const struct sl_config *cfg, json_t *request, struct reviewe
  */
 void reviewer_redact_json(json_t *json, const struct sl_config *cfg);
 
+/*
+ * Take the bearer token out of the environment: keep a copy for this
+ * module and unsetenv() the variable, so that no child process (git and
+ * whatever its configuration runs, builders, gates) ever sees it. Call once
+ * after the config is loaded, before starting any child.
+ */
+void reviewer_token_capture(const struct sl_config *cfg);
+
 #endif

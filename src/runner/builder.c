@@ -106,7 +106,7 @@ static void describe_argv(char *out, size_t n, const char *const *argv)
 
 static void log_line(const char *log, const char *line)
 {
-	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 
 	if (fd < 0)
 		return;

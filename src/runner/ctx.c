@@ -1,5 +1,6 @@
 #include "runner/runner.h"
 #include "core/fs.h"
+#include "reviewer/reviewer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ int runner_ctx_open(struct runner_ctx *ctx, const char *dir, struct sl_err *err)
 		goto out;
 	if ((error = sl_config_load(&ctx->cfg, ctx->repo.config_path, err)) != 0)
 		goto out;
+	reviewer_token_capture(ctx->cfg);
 	if ((error = store_open(&ctx->st, ctx->repo.db_path, err)) != 0)
 		goto out;
 	snprintf(ctx->target_ref, sizeof(ctx->target_ref), "refs/heads/%s",

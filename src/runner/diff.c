@@ -44,8 +44,8 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 {
 	char output[4200];
 	const char *argv[] = {
-		"git", "--no-pager", "--no-replace-objects",
-		"-c", "core.quotePath=true", "-c", "core.bigFileThreshold=512m",
+		"git", "--no-pager", "--no-replace-objects", "-c", "core.fsmonitor=false",
+		"-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=true", "-c", "core.bigFileThreshold=512m",
 		"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
 		"-c", "diff.suppressBlankEmpty=false", "-c", "diff.relative=false",
 		"diff", "--binary", "--full-index", "-M", "-l1000", "--no-color", "--no-ext-diff",
@@ -85,6 +85,12 @@ int runner_diff_patch(const char *repo_path, const char *base_hex, const char *h
 		return error;
 	if (asprintf(&tmp, "%s.tmp.%ld", patch_path, (long)getpid()) < 0)
 		return sl_err_set(err, SL_ERROR, "out of memory");
+	/* whatever sits at the temporary name (a planted symlink) goes first */
+	if (unlink(tmp) < 0 && errno != ENOENT) {
+		error = sl_err_sys(err, errno, "cannot remove '%s'", tmp);
+		free(tmp);
+		return error;
+	}
 	if ((error = run_git_diff(repo_path, base_hex, head_hex, tmp, err)) == 0 &&
 	    rename(tmp, patch_path) < 0)
 		error = sl_err_sys(err, errno, "cannot rename '%s' to '%s'", tmp, patch_path);

@@ -18,7 +18,7 @@
 /* The last `max` bytes of a file, a new string ("" when unreadable). */
 static char *tail_file(const char *path, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct stat st;
 	char *buf = NULL;
 	size_t want, got = 0;
@@ -88,7 +88,7 @@ static void gate_env_release(struct gate_env *ge)
 
 static void log_start_error(const char *log, const char *msg)
 {
-	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 
 	if (fd < 0)
 		return;
@@ -118,8 +118,9 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 	}
 	if ((error = gate_env_init(&ge, cfg, run_dir, g->name, err)) < 0)
 		goto out;
-	if (truncate(path, 0) < 0 && errno != ENOENT) {
-		error = sl_err_sys(err, errno, "cannot truncate gate log '%s'", path);
+	/* a fresh log each attempt; unlink, never truncate through a planted symlink */
+	if (unlink(path) < 0 && errno != ENOENT) {
+		error = sl_err_sys(err, errno, "cannot reset gate log '%s'", path);
 		goto out;
 	}
 	po.argv = (const char *const *)g->argv;

@@ -9,7 +9,10 @@
 #include "core/log.h"
 #include "core/proc.h"
 
+#include <dirent.h>
 #include <git2.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +177,41 @@ int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err)
 const char *const *step__excluded(struct step *s)
 {
 	return (const char *const *)s->ctx->excluded;
+}
+
+static void sanitize_dir(const char *dir, int top, const char *run_id)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *p;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (top && !strcmp(de->d_name, "worktree")))
+			continue;
+		if (!(p = sl_path_join(dir, de->d_name)))
+			continue;
+		if (lstat(p, &st) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				sanitize_dir(p, 0, run_id);
+			} else if (!S_ISREG(st.st_mode)) {
+				sl_log(SL_LOG_WARN, "run %s: removed '%s' from the run folder: "
+						    "artifacts are regular files",
+				       run_id, p);
+				unlink(p);
+			}
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+void step__sanitize_run_dir(struct step *s)
+{
+	sanitize_dir(s->run_dir, 1, s->run.id);
 }
 
 static int write_work_order(struct step *s, struct sl_err *err)

@@ -45,6 +45,14 @@ const char *const *step__excluded(struct step *s);
 int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * The builder and gates can write in the run folder ($SLUICE_RUN_DIR, for
+ * summary.md): remove anything there that is not a regular file or a
+ * directory (symlinks, FIFOs, sockets), outside worktree/, before sluice
+ * writes or reads artifacts again. Artifacts are never links.
+ */
+void step__sanitize_run_dir(struct step *s);
+
 /* Write diff.patch and files_changed.json for base..head, and record the files. */
 int step__record_diff(struct step *s, const char *head, struct sl_err *err);
 

@@ -184,6 +184,7 @@ int step_build(struct step *s, struct sl_err *err)
 		goto out;
 	}
 	sl_proc_describe(how, sizeof(how), &res);
+	step__sanitize_run_dir(s);
 	error = snapshot(s, head, err);
 	if (error == SL_ENOTFOUND && strcmp(s->run.mode, "resolve")) {
 		/* nothing changed: a failed attempt like any other (retry rules) */
@@ -237,7 +238,9 @@ int step_gate(struct step *s, struct sl_err *err)
 	char why[512], name[64];
 	int error;
 
-	if ((error = runner_gates_run(s->ctx->cfg, s->wt, s->run_dir, &gr, err)) != 0)
+	error = runner_gates_run(s->ctx->cfg, s->wt, s->run_dir, &gr, err);
+	step__sanitize_run_dir(s);
+	if (error)
 		goto out;
 	/* keep each attempt's gate results beside its prompt */
 	snprintf(name, sizeof(name), "attempts/%d/gates.json", s->run.attempt);

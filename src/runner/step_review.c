@@ -126,6 +126,7 @@ int step_review(struct step *s, struct sl_err *err)
 	int error;
 
 	memset(&log, 0, sizeof(log));
+	step__sanitize_run_dir(s);
 	if ((error = step__tree_of(s, s->run.head_commit, tree, err)) != 0 ||
 	    (error = build_request(s, tree, &req, err)) != 0)
 		goto out;

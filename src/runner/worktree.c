@@ -228,7 +228,8 @@ static int needs_populate(const char *path)
 
 static int populate(const char *path, struct sl_err *err)
 {
-	const char *argv[] = { "git", "reset", "--hard", "-q", "--no-recurse-submodules", NULL };
+	const char *argv[] = { "git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+			       "reset", "--hard", "-q", "--no-recurse-submodules", NULL };
 
 	return run_git(path, argv, err);
 }

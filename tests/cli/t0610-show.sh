@@ -13,12 +13,14 @@ jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))"
 		"$SLUICE_SOURCE_DIR/schema/$1" "$2"
 }
 
-# The reviewer approves WO-1 at once and WO-2 only once $TRASH/go2 exists (until
-# then it fails, so the run stays reviewing): WO-1 merges first, WO-2 conflicts.
+# The reviewer fails (exit 1, the run stays reviewing) for WO-1 until $TRASH/go1
+# exists and for WO-2 until $TRASH/go2: both are built on the same base, then
+# WO-1 merges first and WO-2 conflicts, whatever the timing of the workers.
 write_reviewer() {
 	cat >"$TRASH/reviewer.sh" <<-EOF
 	#!/bin/sh
 	req=\$(cat)
+	case "\$req" in *'"id": "WO-1"'*|*'"id":"WO-1"'*) test -f "$TRASH/go1" || exit 1;; esac
 	case "\$req" in *'"id": "WO-2"'*|*'"id":"WO-2"'*) test -f "$TRASH/go2" || exit 1;; esac
 	echo '{"verdict":"approve","reviewer":"bot","criteria":[{"criterion":"writes same.txt","met":true,"note":"fine"}]}'
 	EOF
@@ -43,7 +45,9 @@ test_expect_success 'setup: two work orders that write the same file; a reviewer
 	for i in 1 2; do
 		printf -- "---\nid: WO-$i\ntitle: Same file $i\n---\nWrite it.\n" >work_orders/WO-$i.md || exit 1
 	done &&
-	sluice tick >/dev/null 2>&1 && touch ../go2 && sluice tick >/dev/null &&
+	sluice tick >/dev/null 2>&1 &&
+	touch ../go1 && sluice tick >/dev/null 2>&1 &&
+	touch ../go2 && sluice tick >/dev/null &&
 	sluice runs --state merged --json | grep -q "\"WO-1\"" &&
 	sluice runs --state merge_conflict --json | grep -q "\"WO-2\"")
 '
