@@ -6,14 +6,25 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Print text with control characters (terminal escapes from input) shown as '?'. */
+static void put_safe(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		fputc((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : c, out);
+	}
+}
+
 void cli_error(const char *fmt, ...)
 {
+	char msg[4096];
 	va_list ap;
 
-	fputs("sluice: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fputs("sluice: ", stderr);
+	put_safe(stderr, msg);
 	fputc('\n', stderr);
 }
 

@@ -53,7 +53,43 @@ int reviewer__token(const char **out, const struct sl_config *cfg, struct sl_err
 	return 0;
 }
 
+static int redact_exact(struct sl_buf *b, const char *token);
+
+/* The token as a JSON string would carry it: '/' may be "\/", '"' and '\\' escaped. */
+static char *json_escaped(const char *token)
+{
+	struct sl_buf e = SL_BUF_INIT;
+	const char *p;
+
+	for (p = token; *p; p++) {
+		if ((*p == '/' || *p == '"' || *p == '\\') && sl_buf_add(&e, "\\", 1))
+			break;
+		if (sl_buf_add(&e, p, 1))
+			break;
+	}
+	return sl_buf_detach(&e);
+}
+
+/*
+ * Redact the token and its JSON-escaped form: a reply may echo it either
+ * way, and a message quoting the raw reply would otherwise carry it.
+ */
 int reviewer__redact_buf(struct sl_buf *b, const char *token)
+{
+	char *esc;
+	int error;
+
+	if ((error = redact_exact(b, token)) != 0 || !token || !*token)
+		return error;
+	if (!(esc = json_escaped(token)))
+		return SL_ERROR;
+	if (strcmp(esc, token))
+		error = redact_exact(b, esc);
+	free(esc);
+	return error;
+}
+
+static int redact_exact(struct sl_buf *b, const char *token)
 {
 	struct sl_buf o;
 	size_t tlen = token ? strlen(token) : 0;

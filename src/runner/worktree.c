@@ -6,6 +6,7 @@
 
 #include <git2.h>
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,20 +367,33 @@ notfound:
 			  name_or_path);
 }
 
+static int writable_one(const char *p, const struct stat *st, int type, struct FTW *ftw)
+{
+	/* FTW_PHYS: links are reported (FTW_SL) and never followed or changed */
+	if ((type == FTW_F || type == FTW_D || type == FTW_DNR) && !(st->st_mode & S_IWUSR))
+		chmod(p, (st->st_mode & 07777) | S_IWUSR | (type != FTW_F ? S_IXUSR | S_IRUSR : 0));
+	return 0;
+}
+
+/*
+ * chmod -R u+w, in process, never through a symlink: read-only trees (Go's
+ * module cache) would make the removal fail half way. A worktree path that
+ * is itself a link is refused: removing it would act on what it points to.
+ */
 static int make_writable(const char *path, struct sl_err *err)
 {
-	const char *argv[] = { "chmod", "-R", "u+w", "--", path, NULL };
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result res;
-	struct sl_buf errout = SL_BUF_INIT;
-	int error;
+	struct stat st;
 
-	sl_buf_init(&errout, 4096);
-	o.argv = argv;
-	o.errout = &errout;
-	error = sl_proc_run(&o, &res, err);
-	sl_buf_release(&errout);
-	return error;
+	if (lstat(path, &st) < 0)
+		return sl_err_sys(err, errno, "cannot inspect worktree '%s'", path);
+	if (!S_ISDIR(st.st_mode))
+		return sl_err_set(err, SL_EINVALID,
+				  "worktree '%s' is not a directory (a link?); remove it by hand "
+				  "after checking where it points",
+				  path);
+	if (nftw(path, writable_one, 32, FTW_PHYS) < 0)
+		return sl_err_sys(err, errno, "cannot make worktree '%s' writable", path);
+	return 0;
 }
 
 static int refuse_dirty(const char *path, const char *const *excluded, struct sl_err *err)

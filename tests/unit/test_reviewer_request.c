@@ -245,6 +245,16 @@ static void test_extract_json(void **state)
 	assert_null(j);
 }
 
+static void test_redact_escaped(void **state)
+{
+	/* a reply that echoes the token JSON-escaped must not carry it either */
+	char *s = reviewer__redact_str("error: Bearer sek\\/rit and sek/rit", "sek/rit");
+
+	assert_non_null(s);
+	assert_string_equal(s, "error: Bearer [redacted] and [redacted]");
+	free(s);
+}
+
 static void test_redact(void **state)
 {
 	char *s = reviewer__redact_str("a TOK b TOKTOK", "TOK");
@@ -285,6 +295,7 @@ int main(void)
 	        cmocka_unit_test(test_verdict_to_json),
 	        cmocka_unit_test(test_extract_json),
 	        cmocka_unit_test(test_redact),
+	        cmocka_unit_test(test_redact_escaped),
 	        cmocka_unit_test(test_openai_url),
 	};
 
