@@ -62,35 +62,69 @@ static void remove_stale_locks(struct runner_ctx *ctx, const struct store_run *r
 	}
 }
 
+/*
+ * Where an interrupted run starts again. A build restarts from queued (the
+ * worktree is reused, the attempt counts); a merge goes back to approved (a
+ * merge that did land is found and recorded, never made twice); a
+ * resolution restarts at resolving, from the run's own head.
+ */
+static const char *restart_state(const struct store_run *run)
+{
+	if (!strcmp(run->state, "merging"))
+		return "approved";
+	if (!strcmp(run->state, "resolving") ||
+	    (run->mode && !strcmp(run->mode, "resolve") &&
+	     (!strcmp(run->state, "building") || !strcmp(run->state, "gating"))))
+		return "resolving";
+	return "queued";
+}
+
 /* Requeue an active run whose owner is gone; *done = 1 when it was requeued. */
-static int requeue(struct runner_ctx *ctx, const struct store_run *run, int *done,
+static int requeue(struct runner_ctx *ctx, const struct store_run *listed, int *done,
 		   struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
+	struct store_run run;
 	char reason[512], *owner = NULL;
+	const char *to;
 	int error;
 
+	memset(&run, 0, sizeof(run));
 	/* nobody holds the run lock: its owner is gone */
-	if (runner__lock_run(ctx, run->id, 0, &lock, err) != 0) {
+	if (runner__lock_run(ctx, listed->id, 0, &lock, err) != 0) {
 		sl_err_clear(err);
 		return 0;
 	}
-	remove_stale_locks(ctx, run);
-	/* a builder or gate of the dead process may still run: end its whole group */
-	if ((owner = sl_repo_run_path(&ctx->repo, run->id, RUNNER_CHILD_OWNER_FILE)) != NULL &&
+	/* read it again under the lock: another tick may have moved it meanwhile */
+	if ((error = store_run_get(ctx->st, listed->id, &run, err)) != 0 ||
+	    !store_run_state_is_active(run.state))
+		goto out;
+	/* a builder or gate of the dead process may still run: end its group first */
+	if ((owner = sl_repo_run_path(&ctx->repo, run.id, RUNNER_CHILD_OWNER_FILE)) != NULL &&
 	    sl_owner_kill_group(owner))
-		sl_log(SL_LOG_WARN, "ended the builder left running by interrupted run %s", run->id);
+		sl_log(SL_LOG_WARN, "ended the builder left running by interrupted run %s", run.id);
 	free(owner);
-	snprintf(reason, sizeof(reason),
-		 "interrupted while %s: the sluice process working on it is gone", run->state);
-	error = store_run_transition(ctx->st, run->id, run->state, "interrupted", reason, 0, err);
+	remove_stale_locks(ctx, &run);
+	to = restart_state(&run);
+	snprintf(reason, sizeof(reason), "interrupted while %s: %s", run.state,
+		 run.reason && *run.reason ? run.reason : "the sluice process working on it is gone");
+	error = store_run_transition(ctx->st, run.id, run.state, "interrupted", reason, 0, err);
 	if (!error) {
-		snprintf(reason, sizeof(reason), "requeued after an interruption (attempt %d so far)",
-			 run->attempt);
-		error = store_run_transition(ctx->st, run->id, "interrupted", "queued", reason, 0,
-					     err);
+		snprintf(reason, sizeof(reason), "%s after an interruption (attempt %d so far)",
+			 !strcmp(to, "queued") ? "requeued" : !strcmp(to, "approved")
+							 ? "the merge is tried again"
+							 : "the resolution starts again",
+			 run.attempt);
+		error = store_run_transition(ctx->st, run.id, "interrupted", to, reason, 0, err);
+	}
+	if (error == SL_ECONFLICT) { /* someone else moved it: not ours to requeue */
+		sl_err_clear(err);
+		error = 0;
+		goto out;
 	}
 	*done = !error;
+out:
+	store_run_release(&run);
 	sl_lock_release(&lock);
 	return error;
 }
@@ -244,6 +278,7 @@ int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct
 		    strcmp(runs[i].state, "interrupted"))
 			continue;
 		if (!strcmp(runs[i].state, "interrupted")) {
+			/* the restart state of a run interrupted twice is not known: rebuild */
 			error = store_run_transition(ctx->st, runs[i].id, "interrupted", "queued",
 						     "requeued after an interruption", 0, err);
 			(*requeued)++;

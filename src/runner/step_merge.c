@@ -206,6 +206,27 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 	return STEP_STOP;
 }
 
+/* mr->commit is a merge made earlier: take its first parent and tree from it. */
+static int found_merge(struct step *s, struct merge_commit_result *mr, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	int rc, error = 0;
+
+	if ((rc = git_repository_open(&repo, s->ctx->repo.root)) < 0 ||
+	    (rc = git_commit_lookup(&c, repo, &mr->commit)) < 0 || git_commit_parentcount(c) != 2)
+		error = sl_err_git(err, rc < 0 ? rc : GIT_ERROR, "cannot read the earlier merge of "
+				   "run '%s'", s->run.id);
+	else {
+		git_oid_cpy(&mr->tip, git_commit_parent_id(c, 0));
+		git_oid_cpy(&mr->tree, git_commit_tree_id(c));
+		mr->attempts = 0;
+	}
+	git_commit_free(c);
+	git_repository_free(repo);
+	return error;
+}
+
 struct message_vars {
 	struct step *s;
 	json_t *fields;
@@ -322,9 +343,9 @@ int step_merge(struct step *s, struct sl_err *err)
 		goto out;
 	rc = merge_commit(s->ctx->repo.root, &o, &mr, err);
 	if (rc == SL_EEXISTS && !git_oid_is_zero(&mr.commit)) {
-		/* merged before a crash, the store did not hear of it: record it now */
+		/* merged before a crash, the store did not hear of it: record that merge */
 		sl_err_clear(err);
-		rc = 0;
+		rc = found_merge(s, &mr, err);
 	}
 	if (rc == 0) {
 		/* still under the repository lock: the manifest chain follows merge order */

@@ -58,7 +58,7 @@ static void worklist_release(struct worklist *w)
 static int runnable_state(const char *state)
 {
 	return !strcmp(state, "queued") || !strcmp(state, "reviewing") ||
-	       !strcmp(state, "approved");
+	       !strcmp(state, "approved") || !strcmp(state, "resolving");
 }
 
 static int collect_runnable(struct runner_ctx *ctx, const char *only_wo, struct worklist *w,

@@ -87,6 +87,25 @@ test_expect_success 'kill -9 of sluice alone: the next tick ends the builder it 
 	test "$(state_of repo $(run_of repo K-orphan))" = merged
 '
 
+test_expect_success 'a merge cut off after the target moved is recorded, never made twice' '
+	sluice_repo m &&
+	echo "echo once >once.txt" >"$BUILDERS/M1.sh" &&
+	wo m M1 &&
+	sluice -C m tick >/dev/null &&
+	run=$(run_of m M1) &&
+	sluice -C m approve $run >/dev/null &&
+	mkdir -p m/.system/runs/$run/merge.json/blocker &&
+	sluice -C m tick >out 2>&1 &&
+	test "$(state_of m $run)" = merging &&
+	test "$(git -C m log --merges --oneline main | wc -l)" = 1 &&
+	rm -r m/.system/runs/$run/merge.json &&
+	sluice -C m tick >out 2>&1 &&
+	test "$(state_of m $run)" = merged &&
+	test "$(git -C m log --merges --oneline main | wc -l)" = 1 &&
+	test "$(git -C m rev-parse main^1)" = "$(sed -n "/\"parents\"/{n;p}" m/.system/runs/$run/merge.json | tr -d " \",")" &&
+	sluice -C m audit
+'
+
 test_expect_success 'no run is left active, no lock or worktree left behind' '
 	test -z "$(sluice -C repo runs | grep -v merged)" &&
 	test -z "$(ls repo/.system/runs/*/worktree 2>/dev/null)" &&
