@@ -9,7 +9,11 @@ static const char help[] =
 	"                   (cd .system/runs/RUN/worktree && git merge <target>, fix,\n"
 	"                   commit): the resolution is recorded, reviewed again, then\n"
 	"                   merged by the next tick\n"
-	"  failed, rejected a new attempt of the builder (in the same worktree)\n"
+	"  failed, rejected a new attempt of the builder in the same worktree; what\n"
+	"                   you changed there is committed first, and the retry\n"
+	"                   rules start over (no sticky override resets your work).\n"
+	"                   Refused when the work order changed since or has another\n"
+	"                   run: the newer work wins\n"
 	"  reviewing, approved  try the review or the merge again at the next tick\n";
 
 static int act_retry(struct runner_ctx *ctx, const char *run, const char *message,

@@ -205,6 +205,90 @@ out:
 	return error;
 }
 
+/*
+ * A failed or rejected run may be retried only while it is still the
+ * work order's current work: same revision, no other run under way or
+ * merged for it.
+ */
+static int still_current(struct step *s, struct sl_err *err)
+{
+	struct store_wo wo = STORE_WO_INIT;
+	struct store_run *runs = NULL;
+	size_t n = 0, i;
+	int error;
+
+	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
+		return error;
+	if (strcmp(wo.content_hash, s->run.wo_content_hash))
+		error = sl_err_set(err, SL_EINVALID,
+				   "work order '%s' changed since run '%s'; the new revision is new "
+				   "work and the next tick runs it",
+				   wo.id, s->run.id);
+	else if ((error = store_runs_list(s->ctx->st, NULL, wo.id, &runs, &n, err)) == 0)
+		for (i = 0; i < n && !error; i++)
+			if (strcmp(runs[i].id, s->run.id) &&
+			    (!store_run_state_is_final(runs[i].state) ||
+			     !strcmp(runs[i].state, "merged")))
+				error = sl_err_set(err, SL_EINVALID,
+						   "work order '%s' has run '%s' (%s); retry that one "
+						   "instead, or abandon it first",
+						   wo.id, runs[i].id, runs[i].state);
+	store_runs_free(runs, n);
+	store_wo_release(&wo);
+	return error;
+}
+
+/* Save what a person left in the worktree before anything can reset it. */
+static int save_worktree(struct step *s, const char *message, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char head[41];
+	int error, committed = 0;
+
+	if (!sl_path_exists(s->wt) || !s->run.base_commit)
+		return 0;
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
+				message, head, &committed, err);
+	sl_lock_release(&lock);
+	if (error == SL_ENOTFOUND) /* nothing there */
+		return sl_err_clear(err), 0;
+	if (!error && committed)
+		error = step__set(s, err, "head_commit", head, NULL);
+	return error;
+}
+
+static int retry_failed(struct step *s, struct sl_err *err)
+{
+	char reason[256], *path;
+	int error;
+
+	if ((error = still_current(s, err)) != 0 ||
+	    (error = save_worktree(s, "sluice: saved before a retry", err)) != 0)
+		return error;
+	/*
+	 * A person's retry starts the retry rules over: no sticky override (a
+	 * `worktree: reset` above all) undoes what the person left in the worktree.
+	 */
+	if ((path = step__path(s, "retry.json")) != NULL)
+		unlink(path);
+	free(path);
+	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
+	snprintf(reason, sizeof(reason), "retried by %s", who());
+	if ((error = store_begin(s->ctx->st, err)) != 0)
+		return error;
+	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, "queued", reason, 1,
+					  err)) != 0 ||
+	    (error = store_wo_set_state_tx(s->ctx->st, s->run.work_order_id, "running", reason,
+					   err)) != 0 ||
+	    (error = store_commit(s->ctx->st, err)) != 0) {
+		store_rollback(s->ctx->st);
+		return error;
+	}
+	return step__reload(s, err);
+}
+
 int runner_retry(struct runner_ctx *ctx, const char *run, char *next_state, size_t n,
 		 struct sl_err *err)
 {
@@ -217,10 +301,7 @@ int runner_retry(struct runner_ctx *ctx, const char *run, char *next_state, size
 	if (!strcmp(s.run.state, "merge_conflict")) {
 		error = retry_conflict(&s, err);
 	} else if (!strcmp(s.run.state, "failed") || !strcmp(s.run.state, "rejected")) {
-		/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
-		if ((error = store_wo_set_state(ctx->st, s.run.work_order_id, "running",
-					      "retried by a person", err)) == 0)
-			error = step__move(&s, "queued", err, "retried by %s", who());
+		error = retry_failed(&s, err);
 	} else if (!strcmp(s.run.state, "reviewing") || !strcmp(s.run.state, "approved")) {
 		error = step__move(&s, s.run.state, err, "retry asked by %s", who());
 	} else {

@@ -87,9 +87,3 @@ int runner__count_waiting(struct runner_ctx *ctx)
 	store_runs_free(runs, n);
 	return count;
 }
-
-int runner__finish_wo(struct runner_ctx *ctx, const struct store_run *run, const char *state,
-		      const char *reason, struct sl_err *err)
-{
-	return store_wo_set_state(ctx->st, run->work_order_id, state, reason, err);
-}

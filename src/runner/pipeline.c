@@ -62,11 +62,28 @@ int step__fail(struct step *s, const char *state, struct sl_err *err, const char
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	if ((error = step__move(s, state, err, "%s", reason)) < 0)
-		return error;
-	if ((error = runner__finish_wo(s->ctx, &s->run, "failed", reason, err)) != 0)
+	if ((error = step__finish(s, state, "failed", reason, reason, err)) < 0)
 		return error;
 	return STEP_STOP;
+}
+
+int step__finish(struct step *s, const char *state, const char *wo_state, const char *reason,
+		 const char *wo_reason, struct sl_err *err)
+{
+	int error;
+
+	/* one transaction: a crash never leaves the work order running behind a finished run */
+	if ((error = store_begin(s->ctx->st, err)) != 0)
+		return error;
+	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, state, reason, 1,
+					  err)) != 0 ||
+	    (error = store_wo_set_state_tx(s->ctx->st, s->run.work_order_id, wo_state, wo_reason,
+					   err)) != 0 ||
+	    (error = store_commit(s->ctx->st, err)) != 0) {
+		store_rollback(s->ctx->st);
+		return error;
+	}
+	return step__reload(s, err);
 }
 
 int step__set(struct step *s, struct sl_err *err, ...)

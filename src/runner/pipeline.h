@@ -20,6 +20,13 @@ struct step {
 	char *wt;
 };
 
+/*
+ * End a run: its final state and its work order's state, in one
+ * transaction with both events.
+ */
+int step__finish(struct step *s, const char *state, const char *wo_state, const char *reason,
+		 const char *wo_reason, struct sl_err *err);
+
 /* Move the run to `to` with a reason (printf-style), from its current state. */
 int step__move(struct step *s, const char *to, struct sl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -42,8 +42,5 @@ int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, cons
 /* The run's worktree path (new string). */
 char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id);
 
-/* Work-order final state after a run ended: done / failed, with the reason. */
-int runner__finish_wo(struct runner_ctx *ctx, const struct store_run *run, const char *state,
-		      const char *reason, struct sl_err *err);
 
 #endif

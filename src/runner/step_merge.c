@@ -184,18 +184,17 @@ static void cleanup_after_merge(struct step *s)
 
 static int merged(struct step *s, const struct merge_commit_result *mr, struct sl_err *err)
 {
-	char commit[41], why[256];
+	char commit[41], why[256], reason[512];
 	int error;
 
 	git_oid_tostr(commit, sizeof(commit), &mr->commit);
 	if ((error = write_merge_json(s, mr, err)) != 0 ||
 	    (error = step__set(s, err, "merge_commit", commit, "merge_status", "merged", NULL)) != 0)
 		return error;
-	if ((error = step__move(s, "merged", err, "merged into %s as %.12s%s", s->ctx->cfg->target,
-				commit, mr->checkout_updated ? " (checkout updated)" : "")) < 0)
-		return error;
+	snprintf(reason, sizeof(reason), "merged into %s as %.12s%s", s->ctx->cfg->target, commit,
+		 mr->checkout_updated ? " (checkout updated)" : "");
 	snprintf(why, sizeof(why), "merged by run %s as %.12s", s->run.id, commit);
-	if ((error = runner__finish_wo(s->ctx, &s->run, "done", why, err)) != 0)
+	if ((error = step__finish(s, "merged", "done", reason, why, err)) != 0)
 		return error;
 	if (runner_manifest_write(&s->ctx->repo, s->ctx->st, s->run.id, err) != 0) {
 		/* the next tick's reconciliation seals it */

@@ -128,6 +128,31 @@ test_expect_success 'an approval binds to the tree: work added after it is revie
 	git -C repo show main:late.txt >late && test_grep "added after the review" late
 '
 
+test_expect_success 'retry keeps what a person fixed in a failed run worktree' '
+	echo "test -f fix.txt || exit 1; echo five >five.txt" >"$BUILDERS/WO-5.sh" &&
+	wo repo WO-5 &&
+	sluice -C repo tick && run=$(run_of repo WO-5) &&
+	test "$(state_of repo $run)" = failed &&
+	echo "the fix" >repo/.system/runs/$run/worktree/fix.txt &&
+	sluice -C repo retry $run &&
+	sluice -C repo tick &&
+	test "$(state_of repo $run)" = awaiting_review &&
+	git -C repo show "$(git -C repo for-each-ref --format="%(refname:short)" "refs/heads/run/WO-5-*"):fix.txt" >fix &&
+	test_grep "the fix" fix
+'
+
+test_expect_success 'retry of a run whose work order changed since is refused' '
+	echo "exit 1" >"$BUILDERS/WO-6.sh" &&
+	wo repo WO-6 &&
+	sluice -C repo tick && run=$(run_of repo WO-6) &&
+	test "$(state_of repo $run)" = failed &&
+	echo "revised" >>repo/work_orders/WO-6.md &&
+	sluice -C repo queue >/dev/null &&
+	test_expect_failure_code 1 sluice -C repo retry $run 2>err &&
+	test_grep "changed since" err &&
+	test "$(state_of repo $run)" = failed
+'
+
 test_expect_success 'merge.message sets the subject of the merge commit' '
 	printf "%s\n" "merge:" "  message: \"Land {work_order.id} from {run.branch}: {work_order.title}\"" \
 		>>repo/.system/config.yaml &&
