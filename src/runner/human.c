@@ -153,10 +153,8 @@ static int merge_in_progress(struct step *s)
 static int retry_conflict(struct step *s, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
 	json_t *c = step__read_json(s, "conflict.json");
-	char head[41], base[41], *patch = step__path(s, "diff.patch");
-	char *files = step__path(s, "files_changed.json");
+	char head[41], base[41];
 	int committed = 0, error;
 
 	if (!sl_path_exists(s->wt)) {
@@ -192,16 +190,12 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 	    (error = step__set(s, err, "base_commit", base, "mode", "resolve", NULL)) != 0)
 		goto out;
 	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0 ||
-	    (error = runner_diff_write(s->ctx->repo.root, s->run.base_commit, head, patch, files,
-				       &fc, err)) != 0)
+	    (error = step__record_diff(s, head, err)) != 0)
 		goto out;
 	error = step__move(s, "reviewing", err, "a person resolved the conflict (%.12s); reviewing",
 			   head);
 out:
-	runner_file_changes_release(&fc);
 	json_decref(c);
-	free(patch);
-	free(files);
 	return error;
 }
 
@@ -321,9 +315,8 @@ int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
 		   struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT, repo_lock = SL_LOCK_INIT;
-	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
 	struct step s;
-	char head[41], *patch = NULL, *files = NULL;
+	char head[41];
 	int error, committed = 0, deleted = 0;
 
 	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
@@ -332,18 +325,17 @@ int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
 		error = sl_err_set(err, SL_EINVALID, "run '%s' is already %s", s.run.id, s.run.state);
 		goto out;
 	}
-	patch = step__path(&s, "diff.patch");
-	files = step__path(&s, "files_changed.json");
 	if ((error = runner__lock_repo(ctx, &repo_lock, err)) != 0)
 		goto out;
 	if (sl_path_exists(s.wt) && s.run.base_commit) {
 		/* save everything first: commit what is uncommitted, write the diff */
-		if ((error = runner_snapshot(s.wt, s.run.branch_name, s.run.base_commit,
-					     step__excluded(&s), "sluice: saved before abandoning",
-					     head, &committed, err)) != 0 ||
-		    (error = step__set(&s, err, "head_commit", head, NULL)) != 0 ||
-		    (error = runner_diff_write(ctx->repo.root, s.run.base_commit, head, patch, files,
-					       &fc, err)) != 0)
+		error = runner_snapshot(s.wt, s.run.branch_name, s.run.base_commit,
+					step__excluded(&s), "sluice: saved before abandoning", head,
+					&committed, err);
+		if (error == SL_ENOTFOUND) /* nothing was ever changed: an empty diff */
+			error = 0, sl_err_clear(err);
+		if (error || (error = step__set(&s, err, "head_commit", head, NULL)) != 0 ||
+		    (error = step__record_diff(&s, head, err)) != 0)
 			goto out;
 		if ((error = runner_worktree_remove(ctx->repo.root, s.run.id, step__excluded(&s), 1,
 						    delete_branch, &deleted, err)) != 0)
@@ -355,9 +347,6 @@ int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
 		error = 0;
 out:
 	sl_lock_release(&repo_lock);
-	runner_file_changes_release(&fc);
-	free(patch);
-	free(files);
 	step_close(&s, &lock);
 	return error;
 }

@@ -283,7 +283,7 @@ int step_prepare(struct step *s, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct sl_buf notes = SL_BUF_INIT;
-	char tip[41], n[16];
+	char tip[41], n[16], *done = NULL, *marker = NULL;
 	int error, reused = 0;
 
 	if ((error = write_work_order(s, err)) != 0) {
@@ -317,8 +317,16 @@ out:
 		return step__fail(s, "failed", err, "cannot prepare the worktree: %s", err->msg);
 	if (error)
 		return error;
-	if (!reused && s->ctx->cfg->worktree.setup && (error = run_setup(s, err)) != 0)
-		return step__fail(s, "failed", err, "%s", err->msg);
+	/* setup runs until it once succeeded in this worktree (setup.done marks it) */
+	if (s->ctx->cfg->worktree.setup && !(done = step__read(s, "setup.done", 64))) {
+		if ((error = run_setup(s, err)) != 0)
+			return step__fail(s, "failed", err, "%s", err->msg);
+		if ((marker = step__path(s, "setup.done")) != NULL)
+			sl_write_file(marker, "ok\n", 3, err);
+		free(marker);
+		sl_err_clear(err);
+	}
+	free(done);
 	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;

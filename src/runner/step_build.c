@@ -231,6 +231,33 @@ out:
 	return error;
 }
 
+/*
+ * Gates may leave files (formatters, reports): commit them now, so that
+ * the reviewer sees exactly what will be merged and nothing changes after
+ * the review.
+ */
+static int keep_gate_output(struct step *s, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char head[41], msg[128];
+	int error, committed = 0;
+
+	if (!strcmp(s->run.mode, "resolve"))
+		return 0; /* the resolution commit is a merge; the merge step catches changes */
+	snprintf(msg, sizeof(msg), "sluice snapshot: what the gates of attempt %d left",
+		 s->run.attempt);
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
+				msg, head, &committed, err);
+	sl_lock_release(&lock);
+	if (error || !committed)
+		return error;
+	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)
+		return error;
+	return step__record_diff(s, head, err);
+}
+
 int step_gate(struct step *s, struct sl_err *err)
 {
 	struct runner_gate_results gr = RUNNER_GATE_RESULTS_INIT;
@@ -252,6 +279,8 @@ int step_gate(struct step *s, struct sl_err *err)
 		sl_err_clear(err);
 	}
 	if (gr.all_passed) {
+		if ((error = keep_gate_output(s, err)) != 0)
+			goto out;
 		error = step__move(s, "reviewing", err, "%zu gate%s passed; asking the reviewer",
 				   gr.n, gr.n == 1 ? "" : "s");
 		goto out;

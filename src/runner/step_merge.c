@@ -295,8 +295,10 @@ static int unchanged_since_review(struct step *s, struct sl_err *err)
 	error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
 				"sluice snapshot: changes after the review", head, &committed, err);
 	sl_lock_release(&lock);
-	if (error)
+	if (error == SL_ECONFLICT || error == SL_EINVALID)
 		return step__fail(s, "failed", err, "before the merge: %s", err->msg);
+	if (error) /* locked, busy: the run stays approved and the next tick tries again */
+		return error;
 	if (!strcmp(head, s->run.head_commit))
 		return 0;
 	if ((error = step__set(s, err, "head_commit", head, "approved_tree", NULL, NULL)) != 0 ||

@@ -36,6 +36,12 @@ static int build_request(struct step *s, const char *tree, json_t **out, struct 
 	int error;
 
 	memset(&in, 0, sizeof(in));
+	if (!diff) {
+		/* fail closed: never ask for a review of a diff we do not have */
+		error = sl_err_set(err, SL_ENOTFOUND,
+				   "diff.patch of run '%s' is missing or unreadable", s->run.id);
+		goto out;
+	}
 	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
 		goto out;
 	fields = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
