@@ -3,10 +3,13 @@
  * listed by --help, not part of the contract.
  *
  *   sluice test-diff BASE HEAD PATCH FILES_JSON   runner_diff_write(), as a run does
+ *   sluice advance-run RUN                         a tick's worker process: advance one run
  */
 #include "cli/cli.h"
 #include "core/repo.h"
 #include "runner/diff.h"
+#include "runner/runner.h"
+#include "core/log.h"
 
 int cmd_test_diff(struct cli *cli, int argc, char **argv);
 int cmd_test_diff(struct cli *cli, int argc, char **argv)
@@ -26,4 +29,21 @@ int cmd_test_diff(struct cli *cli, int argc, char **argv)
 	runner_file_changes_release(&fc);
 	sl_repo_release(&repo);
 	return rc;
+}
+
+int cmd_advance_run(struct cli *cli, int argc, char **argv);
+int cmd_advance_run(struct cli *cli, int argc, char **argv)
+{
+	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	int rc;
+
+	if (argc != 2)
+		return cli_usage("advance-run", "expected RUN");
+	if ((rc = runner_ctx_open(&ctx, cli->dir, &err)) == 0)
+		rc = runner_advance(&ctx, argv[1], &err);
+	if (rc && rc != SL_ELOCKED)
+		sl_log(SL_LOG_ERROR, "run %s: %s", argv[1], err.msg);
+	runner_ctx_release(&ctx);
+	return rc && rc != SL_ELOCKED ? CLI_FAIL : CLI_OK;
 }

@@ -37,10 +37,12 @@ static const struct command commands[] = {
 };
 
 int cmd_test_diff(struct cli *cli, int argc, char **argv);
+int cmd_advance_run(struct cli *cli, int argc, char **argv);
 
 /* Hidden: for tests and benchmarks, not listed, not part of the contract. */
 static const struct command hidden[] = {
 	{ "test-diff", cmd_test_diff, NULL },
+	{ "advance-run", cmd_advance_run, NULL },
 	{ NULL, NULL, NULL },
 };
 

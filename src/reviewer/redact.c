@@ -21,6 +21,12 @@ void reviewer_token_capture(const struct sl_config *cfg)
 	unsetenv(name);
 }
 
+void reviewer_token_restore(void)
+{
+	if (captured_name && captured_token)
+		setenv(captured_name, captured_token, 1);
+}
+
 static const char *token_value(const char *name)
 {
 	if (captured_name && !strcmp(captured_name, name))

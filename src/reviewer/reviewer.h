@@ -149,4 +149,10 @@ void reviewer_redact_json(json_t *json, const struct sl_config *cfg);
  */
 void reviewer_token_capture(const struct sl_config *cfg);
 
+/*
+ * Put a captured token back into the environment: only for a forked child
+ * about to exec another sluice (a tick's worker), which captures it again.
+ */
+void reviewer_token_restore(void);
+
 #endif

@@ -6,6 +6,7 @@
 #include "runner/runner.h"
 #include "runner/runner_int.h"
 #include "store/runs.h"
+#include "reviewer/reviewer.h"
 #include "core/id.h"
 #include "core/lock.h"
 #include "core/log.h"
@@ -154,28 +155,36 @@ static void report_events(struct runner_ctx *ctx, const struct runner_progress *
 	store_events_free(ev, n);
 }
 
-/* The worker: a child process that advances one run and exits. */
-static void worker(struct runner_ctx *parent, const char *run_id)
+/*
+ * The worker: a new sluice process (fork, then exec of this very binary)
+ * that advances one run and exits. Exec, not just fork: the parent's SQLite
+ * connection must not live on in the child (SQLite forbids using or even
+ * inheriting a connection across fork).
+ */
+static void worker(struct runner_ctx *parent, const char *run_id, const char *self)
 {
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
-	struct sl_err err = SL_ERR_INIT;
-	int rc;
+	char *const argv[] = { (char *)"sluice", (char *)"-C", parent->repo.root,
+			       (char *)"advance-run", (char *)run_id, NULL };
 
-	/* the parent's SQLite connection must not be used across fork: open our own */
-	if ((rc = runner_ctx_open(&ctx, parent->repo.root, &err)) == 0)
-		rc = runner_advance(&ctx, run_id, &err);
-	if (rc && rc != SL_ELOCKED)
-		sl_log(SL_LOG_ERROR, "run %s: %s", run_id, err.msg);
-	runner_ctx_release(&ctx);
-	_exit(rc && rc != SL_ELOCKED ? 1 : 0);
+	reviewer_token_restore(); /* the worker captures it again at once */
+	execv(self, argv);
+	sl_log(SL_LOG_ERROR, "run %s: cannot start a worker: %s", run_id, strerror(errno));
+	_exit(127);
 }
 
 static int run_workers(struct runner_ctx *ctx, struct worklist *w, int jobs,
 		       const struct runner_progress *p, int64_t *seq,
 		       struct runner_tick_result *res, struct sl_err *err)
 {
+	char self[4096];
+	ssize_t len;
 	size_t next = 0;
 	int active = 0, status;
+
+	/* this binary, by its real name (so that ps shows "sluice", not "exe") */
+	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)
+		return sl_err_sys(err, errno, "cannot find the sluice binary to start workers");
+	self[len] = '\0';
 	int64_t last_poll = 0;
 	pid_t pid;
 
@@ -185,7 +194,7 @@ static int run_workers(struct runner_ctx *ctx, struct worklist *w, int jobs,
 			if ((pid = fork()) < 0)
 				return sl_err_sys(err, errno, "cannot start a worker process");
 			if (pid == 0)
-				worker(ctx, w->ids[next]);
+				worker(ctx, w->ids[next], self);
 			next++;
 			active++;
 			res->advanced++;
