@@ -649,6 +649,19 @@ static int resolves_under(const char *p, const char *dir)
  * Check one path and work out source and destination (the caller's, free()).
  * Returns 1 when the source is missing (noted, skip), 0 to go on, or an error.
  */
+/* 1 when the deepest existing ancestor of path (or path) resolves under dir. */
+static int existing_ancestor_under(const char *path, const char *dir)
+{
+	char *p = strdup(path), *slash;
+	int ok = 0;
+
+	while (p && !sl_path_exists(p) && (slash = strrchr(p, '/')) && slash != p)
+		*slash = '\0';
+	ok = p && resolves_under(p, dir);
+	free(p);
+	return ok;
+}
+
 static int env_path(const char *root, const char *wt, const char *rel, char **src, char **dst,
 		    struct sl_buf *notes, struct sl_err *err)
 {
@@ -681,6 +694,12 @@ static int env_path(const char *root, const char *wt, const char *rel, char **sr
 	}
 	if ((slash = strrchr(parent, '/')))
 		*slash = '\0';
+	/* check before creating anything: a committed symlink may sit on the way */
+	if (!existing_ancestor_under(parent, wt)) {
+		error = sl_err_set(err, SL_EINVALID,
+				   "the parent of '%s' resolves outside the worktree; refusing it", rel);
+		goto out;
+	}
 	if ((error = sl_mkdir_p(parent, err)) < 0)
 		goto out;
 	if (!resolves_under(parent, wt))
