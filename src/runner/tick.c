@@ -99,18 +99,31 @@ static int claim_one(struct runner_ctx *ctx, const char *wo_id, const char *wo_h
 	return store_run_claim(ctx->st, &run, err);
 }
 
-static int claim_new(struct runner_ctx *ctx, const struct runner_tick_opts *o, int slots,
+static int count_building(struct runner_ctx *ctx, struct sl_err *err);
+
+static int claim_new(struct runner_ctx *ctx, const struct runner_tick_opts *o, int jobs,
 		     struct worklist *w, int *started, struct sl_err *err)
 {
 	struct runner_ready *ready = NULL;
+	struct sl_lock lock = SL_LOCK_INIT;
 	size_t n = 0, i;
 	char run_id[SL_ID_LEN + 1];
-	int error;
+	int error, slots;
 
 	if (o->only_wo && w->n)
 		return 0; /* `sluice run` carries on the run under way */
-	if ((error = runner__ready(ctx, o->only_wo, &ready, &n, err)) != 0)
+	/*
+	 * Plan and claim under the repository lock: two ticks must not both
+	 * start work orders whose context overlaps, each from a plan made
+	 * before the other's claim.
+	 */
+	if ((error = runner__lock_repo(ctx, &lock, err)) != 0)
 		return error;
+	if ((error = runner__ready(ctx, o->only_wo, &ready, &n, err)) != 0) {
+		sl_lock_release(&lock);
+		return error;
+	}
+	slots = jobs - count_building(ctx, err);
 	for (i = 0; i < n && slots > 0; i++) {
 		struct sl_err cerr = SL_ERR_INIT;
 		if (o->max_runs && *started >= o->max_runs)
@@ -127,6 +140,7 @@ static int claim_new(struct runner_ctx *ctx, const struct runner_tick_opts *o, i
 		slots--;
 	}
 	runner__ready_free(ready, n);
+	sl_lock_release(&lock);
 	return error;
 }
 
@@ -225,8 +239,8 @@ static int count_building(struct runner_ctx *ctx, struct sl_err *err)
 	if (store_runs_list(ctx->st, NULL, NULL, &runs, &n, err) != 0)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (store_run_state_is_active(runs[i].state))
-			busy++;
+		if (store_run_state_is_active(runs[i].state) || !strcmp(runs[i].state, "queued"))
+			busy++; /* queued: claimed, about to build */
 	store_runs_free(runs, n);
 	return busy;
 }
@@ -247,13 +261,11 @@ int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *o,
 	 * last round merged something and there is new work (bounded).
 	 */
 	for (round = 0; round < 100; round++) {
-		int slots;
 		if ((error = runner__ingest(ctx, err)) != 0)
 			goto out;
 		if ((error = collect_runnable(ctx, o->only_wo, &w, err)) != 0)
 			goto out;
-		slots = jobs - count_building(ctx, err);
-		if ((error = claim_new(ctx, o, slots, &w, &res->started, err)) != 0)
+		if ((error = claim_new(ctx, o, jobs, &w, &res->started, err)) != 0)
 			goto out;
 		if (!w.n)
 			break;
