@@ -706,3 +706,10 @@ void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res)
 		snprintf(out, n, "exit %d", res->exit_code);
 	}
 }
+
+const char *sl_git_program(void)
+{
+	const char *g = getenv("SLUICE_GIT");
+
+	return g && *g ? g : "git";
+}

@@ -55,6 +55,9 @@ struct sl_proc_result {
  */
 int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, struct sl_err *err);
 
+/* The git CLI sluice runs: $SLUICE_GIT when set, else "git" from PATH. */
+const char *sl_git_program(void);
+
 /* Describe how a child ended: "exit 0", "exit 3", "killed by SIGKILL", "timed out after 30s". */
 void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res);
 

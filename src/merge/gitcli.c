@@ -9,9 +9,7 @@
 
 const char *merge__git(void)
 {
-	const char *g = getenv("SLUICE_GIT");
-
-	return g && *g ? g : "git";
+	return sl_git_program();
 }
 
 /* Keep the caller's GIT_DIR & co. from pointing git somewhere else. */

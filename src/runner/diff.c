@@ -44,7 +44,7 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 {
 	char output[4200];
 	const char *argv[] = {
-		"git", "--no-pager", "--no-replace-objects", "-c", "core.fsmonitor=false",
+		sl_git_program(), "--no-pager", "--no-replace-objects", "-c", "core.fsmonitor=false",
 		"-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=true", "-c", "core.bigFileThreshold=512m",
 		"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
 		"-c", "diff.suppressBlankEmpty=false", "-c", "diff.relative=false",

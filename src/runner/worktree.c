@@ -229,8 +229,9 @@ static int needs_populate(const char *path)
 
 static int populate(const char *path, struct sl_err *err)
 {
-	const char *argv[] = { "git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
-			       "reset", "--hard", "-q", "--no-recurse-submodules", NULL };
+	const char *argv[] = { sl_git_program(), "-c", "core.fsmonitor=false", "-c",
+			       "core.hooksPath=/dev/null", "reset", "--hard", "-q",
+			       "--no-recurse-submodules", NULL };
 
 	return run_git(path, argv, err);
 }
