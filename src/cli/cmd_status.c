@@ -53,9 +53,11 @@ static int one(struct cli *cli, struct runner_ctx *ctx, const char *name)
 	struct store_run r, *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
 	size_t n = 0, i;
-	int rc = CLI_OK;
+	int rc = CLI_OK, found;
 
-	if (store_run_get(ctx->st, name, &r, &err) == 0) {
+	if ((found = store_run_get(ctx->st, name, &r, &err)) == SL_EAMBIGUOUS)
+		return cli_report(&err);
+	if (found == 0) {
 		if (cli->json) {
 			json_t *j = cli_run_json(&r);
 			rc = cli_print_json(j);
