@@ -273,16 +273,6 @@ static int sub_create(const char *root, int argc, char **argv)
 	return CLI_OK;
 }
 
-static char *strip_slash(const char *p)
-{
-	char *s = strdup(p);
-	size_t n;
-
-	if (s && (n = strlen(s)) > 1 && s[n - 1] == '/')
-		s[n - 1] = '\0';
-	return s;
-}
-
 static json_t *status_data(git_repository *repo, struct sl_err *err)
 {
 	git_repository *main = NULL;
@@ -298,8 +288,8 @@ static json_t *status_data(git_repository *repo, struct sl_err *err)
 		sl_err_git(err, rc, "cannot open the main repository of this worktree");
 		goto out;
 	}
-	path = strip_slash(git_repository_workdir(repo));
-	main_path = strip_slash(git_repository_workdir(main));
+	path = sl_path_strip_slash(git_repository_workdir(repo));
+	main_path = sl_path_strip_slash(git_repository_workdir(main));
 	git_repository_head(&head, repo);
 	data = json_pack("{s:b, s:s, s:s?, s:s}", "isWorktree", 1, "path", path, "branch",
 			 head && git_reference_is_branch(head) ? git_reference_shorthand(head) : NULL,

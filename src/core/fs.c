@@ -215,6 +215,16 @@ char *sl_path_join(const char *a, const char *b)
 	return out;
 }
 
+char *sl_path_strip_slash(const char *p)
+{
+	char *s = strdup(p);
+	size_t n;
+
+	if (s && (n = strlen(s)) > 1 && s[n - 1] == '/')
+		s[n - 1] = '\0';
+	return s;
+}
+
 int sl_path_is_safe_relative(const char *path)
 {
 	const char *p = path, *seg;

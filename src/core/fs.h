@@ -39,6 +39,12 @@ int sl_rm_rf(const char *path, struct sl_err *err);
 char *sl_path_join(const char *a, const char *b);
 
 /*
+ * A copy of p without one trailing '/' ("/" stays "/"): a new string (the
+ * caller's, free()), or NULL on out-of-memory.
+ */
+char *sl_path_strip_slash(const char *p);
+
+/*
  * 1 when a relative path stays inside its root: not absolute, no ".."
  * component, no empty or NUL component tricks. Used for every path that
  * comes from a work order or a config.

@@ -8,16 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *strip_slash(const char *p)
-{
-	char *s = strdup(p);
-	size_t n;
-
-	if (s && (n = strlen(s)) > 1 && s[n - 1] == '/')
-		s[n - 1] = '\0';
-	return s;
-}
-
 int sl_repo_find(struct sl_repo *out, const char *dir, struct sl_err *err)
 {
 	git_repository *repo = NULL, *main = NULL;
@@ -57,8 +47,8 @@ int sl_repo_find(struct sl_repo *out, const char *dir, struct sl_err *err)
 				   "'%s' is a bare repository; sluice needs a work tree", abs);
 		goto out;
 	}
-	out->root = strip_slash(git_repository_workdir(repo));
-	out->gitdir = strip_slash(git_repository_commondir(repo));
+	out->root = sl_path_strip_slash(git_repository_workdir(repo));
+	out->gitdir = sl_path_strip_slash(git_repository_commondir(repo));
 	out->sysdir = sl_path_join(out->root, ".system");
 	out->config_path = sl_path_join(out->sysdir, "config.yaml");
 	out->db_path = sl_path_join(out->sysdir, "sluice.db");

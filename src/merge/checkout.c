@@ -13,6 +13,7 @@
 #include "core/fs.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,15 +158,92 @@ static int checkout(git_repository *w, const git_oid *from, const git_oid *to, i
 	return error;
 }
 
+/*
+ * 1 when the work tree already holds, at `path`, exactly what the merged
+ * tree has there (same bytes, same executable bit, or both absent). Such a
+ * "collision" loses nothing when checked out: it is what a checkout cut off
+ * by a crash leaves behind (files written, index and ref not yet), or the
+ * user made the same change.
+ */
+static int holds_target(git_repository *w, const git_oid *tree_id, const char *path)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	struct sl_buf data = SL_BUF_INIT;
+	struct sl_err ignored = SL_ERR_INIT;
+	struct stat st;
+	char *full = sl_path_join(git_repository_workdir(w), path);
+	int same = 0, exists;
+
+	if (!full || git_tree_lookup(&tree, w, tree_id) < 0)
+		goto out;
+	exists = lstat(full, &st) == 0;
+	if (git_tree_entry_bypath(&e, tree, path) < 0) {
+		same = !exists;
+		goto out;
+	}
+	if (!exists || !S_ISREG(st.st_mode) || git_tree_entry_type(e) != GIT_OBJECT_BLOB ||
+	    (git_tree_entry_filemode(e) != GIT_FILEMODE_BLOB &&
+	     git_tree_entry_filemode(e) != GIT_FILEMODE_BLOB_EXECUTABLE) ||
+	    !!(st.st_mode & S_IXUSR) != (git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB_EXECUTABLE) ||
+	    git_blob_lookup(&blob, w, git_tree_entry_id(e)) < 0 ||
+	    (git_object_size_t)st.st_size != git_blob_rawsize(blob) ||
+	    sl_read_file(&data, full, 0, &ignored) != 0)
+		goto out;
+	same = data.len == (size_t)git_blob_rawsize(blob) &&
+	       !memcmp(data.ptr ? data.ptr : "", git_blob_rawcontent(blob), data.len);
+out:
+	sl_buf_release(&data);
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	free(full);
+	return same;
+}
+
+/*
+ * The colliding paths all hold the merged content already: check exactly
+ * those out by force (nothing to lose: same bytes; it brings the index
+ * along), so that the safe checkout that follows finds no collision.
+ */
+static int adopt_matching(git_repository *w, const git_oid *new_tree, struct merge_paths *p)
+{
+	git_checkout_options co;
+	git_tree *target = NULL;
+	git_strarray paths = { p->v, p->n };
+	size_t i;
+	int error;
+
+	for (i = 0; i < p->n; i++)
+		if (!holds_target(w, new_tree, p->v[i]))
+			return 0;
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+	co.paths = paths;
+	if ((error = git_tree_lookup(&target, w, new_tree)) == 0)
+		error = git_checkout_tree(w, (const git_object *)target, &co);
+	git_tree_free(target);
+	return error ? error : 1;
+}
+
 /* Dry run, then the real checkout; deferred with the colliding paths. */
 static int bring_along(git_repository *w, const char *where, const git_oid *old_tree,
 		       const git_oid *new_tree, struct merge_commit_result *res, struct sl_err *err)
 {
 	char paths[256];
-	int error, dry;
+	int error, dry, adopted = 0;
 
 	for (dry = 1; dry >= 0; dry--) {
 		error = checkout(w, old_tree, new_tree, dry, res);
+		if (dry && !adopted && (error == GIT_ECONFLICT || (!error && res->paths.n)) &&
+		    adopt_matching(w, new_tree, &res->paths) == 1) {
+			/* a cut-off checkout of this very merge: it is ours, go on */
+			adopted = 1;
+			merge_paths_release(&res->paths);
+			dry = 2;
+			continue;
+		}
 		if (error == GIT_ECONFLICT || (!error && res->paths.n)) {
 			describe_paths(paths, sizeof(paths), &res->paths);
 			return defer(res, err, "uncommitted changes in '%s' collide with the merge "

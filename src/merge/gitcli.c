@@ -78,9 +78,14 @@ int merge__run_git(const char *cwd, const char *const *args, struct sl_buf *out,
 		goto out;
 	}
 	*exit_code = pr.exit_code;
-	if (pr.exit_code > ok_max || pr.signaled)
-		error = sl_err_set(err, SL_ERROR, "'git %s' in '%s' failed (exit %d): %s", argv[5],
-				   cwd, pr.exit_code, last_line(&errout));
+	if (pr.exit_code > ok_max || pr.signaled) {
+		/* a lock held by another git (or left by a killed one): try again later */
+		int locked = strstr(sl_buf_cstr(&errout), ".lock': File exists") != NULL;
+		error = sl_err_set(err, locked ? SL_ELOCKED : SL_ERROR,
+				   "'git %s' in '%s' failed (exit %d): %s", argv[5], cwd,
+				   pr.exit_code, locked ? "a git lock file exists (another git "
+				   "is running there, or one was killed)" : last_line(&errout));
+	}
 out:
 	sl_buf_release(&errout);
 	free(argv);

@@ -8,8 +8,10 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/proc.h"
+#include "core/time.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <git2.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -279,6 +281,80 @@ static int run_setup(struct step *s, struct sl_err *err)
 	return error;
 }
 
+/* <gitdir>/worktrees/<run id>: the run worktree's entry (new string). */
+static char *entry_path(struct step *s)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/worktrees/%s", s->ctx->repo.gitdir, s->run.id) < 0)
+		return NULL;
+	return p;
+}
+
+/* The tip of the run branch, hex; "" when it does not exist. */
+static void branch_tip(struct step *s, char out[41])
+{
+	git_repository *repo = NULL;
+	git_oid oid;
+	char name[600];
+
+	out[0] = '\0';
+	snprintf(name, sizeof(name), "refs/heads/%s", s->run.branch_name);
+	if (git_repository_open(&repo, s->ctx->repo.root) == 0 &&
+	    git_reference_name_to_id(&oid, repo, name) == 0)
+		git_oid_tostr(out, 41, &oid);
+	git_repository_free(repo);
+}
+
+/*
+ * The worktree folder exists but is no worktree of this run: a creation
+ * killed half way (libgit2 wrote the entry and the .git file, the checkout
+ * did not finish). Called with the repository lock held. When the branch
+ * is still at the base nothing was ever built there and the folder goes;
+ * otherwise it is kept beside, as worktree.broken-<time>, and said so.
+ */
+static int set_aside_half_made(struct step *s, struct sl_err *err)
+{
+	char aside[4200], tip[41];
+	size_t pruned = 0;
+	int error = 0;
+
+	char *entry = entry_path(s);
+
+	if (sl_path_exists(s->wt)) {
+		snprintf(aside, sizeof(aside), "%s/worktree.broken-%lld", s->run_dir,
+			 (long long)sl_now_ms());
+		if (rename(s->wt, aside) < 0) {
+			free(entry);
+			return sl_err_sys(err, errno, "cannot move the broken worktree '%s' aside",
+					  s->wt);
+		}
+		branch_tip(s, tip);
+		if (!tip[0] || !strcmp(tip, s->run.base_commit))
+			error = sl_rm_rf(aside, err);
+		else
+			sl_log(SL_LOG_WARN, "run %s: a broken worktree was kept as '%s'", s->run.id,
+			       aside);
+	}
+	/* the .git/worktrees entry is named after this run: nobody else's */
+	if (!error && entry)
+		error = sl_rm_rf(entry, err);
+	if (!error)
+		error = runner_worktree_prune_stale(s->ctx->repo.root, &pruned, err);
+	free(entry);
+	return error;
+}
+
+/* A worktree of this run that is there in part: its folder or its entry in .git/worktrees. */
+static int half_made(struct step *s)
+{
+	char *entry = entry_path(s);
+	int some = sl_path_exists(s->wt) || (entry && sl_path_exists(entry));
+
+	free(entry);
+	return some;
+}
+
 int step_prepare(struct step *s, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -298,8 +374,17 @@ int step_prepare(struct step *s, struct sl_err *err)
 		    (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
 			goto out;
 	}
-	if ((error = runner_worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
-					    s->run.base_commit, NULL, &reused, err)) != 0)
+	error = runner_worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
+				       s->run.base_commit, NULL, &reused, err);
+	if ((error == SL_EEXISTS || error == SL_ERROR) && half_made(s)) {
+		/* a creation cut off by a crash: set it aside and make it again */
+		sl_err_clear(err);
+		if ((error = set_aside_half_made(s, err)) == 0)
+			error = runner_worktree_create(s->ctx->repo.root, s->run.id,
+						       s->run.branch_name, s->run.base_commit,
+						       NULL, &reused, err);
+	}
+	if (error)
 		goto out;
 	if ((error = runner_worktree_share(s->ctx->repo.root, s->wt,
 					   (const char *const *)s->ctx->cfg->worktree.share,

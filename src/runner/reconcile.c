@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int runner__lock_repo(struct runner_ctx *ctx, struct sl_lock *lock, struct sl_err *err)
@@ -227,6 +229,60 @@ static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, siz
  * worktree is left alone and reported. Stale .git/worktrees entries whose
  * directory is gone are pruned.
  */
+/*
+ * The branch of a merged run, left behind by a crash after its worktree
+ * went: delete it when its tip is in the target's history (nothing lost).
+ */
+static void delete_merged_branch(struct runner_ctx *ctx, const struct store_run *run)
+{
+	git_repository *repo = NULL;
+	git_reference *ref = NULL;
+	git_oid target;
+	char name[600];
+
+	if (!run->branch_name || git_repository_open(&repo, ctx->repo.root) < 0)
+		return;
+	snprintf(name, sizeof(name), "refs/heads/%s", run->branch_name);
+	if (git_reference_lookup(&ref, repo, name) == 0 &&
+	    git_reference_name_to_id(&target, repo, ctx->target_ref) == 0 &&
+	    git_reference_target(ref) &&
+	    (git_oid_equal(&target, git_reference_target(ref)) ||
+	     git_graph_descendant_of(repo, &target, git_reference_target(ref)) == 1) &&
+	    git_branch_is_checked_out(ref) == 0 && git_reference_delete(ref) == 0)
+		sl_log(SL_LOG_INFO, "deleted the branch '%s' of merged run %s", run->branch_name,
+		       run->id);
+	git_reference_free(ref);
+	git_repository_free(repo);
+}
+
+/*
+ * Ref locks of the target (and packed-refs.lock) older than STALE_LOCK_S:
+ * a git or sluice killed while moving the ref. git itself never holds them
+ * for long, so an old one blocks every merge and every user commit for
+ * nothing. Removed with a warning; the user's index.lock is never touched.
+ */
+#define STALE_LOCK_S 300
+
+static void remove_if_stale(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    time(NULL) - st.st_mtime > STALE_LOCK_S && unlink(path) == 0)
+		sl_log(SL_LOG_WARN, "removed '%s', a lock older than %d minutes", path,
+		       STALE_LOCK_S / 60);
+}
+
+static void remove_stale_ref_locks(struct runner_ctx *ctx)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref);
+	remove_if_stale(path);
+	snprintf(path, sizeof(path), "%s/packed-refs.lock", ctx->repo.gitdir);
+	remove_if_stale(path);
+}
+
 static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -255,7 +311,10 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 				       runs[i].state, runs[i].id);
 		}
 		free(wt);
+		if (merged)
+			delete_merged_branch(ctx, &runs[i]);
 	}
+	remove_stale_ref_locks(ctx);
 	sl_err_clear(&err);
 	if (runner_worktree_prune_stale(ctx->repo.root, &pruned, &err) == 0 && pruned)
 		sl_log(SL_LOG_INFO, "pruned %zu stale worktree entr%s", pruned,

@@ -736,24 +736,6 @@ static int share_one(const char *src, const char *dst, const char *rel, struct s
 	return 0;
 }
 
-int runner_worktree_share(const char *repo_root, const char *wt_path, const char *const *paths,
-			  struct sl_buf *notes, struct sl_err *err)
-{
-	char *src, *dst;
-	int error = 0, rc;
-
-	for (; paths && *paths && !error; paths++) {
-		if ((rc = env_path(repo_root, wt_path, *paths, &src, &dst, notes, err)) != 0) {
-			error = rc < 0 ? rc : 0;
-			continue;
-		}
-		error = share_one(src, dst, *paths, err);
-		free(src);
-		free(dst);
-	}
-	return error;
-}
-
 /* 1 when `rel` is tracked in the worktree's index (or a directory of tracked files). */
 static int is_tracked(const char *wt, const char *rel)
 {
@@ -806,8 +788,9 @@ static int copy_one(const char *wt, const char *src, const char *dst, const char
 	return error;
 }
 
-int runner_worktree_copy(const char *repo_root, const char *wt_path, const char *const *paths,
-			 struct sl_buf *notes, struct sl_err *err)
+/* Share (copy 0) or copy (copy 1) each of paths into the worktree, as env_path() allows. */
+static int each_env_path(const char *repo_root, const char *wt_path, const char *const *paths,
+			 int copy, struct sl_buf *notes, struct sl_err *err)
 {
 	char *src, *dst;
 	int error = 0, rc;
@@ -817,11 +800,23 @@ int runner_worktree_copy(const char *repo_root, const char *wt_path, const char 
 			error = rc < 0 ? rc : 0;
 			continue;
 		}
-		error = copy_one(wt_path, src, dst, *paths, err);
+		error = copy ? copy_one(wt_path, src, dst, *paths, err) : share_one(src, dst, *paths, err);
 		free(src);
 		free(dst);
 	}
 	return error;
+}
+
+int runner_worktree_share(const char *repo_root, const char *wt_path, const char *const *paths,
+			  struct sl_buf *notes, struct sl_err *err)
+{
+	return each_env_path(repo_root, wt_path, paths, 0, notes, err);
+}
+
+int runner_worktree_copy(const char *repo_root, const char *wt_path, const char *const *paths,
+			 struct sl_buf *notes, struct sl_err *err)
+{
+	return each_env_path(repo_root, wt_path, paths, 1, notes, err);
 }
 
 int runner_worktree_exclude_system(const char *repo_root, struct sl_err *err)

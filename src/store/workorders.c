@@ -12,6 +12,9 @@ static const char *const run_active[] = {"queued",    "preparing",       "buildi
                                          "reviewing", "awaiting_review", "approved",    "merging",
                                          "resolving", "merge_conflict",  "interrupted", NULL};
 
+/* What a "no work order" message adds where the id came from the user. */
+#define ID_HINT "; see 'sluice queue' for the ids"
+
 #define WO_COLUMNS                                                                                 \
 	"id, path, content_hash, fields_json, body, title, created_at, status, state, reason, "    \
 	"priority, present, first_seen_ms, updated_ms"
@@ -62,8 +65,11 @@ void store_wo_list_free(struct store_wo *v, size_t n)
 	free(v);
 }
 
-static int read_row(sqlite3_stmt *s, struct store_wo *wo)
+/* Fill *elem (a struct store_wo) from a row of WO_COLUMNS; -1 when out of memory. */
+static int read_row(sqlite3_stmt *s, void *elem)
 {
+	struct store_wo *wo = elem;
+
 	memset(wo, 0, sizeof(*wo));
 	wo->id = store__col_dup(s, 0);
 	wo->path = store__col_dup(s, 1);
@@ -87,87 +93,109 @@ static int read_row(sqlite3_stmt *s, struct store_wo *wo)
 	return 0;
 }
 
+/*
+ * Prepare sql (one parameter, the work order's id), bind id and step to the
+ * row: 0 with *s on it, SL_ENOTFOUND ("no work order '<id>'" and hint) when
+ * there is none, or another error. *s is the caller's to finalize.
+ */
+static int select_wo(struct store *st, sqlite3_stmt **s, const char *sql, const char *id,
+                     const char *hint, struct sl_err *err)
+{
+	int error, rc;
+
+	if ((error = store__prepare(st, s, sql, err)) != 0)
+		return error;
+	store__bind_text(*s, 1, id);
+	rc = sqlite3_step(*s);
+	if (rc == SQLITE_DONE)
+		return sl_err_set(err, SL_ENOTFOUND, "no work order '%s'%s", id, hint);
+	if (rc != SQLITE_ROW)
+		return store__fail(st, err, "cannot read a work order");
+	return 0;
+}
+
+/*
+ * Every row of sql, each read by read_elem into an elem_size element (zeroed
+ * first; read_elem returns -1 when out of memory), as a new array in *v and
+ * its length in *len. On error, *v and *len hold what was read so far, for
+ * the caller to free; what says what failed ("cannot list ...").
+ */
+static int list_rows(struct store *st, const char *sql, size_t elem_size,
+                     int (*read_elem)(sqlite3_stmt *s, void *elem), void **v, size_t *len,
+                     const char *what, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	size_t cap = 0;
+	void *nv, *elem;
+	int error, rc;
+
+	if ((error = store__prepare(st, &s, sql, err)) != 0)
+		goto out;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*len == cap) {
+			cap = cap ? cap * 2 : 64;
+			if (!(nv = realloc(*v, cap * elem_size))) {
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+				goto out;
+			}
+			*v = nv;
+		}
+		elem = (char *)*v + *len * elem_size;
+		memset(elem, 0, elem_size);
+		(*len)++;
+		if (read_elem(s, elem) < 0) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		error = store__fail(st, err, what);
+out:
+	sqlite3_finalize(s);
+	return error;
+}
+
 int store_wo_get(struct store *st, const char *id, struct store_wo *out, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
-	int error, rc;
+	int error;
 
 	memset(out, 0, sizeof(*out));
-	if ((error = store__prepare(st, &s, "SELECT " WO_COLUMNS " FROM work_orders WHERE id = ?",
-	                            err)) != 0)
-		goto out;
-	store__bind_text(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE)
-		error = sl_err_set(err, SL_ENOTFOUND,
-		                   "no work order '%s'; see 'sluice queue' for the ids", id);
-	else if (rc != SQLITE_ROW)
-		error = store__fail(st, err, "cannot read a work order");
-	else if (read_row(s, out) < 0)
+	if ((error = select_wo(st, &s, "SELECT " WO_COLUMNS " FROM work_orders WHERE id = ?", id,
+	                       ID_HINT, err)) == 0 &&
+	    read_row(s, out) < 0)
 		error = sl_err_set(err, SL_ERROR, "out of memory");
-out:
 	sqlite3_finalize(s);
 	return error;
 }
 
 int store_wo_list(struct store *st, struct store_wo **out, size_t *n, struct sl_err *err)
 {
-	sqlite3_stmt *s = NULL;
-	struct store_wo *v = NULL, *nv;
-	size_t len = 0, cap = 0;
-	int error, rc;
+	void *v = NULL;
+	size_t len = 0;
+	int error;
 
-	*out = NULL;
-	*n = 0;
-	if ((error = store__prepare(st, &s, "SELECT " WO_COLUMNS " FROM work_orders ORDER BY id",
-	                            err)) != 0)
-		goto out;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 64;
-			if (!(nv = realloc(v, cap * sizeof(*v)))) {
-				error = sl_err_set(err, SL_ERROR, "out of memory");
-				goto out;
-			}
-			v = nv;
-		}
-		if (read_row(s, &v[len]) < 0) {
-			error = sl_err_set(err, SL_ERROR, "out of memory");
-			goto out;
-		}
-		len++;
-	}
-	if (rc != SQLITE_DONE) {
-		error = store__fail(st, err, "cannot list work orders");
-		goto out;
+	error = list_rows(st, "SELECT " WO_COLUMNS " FROM work_orders ORDER BY id", sizeof(**out),
+	                  read_row, &v, &len, "cannot list work orders", err);
+	if (error) {
+		store_wo_list_free(v, len);
+		v = NULL;
+		len = 0;
 	}
 	*out = v;
 	*n = len;
-	v = NULL;
-	len = 0;
-out:
-	store_wo_list_free(v, len);
-	sqlite3_finalize(s);
 	return error;
 }
 
 int store_wo_content(struct store *st, const char *id, struct sl_buf *out, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
-	int error, rc;
+	int error;
 
-	if ((error = store__prepare(st, &s, "SELECT content FROM work_orders WHERE id = ?", err)) !=
-	    0)
-		goto out;
-	store__bind_text(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE)
-		error = sl_err_set(err, SL_ENOTFOUND, "no work order '%s'", id);
-	else if (rc != SQLITE_ROW)
-		error = store__fail(st, err, "cannot read a work order");
-	else if (sl_buf_add(out, sqlite3_column_blob(s, 0), (size_t)sqlite3_column_bytes(s, 0)))
+	if ((error = select_wo(st, &s, "SELECT content FROM work_orders WHERE id = ?", id, "",
+	                       err)) == 0 &&
+	    sl_buf_add(out, sqlite3_column_blob(s, 0), (size_t)sqlite3_column_bytes(s, 0)))
 		error = sl_err_set(err, SL_ETOOBIG, "work order '%s' does not fit in memory", id);
-out:
 	sqlite3_finalize(s);
 	return error;
 }
@@ -221,22 +249,13 @@ out:
 static int current_state(struct store *st, const char *id, char **state, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
-	int error, rc;
+	int error;
 
 	*state = NULL;
-	if ((error = store__prepare(st, &s, "SELECT state FROM work_orders WHERE id = ?", err)) !=
-	    0)
-		goto out;
-	store__bind_text(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE)
-		error = sl_err_set(err, SL_ENOTFOUND,
-		                   "no work order '%s'; see 'sluice queue' for the ids", id);
-	else if (rc != SQLITE_ROW)
-		error = store__fail(st, err, "cannot read a work order");
-	else if (!(*state = store__col_dup(s, 0)))
+	if ((error = select_wo(st, &s, "SELECT state FROM work_orders WHERE id = ?", id, ID_HINT,
+	                       err)) == 0 &&
+	    !(*state = store__col_dup(s, 0)))
 		error = sl_err_set(err, SL_ERROR, "out of memory");
-out:
 	sqlite3_finalize(s);
 	return error;
 }
@@ -360,40 +379,31 @@ void store_inbox_errors_free(struct store_inbox_error *v, size_t n)
 	free(v);
 }
 
+static int read_inbox_error(sqlite3_stmt *s, void *elem)
+{
+	struct store_inbox_error *e = elem;
+
+	e->path = store__col_dup(s, 0);
+	e->message = store__col_dup(s, 1);
+	return 0;
+}
+
 int store_inbox_errors_list(struct store *st, struct store_inbox_error **out, size_t *n,
                             struct sl_err *err)
 {
-	sqlite3_stmt *s = NULL;
-	struct store_inbox_error *v = NULL, *nv;
+	void *v = NULL;
 	size_t len = 0;
-	int error, rc;
+	int error;
 
-	*out = NULL;
-	*n = 0;
-	if ((error = store__prepare(st, &s, "SELECT path, message FROM inbox_errors ORDER BY path",
-	                            err)) != 0)
-		goto out;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!(nv = realloc(v, (len + 1) * sizeof(*v)))) {
-			error = sl_err_set(err, SL_ERROR, "out of memory");
-			goto out;
-		}
-		v = nv;
-		v[len].path = store__col_dup(s, 0);
-		v[len].message = store__col_dup(s, 1);
-		len++;
-	}
-	if (rc != SQLITE_DONE) {
-		error = store__fail(st, err, "cannot list the inbox errors");
-		goto out;
+	error = list_rows(st, "SELECT path, message FROM inbox_errors ORDER BY path", sizeof(**out),
+	                  read_inbox_error, &v, &len, "cannot list the inbox errors", err);
+	if (error) {
+		store_inbox_errors_free(v, len);
+		v = NULL;
+		len = 0;
 	}
 	*out = v;
 	*n = len;
-	v = NULL;
-	len = 0;
-out:
-	store_inbox_errors_free(v, len);
-	sqlite3_finalize(s);
 	return error;
 }
 
@@ -413,53 +423,39 @@ void store_wo_runs_free(struct store_wo_run *v, size_t n)
 	free(v);
 }
 
+static int read_wo_run(sqlite3_stmt *s, void *elem)
+{
+	struct store_wo_run *r = elem;
+
+	r->wo_id = store__col_dup(s, 0);
+	r->content_hash = store__col_dup(s, 1);
+	r->run_id = store__col_dup(s, 2);
+	r->state = store__col_dup(s, 3);
+	r->reason = store__col_dup(s, 4);
+	r->active = store_run_state_active(r->state);
+	return r->wo_id && r->content_hash && r->run_id && r->state && r->reason ? 0 : -1;
+}
+
 int store_wo_runs(struct store *st, struct store_wo_run **out, size_t *n, struct sl_err *err)
 {
-	sqlite3_stmt *s = NULL;
-	struct store_wo_run *v = NULL, *nv, *r;
+	void *v = NULL;
 	size_t len = 0;
-	int error, rc;
+	int error;
 
-	*out = NULL;
-	*n = 0;
-	if ((error = store__prepare(
-	             st, &s,
-	             "SELECT work_order_id, wo_content_hash, id, state, reason FROM runs r "
-	             "WHERE state NOT IN ('merged','rejected','failed','abandoned') "
-	             "OR id = (SELECT id FROM runs r2 WHERE r2.work_order_id = r.work_order_id "
-	             "AND r2.wo_content_hash = r.wo_content_hash "
-	             "ORDER BY created_ms DESC, id DESC LIMIT 1) "
-	             "ORDER BY work_order_id, created_ms, id",
-	             err)) != 0)
-		goto out;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!(nv = realloc(v, (len + 1) * sizeof(*v)))) {
-			error = sl_err_set(err, SL_ERROR, "out of memory");
-			goto out;
-		}
-		v = nv;
-		r = &v[len++];
-		r->wo_id = store__col_dup(s, 0);
-		r->content_hash = store__col_dup(s, 1);
-		r->run_id = store__col_dup(s, 2);
-		r->state = store__col_dup(s, 3);
-		r->reason = store__col_dup(s, 4);
-		r->active = store_run_state_active(r->state);
-		if (!r->wo_id || !r->content_hash || !r->run_id || !r->state || !r->reason) {
-			error = sl_err_set(err, SL_ERROR, "out of memory");
-			goto out;
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		error = store__fail(st, err, "cannot read the runs");
-		goto out;
+	error = list_rows(st,
+	                  "SELECT work_order_id, wo_content_hash, id, state, reason FROM runs r "
+	                  "WHERE state NOT IN ('merged','rejected','failed','abandoned') "
+	                  "OR id = (SELECT id FROM runs r2 WHERE r2.work_order_id = "
+	                  "r.work_order_id AND r2.wo_content_hash = r.wo_content_hash "
+	                  "ORDER BY created_ms DESC, id DESC LIMIT 1) "
+	                  "ORDER BY work_order_id, created_ms, id",
+	                  sizeof(**out), read_wo_run, &v, &len, "cannot read the runs", err);
+	if (error) {
+		store_wo_runs_free(v, len);
+		v = NULL;
+		len = 0;
 	}
 	*out = v;
 	*n = len;
-	v = NULL;
-	len = 0;
-out:
-	store_wo_runs_free(v, len);
-	sqlite3_finalize(s);
 	return error;
 }

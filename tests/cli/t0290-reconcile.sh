@@ -34,4 +34,14 @@ test_expect_success 'the user index.lock is never touched; the merge waits for i
 	test "$(state_of repo $run)" = merged
 '
 
+test_expect_success 'a ref lock of the target older than 5 minutes is removed; a fresh one is not' '
+	: >repo/.git/refs/heads/main.lock &&
+	sluice -C repo tick >out 2>&1 &&
+	test -f repo/.git/refs/heads/main.lock &&
+	touch -d "10 minutes ago" repo/.git/refs/heads/main.lock &&
+	sluice -C repo tick >out 2>&1 &&
+	! test -f repo/.git/refs/heads/main.lock &&
+	test_grep "older than 5 minutes" out
+'
+
 test_done

@@ -18,6 +18,7 @@
 #include "core/err.h"
 #include "core/fs.h"
 #include "core/proc.h"
+#include "test_helpers.h"
 
 static char tmpdir[] = "/tmp/sl-proc-XXXXXX";
 
@@ -254,24 +255,6 @@ static void test_log_bounded_flood(void **state)
 	sl_buf_release(&got);
 }
 
-static int pid_gone(pid_t pid)
-{
-	char path[64], buf[512];
-	FILE *f;
-	char *p;
-	int gone;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return 1;
-	/* A killed orphan may linger as a zombie until init reaps it. */
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return 1;
-	gone = fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[2] == 'Z';
-	fclose(f);
-	return gone;
-}
-
 static pid_t read_pid(const char *path)
 {
 	struct sl_buf b = SL_BUF_INIT;
@@ -306,9 +289,9 @@ static void test_timeout_kills_group(void **state)
 	sl_proc_describe(desc, sizeof(desc), &res);
 	assert_non_null(strstr(desc, "timed out after"));
 	grandchild = read_pid(pidfile);
-	for (int i = 0; i < 500 && !pid_gone(grandchild); i++)
+	for (int i = 0; i < 500 && !test_pid_gone(grandchild); i++)
 		usleep(10000);
-	assert_true(pid_gone(grandchild));
+	assert_true(test_pid_gone(grandchild));
 }
 
 static void test_grandchild_holds_pipe(void **state)
@@ -328,9 +311,9 @@ static void test_grandchild_holds_pipe(void **state)
 	assert_int_equal(res.timed_out, 0);
 	assert_string_equal(sl_buf_cstr(&out), "hi\n");
 	grandchild = read_pid(pidfile);
-	for (int i = 0; i < 500 && !pid_gone(grandchild); i++)
+	for (int i = 0; i < 500 && !test_pid_gone(grandchild); i++)
 		usleep(10000);
-	assert_true(pid_gone(grandchild));
+	assert_true(test_pid_gone(grandchild));
 	sl_buf_release(&out);
 }
 

@@ -18,89 +18,25 @@
 #include "core/fs.h"
 #include "core/proc.h"
 #include "merge/merge.h"
+#include "test_helpers.h"
 
 static char tmp[256];
 
-/* Run a shell script in the test's directory; its exit code. Output shown on failure. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char script[8192];
-	const char *argv[] = { "sh", "-c", script, NULL };
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result r;
-	struct sl_err err = SL_ERR_INIT;
-	struct sl_buf out = SL_BUF_INIT;
-	va_list ap;
-	int n = snprintf(script, sizeof(script), "set -e; cd '%s'; ", tmp);
-
-	va_start(ap, fmt);
-	vsnprintf(script + n, sizeof(script) - (size_t)n, fmt, ap);
-	va_end(ap);
-	o.argv = argv;
-	o.out = &out;
-	o.errout = &out;
-	assert_int_equal(sl_proc_run(&o, &r, &err), 0);
-	if (r.exit_code)
-		print_message("script failed (%d): %s\n%s\n", r.exit_code, script, sl_buf_cstr(&out));
-	sl_buf_release(&out);
-	return r.exit_code;
-}
-
-/* The first line of a script's stdout (static buffer). */
-static const char *sh_out(const char *script)
-{
-	static char line[4096];
-	const char *argv[] = { "sh", "-c", script, NULL };
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result r;
-	struct sl_err err = SL_ERR_INIT;
-	struct sl_buf out = SL_BUF_INIT;
-
-	o.argv = argv;
-	o.cwd = tmp;
-	o.out = &out;
-	assert_int_equal(sl_proc_run(&o, &r, &err), 0);
-	snprintf(line, sizeof(line), "%s", sl_buf_cstr(&out));
-	line[strcspn(line, "\n")] = '\0';
-	sl_buf_release(&out);
-	return line;
-}
-
-static int group_setup(void **state)
-{
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "Test", 1);
-	setenv("GIT_AUTHOR_EMAIL", "test@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "Test", 1);
-	setenv("GIT_COMMITTER_EMAIL", "test@example.com", 1);
-	git_libgit2_init();
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	git_libgit2_shutdown();
-	return 0;
-}
-
 static int setup(void **state)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/sl-merge-XXXXXX");
-	if (!mkdtemp(tmp))
+	if (test_home_tmpdir(tmp, sizeof(tmp), "/tmp/sl-merge-XXXXXX"))
 		return -1;
-	setenv("HOME", tmp, 1);
 	/*
 	 * base: a.txt (5 lines), b.txt, e.txt; main checked out in r/; the run
 	 * branch in the worktree rw/ changes a.txt line 5, e.txt, adds d.txt;
 	 * main gets c.txt. Branch x: main plus x.txt (someone else's work).
 	 */
-	return sh("git init -q -b main r && cd r && printf '1\\n2\\n3\\n4\\n5\\n' >a.txt && "
-		  "echo b >b.txt && echo e >e.txt && git add . && git commit -qm base && "
-		  "git worktree add -q -b run ../rw && echo c >c.txt && git add c.txt && "
-		  "git commit -qm c && git checkout -q -b x && echo x >x.txt && git add x.txt && "
-		  "git commit -qm x && git checkout -q main && cd ../rw && sed -i 5s/5/five/ a.txt && "
-		  "echo e2 >e.txt && echo d >d.txt && git add . && git commit -qm run");
+	return sh_in(tmp, "git init -q -b main r && cd r && printf '1\\n2\\n3\\n4\\n5\\n' >a.txt && "
+		         "echo b >b.txt && echo e >e.txt && git add . && git commit -qm base && "
+		         "git worktree add -q -b run ../rw && echo c >c.txt && git add c.txt && "
+		         "git commit -qm c && git checkout -q -b x && echo x >x.txt && git add x.txt && "
+		         "git commit -qm x && git checkout -q main && cd ../rw && sed -i 5s/5/five/ a.txt && "
+		         "echo e2 >e.txt && echo d >d.txt && git add . && git commit -qm run");
 }
 
 static int teardown(void **state)
@@ -120,7 +56,7 @@ static const char *rev(const char *name)
 	static char cmd[512];
 
 	snprintf(cmd, sizeof(cmd), "cd r && git rev-parse --verify -q '%s' || echo none", name);
-	return sh_out(cmd);
+	return sh_line_in(tmp, cmd);
 }
 
 static int do_merge(struct merge_commit_opts *o, struct merge_commit_result *res,
@@ -146,9 +82,9 @@ static int do_merge(struct merge_commit_opts *o, struct merge_commit_result *res
 /* A fingerprint of the user's state: HEAD, index, unstaged diff, untracked files. */
 static char *user_state(void)
 {
-	return strdup(sh_out("cd r && { git diff --cached --binary; git diff --binary; "
-			     "git status --porcelain --untracked-files=all; "
-			     "cat b.txt c.txt u.txt 2>/dev/null; } | sha256sum"));
+	return strdup(sh_line_in(tmp, "cd r && { git diff --cached --binary; git diff --binary; "
+			              "git status --porcelain --untracked-files=all; "
+			              "cat b.txt c.txt u.txt 2>/dev/null; } | sha256sum"));
 }
 
 static void test_commit_parents_message_trailers(void **state)
@@ -169,18 +105,18 @@ static void test_commit_parents_message_trailers(void **state)
 	assert_string_equal(tip, rev("main^1"));
 	assert_string_equal(run, rev("main^2"));
 	assert_string_equal(tip, git_oid_tostr(hex, sizeof(hex), &res.tip));
-	assert_int_equal(sh("cd r && git log -1 --format=%%B main >msg && printf '%%s\\n' "
-			    "'Merge WO-2026-020: Runner worktree isolation' '' "
-			    "'Work-Order: WO-2026-020' 'Sluice-Run: 20260101-abcdef12' "
-			    "'Reviewed-by: reviewer-bot' 'Resolved-with: 20251231-00000000' '' "
-			    ">want && cmp msg want && rm msg want"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && git log -1 --format=%%B main >msg && printf '%%s\\n' "
+			           "'Merge WO-2026-020: Runner worktree isolation' '' "
+			           "'Work-Order: WO-2026-020' 'Sluice-Run: 20260101-abcdef12' "
+			           "'Reviewed-by: reviewer-bot' 'Resolved-with: 20251231-00000000' '' "
+			           ">want && cmp msg want && rm msg want"), 0);
 	assert_string_equal("sluice <sluice@localhost>",
-			    sh_out("cd r && git log -1 --format='%cn <%ce>' main"));
+			    sh_line_in(tmp, "cd r && git log -1 --format='%cn <%ce>' main"));
 	assert_string_equal("WO-2026-020",
-			    sh_out("cd r && git log -1 --format='%(trailers:key=Work-Order,valueonly)'"));
+			    sh_line_in(tmp, "cd r && git log -1 --format='%(trailers:key=Work-Order,valueonly)'"));
 	/* the checkout followed: files there, nothing left over */
-	assert_int_equal(sh("cd r && test -f d.txt && test \"$(cat e.txt)\" = e2 && "
-			    "test -z \"$(git status --porcelain)\""), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test -f d.txt && test \"$(cat e.txt)\" = e2 && "
+			           "test -z \"$(git status --porcelain)\""), 0);
 	merge_commit_result_release(&res);
 }
 
@@ -192,16 +128,16 @@ static void test_dirty_checkout_survives(void **state)
 	char *before, *after;
 
 	/* staged and unstaged b.txt, unstaged c.txt, untracked binary u.txt */
-	assert_int_equal(sh("cd r && echo staged >>b.txt && git add b.txt && echo unstaged >>b.txt && "
-			    "echo more >>c.txt && printf 'u\\0v' >u.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && echo staged >>b.txt && git add b.txt && echo unstaged >>b.txt && "
+			           "echo more >>c.txt && printf 'u\\0v' >u.txt"), 0);
 	before = user_state();
 	assert_int_equal(do_merge(&o, &res, &err), 0);
 	assert_true(res.checkout_updated);
 	after = user_state();
 	assert_string_equal(before, after);
-	assert_int_equal(sh("cd r && test -f d.txt && test \"$(cat e.txt)\" = e2 && "
-			    "git diff --cached --name-only >s && test \"$(cat s)\" = b.txt && "
-			    "test \"$(git status --porcelain -- u.txt)\" = '?? u.txt' && rm s"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test -f d.txt && test \"$(cat e.txt)\" = e2 && "
+			           "git diff --cached --name-only >s && test \"$(cat s)\" = b.txt && "
+			           "test \"$(git status --porcelain -- u.txt)\" = '?? u.txt' && rm s"), 0);
 	free(before);
 	free(after);
 	merge_commit_result_release(&res);
@@ -215,7 +151,7 @@ static void test_colliding_edit_defers(void **state)
 	char tip[64], *before, *after;
 
 	snprintf(tip, sizeof(tip), "%s", rev("main"));
-	assert_int_equal(sh("cd r && echo mine >e.txt && printf 'u\\n' >u.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && echo mine >e.txt && printf 'u\\n' >u.txt"), 0);
 	before = user_state();
 	assert_int_equal(do_merge(&o, &res, &err), SL_ETRANSIENT);
 	assert_int_equal(res.status, MERGE_DEFERRED);
@@ -225,7 +161,7 @@ static void test_colliding_edit_defers(void **state)
 	after = user_state();
 	assert_string_equal(before, after);
 	assert_string_equal(tip, rev("main"));
-	assert_int_equal(sh("cd r && test ! -e d.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test ! -e d.txt"), 0);
 	free(before);
 	free(after);
 	merge_commit_result_release(&res);
@@ -239,11 +175,11 @@ static void test_untracked_collision_defers(void **state)
 	char tip[64];
 
 	snprintf(tip, sizeof(tip), "%s", rev("main"));
-	assert_int_equal(sh("cd r && echo mine >d.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && echo mine >d.txt"), 0);
 	assert_int_equal(do_merge(&o, &res, &err), SL_ETRANSIENT);
 	assert_true(merge_paths_has(&res.paths, "d.txt"));
 	assert_string_equal(tip, rev("main"));
-	assert_int_equal(sh("cd r && test \"$(cat d.txt)\" = mine"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test \"$(cat d.txt)\" = mine"), 0);
 	merge_commit_result_release(&res);
 }
 
@@ -255,12 +191,12 @@ static void test_detached_head_moves_ref_only(void **state)
 	char tip[64];
 
 	snprintf(tip, sizeof(tip), "%s", rev("main"));
-	assert_int_equal(sh("cd r && git checkout -q --detach main"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && git checkout -q --detach main"), 0);
 	assert_int_equal(do_merge(&o, &res, &err), 0);
 	assert_false(res.checkout_updated);
 	assert_string_equal(tip, rev("main^1"));
 	assert_string_equal(tip, rev("HEAD"));
-	assert_int_equal(sh("cd r && test ! -e d.txt && test -z \"$(git status --porcelain)\""), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test ! -e d.txt && test -z \"$(git status --porcelain)\""), 0);
 	merge_commit_result_release(&res);
 }
 
@@ -271,12 +207,12 @@ static void test_linked_worktree_brought_along(void **state)
 	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
 	struct sl_err err = SL_ERR_INIT;
 
-	assert_int_equal(sh("cd r && git checkout -q --detach && git worktree add -q ../lw main && "
-			    "echo mine >../lw/u.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && git checkout -q --detach && git worktree add -q ../lw main && "
+			           "echo mine >../lw/u.txt"), 0);
 	assert_int_equal(do_merge(&o, &res, &err), 0);
 	assert_true(res.checkout_updated);
-	assert_int_equal(sh("cd lw && test -f d.txt && test \"$(cat u.txt)\" = mine && "
-			    "test \"$(git status --porcelain)\" = '?? u.txt' && test ! -e ../r/d.txt"),
+	assert_int_equal(sh_in(tmp, "cd lw && test -f d.txt && test \"$(cat u.txt)\" = mine && "
+			           "test \"$(git status --porcelain)\" = '?? u.txt' && test ! -e ../r/d.txt"),
 			 0);
 	merge_commit_result_release(&res);
 }
@@ -288,9 +224,9 @@ static void test_merge_in_progress_defers(void **state)
 	struct sl_err err = SL_ERR_INIT;
 	char tip[64], *before, *after;
 
-	assert_int_equal(sh("cd r && git checkout -q -b y main~1 && echo y >c.txt && git add c.txt && "
-			    "git commit -qm y && git checkout -q main && "
-			    "! git merge -q y >/dev/null 2>&1 && test -f .git/MERGE_HEAD"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && git checkout -q -b y main~1 && echo y >c.txt && git add c.txt && "
+			           "git commit -qm y && git checkout -q main && "
+			           "! git merge -q y >/dev/null 2>&1 && test -f .git/MERGE_HEAD"), 0);
 	snprintf(tip, sizeof(tip), "%s", rev("main"));
 	before = user_state();
 	assert_int_equal(do_merge(&o, &res, &err), SL_ETRANSIENT);
@@ -299,7 +235,7 @@ static void test_merge_in_progress_defers(void **state)
 	after = user_state();
 	assert_string_equal(before, after);
 	assert_string_equal(tip, rev("main"));
-	assert_int_equal(sh("cd r && test -f .git/MERGE_HEAD"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test -f .git/MERGE_HEAD"), 0);
 	free(before);
 	free(after);
 	merge_commit_result_release(&res);
@@ -313,16 +249,16 @@ static void test_split_index_uses_git(void **state)
 	struct sl_err err = SL_ERR_INIT;
 	char *before, *after;
 
-	assert_int_equal(sh("cd r && git update-index --split-index && echo staged >>b.txt && "
-			    "git add b.txt && echo more >>c.txt && printf 'u' >u.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && git update-index --split-index && echo staged >>b.txt && "
+			           "git add b.txt && echo more >>c.txt && printf 'u' >u.txt"), 0);
 	before = user_state();
 	assert_int_equal(do_merge(&o, &res, &err), 0);
 	assert_true(res.checkout_updated);
 	assert_true(res.checkout_via_git);
 	after = user_state();
 	assert_string_equal(before, after);
-	assert_int_equal(sh("cd r && test -f d.txt && test \"$(cat e.txt)\" = e2 && "
-			    "test \"$(git rev-parse main^2)\" = \"$(git rev-parse run)\""), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test -f d.txt && test \"$(cat e.txt)\" = e2 && "
+			           "test \"$(git rev-parse main^2)\" = \"$(git rev-parse run)\""), 0);
 	free(before);
 	free(after);
 	merge_commit_result_release(&res);
@@ -335,7 +271,7 @@ static void test_split_index_collision_defers(void **state)
 	struct sl_err err = SL_ERR_INIT;
 	char tip[64], *before, *after;
 
-	assert_int_equal(sh("cd r && git update-index --split-index && echo mine >e.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && git update-index --split-index && echo mine >e.txt"), 0);
 	snprintf(tip, sizeof(tip), "%s", rev("main"));
 	before = user_state();
 	assert_int_equal(do_merge(&o, &res, &err), SL_ETRANSIENT);
@@ -344,7 +280,7 @@ static void test_split_index_collision_defers(void **state)
 	after = user_state();
 	assert_string_equal(before, after);
 	assert_string_equal(tip, rev("main"));
-	assert_int_equal(sh("cd r && test ! -e d.txt && test \"$(cat e.txt)\" = mine"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test ! -e d.txt && test \"$(cat e.txt)\" = mine"), 0);
 	free(before);
 	free(after);
 	merge_commit_result_release(&res);
@@ -369,14 +305,14 @@ static void test_conflict_leaves_target(void **state)
 	struct sl_err err = SL_ERR_INIT;
 	char tip[64];
 
-	assert_int_equal(sh("cd r && echo theirs-too >e.txt && git commit -qam e"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && echo theirs-too >e.txt && git commit -qam e"), 0);
 	snprintf(tip, sizeof(tip), "%s", rev("main"));
 	assert_int_equal(do_merge(&o, &res, &err), SL_ECONFLICT);
 	assert_int_equal(res.status, MERGE_CONFLICT);
 	assert_int_equal(res.paths.n, 1);
 	assert_string_equal(res.paths.v[0], "e.txt");
 	assert_string_equal(tip, rev("main"));
-	assert_int_equal(sh("cd r && test -z \"$(git status --porcelain)\""), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test -z \"$(git status --porcelain)\""), 0);
 	merge_commit_result_release(&res);
 }
 
@@ -386,7 +322,7 @@ static int move_main(void *data, int attempt)
 	int *calls = data;
 
 	(*calls)++;
-	return attempt == 1 ? sh("cd r && git update-ref refs/heads/main x") : 0;
+	return attempt == 1 ? sh_in(tmp, "cd r && git update-ref refs/heads/main x") : 0;
 }
 
 static void test_cas_target_moved(void **state)
@@ -397,7 +333,7 @@ static void test_cas_target_moved(void **state)
 	char x[64];
 	int calls = 0;
 
-	assert_int_equal(sh("cd r && git checkout -q --detach"), 0); /* main not checked out */
+	assert_int_equal(sh_in(tmp, "cd r && git checkout -q --detach"), 0); /* main not checked out */
 	snprintf(x, sizeof(x), "%s", rev("x"));
 	o.before_ref_update = move_main;
 	o.hook_data = &calls;
@@ -406,7 +342,7 @@ static void test_cas_target_moved(void **state)
 	assert_int_equal(calls, 2);
 	assert_string_equal(x, rev("main^1")); /* x's commit is not lost */
 	assert_string_equal(rev("run"), rev("main^2"));
-	assert_int_equal(sh("cd r && git cat-file -e main:x.txt && git cat-file -e main:d.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && git cat-file -e main:x.txt && git cat-file -e main:d.txt"), 0);
 	merge_commit_result_release(&res);
 }
 
@@ -418,7 +354,7 @@ static void test_cas_target_moved_checked_out(void **state)
 	char x[64];
 	int calls = 0;
 
-	assert_int_equal(sh("cd r && printf 'u\\n' >u.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && printf 'u\\n' >u.txt"), 0);
 	snprintf(x, sizeof(x), "%s", rev("x"));
 	o.before_ref_update = move_main;
 	o.hook_data = &calls;
@@ -427,9 +363,9 @@ static void test_cas_target_moved_checked_out(void **state)
 	assert_string_equal(x, rev("main^1"));
 	assert_string_equal(rev("run"), rev("main^2"));
 	/* the run's files arrived, the user's untracked file stayed */
-	assert_int_equal(sh("cd r && test -f d.txt && test \"$(cat e.txt)\" = e2 && "
-			    "test \"$(cat u.txt)\" = u && test -f x.txt && "
-			    "test \"$(git status --porcelain)\" = '?? u.txt'"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test -f d.txt && test \"$(cat e.txt)\" = e2 && "
+			           "test \"$(cat u.txt)\" = u && test -f x.txt && "
+			           "test \"$(git status --porcelain)\" = '?? u.txt'"), 0);
 	merge_commit_result_release(&res);
 }
 
@@ -440,16 +376,16 @@ static void test_locked_ref_reverts_checkout(void **state)
 	struct sl_err err = SL_ERR_INIT;
 	char tip[64], *before, *after;
 
-	assert_int_equal(sh("cd r && echo staged >>b.txt && git add b.txt && "
-			    ": >.git/refs/heads/main.lock"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && echo staged >>b.txt && git add b.txt && "
+			           ": >.git/refs/heads/main.lock"), 0);
 	snprintf(tip, sizeof(tip), "%s", rev("main"));
 	before = user_state();
 	assert_int_equal(do_merge(&o, &res, &err), SL_ELOCKED);
 	after = user_state();
 	assert_string_equal(before, after);
 	assert_false(res.checkout_updated);
-	assert_int_equal(sh("cd r && test ! -e d.txt && test \"$(cat e.txt)\" = e && "
-			    "rm .git/refs/heads/main.lock"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && test ! -e d.txt && test \"$(cat e.txt)\" = e && "
+			           "rm .git/refs/heads/main.lock"), 0);
 	assert_string_equal(tip, rev("main"));
 	free(before);
 	free(after);
@@ -514,5 +450,5 @@ int main(void)
 #undef T
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, test_git_group_setup, test_git_group_teardown);
 }

@@ -16,81 +16,17 @@
 #include "core/fs.h"
 #include "core/proc.h"
 #include "merge/merge.h"
+#include "test_helpers.h"
 
 static char tmp[256];
 
-/* Run a shell script in the test's directory; its exit code. Output shown on failure. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char script[8192];
-	const char *argv[] = { "sh", "-c", script, NULL };
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result r;
-	struct sl_err err = SL_ERR_INIT;
-	struct sl_buf out = SL_BUF_INIT;
-	va_list ap;
-	int n = snprintf(script, sizeof(script), "set -e; cd '%s'; ", tmp);
-
-	va_start(ap, fmt);
-	vsnprintf(script + n, sizeof(script) - (size_t)n, fmt, ap);
-	va_end(ap);
-	o.argv = argv;
-	o.out = &out;
-	o.errout = &out;
-	assert_int_equal(sl_proc_run(&o, &r, &err), 0);
-	if (r.exit_code)
-		print_message("script failed (%d): %s\n%s\n", r.exit_code, script, sl_buf_cstr(&out));
-	sl_buf_release(&out);
-	return r.exit_code;
-}
-
-/* The first line of a script's stdout (static buffer). */
-static const char *sh_out(const char *script)
-{
-	static char line[4096];
-	const char *argv[] = { "sh", "-c", script, NULL };
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result r;
-	struct sl_err err = SL_ERR_INIT;
-	struct sl_buf out = SL_BUF_INIT;
-
-	o.argv = argv;
-	o.cwd = tmp;
-	o.out = &out;
-	assert_int_equal(sl_proc_run(&o, &r, &err), 0);
-	snprintf(line, sizeof(line), "%s", sl_buf_cstr(&out));
-	line[strcspn(line, "\n")] = '\0';
-	sl_buf_release(&out);
-	return line;
-}
-
-static int group_setup(void **state)
-{
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "Test", 1);
-	setenv("GIT_AUTHOR_EMAIL", "test@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "Test", 1);
-	setenv("GIT_COMMITTER_EMAIL", "test@example.com", 1);
-	git_libgit2_init();
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	git_libgit2_shutdown();
-	return 0;
-}
-
 static int setup(void **state)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/sl-merge-XXXXXX");
-	if (!mkdtemp(tmp))
+	if (test_home_tmpdir(tmp, sizeof(tmp), "/tmp/sl-merge-XXXXXX"))
 		return -1;
-	setenv("HOME", tmp, 1);
 	/* base: a.txt (5 lines), b.txt; branches main (ours) and run (theirs) */
-	return sh("git init -q -b main r && cd r && printf '1\\n2\\n3\\n4\\n5\\n' >a.txt && "
-		  "echo b >b.txt && git add . && git commit -qm base && git branch run");
+	return sh_in(tmp, "git init -q -b main r && cd r && printf '1\\n2\\n3\\n4\\n5\\n' >a.txt && "
+		         "echo b >b.txt && git add . && git commit -qm base && git branch run");
 }
 
 static int teardown(void **state)
@@ -126,15 +62,15 @@ static void test_different_files_clean(void **state)
 	struct merge_result res = MERGE_RESULT_INIT;
 	char hex[GIT_OID_HEXSZ + 1];
 
-	assert_int_equal(sh("cd r && echo c >c.txt && git add c.txt && git commit -qm c && "
-			    "git checkout -q run && echo d >d.txt && git add d.txt && "
-			    "git commit -qm d && git checkout -q main"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && echo c >c.txt && git add c.txt && git commit -qm c && "
+			           "git checkout -q run && echo d >d.txt && git add d.txt && "
+			           "git commit -qm d && git checkout -q main"), 0);
 	preview(&res, 1);
 	assert_true(res.clean);
 	assert_int_equal(res.conflicts.n, 0);
 	assert_string_equal(res.reason, "");
 	git_oid_tostr(hex, sizeof(hex), &res.tree);
-	assert_string_equal(hex, sh_out("cd r && git merge-tree --write-tree main run"));
+	assert_string_equal(hex, sh_line_in(tmp, "cd r && git merge-tree --write-tree main run"));
 	merge_result_release(&res);
 }
 
@@ -143,21 +79,21 @@ static void test_same_file_other_lines_clean(void **state)
 	struct merge_result res = MERGE_RESULT_INIT;
 	char hex[GIT_OID_HEXSZ + 1];
 
-	assert_int_equal(sh("cd r && sed -i 1s/1/one/ a.txt && git commit -qam one && "
-			    "git checkout -q run && sed -i 5s/5/five/ a.txt && git commit -qam five"),
+	assert_int_equal(sh_in(tmp, "cd r && sed -i 1s/1/one/ a.txt && git commit -qam one && "
+			           "git checkout -q run && sed -i 5s/5/five/ a.txt && git commit -qam five"),
 			 0);
 	preview(&res, 1);
 	assert_true(res.clean);
 	git_oid_tostr(hex, sizeof(hex), &res.tree);
-	assert_string_equal(hex, sh_out("cd r && git merge-tree --write-tree main run"));
+	assert_string_equal(hex, sh_line_in(tmp, "cd r && git merge-tree --write-tree main run"));
 	merge_result_release(&res);
 }
 
 static void same_lines(void)
 {
-	assert_int_equal(sh("cd r && sed -i 3s/3/ours/ a.txt && git commit -qam ours && "
-			    "git checkout -q run && sed -i 3s/3/theirs/ a.txt && "
-			    "git commit -qam theirs && git checkout -q main"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && sed -i 3s/3/ours/ a.txt && git commit -qam ours && "
+			           "git checkout -q run && sed -i 3s/3/theirs/ a.txt && "
+			           "git commit -qam theirs && git checkout -q main"), 0);
 }
 
 static void test_same_lines_conflict(void **state)
@@ -204,10 +140,10 @@ static void test_conflict_info_modify_delete_and_binary(void **state)
 	const char *out;
 	char r[PATH_MAX];
 
-	assert_int_equal(sh("cd r && printf 'x\\0a' >bin && git add bin && git commit -qm bin && "
-			    "git branch -f run && echo more >>b.txt && printf 'x\\0b' >bin && "
-			    "git commit -qam ours && git checkout -q run && git rm -q b.txt && "
-			    "printf 'x\\0c' >bin && git commit -qam theirs && git checkout -q main"),
+	assert_int_equal(sh_in(tmp, "cd r && printf 'x\\0a' >bin && git add bin && git commit -qm bin && "
+			           "git branch -f run && echo more >>b.txt && printf 'x\\0b' >bin && "
+			           "git commit -qam ours && git checkout -q run && git rm -q b.txt && "
+			           "printf 'x\\0c' >bin && git commit -qam theirs && git checkout -q main"),
 			 0);
 	repo_path(r, sizeof(r));
 	assert_int_equal(merge_conflict_info(r, "main", "run", NULL, NULL, NULL, &info, &err), 0);
@@ -223,11 +159,11 @@ static void test_directory_rename_is_conflict(void **state)
 {
 	struct merge_result res = MERGE_RESULT_INIT;
 
-	assert_int_equal(sh("cd r && mkdir dir && echo x >dir/x.txt && echo y >dir/y.txt && "
-			    "git add dir && git commit -qm dir && git branch -f run && "
-			    "git mv dir newdir && git commit -qm mv && git checkout -q run && "
-			    "echo e >dir/e.txt && git add dir/e.txt && git commit -qm e && "
-			    "git checkout -q main"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && mkdir dir && echo x >dir/x.txt && echo y >dir/y.txt && "
+			           "git add dir && git commit -qm dir && git branch -f run && "
+			           "git mv dir newdir && git commit -qm mv && git checkout -q run && "
+			           "echo e >dir/e.txt && git add dir/e.txt && git commit -qm e && "
+			           "git checkout -q main"), 0);
 	preview(&res, 0);
 	assert_true(res.clean); /* libgit2 alone is fooled */
 	merge_result_release(&res);
@@ -246,10 +182,10 @@ static void test_empty_file_rename_is_conflict(void **state)
 {
 	struct merge_result res = MERGE_RESULT_INIT;
 
-	assert_int_equal(sh("cd r && : >bar.c && git add bar.c && git commit -qm bar && "
-			    "git branch -f run && git mv bar.c boo.c && git commit -qm mv && "
-			    "git checkout -q run && echo content >bar.c && git commit -qam edit && "
-			    "git checkout -q main"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && : >bar.c && git add bar.c && git commit -qm bar && "
+			           "git branch -f run && git mv bar.c boo.c && git commit -qm mv && "
+			           "git checkout -q run && echo content >bar.c && git commit -qam edit && "
+			           "git checkout -q main"), 0);
 	preview(&res, 1);
 	assert_false(res.clean);
 	assert_true(merge_paths_has(&res.conflicts, "bar.c"));
@@ -311,30 +247,30 @@ static void test_resolution_in_worktree(void **state)
 	git_oid head;
 
 	same_lines();
-	assert_int_equal(sh("cd r && git worktree add -q ../wt run"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && git worktree add -q ../wt run"), 0);
 	snprintf(wt, sizeof(wt), "%s/wt", tmp);
-	snprintf(tip, sizeof(tip), "%s", sh_out("cd r && git rev-parse main"));
+	snprintf(tip, sizeof(tip), "%s", sh_line_in(tmp, "cd r && git rev-parse main"));
 	assert_int_equal(merge_into_worktree(wt, "main", &conflicted, &err), SL_EINVALID);
 	sl_err_clear(&err);
 	assert_int_equal(merge_into_worktree(wt, tip, &conflicted, &err), 0);
 	assert_int_equal(conflicted.n, 1);
 	assert_string_equal(conflicted.v[0], "a.txt");
-	assert_int_equal(sh("grep -q '^<<<<<<< ' wt/a.txt"), 0);
+	assert_int_equal(sh_in(tmp, "grep -q '^<<<<<<< ' wt/a.txt"), 0);
 	/* markers left: refused */
 	assert_int_equal(merge_commit_resolution(wt, NULL, &conflicted, NULL, &head, &err),
 			 SL_ECONFLICT);
 	assert_non_null(strstr(err.msg, "'a.txt' still has a conflict marker at line 3"));
 	sl_err_clear(&err);
-	assert_int_equal(sh("cd wt && printf '1\\n2\\nboth\\n4\\n5\\n' >a.txt"), 0);
+	assert_int_equal(sh_in(tmp, "cd wt && printf '1\\n2\\nboth\\n4\\n5\\n' >a.txt"), 0);
 	/* a shared path (worktree.share) is never committed by the resolution */
-	assert_int_equal(sh("cd wt && ln -s /tmp shared-deps"), 0);
+	assert_int_equal(sh_in(tmp, "cd wt && ln -s /tmp shared-deps"), 0);
 	assert_int_equal(merge_commit_resolution(wt, "Resolve WO-1", &conflicted, excluded, &head,
 						 &err), 0);
-	assert_int_not_equal(sh("cd wt && git ls-files --error-unmatch shared-deps 2>/dev/null"), 0);
-	assert_string_equal(git_oid_tostr_s(&head), sh_out("cd wt && git rev-parse HEAD"));
-	assert_string_equal(tip, sh_out("cd wt && git rev-parse HEAD^2"));
-	assert_string_equal("Resolve WO-1", sh_out("cd wt && git log -1 --format=%s"));
-	assert_string_equal("sluice", sh_out("cd wt && git log -1 --format=%cn"));
+	assert_int_not_equal(sh_in(tmp, "cd wt && git ls-files --error-unmatch shared-deps 2>/dev/null"), 0);
+	assert_string_equal(git_oid_tostr_s(&head), sh_line_in(tmp, "cd wt && git rev-parse HEAD"));
+	assert_string_equal(tip, sh_line_in(tmp, "cd wt && git rev-parse HEAD^2"));
+	assert_string_equal("Resolve WO-1", sh_line_in(tmp, "cd wt && git log -1 --format=%s"));
+	assert_string_equal("sluice", sh_line_in(tmp, "cd wt && git log -1 --format=%cn"));
 	merge_paths_release(&conflicted);
 }
 
@@ -348,9 +284,9 @@ static void test_verify_markers(void **state)
 	assert_int_equal(merge_paths_add(&p, "doc.md"), 0);
 	assert_int_equal(merge_paths_add(&p, "gone.txt"), 0);
 	/* a Markdown underline is not a marker; a lone ======= line is */
-	assert_int_equal(sh("cd r && printf 'Title\\n=========\\n=== x\\n' >doc.md"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && printf 'Title\\n=========\\n=== x\\n' >doc.md"), 0);
 	assert_int_equal(merge_verify_resolved(r, &p, &err), 0);
-	assert_int_equal(sh("cd r && printf 'a\\n=======\\nb\\n' >doc.md"), 0);
+	assert_int_equal(sh_in(tmp, "cd r && printf 'a\\n=======\\nb\\n' >doc.md"), 0);
 	assert_int_equal(merge_verify_resolved(r, &p, &err), SL_ECONFLICT);
 	assert_non_null(strstr(err.msg, "'doc.md' still has a conflict marker at line 2"));
 	merge_paths_release(&p);
@@ -373,5 +309,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verify_markers, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, test_git_group_setup, test_git_group_teardown);
 }

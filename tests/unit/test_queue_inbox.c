@@ -14,49 +14,22 @@
 #include "queue/queue.h"
 #include "store/store.h"
 #include "store/workorders.h"
-
-struct fixture {
-	char root[64];
-	struct store *st;
-};
+#include "test_helpers.h"
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct sl_err err = SL_ERR_INIT;
-	char *path;
-
-	strcpy(f->root, "/tmp/sluice-test-inbox.XXXXXX");
-	if (!mkdtemp(f->root))
-		return -1;
-	path = sl_path_join(f->root, "sluice.db");
-	if (store_open(&f->st, path, &err))
-		return -1;
-	free(path);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	struct sl_err err = SL_ERR_INIT;
-
-	store_free(f->st);
-	sl_rm_rf(f->root, &err);
-	free(f);
-	return 0;
+	return test_store_setup(state, "/tmp/sluice-test-inbox.XXXXXX");
 }
 
 /* Write inbox/<name> with a work order: id, then extra front-matter lines. */
-static void wo(struct fixture *f, const char *name, const char *id, const char *extra)
+static void wo(struct test_store *f, const char *name, const char *id, const char *extra)
 {
 	char rel[256], text[4096];
 	struct sl_err err = SL_ERR_INIT;
 	char *path, *dir;
 
 	snprintf(rel, sizeof(rel), "inbox/%s", name);
-	path = sl_path_join(f->root, rel);
+	path = sl_path_join(f->dir, rel);
 	dir = strdup(path);
 	*strrchr(dir, '/') = '\0';
 	assert_int_equal(sl_mkdir_p(dir, &err), 0);
@@ -67,13 +40,13 @@ static void wo(struct fixture *f, const char *name, const char *id, const char *
 	free(dir);
 }
 
-static void rm(struct fixture *f, const char *name)
+static void rm(struct test_store *f, const char *name)
 {
 	char rel[256];
 	char *path;
 
 	snprintf(rel, sizeof(rel), "inbox/%s", name);
-	path = sl_path_join(f->root, rel);
+	path = sl_path_join(f->dir, rel);
 	assert_int_equal(unlink(path), 0);
 	free(path);
 }
@@ -90,11 +63,11 @@ static const struct queue_entry *find(const struct queue_scan *s, const char *pa
 	return NULL;
 }
 
-static void evaluate(struct fixture *f, struct queue_scan *scan, struct store *st)
+static void evaluate(struct test_store *f, struct queue_scan *scan, struct store *st)
 {
 	struct sl_err err = SL_ERR_INIT;
 
-	assert_int_equal(queue_scan(scan, f->root, "inbox", &err), 0);
+	assert_int_equal(queue_scan(scan, f->dir, "inbox", &err), 0);
 	assert_int_equal(queue_evaluate(scan, st, &err), 0);
 }
 
@@ -110,18 +83,18 @@ static void expect_entry(const struct queue_scan *s, const char *name, const cha
 
 static void test_missing_inbox(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct queue_scan scan = QUEUE_SCAN_INIT;
 	struct sl_err err = SL_ERR_INIT;
 
-	assert_int_equal(queue_scan(&scan, f->root, "nowhere", &err), 0);
+	assert_int_equal(queue_scan(&scan, f->dir, "nowhere", &err), 0);
 	assert_int_equal(scan.n, 0);
 	queue_scan_release(&scan);
 }
 
 static void test_graph_rules(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct queue_scan scan = QUEUE_SCAN_INIT;
 	struct sl_buf problems = SL_BUF_INIT;
 
@@ -166,27 +139,15 @@ static void test_graph_rules(void **state)
 	queue_scan_release(&scan);
 }
 
-static long long count(struct store *st, const char *sql)
-{
-	sqlite3_stmt *s = NULL;
-	long long v = -1;
-
-	if (sqlite3_prepare_v2(store_db(st), sql, -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return v;
-}
-
-static void ingest(struct fixture *f, struct queue_ingest_stats *stats)
+static void ingest(struct test_store *f, struct queue_ingest_stats *stats)
 {
 	struct sl_err err = SL_ERR_INIT;
 
-	if (queue_ingest(f->st, f->root, "inbox", stats, &err))
+	if (queue_ingest(f->st, f->dir, "inbox", stats, &err))
 		fail_msg("%s", err.msg);
 }
 
-static void expect_row(struct fixture *f, const char *id, const char *state, const char *reason)
+static void expect_row(struct test_store *f, const char *id, const char *state, const char *reason)
 {
 	struct store_wo row = STORE_WO_INIT;
 	struct sl_err err = SL_ERR_INIT;
@@ -200,7 +161,7 @@ static void expect_row(struct fixture *f, const char *id, const char *state, con
 
 static void test_ingest_lifecycle(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct queue_ingest_stats s;
 	struct sl_err err = SL_ERR_INIT;
 	long long events;
@@ -213,13 +174,13 @@ static void test_ingest_lifecycle(void **state)
 	assert_int_equal(s.added, 2);
 	expect_row(f, "A", "ready", NULL);
 	expect_row(f, "B", "waiting", "waits on A (ready)");
-	assert_int_equal(count(f->st, "SELECT count(*) FROM inbox_errors"), 1);
-	events = count(f->st, "SELECT count(*) FROM events");
+	assert_int_equal(query_int(f->st, "SELECT count(*) FROM inbox_errors"), 1);
+	events = query_int(f->st, "SELECT count(*) FROM events");
 	assert_int_equal(events, 2);
 
 	ingest(f, &s); /* nothing changed: nothing written */
 	assert_int_equal(s.added + s.revised + s.changed + s.gone, 0);
-	assert_int_equal(count(f->st, "SELECT count(*) FROM events"), events);
+	assert_int_equal(query_int(f->st, "SELECT count(*) FROM events"), events);
 
 	/* runs drive running and done; re-ingesting keeps them */
 	assert_int_equal(store_wo_set_state(f->st, "A", "running", "run R1 is building", &err), 0);
@@ -232,15 +193,15 @@ static void test_ingest_lifecycle(void **state)
 	ingest(f, &s);
 	assert_int_equal(s.revised, 0);
 	expect_row(f, "A", "running", NULL);
-	assert_int_equal(count(f->st, "SELECT priority FROM work_orders WHERE id = 'A'"), 3);
+	assert_int_equal(query_int(f->st, "SELECT priority FROM work_orders WHERE id = 'A'"), 3);
 
 	assert_int_equal(store_wo_set_state(f->st, "A", "done", "merged by run R1", &err), 0);
 	ingest(f, &s); /* the run ended: the new revision is new work */
 	assert_int_equal(s.revised, 1);
 	expect_row(f, "A", "ready", NULL);
-	assert_int_equal(count(f->st, "SELECT priority FROM work_orders WHERE id = 'A'"), 1);
-	assert_int_equal(count(f->st, "SELECT count(*) FROM events WHERE reason LIKE "
-	                              "'new revision of inbox/a.md%'"),
+	assert_int_equal(query_int(f->st, "SELECT priority FROM work_orders WHERE id = 'A'"), 1);
+	assert_int_equal(query_int(f->st, "SELECT count(*) FROM events WHERE reason LIKE "
+	                                  "'new revision of inbox/a.md%'"),
 	                 1);
 
 	assert_int_equal(store_wo_set_state(f->st, "A", "done", "merged by run R2", &err), 0);
@@ -252,7 +213,7 @@ static void test_ingest_lifecycle(void **state)
 	ingest(f, &s);
 	assert_int_equal(s.gone, 1);
 	expect_row(f, "A", "done", "is gone from the inbox");
-	assert_int_equal(count(f->st, "SELECT present FROM work_orders WHERE id = 'A'"), 0);
+	assert_int_equal(query_int(f->st, "SELECT present FROM work_orders WHERE id = 'A'"), 0);
 	expect_row(f, "B", "ready", NULL);
 
 	assert_int_equal(store_wo_set_state(f->st, "B", "failed", "run R3 failed", &err), 0);
@@ -264,7 +225,7 @@ static void test_ingest_lifecycle(void **state)
 
 static void test_long_chain(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct queue_ingest_stats s;
 	char name[32], id[32], dep[64];
 	int i;
@@ -284,10 +245,10 @@ static void test_long_chain(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test_setup_teardown(test_missing_inbox, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_graph_rules, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_ingest_lifecycle, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_long_chain, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_missing_inbox, setup, test_store_teardown),
+	        cmocka_unit_test_setup_teardown(test_graph_rules, setup, test_store_teardown),
+	        cmocka_unit_test_setup_teardown(test_ingest_lifecycle, setup, test_store_teardown),
+	        cmocka_unit_test_setup_teardown(test_long_chain, setup, test_store_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,27 +21,19 @@
 #include "core/fs.h"
 #include "core/proc.h"
 #include "runner/builder.h"
+#include "test_helpers.h"
 
 static char tmpdir[] = "/tmp/sl-builder-XXXXXX";
 static char repo[64], wt[64], run_dir[64], prompt[128];
 
-/* Run a shell script in dir; returns its exit code, stdout in out (may be NULL). */
-static int sh(const char *dir, const char *script, struct sl_buf *out)
+/* Run a shell script in dir with a git identity; its exit code, stdout in out (may be NULL). */
+static int git_sh(const char *dir, const char *script, struct sl_buf *out)
 {
-	const char *argv[] = { "sh", "-c", script, NULL };
-	const char *env[] = { "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
-			      "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid", NULL };
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result res;
-	struct sl_err err = SL_ERR_INIT;
+	static const char *const env[] = { "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
+					   "GIT_COMMITTER_NAME=t",
+					   "GIT_COMMITTER_EMAIL=t@example.invalid", NULL };
 
-	o.argv = argv;
-	o.env_add = env;
-	o.cwd = dir;
-	o.out = out;
-	if (sl_proc_run(&o, &res, &err) < 0)
-		fail_msg("%s", err.msg);
-	return res.exit_code;
+	return test_sh_run(dir, script, env, out, NULL);
 }
 
 static int setup(void **state)
@@ -61,7 +53,7 @@ static int setup(void **state)
 		 "printf '#!/bin/sh\\necho hook says no >&2\\nexit 1\\n' > .git/hooks/pre-commit && "
 		 "chmod +x .git/hooks/pre-commit",
 		 run_dir, prompt, repo, repo, wt);
-	return sh(tmpdir, script, NULL);
+	return git_sh(tmpdir, script, NULL);
 }
 
 static int teardown(void **state)
@@ -69,24 +61,6 @@ static int teardown(void **state)
 	struct sl_err err = SL_ERR_INIT;
 
 	return sl_rm_rf(tmpdir, &err);
-}
-
-static char *slurp(const char *path)
-{
-	struct sl_buf b = SL_BUF_INIT;
-	struct sl_err err = SL_ERR_INIT;
-
-	if (sl_read_file(&b, path, 0, &err) < 0)
-		return NULL;
-	return b.ptr ? sl_buf_detach(&b) : strdup("");
-}
-
-static char *run_file(const char *name)
-{
-	char path[1024];
-
-	snprintf(path, sizeof(path), "%s/%s", run_dir, name);
-	return slurp(path);
 }
 
 static void opts_init(struct runner_builder_opts *o, const struct sl_config *cfg, int attempt)
@@ -132,7 +106,7 @@ static void test_env_contract(void **state)
 	unsetenv("SL_T_TOKEN");
 	unsetenv("GIT_DIR");
 	assert_int_equal(res.exit_code, 0);
-	env = run_file("env.txt");
+	env = test_read_in(run_dir, "env.txt");
 	assert_non_null(env);
 	assert_non_null(strstr(env, "\nSLUICE_RUN_ID=r-123\n"));
 	assert_non_null(strstr(env, "\nSLUICE_WORK_ORDER_ID=WO-7\n"));
@@ -148,7 +122,7 @@ static void test_env_contract(void **state)
 	assert_null(strstr(env, "SL_T_TOKEN"));
 	assert_null(strstr(env, "secret"));
 	assert_null(strstr(env, "GIT_DIR="));
-	pwd = run_file("pwd.txt");
+	pwd = test_read_in(run_dir, "pwd.txt");
 	assert_non_null(realpath(wt, real));
 	strcat(real, "\n");
 	assert_string_equal(pwd, real);
@@ -183,7 +157,7 @@ static void test_log_attempts_bounded(void **state)
 	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
 	assert_int_equal(res.log_truncated, 1);
-	log = run_file("builder.log");
+	log = test_read_in(run_dir, "builder.log");
 	assert_non_null(log);
 	assert_true(strncmp(log, "==== sluice: attempt 1 (build) started ", 39) == 0);
 	assert_non_null(strstr(log, "fail.sh: attempt 1 giving up\n"));
@@ -196,23 +170,7 @@ static void test_log_attempts_bounded(void **state)
 	assert_int_equal(stat(logpath, &st), 0);
 	assert_true(st.st_size < 10000 + 2000);
 	free(log);
-	assert_int_equal(sh(wt, "git checkout -q -- . && git clean -qfd", NULL), 0);
-}
-
-static int pid_gone(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	int gone;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return 1;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return 1;
-	gone = fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[2] == 'Z';
-	fclose(f);
-	return gone;
+	assert_int_equal(git_sh(wt, "git checkout -q -- . && git clean -qfd", NULL), 0);
 }
 
 static void test_timeout_hang(void **state)
@@ -231,14 +189,14 @@ static void test_timeout_hang(void **state)
 	opts_init(&o, &cfg, 1);
 	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
 	assert_int_equal(res.timed_out, 1);
-	pids = run_file("pids");
+	pids = test_read_in(run_dir, "pids");
 	assert_non_null(pids);
 	assert_int_equal(sscanf(pids, "%d %d", &leader, &child), 2);
-	for (int i = 0; i < 500 && !(pid_gone(leader) && pid_gone(child)); i++)
+	for (int i = 0; i < 500 && !(test_pid_gone(leader) && test_pid_gone(child)); i++)
 		usleep(10000);
-	assert_true(pid_gone(leader));
-	assert_true(pid_gone(child));
-	log = run_file("builder.log");
+	assert_true(test_pid_gone(leader));
+	assert_true(test_pid_gone(child));
+	log = test_read_in(run_dir, "builder.log");
 	assert_non_null(strstr(log, "==== sluice: attempt 1 ended: timed out after "));
 	free(pids);
 	free(log);
@@ -259,16 +217,16 @@ static void test_hooks(void **state)
 	/* hooks off (the default): the repository's failing pre-commit does not run */
 	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
-	assert_int_equal(sh(wt, "git rev-list --count HEAD", &out), 0);
+	assert_int_equal(git_sh(wt, "git rev-list --count HEAD", &out), 0);
 	assert_string_equal(sl_buf_cstr(&out), "2\n");
 	/* worktree.hooks: on: the hook runs and the commit fails */
 	cfg.worktree.hooks = 1;
 	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
 	assert_int_not_equal(res.exit_code, 0);
 	sl_buf_reset(&out);
-	assert_int_equal(sh(wt, "git rev-list --count HEAD", &out), 0);
+	assert_int_equal(git_sh(wt, "git rev-list --count HEAD", &out), 0);
 	assert_string_equal(sl_buf_cstr(&out), "2\n");
-	assert_int_equal(sh(wt, "git reset -q --hard HEAD~1 && git clean -qfd", NULL), 0);
+	assert_int_equal(git_sh(wt, "git reset -q --hard HEAD~1 && git clean -qfd", NULL), 0);
 	sl_buf_release(&out);
 }
 
@@ -282,8 +240,8 @@ static void test_resolve_fixture(void **state)
 	struct sl_buf out = SL_BUF_INIT;
 	char path[600], *text, *summary;
 
-	assert_int_equal(sh(repo, "sed -i 's/^b$/main b/' f.txt && git -c core.hooksPath=/dev/null commit -q -am main", NULL), 0);
-	assert_int_equal(sh(wt, "sed -i 's/^b$/run b/' f.txt && git -c core.hooksPath=/dev/null commit -q -am run && "
+	assert_int_equal(git_sh(repo, "sed -i 's/^b$/main b/' f.txt && git -c core.hooksPath=/dev/null commit -q -am main", NULL), 0);
+	assert_int_equal(git_sh(wt, "sed -i 's/^b$/run b/' f.txt && git -c core.hooksPath=/dev/null commit -q -am run && "
 			    "! git -c merge.conflictStyle=diff3 merge -q main", NULL), 0);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.builder.command = resolve;
@@ -292,13 +250,13 @@ static void test_resolve_fixture(void **state)
 	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
 	snprintf(path, sizeof(path), "%s/f.txt", wt);
-	text = slurp(path);
+	text = test_read_file(path);
 	assert_string_equal(text, "a\nrun b\nmain b\nc\n");
-	assert_int_equal(sh(wt, "git ls-files -u | wc -l", &out), 0);
+	assert_int_equal(git_sh(wt, "git ls-files -u | wc -l", &out), 0);
 	assert_string_equal(sl_buf_cstr(&out), "0\n");
-	summary = run_file("summary.md");
+	summary = test_read_in(run_dir, "summary.md");
 	assert_non_null(strstr(summary, "f.txt"));
-	assert_int_equal(sh(wt, "git -c core.hooksPath=/dev/null commit -q --no-edit", NULL), 0);
+	assert_int_equal(git_sh(wt, "git -c core.hooksPath=/dev/null commit -q --no-edit", NULL), 0);
 	free(text);
 	free(summary);
 	sl_buf_release(&out);

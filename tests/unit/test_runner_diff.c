@@ -13,55 +13,15 @@
 
 #include "core/fs.h"
 #include "runner/diff.h"
+#include "test_helpers.h"
 
 static char tmp[PATH_MAX], repo[PATH_MAX + 16], base[64], head[64];
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
-
-static char *out1(const char *fmt, ...)
-{
-	static char line[4096];
-	char cmd[8192];
-	va_list ap;
-	FILE *f;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	line[0] = '\0';
-	if ((f = popen(cmd, "r"))) {
-		if (!fgets(line, sizeof(line), f))
-			line[0] = '\0';
-		pclose(f);
-	}
-	line[strcspn(line, "\n")] = '\0';
-	return line;
-}
 
 /* Every kind of change between base and head. */
 static int setup(void **state)
 {
-	char tpl[] = "/tmp/sluice-diff.XXXXXX";
-
-	if (!mkdtemp(tpl) || !realpath(tpl, tmp))
+	if (test_git_tmpdir(tmp, repo, sizeof(repo), "/tmp/sluice-diff.XXXXXX"))
 		return -1;
-	snprintf(repo, sizeof(repo), "%s/repo", tmp);
-	setenv("HOME", tmp, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "T", 1);
-	setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "T", 1);
-	setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
 	sh("git init -q -b main '%s' && cd '%s' && "
 	   "seq 1 200 >long.txt && seq 1 100 >torename.txt && seq 1 50 >tomove.txt && "
 	   "head -c 3000 /dev/urandom >bin.dat && echo run >run.sh && echo doomed >gone.txt && "
@@ -77,8 +37,8 @@ static int setup(void **state)
 	   "printf 'no eol\\nmore' >noeol.txt && echo t >'sp ace.txt' && echo v >'ünï.txt' && "
 	   "echo n >'ñew file.txt' && git add -A && git commit -qm head",
 	   repo);
-	snprintf(base, sizeof(base), "%s", out1("git -C '%s' rev-parse HEAD~1", repo));
-	snprintf(head, sizeof(head), "%s", out1("git -C '%s' rev-parse HEAD", repo));
+	snprintf(base, sizeof(base), "%s", sh_line("git -C '%s' rev-parse HEAD~1", repo));
+	snprintf(head, sizeof(head), "%s", sh_line("git -C '%s' rev-parse HEAD", repo));
 	return 0;
 }
 

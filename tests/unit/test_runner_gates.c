@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/fs.h"
 #include "runner/gates.h"
+#include "test_helpers.h"
 
 static char tmpdir[] = "/tmp/sl-gates-XXXXXX";
 static char wt[512], run_dir[512];
@@ -34,18 +35,6 @@ static int teardown(void **state)
 	struct sl_err err = SL_ERR_INIT;
 
 	return sl_rm_rf(tmpdir, &err);
-}
-
-static char *read_run_file(const char *name)
-{
-	struct sl_buf b = SL_BUF_INIT;
-	struct sl_err err = SL_ERR_INIT;
-	char path[1024];
-
-	snprintf(path, sizeof(path), "%s/%s", run_dir, name);
-	if (sl_read_file(&b, path, 0, &err) < 0)
-		return NULL;
-	return b.ptr ? sl_buf_detach(&b) : strdup("");
 }
 
 static char s_sh[] = "sh", s_c[] = "-c", s_true[] = "true", s_missing[] = "sluice-no-such-gate";
@@ -87,10 +76,10 @@ static void test_run_all_report_all(void **state)
 	assert_null(failed[2]);
 	free(failed);
 
-	log = read_run_file("gates/fail.log");
+	log = test_read_in(run_dir, "gates/fail.log");
 	assert_string_equal(log, "boom\nmore\n");
 	free(log);
-	log = read_run_file("gates.json");
+	log = test_read_in(run_dir, "gates.json");
 	assert_non_null(log);
 	j = json_loads(log, 0, NULL);
 	assert_true(json_is_array(j));
@@ -132,7 +121,7 @@ static void test_log_rewritten(void **state)
 	runner_gate_results_release(&r);
 	assert_int_equal(runner_gates_run(&cfg, wt, run_dir, &r, &err), 0);
 	runner_gate_results_release(&r);
-	log = read_run_file("gates/fail.log");
+	log = test_read_in(run_dir, "gates/fail.log");
 	assert_string_equal(log, "boom\nmore\n");
 	free(log);
 }
@@ -190,7 +179,7 @@ static void test_no_gates(void **state)
 	assert_int_equal(runner_gates_run(&cfg, wt, run_dir, &r, &err), 0);
 	assert_int_equal(r.n, 0);
 	assert_int_equal(r.all_passed, 1);
-	text = read_run_file("gates.json");
+	text = test_read_in(run_dir, "gates.json");
 	assert_string_equal(text, "[]");
 	free(text);
 	runner_gate_results_release(&r);

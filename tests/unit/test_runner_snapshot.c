@@ -15,66 +15,25 @@
 #include "core/fs.h"
 #include "runner/snapshot.h"
 #include "runner/worktree.h"
+#include "test_helpers.h"
 
 static char tmp[PATH_MAX], repo[PATH_MAX + 16], base[64];
 static char *wt;
 static const char *excl[] = { "node_modules", "conf/local.yaml", NULL };
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
-
-/* The whole output of a command, newlines kept but the last one. */
-static char *out(const char *fmt, ...)
-{
-	static char buf[16384];
-	char cmd[8192];
-	size_t n = 0;
-	va_list ap;
-	FILE *f;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if ((f = popen(cmd, "r"))) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		pclose(f);
-	}
-	while (n && buf[n - 1] == '\n')
-		n--;
-	buf[n] = '\0';
-	return buf;
-}
-
 static int setup(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
-	char tpl[] = "/tmp/sluice-snap.XXXXXX";
 
-	if (!mkdtemp(tpl) || !realpath(tpl, tmp))
+	if (test_git_tmpdir(tmp, repo, sizeof(repo), "/tmp/sluice-snap.XXXXXX"))
 		return -1;
-	snprintf(repo, sizeof(repo), "%s/repo", tmp);
-	setenv("HOME", tmp, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "T", 1);
-	setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "T", 1);
-	setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
 	sh("git init -q -b main '%s' && cd '%s' && mkdir -p src conf node_modules && "
 	   "echo a >src/a.c && echo b >src/b.c && echo keep >conf/c.yaml && "
 	   "echo '*.log' >.gitignore && echo m >node_modules/m.js && "
 	   "git add src conf .gitignore && git commit -qm base && git commit -q --allow-empty "
 	   "-m second && echo local >conf/local.yaml",
 	   repo, repo);
-	snprintf(base, sizeof(base), "%s", out("git -C '%s' rev-parse main", repo));
+	snprintf(base, sizeof(base), "%s", sh_all("git -C '%s' rev-parse main", repo));
 	if (runner_worktree_create(repo, "S1", "run/WO-1", base, &wt, NULL, &err) < 0 ||
 	    runner_worktree_share(repo, wt, excl, NULL, &err) < 0 ||
 	    runner_worktree_copy(repo, wt, excl + 1, NULL, &err) < 0) {
@@ -109,14 +68,14 @@ static void test_snapshot_commits_everything_but_excluded(void **state)
 	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "sluice snapshot: S1 attempt 1",
 					 head, &committed, &err), 0);
 	assert_int_equal(committed, 1);
-	assert_string_equal(head, out("git -C '%s' rev-parse run/WO-1", repo));
-	assert_string_equal(out("git -C '%s' log -1 --format='%%an <%%ae>|%%s|%%P' run/WO-1", repo),
-			    out("echo 'sluice <sluice@localhost>|sluice snapshot: S1 attempt 1|%s'",
-				base));
-	assert_string_equal(out("git -C '%s' diff --name-status %s run/WO-1", repo, base),
+	assert_string_equal(head, sh_all("git -C '%s' rev-parse run/WO-1", repo));
+	assert_string_equal(sh_all("git -C '%s' log -1 --format='%%an <%%ae>|%%s|%%P' run/WO-1", repo),
+			    sh_all("echo 'sluice <sluice@localhost>|sluice snapshot: S1 attempt 1|%s'",
+				   base));
+	assert_string_equal(sh_all("git -C '%s' diff --name-status %s run/WO-1", repo, base),
 			    "A\tnew/deep/n.txt\nA\ts.txt\nM\tsrc/a.c\nD\tsrc/b.c");
 	/* ignored and excluded stay out; the worktree is clean afterwards */
-	assert_string_equal(out("git -C '%s' status --porcelain", wt),
+	assert_string_equal(sh_all("git -C '%s' status --porcelain", wt),
 			    "?? conf/local.yaml\n?? node_modules");
 	assert_int_equal(runner_worktree_changes(wt, excl, &ch, &err), 0);
 	assert_int_equal(ch.count, 0);
@@ -132,7 +91,7 @@ static void test_embedded_repository_left_out(void **state)
 	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
 			 0);
 	assert_int_equal(committed, 1);
-	assert_string_equal(out("git -C '%s' diff --name-status %s run/WO-1", repo, base),
+	assert_string_equal(sh_all("git -C '%s' diff --name-status %s run/WO-1", repo, base),
 			    "A\ttop.txt");
 }
 
@@ -156,7 +115,7 @@ static void test_builder_commits_kept(void **state)
 	int committed = -1;
 
 	sh("cd '%s' && echo x >>src/a.c && git commit -qam 'builder commit'", wt);
-	snprintf(tip, sizeof(tip), "%s", out("git -C '%s' rev-parse HEAD", wt));
+	snprintf(tip, sizeof(tip), "%s", sh_all("git -C '%s' rev-parse HEAD", wt));
 	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
 			 0);
 	assert_int_equal(committed, 0);
@@ -178,7 +137,7 @@ static void test_other_branch_refused(void **state)
 {
 	sh("cd '%s' && git checkout -q -b other && echo x >>src/a.c", wt);
 	expect_refused("switched the worktree");
-	assert_string_equal(out("git -C '%s' rev-parse run/WO-1", repo), base);
+	assert_string_equal(sh_all("git -C '%s' rev-parse run/WO-1", repo), base);
 }
 
 static void test_detached_refused(void **state)
@@ -198,7 +157,7 @@ static void test_deleted_dotgit_refused(void **state)
 	sh("rm '%s/.git'", wt);
 	expect_refused("deleted the worktree's .git file");
 	/* and the main repository was not snapshotted instead */
-	assert_string_equal(out("git -C '%s' rev-parse main", repo), base);
+	assert_string_equal(sh_all("git -C '%s' rev-parse main", repo), base);
 }
 
 static void test_reset(void **state)
@@ -210,12 +169,12 @@ static void test_reset(void **state)
 	   "echo changed >conf/local.yaml",
 	   wt);
 	assert_int_equal(runner_worktree_reset(wt, base, excl, &err), 0);
-	assert_string_equal(out("git -C '%s' rev-parse run/WO-1", repo), base);
-	assert_string_equal(out("git -C '%s' status --porcelain --ignored", wt),
+	assert_string_equal(sh_all("git -C '%s' rev-parse run/WO-1", repo), base);
+	assert_string_equal(sh_all("git -C '%s' status --porcelain --ignored", wt),
 			    "?? conf/local.yaml\n?? node_modules\n!! keep.log");
-	assert_false(sl_path_exists(out("echo '%s/u'", wt)));
-	assert_string_equal(out("cat '%s/conf/local.yaml'", wt), "changed");
-	assert_string_equal(out("cat '%s/src/a.c'", wt), "a");
+	assert_false(sl_path_exists(sh_all("echo '%s/u'", wt)));
+	assert_string_equal(sh_all("cat '%s/conf/local.yaml'", wt), "changed");
+	assert_string_equal(sh_all("cat '%s/src/a.c'", wt), "a");
 }
 
 int main(void)

@@ -15,55 +15,14 @@
 
 #include "core/fs.h"
 #include "runner/worktree.h"
+#include "test_helpers.h"
 
 static char tmp[PATH_MAX], repo[PATH_MAX + 16];
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
-
-/* The first line of a command's output (trailing newline removed). */
-static char *out1(const char *fmt, ...)
-{
-	static char line[4096];
-	char cmd[8192];
-	va_list ap;
-	FILE *f;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	line[0] = '\0';
-	if ((f = popen(cmd, "r"))) {
-		if (!fgets(line, sizeof(line), f))
-			line[0] = '\0';
-		pclose(f);
-	}
-	line[strcspn(line, "\n")] = '\0';
-	return line;
-}
-
 static int setup(void **state)
 {
-	char tpl[] = "/tmp/sluice-wt.XXXXXX";
-
-	if (!mkdtemp(tpl) || !realpath(tpl, tmp))
+	if (test_git_tmpdir(tmp, repo, sizeof(repo), "/tmp/sluice-wt.XXXXXX"))
 		return -1;
-	snprintf(repo, sizeof(repo), "%s/repo", tmp);
-	setenv("HOME", tmp, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "T", 1);
-	setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "T", 1);
-	setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
 	sh("git init -q -b main '%s' && cd '%s' && mkdir -p src && echo hello >src/a.c && "
 	   "echo readme >README && echo '/ignored' >.gitignore && git add -A && "
 	   "git commit -qm base && echo '/.system/' >>.git/info/exclude", repo, repo);
@@ -80,7 +39,7 @@ static char *base_oid(void)
 {
 	static char oid[64];
 
-	snprintf(oid, sizeof(oid), "%s", out1("git -C '%s' rev-parse main", repo));
+	snprintf(oid, sizeof(oid), "%s", sh_line("git -C '%s' rev-parse main", repo));
 	return oid;
 }
 
@@ -90,11 +49,11 @@ static char *main_state(void)
 	static char h[128];
 
 	snprintf(h, sizeof(h), "%s",
-		 out1("cd '%s' && { git status --porcelain=v2 -z; git diff; git diff --cached; "
-		      "git rev-parse HEAD; git symbolic-ref HEAD; "
-		      "git ls-files -z --others --exclude-standard | xargs -0 -r sha256sum; "
-		      "sha256sum .git/index; } | sha256sum",
-		      repo));
+		 sh_line("cd '%s' && { git status --porcelain=v2 -z; git diff; git diff --cached; "
+		         "git rev-parse HEAD; git symbolic-ref HEAD; "
+		         "git ls-files -z --others --exclude-standard | xargs -0 -r sha256sum; "
+		         "sha256sum .git/index; } | sha256sum",
+		         repo));
 	return h;
 }
 
@@ -114,12 +73,12 @@ static void test_create_leaves_dirty_main_alone(void **state)
 	assert_string_equal(path, want);
 	assert_int_equal(reused, 0);
 	assert_string_equal(main_state(), before);
-	assert_string_equal(out1("cat '%s/src/a.c'", path), "hello");
-	assert_string_equal(out1("git -C '%s' status --porcelain | wc -l", path), "0");
-	assert_string_equal(out1("git -C '%s' symbolic-ref HEAD", path),
+	assert_string_equal(sh_line("cat '%s/src/a.c'", path), "hello");
+	assert_string_equal(sh_line("git -C '%s' status --porcelain | wc -l", path), "0");
+	assert_string_equal(sh_line("git -C '%s' symbolic-ref HEAD", path),
 			    "refs/heads/run/WO-1-abcdefgh");
-	assert_string_equal(out1("git -C '%s' rev-parse run/WO-1-abcdefgh", repo), base_oid());
-	assert_true(sl_is_dir(out1("echo '%s/.git/worktrees/R1'", repo)));
+	assert_string_equal(sh_line("git -C '%s' rev-parse run/WO-1-abcdefgh", repo), base_oid());
+	assert_true(sl_is_dir(sh_line("echo '%s/.git/worktrees/R1'", repo)));
 	free(path);
 }
 
@@ -137,7 +96,7 @@ static void test_create_is_idempotent(void **state)
 	assert_int_equal(runner_worktree_create(repo, "R2", "run/WO-2-x", base_oid(), &path,
 						&reused, &err), 0);
 	assert_int_equal(reused, 1);
-	assert_string_equal(out1("cat '%s/new.txt'", path), "work");
+	assert_string_equal(sh_line("cat '%s/new.txt'", path), "work");
 	/* the same run on another branch is refused */
 	assert_int_equal(runner_worktree_create(repo, "R2", "run/WO-2-y", base_oid(), NULL,
 						&reused, &err), SL_EEXISTS);
@@ -157,9 +116,9 @@ static void test_failed_create_is_undone(void **state)
 	setenv("PATH", old, 1);
 	free(old);
 	assert_int_equal(rc, SL_ENOTFOUND);
-	assert_false(sl_path_exists(out1("echo '%s/.git/worktrees/R3'", repo)));
-	assert_false(sl_path_exists(out1("echo '%s/.system/runs/R3/worktree'", repo)));
-	assert_string_equal(out1("git -C '%s' branch --list 'run/WO-3-x' | wc -l", repo), "0");
+	assert_false(sl_path_exists(sh_line("echo '%s/.git/worktrees/R3'", repo)));
+	assert_false(sl_path_exists(sh_line("echo '%s/.system/runs/R3/worktree'", repo)));
+	assert_string_equal(sh_line("git -C '%s' branch --list 'run/WO-3-x' | wc -l", repo), "0");
 	/* and a retry works */
 	sl_err_clear(&err);
 	assert_int_equal(runner_worktree_create(repo, "R3", "run/WO-3-x", base_oid(), NULL, NULL,
@@ -191,7 +150,7 @@ static void test_path_exists_refused(void **state)
 	assert_int_equal(runner_worktree_create(repo, "R5", "run/WO-5", base_oid(), NULL, NULL,
 						&err), SL_EEXISTS);
 	assert_non_null(strstr(err.msg, "already exists and is not a git worktree"));
-	assert_string_equal(out1("git -C '%s' branch --list 'run/WO-5' | wc -l", repo), "0");
+	assert_string_equal(sh_line("git -C '%s' branch --list 'run/WO-5' | wc -l", repo), "0");
 }
 
 static void test_remove(void **state)
@@ -219,9 +178,9 @@ static void test_remove(void **state)
 	assert_int_equal(runner_worktree_remove(repo, path, excl, 0, 1, &deleted, &err), 0);
 	assert_int_equal(deleted, 1);
 	assert_false(sl_path_exists(path));
-	assert_string_equal(out1("cat '%s/shared/f'", repo), "keep");
-	assert_string_equal(out1("git -C '%s' branch --list 'run/WO-6' | wc -l", repo), "0");
-	assert_false(sl_path_exists(out1("echo '%s/.git/worktrees/R6'", repo)));
+	assert_string_equal(sh_line("cat '%s/shared/f'", repo), "keep");
+	assert_string_equal(sh_line("git -C '%s' branch --list 'run/WO-6' | wc -l", repo), "0");
+	assert_false(sl_path_exists(sh_line("echo '%s/.git/worktrees/R6'", repo)));
 	free(path);
 }
 
@@ -237,7 +196,7 @@ static void test_remove_force_keeps_branch(void **state)
 	assert_int_equal(runner_worktree_remove(repo, "R7", NULL, 1, 0, &deleted, &err), 0);
 	assert_int_equal(deleted, 0);
 	assert_false(sl_path_exists(path));
-	assert_string_equal(out1("git -C '%s' branch --list 'run/WO-7' | wc -l", repo), "1");
+	assert_string_equal(sh_line("git -C '%s' branch --list 'run/WO-7' | wc -l", repo), "1");
 	sl_err_clear(&err);
 	assert_int_equal(runner_worktree_remove(repo, "R7", NULL, 1, 0, NULL, &err),
 			 SL_ENOTFOUND);
@@ -278,8 +237,8 @@ static void test_prune_and_list(void **state)
 	runner_wt_list_release(&l);
 	assert_int_equal(runner_worktree_prune_stale(repo, &pruned, &err), 0);
 	assert_int_equal(pruned, 1);
-	assert_false(sl_path_exists(out1("echo '%s/.git/worktrees/R8'", repo)));
-	assert_true(sl_path_exists(out1("echo '%s/.git/worktrees/R9'", repo)));
+	assert_false(sl_path_exists(sh_line("echo '%s/.git/worktrees/R8'", repo)));
+	assert_true(sl_path_exists(sh_line("echo '%s/.git/worktrees/R9'", repo)));
 	/* the branch of the pruned worktree can be checked out again */
 	assert_int_equal(runner_worktree_create(repo, "R8", "run/WO-8", base_oid(), NULL, NULL,
 						&err), 0);
@@ -304,13 +263,13 @@ static void test_share_and_copy(void **state)
 						&err), 0);
 	assert_int_equal(runner_worktree_share(repo, path, share, &notes, &err), 0);
 	assert_non_null(strstr(sl_buf_cstr(&notes), "missing/dir"));
-	assert_string_equal(out1("readlink '%s/node_modules'", path),
-			    out1("echo '%s/node_modules'", repo));
+	assert_string_equal(sh_line("readlink '%s/node_modules'", path),
+			    sh_line("echo '%s/node_modules'", repo));
 	/* again: idempotent */
 	assert_int_equal(runner_worktree_share(repo, path, share, NULL, &err), 0);
 	assert_int_equal(runner_worktree_copy(repo, path, copy, NULL, &err), 0);
-	assert_string_equal(out1("cat '%s/.env'", path), "SECRET=1");
-	assert_string_equal(out1("cat '%s/conf/c.yaml'", path), "c");
+	assert_string_equal(sh_line("cat '%s/.env'", path), "SECRET=1");
+	assert_string_equal(sh_line("cat '%s/conf/c.yaml'", path), "c");
 	assert_int_equal(runner_worktree_copy(repo, path, copy, NULL, &err), 0);
 	assert_int_equal(runner_worktree_share(repo, path, bad1, NULL, &err), SL_EINVALID);
 	sl_err_clear(&err);
@@ -320,7 +279,7 @@ static void test_share_and_copy(void **state)
 	assert_int_equal(runner_worktree_share(repo, path, bad3, NULL, &err), SL_EEXISTS);
 	sl_err_clear(&err);
 	assert_int_equal(runner_worktree_copy(repo, path, bad3, NULL, &err), SL_EEXISTS);
-	assert_false(sl_path_exists(out1("echo '%s/etc-link'", path)));
+	assert_false(sl_path_exists(sh_line("echo '%s/etc-link'", path)));
 	sl_buf_release(&notes);
 	free(path);
 }
@@ -332,8 +291,8 @@ static void test_exclude_system(void **state)
 	sh("printf 'foo' >'%s/.git/info/exclude'", repo);
 	assert_int_equal(runner_worktree_exclude_system(repo, &err), 0);
 	assert_int_equal(runner_worktree_exclude_system(repo, &err), 0);
-	assert_string_equal(out1("grep -c '^/.system/$' '%s/.git/info/exclude'", repo), "1");
-	assert_string_equal(out1("head -1 '%s/.git/info/exclude'", repo), "foo");
+	assert_string_equal(sh_line("grep -c '^/.system/$' '%s/.git/info/exclude'", repo), "1");
+	assert_string_equal(sh_line("head -1 '%s/.git/info/exclude'", repo), "foo");
 }
 
 static void slug_is(const char *in, const char *want)

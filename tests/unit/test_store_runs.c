@@ -13,28 +13,17 @@
 #include "store/runs.h"
 #include "store/store.h"
 #include "store/workorders.h"
-
-struct fixture {
-	char dir[64];
-	struct store *st;
-};
+#include "test_helpers.h"
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct test_store *f;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_wo wo = STORE_WO_INIT;
-	char *path;
 
-	strcpy(f->dir, "/tmp/sluice-test-runs.XXXXXX");
-	if (!f || !mkdtemp(f->dir))
+	if (test_store_setup(state, "/tmp/sluice-test-runs.XXXXXX"))
 		return -1;
-	path = sl_path_join(f->dir, "sluice.db");
-	if (store_open(&f->st, path, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	free(path);
+	f = *state;
 	/* one ready work order */
 	wo.id = (char *)"WO-1";
 	wo.path = (char *)"work_orders/WO-1.md";
@@ -53,18 +42,6 @@ static int setup(void **state)
 		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	struct sl_err err = SL_ERR_INIT;
-
-	store_free(f->st);
-	sl_rm_rf(f->dir, &err);
-	free(f);
 	return 0;
 }
 
@@ -83,7 +60,7 @@ static int claim(struct store *st, const char *id, const char *hash, struct sl_e
 
 static void test_claim_once(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_wo wo = STORE_WO_INIT;
 
@@ -101,7 +78,7 @@ static void test_claim_once(void **state)
 
 static void test_transitions(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_run r;
 	struct store_event *ev = NULL;
@@ -132,7 +109,7 @@ static void test_transitions(void **state)
 
 static void test_prefix_lookup(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_run r;
 
@@ -155,7 +132,7 @@ static void test_prefix_lookup(void **state)
 
 static void test_update_whitelist(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_run r;
 	const char *id = "20260101-000000-aaaaaaaa";
@@ -178,7 +155,7 @@ static void test_update_whitelist(void **state)
 
 static void test_rivals_and_files(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_file_change fc[] = { { 'M', "a.txt" }, { 'A', "b.txt" } };
 	const char *paths[] = { "b.txt", "zzz" };
@@ -203,7 +180,7 @@ static void test_rivals_and_files(void **state)
 
 static void test_attempts(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	const char *a = "20260101-000000-aaaaaaaa";
 	sqlite3_stmt *s = NULL;
@@ -223,7 +200,7 @@ static void test_attempts(void **state)
 
 static void test_events_append_only(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 
 	assert_int_equal(claim(f->st, "20260101-000000-aaaaaaaa", "h1", &err), 0);
@@ -237,13 +214,13 @@ static void test_events_append_only(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_claim_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_transitions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prefix_lookup, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_update_whitelist, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rivals_and_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_attempts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_events_append_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_claim_once, setup, test_store_teardown),
+		cmocka_unit_test_setup_teardown(test_transitions, setup, test_store_teardown),
+		cmocka_unit_test_setup_teardown(test_prefix_lookup, setup, test_store_teardown),
+		cmocka_unit_test_setup_teardown(test_update_whitelist, setup, test_store_teardown),
+		cmocka_unit_test_setup_teardown(test_rivals_and_files, setup, test_store_teardown),
+		cmocka_unit_test_setup_teardown(test_attempts, setup, test_store_teardown),
+		cmocka_unit_test_setup_teardown(test_events_append_only, setup, test_store_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

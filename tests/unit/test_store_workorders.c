@@ -12,52 +12,11 @@
 #include "core/fs.h"
 #include "store/store.h"
 #include "store/workorders.h"
-
-struct fixture {
-	char dir[64];
-	struct store *st;
-};
+#include "test_helpers.h"
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct sl_err err = SL_ERR_INIT;
-	char *path;
-
-	strcpy(f->dir, "/tmp/sluice-test-store.XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	path = sl_path_join(f->dir, "sluice.db");
-	if (store_open(&f->st, path, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	free(path);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	struct sl_err err = SL_ERR_INIT;
-
-	store_free(f->st);
-	sl_rm_rf(f->dir, &err);
-	free(f);
-	return 0;
-}
-
-static long long query_int(struct store *st, const char *sql)
-{
-	sqlite3_stmt *s = NULL;
-	long long v = -1;
-
-	if (sqlite3_prepare_v2(store_db(st), sql, -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return v;
+	return test_store_setup(state, "/tmp/sluice-test-store.XXXXXX");
 }
 
 static char *query_text(struct store *st, const char *sql)
@@ -92,7 +51,7 @@ static void put(struct store *st, const char *id, const char *hash, const char *
 
 static void test_migration(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	char *mode = query_text(f->st, "PRAGMA journal_mode");
 
 	assert_true(store_version(f->st) >= 1);
@@ -103,7 +62,7 @@ static void test_migration(void **state)
 
 static void test_put_get_list(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct store_wo wo = STORE_WO_INIT, *list = NULL;
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_buf content = SL_BUF_INIT;
@@ -140,7 +99,7 @@ static void test_put_get_list(void **state)
 
 static void test_set_state_adds_event(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_wo wo = STORE_WO_INIT;
 	char *reason;
@@ -166,7 +125,7 @@ static void test_set_state_adds_event(void **state)
 
 static void test_events_append_only(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	char *msg = NULL;
 
@@ -186,7 +145,7 @@ static void test_events_append_only(void **state)
 
 static void test_mark_gone(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_wo wo = STORE_WO_INIT;
 
@@ -206,7 +165,7 @@ static void test_mark_gone(void **state)
 
 static void test_inbox_errors(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_inbox_error in[2] = {{(char *)"b.md", (char *)"bad b"},
 	                                  {(char *)"a.md", (char *)"bad a"}};
@@ -243,7 +202,7 @@ static void add_run(struct store *st, const char *id, const char *wo, const char
 
 static void test_runs(void **state)
 {
-	struct fixture *f = *state;
+	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct store_wo_run *v = NULL;
 	size_t n = 0;
@@ -267,13 +226,15 @@ static void test_runs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test_setup_teardown(test_migration, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_put_get_list, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_set_state_adds_event, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_events_append_only, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_mark_gone, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_inbox_errors, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_migration, setup, test_store_teardown),
+	        cmocka_unit_test_setup_teardown(test_put_get_list, setup, test_store_teardown),
+	        cmocka_unit_test_setup_teardown(test_set_state_adds_event, setup,
+	                                        test_store_teardown),
+	        cmocka_unit_test_setup_teardown(test_events_append_only, setup,
+	                                        test_store_teardown),
+	        cmocka_unit_test_setup_teardown(test_mark_gone, setup, test_store_teardown),
+	        cmocka_unit_test_setup_teardown(test_inbox_errors, setup, test_store_teardown),
+	        cmocka_unit_test_setup_teardown(test_runs, setup, test_store_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
