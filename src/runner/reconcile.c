@@ -238,11 +238,14 @@ static void delete_merged_branch(struct runner_ctx *ctx, const struct store_run 
 	git_repository *repo = NULL;
 	git_reference *ref = NULL;
 	git_oid target;
-	char name[600];
+	char name[600], lock[4800];
 
 	if (!run->branch_name || git_repository_open(&repo, ctx->repo.root) < 0)
 		return;
 	snprintf(name, sizeof(name), "refs/heads/%s", run->branch_name);
+	/* a lock on a merged run's branch is one a killed sluice left (we hold the repo lock) */
+	snprintf(lock, sizeof(lock), "%s/%s.lock", ctx->repo.gitdir, name);
+	unlink(lock);
 	if (git_reference_lookup(&ref, repo, name) == 0 &&
 	    git_reference_name_to_id(&target, repo, ctx->target_ref) == 0 &&
 	    git_reference_target(ref) &&
@@ -283,6 +286,26 @@ static void remove_stale_ref_locks(struct runner_ctx *ctx)
 	remove_if_stale(path);
 }
 
+/*
+ * A removal cut off half way: the folder is there but git no longer knows
+ * it as a worktree (its entry is gone or broken). The run is merged or
+ * abandoned, and both commit everything before removing, so the folder
+ * holds nothing that is not on a branch: remove it, and the entry named
+ * after the run. Links are removed, never followed.
+ */
+static int remove_half_removed(struct runner_ctx *ctx, const struct store_run *run,
+			       const char *wt, struct sl_err *err)
+{
+	char entry[4200];
+	int error;
+
+	sl_err_clear(err);
+	snprintf(entry, sizeof(entry), "%s/worktrees/%s", ctx->repo.gitdir, run->id);
+	if ((error = sl_rm_rf(wt, err)) == 0)
+		error = sl_rm_rf(entry, err);
+	return error;
+}
+
 static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -300,10 +323,14 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 			continue;
 		wt = runner__worktree_path(ctx, runs[i].id);
 		if (wt && sl_path_exists(wt)) {
+			int rc;
 			sl_err_clear(&err);
-			if (runner_worktree_remove(ctx->repo.root, runs[i].id,
-						   (const char *const *)ctx->excluded, 0, merged,
-						   &deleted, &err) != 0)
+			rc = runner_worktree_remove(ctx->repo.root, runs[i].id,
+						    (const char *const *)ctx->excluded, 0, merged,
+						    &deleted, &err);
+			if (rc == SL_ENOTFOUND)
+				rc = remove_half_removed(ctx, &runs[i], wt, &err);
+			if (rc != 0)
 				sl_log(SL_LOG_WARN, "run %s is %s but its worktree stays: %s",
 				       runs[i].id, runs[i].state, err.msg);
 			else
