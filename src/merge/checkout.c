@@ -48,7 +48,7 @@ static git_repository *linked_with(git_repository *main, const char *name, const
 }
 
 /* The repository of the work tree with `refname` checked out, or NULL. */
-static int find_checkout(git_repository **out, git_repository *repo, const char *refname,
+int merge__find_checkout(git_repository **out, git_repository *repo, const char *refname,
 			 struct sl_err *err)
 {
 	git_repository *main = NULL;
@@ -133,9 +133,12 @@ static int check_state(git_repository *w, const char *where, struct merge_commit
 	return error;
 }
 
-/* Checkout `to` with baseline `from` in w; collect conflicts into res when given. */
-static int checkout(git_repository *w, const git_oid *from, const git_oid *to, int dry,
-		    struct merge_commit_result *res)
+/*
+ * Checkout `to` with baseline `from` in w; collect conflicts into res when
+ * given. `only` (may be NULL): just these paths.
+ */
+static int checkout_paths(git_repository *w, const git_oid *from, const git_oid *to, int dry,
+			  struct merge_commit_result *res, const struct merge_paths *only)
 {
 	git_checkout_options co;
 	git_tree *base = NULL, *target = NULL;
@@ -143,6 +146,13 @@ static int checkout(git_repository *w, const git_oid *from, const git_oid *to, i
 
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	co.checkout_strategy = CHECKOUT_STRATEGY | (dry ? GIT_CHECKOUT_DRY_RUN : 0);
+	if (only) {
+		if (!only->n)
+			return 0; /* nothing left to bring along */
+		co.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+		co.paths.strings = only->v;
+		co.paths.count = only->n;
+	}
 	if (res) {
 		co.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
 		co.notify_cb = collect_conflict;
@@ -155,6 +165,40 @@ static int checkout(git_repository *w, const git_oid *from, const git_oid *to, i
 	}
 	git_tree_free(base);
 	git_tree_free(target);
+	return error;
+}
+
+static int checkout(git_repository *w, const git_oid *from, const git_oid *to, int dry,
+		    struct merge_commit_result *res)
+{
+	return checkout_paths(w, from, to, dry, res, NULL);
+}
+
+/* The paths that differ between two trees, but those in `skip`. */
+int merge__changed_paths(git_repository *w, const git_oid *from, const git_oid *to,
+			 const struct merge_paths *skip, struct merge_paths *out)
+{
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	size_t i;
+	int error;
+
+	if ((error = git_tree_lookup(&a, w, from)) || (error = git_tree_lookup(&b, w, to)) ||
+	    (error = git_diff_tree_to_tree(&diff, w, a, b, NULL)))
+		goto out;
+	for (i = 0; i < git_diff_num_deltas(diff) && !error; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *paths[2] = { d->old_file.path, d->new_file.path };
+		int k;
+		for (k = 0; k < 2 && !error; k++)
+			if (paths[k] && !merge_paths_has(skip, paths[k]) &&
+			    !merge_paths_has(out, paths[k]))
+				error = merge_paths_add(out, paths[k]);
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
 	return error;
 }
 
@@ -231,32 +275,51 @@ static int adopt_matching(git_repository *w, const git_oid *new_tree, struct mer
 static int bring_along(git_repository *w, const char *where, const git_oid *old_tree,
 		       const git_oid *new_tree, struct merge_commit_result *res, struct sl_err *err)
 {
+	struct merge_paths rest = MERGE_PATHS_INIT, adopted = MERGE_PATHS_INIT;
 	char paths[256];
-	int error, dry, adopted = 0;
+	int error, dry, adopting = 0;
 
 	for (dry = 1; dry >= 0; dry--) {
-		error = checkout(w, old_tree, new_tree, dry, res);
-		if (dry && !adopted && (error == GIT_ECONFLICT || (!error && res->paths.n)) &&
+		error = checkout_paths(w, old_tree, new_tree, dry, res, adopting ? &rest : NULL);
+		if (dry && !adopting && (error == GIT_ECONFLICT || (!error && res->paths.n)) &&
 		    adopt_matching(w, new_tree, &res->paths) == 1) {
-			/* a cut-off checkout of this very merge: it is ours, go on */
-			adopted = 1;
-			merge_paths_release(&res->paths);
+			/*
+			 * a cut-off checkout of this very merge: those paths are ours
+			 * and done; bring the others along as usual
+			 */
+			adopting = 1;
+			adopted = res->paths;
+			memset(&res->paths, 0, sizeof(res->paths));
+			if ((error = merge__changed_paths(w, old_tree, new_tree, &adopted, &rest)) != 0) {
+				error = sl_err_git(err, error, "cannot list the merge's paths in '%s'",
+						   where);
+				goto out;
+			}
 			dry = 2;
 			continue;
 		}
 		if (error == GIT_ECONFLICT || (!error && res->paths.n)) {
 			describe_paths(paths, sizeof(paths), &res->paths);
-			return defer(res, err, "uncommitted changes in '%s' collide with the merge "
-				     "(%s); commit or stash them, the merge is retried next tick",
-				     where, paths);
+			error = defer(res, err, "uncommitted changes in '%s' collide with the merge "
+				      "(%s); commit or stash them, the merge is retried next tick",
+				      where, paths);
+			goto out;
 		}
-		if (error == GIT_ELOCKED)
-			return defer(res, err, "the index of '%s' is locked%s; the merge is "
-				     "retried next tick", where, "");
-		if (error)
-			return sl_err_git(err, error, "cannot update the checkout '%s'", where);
+		if (error == GIT_ELOCKED) {
+			error = defer(res, err, "the index of '%s' is locked%s; the merge is "
+				      "retried next tick", where, "");
+			goto out;
+		}
+		if (error) {
+			error = sl_err_git(err, error, "cannot update the checkout '%s'", where);
+			goto out;
+		}
 	}
-	return 0;
+	error = 0;
+out:
+	merge_paths_release(&rest);
+	merge_paths_release(&adopted);
+	return error;
 }
 
 /*
@@ -296,7 +359,7 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 	int error;
 
 	*where = NULL;
-	error = find_checkout(&w, repo, refname, err);
+	error = merge__find_checkout(&w, repo, refname, err);
 	if (error || !w)
 		return error;
 	*where = strdup(git_repository_workdir(w));

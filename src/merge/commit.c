@@ -3,10 +3,13 @@
  * target ref, redone on the new tip when the target moved meanwhile.
  */
 #include "merge/merge.h"
+#include "core/fs.h"
+#include "core/lock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #define DEFAULT_ATTEMPTS 5
@@ -195,6 +198,21 @@ static int conflict(struct mc *m, struct merge_result *pr, struct sl_err *err)
 			  git_oid_tostr_s(git_commit_id(m->head)), m->o->target, pr->reason);
 }
 
+/* Write the journal of merge_commit_opts: "<owner>\n<old tree>\n<new tree>\n". */
+static int write_journal(struct mc *m, const git_oid *old_tree, const git_oid *new_tree,
+			 struct sl_err *err)
+{
+	char owner[64], text[256];
+
+	if (!m->o->journal)
+		return 0;
+	sl_owner_self(owner, sizeof(owner));
+	snprintf(text, sizeof(text), "%s\n%s\n", owner, git_oid_tostr_s(old_tree));
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s\n",
+		 git_oid_tostr_s(new_tree));
+	return sl_write_file_atomic(m->o->journal, text, strlen(text), err);
+}
+
 /* Commit, bring a checkout along, CAS. 0 merged, 1 the target moved, or an error. */
 static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *tree_id,
 			   int attempt, struct sl_err *err)
@@ -208,7 +226,7 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 		error = sl_err_git(err, error, "cannot read the merged tree");
 		goto out;
 	}
-	if ((error = create_commit(m, tip, tree, err)) ||
+	if ((error = create_commit(m, tip, tree, err)) || (error = write_journal(m, old_tree, tree_id, err)) ||
 	    (error = merge__checkout_target(m->repo, m->refname, old_tree, tree_id, &where, m->res,
 					    err)))
 		goto out;
@@ -227,6 +245,8 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 		m->have_wt_base = 1;
 	}
 out:
+	if (m->o->journal) /* moved, or brought back: the files are in order again */
+		unlink(m->o->journal);
 	free(where);
 	git_tree_free(tree);
 	return error;

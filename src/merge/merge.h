@@ -92,6 +92,9 @@ enum merge_status {
 };
 
 struct merge_commit_opts {
+	/*
+	 * NOTE: new fields go at the end (MERGE_COMMIT_OPTS_INIT is positional).
+	 */
 	const char *target;        /* branch: "main" or "refs/heads/main"; required */
 	const char *head;          /* the run's head commit (hex id or revision); required */
 	const char *work_order_id; /* required */
@@ -109,9 +112,16 @@ struct merge_commit_opts {
 	 */
 	int (*before_ref_update)(void *data, int attempt);
 	void *hook_data;
+	/*
+	 * A file kept while a checked-out target's files are being brought
+	 * along and until its ref moved (who, the old and the new tree): if
+	 * the process dies in between, merge_recover_checkout() puts the
+	 * files it had written back in order. NULL: none.
+	 */
+	const char *journal;
 };
 
-#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL }
+#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL }
 
 struct merge_commit_result {
 	enum merge_status status;
@@ -220,7 +230,26 @@ int merge_commit_resolution(const char *wt_path, const char *message,
 			    const struct merge_paths *conflicted, const char *const *excluded,
 			    git_oid *head, struct sl_err *err);
 
+/*
+ * After a crash during a merge (the journal of merge_commit_opts is still
+ * there and its process is gone): in the work tree that has `target`
+ * checked out, every path the merge changes whose file is what the merge
+ * wrote, or a cut-off write of it, or is missing where the merge removed
+ * or rewrote it, is brought back in line with what the target's ref names
+ * now (index included). Files holding anything else are the user's and are
+ * left alone. Removes the journal. *recovered: 1 when it did something.
+ */
+int merge_recover_checkout(const char *repo_path, const char *target, const char *journal,
+			   int *recovered, struct sl_err *err);
+
 /* ---- module-internal (merge__*), not for other modules ---- */
+
+/* The repository of the work tree with `refname` checked out (*out NULL when none). */
+int merge__find_checkout(git_repository **out, git_repository *repo, const char *refname,
+			 struct sl_err *err);
+/* The paths that differ between two trees, but those in `skip` (libgit2 error codes). */
+int merge__changed_paths(git_repository *w, const git_oid *from, const git_oid *to,
+			 const struct merge_paths *skip, struct merge_paths *out);
 
 struct merge__git_tree {
 	int clean;                 /* exit 0 */

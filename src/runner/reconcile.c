@@ -9,6 +9,7 @@
 #include "runner/manifest.h"
 #include "runner/builder.h"
 #include "runner/worktree.h"
+#include "merge/merge.h"
 #include "core/fs.h"
 #include "core/log.h"
 
@@ -266,24 +267,30 @@ static void delete_merged_branch(struct runner_ctx *ctx, const struct store_run 
  */
 #define STALE_LOCK_S 300
 
-static void remove_if_stale(const char *path)
+static void remove_if_older(const char *path, long seconds)
 {
 	struct stat st;
 
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    time(NULL) - st.st_mtime > STALE_LOCK_S && unlink(path) == 0)
-		sl_log(SL_LOG_WARN, "removed '%s', a lock older than %d minutes", path,
-		       STALE_LOCK_S / 60);
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && time(NULL) - st.st_mtime > seconds &&
+	    unlink(path) == 0)
+		sl_log(SL_LOG_WARN, "removed '%s', a lock older than %ld seconds", path, seconds);
+}
+
+static void remove_target_lock_older_than(struct runner_ctx *ctx, long seconds)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref);
+	remove_if_older(path, seconds);
 }
 
 static void remove_stale_ref_locks(struct runner_ctx *ctx)
 {
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref);
-	remove_if_stale(path);
+	remove_target_lock_older_than(ctx, STALE_LOCK_S);
 	snprintf(path, sizeof(path), "%s/packed-refs.lock", ctx->repo.gitdir);
-	remove_if_stale(path);
+	remove_if_older(path, STALE_LOCK_S);
 }
 
 /*
@@ -304,6 +311,28 @@ static int remove_half_removed(struct runner_ctx *ctx, const struct store_run *r
 	if ((error = sl_rm_rf(wt, err)) == 0)
 		error = sl_rm_rf(entry, err);
 	return error;
+}
+
+/* A merge that died while bringing the checked-out target along: put its files in order. */
+static void recover_checkout(struct runner_ctx *ctx)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *journal = sl_path_join(ctx->repo.sysdir, RUNNER_MERGE_JOURNAL);
+	int recovered = 0;
+
+	if (journal && sl_path_exists(journal)) {
+		if (merge_recover_checkout(ctx->repo.root, ctx->cfg->target, journal, &recovered,
+					   &err) != 0)
+			sl_log(SL_LOG_WARN, "%s", err.msg);
+		else if (recovered)
+			sl_log(SL_LOG_WARN, "a merge was interrupted while updating the checkout of "
+					    "'%s'; its files were put back in line with the branch",
+			       ctx->cfg->target);
+		/* its merge process is dead: a lock on the target is most likely its own */
+		if (!sl_path_exists(journal))
+			remove_target_lock_older_than(ctx, 10);
+	}
+	free(journal);
 }
 
 static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
@@ -341,6 +370,7 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 		if (merged)
 			delete_merged_branch(ctx, &runs[i]);
 	}
+	recover_checkout(ctx);
 	remove_stale_ref_locks(ctx);
 	sl_err_clear(&err);
 	if (runner_worktree_prune_stale(ctx->repo.root, &pruned, &err) == 0 && pruned)

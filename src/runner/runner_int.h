@@ -5,6 +5,9 @@
 #include "store/runs.h"
 #include "core/lock.h"
 
+/* .system/<this>: kept while a merge brings the checked-out target along (merge.h). */
+#define RUNNER_MERGE_JOURNAL "merge.journal"
+
 /* A work order the scheduler says may start now. */
 struct runner_ready {
 	char *id;

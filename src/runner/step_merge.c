@@ -317,7 +317,7 @@ int step_merge(struct step *s, struct sl_err *err)
 	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct sl_buf subject = SL_BUF_INIT;
-	char tree[41], *title = NULL;
+	char tree[41], *title = NULL, *journal = NULL;
 	json_t *fields = NULL;
 	int error, rc;
 
@@ -340,6 +340,8 @@ int step_merge(struct step *s, struct sl_err *err)
 	o.reviewer = s->run.reviewer ? s->run.reviewer : "unknown";
 	o.resolved_with = strcmp(s->run.mode, "resolve") ? NULL : s->run.conflict_with_run_id;
 	o.verify = s->ctx->cfg->merge.verify;
+	journal = sl_path_join(s->ctx->repo.sysdir, RUNNER_MERGE_JOURNAL);
+	o.journal = journal;
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
 	rc = merge_commit(s->ctx->repo.root, &o, &mr, err);
@@ -374,6 +376,7 @@ int step_merge(struct step *s, struct sl_err *err)
 out:
 	merge_commit_result_release(&mr);
 	sl_buf_release(&subject);
+	free(journal);
 	json_decref(fields);
 	free(title);
 	return error;

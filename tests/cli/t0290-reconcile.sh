@@ -41,7 +41,7 @@ test_expect_success 'a ref lock of the target older than 5 minutes is removed; a
 	touch -d "10 minutes ago" repo/.git/refs/heads/main.lock &&
 	sluice -C repo tick >out 2>&1 &&
 	! test -f repo/.git/refs/heads/main.lock &&
-	test_grep "older than 5 minutes" out
+	test_grep "older than 300 seconds" out
 '
 
 test_done

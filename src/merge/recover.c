@@ -1,0 +1,157 @@
+/*
+ * Recovery of a checked-out target after a crash in the middle of a merge:
+ * the journal (merge_commit_opts.journal) says which trees the checkout was
+ * moving between; what a dead process left half written is put in line
+ * with the ref, what a person wrote is left alone.
+ */
+#include "merge/merge.h"
+#include "core/fs.h"
+#include "core/lock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The blob at `path` in `tree` (NULL when the path is absent or not a regular file). */
+static git_blob *blob_at(git_repository *r, const git_oid *tree_id, const char *path)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *b = NULL;
+
+	if (git_tree_lookup(&tree, r, tree_id) == 0 && git_tree_entry_bypath(&e, tree, path) == 0 &&
+	    git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
+	    git_tree_entry_filemode(e) != GIT_FILEMODE_LINK)
+		git_blob_lookup(&b, r, git_tree_entry_id(e));
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	return b;
+}
+
+/*
+ * 1 when the work tree's file at `path` is something the merge's checkout
+ * made: missing where the merge rewrote or removed it, or the new content
+ * whole or cut off (a prefix of it). The old content is in line already
+ * (0); anything else is a person's (0).
+ */
+static int written_by_merge(git_repository *w, const git_oid *old_tree, const git_oid *new_tree,
+			    const char *path)
+{
+	git_blob *old = blob_at(w, old_tree, path), *new = blob_at(w, new_tree, path);
+	struct sl_buf data = SL_BUF_INIT;
+	struct sl_err ignored = SL_ERR_INIT;
+	char *full = sl_path_join(git_repository_workdir(w), path);
+	struct stat st;
+	int ours = 0;
+
+	if (!full)
+		goto out;
+	if (lstat(full, &st) < 0) {
+		ours = old != NULL; /* gone: the merge removed (or was rewriting) it */
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || sl_read_file(&data, full, 0, &ignored) != 0)
+		goto out;
+	if (old && data.len == git_blob_rawsize(old) &&
+	    !memcmp(sl_buf_cstr(&data), git_blob_rawcontent(old), data.len))
+		goto out; /* untouched */
+	ours = new && data.len <= git_blob_rawsize(new) &&
+	       !memcmp(sl_buf_cstr(&data), git_blob_rawcontent(new), data.len);
+out:
+	sl_buf_release(&data);
+	free(full);
+	git_blob_free(old);
+	git_blob_free(new);
+	return ours;
+}
+
+static int read_journal(const char *path, char *owner, size_t n, git_oid *old_tree,
+			git_oid *new_tree)
+{
+	char o[64] = "", a[64] = "", b[64] = "";
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%63s %63s %63s", o, a, b) == 3 && !git_oid_fromstr(old_tree, a) &&
+	     !git_oid_fromstr(new_tree, b);
+	fclose(f);
+	snprintf(owner, n, "%s", o);
+	return ok ? 0 : -1;
+}
+
+/* Force the `ours` paths to what `tree` holds (files and index). */
+static int restore(git_repository *w, const git_oid *tree_id, struct merge_paths *ours)
+{
+	git_checkout_options co;
+	git_tree *tree = NULL;
+	int error;
+
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED |
+			       GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+	co.paths.strings = ours->v;
+	co.paths.count = ours->n;
+	if ((error = git_tree_lookup(&tree, w, tree_id)) == 0)
+		error = git_checkout_tree(w, (const git_object *)tree, &co);
+	git_tree_free(tree);
+	return error;
+}
+
+int merge_recover_checkout(const char *repo_path, const char *target, const char *journal,
+			   int *recovered, struct sl_err *err)
+{
+	git_repository *repo = NULL, *w = NULL;
+	struct merge_paths changed = MERGE_PATHS_INIT, ours = MERGE_PATHS_INIT;
+	git_commit *tip = NULL;
+	git_oid old_tree, new_tree, tip_id;
+	char owner[64], refname[512];
+	size_t i;
+	int rc, error = 0;
+
+	*recovered = 0;
+	if (read_journal(journal, owner, sizeof(owner), &old_tree, &new_tree) < 0) {
+		unlink(journal); /* absent, or cut off before it was whole: nothing was touched */
+		return 0;
+	}
+	if (sl_owner_alive(owner))
+		return 0; /* that merge is still going on */
+	snprintf(refname, sizeof(refname), "%s%s", strncmp(target, "refs/", 5) ? "refs/heads/" : "",
+		 target);
+	if ((rc = git_repository_open(&repo, repo_path)) < 0 ||
+	    (rc = git_reference_name_to_id(&tip_id, repo, refname)) < 0 ||
+	    (rc = git_commit_lookup(&tip, repo, &tip_id)) < 0) {
+		error = sl_err_git(err, rc, "cannot read '%s' to recover an interrupted merge",
+				   refname);
+		goto out;
+	}
+	if ((error = merge__find_checkout(&w, repo, refname, err)) != 0 || !w)
+		goto done; /* not checked out anywhere: no files to put in order */
+	if ((rc = merge__changed_paths(w, &old_tree, &new_tree, &ours, &changed)) < 0) {
+		error = sl_err_git(err, rc, "cannot list the paths of the interrupted merge");
+		goto out;
+	}
+	for (i = 0; i < changed.n; i++)
+		if (written_by_merge(w, &old_tree, &new_tree, changed.v[i]) &&
+		    (error = merge_paths_add(&ours, changed.v[i])) != 0)
+			goto out;
+	if (ours.n && (rc = restore(w, git_commit_tree_id(tip), &ours)) < 0) {
+		error = sl_err_git(err, rc, "cannot put '%s' back in order after an interrupted "
+				   "merge; run 'git status' there",
+				   git_repository_workdir(w));
+		goto out;
+	}
+	*recovered = ours.n > 0;
+done:
+	unlink(journal);
+out:
+	merge_paths_release(&changed);
+	merge_paths_release(&ours);
+	git_commit_free(tip);
+	git_repository_free(w);
+	git_repository_free(repo);
+	return error;
+}
