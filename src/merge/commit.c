@@ -34,6 +34,7 @@ struct mc {
 	 */
 	git_oid wt_base;
 	int have_wt_base;
+	int keep_journal; /* a dead merge's journal: not ours to remove */
 };
 
 static int has_newline(const char *s)
@@ -206,6 +207,17 @@ static int write_journal(struct mc *m, const git_oid *old_tree, const git_oid *n
 
 	if (!m->o->journal)
 		return 0;
+	/*
+	 * A journal of a merge that died is the only record of what it left
+	 * half done: keep it for the recovery (merge_recover_checkout) and wait.
+	 */
+	if (merge_journal_dead(m->o->journal)) {
+		m->res->status = MERGE_DEFERRED;
+		snprintf(m->res->reason, sizeof(m->res->reason),
+			 "an interrupted merge is being recovered first (%s)", m->o->journal);
+		m->keep_journal = 1;
+		return sl_err_set(err, SL_ETRANSIENT, "%s", m->res->reason);
+	}
 	sl_owner_self(owner, sizeof(owner));
 	snprintf(text, sizeof(text), "%s\n%s\n", owner, git_oid_tostr_s(old_tree));
 	snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s\n",
@@ -245,7 +257,7 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 		m->have_wt_base = 1;
 	}
 out:
-	if (m->o->journal) /* moved, or brought back: the files are in order again */
+	if (m->o->journal && !m->keep_journal) /* moved, or brought back: files in order again */
 		unlink(m->o->journal);
 	free(where);
 	git_tree_free(tree);

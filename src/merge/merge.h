@@ -242,6 +242,9 @@ int merge_commit_resolution(const char *wt_path, const char *message,
 int merge_recover_checkout(const char *repo_path, const char *target, const char *journal,
 			   int *recovered, struct sl_err *err);
 
+/* 1 when `journal` is whole and the merge that wrote it is dead. */
+int merge_journal_dead(const char *journal);
+
 /* ---- module-internal (merge__*), not for other modules ---- */
 
 /* The repository of the work tree with `refname` checked out (*out NULL when none). */

@@ -101,6 +101,14 @@ static int restore(git_repository *w, const git_oid *tree_id, struct merge_paths
 	return error;
 }
 
+int merge_journal_dead(const char *journal)
+{
+	git_oid a, b;
+	char owner[64];
+
+	return read_journal(journal, owner, sizeof(owner), &a, &b) == 0 && !sl_owner_alive(owner);
+}
+
 int merge_recover_checkout(const char *repo_path, const char *target, const char *journal,
 			   int *recovered, struct sl_err *err)
 {

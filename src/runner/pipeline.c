@@ -398,7 +398,12 @@ int step_prepare(struct step *s, struct sl_err *err)
 out:
 	sl_lock_release(&lock);
 	sl_buf_release(&notes);
-	if (error == SL_EINVALID || error == SL_EEXISTS)
+	/*
+	 * A bad share/copy path is final. Anything else (a worktree left half made
+	 * by a crash that could not be set aside this time, a lock) is tried again
+	 * by the next tick: the run stays, with the reason.
+	 */
+	if (error == SL_EINVALID)
 		return step__fail(s, "failed", err, "cannot prepare the worktree: %s", err->msg);
 	if (error)
 		return error;

@@ -313,6 +313,33 @@ static int remove_half_removed(struct runner_ctx *ctx, const struct store_run *r
 	return error;
 }
 
+/*
+ * The merge that wrote `journal` died while it held the locks of the
+ * checked-out target: its index.lock (libgit2 writes the index of the
+ * checkout it updates) and the target's ref lock. Such a lock is the dead
+ * merge's when it is no older than the journal; one older than 10 s is no
+ * live git's either (git holds them for milliseconds). Only then is it
+ * removed: a person's git is never cut short.
+ */
+static void remove_locks_of_dead_merge(struct runner_ctx *ctx, const char *journal)
+{
+	const char *names[] = { "index.lock", NULL, NULL };
+	char ref_lock[600], path[4800];
+	struct stat js, st;
+	size_t i;
+
+	if (stat(journal, &js) < 0)
+		return;
+	snprintf(ref_lock, sizeof(ref_lock), "%s.lock", ctx->target_ref);
+	names[1] = ref_lock;
+	for (i = 0; names[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", ctx->repo.gitdir, names[i]);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= js.st_mtime &&
+		    time(NULL) - st.st_mtime > 10 && unlink(path) == 0)
+			sl_log(SL_LOG_WARN, "removed '%s', left by a merge that was killed", path);
+	}
+}
+
 /* A merge that died while bringing the checked-out target along: put its files in order. */
 static void recover_checkout(struct runner_ctx *ctx)
 {
@@ -321,6 +348,8 @@ static void recover_checkout(struct runner_ctx *ctx)
 	int recovered = 0;
 
 	if (journal && sl_path_exists(journal)) {
+		if (merge_journal_dead(journal))
+			remove_locks_of_dead_merge(ctx, journal);
 		if (merge_recover_checkout(ctx->repo.root, ctx->cfg->target, journal, &recovered,
 					   &err) != 0)
 			sl_log(SL_LOG_WARN, "%s", err.msg);
@@ -328,9 +357,6 @@ static void recover_checkout(struct runner_ctx *ctx)
 			sl_log(SL_LOG_WARN, "a merge was interrupted while updating the checkout of "
 					    "'%s'; its files were put back in line with the branch",
 			       ctx->cfg->target);
-		/* its merge process is dead: a lock on the target is most likely its own */
-		if (!sl_path_exists(journal))
-			remove_target_lock_older_than(ctx, 10);
 	}
 	free(journal);
 }
