@@ -44,4 +44,23 @@ test_expect_success 'a ref lock of the target older than 5 minutes is removed; a
 	test_grep "older than 300 seconds" out
 '
 
+test_expect_success 'a merge killed while updating the checkout: its half-written files are put back, the user edits stay' '
+	git -C repo checkout -q -b side &&
+	printf "one\ntwo\nthree\n" >repo/a.txt && printf "x\n" >repo/b.txt &&
+	printf "new file\n" >repo/c.txt && git -C repo add a.txt b.txt c.txt &&
+	git -C repo commit -q -m side && git -C repo checkout -q main &&
+	old=$(git -C repo rev-parse main^{tree}) && new=$(git -C repo rev-parse side^{tree}) &&
+	printf "one\ntw" >repo/a.txt &&
+	printf "new file\n" >repo/c.txt &&
+	echo "my own edit" >repo/README.md &&
+	printf "%s\n%s\n%s\n" "1:1" "$old" "$new" >repo/.system/merge.journal &&
+	sluice -C repo tick >out 2>&1 &&
+	test_grep "put back in line" out &&
+	! test -f repo/.system/merge.journal &&
+	! test -f repo/a.txt && ! test -f repo/c.txt &&
+	test "$(cat repo/README.md)" = "my own edit" &&
+	git -C repo status --porcelain >st && test_grep "^ M README.md" st &&
+	test_grep -v "a.txt" st && test_grep -v "c.txt" st
+'
+
 test_done
