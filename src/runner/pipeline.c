@@ -208,8 +208,9 @@ static void sanitize_dir(const char *dir, int top, const char *run_id)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		char *p;
+		/* worktree/ and a worktree.broken-* set aside are work trees, not artifacts */
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (top && !strcmp(de->d_name, "worktree")))
+		    (top && !strncmp(de->d_name, "worktree", 8)))
 			continue;
 		if (!(p = sl_path_join(dir, de->d_name)))
 			continue;
