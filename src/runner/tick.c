@@ -199,6 +199,9 @@ static int run_workers(struct runner_ctx *ctx, struct worklist *w, int jobs,
 	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)
 		return sl_err_sys(err, errno, "cannot find the sluice binary to start workers");
 	self[len] = '\0';
+	/* replaced by an upgrade while we run: exec the very file we are */
+	if (len > 10 && !strcmp(self + len - 10, " (deleted)"))
+		snprintf(self, sizeof(self), "/proc/self/exe");
 	int64_t last_poll = 0;
 	pid_t pid;
 
