@@ -321,23 +321,30 @@ static int remove_half_removed(struct runner_ctx *ctx, const struct store_run *r
  * live git's either (git holds them for milliseconds). Only then is it
  * removed: a person's git is never cut short.
  */
-static void remove_locks_of_dead_merge(struct runner_ctx *ctx, const char *journal)
+/* Returns 1 when such a lock is still there (too young to remove yet). */
+static int remove_locks_of_dead_merge(struct runner_ctx *ctx, const char *journal)
 {
 	const char *names[] = { "index.lock", NULL, NULL };
 	char ref_lock[600], path[4800];
 	struct stat js, st;
 	size_t i;
 
+	int left = 0;
+
 	if (stat(journal, &js) < 0)
-		return;
+		return 0;
 	snprintf(ref_lock, sizeof(ref_lock), "%s.lock", ctx->target_ref);
 	names[1] = ref_lock;
 	for (i = 0; names[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s", ctx->repo.gitdir, names[i]);
-		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= js.st_mtime &&
-		    time(NULL) - st.st_mtime > 10 && unlink(path) == 0)
+		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_mtime < js.st_mtime)
+			continue;
+		if (time(NULL) - st.st_mtime > 10 && unlink(path) == 0)
 			sl_log(SL_LOG_WARN, "removed '%s', left by a merge that was killed", path);
+		else
+			left = 1;
 	}
+	return left;
 }
 
 /* A merge that died while bringing the checked-out target along: put its files in order. */
@@ -348,9 +355,10 @@ static void recover_checkout(struct runner_ctx *ctx)
 	int recovered = 0;
 
 	if (journal && sl_path_exists(journal)) {
-		if (merge_journal_dead(journal))
-			remove_locks_of_dead_merge(ctx, journal);
-		if (merge_recover_checkout(ctx->repo.root, ctx->cfg->target, journal, &recovered,
+		/* the recovery waits (journal kept) until the dead merge's locks are gone */
+		if (merge_journal_dead(journal) && remove_locks_of_dead_merge(ctx, journal))
+			sl_log(SL_LOG_INFO, "an interrupted merge left locks; recovering it later");
+		else if (merge_recover_checkout(ctx->repo.root, ctx->cfg->target, journal, &recovered,
 					   &err) != 0)
 			sl_log(SL_LOG_WARN, "%s", err.msg);
 		else if (recovered)
