@@ -5,6 +5,7 @@
 #
 #   ./scripts/test.sh            everything
 #   SLUICE_TEST_QUICK=1 ./scripts/test.sh   skip the sanitizer pass
+#   SLUICE_TEST_STRESS=1 ./scripts/test.sh  also the stress tests (random kill -9)
 set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)

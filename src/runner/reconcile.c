@@ -49,19 +49,37 @@ char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id)
 }
 
 /* Remove lock files that only a dead sluice process of this run could have left. */
+static void remove_lock(const char *path, const char *run_id)
+{
+	if (unlink(path) == 0)
+		sl_log(SL_LOG_WARN, "removed the stale lock '%s' of interrupted run %s", path, run_id);
+}
+
+/*
+ * Every *.lock in the run worktree's own git dir (index, HEAD, ...) and on
+ * its branch: only this run's processes use them, and they are gone.
+ */
 static void remove_stale_locks(struct runner_ctx *ctx, const struct store_run *run)
 {
-	char path[4096];
+	char dir[4096], path[4400];
+	struct dirent *de;
+	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/worktrees/%s/index.lock", ctx->repo.gitdir, run->id);
-	if (unlink(path) == 0)
-		sl_log(SL_LOG_WARN, "removed the stale lock '%s' of interrupted run %s", path, run->id);
+	snprintf(dir, sizeof(dir), "%s/worktrees/%s", ctx->repo.gitdir, run->id);
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			size_t n = strlen(de->d_name);
+			if (n > 5 && !strcmp(de->d_name + n - 5, ".lock")) {
+				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+				remove_lock(path, run->id);
+			}
+		}
+		closedir(d);
+	}
 	if (run->branch_name) {
 		snprintf(path, sizeof(path), "%s/refs/heads/%s.lock", ctx->repo.gitdir,
 			 run->branch_name);
-		if (unlink(path) == 0)
-			sl_log(SL_LOG_WARN, "removed the stale lock '%s' of interrupted run %s",
-			       path, run->id);
+		remove_lock(path, run->id);
 	}
 }
 
@@ -111,15 +129,22 @@ static int requeue(struct runner_ctx *ctx, const struct store_run *listed, int *
 	to = restart_state(&run);
 	snprintf(reason, sizeof(reason), "interrupted while %s: %s", run.state,
 		 run.reason && *run.reason ? run.reason : "the sluice process working on it is gone");
-	error = store_run_transition(ctx->st, run.id, run.state, "interrupted", reason, 0, err);
+	/* both steps in one transaction: "interrupted" is never left standing */
+	if ((error = store_begin(ctx->st, err)) != 0)
+		goto out;
+	error = store_run_transition(ctx->st, run.id, run.state, "interrupted", reason, 1, err);
 	if (!error) {
 		snprintf(reason, sizeof(reason), "%s after an interruption (attempt %d so far)",
 			 !strcmp(to, "queued") ? "requeued" : !strcmp(to, "approved")
 							 ? "the merge is tried again"
 							 : "the resolution starts again",
 			 run.attempt);
-		error = store_run_transition(ctx->st, run.id, "interrupted", to, reason, 0, err);
+		error = store_run_transition(ctx->st, run.id, "interrupted", to, reason, 1, err);
 	}
+	if (!error)
+		error = store_commit(ctx->st, err);
+	else
+		store_rollback(ctx->st);
 	if (error == SL_ECONFLICT) { /* someone else moved it: not ours to requeue */
 		sl_err_clear(err);
 		error = 0;
@@ -428,7 +453,7 @@ int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct
 		    strcmp(runs[i].state, "interrupted"))
 			continue;
 		if (!strcmp(runs[i].state, "interrupted")) {
-			/* the restart state of a run interrupted twice is not known: rebuild */
+			/* only a database of an older sluice holds one: rebuild it */
 			error = store_run_transition(ctx->st, runs[i].id, "interrupted", "queued",
 						     "requeued after an interruption", 0, err);
 			(*requeued)++;
