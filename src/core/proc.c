@@ -713,3 +713,11 @@ const char *sl_git_program(void)
 
 	return g && *g ? g : "git";
 }
+
+void sl_git_ceiling(char *out, size_t n, const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	size_t len = slash && slash != dir ? (size_t)(slash - dir) : 1;
+
+	snprintf(out, n, "GIT_CEILING_DIRECTORIES=%.*s", (int)len, dir);
+}

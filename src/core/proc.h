@@ -58,6 +58,14 @@ int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, str
 /* The git CLI sluice runs: $SLUICE_GIT when set, else "git" from PATH. */
 const char *sl_git_program(void);
 
+/*
+ * "GIT_CEILING_DIRECTORIES=<parent of dir>" into out: git run in `dir`
+ * then never looks above it for a repository. For every git sluice runs in
+ * a run's worktree: if a builder deleted its .git, git must fail there,
+ * not find the main checkout above and act on the user's files.
+ */
+void sl_git_ceiling(char *out, size_t n, const char *dir);
+
 /* Describe how a child ended: "exit 0", "exit 3", "killed by SIGKILL", "timed out after 30s". */
 void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res);
 

@@ -43,6 +43,9 @@ int merge__run_git(const char *cwd, const char *const *args, struct sl_buf *out,
 		   int *exit_code, struct sl_err *err)
 {
 	const char **argv;
+	const char *env[16];
+	char ceiling[4200];
+	size_t i;
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	struct sl_proc_result pr;
 	struct sl_buf errout;
@@ -64,7 +67,13 @@ int merge__run_git(const char *cwd, const char *const *args, struct sl_buf *out,
 		argv[n++] = *args++;
 	argv[n] = NULL;
 	po.argv = argv;
-	po.env_add = id_env;
+	/* the identity, and never a repository above cwd (core/proc.h) */
+	for (i = 0; id_env[i]; i++)
+		env[i] = id_env[i];
+	sl_git_ceiling(ceiling, sizeof(ceiling), cwd);
+	env[i++] = ceiling;
+	env[i] = NULL;
+	po.env_add = env;
 	po.env_drop = drop_env;
 	po.cwd = cwd;
 	po.out = out;

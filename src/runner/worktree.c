@@ -26,12 +26,15 @@ static int run_git(const char *cwd, const char *const *argv, struct sl_err *err)
 	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
 	struct sl_proc_result res;
 	struct sl_buf errout = SL_BUF_INIT;
-	char how[64];
+	char how[64], ceiling[4200];
+	const char *env[2] = { ceiling, NULL };
 	int error;
 
 	sl_buf_init(&errout, 8192);
+	sl_git_ceiling(ceiling, sizeof(ceiling), cwd); /* never the main checkout above */
 	o.argv = argv;
 	o.cwd = cwd;
+	o.env_add = env;
 	o.env_drop = git_env_drop;
 	o.errout = &errout;
 	if ((error = sl_proc_run(&o, &res, err)) < 0)
