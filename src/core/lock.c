@@ -47,6 +47,11 @@ void sl_lock_release(struct sl_lock *lock)
 	lock->fd = -1;
 }
 
+/*
+ * A process's start time (clock ticks since boot) from /proc/<pid>/stat;
+ * 0 when it is gone, or a zombie: dead, only not yet reaped (in a
+ * container whose first process reaps nothing, zombies stay for good).
+ */
 static unsigned long long start_time(long pid)
 {
 	char path[64], buf[1024], *p;
@@ -65,6 +70,8 @@ static unsigned long long start_time(long pid)
 	/* the command name (field 2) may hold spaces: skip to its closing paren */
 	if (!(p = strrchr(buf, ')')))
 		return 0;
+	if (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+		return 0; /* field 3, the state: zombie or dead */
 	for (field = 2; *p && field < 22; p++)
 		if (*p == ' ')
 			field++;
