@@ -8,10 +8,10 @@
 
 # A stress test, run on demand (SLUICE_TEST_STRESS=1 ./scripts/test.sh, or
 # SLUICE_TEST_STRESS=1 ctest -R t0245): it found the crash-recovery bugs fixed
-# so far, and a rare case remains (see the 2026-11-22 issue note): a merge
-# killed around the moment it holds the target's ref lock can leave the main
-# checkout's index.lock with no journal, and the merges wait for a person.
-# The deterministic kill tests of every stage are t0240.
+# on 2026-11-22 (the last: a killed worker's unreaped zombie counted as
+# alive); 62 seeds in a row passed after that. It stays out of the default run
+# because its kill moments depend on timing; the deterministic kill tests of
+# every stage are t0240.
 [ "${SLUICE_TEST_STRESS:-0}" = 1 ] || test_skip_all "stress test; set SLUICE_TEST_STRESS=1 to run it"
 
 SEED=${SLUICE_KILL_SEED:-$$}
