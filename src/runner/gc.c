@@ -304,6 +304,11 @@ static int remove_item(struct runner_ctx *ctx, git_repository *git, struct runne
 	if (it->has_worktree) {
 		/* forced only because the run is final and its diff was saved */
 		error = runner_worktree_remove(ctx->repo.root, it->run, skip, force, 1, NULL, err);
+		/* git no longer knows it (a builder replaced its .git): its work is saved */
+		if (error && error != SL_ENOTFOUND && force) {
+			sl_err_clear(err);
+			error = runner__discard_worktree(ctx, it->run, err);
+		}
 		if (error == SL_ENOTFOUND) {
 			sl_err_clear(err);
 			error = 0;

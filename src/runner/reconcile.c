@@ -43,6 +43,20 @@ int runner__lock_run(struct runner_ctx *ctx, const char *run_id, int64_t timeout
 	return error;
 }
 
+int runner__discard_worktree(struct runner_ctx *ctx, const char *run_id, struct sl_err *err)
+{
+	char entry[4200], *wt = runner__worktree_path(ctx, run_id);
+	int error;
+
+	if (!wt)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	snprintf(entry, sizeof(entry), "%s/worktrees/%s", ctx->repo.gitdir, run_id);
+	if ((error = sl_rm_rf(wt, err)) == 0)
+		error = sl_rm_rf(entry, err);
+	free(wt);
+	return error;
+}
+
 char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id)
 {
 	return sl_repo_run_path(&ctx->repo, run_id, "worktree");
@@ -318,25 +332,6 @@ static void remove_stale_ref_locks(struct runner_ctx *ctx)
 	remove_if_older(path, STALE_LOCK_S);
 }
 
-/*
- * A removal cut off half way: the folder is there but git no longer knows
- * it as a worktree (its entry is gone or broken). The run is merged or
- * abandoned, and both commit everything before removing, so the folder
- * holds nothing that is not on a branch: remove it, and the entry named
- * after the run. Links are removed, never followed.
- */
-static int remove_half_removed(struct runner_ctx *ctx, const struct store_run *run,
-			       const char *wt, struct sl_err *err)
-{
-	char entry[4200];
-	int error;
-
-	sl_err_clear(err);
-	snprintf(entry, sizeof(entry), "%s/worktrees/%s", ctx->repo.gitdir, run->id);
-	if ((error = sl_rm_rf(wt, err)) == 0)
-		error = sl_rm_rf(entry, err);
-	return error;
-}
 
 /*
  * The merge that wrote `journal` died while it held the locks of the
@@ -417,7 +412,7 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 						    (const char *const *)ctx->excluded, 0, merged,
 						    &deleted, &err);
 			if (rc == SL_ENOTFOUND)
-				rc = remove_half_removed(ctx, &runs[i], wt, &err);
+				rc = runner__discard_worktree(ctx, runs[i].id, &err);
 			if (rc != 0)
 				sl_log(SL_LOG_WARN, "run %s is %s but its worktree stays: %s",
 				       runs[i].id, runs[i].state, err.msg);

@@ -42,6 +42,15 @@ struct json_t;
 int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, const char *name,
 				struct json_t *json, struct sl_err *err);
 
+/*
+ * Remove a final run's worktree folder that git no longer knows as a
+ * worktree (its .git replaced or gone, its entry broken), and its
+ * .git/worktrees entry. Only for runs whose work is saved on their branch
+ * (merged, abandoned, or with diff.patch written). Links are removed, never
+ * followed. Hold the repository lock.
+ */
+int runner__discard_worktree(struct runner_ctx *ctx, const char *run_id, struct sl_err *err);
+
 /* The run's worktree path (new string). */
 char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id);
 
