@@ -258,18 +258,6 @@ static int verify_gone(struct runner_ctx *ctx, git_repository *git, struct runne
 }
 
 /* The shared and copied paths, which do not make a worktree dirty. */
-static void excluded(struct runner_ctx *ctx, const char *out[65])
-{
-	size_t n = 0;
-	char **v;
-
-	for (v = ctx->cfg->worktree.share; v && *v && n < 64; v++)
-		out[n++] = *v;
-	for (v = ctx->cfg->worktree.copy; v && *v && n < 64; v++)
-		out[n++] = *v;
-	out[n] = NULL;
-}
-
 /* Still final, and nobody works on it (a `sluice retry` may have come in). */
 static int claim(struct runner_ctx *ctx, struct runner_gc_item *it, struct sl_lock *lock,
 		 struct sl_err *err)
@@ -294,11 +282,10 @@ static int remove_item(struct runner_ctx *ctx, git_repository *git, struct runne
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	char *patch = it->folder ? sl_path_join(it->folder, "diff.patch") : NULL;
-	const char *skip[65];
+	const char *const *skip = (const char *const *)ctx->excluded;
 	int force = patch && sl_path_exists(patch), error;
 
 	free(patch);
-	excluded(ctx, skip);
 	if ((error = claim(ctx, it, &lock, err)) != 0)
 		goto out;
 	if (it->has_worktree) {
