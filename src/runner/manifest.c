@@ -17,9 +17,9 @@
 
 int runner_manifest_is_artifact(const char *rel)
 {
-	if (!strcmp(rel, "lock") || !strcmp(rel, "manifest.json") || !strcmp(rel, "worktree") ||
-	    !strcmp(rel, "child.owner") ||
-	    !strncmp(rel, "worktree/", 9))
+	/* worktree/ and worktree.broken-<time>/ (set aside after a crash) are work trees */
+	if (!strcmp(rel, "lock") || !strcmp(rel, "manifest.json") || !strcmp(rel, "child.owner") ||
+	    !strncmp(rel, "worktree", 8))
 		return 0;
 	return strstr(rel, ".tmp.") == NULL;
 }

@@ -292,31 +292,31 @@ static char *entry_path(struct step *s)
 	return p;
 }
 
-/* The tip of the run branch, hex; "" when it does not exist. */
-static void branch_tip(struct step *s, char out[41])
+/* 1 when a folder holds nothing, or nothing but a .git file: no work in it. */
+static int only_git_file(const char *dir)
 {
-	git_repository *repo = NULL;
-	git_oid oid;
-	char name[600];
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int empty = d != NULL;
 
-	out[0] = '\0';
-	snprintf(name, sizeof(name), "refs/heads/%s", s->run.branch_name);
-	if (git_repository_open(&repo, s->ctx->repo.root) == 0 &&
-	    git_reference_name_to_id(&oid, repo, name) == 0)
-		git_oid_tostr(out, 41, &oid);
-	git_repository_free(repo);
+	while (d && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, ".git"))
+			empty = 0;
+	if (d)
+		closedir(d);
+	return empty;
 }
 
 /*
  * The worktree folder exists but is no worktree of this run: a creation
  * killed half way (libgit2 wrote the entry and the .git file, the checkout
- * did not finish). Called with the repository lock held. When the branch
- * is still at the base nothing was ever built there and the folder goes;
- * otherwise it is kept beside, as worktree.broken-<time>, and said so.
+ * did not finish). Called with the repository lock held. A folder with
+ * nothing but its .git file goes; anything else is kept beside the run as
+ * worktree.broken-<time> (not an artifact), and said so: never lose a file.
  */
 static int set_aside_half_made(struct step *s, struct sl_err *err)
 {
-	char aside[4200], tip[41];
+	char aside[4200];
 	size_t pruned = 0;
 	int error = 0;
 
@@ -330,10 +330,9 @@ static int set_aside_half_made(struct step *s, struct sl_err *err)
 			return sl_err_sys(err, errno, "cannot move the broken worktree '%s' aside",
 					  s->wt);
 		}
-		branch_tip(s, tip);
-		if (!tip[0] || !strcmp(tip, s->run.base_commit))
+		if (only_git_file(aside))
 			error = sl_rm_rf(aside, err);
-		else
+		else /* it may hold a builder's files: keep them, beside the run */
 			sl_log(SL_LOG_WARN, "run %s: a broken worktree was kept as '%s'", s->run.id,
 			       aside);
 	}
