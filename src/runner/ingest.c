@@ -71,19 +71,8 @@ void runner__ready_free(struct runner_ready *r, size_t n)
 
 int runner__count_waiting(struct runner_ctx *ctx)
 {
-	static const char *waiting[] = { "awaiting_review", "reviewing", "approved",
-					 "merge_conflict", NULL };
-	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
-	size_t n = 0, i, j;
-	int count = 0;
+	int n = store_runs_count(ctx->st, ",awaiting_review,reviewing,approved,merge_conflict,", &err);
 
-	if (store_runs_list(ctx->st, NULL, NULL, &runs, &n, &err) != 0)
-		return 0;
-	for (i = 0; i < n; i++)
-		for (j = 0; waiting[j]; j++)
-			if (!strcmp(runs[i].state, waiting[j]))
-				count++;
-	store_runs_free(runs, n);
-	return count;
+	return n > 0 ? n : 0;
 }

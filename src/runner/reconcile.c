@@ -273,14 +273,14 @@ static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, siz
  * The branch of a merged run, left behind by a crash after its worktree
  * went: delete it when its tip is in the target's history (nothing lost).
  */
-static void delete_merged_branch(struct runner_ctx *ctx, const struct store_run *run)
+static void delete_merged_branch(struct runner_ctx *ctx, git_repository *repo,
+				 const struct store_run *run)
 {
-	git_repository *repo = NULL;
 	git_reference *ref = NULL;
 	git_oid target;
 	char name[600], lock[4800];
 
-	if (!run->branch_name || git_repository_open(&repo, ctx->repo.root) < 0)
+	if (!run->branch_name || !repo)
 		return;
 	snprintf(name, sizeof(name), "refs/heads/%s", run->branch_name);
 	/* a lock on a merged run's branch is one a killed sluice left (we hold the repo lock) */
@@ -295,7 +295,6 @@ static void delete_merged_branch(struct runner_ctx *ctx, const struct store_run 
 		sl_log(SL_LOG_INFO, "deleted the branch '%s' of merged run %s", run->branch_name,
 		       run->id);
 	git_reference_free(ref);
-	git_repository_free(repo);
 }
 
 /*
@@ -391,6 +390,7 @@ static void recover_checkout(struct runner_ctx *ctx)
 
 static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
 {
+	git_repository *repo = NULL;
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	size_t i, pruned = 0;
@@ -399,6 +399,9 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 		sl_log(SL_LOG_WARN, "cleanup skipped: %s", err.msg);
 		return;
 	}
+	/* one repository for all the branch look-ups: this runs every tick */
+	if (git_repository_open(&repo, ctx->repo.root) < 0)
+		repo = NULL;
 	for (i = 0; i < n; i++) {
 		int merged = !strcmp(runs[i].state, "merged"), deleted = 0;
 		char *wt;
@@ -422,9 +425,10 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 		}
 		free(wt);
 		if (merged)
-			delete_merged_branch(ctx, &runs[i]);
+			delete_merged_branch(ctx, repo, &runs[i]);
 	}
 	recover_checkout(ctx);
+	git_repository_free(repo);
 	remove_stale_ref_locks(ctx);
 	sl_err_clear(&err);
 	if (runner_worktree_prune_stale(ctx->repo.root, &pruned, &err) == 0 && pruned)

@@ -56,11 +56,7 @@ static void worklist_release(struct worklist *w)
 }
 
 /* Runs that a tick may move on: not final, not active, not waiting for a person. */
-static int runnable_state(const char *state)
-{
-	return !strcmp(state, "queued") || !strcmp(state, "reviewing") ||
-	       !strcmp(state, "approved") || !strcmp(state, "resolving");
-}
+#define RUNNABLE_STATES ",queued,reviewing,approved,resolving,"
 
 static int collect_runnable(struct runner_ctx *ctx, const char *only_wo, struct worklist *w,
 			    struct sl_err *err)
@@ -69,12 +65,11 @@ static int collect_runnable(struct runner_ctx *ctx, const char *only_wo, struct 
 	size_t n = 0, i;
 	int error;
 
-	if ((error = store_runs_list(ctx->st, NULL, only_wo, &runs, &n, err)) != 0)
+	if ((error = store_runs_list_states(ctx->st, RUNNABLE_STATES, only_wo, &runs, &n, err)) != 0)
 		return error;
 	/* oldest first, so that earlier work merges first */
 	for (i = n; i-- > 0 && !error;)
-		if (runnable_state(runs[i].state))
-			error = worklist_add(w, runs[i].id);
+		error = worklist_add(w, runs[i].id);
 	store_runs_free(runs, n);
 	return error ? sl_err_set(err, error, "out of memory") : 0;
 }
@@ -235,17 +230,10 @@ static int run_workers(struct runner_ctx *ctx, struct worklist *w, int jobs,
 
 static int count_building(struct runner_ctx *ctx, struct sl_err *err)
 {
-	struct store_run *runs = NULL;
-	size_t n = 0, i;
-	int busy = 0;
+	/* the active states, and queued: claimed, about to build */
+	int n = store_runs_count(ctx->st, ",queued,preparing,building,gating,merging,resolving,", err);
 
-	if (store_runs_list(ctx->st, NULL, NULL, &runs, &n, err) != 0)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (store_run_state_is_active(runs[i].state) || !strcmp(runs[i].state, "queued"))
-			busy++; /* queued: claimed, about to build */
-	store_runs_free(runs, n);
-	return busy;
+	return n > 0 ? n : 0;
 }
 
 int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *o,

@@ -313,18 +313,45 @@ out:
 int store_runs_list(struct store *st, const char *state, const char *wo_id,
 		    struct store_run **out, size_t *n, struct sl_err *err)
 {
+	char states[64];
+
+	if (state)
+		snprintf(states, sizeof(states), ",%s,", state);
+	return store_runs_list_states(st, state ? states : NULL, wo_id, out, n, err);
+}
+
+/* "state is one of ?", with the states as ",a,b," (bound, never spliced into SQL) */
+#define STATE_IN "(?1 IS NULL OR instr(?1, ',' || state || ',') > 0)"
+
+int store_runs_count(struct store *st, const char *states, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int n;
+
+	if (store__prepare(st, &s, "SELECT count(*) FROM runs WHERE " STATE_IN, err) != 0)
+		return SL_ERROR;
+	store__bind_text(s, 1, states);
+	n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0)
+					  : store__fail(st, err, "cannot count runs");
+	sqlite3_finalize(s);
+	return n;
+}
+
+int store_runs_list_states(struct store *st, const char *states, const char *wo_id,
+			   struct store_run **out, size_t *n, struct sl_err *err)
+{
 	sqlite3_stmt *s = NULL;
 	struct store_run *v = NULL, *nv;
 	size_t cap = 0, len = 0;
 	int error, rc;
 
 	if ((error = store__prepare(st, &s,
-				    "SELECT " RUN_COLUMNS " FROM runs WHERE (?1 IS NULL OR state = "
-				    "?1) AND (?2 IS NULL OR work_order_id = ?2) "
+				    "SELECT " RUN_COLUMNS " FROM runs WHERE " STATE_IN " AND "
+				    "(?2 IS NULL OR work_order_id = ?2) "
 				    "ORDER BY created_ms DESC, rowid DESC",
 				    err)) != 0)
 		goto out;
-	store__bind_text(s, 1, state);
+	store__bind_text(s, 1, states);
 	store__bind_text(s, 2, wo_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (len == cap) {

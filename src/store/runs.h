@@ -93,6 +93,16 @@ int store_run_update(struct store *st, const char *run_id, const char *const *fi
 int store_runs_list(struct store *st, const char *state, const char *wo_id,
 		    struct store_run **out, size_t *n, struct sl_err *err);
 
+/*
+ * The same for several states at once, given as ",queued,reviewing," (NULL:
+ * any): what a tick looks at, without loading every finished run.
+ */
+int store_runs_list_states(struct store *st, const char *states, const char *wo_id,
+			   struct store_run **out, size_t *n, struct sl_err *err);
+
+/* How many runs are in one of `states` (",a,b,"; NULL: all); or a negative error. */
+int store_runs_count(struct store *st, const char *states, struct sl_err *err);
+
 void store_run_release(struct store_run *run);
 void store_runs_free(struct store_run *runs, size_t n);
 
