@@ -286,9 +286,10 @@ static void to_buf(struct sl_buf *b, int *truncated, const char *p, size_t n)
 static void consume(struct proc_io *io, int is_err, const char *p, size_t n)
 {
 	to_log(io, p, n);
-	if (!is_err)
+	if (!is_err) {
+		io->res->out_bytes += n;
 		to_buf(io->opts->out, &io->res->out_truncated, p, n);
-	else if (io->log_fd < 0)
+	} else if (io->log_fd < 0)
 		to_buf(io->opts->errout, NULL, p, n);
 }
 

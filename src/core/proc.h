@@ -43,6 +43,7 @@ struct sl_proc_result {
 	int signaled;        /* the signal that ended it, or 0 */
 	int timed_out;       /* 1 if we ended it for the timeout */
 	int out_truncated;   /* 1 if `out` hit its maximum (the rest was dropped) */
+	size_t out_bytes;    /* every byte the child wrote to stdout, kept or dropped */
 	int log_truncated;   /* 1 if the log hit log_max */
 	int64_t duration_ms;
 	int pid;             /* the child's pid (and process group id) */

@@ -39,10 +39,15 @@ static const char *const env_drop[] = {
 	"GIT_DIFF_PATH_TOTAL", "GIT_PAGER", "PAGER", NULL
 };
 
+/*
+ * git diff base head, its patch written to `out` (a path) or, with out NULL,
+ * captured from stdout into `capture` (bounded by its max) with the full
+ * size in *total.
+ */
 static int run_git_diff(const char *repo, const char *base, const char *head, const char *out,
-			struct sl_err *err)
+			struct sl_buf *capture, size_t *total, struct sl_err *err)
 {
-	char output[4200];
+	char output[4200] = "--no-color"; /* no --output: the patch comes on stdout */
 	const char *argv[] = {
 		sl_git_program(), "--no-pager", "--no-replace-objects", "-c", "core.fsmonitor=false",
 		"-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=true", "-c", "core.bigFileThreshold=512m",
@@ -59,18 +64,21 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 	char how[64];
 	int error;
 
-	if ((size_t)snprintf(output, sizeof(output), "--output=%s", out) >= sizeof(output))
+	if (out && (size_t)snprintf(output, sizeof(output), "--output=%s", out) >= sizeof(output))
 		return sl_err_set(err, SL_EINVALID, "patch path '%s' is too long", out);
 	sl_buf_init(&errout, 8192);
 	o.argv = argv;
 	o.cwd = repo;
 	o.env_drop = env_drop;
 	o.errout = &errout;
+	o.out = out ? NULL : capture;
 	if ((error = sl_proc_run(&o, &res, err)) == 0 && res.exit_code != 0) {
 		sl_proc_describe(how, sizeof(how), &res);
 		error = sl_err_set(err, SL_ERROR, "'git diff %.12s %.12s' in '%s' failed (%s): %s",
 				   base, head, repo, how, sl_buf_cstr(&errout));
 	}
+	if (!error && total)
+		*total = res.out_bytes;
 	sl_buf_release(&errout);
 	return error;
 }
@@ -91,12 +99,26 @@ int runner_diff_patch(const char *repo_path, const char *base_hex, const char *h
 		free(tmp);
 		return error;
 	}
-	if ((error = run_git_diff(repo_path, base_hex, head_hex, tmp, err)) == 0 &&
+	if ((error = run_git_diff(repo_path, base_hex, head_hex, tmp, NULL, NULL, err)) == 0 &&
 	    rename(tmp, patch_path) < 0)
 		error = sl_err_sys(err, errno, "cannot rename '%s' to '%s'", tmp, patch_path);
 	if (error)
 		unlink(tmp);
 	free(tmp);
+	return error;
+}
+
+int runner_diff_patch_mem(const char *repo_path, const char *base_hex, const char *head_hex,
+			  struct sl_buf *out, size_t *total, struct sl_err *err)
+{
+	int error;
+
+	*total = 0;
+	sl_buf_reset(out);
+	if ((error = check_ids(base_hex, head_hex, err)) < 0)
+		return error;
+	if ((error = run_git_diff(repo_path, base_hex, head_hex, NULL, out, total, err)) < 0)
+		sl_buf_reset(out);
 	return error;
 }
 
@@ -226,24 +248,132 @@ void runner_file_changes_release(struct runner_file_changes *fc)
 	fc->n = 0;
 }
 
-char *runner_file_changes_json(const struct runner_file_changes *fc)
+/* Length of the valid UTF-8 sequence at s (n bytes left, n > 0), or 0 (NUL included). */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return s[0] ? 1 : 0;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+static int utf8_valid(const char *s)
+{
+	size_t n = strlen(s), i = 0, k;
+
+	while (i < n) {
+		if (!(k = utf8_seq((const unsigned char *)s + i, n - i)))
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
+/* A file name as JSON text: each byte that is not part of valid UTF-8 becomes U+FFFD. */
+static json_t *lossy_string(const char *s)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	size_t n = strlen(s), i = 0, k;
+	json_t *j = NULL;
+
+	while (i < n) {
+		k = utf8_seq((const unsigned char *)s + i, n - i);
+		if (sl_buf_add(&b, k ? s + i : "\xef\xbf\xbd", k ? k : 3) < 0)
+			goto out;
+		i += k ? k : 1;
+	}
+	j = json_stringn(sl_buf_cstr(&b), b.len);
+out:
+	sl_buf_release(&b);
+	return j;
+}
+
+/*
+ * A file name quoted as git quotes it with core.quotePath=true (as in
+ * diff.patch), without the surrounding quotes: \" \\ \a \b \t \n \v \f \r,
+ * and \ooo for other control bytes and every byte from 0x7f up. Plain ASCII.
+ */
+static json_t *git_quoted(const char *s)
+{
+	static const char letters[] = "abtnvfr"; /* 0x07 .. 0x0d */
+	struct sl_buf b = SL_BUF_INIT;
+	const unsigned char *p;
+	json_t *j = NULL;
+	int error = 0;
+
+	for (p = (const unsigned char *)s; *p && !error; p++) {
+		if (*p == '"' || *p == '\\')
+			error = sl_buf_addf(&b, "\\%c", *p);
+		else if (*p >= 0x07 && *p <= 0x0d)
+			error = sl_buf_addf(&b, "\\%c", letters[*p - 0x07]);
+		else if (*p < 0x20 || *p >= 0x7f)
+			error = sl_buf_addf(&b, "\\%03o", *p);
+		else
+			error = sl_buf_add(&b, p, 1);
+	}
+	if (!error)
+		j = json_stringn(sl_buf_cstr(&b), b.len);
+	sl_buf_release(&b);
+	return j;
+}
+
+/* key: the name (lossy when not UTF-8); key_quoted: git's quoting, only then. */
+static int set_name(json_t *o, const char *key, const char *key_quoted, const char *name)
+{
+	if (utf8_valid(name))
+		return json_object_set_new(o, key, json_string(name));
+	if (json_object_set_new(o, key, lossy_string(name)) < 0)
+		return -1;
+	return json_object_set_new(o, key_quoted, git_quoted(name));
+}
+
+json_t *runner_file_changes_to_json(const struct runner_file_changes *fc)
 {
 	json_t *arr = json_array(), *o;
-	char st[2] = { 0, 0 }, *s = NULL;
+	char st[2] = { 0, 0 };
 	size_t i;
 
 	if (!arr)
 		return NULL;
 	for (i = 0; i < fc->n; i++) {
 		st[0] = fc->v[i].status;
-		o = json_pack("{s:s, s:s}", "path", fc->v[i].path, "status", st);
-		if (o && fc->v[i].old_path)
-			json_object_set_new(o, "old_path", json_string(fc->v[i].old_path));
-		if (!o || json_array_append_new(arr, o) < 0)
-			goto out;
+		if (!(o = json_object()) || json_array_append_new(arr, o) < 0 ||
+		    set_name(o, "path", "path_quoted", fc->v[i].path) < 0 ||
+		    json_object_set_new(o, "status", json_string(st)) < 0 ||
+		    (fc->v[i].old_path &&
+		     set_name(o, "old_path", "old_path_quoted", fc->v[i].old_path) < 0)) {
+			json_decref(arr);
+			return NULL;
+		}
 	}
-	s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-out:
+	return arr;
+}
+
+char *runner_file_changes_json(const struct runner_file_changes *fc)
+{
+	json_t *arr = runner_file_changes_to_json(fc);
+	char *s = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+
 	json_decref(arr);
 	return s;
 }

@@ -15,6 +15,8 @@
  * same rename detection (renames only, 50% similarity, limit 1000).
  */
 #include <stddef.h>
+#include <jansson.h>
+#include "core/buf.h"
 #include "core/err.h"
 
 struct runner_file_change {
@@ -42,7 +44,16 @@ int runner_diff_files(const char *repo_path, const char *base_hex, const char *h
 		      struct runner_file_changes *out, struct sl_err *err);
 void runner_file_changes_release(struct runner_file_changes *fc);
 
-/* files_changed.json: [{"path","status","old_path"?}], as a new string (the caller's, free()). */
+/*
+ * files_changed.json: [{"path","status","old_path"?}]. A name that is not
+ * UTF-8 (git allows any bytes but NUL) is written with each such byte as
+ * U+FFFD, and beside it "path_quoted" (or "old_path_quoted"): the name as
+ * git quotes it in diff.patch (core.quotePath, without the quotes), which
+ * keeps every byte. runner_file_changes_to_json(): a new reference, the
+ * caller's (NULL on out-of-memory); runner_file_changes_json(): the text,
+ * a new string, the caller's (free()).
+ */
+json_t *runner_file_changes_to_json(const struct runner_file_changes *fc);
 char *runner_file_changes_json(const struct runner_file_changes *fc);
 
 /*
@@ -51,6 +62,15 @@ char *runner_file_changes_json(const struct runner_file_changes *fc);
  */
 int runner_diff_patch(const char *repo_path, const char *base_hex, const char *head_hex,
 		      const char *patch_path, struct sl_err *err);
+
+/*
+ * The same patch as runner_diff_patch(), from git objects only, into `out`
+ * (bounded by out->max: the bytes past it are dropped) with its full size
+ * in *total. What the reviewer is shown comes from here, never from a file
+ * in the run folder, which builders and gates can write.
+ */
+int runner_diff_patch_mem(const char *repo_path, const char *base_hex, const char *head_hex,
+			  struct sl_buf *out, size_t *total, struct sl_err *err);
 
 /*
  * Both artifacts: diff.patch at `patch_path` and files_changed.json at

@@ -1,14 +1,17 @@
 /* The reviewing state: the review package, the reviewer, the verdict. */
 #include "runner/pipeline.h"
 #include "store/workorders.h"
+#include "runner/diff.h"
 #include "reviewer/reviewer.h"
 #include "core/fs.h"
 
+#include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DIFF_READ_MAX ((size_t)256 << 20)
+#define SUMMARY_MAX ((size_t)1 << 20)
+#define ARTIFACT_JSON_MAX ((size_t)16 << 20)
 
 static const char **criteria_of(json_t *fields)
 {
@@ -24,29 +27,163 @@ static const char **criteria_of(json_t *fields)
 	return out;
 }
 
-/* Build review-request.json for the current head. */
+/*
+ * A JSON artifact the builder or a gate may have rewritten, read only for
+ * what it tells the reviewer (gate results, the conflict context), bounded;
+ * NULL when missing, too large or malformed.
+ */
+static json_t *read_json_bounded(struct step *s, const char *name)
+{
+	char *text = step__read(s, name, ARTIFACT_JSON_MAX);
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+
+	free(text);
+	return j;
+}
+
+/* summary.md is the builder's own words: up to SUMMARY_MAX of them. */
+static char *read_summary(struct step *s)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = step__path(s, "summary.md"), *out = NULL;
+	int error;
+
+	if (!path)
+		return NULL;
+	error = sl_read_file(&b, path, SUMMARY_MAX, &err);
+	if (error == SL_ETOOBIG)
+		out = strdup("[summary.md is over 1 MiB; sluice did not include it]");
+	else if (!error)
+		out = sl_buf_detach(&b);
+	sl_buf_release(&b);
+	free(path);
+	return out;
+}
+
+/*
+ * The diff under review, computed now from the base and head recorded in
+ * the store (git objects, never diff.patch or files_changed.json: a gate
+ * runs the project's code with $SLUICE_RUN_DIR and may have rewritten
+ * them). The two artifacts are written again from the same objects, so
+ * that what people read and what is sealed in the manifest is what the
+ * reviewer saw. `patch` holds at most its max; *total is the full size.
+ */
+static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t **files,
+		    struct sl_err *err)
+{
+	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	const char *root = s->ctx->repo.root, *base = s->run.base_commit, *head = s->run.head_commit;
+	char *patch_path = step__path(s, "diff.patch");
+	char *files_path = step__path(s, "files_changed.json"), *text = NULL;
+	int error;
+
+	*files = NULL;
+	if (!patch_path || !files_path) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = runner_diff_patch_mem(root, base, head, patch, total, err)) != 0 ||
+	    (error = runner_diff_files(root, base, head, &fc, err)) != 0)
+		goto out;
+	if (!(*files = runner_file_changes_to_json(&fc)) ||
+	    !(text = json_dumps(*files, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory listing the files of run '%s'",
+				   s->run.id);
+		goto out;
+	}
+	if ((error = sl_write_file_atomic(files_path, text, strlen(text), err)) != 0)
+		goto out;
+	if (*total == patch->len) /* all of it is here: no second git diff */
+		error = sl_write_file_atomic(patch_path, patch->ptr ? patch->ptr : "", patch->len,
+					     err);
+	else
+		error = runner_diff_patch(root, base, head, patch_path, err);
+out:
+	if (error) {
+		json_decref(*files);
+		*files = NULL;
+	}
+	runner_file_changes_release(&fc);
+	free(patch_path);
+	free(files_path);
+	free(text);
+	return error;
+}
+
+/*
+ * The reviewed diff is base..head. A resolution's base comes from the
+ * conflict context, a file the resolving builder could rewrite: the base
+ * must be the head's ancestor (or the head itself) and, for a resolution,
+ * a commit of the target branch, or the diff shown would not be what the
+ * merge lands. SL_EINVALID when it is not (final); other errors are git's.
+ */
+static int check_base(struct step *s, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_oid base, head, tip;
+	char tip_hex[41];
+	int rc, error = 0, resolution = !strcmp(s->run.mode, "resolve");
+
+	if (!s->run.base_commit || !s->run.head_commit)
+		return sl_err_set(err, SL_EINVALID, "run '%s' has no recorded base or head commit",
+				  s->run.id);
+	if (resolution && (error = step__target_tip(s, tip_hex, err)) != 0)
+		return error;
+	if ((rc = git_repository_open(&repo, s->ctx->repo.root)) < 0 ||
+	    (rc = git_oid_fromstr(&base, s->run.base_commit)) < 0 ||
+	    (rc = git_oid_fromstr(&head, s->run.head_commit)) < 0 ||
+	    (resolution && (rc = git_oid_fromstr(&tip, tip_hex)) < 0)) {
+		error = sl_err_git(err, rc, "cannot read the commits of run '%s'", s->run.id);
+		goto out;
+	}
+	if (!git_oid_equal(&base, &head) && (rc = git_graph_descendant_of(repo, &head, &base)) != 1) {
+		error = rc < 0 ? sl_err_git(err, rc, "cannot read the history of run '%s'", s->run.id)
+			       : sl_err_set(err, SL_EINVALID,
+					    "the run's head %.12s does not descend from its base "
+					    "%.12s; nothing is reviewed against a base the head "
+					    "does not build on",
+					    s->run.head_commit, s->run.base_commit);
+		goto out;
+	}
+	if (resolution && !git_oid_equal(&base, &tip) &&
+	    (rc = git_graph_descendant_of(repo, &tip, &base)) != 1)
+		error = rc < 0 ? sl_err_git(err, rc, "cannot read the history of '%s'",
+					    s->ctx->cfg->target)
+			       : sl_err_set(err, SL_EINVALID,
+					    "the resolution's base %.12s is not a commit of '%s' "
+					    "(was conflict.json changed?); nothing is reviewed "
+					    "against it",
+					    s->run.base_commit, s->ctx->cfg->target);
+out:
+	git_repository_free(repo);
+	return error;
+}
+
+/* Build review-request.json for the current head, from git objects and the store. */
 static int build_request(struct step *s, const char *tree, json_t **out, struct sl_err *err)
 {
 	struct reviewer_input in;
 	struct store_wo wo = STORE_WO_INIT;
+	struct sl_buf patch;
 	json_t *fields = NULL, *files = NULL, *gates = NULL, *conflict = NULL;
 	const char **criteria = NULL;
-	char *diff = step__read(s, "diff.patch", DIFF_READ_MAX);
-	char *summary = step__read(s, "summary.md", (size_t)1 << 20);
+	char *summary = NULL;
+	size_t total = 0;
 	int error;
 
 	memset(&in, 0, sizeof(in));
-	if (!diff) {
-		/* fail closed: never ask for a review of a diff we do not have */
-		error = sl_err_set(err, SL_ENOTFOUND,
-				   "diff.patch of run '%s' is missing or unreadable", s->run.id);
-		goto out;
-	}
-	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
+	sl_buf_init(&patch, REVIEWER_DIFF_MAX_DEFAULT);
+	if ((error = diff_now(s, &patch, &total, &files, err)) != 0 ||
+	    (error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
 		goto out;
 	fields = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
-	files = step__read_json(s, "files_changed.json");
-	gates = step__read_json(s, "gates.json");
+	gates = read_json_bounded(s, "gates.json");
+	if (gates && !json_is_array(gates)) {
+		json_decref(gates);
+		gates = NULL;
+	}
+	summary = read_summary(s);
 	criteria = criteria_of(fields);
 	in.run_id = s->run.id;
 	in.kind = strcmp(s->run.mode, "resolve") ? "build" : "resolution";
@@ -56,15 +193,16 @@ static int build_request(struct step *s, const char *tree, json_t **out, struct 
 	in.base = s->run.base_commit;
 	in.head = s->run.head_commit;
 	in.tree = tree;
-	in.diff = diff ? diff : "";
-	in.diff_len = diff ? strlen(diff) : 0;
+	in.diff = sl_buf_cstr(&patch);
+	in.diff_len = total; /* patch holds min(total, diff_max) bytes */
+	in.diff_max = REVIEWER_DIFF_MAX_DEFAULT;
 	in.files_changed = files;
 	in.builder_summary = summary;
 	in.gates = gates;
 	in.attempt = s->run.attempt;
 	if (!strcmp(in.kind, "resolution")) {
-		conflict = step__read_json(s, "conflict.json");
-		in.conflict = conflict;
+		conflict = read_json_bounded(s, "conflict.json");
+		in.conflict = json_is_object(conflict) ? conflict : NULL;
 		in.rival_run_id = s->run.conflict_with_run_id;
 	}
 	if ((error = reviewer_request_new(out, &in, err)) == 0) {
@@ -73,12 +211,12 @@ static int build_request(struct step *s, const char *tree, json_t **out, struct 
 	}
 out:
 	store_wo_release(&wo);
+	sl_buf_release(&patch);
 	json_decref(fields);
 	json_decref(files);
 	json_decref(gates);
 	json_decref(conflict);
 	free(criteria);
-	free(diff);
 	free(summary);
 	return error;
 }
@@ -133,7 +271,12 @@ int step_review(struct step *s, struct sl_err *err)
 
 	memset(&log, 0, sizeof(log));
 	step__sanitize_run_dir(s);
-	if ((error = step__tree_of(s, s->run.head_commit, tree, err)) != 0 ||
+	if ((error = check_base(s, err)) == SL_EINVALID) {
+		error = step__fail(s, "failed", err, "cannot review: %s", err->msg);
+		goto out;
+	}
+	/* the tree under review is the head's, from git: the approval binds to it */
+	if (error || (error = step__tree_of(s, s->run.head_commit, tree, err)) != 0 ||
 	    (error = build_request(s, tree, &req, err)) != 0)
 		goto out;
 	if (s->ctx->cfg->reviewer.mode == SL_REVIEWER_MANUAL) {
