@@ -32,6 +32,95 @@ static int check_ids(const char *base, const char *head, struct sl_err *err)
 	return 0;
 }
 
+/* Length of the valid UTF-8 sequence at s (n bytes left, n > 0), or 0 (NUL included). */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return s[0] ? 1 : 0;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+static int utf8_valid(const char *s)
+{
+	size_t n = strlen(s), i = 0, k;
+
+	while (i < n) {
+		if (!(k = utf8_seq((const unsigned char *)s + i, n - i)))
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
+/* A file name as JSON text: each byte that is not part of valid UTF-8 becomes U+FFFD. */
+static json_t *lossy_string(const char *s)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	size_t n = strlen(s), i = 0, k;
+	json_t *j = NULL;
+
+	while (i < n) {
+		k = utf8_seq((const unsigned char *)s + i, n - i);
+		if (sl_buf_add(&b, k ? s + i : "\xef\xbf\xbd", k ? k : 3) < 0)
+			goto out;
+		i += k ? k : 1;
+	}
+	j = json_stringn(sl_buf_cstr(&b), b.len);
+out:
+	sl_buf_release(&b);
+	return j;
+}
+
+/*
+ * A file name quoted as git quotes it with core.quotePath=true (as in
+ * diff.patch), without the surrounding quotes: \" \\ \a \b \t \n \v \f \r,
+ * and \ooo for other control bytes and every byte from 0x7f up. Plain ASCII.
+ */
+static json_t *git_quoted(const char *s)
+{
+	static const char letters[] = "abtnvfr"; /* 0x07 .. 0x0d */
+	struct sl_buf b = SL_BUF_INIT;
+	const unsigned char *p;
+	json_t *j = NULL;
+	int error = 0;
+
+	for (p = (const unsigned char *)s; *p && !error; p++) {
+		if (*p == '"' || *p == '\\')
+			error = sl_buf_addf(&b, "\\%c", *p);
+		else if (*p >= 0x07 && *p <= 0x0d)
+			error = sl_buf_addf(&b, "\\%c", letters[*p - 0x07]);
+		else if (*p < 0x20 || *p >= 0x7f)
+			error = sl_buf_addf(&b, "\\%03o", *p);
+		else
+			error = sl_buf_add(&b, p, 1);
+	}
+	if (!error)
+		j = json_stringn(sl_buf_cstr(&b), b.len);
+	sl_buf_release(&b);
+	return j;
+}
+
 static const char *const env_drop[] = {
 	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
 	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CONFIG_PARAMETERS",
@@ -235,6 +324,69 @@ out:
 	return error;
 }
 
+static json_t *file_stat(git_patch *patch, int *binary, size_t *add, size_t *del)
+{
+	const git_diff_delta *d = git_patch_get_delta(patch);
+	const char *path = d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path;
+	size_t ctx;
+
+	*add = *del = 0;
+	*binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;
+	if (!*binary && git_patch_line_stats(&ctx, add, del, patch) < 0)
+		return NULL;
+	return json_pack("{s:o, s:b, s:I, s:I}", "path", lossy_string(path), "binary", *binary,
+			 "insertions", (json_int_t)*add, "deletions", (json_int_t)*del);
+}
+
+int runner_diff_stat(const char *repo_path, const char *base_hex, const char *head_hex,
+		     json_t **out, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_diff *diff = NULL;
+	git_patch *patch = NULL;
+	json_t *files = NULL, *f;
+	size_t i, n, add, del, adds = 0, dels = 0;
+	int rc, binary, error = 0;
+
+	*out = NULL;
+	if ((error = check_ids(base_hex, head_hex, err)) < 0)
+		return error;
+	if ((rc = git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) < 0 ||
+	    (rc = tree_diff(&diff, repo, base_hex, head_hex)) < 0) {
+		error = sl_err_git(err, rc, "cannot diff %.12s..%.12s", base_hex, head_hex);
+		goto out;
+	}
+	if (!(files = json_array())) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n; i++) {
+		if ((rc = git_patch_from_diff(&patch, diff, i)) < 0) {
+			error = sl_err_git(err, rc, "cannot diff %.12s..%.12s", base_hex, head_hex);
+			goto out;
+		}
+		f = patch ? file_stat(patch, &binary, &add, &del) : NULL;
+		git_patch_free(patch);
+		patch = NULL;
+		if (!f || json_array_append_new(files, f) < 0) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+		adds += add;
+		dels += del;
+	}
+	*out = json_pack("{s:I, s:I, s:I, s:O}", "files_changed", (json_int_t)n, "insertions",
+			 (json_int_t)adds, "deletions", (json_int_t)dels, "files", files);
+	if (!*out)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+out:
+	json_decref(files);
+	git_diff_free(diff);
+	git_repository_free(repo);
+	return error;
+}
+
 void runner_file_changes_release(struct runner_file_changes *fc)
 {
 	size_t i;
@@ -246,95 +398,6 @@ void runner_file_changes_release(struct runner_file_changes *fc)
 	free(fc->v);
 	fc->v = NULL;
 	fc->n = 0;
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left, n > 0), or 0 (NUL included). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return s[0] ? 1 : 0;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-static int utf8_valid(const char *s)
-{
-	size_t n = strlen(s), i = 0, k;
-
-	while (i < n) {
-		if (!(k = utf8_seq((const unsigned char *)s + i, n - i)))
-			return 0;
-		i += k;
-	}
-	return 1;
-}
-
-/* A file name as JSON text: each byte that is not part of valid UTF-8 becomes U+FFFD. */
-static json_t *lossy_string(const char *s)
-{
-	struct sl_buf b = SL_BUF_INIT;
-	size_t n = strlen(s), i = 0, k;
-	json_t *j = NULL;
-
-	while (i < n) {
-		k = utf8_seq((const unsigned char *)s + i, n - i);
-		if (sl_buf_add(&b, k ? s + i : "\xef\xbf\xbd", k ? k : 3) < 0)
-			goto out;
-		i += k ? k : 1;
-	}
-	j = json_stringn(sl_buf_cstr(&b), b.len);
-out:
-	sl_buf_release(&b);
-	return j;
-}
-
-/*
- * A file name quoted as git quotes it with core.quotePath=true (as in
- * diff.patch), without the surrounding quotes: \" \\ \a \b \t \n \v \f \r,
- * and \ooo for other control bytes and every byte from 0x7f up. Plain ASCII.
- */
-static json_t *git_quoted(const char *s)
-{
-	static const char letters[] = "abtnvfr"; /* 0x07 .. 0x0d */
-	struct sl_buf b = SL_BUF_INIT;
-	const unsigned char *p;
-	json_t *j = NULL;
-	int error = 0;
-
-	for (p = (const unsigned char *)s; *p && !error; p++) {
-		if (*p == '"' || *p == '\\')
-			error = sl_buf_addf(&b, "\\%c", *p);
-		else if (*p >= 0x07 && *p <= 0x0d)
-			error = sl_buf_addf(&b, "\\%c", letters[*p - 0x07]);
-		else if (*p < 0x20 || *p >= 0x7f)
-			error = sl_buf_addf(&b, "\\%03o", *p);
-		else
-			error = sl_buf_add(&b, p, 1);
-	}
-	if (!error)
-		j = json_stringn(sl_buf_cstr(&b), b.len);
-	sl_buf_release(&b);
-	return j;
 }
 
 /* key: the name (lossy when not UTF-8); key_quoted: git's quoting, only then. */

@@ -64,6 +64,15 @@ int runner_diff_patch(const char *repo_path, const char *base_hex, const char *h
 		      const char *patch_path, struct sl_err *err);
 
 /*
+ * A `git diff --stat` of base..head from git objects, with the file list's
+ * rename detection: *out is a new reference, the caller's:
+ * {"files_changed", "insertions", "deletions",
+ *  "files": [{"path", "binary", "insertions", "deletions"}]}.
+ */
+int runner_diff_stat(const char *repo_path, const char *base_hex, const char *head_hex,
+		     json_t **out, struct sl_err *err);
+
+/*
  * The same patch as runner_diff_patch(), from git objects only, into `out`
  * (bounded by out->max: the bytes past it are dropped) with its full size
  * in *total. What the reviewer is shown comes from here, never from a file

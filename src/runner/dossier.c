@@ -1,5 +1,6 @@
 /* sluice show: one run's dossier as a JSON document (schema/show.schema.json). */
 #include "runner/report.h"
+#include "runner/diff.h"
 #include "runner/manifest.h"
 #include "store/runs.h"
 #include "core/fs.h"
@@ -195,7 +196,7 @@ static void stat_line(struct stat_file *f, const char *line, size_t len, int *in
 }
 
 /* A `git diff --stat`-like summary of diff.patch. */
-static json_t *diffstat_json(const char *run_dir)
+static json_t *diffstat_of_patch(const char *run_dir)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
@@ -222,8 +223,29 @@ static json_t *diffstat_json(const char *run_dir)
 	stat_flush(&f, files, &add, &del);
 	free(path);
 	sl_buf_release(&b);
-	return json_pack("{s:I, s:I, s:I, s:o}", "files_changed", (json_int_t)json_array_size(files),
-			 "insertions", add, "deletions", del, "files", files);
+	return json_pack("{s:I, s:I, s:I, s:o, s:s}", "files_changed",
+			 (json_int_t)json_array_size(files), "insertions", add, "deletions", del,
+			 "files", files, "source", "diff.patch");
+}
+
+/*
+ * The diff stat of the recorded base and head, from git objects: diff.patch
+ * lies in the run folder, where builders and gates write. Only when git no
+ * longer has the commits (a branch deleted, then git gc) is diff.patch read,
+ * and the stat says so ("source").
+ */
+static json_t *diffstat_json(struct runner_ctx *ctx, const struct store_run *r, const char *run_dir)
+{
+	struct sl_err err = SL_ERR_INIT;
+	json_t *j = NULL;
+
+	if (!r->base_commit || !r->head_commit)
+		return json_null();
+	if (runner_diff_stat(ctx->repo.root, r->base_commit, r->head_commit, &j, &err) == 0) {
+		json_object_set_new(j, "source", json_string("git"));
+		return j;
+	}
+	return diffstat_of_patch(run_dir);
 }
 
 /* conflict.json, summarized: files, the rival and its work order, bounded markers. */
@@ -311,7 +333,7 @@ static json_t *dossier_doc(struct runner_ctx *ctx, const struct store_run *r, co
 		      "run", run_json(r), "work_order", wo_json(ctx, r->work_order_id), "timeline",
 		      timeline_json(ctx, r->id), "attempts", attempts_json(ctx, r->id, dir),
 		      "gates", gates ? gates : json_null(), "verdict", review ? review : json_null(),
-		      "diffstat", diffstat_json(dir), "conflict", conflict_json(dir), "merge",
+		      "diffstat", diffstat_json(ctx, r, dir), "conflict", conflict_json(dir), "merge",
 		      merge ? merge : json_null(), "worktree",
 		      wt && sl_is_dir(wt) ? json_string(wt) : json_null(), "next",
 		      next_json(r, wt ? wt : "", target), "artifacts_dir", dir, "artifacts",

@@ -65,10 +65,14 @@ test_expect_success 'the artifacts and sluice show are the real diff too' '
 	test_cmp expect $d/diff.patch &&
 	test_grep "install.sh" $d/files_changed.json &&
 	test_grep -v "harmless" $d/files_changed.json &&
+	sluice -C repo audit $run &&
+	n=harm && n="${n}less" &&
+	printf "%s\n" "diff --git a/$n.txt b/$n.txt" "--- /dev/null" "+++ b/$n.txt" >$d/diff.patch &&
 	sluice -C repo show $run >show &&
-	test_grep "install.sh" show &&
+	test_grep "install.sh | +1 -0" show &&
 	test_grep -v "harmless" show &&
-	sluice -C repo audit $run
+	sluice -C repo show --json $run >show.json &&
+	test_grep "\"source\": \"git\"" show.json
 '
 
 test_expect_success 'the request records the head tree from git, and the merge landed that tree' '
