@@ -1,0 +1,67 @@
+#!/bin/sh
+# Errors that can never go away end the run with a reason a person can read
+# (or are handled), instead of being retried on every tick: a file name
+# that is not UTF-8, a diff far over the review cut, a reviewer name with a
+# newline.
+. "$(dirname "$0")/lib.sh"
+
+echo "{}" >"$TRASH/script.json"
+start_reviewer "$TRASH/script.json" || exit 1
+
+test_expect_success 'setup' '
+	sluice_repo repo &&
+	cat >>repo/.system/config.yaml <<-EOF &&
+	reviewer:
+	  mode: http
+	  protocol: sluice
+	  url: $REVIEWER_URL
+	  timeout: 5s
+	  retries: 1
+	EOF
+	sluice -C repo check
+'
+
+test_expect_success 'a file name that is not UTF-8: the run goes through, the name kept git-quoted' '
+	printf "%s\n" "printf \"latin-1\\\\n\" >\"\$(printf \"caf\\\\351.txt\")\"" >"$BUILDERS/U1.sh" &&
+	cat "$BUILDERS/U1.sh" &&
+	wo repo U1 &&
+	sluice -C repo tick >out 2>err &&
+	run=$(run_of repo U1) &&
+	sluice -C repo status $run &&
+	test "$(state_of repo $run)" = merged &&
+	git -C repo ls-tree --name-only main >names &&
+	test_grep "caf.351.txt" names &&
+	d=repo/.system/runs/$run &&
+	test_grep "\"path_quoted\": \"caf\\\\\\\\351.txt\"" $d/files_changed.json &&
+	req=$(grep -l "\"run_id\": *\"$run\"" "$REVIEWER_DIR"/requests/*.body | tail -n 1) &&
+	test_grep "caf\\\\\\\\351.txt" $req &&
+	sluice -C repo show $run >show &&
+	sluice -C repo show --json $run >show.json &&
+	sluice -C repo audit $run
+'
+
+test_expect_success 'a diff.patch over 64 MiB: the review gets the first 4 MiB, the run merges' '
+	cat >"$BUILDERS/B1.sh" <<-\EOS &&
+	yes "$(printf "%099d" 0)" | head -n 707072 >big.txt
+	EOS
+	wo repo B1 &&
+	sluice -C repo tick >out 2>err &&
+	run=$(run_of repo B1) &&
+	sluice -C repo status $run &&
+	test "$(state_of repo $run)" = merged &&
+	d=repo/.system/runs/$run &&
+	test $(wc -c <$d/diff.patch) -gt 67108864 &&
+	req=$(grep -l "\"run_id\": *\"$run\"" "$REVIEWER_DIR"/requests/*.body | tail -n 1) &&
+	python3 - "$req" $(wc -c <$d/diff.patch) <<-\EOF &&
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	assert r["diff_truncated"] is True, r["diff_truncated"]
+	assert r["diff_bytes"] == int(sys.argv[2]), (r["diff_bytes"], sys.argv[2])
+	assert len(r["diff"].encode()) == 4 << 20, len(r["diff"])
+	assert "4194304" in r["diff_note"], r["diff_note"]
+	EOF
+	sluice -C repo show $run >show &&
+	test_grep "big.txt | +707072 -0" show
+'
+
+test_done
