@@ -324,17 +324,37 @@ out:
 	return error;
 }
 
-static json_t *file_stat(git_patch *patch, int *binary, size_t *add, size_t *del)
+/* Lines added and removed by one delta; a type change counts both blobs' lines, as git does. */
+static int line_stats(git_repository *repo, git_patch *patch, size_t *add, size_t *del)
+{
+	const git_diff_delta *d = git_patch_get_delta(patch);
+	git_blob *a = NULL, *b = NULL;
+	git_patch *p = NULL;
+	size_t ctx;
+	int rc;
+
+	if (d->status != GIT_DELTA_TYPECHANGE)
+		return git_patch_line_stats(&ctx, add, del, patch);
+	if ((rc = git_blob_lookup(&a, repo, &d->old_file.id)) == 0 &&
+	    (rc = git_blob_lookup(&b, repo, &d->new_file.id)) == 0 &&
+	    (rc = git_patch_from_blobs(&p, a, d->old_file.path, b, d->new_file.path, NULL)) == 0)
+		rc = git_patch_line_stats(&ctx, add, del, p);
+	git_patch_free(p);
+	git_blob_free(a);
+	git_blob_free(b);
+	return rc;
+}
+
+static json_t *file_stat(git_repository *repo, git_patch *patch, size_t *add, size_t *del)
 {
 	const git_diff_delta *d = git_patch_get_delta(patch);
 	const char *path = d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path;
-	size_t ctx;
+	int binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;
 
 	*add = *del = 0;
-	*binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;
-	if (!*binary && git_patch_line_stats(&ctx, add, del, patch) < 0)
+	if (!binary && line_stats(repo, patch, add, del) < 0)
 		return NULL;
-	return json_pack("{s:o, s:b, s:I, s:I}", "path", lossy_string(path), "binary", *binary,
+	return json_pack("{s:o, s:b, s:I, s:I}", "path", lossy_string(path), "binary", binary,
 			 "insertions", (json_int_t)*add, "deletions", (json_int_t)*del);
 }
 
@@ -346,7 +366,7 @@ int runner_diff_stat(const char *repo_path, const char *base_hex, const char *he
 	git_patch *patch = NULL;
 	json_t *files = NULL, *f;
 	size_t i, n, add, del, adds = 0, dels = 0;
-	int rc, binary, error = 0;
+	int rc, error = 0;
 
 	*out = NULL;
 	if ((error = check_ids(base_hex, head_hex, err)) < 0)
@@ -366,7 +386,7 @@ int runner_diff_stat(const char *repo_path, const char *base_hex, const char *he
 			error = sl_err_git(err, rc, "cannot diff %.12s..%.12s", base_hex, head_hex);
 			goto out;
 		}
-		f = patch ? file_stat(patch, &binary, &add, &del) : NULL;
+		f = patch ? file_stat(repo, patch, &add, &del) : NULL;
 		git_patch_free(patch);
 		patch = NULL;
 		if (!f || json_array_append_new(files, f) < 0) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/fs.h"
+#include <jansson.h>
 #include "runner/diff.h"
 #include "test_helpers.h"
 
@@ -144,6 +145,121 @@ static void test_write_both(void **state)
 			 SL_EINVALID);
 }
 
+/* In memory: the same bytes as git, cut at the buffer's maximum, the full size counted. */
+static void test_patch_in_memory(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_buf b = SL_BUF_INIT, want = SL_BUF_INIT;
+	char expected[PATH_MAX * 2];
+	size_t total = 1;
+
+	snprintf(expected, sizeof(expected), "%s/expected.patch", tmp);
+	sh("cd '%s' && git diff --binary --full-index -M %s %s >'%s'", repo, base, head, expected);
+	assert_int_equal(sl_read_file(&want, expected, 0, &err), 0);
+	assert_int_equal(runner_diff_patch_mem(repo, base, head, &b, &total, &err), 0);
+	assert_int_equal(total, want.len);
+	assert_int_equal(b.len, want.len);
+	assert_memory_equal(b.ptr, want.ptr, want.len);
+	sl_buf_release(&b);
+	sl_buf_init(&b, 100);
+	assert_int_equal(runner_diff_patch_mem(repo, base, head, &b, &total, &err), 0);
+	assert_int_equal(total, want.len);
+	assert_int_equal(b.len, 100);
+	assert_memory_equal(b.ptr, want.ptr, 100);
+	assert_int_equal(runner_diff_patch_mem(repo, "HEAD", head, &b, &total, &err), SL_EINVALID);
+	assert_int_equal(b.len, 0);
+	assert_int_equal(total, 0);
+	sl_buf_release(&b);
+	sl_buf_release(&want);
+}
+
+/* A name that is not UTF-8: JSON still, with git's quoting of the exact bytes beside it. */
+static void test_files_json_not_utf8(void **state)
+{
+	char n1[] = "caf\xe9.txt", n2[] = "ok\tname \"q\"\\.txt", o2[] = "old\xff\x01\x7f";
+	char n3[] = "\xc3\xa9t\xc3\xa9.txt";
+	struct runner_file_change v[] = { { 'A', n1, NULL }, { 'R', n2, o2 }, { 'M', n3, NULL } };
+	struct runner_file_changes fc = { v, 3 };
+	json_t *j = runner_file_changes_to_json(&fc), *o;
+	char *text = runner_file_changes_json(&fc);
+
+	assert_non_null(j);
+	assert_non_null(text);
+	o = json_array_get(j, 0);
+	assert_string_equal(json_string_value(json_object_get(o, "path")), "caf\xef\xbf\xbd.txt");
+	assert_string_equal(json_string_value(json_object_get(o, "path_quoted")), "caf\\351.txt");
+	o = json_array_get(j, 1);
+	assert_string_equal(json_string_value(json_object_get(o, "path")), "ok\tname \"q\"\\.txt");
+	assert_null(json_object_get(o, "path_quoted"));
+	assert_string_equal(json_string_value(json_object_get(o, "old_path")),
+			    "old\xef\xbf\xbd\x01\x7f");
+	assert_string_equal(json_string_value(json_object_get(o, "old_path_quoted")),
+			    "old\\377\\001\\177");
+	o = json_array_get(j, 2);
+	assert_string_equal(json_string_value(json_object_get(o, "path")), "\xc3\xa9t\xc3\xa9.txt");
+	assert_null(json_object_get(o, "path_quoted"));
+	json_decref(j);
+	free(text);
+}
+
+/* git itself prints the quoted name that path_quoted holds. */
+static void test_files_json_quoting_is_gits(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	json_t *j;
+	char *text, path[PATH_MAX * 2];
+	FILE *f;
+
+	sh("cd '%s' && printf x >\"$(printf 'caf\\351 \\033[1m\\\\.txt')\" && git add -A && "
+	   "git commit -qm latin1", repo);
+	snprintf(head, sizeof(head), "%s", sh_line("git -C '%s' rev-parse HEAD", repo));
+	snprintf(base, sizeof(base), "%s", sh_line("git -C '%s' rev-parse HEAD~1", repo));
+	assert_int_equal(runner_diff_files(repo, base, head, &fc, &err), 0);
+	assert_int_equal(fc.n, 1);
+	assert_non_null(j = runner_file_changes_to_json(&fc));
+	text = (char *)json_string_value(json_object_get(json_array_get(j, 0), "path_quoted"));
+	assert_non_null(text);
+	snprintf(path, sizeof(path), "%s/quoted.txt", tmp);
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "\"%s\"\n", text);
+	fclose(f);
+	sh("cd '%s' && git -c core.quotePath=true diff --name-only %s %s | cmp - '%s'", repo, base,
+	   head, path);
+	json_decref(j);
+	runner_file_changes_release(&fc);
+}
+
+static void test_diff_stat(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	json_t *j = NULL, *f;
+	size_t i;
+	long long adds = 0, dels = 0;
+
+	assert_int_equal(runner_diff_stat(repo, base, head, &j, &err), 0);
+	assert_int_equal(json_integer_value(json_object_get(j, "files_changed")), 14);
+	json_array_foreach(json_object_get(j, "files"), i, f) {
+		const char *p = json_string_value(json_object_get(f, "path"));
+		if (!strcmp(p, "long.txt")) {
+			assert_int_equal(json_integer_value(json_object_get(f, "insertions")), 2);
+			assert_int_equal(json_integer_value(json_object_get(f, "deletions")), 2);
+		}
+		if (!strcmp(p, "bin.dat"))
+			assert_true(json_is_true(json_object_get(f, "binary")));
+		adds += json_integer_value(json_object_get(f, "insertions"));
+		dels += json_integer_value(json_object_get(f, "deletions"));
+	}
+	assert_int_equal(json_integer_value(json_object_get(j, "insertions")), adds);
+	assert_int_equal(json_integer_value(json_object_get(j, "deletions")), dels);
+	/* git's own totals agree */
+	sh("cd '%s' && git diff --shortstat -M %s %s | grep -q '%lld insertions(+), %lld deletions(-)'",
+	   repo, base, head, adds, dels);
+	json_decref(j);
+	assert_int_equal(runner_diff_stat(repo, base, "0123", &j, &err), SL_EINVALID);
+	assert_null(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +267,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_patch_ignores_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files_match_git, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_both, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_patch_in_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_files_json_not_utf8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_files_json_quoting_is_gits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_diff_stat, setup, teardown),
 	};
 	int rc;
 
