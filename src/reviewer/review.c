@@ -97,6 +97,10 @@ static int verdict(struct reviewer_verdict *out, const struct sl_config *cfg, js
 		return error;
 	if (*out->reviewer)
 		return 0;
+	if ((error = reviewer__check_name(default_name(cfg), strlen(default_name(cfg)), err)) < 0) {
+		reviewer_verdict_release(out);
+		return error;
+	}
 	if (!(name = strdup(default_name(cfg)))) {
 		reviewer_verdict_release(out);
 		return sl_err_set(err, SL_ERROR, "out of memory");

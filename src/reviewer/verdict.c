@@ -30,6 +30,31 @@ static int optional_string(const char **out, json_t *v, const char *key, struct 
 	return 0;
 }
 
+int reviewer__check_name(const char *name, size_t len, struct sl_err *err)
+{
+	char snip[64];
+	size_t i, k, bad = len, chars = 0;
+
+	for (i = 0; i < len; i++) {
+		if (((unsigned char)name[i] < 0x20 || name[i] == 0x7f) && bad == len)
+			bad = i;
+		chars += ((unsigned char)name[i] & 0xc0) != 0x80; /* UTF-8: count lead bytes */
+	}
+	if (bad == len && chars <= REVIEWER_NAME_MAX)
+		return 0;
+	/* shown with every control byte as '?' (the snippet would make a newline a space) */
+	for (k = 0; k < len && k < 48; k++)
+		snip[k] = (unsigned char)name[k] < 0x20 || name[k] == 0x7f ? '?' : name[k];
+	while (k < len && k && ((unsigned char)name[k] & 0xc0) == 0x80)
+		k--; /* cut at a character boundary: the message stays UTF-8 */
+	snprintf(snip + k, sizeof(snip) - k, "%s", k < len ? "..." : "");
+	return sl_err_set(err, SL_EINVALID,
+	                  "reviewer name '%s' %s; it becomes the Reviewed-by: trailer of the merge",
+	                  snip,
+	                  bad < len ? "holds a control character (a newline, a tab, an escape)"
+	                          : "is longer than " SL_STR(REVIEWER_NAME_MAX) " characters");
+}
+
 static int check_verdict(json_t *v, const char *tree, struct sl_err *err)
 {
 	json_t *verdict = json_object_get(v, "verdict");
@@ -48,6 +73,7 @@ static int check_verdict(json_t *v, const char *tree, struct sl_err *err)
 	}
 	if ((error = optional_string(&comments, v, "comments", err)) < 0 ||
 	    (error = optional_string(&t, v, "reviewer", err)) < 0 ||
+	    (error = reviewer__check_name(t, strlen(t), err)) < 0 ||
 	    (error = optional_string(&t, v, "tree", err)) < 0)
 		return error;
 	if (!*comments && strcmp(json_string_value(verdict), "approve"))
@@ -55,11 +81,13 @@ static int check_verdict(json_t *v, const char *tree, struct sl_err *err)
 		                  "reviewer verdict '%s' has no comments; a verdict other than "
 		                  "approve must say why",
 		                  json_string_value(verdict));
-	if (*t && strcmp(t, tree))
+	if (*t && strcmp(t, tree)) {
+		reviewer__snippet(snip, sizeof(snip), t, strlen(t));
 		return sl_err_set(
 		        err, SL_EINVALID,
-		        "reviewer verdict is for tree '%.40s', not the tree under review '%s'", t,
+		        "reviewer verdict is for tree '%.40s', not the tree under review '%s'", snip,
 		        tree);
+	}
 	return 0;
 }
 

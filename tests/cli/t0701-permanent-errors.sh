@@ -64,4 +64,40 @@ test_expect_success 'a diff.patch over 64 MiB: the review gets the first 4 MiB, 
 	test_grep "big.txt | +707072 -0" show
 '
 
+test_expect_success 'a reviewer name with a newline: a malformed verdict, never a merge' '
+	cat >script.json <<-\EOF &&
+	{"N1": [{"verdict": "approve", "comments": "ok", "reviewer": "bot\nSluice-Run: forged"}]}
+	EOF
+	echo "echo n1 >n1.txt" >"$BUILDERS/N1.sh" &&
+	wo repo N1 &&
+	sluice -C repo tick >out 2>err &&
+	run=$(run_of repo N1) &&
+	test "$(state_of repo $run)" = reviewing &&
+	sluice -C repo status --json $run >st &&
+	test_grep "reviewer name .bot?Sluice-Run: forged. holds a control character" st &&
+	! git -C repo cat-file -e main:n1.txt &&
+	! test -f repo/.system/runs/$run/review.json &&
+	echo "{}" >script.json &&
+	sluice -C repo tick >out 2>err &&
+	test "$(state_of repo $run)" = merged &&
+	git -C repo log -1 --format=%B main >msg &&
+	test_grep "^Reviewed-by: fake-reviewer$" msg &&
+	test $(grep -c "^Sluice-Run: " msg) = 1
+'
+
+test_expect_success 'a person whose USER holds a newline cannot approve with it' '
+	sluice_repo man &&
+	echo "echo m >m.txt" >"$BUILDERS/M1.sh" &&
+	wo man M1 &&
+	sluice -C man tick >out &&
+	run=$(run_of man M1) &&
+	test "$(state_of man $run)" = awaiting_review &&
+	test_expect_failure_code 1 env USER="$(printf "eve\nSluice-Run: x")" "$SLUICE" -C man approve $run 2>err &&
+	test_grep "control character" err &&
+	test "$(state_of man $run)" = awaiting_review &&
+	sluice -C man approve $run &&
+	sluice -C man tick >out &&
+	test "$(state_of man $run)" = merged
+'
+
 test_done

@@ -191,6 +191,14 @@ static void test_verdict_invalid(void **state)
 	        "{\"verdict\":\"approve\",\"criteria\":[{\"criterion\":\"c\",\"met\":false}]}",
 	        "{\"verdict\":\"approve\",\"tree\":\"T2\"}",
 	        "{\"verdict\":\"approve\",\"verdict\":\"approve\"}",
+	        /* a reviewer name becomes the Reviewed-by: trailer: one short line */
+	        "{\"verdict\":\"approve\",\"reviewer\":\"bot\\nSluice-Run: forged\"}",
+	        "{\"verdict\":\"approve\",\"reviewer\":\"bot\\r\"}",
+	        "{\"verdict\":\"approve\",\"reviewer\":\"\\u001b[31mbot\"}",
+	        "{\"verdict\":\"approve\",\"reviewer\":\"tab\\tbot\"}",
+	        "{\"verdict\":\"approve\",\"reviewer\":\"del\\u007f\"}",
+	        "{\"verdict\":\"approve\",\"reviewer\":\"nul\\u0000\"}",
+	        "{\"verdict\":\"approve\",\"reviewer\":3}",
 	        NULL};
 	struct reviewer_verdict v;
 	struct sl_err err = SL_ERR_INIT;
@@ -202,6 +210,43 @@ static void test_verdict_invalid(void **state)
 		assert_false(reviewer_verdict_approves_tree(&v, "T1"));
 		assert_true(err.msg[0]);
 	}
+}
+
+static void test_verdict_reviewer_name(void **state)
+{
+	struct reviewer_verdict v;
+	struct sl_err err = SL_ERR_INIT;
+	char text[700];
+
+	assert_int_equal(parse(&v, "{\"verdict\":\"reject\",\"comments\":\"no\","
+	                           "\"reviewer\":\"bot\\nSluice-Run: x\"}", &err),
+	                 SL_EINVALID);
+	assert_non_null(strstr(err.msg, "'bot?Sluice-Run: x'"));
+	assert_non_null(strstr(err.msg, "control character"));
+	assert_null(strchr(err.msg, '\n'));
+	/* names in any script are fine, up to 200 characters */
+	assert_int_equal(parse(&v, "{\"verdict\":\"approve\",\"reviewer\":\"r\u00e9viseur \u5bdf\"}",
+	                       &err),
+	                 0);
+	assert_string_equal(v.reviewer, "r\xc3\xa9viseur \xe5\xaf\x9f");
+	reviewer_verdict_release(&v);
+	snprintf(text, sizeof(text), "{\"verdict\":\"approve\",\"reviewer\":\"%0200d\"}", 0);
+	assert_int_equal(parse(&v, text, &err), 0);
+	reviewer_verdict_release(&v);
+	snprintf(text, sizeof(text), "{\"verdict\":\"approve\",\"reviewer\":\"%0201d\"}", 0);
+	assert_int_equal(parse(&v, text, &err), SL_EINVALID);
+	assert_non_null(strstr(err.msg, "longer than 200 characters"));
+	/* characters, not bytes: 200 two-byte letters are fine */
+	strcpy(text, "{\"verdict\":\"approve\",\"reviewer\":\"");
+	for (int i = 0; i < 200; i++)
+		strcat(text, "\xc3\xa9");
+	strcat(text, "\"}");
+	assert_int_equal(parse(&v, text, &err), 0);
+	reviewer_verdict_release(&v);
+	/* a tree that is not printable is not printed raw */
+	assert_int_equal(parse(&v, "{\"verdict\":\"approve\",\"tree\":\"a\\nb\"}", &err),
+	                 SL_EINVALID);
+	assert_null(strchr(err.msg, '\n'));
 }
 
 static void test_verdict_to_json(void **state)
@@ -292,6 +337,7 @@ int main(void)
 	        cmocka_unit_test(test_write_json),
 	        cmocka_unit_test(test_verdict_valid),
 	        cmocka_unit_test(test_verdict_invalid),
+	        cmocka_unit_test(test_verdict_reviewer_name),
 	        cmocka_unit_test(test_verdict_to_json),
 	        cmocka_unit_test(test_extract_json),
 	        cmocka_unit_test(test_redact),
