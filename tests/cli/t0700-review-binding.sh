@@ -82,6 +82,24 @@ test_expect_success 'the request records the head tree from git, and the merge l
 	test_grep "\"tree\": *\"$tree\"" $req
 '
 
+if command -v sqlite3 >/dev/null 2>&1; then
+test_expect_success 'an approval of another tree never lands the head: it is reviewed again' '
+	sluice_repo bind &&
+	echo "echo b >b.txt" >"$BUILDERS/B1.sh" &&
+	wo bind B1 &&
+	sluice -C bind tick >out &&
+	run=$(run_of bind B1) &&
+	test "$(state_of bind $run)" = awaiting_review &&
+	sluice -C bind approve $run &&
+	sqlite3 bind/.system/sluice.db "UPDATE runs SET approved_tree = \"4b825dc642cb6eb9a060e54bf8d69288fbee4904\" WHERE id = \"$run\"" &&
+	sluice -C bind tick >out &&
+	test "$(state_of bind $run)" = awaiting_review &&
+	! git -C bind cat-file -e main:b.txt &&
+	sluice -C bind log $run >log &&
+	test_grep "the tree changed after the approval" log
+'
+fi
+
 test_expect_success 'a resolver that forges conflict.json: no review against a base off the target' '
 	sluice_repo res &&
 	seq 1 10 >res/lines.txt && git -C res add lines.txt && git -C res commit -q -m lines &&
