@@ -73,11 +73,10 @@ static int utf8_valid(const char *s)
 	return 1;
 }
 
-/* A file name as JSON text: each byte that is not part of valid UTF-8 becomes U+FFFD. */
-static json_t *lossy_string(const char *s)
+json_t *runner_diff_json_text(const char *s, size_t n)
 {
 	struct sl_buf b = SL_BUF_INIT;
-	size_t n = strlen(s), i = 0, k;
+	size_t i = 0, k;
 	json_t *j = NULL;
 
 	while (i < n) {
@@ -90,6 +89,12 @@ static json_t *lossy_string(const char *s)
 out:
 	sl_buf_release(&b);
 	return j;
+}
+
+/* A file name as JSON text: each byte that is not part of valid UTF-8 becomes U+FFFD. */
+static json_t *lossy_string(const char *s)
+{
+	return runner_diff_json_text(s, strlen(s));
 }
 
 /*

@@ -53,6 +53,13 @@ void runner_file_changes_release(struct runner_file_changes *fc);
  * caller's (NULL on out-of-memory); runner_file_changes_json(): the text,
  * a new string, the caller's (free()).
  */
+/*
+ * A JSON string of n bytes of text that need not be UTF-8 (file contents in
+ * a diff, file names, git's messages): each byte that is not part of valid
+ * UTF-8, and NUL, becomes U+FFFD. A new reference; NULL on out-of-memory.
+ */
+json_t *runner_diff_json_text(const char *s, size_t n);
+
 json_t *runner_file_changes_to_json(const struct runner_file_changes *fc);
 char *runner_file_changes_json(const struct runner_file_changes *fc);
 

@@ -51,9 +51,12 @@ static json_t *run_context(struct step *s, const struct store_run *r)
 {
 	char *diff = read_run_file(s->ctx, r->id, "diff.patch");
 	char *summary = read_run_file(s->ctx, r->id, "summary.md");
-	json_t *j = json_pack("{s:s, s:o, s:s, s:s}", "id", r->id, "workOrder",
-			      wo_fields(s, r->work_order_id, NULL), "diff", diff ? diff : "",
-			      "builderSummary", summary ? summary : "");
+	/* text that need not be UTF-8 (a file's bytes) is kept with U+FFFD, not refused */
+	json_t *j = json_pack("{s:s, s:o, s:o, s:o}", "id", r->id, "workOrder",
+			      wo_fields(s, r->work_order_id, NULL), "diff",
+			      runner_diff_json_text(diff ? diff : "", diff ? strlen(diff) : 0),
+			      "builderSummary",
+			      runner_diff_json_text(summary ? summary : "", summary ? strlen(summary) : 0));
 
 	if (j && !strcmp(r->state, "merged")) {
 		char when[40];
@@ -78,15 +81,16 @@ static int write_conflict(struct step *s, const char *tip, const struct merge_co
 
 	memset(&rival, 0, sizeof(rival));
 	for (i = 0; i < ci->paths.n; i++)
-		json_array_append_new(files, json_string(ci->paths.v[i]));
+		json_array_append_new(files, runner_diff_json_text(ci->paths.v[i],
+								   strlen(ci->paths.v[i])));
 	if ((error = store_rivals(s->ctx->st, s->run.id, (const char *const *)ci->paths.v,
 				  ci->paths.n, s->run.created_ms, &ids, err)) != 0)
 		goto out;
 	for (i = 0; ids && ids[i]; i++)
 		json_array_append_new(rivals, json_string(ids[i]));
-	ctx = json_pack("{s:o, s:O, s:s, s:s, s:s, s:s, s:s, s:O}", "currentRun",
+	ctx = json_pack("{s:o, s:O, s:o, s:s, s:s, s:s, s:s, s:O}", "currentRun",
 			run_context(s, &s->run), "conflictFiles", files, "gitConflictOutput",
-			sl_buf_cstr(&ci->output), "target", s->ctx->cfg->target, "targetTip", tip,
+			runner_diff_json_text(sl_buf_cstr(&ci->output), ci->output.len), "target", s->ctx->cfg->target, "targetTip", tip,
 			"runHead", s->run.head_commit, "originalBase", s->run.base_commit,
 			"rivalRuns", rivals);
 	if (!ctx) {

@@ -40,6 +40,24 @@ test_expect_success 'a file name that is not UTF-8: the run goes through, the na
 	sluice -C repo audit $run
 '
 
+test_expect_success 'a conflict in a file whose name and bytes are not UTF-8: merge_conflict, not a loop' '
+	sluice_repo lat "merge:" "  resolver: none" &&
+	f=$(printf "caf\351.txt") &&
+	seq 1 10 >"lat/$f" && git -C lat add -A && git -C lat commit -q -m lines &&
+	printf "%s\n" "sed -i \"5s/.*/A \$(printf "\\\\351")/\" \"\$(printf caf\\\\351.txt)\"" >"$BUILDERS/LA.sh" &&
+	printf "%s\n" "sed -i \"5s/.*/B \$(printf "\\\\351")/\" \"\$(printf caf\\\\351.txt)\"" >"$BUILDERS/LB.sh" &&
+	cat "$BUILDERS/LA.sh" &&
+	wo lat LA && wo lat LB &&
+	sluice -C lat tick --jobs 2 >/dev/null &&
+	ra=$(run_of lat LA) && rb=$(run_of lat LB) &&
+	sluice -C lat approve $ra && sluice -C lat approve $rb &&
+	sluice -C lat tick --jobs 1 >out 2>err &&
+	test "$(state_of lat $ra)" = merged &&
+	test "$(state_of lat $rb)" = merge_conflict &&
+	python3 -c "import json,sys; c=json.load(open(sys.argv[1])); assert c[\"conflictFiles\"] == [\"caf\\ufffd.txt\"], c[\"conflictFiles\"]; assert \"+B \\ufffd\" in c[\"currentRun\"][\"diff\"]" lat/.system/runs/$rb/conflict.json &&
+	sluice -C lat show $rb >show
+'
+
 test_expect_success 'a diff.patch over 64 MiB: the review gets the first 4 MiB, the run merges' '
 	cat >"$BUILDERS/B1.sh" <<-\EOS &&
 	yes "$(printf "%099d" 0)" | head -n 707072 >big.txt
