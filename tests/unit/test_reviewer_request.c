@@ -249,6 +249,49 @@ static void test_verdict_reviewer_name(void **state)
 	assert_null(strchr(err.msg, '\n'));
 }
 
+/*
+ * fixtures/reviewer/replies (the fuzz seeds): invalid_* is refused by every
+ * parser; openai_* is a chat-completions reply; *.txt is model output; the
+ * other *.json are sluice-protocol verdicts.
+ */
+static void test_verdict_fixtures(void **state)
+{
+	static const char *const names[] = {
+	        "approve.json", "request_changes.json", "reject_with_tree.json", "fenced.txt",
+	        "prose_braces.txt", "openai_fenced.json", "openai_plain.json",
+	        "invalid_approve_unmet.json", "invalid_reviewer_newline.json",
+	        "invalid_duplicate_key.json", "invalid_unknown_verdict.json", NULL};
+	struct reviewer_verdict v;
+	struct sl_err err = SL_ERR_INIT;
+	size_t i;
+
+	for (i = 0; names[i]; i++) {
+		struct sl_buf b = SL_BUF_INIT;
+		char path[512];
+		json_t *o = NULL;
+		int invalid = !strncmp(names[i], "invalid_", 8), rc;
+
+		snprintf(path, sizeof(path), "%s/reviewer/replies/%s", SLUICE_FIXTURES, names[i]);
+		assert_int_equal(sl_read_file(&b, path, 0, &err), 0);
+		if (!strncmp(names[i], "openai_", 7))
+			rc = reviewer__openai_verdict(&o, b.ptr, b.len, &err);
+		else if (strstr(names[i], ".txt"))
+			rc = reviewer__extract_json(&o, sl_buf_cstr(&b), &err);
+		else
+			rc = (o = json_loadb(b.ptr, b.len, JSON_REJECT_DUPLICATES, NULL)) ? 0 : SL_EINVALID;
+		if (rc == 0) {
+			rc = reviewer_verdict_from_json(&v, o, "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+			                                &err);
+			reviewer_verdict_release(&v);
+		}
+		if (rc != (invalid ? SL_EINVALID : 0))
+			fail_msg("%s: %d (%s)", names[i], rc, err.msg);
+		json_decref(o);
+		sl_buf_release(&b);
+		sl_err_clear(&err);
+	}
+}
+
 static void test_verdict_to_json(void **state)
 {
 	struct reviewer_verdict v;
@@ -338,6 +381,7 @@ int main(void)
 	        cmocka_unit_test(test_verdict_valid),
 	        cmocka_unit_test(test_verdict_invalid),
 	        cmocka_unit_test(test_verdict_reviewer_name),
+	        cmocka_unit_test(test_verdict_fixtures),
 	        cmocka_unit_test(test_verdict_to_json),
 	        cmocka_unit_test(test_extract_json),
 	        cmocka_unit_test(test_redact),
