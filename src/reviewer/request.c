@@ -105,14 +105,31 @@ static json_t *work_order(const struct reviewer_input *in, int *lossy)
 	return wo;
 }
 
+/* n, or less so that a cut at n does not split a UTF-8 sequence (only the bytes before n are read). */
+static size_t char_boundary(const char *s, size_t n)
+{
+	size_t i = n, cont = 0, need;
+	unsigned char c;
+
+	while (i > 0 && cont < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--, cont++;
+	if (!i)
+		return n;
+	c = (unsigned char)s[i - 1];
+	need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 1;
+	return need > cont + 1 && need <= 4 ? i - 1 : n;
+}
+
 static int set_diff(json_t *req, const struct reviewer_input *in)
 {
 	size_t max = in->diff_max ? in->diff_max : REVIEWER_DIFF_MAX_DEFAULT;
 	size_t n = in->diff_len < max ? in->diff_len : max;
 	int lossy = 0;
-	json_t *d = utf8_string(in->diff ? in->diff : "", in->diff ? n : 0, &lossy);
+	json_t *d;
 
-	if (!d)
+	if (in->diff && n < in->diff_len)
+		n = char_boundary(in->diff, n); /* a cut is no reason to call the diff lossy */
+	if (!(d = utf8_string(in->diff ? in->diff : "", in->diff ? n : 0, &lossy)))
 		return SL_ERROR;
 	json_object_set_new(req, "diff", d);
 	json_object_set_new(req, "diff_bytes", json_integer((json_int_t)in->diff_len));

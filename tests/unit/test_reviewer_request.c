@@ -86,6 +86,31 @@ static void test_request_truncates_and_sanitizes(void **state)
 	json_decref(req);
 }
 
+/* A cut in the middle of a character backs off to its start: the diff is not lossy. */
+static void test_request_cut_at_character(void **state)
+{
+	static const char *const diffs[] = {"ab\xc3\xa9" "cd", "abc\xe5\xaf\x9f" "d", "a\xf0\x9f\x98\x80" "bcd",
+	                                    "abcd\xc3\xa9", NULL};
+	static const size_t max[] = {3, 5, 3, 4};
+	static const char *const want[] = {"ab", "abc", "a", "abcd"};
+	struct sl_err err = SL_ERR_INIT;
+	struct reviewer_input in;
+	json_t *req;
+	size_t i;
+
+	for (i = 0; diffs[i]; i++) {
+		input(&in, NULL);
+		in.diff = diffs[i];
+		in.diff_len = strlen(diffs[i]);
+		in.diff_max = max[i];
+		assert_int_equal(reviewer_request_new(&req, &in, &err), 0);
+		assert_string_equal(json_string_value(json_object_get(req, "diff")), want[i]);
+		assert_true(json_is_false(json_object_get(req, "diff_lossy")));
+		assert_true(json_is_true(json_object_get(req, "diff_truncated")));
+		json_decref(req);
+	}
+}
+
 static void test_request_resolution(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -375,6 +400,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_request_fields),
 	        cmocka_unit_test(test_request_truncates_and_sanitizes),
+	        cmocka_unit_test(test_request_cut_at_character),
 	        cmocka_unit_test(test_request_resolution),
 	        cmocka_unit_test(test_request_rejects_bad_input),
 	        cmocka_unit_test(test_write_json),
