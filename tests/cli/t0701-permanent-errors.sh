@@ -79,7 +79,8 @@ test_expect_success 'a diff.patch over 64 MiB: the review gets the first 4 MiB, 
 	assert "4194304" in r["diff_note"], r["diff_note"]
 	EOF
 	sluice -C repo show $run >show &&
-	test_grep "big.txt | +707072 -0" show
+	test_grep "big.txt | +707072 -0" show &&
+	sluice -C repo audit $run
 '
 
 test_expect_success 'a reviewer name with a newline: a malformed verdict, never a merge' '
