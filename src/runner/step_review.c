@@ -12,6 +12,7 @@
 
 #define SUMMARY_MAX ((size_t)1 << 20)
 #define ARTIFACT_JSON_MAX ((size_t)16 << 20)
+#define REASON_COMMENTS_MAX 900
 
 static const char **criteria_of(json_t *fields)
 {
@@ -238,11 +239,36 @@ static int record_verdict(struct step *s, const struct reviewer_verdict *v, stru
 	return error;
 }
 
+/*
+ * The reviewer's comments as part of a run's reason: one line (newlines and
+ * tabs become spaces, other control bytes '?', so that `sluice runs`, `log`
+ * and `tick` print no escape code or fake line), at most REASON_COMMENTS_MAX
+ * bytes, cut at a character. review.json keeps them whole.
+ */
+static void reason_text(char *out, size_t n, const char *s)
+{
+	size_t len = strlen(s), i, k = 0;
+	int cut = len > REASON_COMMENTS_MAX;
+
+	if (cut) /* back to the start of a character */
+		for (len = REASON_COMMENTS_MAX; len && ((unsigned char)s[len] & 0xc0) == 0x80; len--)
+			;
+	for (i = 0; i < len && k + 4 < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n' || c == '\r' || c == '\t')
+			out[k++] = ' ';
+		else
+			out[k++] = c < 0x20 || c == 0x7f ? '?' : s[i];
+	}
+	snprintf(out + k, n - k, "%s", cut ? "..." : "");
+}
+
 static int apply_verdict(struct step *s, const struct reviewer_verdict *v, const char *tree,
 			 struct sl_err *err)
 {
 	const char *review_failed[] = { "review", NULL };
-	char why[1200];
+	char why[1200], comments[1000];
 	int error;
 
 	if ((error = record_verdict(s, v, err)) != 0)
@@ -254,10 +280,10 @@ static int apply_verdict(struct step *s, const struct reviewer_verdict *v, const
 		return step__move(s, "approved", err, "approved by %s (tree %.12s)", v->reviewer,
 				  tree);
 	}
+	reason_text(comments, sizeof(comments), v->comments);
 	if (!strcmp(v->verdict, "reject"))
-		return step__fail(s, "rejected", err, "rejected by %s: %.900s", v->reviewer,
-				  v->comments);
-	snprintf(why, sizeof(why), "%s asked for changes: %.900s", v->reviewer, v->comments);
+		return step__fail(s, "rejected", err, "rejected by %s: %s", v->reviewer, comments);
+	snprintf(why, sizeof(why), "%s asked for changes: %s", v->reviewer, comments);
 	return step__retry_or_fail(s, review_failed, 0, why, err);
 }
 

@@ -104,6 +104,24 @@ test_expect_success 'a reviewer name with a newline: a malformed verdict, never 
 	test $(grep -c "^Sluice-Run: " msg) = 1
 '
 
+test_expect_success 'reviewer comments with an escape code and a newline: one clean line in the reason' '
+	python3 -c "import json; print(json.dumps({\"C1\": [{\"verdict\": \"reject\", \"comments\": \"bad \\u001b[2J\\nFAKE LINE \" + \"\\u00e9\" * 600}]}))" >script.json &&
+	echo "echo c1 >c1.txt" >"$BUILDERS/C1.sh" &&
+	wo repo C1 &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo C1) &&
+	test "$(state_of repo $run)" = rejected &&
+	sluice -C repo runs >runs && sluice -C repo log $run >log &&
+	for f in out runs log; do
+		! grep -q "$(printf "\033")" $f || { echo "escape code in $f" >&2; return 1; }
+		! grep -q "^FAKE LINE" $f || { echo "fake line in $f" >&2; return 1; }
+	done &&
+	test_grep "rejected by [^:]*: bad ?\[2J FAKE LINE ..*\.\.\.$" log &&
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[\"comments\"].startswith(\"bad \\u001b[2J\\nFAKE\")" repo/.system/runs/$run/review.json &&
+	sluice -C repo status --json $run >st &&
+	python3 -c "import json,sys; json.load(open(sys.argv[1]))" st
+'
+
 test_expect_success 'a person whose USER holds a newline cannot approve with it' '
 	sluice_repo man &&
 	echo "echo m >m.txt" >"$BUILDERS/M1.sh" &&
