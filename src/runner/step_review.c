@@ -316,9 +316,10 @@ int step_review(struct step *s, struct sl_err *err)
 	}
 	if ((error = reviewer_review(s->ctx->cfg, req, &v, &log, err)) != 0) {
 		/* fail closed: the run stays reviewing with the reason */
-		char why[SL_ERR_MSG_MAX + 64];
+		char why[SL_ERR_MSG_MAX + 64], msg[SL_ERR_MSG_MAX + 8];
 		snprintf(n, sizeof(n), "%d", s->run.review_tries + 1);
-		snprintf(why, sizeof(why), "%s (review try %d; tried again next tick)", err->msg,
+		reason_text(msg, sizeof(msg), err->msg); /* a parser's message may quote the reply */
+		snprintf(why, sizeof(why), "%s (review try %d; tried again next tick)", msg,
 			 s->run.review_tries + 1);
 		sl_err_clear(err);
 		if ((error = step__set(s, err, "review_tries", n, NULL)) == 0 &&

@@ -122,6 +122,20 @@ test_expect_success 'reviewer comments with an escape code and a newline: one cl
 	python3 -c "import json,sys; json.load(open(sys.argv[1]))" st
 '
 
+test_expect_success 'a reply that is not JSON, with an escape code: the reason quotes none of it raw' '
+	python3 -c "import json; print(json.dumps({\"G1\": [{\"raw\": \"\\u001b[2J\\nFAKE\"}]}))" >script.json &&
+	echo "echo g1 >g1.txt" >"$BUILDERS/G1.sh" &&
+	wo repo G1 &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo G1) &&
+	test "$(state_of repo $run)" = reviewing &&
+	sluice -C repo runs >runs && sluice -C repo status --json $run >st &&
+	test_grep "not valid JSON" st &&
+	for f in out runs st; do
+		! grep -q "$(printf "\033")" $f || { echo "escape code in $f" >&2; return 1; }
+	done
+'
+
 test_expect_success 'a person whose USER holds a newline cannot approve with it' '
 	sluice_repo man &&
 	echo "echo m >m.txt" >"$BUILDERS/M1.sh" &&
