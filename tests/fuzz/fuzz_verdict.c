@@ -3,7 +3,7 @@
  * reviewer_verdict_parse() (protocol sluice), the verdict extraction from
  * model output (mode command: plain, fenced, or braces after prose), the
  * chat-completions reply (protocol openai), and the token redaction of
- * replies. Nothing may crash, leak or read out of bounds, and nothing but a
+ * replies; and the same bytes as a diff in a review request, cut anywhere. Nothing may crash, leak or read out of bounds, and nothing but a
  * well-formed approve for the request's tree approves.
  *
  *   cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang -DSLUICE_FUZZ=ON
@@ -48,6 +48,30 @@ static void from_object(json_t *o)
 	json_decref(o);
 }
 
+/* The bytes as a diff, cut at a size taken from the input: valid JSON text whatever they are. */
+static void as_diff(const uint8_t *data, size_t size)
+{
+	struct reviewer_input in;
+	struct sl_err err = SL_ERR_INIT;
+	json_t *req = NULL;
+	char *text;
+
+	memset(&in, 0, sizeof(in));
+	in.run_id = "run";
+	in.kind = "build";
+	in.tree = TREE;
+	in.diff = (const char *)data;
+	in.diff_len = size;
+	in.diff_max = size ? 1 + data[0] % size : 1;
+	if (reviewer_request_new(&req, &in, &err) != 0)
+		abort();
+	if (!(text = json_dumps(req, JSON_COMPACT)) ||
+	    json_string_length(json_object_get(req, "diff")) > 3 * in.diff_max)
+		abort();
+	free(text);
+	json_decref(req);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct reviewer_verdict v = REVIEWER_VERDICT_INIT;
@@ -69,5 +93,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		reviewer__redact_buf(&b, TOKEN);
 	}
 	sl_buf_release(&b);
+	as_diff(data, size);
 	return 0;
 }
