@@ -66,6 +66,38 @@ const char *sl_git_program(void);
  */
 void sl_git_ceiling(char *out, size_t n, const char *dir);
 
+/*
+ * Secrets in the environment (the reviewer token). unsetenv() only drops a
+ * pointer: the bytes stay in the block the kernel shows in
+ * /proc/<pid>/environ, readable by any process of the same user (a builder
+ * reading its parent's). sl_env_take() returns a copy of `name`'s value (a
+ * new string, or NULL when unset or out of memory), overwrites the value's
+ * bytes in this process's original environment block in place (every entry
+ * of that name), and unsetenv()s it, so that no child inherits it either.
+ */
+char *sl_env_take(const char *name);
+
+/*
+ * Keep this process's memory, /proc/<pid>/environ and /proc/<pid>/fd from
+ * other processes of the same user (prctl PR_SET_DUMPABLE 0; no core dumps).
+ * For a process that holds a secret. Root can still read them.
+ */
+void sl_proc_protect(void);
+
+/* Overwrite a secret's bytes and free it (NULL is fine). */
+void sl_secret_free(char *s);
+
+/*
+ * Hand a secret to a child sluice process without its environment or argv:
+ * a pipe holding `data` (at most 60000 bytes), whose read end (*fd) is
+ * close-on-exec. The caller clears FD_CLOEXEC in the one forked child that
+ * execs the receiver, passes the fd's number, and closes *fd after the fork.
+ */
+int sl_secret_pipe(const char *data, size_t len, int *fd, struct sl_err *err);
+
+/* Read a secret from such a pipe (*out a new string), and close fd. */
+int sl_secret_read(int fd, char **out, struct sl_err *err);
+
 /* Describe how a child ended: "exit 0", "exit 3", "killed by SIGKILL", "timed out after 30s". */
 void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res);
 
