@@ -715,6 +715,64 @@ const char *sl_git_program(void)
 	return g && *g ? g : "git";
 }
 
+/* What no git sluice starts may run, whatever .git/config says (proc.h). */
+static const char *const git_safe_config[] = {
+	"core.hooksPath=/dev/null",      /* hooks */
+	"core.fsmonitor=false",          /* a program run on every index refresh */
+	"core.pager=cat",
+	"gc.auto=0",                     /* no `gc --auto` after commits and merges */
+	"maintenance.auto=false",
+	"credential.helper=",            /* an empty value clears the list */
+	"commit.gpgSign=false",          /* gpg.program is not run */
+	"tag.gpgSign=false",
+	"merge.verifySignatures=false",
+	"log.showSignature=false",
+	"submodule.recurse=false",       /* no git run in a submodule */
+	"protocol.allow=never",          /* no fetch: no lazy fetch of a partial clone */
+	"core.sshCommand=false",
+	NULL
+};
+
+const char *const sl_git_env_drop[] = {
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
+	"GIT_PREFIX", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+	"GIT_CONFIG", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_PAGER", "PAGER",
+	"GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
+	"GIT_ATTR_SOURCE", "GIT_REPLACE_REF_BASE", NULL
+};
+
+const char **sl_git_argv(const char *const *args)
+{
+	size_t n = 0, nsafe = strv_len(git_safe_config), nargs = strv_len(args);
+	const char **argv = calloc(2 + 2 * nsafe + nargs + 1, sizeof(*argv));
+
+	if (!argv)
+		return NULL;
+	argv[n++] = sl_git_program();
+	argv[n++] = "--no-pager";
+	for (size_t i = 0; i < nsafe; i++) {
+		argv[n++] = "-c";
+		argv[n++] = git_safe_config[i];
+	}
+	for (size_t i = 0; i < nargs; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return argv;
+}
+
+int64_t sl_git_timeout_ms(void)
+{
+	const char *s = getenv("SLUICE_GIT_TIMEOUT_MS");
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return SL_GIT_TIMEOUT_MS;
+	v = strtoll(s, &end, 10);
+	return *end || v <= 0 ? SL_GIT_TIMEOUT_MS : (int64_t)v;
+}
+
 void sl_git_ceiling(char *out, size_t n, const char *dir)
 {
 	const char *slash = strrchr(dir, '/');

@@ -59,6 +59,38 @@ int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, str
 const char *sl_git_program(void);
 
 /*
+ * Every git process sluice starts is built here, from ONE list: a builder
+ * can write the shared .git/config, and git would run what it names. The
+ * argv is `git --no-pager -c core.hooksPath=/dev/null -c core.fsmonitor=false
+ * ...` (hooks, fsmonitor, pager, gc/maintenance --auto, credential helpers,
+ * gpg signing and verifying, submodule recursion, every transport off), then
+ * `args`. A new array of borrowed strings, the caller's to free(); NULL when
+ * out of memory.
+ *
+ * What this cannot switch off by name are drivers chosen by attributes
+ * (merge=<name>, filter=<name>, diff=<name>): commands that must not run
+ * them run in a git directory of sluice's own (merge/crosscheck.c); filters
+ * (smudge/clean, LFS) are the user's and run where git itself would run
+ * them: checkouts and the snapshot's `git add` (docs/builders.md).
+ */
+const char **sl_git_argv(const char *const *args);
+
+/*
+ * The variables dropped from every git's environment (GIT_DIR & co., pager,
+ * config). Not GIT_CEILING_DIRECTORIES: callers set it (sl_git_ceiling()),
+ * and an entry of env_drop also drops an env_add of that name.
+ */
+extern const char *const sl_git_env_drop[];
+
+/*
+ * The timeout of every git sluice runs: $SLUICE_GIT_TIMEOUT_MS (for tests)
+ * or SL_GIT_TIMEOUT_MS. A git stuck in a program it runs (a filter that
+ * hangs) is ended with its process group.
+ */
+#define SL_GIT_TIMEOUT_MS ((int64_t)10 * 60 * 1000)
+int64_t sl_git_timeout_ms(void);
+
+/*
  * "GIT_CEILING_DIRECTORIES=<parent of dir>" into out: git run in `dir`
  * then never looks above it for a repository. For every git sluice runs in
  * a run's worktree: if a builder deleted its .git, git must fail there,

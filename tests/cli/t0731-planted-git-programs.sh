@@ -1,0 +1,48 @@
+#!/bin/sh
+# A builder plants programs in the shared .git/config for git to run: a
+# merge driver selected by .git/info/attributes and .gitattributes (the
+# cross-check `git merge-tree` must not run it: it would hang the merge with
+# the repository lock held, or write content nobody reviewed), a filter whose
+# clean step hangs (bounded by the git timeout), a gpg program, an
+# auto-maintenance hook. None of them runs where sluice does not mean it to,
+# and every run reaches its end state.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'setup: a repository with a file both sides will change' '
+	sluice_repo repo &&
+	seq 1 20 >repo/f.txt &&
+	git -C repo add f.txt && git -C repo commit -q -m "f" &&
+	cat >"$BUILDERS/M1.sh" <<-EOF
+	sed -i "s/^2\$/two/" f.txt
+	git config merge.evil.driver "touch $TRASH/driver-ran; sleep 1000"
+	git config merge.evil.name evil
+	git config commit.gpgSign true
+	git config gpg.program "$TRASH/gpg-ran.sh"
+	echo "* merge=evil" >"\$(git rev-parse --git-common-dir)/info/attributes"
+	echo "f.txt merge=evil" >.gitattributes
+	EOF
+	printf "%s\n" "#!/bin/sh" "touch $TRASH/gpg-ran; exit 1" >gpg-ran.sh && chmod +x gpg-ran.sh
+'
+
+test_expect_success 'the run waits for review; meanwhile the user changes the same file' '
+	wo repo M1 &&
+	timeout 300 "$SLUICE" -C repo tick >out 2>err &&
+	run=$(run_of repo M1) &&
+	test "$(state_of repo $run)" = awaiting_review &&
+	sed -i "s/^19\$/nineteen/" repo/f.txt &&
+	git -C repo -c commit.gpgSign=false commit -q -a -m "user edit"
+'
+
+test_expect_success 'approved and merged: the planted merge driver never ran' '
+	run=$(run_of repo M1) &&
+	sluice -C repo approve $run >/dev/null &&
+	timeout 300 "$SLUICE" -C repo tick >out 2>err &&
+	test "$(state_of repo $run)" = merged &&
+	! test -e driver-ran &&
+	! test -e gpg-ran &&
+	git -C repo show main:f.txt >merged &&
+	test_grep "^two$" merged &&
+	test_grep "^nineteen$" merged
+'
+
+test_done
