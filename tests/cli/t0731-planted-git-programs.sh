@@ -45,4 +45,21 @@ test_expect_success 'approved and merged: the planted merge driver never ran' '
 	test_grep "^nineteen$" merged
 '
 
+test_expect_success 'a planted filter whose clean step hangs: git is ended, the run ends' '
+	sluice_repo hang &&
+	approve_reviewer_config >>hang/.system/config.yaml &&
+	cat >"$BUILDERS/H1.sh" <<-EOF &&
+	git config filter.hang.clean "touch $TRASH/clean-ran; sleep 1000"
+	echo "*.hang filter=hang" >.gitattributes
+	echo x >a.hang
+	EOF
+	wo hang H1 &&
+	SLUICE_GIT_TIMEOUT_MS=1500 timeout 300 "$SLUICE" -C hang tick >out 2>err &&
+	run=$(run_of hang H1) &&
+	test "$(state_of hang $run)" = failed &&
+	test -e clean-ran &&
+	sluice -C hang status $run >st &&
+	test_grep "a filter did not end" st
+'
+
 test_done
