@@ -16,12 +16,9 @@ test_expect_success 'setup: a repository with a file both sides will change' '
 	sed -i "s/^2\$/two/" f.txt
 	git config merge.evil.driver "touch $TRASH/driver-ran; sleep 1000"
 	git config merge.evil.name evil
-	git config commit.gpgSign true
-	git config gpg.program "$TRASH/gpg-ran.sh"
 	echo "* merge=evil" >"\$(git rev-parse --git-common-dir)/info/attributes"
 	echo "f.txt merge=evil" >.gitattributes
 	EOF
-	printf "%s\n" "#!/bin/sh" "touch $TRASH/gpg-ran; exit 1" >gpg-ran.sh && chmod +x gpg-ran.sh
 '
 
 test_expect_success 'the run waits for review; meanwhile the user changes the same file' '
@@ -39,7 +36,6 @@ test_expect_success 'approved and merged: the planted merge driver never ran' '
 	timeout 300 "$SLUICE" -C repo tick >out 2>err &&
 	test "$(state_of repo $run)" = merged &&
 	! test -e driver-ran &&
-	! test -e gpg-ran &&
 	git -C repo show main:f.txt >merged &&
 	test_grep "^two$" merged &&
 	test_grep "^nineteen$" merged
@@ -60,6 +56,29 @@ test_expect_success 'a planted filter whose clean step hangs: git is ended, the 
 	test -e clean-ran &&
 	sluice -C hang status $run >st &&
 	test_grep "a filter did not end" st
+'
+
+test_expect_success 'a planted gpg.program does not run when sluice commits a resolution' '
+	sluice_repo sig &&
+	seq 1 10 >sig/lines.txt && git -C sig add lines.txt && git -C sig commit -q -m lines &&
+	printf "%s\n" "#!/bin/sh" "touch $TRASH/gpg-ran; exit 1" >gpg-ran.sh && chmod +x gpg-ran.sh &&
+	cat >"$BUILDERS/G1.sh" <<-EOF &&
+	sed -i "5s/.*/five by G1/" lines.txt
+	git config commit.gpgSign true
+	git config gpg.program "$TRASH/gpg-ran.sh"
+	EOF
+	echo "sed -i \"5s/.*/five by G2/\" lines.txt" >"$BUILDERS/G2.sh" &&
+	wo sig G1 && wo sig G2 &&
+	sluice -C sig tick --jobs 2 >/dev/null &&
+	r1=$(run_of sig G1) && r2=$(run_of sig G2) &&
+	test "$(state_of sig $r1)" = awaiting_review &&
+	test "$(state_of sig $r2)" = awaiting_review &&
+	sluice -C sig approve $r1 >/dev/null && sluice -C sig approve $r2 >/dev/null &&
+	timeout 300 "$SLUICE" -C sig tick --jobs 1 >out 2>err &&
+	s1=$(state_of sig $r1) && s2=$(state_of sig $r2) &&
+	echo "$s1 $s2" >states &&
+	{ test "$s1 $s2" = "merged awaiting_review" || test "$s1 $s2" = "awaiting_review merged"; } &&
+	! test -e gpg-ran
 '
 
 test_done
