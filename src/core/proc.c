@@ -742,6 +742,24 @@ const char *const sl_git_env_drop[] = {
 	"GIT_ATTR_SOURCE", "GIT_REPLACE_REF_BASE", NULL
 };
 
+const char *const sl_git_env_add[] = {
+	"GIT_ALLOW_PROTOCOL=none", /* beats protocol.<name>.allow in any config */
+	"GIT_TERMINAL_PROMPT=0",
+	NULL
+};
+
+size_t sl_git_env(const char **env, size_t cap, const char *ceiling)
+{
+	size_t n = 0;
+
+	if (ceiling && n + 1 < cap)
+		env[n++] = ceiling;
+	for (const char *const *e = sl_git_env_add; *e && n + 1 < cap; e++)
+		env[n++] = *e;
+	env[n] = NULL;
+	return n;
+}
+
 const char **sl_git_argv(const char *const *args)
 {
 	size_t n = 0, nsafe = strv_len(git_safe_config), nargs = strv_len(args);

@@ -75,6 +75,15 @@ const char *sl_git_program(void);
  */
 const char **sl_git_argv(const char *const *args);
 
+/* Added to every git's environment: no transport, whatever the config allows; no prompt. */
+extern const char *const sl_git_env_add[];
+
+/*
+ * env (cap entries, NULL-terminated, strings borrowed) = `ceiling` (from
+ * sl_git_ceiling(), or NULL) and sl_git_env_add. Returns the count.
+ */
+size_t sl_git_env(const char **env, size_t cap, const char *ceiling);
+
 /*
  * The variables dropped from every git's environment (GIT_DIR & co., pager,
  * config). Not GIT_CEILING_DIRECTORIES: callers set it (sl_git_ceiling()),

@@ -18,7 +18,7 @@ const char *merge__git(void)
 static const char *const id_env[] = {
 	"GIT_AUTHOR_NAME=sluice", "GIT_AUTHOR_EMAIL=sluice@localhost",
 	"GIT_COMMITTER_NAME=sluice", "GIT_COMMITTER_EMAIL=sluice@localhost",
-	"GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=:", "GIT_MERGE_AUTOEDIT=no", "LC_ALL=C", NULL
+	"GIT_EDITOR=:", "GIT_MERGE_AUTOEDIT=no", "LC_ALL=C", NULL
 };
 
 #define ENV_MAX 24
@@ -72,6 +72,8 @@ int merge__run_git_env(const char *cwd, const char *const *extra_env, const char
 	sl_buf_init(&errout, GIT_ERR_MAX);
 	/* the identity, and never a repository above cwd (core/proc.h) */
 	for (const char *const *e = id_env; *e; e++)
+		env[i++] = *e;
+	for (const char *const *e = sl_git_env_add; *e; e++)
 		env[i++] = *e;
 	sl_git_ceiling(ceiling, sizeof(ceiling), cwd);
 	env[i++] = ceiling;

@@ -59,6 +59,7 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 	sl_buf_init(&errout, 8192);
 	o.argv = argv;
 	o.cwd = repo;
+	o.env_add = sl_git_env_add;
 	o.env_drop = sl_git_env_drop; /* and the safe overrides and timeout of core/proc.h */
 	o.errout = &errout;
 	o.timeout_ms = sl_git_timeout_ms();

@@ -227,7 +227,7 @@ static int stage_filtered(const char *wt, const struct sl_buf *paths, struct sl_
 			       "--pathspec-from-file=-", "--pathspec-file-nul", NULL };
 	const char **argv = sl_git_argv(args);
 	char ceiling[4200], how[64];
-	const char *env[] = { ceiling, NULL };
+	const char *env[8];
 	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
 	struct sl_proc_result res;
 	struct sl_buf errout;
@@ -237,6 +237,7 @@ static int stage_filtered(const char *wt, const struct sl_buf *paths, struct sl_
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	sl_buf_init(&errout, 8192);
 	sl_git_ceiling(ceiling, sizeof(ceiling), wt);
+	sl_git_env(env, 8, ceiling);
 	o.argv = argv;
 	o.cwd = wt;
 	o.env_add = env;

@@ -21,7 +21,7 @@ static int run_git(const char *cwd, const char *const *args, struct sl_err *err)
 	struct sl_proc_result res;
 	struct sl_buf errout = SL_BUF_INIT;
 	char how[64], ceiling[4200];
-	const char *env[2] = { ceiling, NULL };
+	const char *env[8];
 	const char **argv = sl_git_argv(args);
 	int error;
 
@@ -29,6 +29,7 @@ static int run_git(const char *cwd, const char *const *args, struct sl_err *err)
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	sl_buf_init(&errout, 8192);
 	sl_git_ceiling(ceiling, sizeof(ceiling), cwd); /* never the main checkout above */
+	sl_git_env(env, 8, ceiling);
 	o.argv = argv;
 	o.cwd = cwd;
 	o.env_add = env;

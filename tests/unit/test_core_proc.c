@@ -466,6 +466,55 @@ static void test_child_signals_reset(void **state)
 	sl_buf_release(&out);
 }
 
+/* A git started the way sluice starts every git ignores what a builder planted. */
+static void test_git_overrides_beat_repo_config(void **state)
+{
+	char repo[4096], cmd[8192], ceiling[4200];
+	const char *cfg_args[] = { "config", "--get", "core.hooksPath", NULL };
+	const char *ls_args[] = { "ls-remote", "origin", NULL };
+	const char *env[8];
+	const char **argv;
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_buf out, errout;
+
+	(void)state;
+	tmp_path(repo, sizeof(repo), "planted");
+	snprintf(cmd, sizeof(cmd),
+		 "git init -q '%s' && cd '%s' && git config core.hooksPath /tmp/evil && "
+		 "git config protocol.file.allow always && git config protocol.allow always && "
+		 "git remote add origin 'file://%s'",
+		 repo, repo, repo);
+	assert_int_equal(system(cmd), 0);
+	sl_git_ceiling(ceiling, sizeof(ceiling), repo);
+	sl_git_env(env, 8, ceiling);
+	o.cwd = repo;
+	o.env_add = env;
+	o.env_drop = sl_git_env_drop;
+	o.timeout_ms = sl_git_timeout_ms();
+	sl_buf_init(&out, 4096);
+	sl_buf_init(&errout, 4096);
+	o.out = &out;
+	o.errout = &errout;
+	assert_non_null(argv = sl_git_argv(cfg_args));
+	assert_string_equal(argv[1], "--no-pager");
+	o.argv = argv;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	assert_int_equal(res.exit_code, 0);
+	assert_string_equal(sl_buf_cstr(&out), "/dev/null\n");
+	free(argv);
+	/* no transport, whatever protocol.*.allow the repository sets */
+	assert_non_null(argv = sl_git_argv(ls_args));
+	o.argv = argv;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	assert_int_not_equal(res.exit_code, 0);
+	assert_non_null(strstr(sl_buf_cstr(&errout), "not allowed"));
+	free(argv);
+	sl_buf_release(&out);
+	sl_buf_release(&errout);
+}
+
 #define SECRET_VAR "SL_PROC_TEST_SECRET"
 #define SECRET_VAL "s3cret-value-for-the-proc-test"
 
@@ -563,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_child_signals_reset),
 		cmocka_unit_test(test_env_take_scrubs_block),
 		cmocka_unit_test(test_secret_pipe),
+		cmocka_unit_test(test_git_overrides_beat_repo_config),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
