@@ -14,7 +14,7 @@ static const char tick_help[] =
 	"orders (dependencies merged, no overlapping context running), build, gate,\n"
 	"review and merge. Overlapping ticks are safe: each run is claimed once.\n"
 	"\n"
-	"  --jobs N       builders at once (default: queue.jobs in .system/config.yaml)\n"
+	"  --jobs N       builders at once, 1 to 256 (default: queue.jobs in .system/config.yaml)\n"
 	"  --max-runs N   start at most N new runs in this tick\n"
 	"  --json         print a summary as JSON\n"
 	"  -C DIR         the repository (default: the current directory)\n"
@@ -118,13 +118,13 @@ out:
 	return rc;
 }
 
-static int parse_count(const char *cmd, const char *opt, const char *arg, int *out)
+static int parse_count(const char *cmd, const char *opt, const char *arg, int max, int *out)
 {
 	char *end;
 	long v = strtol(arg, &end, 10);
 
-	if (*end || v < 1 || v > 1000)
-		return cli_usage(cmd, "%s takes a number from 1 to 1000, not '%s'", opt, arg);
+	if (!*arg || *end || v < 1 || v > max)
+		return cli_usage(cmd, "%s takes a number from 1 to %d, not '%s'", opt, max, arg);
 	*out = (int)v;
 	return CLI_OK;
 }
@@ -141,9 +141,10 @@ int cmd_tick(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS "j:", opts, NULL)) != -1) {
 		if (c == 'h')
 			return cli_help(tick_help);
-		if (c == 'j' && parse_count("tick", "--jobs", optarg, &jobs))
+		/* --jobs as queue.jobs allows (config.c) */
+		if (c == 'j' && parse_count("tick", "--jobs", optarg, 256, &jobs))
 			return CLI_USAGE;
-		if (c == 'm' && parse_count("tick", "--max-runs", optarg, &max_runs))
+		if (c == 'm' && parse_count("tick", "--max-runs", optarg, 1000, &max_runs))
 			return CLI_USAGE;
 		if (c != 'j' && c != 'm' && !cli_common_opt(cli, c, optarg))
 			return cli_usage("tick", "unknown option");

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -715,10 +716,213 @@ const char *sl_git_program(void)
 	return g && *g ? g : "git";
 }
 
+/* What no git sluice starts may run, whatever .git/config says (proc.h). */
+static const char *const git_safe_config[] = {
+	"core.hooksPath=/dev/null",      /* hooks */
+	"core.fsmonitor=false",          /* a program run on every index refresh */
+	"core.pager=cat",
+	"gc.auto=0",                     /* no `gc --auto` after commits and merges */
+	"maintenance.auto=false",
+	"credential.helper=",            /* an empty value clears the list */
+	"commit.gpgSign=false",          /* gpg.program is not run */
+	"tag.gpgSign=false",
+	"merge.verifySignatures=false",
+	"log.showSignature=false",
+	"submodule.recurse=false",       /* no git run in a submodule */
+	"protocol.allow=never",          /* no fetch: no lazy fetch of a partial clone */
+	"core.sshCommand=false",
+	NULL
+};
+
+const char *const sl_git_env_drop[] = {
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
+	"GIT_PREFIX", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+	"GIT_CONFIG", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_PAGER", "PAGER",
+	"GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
+	"GIT_ATTR_SOURCE", "GIT_REPLACE_REF_BASE", NULL
+};
+
+const char *const sl_git_env_add[] = {
+	"GIT_ALLOW_PROTOCOL=none", /* beats protocol.<name>.allow in any config */
+	"GIT_TERMINAL_PROMPT=0",
+	NULL
+};
+
+size_t sl_git_env(const char **env, size_t cap, const char *ceiling)
+{
+	size_t n = 0;
+
+	if (ceiling && n + 1 < cap)
+		env[n++] = ceiling;
+	for (const char *const *e = sl_git_env_add; *e && n + 1 < cap; e++)
+		env[n++] = *e;
+	env[n] = NULL;
+	return n;
+}
+
+const char **sl_git_argv(const char *const *args)
+{
+	size_t n = 0, nsafe = strv_len(git_safe_config), nargs = strv_len(args);
+	const char **argv = calloc(2 + 2 * nsafe + nargs + 1, sizeof(*argv));
+
+	if (!argv)
+		return NULL;
+	argv[n++] = sl_git_program();
+	argv[n++] = "--no-pager";
+	for (size_t i = 0; i < nsafe; i++) {
+		argv[n++] = "-c";
+		argv[n++] = git_safe_config[i];
+	}
+	for (size_t i = 0; i < nargs; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return argv;
+}
+
+int64_t sl_git_timeout_ms(void)
+{
+	const char *s = getenv("SLUICE_GIT_TIMEOUT_MS");
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return SL_GIT_TIMEOUT_MS;
+	v = strtoll(s, &end, 10);
+	return *end || v <= 0 ? SL_GIT_TIMEOUT_MS : (int64_t)v;
+}
+
 void sl_git_ceiling(char *out, size_t n, const char *dir)
 {
 	const char *slash = strrchr(dir, '/');
 	size_t len = slash && slash != dir ? (size_t)(slash - dir) : 1;
 
 	snprintf(out, n, "GIT_CEILING_DIRECTORIES=%.*s", (int)len, dir);
+}
+
+/* ---- secrets */
+
+#define SECRET_MAX 60000 /* below a pipe's capacity: the writer never blocks */
+
+/* [*start, *end): this process's original environment block, as the kernel shows it. */
+static int env_block(char **start, char **end)
+{
+	char buf[4096], *p, *tok, *save = NULL;
+	unsigned long long v[2] = { 0, 0 };
+	ssize_t n;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!(p = strrchr(buf, ')')))
+		return -1;
+	/* after "(comm)" comes field 3; env_start and env_end are fields 50 and 51 */
+	for (field = 3, tok = strtok_r(p + 1, " \n", &save); tok && field <= 51;
+	     field++, tok = strtok_r(NULL, " \n", &save))
+		if (field >= 50)
+			v[field - 50] = strtoull(tok, NULL, 10);
+	if (!v[0] || v[1] <= v[0] || v[1] - v[0] > ((unsigned long long)64 << 20))
+		return -1;
+	*start = (char *)(uintptr_t)v[0];
+	*end = (char *)(uintptr_t)v[1];
+	return 0;
+}
+
+/* Zero the value of every "name=" entry in [s, e). */
+static void scrub_range(char *s, char *e, const char *name)
+{
+	size_t n = strlen(name), len;
+
+	for (char *p = s; p < e; p += len + 1) {
+		len = strnlen(p, (size_t)(e - p));
+		if (len > n && !memcmp(p, name, n) && p[n] == '=')
+			explicit_bzero(p + n + 1, len - n - 1);
+	}
+}
+
+char *sl_env_take(const char *name)
+{
+	const char *v = getenv(name);
+	char *copy = v ? strdup(v) : NULL, *start, *end;
+
+	if (env_block(&start, &end) == 0) {
+		scrub_range(start, end, name);
+	} else {
+		/* no /proc: the entries environ still points to (the block's, at start) */
+		for (char **e = environ; e && *e; e++)
+			if (name_matches(*e, name))
+				explicit_bzero(*e + strlen(name) + 1, strlen(*e + strlen(name) + 1));
+	}
+	unsetenv(name);
+	return copy;
+}
+
+void sl_proc_protect(void)
+{
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+void sl_secret_free(char *s)
+{
+	if (s)
+		explicit_bzero(s, strlen(s));
+	free(s);
+}
+
+int sl_secret_pipe(const char *data, size_t len, int *fd, struct sl_err *err)
+{
+	int p[2];
+
+	*fd = -1;
+	if (len > SECRET_MAX)
+		return sl_err_set(err, SL_EINVALID, "the secret is too long to hand over (%zu bytes)",
+				  len);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return sl_err_sys(err, errno, "cannot create a pipe");
+	if (write_all(p[1], data, len) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return sl_err_sys(err, errno, "cannot write to a pipe");
+	}
+	close(p[1]);
+	*fd = p[0];
+	return 0;
+}
+
+int sl_secret_read(int fd, char **out, struct sl_err *err)
+{
+	char *buf = malloc(SECRET_MAX + 1);
+	size_t len = 0;
+	ssize_t r;
+	int error = 0;
+
+	*out = NULL;
+	if (!buf) {
+		close(fd);
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	while (len < SECRET_MAX && (r = read(fd, buf + len, SECRET_MAX - len)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			error = sl_err_sys(err, errno, "cannot read the secret handed over on fd %d",
+					   fd);
+			break;
+		}
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (error) {
+		explicit_bzero(buf, len);
+		free(buf);
+		return error;
+	}
+	*out = buf;
+	return 0;
 }

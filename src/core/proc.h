@@ -60,12 +60,85 @@ int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, str
 const char *sl_git_program(void);
 
 /*
+ * Every git process sluice starts is built here, from ONE list: a builder
+ * can write the shared .git/config, and git would run what it names. The
+ * argv is `git --no-pager -c core.hooksPath=/dev/null -c core.fsmonitor=false
+ * ...` (hooks, fsmonitor, pager, gc/maintenance --auto, credential helpers,
+ * gpg signing and verifying, submodule recursion, every transport off), then
+ * `args`. A new array of borrowed strings, the caller's to free(); NULL when
+ * out of memory.
+ *
+ * What this cannot switch off by name are drivers chosen by attributes
+ * (merge=<name>, filter=<name>, diff=<name>): commands that must not run
+ * them run in a git directory of sluice's own (merge/crosscheck.c); filters
+ * (smudge/clean, LFS) are the user's and run where git itself would run
+ * them: checkouts and the snapshot's `git add` (docs/builders.md).
+ */
+const char **sl_git_argv(const char *const *args);
+
+/* Added to every git's environment: no transport, whatever the config allows; no prompt. */
+extern const char *const sl_git_env_add[];
+
+/*
+ * env (cap entries, NULL-terminated, strings borrowed) = `ceiling` (from
+ * sl_git_ceiling(), or NULL) and sl_git_env_add. Returns the count.
+ */
+size_t sl_git_env(const char **env, size_t cap, const char *ceiling);
+
+/*
+ * The variables dropped from every git's environment (GIT_DIR & co., pager,
+ * config). Not GIT_CEILING_DIRECTORIES: callers set it (sl_git_ceiling()),
+ * and an entry of env_drop also drops an env_add of that name.
+ */
+extern const char *const sl_git_env_drop[];
+
+/*
+ * The timeout of every git sluice runs: $SLUICE_GIT_TIMEOUT_MS (for tests)
+ * or SL_GIT_TIMEOUT_MS. A git stuck in a program it runs (a filter that
+ * hangs) is ended with its process group.
+ */
+#define SL_GIT_TIMEOUT_MS ((int64_t)10 * 60 * 1000)
+int64_t sl_git_timeout_ms(void);
+
+/*
  * "GIT_CEILING_DIRECTORIES=<parent of dir>" into out: git run in `dir`
  * then never looks above it for a repository. For every git sluice runs in
  * a run's worktree: if a builder deleted its .git, git must fail there,
  * not find the main checkout above and act on the user's files.
  */
 void sl_git_ceiling(char *out, size_t n, const char *dir);
+
+/*
+ * Secrets in the environment (the reviewer token). unsetenv() only drops a
+ * pointer: the bytes stay in the block the kernel shows in
+ * /proc/<pid>/environ, readable by any process of the same user (a builder
+ * reading its parent's). sl_env_take() returns a copy of `name`'s value (a
+ * new string, or NULL when unset or out of memory), overwrites the value's
+ * bytes in this process's original environment block in place (every entry
+ * of that name), and unsetenv()s it, so that no child inherits it either.
+ */
+char *sl_env_take(const char *name);
+
+/*
+ * Keep this process's memory, /proc/<pid>/environ and /proc/<pid>/fd from
+ * other processes of the same user (prctl PR_SET_DUMPABLE 0; no core dumps).
+ * For a process that holds a secret. Root can still read them.
+ */
+void sl_proc_protect(void);
+
+/* Overwrite a secret's bytes and free it (NULL is fine). */
+void sl_secret_free(char *s);
+
+/*
+ * Hand a secret to a child sluice process without its environment or argv:
+ * a pipe holding `data` (at most 60000 bytes), whose read end (*fd) is
+ * close-on-exec. The caller clears FD_CLOEXEC in the one forked child that
+ * execs the receiver, passes the fd's number, and closes *fd after the fork.
+ */
+int sl_secret_pipe(const char *data, size_t len, int *fd, struct sl_err *err);
+
+/* Read a secret from such a pipe (*out a new string), and close fd. */
+int sl_secret_read(int fd, char **out, struct sl_err *err);
 
 /* Describe how a child ended: "exit 0", "exit 3", "killed by SIGKILL", "timed out after 30s". */
 void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res);

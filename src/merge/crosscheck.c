@@ -3,8 +3,14 @@
  * (git >= 2.38). Exit 0: clean, the output is "<tree>\0". Exit 1:
  * conflicts, the output is "<tree>\0", then one "<path>\0" per conflicted
  * path, an empty "\0", then messages, each "<n>\0<path>\0 x n <type>\0<text>\0".
+ * It runs in a git directory of sluice's own (private_gitdir()).
  */
 #include "merge/merge.h"
+#include "core/fs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,20 +85,70 @@ bad:
 			  "cannot parse the output of 'git merge-tree'; is git 2.38 or newer installed?");
 }
 
+/*
+ * A git directory of sluice's own for the cross-check: HEAD and refs/ only,
+ * in a new private temporary folder. With GIT_OBJECT_DIRECTORY pointing at
+ * the repository's objects, `git merge-tree` reads and writes the
+ * repository's objects but never its config (merge drivers, filters, hooks,
+ * fsmonitor a builder could plant in the shared .git/config), its
+ * info/attributes (what selects a driver) nor its replace refs and grafts.
+ */
+static int private_gitdir(char *dir, size_t n, struct sl_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4200];
+	int error;
+
+	if ((size_t)snprintf(dir, n, "%s/sluice-merge-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp") >=
+	    n)
+		return sl_err_set(err, SL_EINVALID, "TMPDIR is too long");
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0'; /* nothing to remove */
+		return sl_err_sys(err, errno, "cannot create a temporary folder in '%s'",
+				  tmp && *tmp == '/' ? tmp : "/tmp");
+	}
+	snprintf(path, sizeof(path), "%s/refs", dir);
+	if (mkdir(path, 0700) < 0)
+		return sl_err_sys(err, errno, "cannot create '%s'", path);
+	snprintf(path, sizeof(path), "%s/HEAD", dir);
+	error = sl_write_file(path, "ref: refs/heads/sluice\n", 22, err);
+	return error;
+}
+
 int merge__git_merge_tree(const char *gitdir, const git_oid *ours, const git_oid *theirs,
 			  struct merge__git_tree *out, struct sl_err *err)
 {
-	char o[GIT_OID_HEXSZ + 1], t[GIT_OID_HEXSZ + 1];
+	char o[GIT_OID_HEXSZ + 1], t[GIT_OID_HEXSZ + 1], own[4200], gd[4300], od[4300];
 	const char *args[] = { "merge-tree", "--write-tree", "-z", "--name-only", o, t, NULL };
+	const char *env[] = { gd, od, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			      "GIT_ATTR_NOSYSTEM=1", "GIT_NO_REPLACE_OBJECTS=1", "GIT_CONFIG_COUNT=1",
+			      "GIT_CONFIG_KEY_0=core.attributesFile", "GIT_CONFIG_VALUE_0=/dev/null",
+			      NULL };
+	size_t glen = strlen(gitdir);
+	struct sl_err ignored = SL_ERR_INIT;
 	struct sl_buf buf;
 	int error, code = 0;
 
+	own[0] = '\0';
 	sl_buf_init(&buf, MERGE_TREE_OUT_MAX);
 	git_oid_tostr(o, sizeof(o), ours);
 	git_oid_tostr(t, sizeof(t), theirs);
-	error = merge__run_git(gitdir, args, &buf, 1, &code, err);
+	while (glen > 1 && gitdir[glen - 1] == '/')
+		glen--;
+	if ((error = private_gitdir(own, sizeof(own), err)) < 0)
+		goto out;
+	snprintf(gd, sizeof(gd), "GIT_DIR=%s", own);
+	if ((size_t)snprintf(od, sizeof(od), "GIT_OBJECT_DIRECTORY=%.*s/objects", (int)glen,
+			     gitdir) >= sizeof(od)) {
+		error = sl_err_set(err, SL_EINVALID, "the git directory '%s' is too long", gitdir);
+		goto out;
+	}
+	error = merge__run_git_env(own, env, args, &buf, 1, &code, err);
 	if (!error)
 		error = merge__parse_merge_tree(buf.ptr ? buf.ptr : "", buf.len, code == 0, out, err);
+out:
+	if (own[0])
+		sl_rm_rf(own, &ignored);
 	sl_buf_release(&buf);
 	return error;
 }

@@ -282,13 +282,17 @@ int merge__preview_commits(git_repository *repo, const git_commit *ours, const g
 const char *merge__git(void);
 
 /*
- * Run git (hooks off, identity sluice, GIT_DIR & co. dropped) with `args`
+ * Run git (sl_git_argv(): hooks and the programs a config names off; its
+ * timeout; identity sluice, GIT_DIR & co. dropped) with `args`
  * (NULL-terminated, after the program name) in `cwd`; stdout into *out if
  * non-NULL. An exit code above `ok_max` is an error carrying git's last
  * stderr line; otherwise *exit_code tells.
  */
 int merge__run_git(const char *cwd, const char *const *args, struct sl_buf *out, int ok_max,
 		   int *exit_code, struct sl_err *err);
+/* The same with `extra_env` ("K=V", NULL-terminated) added to git's environment. */
+int merge__run_git_env(const char *cwd, const char *const *extra_env, const char *const *args,
+		       struct sl_buf *out, int ok_max, int *exit_code, struct sl_err *err);
 
 /*
  * Bring the work tree that has `refname` checked out (if any) from

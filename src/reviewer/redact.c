@@ -1,30 +1,74 @@
 /* The bearer token: where it comes from, and keeping it out of everything we write. */
 #include "reviewer/reviewer.h"
 #include "reviewer/reviewer_int.h"
+#include "core/proc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The token taken out of the environment by reviewer_token_capture(). */
+/* The token taken out of the environment by reviewer_token_capture(), or handed over. */
 static char *captured_name, *captured_token;
 
 void reviewer_token_capture(const struct sl_config *cfg)
 {
-	const char *name = cfg->reviewer.token_env, *v;
+	const char *name = cfg->reviewer.token_env;
+	char *v;
 
-	if (!name || !*name || captured_name)
+	if (!name || !*name)
 		return;
-	v = getenv(name);
+	/*
+	 * Nothing this process starts (git, builders, gates, hooks) inherits it,
+	 * and its bytes leave /proc/<pid>/environ (core/proc.h).
+	 */
+	v = sl_env_take(name);
+	if (captured_name) { /* handed over by the parent tick, or taken before */
+		sl_secret_free(v);
+		return;
+	}
 	captured_name = strdup(name);
-	captured_token = v ? strdup(v) : NULL;
-	/* nothing this process starts (git, builders, gates, hooks) inherits it */
-	unsetenv(name);
+	captured_token = v;
+	if (v)
+		sl_proc_protect();
 }
 
-void reviewer_token_restore(void)
+int reviewer_token_handoff(int *fd, struct sl_err *err)
 {
-	if (captured_name && captured_token)
-		setenv(captured_name, captured_token, 1);
+	size_t n, v;
+	char *s;
+	int error;
+
+	*fd = -1;
+	if (!captured_name || !captured_token)
+		return 0;
+	n = strlen(captured_name);
+	v = strlen(captured_token);
+	if (!(s = malloc(n + v + 2)))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	memcpy(s, captured_name, n);
+	s[n] = '=';
+	memcpy(s + n + 1, captured_token, v + 1);
+	error = sl_secret_pipe(s, n + v + 1, fd, err);
+	sl_secret_free(s);
+	return error;
+}
+
+int reviewer_token_receive(int fd, struct sl_err *err)
+{
+	char *s = NULL, *eq;
+	int error;
+
+	if ((error = sl_secret_read(fd, &s, err)) < 0)
+		return error;
+	if (!(eq = strchr(s, '=')) || eq == s || captured_name) {
+		sl_secret_free(s);
+		return eq && eq != s ? 0 : sl_err_set(err, SL_EINVALID, "no token handed over");
+	}
+	*eq = '\0';
+	captured_name = strdup(s);
+	captured_token = strdup(eq + 1);
+	sl_secret_free(s);
+	sl_proc_protect();
+	return captured_name && captured_token ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
 }
 
 static const char *token_value(const char *name)

@@ -143,16 +143,23 @@ void reviewer_redact_json(json_t *json, const struct sl_config *cfg);
 
 /*
  * Take the bearer token out of the environment: keep a copy for this
- * module and unsetenv() the variable, so that no child process (git and
- * whatever its configuration runs, builders, gates) ever sees it. Call once
- * after the config is loaded, before starting any child.
+ * module, scrub it from the process's environment block and unsetenv() the
+ * variable (sl_env_take()), so that no child process (git and whatever its
+ * configuration runs, builders, gates) ever sees it, nor anyone reading
+ * /proc/<pid>/environ. Call once after the config is loaded, before starting
+ * any child.
  */
 void reviewer_token_capture(const struct sl_config *cfg);
 
 /*
- * Put a captured token back into the environment: only for a forked child
- * about to exec another sluice (a tick's worker), which captures it again.
+ * Hand the captured token to a tick's worker (another sluice, exec'd): *fd
+ * is the read end of a close-on-exec pipe holding it (-1 without a token).
+ * The worker passes the number to reviewer_token_receive() before anything
+ * else; the caller closes *fd after the fork.
  */
-void reviewer_token_restore(void);
+int reviewer_token_handoff(int *fd, struct sl_err *err);
+
+/* Take the token from the handoff pipe `fd` (closed). */
+int reviewer_token_receive(int fd, struct sl_err *err);
 
 #endif

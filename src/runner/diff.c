@@ -126,13 +126,6 @@ static json_t *git_quoted(const char *s)
 	return j;
 }
 
-static const char *const env_drop[] = {
-	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CONFIG_PARAMETERS",
-	"GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_DIFF_PATH_COUNTER",
-	"GIT_DIFF_PATH_TOTAL", "GIT_PAGER", "PAGER", NULL
-};
-
 /*
  * git diff base head, its patch written to `out` (a path) or, with out NULL,
  * captured from stdout into `capture` (bounded by its max) with the full
@@ -142,9 +135,8 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 			struct sl_buf *capture, size_t *total, struct sl_err *err)
 {
 	char output[4200] = "--no-color"; /* no --output: the patch comes on stdout */
-	const char *argv[] = {
-		sl_git_program(), "--no-pager", "--no-replace-objects", "-c", "core.fsmonitor=false",
-		"-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=true", "-c", "core.bigFileThreshold=512m",
+	const char *args[] = {
+		"--no-replace-objects", "-c", "core.quotePath=true", "-c", "core.bigFileThreshold=512m",
 		"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
 		"-c", "diff.suppressBlankEmpty=false", "-c", "diff.relative=false",
 		"diff", "--binary", "--full-index", "-M", "-l1000", "--no-color", "--no-ext-diff",
@@ -155,17 +147,22 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
 	struct sl_proc_result res;
 	struct sl_buf errout = SL_BUF_INIT;
+	const char **argv;
 	char how[64];
 	int error;
 
 	if (out && (size_t)snprintf(output, sizeof(output), "--output=%s", out) >= sizeof(output))
 		return sl_err_set(err, SL_EINVALID, "patch path '%s' is too long", out);
+	if (!(argv = sl_git_argv(args)))
+		return sl_err_set(err, SL_ERROR, "out of memory");
 	sl_buf_init(&errout, 8192);
 	o.argv = argv;
 	o.cwd = repo;
-	o.env_drop = env_drop;
+	o.env_add = sl_git_env_add;
+	o.env_drop = sl_git_env_drop; /* and the safe overrides and timeout of core/proc.h */
 	o.errout = &errout;
 	o.out = out ? NULL : capture;
+	o.timeout_ms = sl_git_timeout_ms();
 	if ((error = sl_proc_run(&o, &res, err)) == 0 && res.exit_code != 0) {
 		sl_proc_describe(how, sizeof(how), &res);
 		error = sl_err_set(err, SL_ERROR, "'git diff %.12s %.12s' in '%s' failed (%s): %s",
@@ -174,6 +171,7 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 	if (!error && total)
 		*total = res.out_bytes;
 	sl_buf_release(&errout);
+	free(argv);
 	return error;
 }
 

@@ -1,6 +1,8 @@
 /* A run worktree after its builder: changes, the snapshot commit, the reset. */
 #include "runner/snapshot.h"
+#include "core/buf.h"
 #include "core/fs.h"
+#include "core/proc.h"
 
 #include <git2.h>
 #include <errno.h>
@@ -172,28 +174,124 @@ static int check_descends(git_repository *repo, const git_oid *tip, const char *
 			  branch, base_hex);
 }
 
-/* Skip excluded paths, and embedded repositories (reported as "dir/"). */
+/* What staging needs to know about each path libgit2 would add. */
+struct stage_walk {
+	const char *const *excluded;
+	git_repository *repo;
+	struct sl_buf filtered; /* ":(literal)<path>\0" for each path with a filter driver */
+	int oom;
+};
+
+/* A path whose `filter` attribute names a driver: its content goes through git's clean. */
+static int has_filter(git_repository *repo, const char *path)
+{
+	const char *v = NULL;
+
+	if (git_attr_get(&v, repo, GIT_ATTR_CHECK_FILE_THEN_INDEX, path, "filter") < 0)
+		return 1; /* cannot tell: let git decide */
+	return git_attr_value(v) == GIT_ATTR_VALUE_TRUE || git_attr_value(v) == GIT_ATTR_VALUE_STRING;
+}
+
+/*
+ * Skip excluded paths and embedded repositories (reported as "dir/"); keep
+ * the paths with a filter driver for git (stage_filtered()).
+ */
 static int skip_excluded(const char *path, const char *matched, void *payload)
 {
+	struct stage_walk *w = payload;
 	size_t n = strlen(path);
 
 	(void)matched;
 	if (n && path[n - 1] == '/')
 		return 1;
-	return is_excluded(path, payload) ? 1 : 0;
+	if (is_excluded(path, w->excluded))
+		return 1;
+	if (!has_filter(w->repo, path))
+		return 0;
+	if (sl_buf_puts(&w->filtered, ":(literal)") < 0 || sl_buf_add(&w->filtered, path, n + 1) < 0)
+		w->oom = 1;
+	return 1;
+}
+
+/*
+ * `git add -A` of the filtered paths in the worktree: libgit2 runs no
+ * filter driver, so it would commit the smudged bytes the worktree holds
+ * (an LFS file's content instead of its pointer), and a file rewritten with
+ * the same bytes would change. git runs the user's clean filter, with the
+ * overrides and the timeout of every git sluice starts (core/proc.h).
+ */
+static int stage_filtered(const char *wt, const struct sl_buf *paths, struct sl_err *err)
+{
+	/* an index libgit2 1.5 reads back: not split, not sparse */
+	const char *args[] = { "-c", "core.splitIndex=false", "-c", "index.sparse=false", "add", "-A",
+			       "--pathspec-from-file=-", "--pathspec-file-nul", NULL };
+	const char **argv = sl_git_argv(args);
+	char ceiling[4200], how[64];
+	const char *env[8];
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf errout;
+	int error;
+
+	if (!argv)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	sl_buf_init(&errout, 8192);
+	sl_git_ceiling(ceiling, sizeof(ceiling), wt);
+	sl_git_env(env, 8, ceiling);
+	o.argv = argv;
+	o.cwd = wt;
+	o.env_add = env;
+	o.env_drop = sl_git_env_drop;
+	o.stdin_data = paths->ptr;
+	o.stdin_len = paths->len;
+	o.errout = &errout;
+	o.timeout_ms = sl_git_timeout_ms();
+	if ((error = sl_proc_run(&o, &res, err)) == 0 && (res.exit_code || res.timed_out)) {
+		sl_proc_describe(how, sizeof(how), &res);
+		error = sl_err_set(err, SL_ERROR,
+				   "cannot stage the builder's changes to filtered files in '%s' "
+				   "('git add' %s: %s); check the filter drivers in the git config",
+				   wt, how, res.timed_out ? "a filter did not end" :
+				   sl_buf_cstr(&errout));
+	}
+	sl_buf_release(&errout);
+	free(argv);
+	return error;
 }
 
 /* Stage everything but the excluded paths; *tree is the staged tree. */
-static int stage_all(git_index *idx, const char *const *excluded, git_oid *tree,
-		     struct sl_err *err)
+static int stage_all(git_repository *repo, git_index *idx, const char *wt,
+		     const char *const *excluded, git_oid *tree, struct sl_err *err)
 {
-	void *ex = (void *)excluded;
-	int rc;
+	struct stage_walk w = { excluded, repo, SL_BUF_INIT, 0 };
+	int rc, error = 0;
 
-	if ((rc = git_index_add_all(idx, NULL, GIT_INDEX_ADD_DEFAULT, skip_excluded, ex)) < 0 ||
-	    (rc = git_index_write_tree(tree, idx)) < 0)
-		return sl_err_git(err, rc, "cannot stage the builder's changes");
-	return 0;
+	sl_buf_init(&w.filtered, 0);
+	if ((rc = git_index_add_all(idx, NULL, GIT_INDEX_ADD_DEFAULT, skip_excluded, &w)) < 0) {
+		error = sl_err_git(err, rc, "cannot stage the builder's changes");
+		goto out;
+	}
+	if (w.oom) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (w.filtered.len) {
+		if ((rc = git_index_write(idx)) < 0) {
+			error = sl_err_git(err, rc, "cannot write the index of '%s'", wt);
+			goto out;
+		}
+		if ((error = stage_filtered(wt, &w.filtered, err)) < 0)
+			goto out;
+		if ((rc = git_index_read(idx, 1)) < 0) {
+			error = sl_err_git(err, rc, "cannot read the index of '%s'", wt);
+			goto out;
+		}
+	}
+	if ((rc = git_index_write_tree(tree, idx)) < 0)
+		error = sl_err_git(err, rc, "cannot stage the builder's changes");
+out:
+	sl_buf_release(&w.filtered);
+	return error;
 }
 
 static int commit_tree(git_repository *repo, const char *branch, const git_oid *tip,
@@ -249,7 +347,7 @@ int runner_snapshot(const char *wt_path, const char *branch_name, const char *ba
 		error = sl_err_git(err, rc, "cannot read the index of '%s'", wt_path);
 		goto out;
 	}
-	if ((error = stage_all(idx, excluded, &tree, err)) < 0)
+	if ((error = stage_all(repo, idx, wt_path, excluded, &tree, err)) < 0)
 		goto out;
 	if ((error = commit_tree(repo, branch_name, &tip, &tree, message, &head, err)) < 0)
 		goto out;

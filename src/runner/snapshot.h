@@ -34,7 +34,9 @@ void runner_changes_release(struct runner_changes *ch);
  * Snapshot the worktree at `wt_path` after a builder exited: commit every
  * added, modified, deleted and untracked (not ignored) path but `excluded`
  * on the run branch as `sluice <sluice@localhost>` with `message`, and
- * update the worktree's index to match. An embedded repository (a
+ * update the worktree's index to match. Paths with a `filter` attribute
+ * are staged by `git add -A` (the user's clean filter runs; libgit2 runs
+ * none), the rest by libgit2. An embedded repository (a
  * directory with its own .git that the builder made) is left out: it
  * cannot be committed as files.
  *

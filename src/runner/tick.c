@@ -13,6 +13,7 @@
 #include "core/time.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,8 @@ static int claim_new(struct runner_ctx *ctx, const struct runner_tick_opts *o, i
 
 	if (o->only_wo && w->n)
 		return 0; /* `sluice run` carries on the run under way */
+	if (o->max_runs && *started >= o->max_runs)
+		return 0; /* `sluice run` after its run merged: not "cannot start now: done" */
 	/*
 	 * Plan and claim under the repository lock: two ticks must not both
 	 * start work orders whose context overlaps, each from a plan made
@@ -170,12 +173,17 @@ static void report_events(struct runner_ctx *ctx, const struct runner_progress *
  * connection must not live on in the child (SQLite forbids using or even
  * inheriting a connection across fork).
  */
-static void worker(struct runner_ctx *parent, const char *run_id, const char *self)
+static void worker(struct runner_ctx *parent, const char *run_id, const char *self, int token_fd)
 {
+	char fdarg[32];
 	char *const argv[] = { (char *)"sluice", (char *)"-C", parent->repo.root,
-			       (char *)"advance-run", (char *)run_id, NULL };
+			       (char *)"advance-run", (char *)run_id, token_fd >= 0 ? fdarg : NULL,
+			       NULL };
 
-	reviewer_token_restore(); /* the worker captures it again at once */
+	/* the token goes through a pipe, never the environment or argv */
+	snprintf(fdarg, sizeof(fdarg), "--token-fd=%d", token_fd);
+	if (token_fd >= 0 && fcntl(token_fd, F_SETFD, 0) < 0)
+		_exit(127);
 	execv(self, argv);
 	sl_log(SL_LOG_ERROR, "run %s: cannot start a worker: %s", run_id, strerror(errno));
 	_exit(127);
@@ -202,11 +210,18 @@ static int run_workers(struct runner_ctx *ctx, struct worklist *w, int jobs,
 
 	while (next < w->n || active > 0) {
 		while (next < w->n && active < jobs) {
+			int token_fd, error;
+
 			fflush(NULL);
-			if ((pid = fork()) < 0)
-				return sl_err_sys(err, errno, "cannot start a worker process");
+			if ((error = reviewer_token_handoff(&token_fd, err)) < 0)
+				return error;
+			pid = fork();
 			if (pid == 0)
-				worker(ctx, w->ids[next], self);
+				worker(ctx, w->ids[next], self, token_fd);
+			if (token_fd >= 0)
+				close(token_fd);
+			if (pid < 0)
+				return sl_err_sys(err, errno, "cannot start a worker process");
 			next++;
 			active++;
 			res->advanced++;

@@ -14,38 +14,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Variables that would point git at another repository or index. */
-static const char *const git_env_drop[] = {
-	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CONFIG_PARAMETERS",
-	"GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", NULL
-};
-
-static int run_git(const char *cwd, const char *const *argv, struct sl_err *err)
+/* git with the safe overrides and timeout of core/proc.h; `args` after the program name. */
+static int run_git(const char *cwd, const char *const *args, struct sl_err *err)
 {
 	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
 	struct sl_proc_result res;
 	struct sl_buf errout = SL_BUF_INIT;
 	char how[64], ceiling[4200];
-	const char *env[2] = { ceiling, NULL };
+	const char *env[8];
+	const char **argv = sl_git_argv(args);
 	int error;
 
+	if (!argv)
+		return sl_err_set(err, SL_ERROR, "out of memory");
 	sl_buf_init(&errout, 8192);
 	sl_git_ceiling(ceiling, sizeof(ceiling), cwd); /* never the main checkout above */
+	sl_git_env(env, 8, ceiling);
 	o.argv = argv;
 	o.cwd = cwd;
 	o.env_add = env;
-	o.env_drop = git_env_drop;
+	o.env_drop = sl_git_env_drop;
 	o.errout = &errout;
+	o.timeout_ms = sl_git_timeout_ms();
 	if ((error = sl_proc_run(&o, &res, err)) < 0)
 		goto out;
 	if (res.exit_code != 0) {
 		sl_proc_describe(how, sizeof(how), &res);
-		error = sl_err_set(err, SL_ERROR, "'git %s' in '%s' failed (%s): %s", argv[1], cwd,
+		error = sl_err_set(err, SL_ERROR, "'git %s' in '%s' failed (%s): %s", args[0], cwd,
 				   how, sl_buf_cstr(&errout));
 	}
 out:
 	sl_buf_release(&errout);
+	free(argv);
 	return error;
 }
 
@@ -232,11 +232,9 @@ static int needs_populate(const char *path)
 
 static int populate(const char *path, struct sl_err *err)
 {
-	const char *argv[] = { sl_git_program(), "-c", "core.fsmonitor=false", "-c",
-			       "core.hooksPath=/dev/null", "reset", "--hard", "-q",
-			       "--no-recurse-submodules", NULL };
+	const char *args[] = { "reset", "--hard", "-q", "--no-recurse-submodules", NULL };
 
-	return run_git(path, argv, err);
+	return run_git(path, args, err);
 }
 
 static int add_new(git_repository *repo, const char *name, const char *path, const char *branch,

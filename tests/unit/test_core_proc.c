@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,8 +466,129 @@ static void test_child_signals_reset(void **state)
 	sl_buf_release(&out);
 }
 
+/* A git started the way sluice starts every git ignores what a builder planted. */
+static void test_git_overrides_beat_repo_config(void **state)
+{
+	char repo[4096], cmd[8192], ceiling[4200];
+	const char *cfg_args[] = { "config", "--get", "core.hooksPath", NULL };
+	const char *ls_args[] = { "ls-remote", "origin", NULL };
+	const char *env[8];
+	const char **argv;
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_buf out, errout;
+
+	(void)state;
+	tmp_path(repo, sizeof(repo), "planted");
+	snprintf(cmd, sizeof(cmd),
+		 "git init -q '%s' && cd '%s' && git config core.hooksPath /tmp/evil && "
+		 "git config protocol.file.allow always && git config protocol.allow always && "
+		 "git remote add origin 'file://%s'",
+		 repo, repo, repo);
+	assert_int_equal(system(cmd), 0);
+	sl_git_ceiling(ceiling, sizeof(ceiling), repo);
+	sl_git_env(env, 8, ceiling);
+	o.cwd = repo;
+	o.env_add = env;
+	o.env_drop = sl_git_env_drop;
+	o.timeout_ms = sl_git_timeout_ms();
+	sl_buf_init(&out, 4096);
+	sl_buf_init(&errout, 4096);
+	o.out = &out;
+	o.errout = &errout;
+	assert_non_null(argv = sl_git_argv(cfg_args));
+	assert_string_equal(argv[1], "--no-pager");
+	o.argv = argv;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	assert_int_equal(res.exit_code, 0);
+	assert_string_equal(sl_buf_cstr(&out), "/dev/null\n");
+	free(argv);
+	/* no transport, whatever protocol.*.allow the repository sets */
+	assert_non_null(argv = sl_git_argv(ls_args));
+	o.argv = argv;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	assert_int_not_equal(res.exit_code, 0);
+	assert_non_null(strstr(sl_buf_cstr(&errout), "not allowed"));
+	free(argv);
+	sl_buf_release(&out);
+	sl_buf_release(&errout);
+}
+
+#define SECRET_VAR "SL_PROC_TEST_SECRET"
+#define SECRET_VAL "s3cret-value-for-the-proc-test"
+
+static int environ_has(const char *path, const char *needle)
+{
+	static char buf[1 << 20];
+	size_t len = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	while (len < sizeof(buf) && (r = read(fd, buf + len, sizeof(buf) - len)) > 0)
+		len += (size_t)r;
+	close(fd);
+	return memmem(buf, len, needle, strlen(needle)) != NULL;
+}
+
+/* main() put SECRET_VAR in our original environment block (by re-exec). */
+static void test_env_take_scrubs_block(void **state)
+{
+	const char *argv[] = { "sh", "-c", "cat /proc/$PPID/environ; env", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_buf out;
+	char *v;
+
+	(void)state;
+	assert_true(environ_has("/proc/self/environ", SECRET_VAL));
+	v = sl_env_take(SECRET_VAR);
+	assert_non_null(v);
+	assert_string_equal(v, SECRET_VAL);
+	assert_null(getenv(SECRET_VAR));
+	assert_false(environ_has("/proc/self/environ", SECRET_VAL));
+	/* a child sees it neither in its environment nor in ours */
+	sl_buf_init(&out, 1 << 20);
+	o.argv = argv;
+	o.out = &out;
+	assert_int_equal(sl_proc_run(&o, &res, &err), 0);
+	assert_true(out.len > 0);
+	assert_null(memmem(out.ptr, out.len, SECRET_VAL, strlen(SECRET_VAL)));
+	sl_buf_release(&out);
+	sl_secret_free(v);
+	assert_null(sl_env_take(SECRET_VAR));
+}
+
+static void test_secret_pipe(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *got = NULL, big[70000];
+	int fd;
+
+	(void)state;
+	assert_int_equal(sl_secret_pipe("NAME=value", 10, &fd, &err), 0);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(sl_secret_read(fd, &got, &err), 0);
+	assert_string_equal(got, "NAME=value");
+	assert_int_equal(fcntl(fd, F_GETFD), -1); /* closed */
+	sl_secret_free(got);
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(sl_secret_pipe(big, sizeof(big), &fd, &err), SL_EINVALID);
+	assert_int_equal(fd, -1);
+}
+
 int main(void)
 {
+	if (!getenv(SECRET_VAR)) { /* into the block the kernel shows, as from a shell */
+		char *const argv[] = { (char *)"test_core_proc", NULL };
+
+		setenv(SECRET_VAR, SECRET_VAL, 1);
+		execv("/proc/self/exe", argv);
+		return 1;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_env_add_drop),
@@ -488,6 +610,9 @@ int main(void)
 		cmocka_unit_test(test_no_fd_leak),
 		cmocka_unit_test(test_eintr),
 		cmocka_unit_test(test_child_signals_reset),
+		cmocka_unit_test(test_env_take_scrubs_block),
+		cmocka_unit_test(test_secret_pipe),
+		cmocka_unit_test(test_git_overrides_beat_repo_config),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -95,6 +95,32 @@ static void test_embedded_repository_left_out(void **state)
 			    "A\ttop.txt");
 }
 
+/* Files with a filter driver go through git's clean filter (libgit2 runs none). */
+static void test_filtered_files_cleaned(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char head[41];
+	int committed = -1;
+
+	sh("printf '%%s\\n' '#!/bin/sh' 'sed -e \"s/^SMUDGED //\"' >'%s/clean.sh' && "
+	   "git -C '%s' config filter.fake.clean \"sh '%s/clean.sh'\" && "
+	   "git -C '%s' config filter.fake.required true && "
+	   "echo '*.dat filter=fake' >'%s/.git/info/attributes'",
+	   tmp, repo, tmp, repo, repo);
+	sh("cd '%s' && echo 'SMUDGED new' >n.dat && echo plain >p.txt && "
+	   "echo 'SMUDGED m' >node_modules/x.dat",
+	   wt);
+	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+			 0);
+	assert_int_equal(committed, 1);
+	assert_string_equal(sh_all("git -C '%s' show run/WO-1:n.dat", repo), "new");
+	assert_string_equal(sh_all("git -C '%s' diff --name-status %s run/WO-1", repo, base),
+			    "A\tn.dat\nA\tp.txt");
+	/* the index matches: nothing left to snapshot */
+	assert_string_equal(sh_all("git -C '%s' status --porcelain", wt),
+			    "?? conf/local.yaml\n?? node_modules");
+}
+
 static void test_nothing_changed(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -183,6 +209,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_snapshot_commits_everything_but_excluded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_embedded_repository_left_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filtered_files_cleaned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_builder_commits_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_branch_refused, setup, teardown),
