@@ -42,12 +42,12 @@ test_expect_success 'setup' '
 '
 
 test_expect_success 'the tick that saw a builder move the target fails, naming commit and run' '
-	before=$(git -C repo rev-parse main) &&
+	before=$(git -C repo rev-parse main) && echo $before >before.id &&
 	wo repo E1 &&
 	test_expect_failure_code 1 sluice -C repo tick >out 2>err &&
 	run=$(run_of repo E1) &&
 	test "$(state_of repo $run)" = rejected &&
-	evil=$(git -C repo rev-parse main) &&
+	evil=$(git -C repo rev-parse main) && echo $evil >evil.id && echo $run >run.id &&
 	test "$evil" != "$before" &&
 	test_grep "$(echo $evil | cut -c1-12)" err &&
 	test_grep "$run" err &&
@@ -55,10 +55,11 @@ test_expect_success 'the tick that saw a builder move the target fails, naming c
 '
 
 test_expect_success 'every later tick says so too, and no run lands meanwhile' '
+	evil=$(cat evil.id) &&
 	wo repo G1 &&
 	test_expect_failure_code 1 sluice -C repo tick >out 2>err &&
 	test_grep "$(echo $evil | cut -c1-12)" err &&
-	g1=$(run_of repo G1) &&
+	g1=$(run_of repo G1) && echo $g1 >g1.id &&
 	test "$(state_of repo $g1)" = approved &&
 	test "$(git -C repo rev-parse main)" = "$evil" &&
 	sluice -C repo status --json "$g1" >st.json &&
@@ -66,6 +67,7 @@ test_expect_success 'every later tick says so too, and no run lands meanwhile' '
 '
 
 test_expect_success 'status shows it, the event log has it' '
+	evil=$(cat evil.id) && before=$(cat before.id) && run=$(cat run.id) && g1=$(cat g1.id) &&
 	sluice -C repo status >st &&
 	test_grep "$(echo $evil | cut -c1-12)" st &&
 	test_grep "accept-target" st &&
@@ -76,12 +78,14 @@ test_expect_success 'status shows it, the event log has it' '
 '
 
 test_expect_success 'audit fails on the commit' '
+	evil=$(cat evil.id) && before=$(cat before.id) && run=$(cat run.id) && g1=$(cat g1.id) &&
 	(cd repo && test_expect_failure_code 1 sluice audit >../out 2>../err) &&
 	test_grep "$(echo $evil | cut -c1-12)" out &&
 	test_grep "$run" out
 '
 
 test_expect_success 'the person resets the target: landing goes on, audit holds' '
+	evil=$(cat evil.id) && before=$(cat before.id) && run=$(cat run.id) && g1=$(cat g1.id) &&
 	rm -rf reset && cp -a repo reset &&
 	git -C reset reset -q --hard "$before" &&
 	sluice -C reset tick >out 2>err &&
@@ -92,6 +96,7 @@ test_expect_success 'the person resets the target: landing goes on, audit holds'
 '
 
 test_expect_success 'or accepts it: accept-target records it as the user'"'"'s' '
+	evil=$(cat evil.id) && before=$(cat before.id) && run=$(cat run.id) && g1=$(cat g1.id) &&
 	test_expect_failure_code 2 sluice -C repo accept-target &&
 	test_expect_failure_code 1 sluice -C repo accept-target 0123456789012345678901234567890123456789 2>err &&
 	sluice -C repo accept-target "$evil" >out &&

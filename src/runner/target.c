@@ -1,0 +1,678 @@
+/*
+ * Moves of the target branch that sluice did not make: observe the tip,
+ * classify what it brings, stop landing on an unreviewed one (target.h).
+ */
+#include "runner/target.h"
+#include "runner/runner_int.h"
+#include "store/target.h"
+#include "core/fs.h"
+#include "core/lock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REFLOG_MAX ((size_t)4 << 20)
+#define NEW_MAX 1000000 /* commits one move may bring that are looked at */
+
+struct oids {
+	git_oid *v;
+	size_t n, cap;
+};
+
+static int oids_add(struct oids *o, const git_oid *id)
+{
+	git_oid *nv;
+
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 64;
+		if (!(nv = realloc(o->v, o->cap * sizeof(*nv))))
+			return SL_ERROR;
+		o->v = nv;
+	}
+	git_oid_cpy(&o->v[o->n++], id);
+	return 0;
+}
+
+static int cmp_oid(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+struct tipctx {
+	struct runner_runset *set;
+	git_revwalk *walk;
+	const char *run;
+	const git_oid *base;
+};
+
+static int add_tip(struct tipctx *t, const git_oid *id)
+{
+	struct runner_runset *set = t->set;
+	struct runner_runset_tip *nv;
+
+	if (git_revwalk_push(t->walk, id) != 0) {
+		git_error_clear();
+		return 0; /* gone (gc), or not a commit: nothing of it can be on the target */
+	}
+	if (!(nv = realloc(set->tips, (set->ntips + 1) * sizeof(*nv))))
+		return SL_ERROR;
+	set->tips = nv;
+	memset(&nv[set->ntips], 0, sizeof(*nv));
+	git_oid_cpy(&nv[set->ntips].id, id);
+	if (t->base) {
+		git_oid_cpy(&nv[set->ntips].base, t->base);
+		nv[set->ntips].has_base = 1;
+	}
+	if (!(nv[set->ntips].run = strdup(t->run ? t->run : "")))
+		return SL_ERROR;
+	set->ntips++;
+	return 0;
+}
+
+/* Every commit a reflog file names (old and new values of each entry). */
+static int add_reflog(struct tipctx *t, const char *path)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	const char *p, *end;
+	git_oid id;
+	int error = 0, i;
+
+	if (!path || sl_read_file(&b, path, REFLOG_MAX, &err) != 0)
+		goto out; /* no reflog: nothing to add */
+	for (p = sl_buf_cstr(&b); p && *p && !error; p = end ? end + 1 : NULL) {
+		end = strchr(p, '\n');
+		for (i = 0; i < 2 && !error; i++) {
+			const char *hex = p + i * (GIT_OID_HEXSZ + 1);
+			if ((end && hex + GIT_OID_HEXSZ > end) || strlen(hex) < GIT_OID_HEXSZ ||
+			    git_oid_fromstrn(&id, hex, GIT_OID_HEXSZ) != 0 || git_oid_is_zero(&id))
+				continue;
+			error = add_tip(t, &id);
+		}
+	}
+out:
+	sl_buf_release(&b);
+	return error;
+}
+
+/* A run's branch, its reflog and its worktree's HEAD reflog. */
+static int add_branch(struct runner_ctx *ctx, struct tipctx *t, git_repository *git,
+		      const char *branch)
+{
+	char ref[512], *log = NULL, *wt = NULL;
+	git_oid id;
+	int error = 0;
+
+	snprintf(ref, sizeof(ref), "refs/heads/%s", branch);
+	if (git_reference_name_to_id(&id, git, ref) == 0)
+		error = add_tip(t, &id);
+	git_error_clear();
+	if (!error && asprintf(&log, "%s/logs/%s", ctx->repo.gitdir, ref) >= 0)
+		error = add_reflog(t, log);
+	if (!error && asprintf(&wt, "%s/worktrees/%s/logs/HEAD", ctx->repo.gitdir, t->run) >= 0)
+		error = add_reflog(t, wt);
+	free(log);
+	free(wt);
+	return error;
+}
+
+struct glob_data {
+	struct tipctx *t;
+	git_repository *git;
+};
+
+static int add_sluice_ref(const char *name, void *data)
+{
+	struct glob_data *g = data;
+	git_oid id;
+
+	if (git_reference_name_to_id(&id, g->git, name) != 0) {
+		git_error_clear();
+		return 0;
+	}
+	return add_tip(g->t, &id) ? -1 : 0;
+}
+
+static int add_run(struct runner_ctx *ctx, git_repository *git, git_revwalk *walk,
+		   struct runner_runset *set, const struct store_run_commit *rc)
+{
+	struct tipctx t = { set, walk, rc->run_id, NULL };
+	git_oid base, head;
+
+	if (rc->base && git_oid_fromstr(&base, rc->base) == 0)
+		t.base = &base;
+	if (rc->head && git_oid_fromstr(&head, rc->head) == 0 && add_tip(&t, &head))
+		return SL_ERROR;
+	return rc->branch ? add_branch(ctx, &t, git, rc->branch) : 0;
+}
+
+int runner__runset_load(struct runner_ctx *ctx, git_repository *git, const git_oid *hide,
+			struct runner_runset *set, struct sl_err *err)
+{
+	struct store_run_commit *rc = NULL;
+	struct oids all = { NULL, 0, 0 };
+	struct tipctx t;
+	struct glob_data g;
+	git_revwalk *walk = NULL;
+	git_oid id;
+	size_t n = 0, i;
+	int error;
+
+	memset(set, 0, sizeof(*set));
+	if ((error = store_run_commits(ctx->st, &rc, &n, err)) != 0)
+		return error;
+	if ((error = git_revwalk_new(&walk, git)) != 0) {
+		error = sl_err_git(err, error, "cannot walk the history");
+		goto out;
+	}
+	for (i = 0; i < n && !error; i++)
+		error = add_run(ctx, git, walk, set, &rc[i]);
+	t.set = set;
+	t.walk = walk;
+	t.run = NULL;
+	t.base = NULL;
+	g.t = &t;
+	g.git = git;
+	if (!error && git_reference_foreach_glob(git, "refs/sluice/*", add_sluice_ref, &g) < 0)
+		error = SL_ERROR;
+	if (error) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (hide && git_revwalk_hide(walk, hide) != 0)
+		git_error_clear();
+	while (set->ntips && !git_revwalk_next(&id, walk))
+		if (oids_add(&all, &id)) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+	git_error_clear();
+	if (all.n)
+		qsort(all.v, all.n, sizeof(*all.v), cmp_oid);
+	set->v = all.v;
+	set->n = all.n;
+	all.v = NULL;
+out:
+	free(all.v);
+	git_revwalk_free(walk);
+	store_run_commits_free(rc, n);
+	return error;
+}
+
+int runner__runset_has(const struct runner_runset *set, const git_oid *id)
+{
+	return set->n && bsearch(id, set->v, set->n, sizeof(*set->v), cmp_oid) != NULL;
+}
+
+static int reaches(git_repository *git, const git_oid *from, const git_oid *id)
+{
+	int rc = git_oid_equal(from, id) || git_graph_descendant_of(git, from, id) == 1;
+
+	git_error_clear();
+	return rc;
+}
+
+const char *runner__runset_owner(const struct runner_runset *set, git_repository *git,
+				 const git_oid *id)
+{
+	const struct runner_runset_tip *t;
+	size_t i;
+
+	if (!runner__runset_has(set, id))
+		return NULL;
+	for (i = 0; i < set->ntips; i++) {
+		t = &set->tips[i];
+		/* a tip outside the set is reachable from `hide`, so it cannot reach id */
+		if (!t->run[0] || !runner__runset_has(set, &t->id) || !reaches(git, &t->id, id))
+			continue;
+		if (!t->has_base || !reaches(git, &t->base, id))
+			return t->run;
+	}
+	return NULL;
+}
+
+void runner__runset_release(struct runner_runset *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->ntips; i++)
+		free(set->tips[i].run);
+	free(set->tips);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+/* What one observation found. */
+struct watch {
+	struct runner_ctx *ctx;
+	git_repository *git;
+	struct runner_runset set;
+	struct oids user;     /* the user's commits to record */
+	struct oids excused;  /* second parents of landings: the run commits they merge */
+	struct oids suspect;  /* from a run, unless a landing merges them */
+};
+
+static const char *trailer(const git_message_trailer_array *arr, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < arr->count; i++)
+		if (!strcmp(arr->trailers[i].key, key))
+			return arr->trailers[i].value;
+	return NULL;
+}
+
+/*
+ * The merge commit of an approved run whose landing a crash cut short (the
+ * store has not heard of it yet): its Sluice-Run names an approved run whose
+ * recorded head is the second parent, and that head's tree was approved.
+ */
+static int pending_landing(struct watch *w, const git_commit *c)
+{
+	git_message_trailer_array arr = { 0 };
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	git_commit *p2 = NULL;
+	const char *id;
+	int yes = 0;
+
+	memset(&r, 0, sizeof(r));
+	if (git_commit_parentcount(c) != 2 || git_message_trailers(&arr, git_commit_message(c)))
+		goto out;
+	if (!(id = trailer(&arr, "Sluice-Run")) || store_run_get(w->ctx->st, id, &r, &err) ||
+	    strcmp(r.id, id) || git_commit_parent(&p2, c, 1))
+		goto out;
+	yes = (!strcmp(r.state, "approved") || !strcmp(r.state, "merging") ||
+	       !strcmp(r.state, "merged")) && r.head_commit && r.approved_tree &&
+	      !strcmp(git_oid_tostr_s(git_commit_id(p2)), r.head_commit) &&
+	      !strcmp(git_oid_tostr_s(git_commit_tree_id(p2)), r.approved_tree);
+out:
+	git_error_clear();
+	git_commit_free(p2);
+	store_run_release(&r);
+	git_message_trailer_array_free(&arr);
+	return yes;
+}
+
+static int excuse(struct watch *w, const git_commit *c)
+{
+	unsigned int i;
+
+	for (i = 1; i < git_commit_parentcount(c); i++)
+		if (oids_add(&w->excused, git_commit_parent_id(c, i)))
+			return SL_ERROR;
+	return 0;
+}
+
+/* Sort one new commit into landing, the user's or suspect. */
+static int classify(struct watch *w, const git_oid *id, struct sl_err *err)
+{
+	char hex[GIT_OID_HEXSZ + 1], *run = NULL;
+	git_commit *c = NULL;
+	int rc, error = 0;
+
+	git_oid_tostr(hex, sizeof(hex), id);
+	rc = store_landing_run(w->ctx->st, hex, &run, err);
+	free(run);
+	if (rc != SL_ENOTFOUND && rc != 0)
+		return rc;
+	sl_err_clear(err);
+	if (git_commit_lookup(&c, w->git, id) != 0) {
+		git_error_clear();
+		return 0;
+	}
+	if (rc == 0 || pending_landing(w, c)) {
+		error = excuse(w, c);
+		goto out;
+	}
+	if ((rc = store_user_commit_has(w->ctx->st, w->ctx->target_ref, hex, err)) < 0) {
+		error = rc;
+		goto out;
+	}
+	if (rc == 0)
+		error = oids_add(runner__runset_has(&w->set, id) ? &w->suspect : &w->user, id);
+out:
+	git_commit_free(c);
+	return error < 0 && !err->msg[0] ? sl_err_set(err, SL_ERROR, "out of memory") : error;
+}
+
+static int excused(struct watch *w, const git_oid *id)
+{
+	size_t i;
+
+	for (i = 0; i < w->excused.n; i++)
+		if (git_oid_equal(&w->excused.v[i], id) ||
+		    git_graph_descendant_of(w->git, &w->excused.v[i], id) == 1)
+			return 1;
+	git_error_clear();
+	return 0;
+}
+
+/* The commits reachable from `from` and not from `hide` (may be NULL), newest first. */
+static int walk_new(git_repository *git, const git_oid *from, const git_oid *hide,
+		    struct oids *out, struct sl_err *err)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	int error;
+
+	if ((error = git_revwalk_new(&walk, git)) != 0 ||
+	    (error = git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME)) != 0 ||
+	    (error = git_revwalk_push(walk, from)) != 0) {
+		error = sl_err_git(err, error, "cannot walk the target's history");
+		goto out;
+	}
+	if (hide && git_revwalk_hide(walk, hide) != 0)
+		git_error_clear();
+	while (out->n < NEW_MAX && !git_revwalk_next(&id, walk))
+		if (oids_add(out, &id)) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+	git_error_clear();
+out:
+	git_revwalk_free(walk);
+	return error;
+}
+
+static const char *short_target(struct runner_ctx *ctx)
+{
+	return ctx->cfg->target;
+}
+
+/* First observation: the root is the oldest run's base when it is on the target, else the tip. */
+static void choose_root(struct runner_ctx *ctx, git_repository *git, const git_oid *tip,
+			char *root)
+{
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	git_oid base;
+	size_t n = 0;
+
+	git_oid_tostr(root, GIT_OID_HEXSZ + 1, tip);
+	if (store_runs_list(ctx->st, NULL, NULL, &runs, &n, &err) == 0 && n &&
+	    runs[n - 1].base_commit && git_oid_fromstr(&base, runs[n - 1].base_commit) == 0 &&
+	    git_graph_descendant_of(git, tip, &base) == 1)
+		snprintf(root, GIT_OID_HEXSZ + 1, "%s", runs[n - 1].base_commit);
+	git_error_clear();
+	store_runs_free(runs, n);
+}
+
+static int record_alert(struct watch *w, const struct runner_target_alert *a, const char *tip,
+			struct sl_err *err)
+{
+	char reason[1024];
+	int error;
+
+	if ((error = store_begin(w->ctx->st, err)) != 0)
+		return error;
+	if ((error = store_alert_open(w->ctx->st, w->ctx->target_ref, a->commit,
+				      a->run[0] ? a->run : NULL, err)) == 1) {
+		snprintf(reason, sizeof(reason),
+			 "unreviewed landing: the target '%s' moved to %.12s and carries commit "
+			 "%.12s from run %s that sluice did not land; no run lands until '%s' is "
+			 "reset to before it or 'sluice accept-target %s' accepts it",
+			 short_target(w->ctx), tip, a->commit, a->run[0] ? a->run : "(unknown)",
+			 short_target(w->ctx), a->commit);
+		error = store_event_add(w->ctx->st, NULL, NULL, NULL, NULL, reason, err);
+	}
+	if (error >= 0 && (error = store_commit(w->ctx->st, err)) == 0)
+		return 0;
+	store_rollback(w->ctx->st);
+	return error;
+}
+
+/* Nothing unreviewed: the new commits are the user's, the tip is observed, alerts clear. */
+static int record_clean(struct watch *w, const char *tip, struct sl_err *err)
+{
+	struct store_alert *al = NULL;
+	char hex[GIT_OID_HEXSZ + 1], reason[512];
+	size_t n = 0, i;
+	int error;
+
+	if ((error = store_begin(w->ctx->st, err)) != 0)
+		return error;
+	for (i = 0; i < w->user.n && !error; i++)
+		error = store_user_commit_add(w->ctx->st, w->ctx->target_ref,
+					      git_oid_tostr(hex, sizeof(hex), &w->user.v[i]),
+					      "observed", err);
+	if (!error)
+		error = store_target_set(w->ctx->st, w->ctx->target_ref, NULL, tip, err);
+	if (!error)
+		error = store_alerts_list(w->ctx->st, w->ctx->target_ref, &al, &n, err);
+	for (i = 0; i < n && !error; i++) {
+		snprintf(reason, sizeof(reason), "the target '%s' no longer carries the unreviewed "
+			 "commit %.12s (reset or accepted); landing goes on", short_target(w->ctx),
+			 al[i].commit);
+		if (!(error = store_alert_clear(w->ctx->st, w->ctx->target_ref, al[i].commit, err)))
+			error = store_event_add(w->ctx->st, al[i].run_id, NULL, NULL, NULL, reason,
+						err);
+	}
+	store_alerts_free(al, n);
+	if (!error && (error = store_commit(w->ctx->st, err)) == 0)
+		return 0;
+	store_rollback(w->ctx->st);
+	return error;
+}
+
+static int observe(struct watch *w, const git_oid *tip, int record,
+		   struct runner_target_alert *alert, struct sl_err *err)
+{
+	struct oids fresh = { NULL, 0, 0 };
+	char *root = NULL, *last = NULL, thex[GIT_OID_HEXSZ + 1], rhex[GIT_OID_HEXSZ + 1];
+	const char *run;
+	git_oid lid;
+	int error, have_last;
+	size_t i;
+
+	git_oid_tostr(thex, sizeof(thex), tip);
+	error = store_target_get(w->ctx->st, w->ctx->target_ref, &root, &last, err);
+	if (error == SL_ENOTFOUND) {
+		sl_err_clear(err);
+		error = 0;
+		if (record) {
+			choose_root(w->ctx, w->git, tip, rhex);
+			if (!(error = store_begin(w->ctx->st, err)) &&
+			    !(error = store_target_set(w->ctx->st, w->ctx->target_ref, rhex, thex,
+						       err)))
+				error = store_commit(w->ctx->st, err);
+			if (error)
+				store_rollback(w->ctx->st);
+		}
+		goto out;
+	}
+	if (error)
+		goto out;
+	have_last = git_oid_fromstr(&lid, last) == 0;
+	if (!have_last || !git_oid_equal(&lid, tip)) {
+		if ((error = walk_new(w->git, tip, have_last ? &lid : NULL, &fresh, err)) != 0)
+			goto out;
+		if (fresh.n && (error = runner__runset_load(w->ctx, w->git, have_last ? &lid : NULL,
+							    &w->set, err)) != 0)
+			goto out;
+	}
+	for (i = 0; i < fresh.n && !error; i++)
+		error = classify(w, &fresh.v[i], err);
+	if (error)
+		goto out;
+	for (i = 0; i < w->suspect.n && !error; i++) {
+		if (excused(w, &w->suspect.v[i]))
+			continue;
+		if (!(run = runner__runset_owner(&w->set, w->git, &w->suspect.v[i]))) {
+			/* reached by runs only through their bases: the user's */
+			if (oids_add(&w->user, &w->suspect.v[i]))
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+			continue;
+		}
+		if (!alert->count++) {
+			git_oid_tostr(alert->commit, sizeof(alert->commit), &w->suspect.v[i]);
+			snprintf(alert->run, sizeof(alert->run), "%s", run);
+		}
+	}
+	if (error)
+		goto out;
+	if (alert->count)
+		error = record ? record_alert(w, alert, thex, err) : 0;
+	else if (record)
+		error = record_clean(w, thex, err);
+	if (!error && alert->count)
+		error = 1;
+out:
+	free(fresh.v);
+	free(root);
+	free(last);
+	return error;
+}
+
+int runner_target_watch(struct runner_ctx *ctx, const git_oid *tip, int record,
+			struct runner_target_alert *alert, struct sl_err *err)
+{
+	struct watch w;
+	git_oid now;
+	int error;
+
+	memset(&w, 0, sizeof(w));
+	memset(alert, 0, sizeof(*alert));
+	w.ctx = ctx;
+	if ((error = git_repository_open(&w.git, ctx->repo.root)) != 0) {
+		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
+		goto out;
+	}
+	if (!tip) {
+		if ((error = git_reference_name_to_id(&now, w.git, ctx->target_ref)) == GIT_ENOTFOUND) {
+			git_error_clear();
+			error = 0; /* no target yet: nothing to watch */
+			goto out;
+		}
+		if (error) {
+			error = sl_err_git(err, error, "cannot read the target '%s'", ctx->target_ref);
+			goto out;
+		}
+		tip = &now;
+	}
+	error = observe(&w, tip, record, alert, err);
+out:
+	runner__runset_release(&w.set);
+	free(w.user.v);
+	free(w.excused.v);
+	free(w.suspect.v);
+	git_repository_free(w.git);
+	return error;
+}
+
+int runner_target_watch_locked(struct runner_ctx *ctx, struct runner_target_alert *alert,
+			       struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error;
+
+	memset(alert, 0, sizeof(*alert));
+	if ((error = runner__lock_repo(ctx, &lock, err)) != 0)
+		return error;
+	error = runner_target_watch(ctx, NULL, 1, alert, err);
+	sl_lock_release(&lock);
+	return error;
+}
+
+int runner_target_landed(struct runner_ctx *ctx, const char *commit, struct sl_err *err)
+{
+	int error;
+
+	if ((error = store_begin(ctx->st, err)) != 0)
+		return error;
+	if ((error = store_target_set(ctx->st, ctx->target_ref, NULL, commit, err)) == 0 &&
+	    (error = store_commit(ctx->st, err)) == 0)
+		return 0;
+	store_rollback(ctx->st);
+	return error;
+}
+
+static int record_accepted(struct runner_ctx *ctx, const struct oids *all, const char *commit,
+			   struct sl_err *err)
+{
+	char hex[GIT_OID_HEXSZ + 1], reason[512];
+	size_t i;
+	int error;
+
+	if ((error = store_begin(ctx->st, err)) != 0)
+		return error;
+	for (i = 0; i < all->n && !error; i++)
+		error = store_user_commit_add(ctx->st, ctx->target_ref,
+					      git_oid_tostr(hex, sizeof(hex), &all->v[i]),
+					      "accepted", err);
+	snprintf(reason, sizeof(reason), "accepted %zu commit%s up to %.12s on the target '%s' "
+		 "as the user's (sluice accept-target)", all->n, all->n == 1 ? "" : "s", commit,
+		 ctx->cfg->target);
+	if (!error)
+		error = store_event_add(ctx->st, NULL, NULL, NULL, NULL, reason, err);
+	if (!error && (error = store_commit(ctx->st, err)) == 0)
+		return 0;
+	store_rollback(ctx->st);
+	return error;
+}
+
+/* The commit a person named, on the target. */
+static int resolve_on_target(struct runner_ctx *ctx, git_repository *git, const char *name,
+			     git_oid *out, struct sl_err *err)
+{
+	git_object *obj = NULL;
+	git_oid tip;
+	int error;
+
+	if (!name || !*name || name[0] == '-')
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a commit", name ? name : "");
+	if (git_revparse_single(&obj, git, name) != 0 ||
+	    git_object_peel((git_object **)&obj, obj, GIT_OBJECT_COMMIT) != 0) {
+		git_object_free(obj);
+		git_error_clear();
+		return sl_err_set(err, SL_ENOTFOUND, "no commit '%s' in this repository", name);
+	}
+	git_oid_cpy(out, git_object_id(obj));
+	git_object_free(obj);
+	if ((error = git_reference_name_to_id(&tip, git, ctx->target_ref)) != 0)
+		return sl_err_git(err, error, "cannot read the target '%s'", ctx->cfg->target);
+	if (!git_oid_equal(&tip, out) && git_graph_descendant_of(git, &tip, out) != 1)
+		return sl_err_set(err, SL_ECONFLICT, "commit %.12s is not on the target '%s'; "
+				  "nothing to accept", git_oid_tostr_s(out), ctx->cfg->target);
+	return 0;
+}
+
+int runner_target_accept(struct runner_ctx *ctx, const char *commit, size_t *n,
+			 struct runner_target_alert *alert, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct oids all = { NULL, 0, 0 };
+	git_repository *git = NULL;
+	char *root = NULL, *last = NULL;
+	git_oid id, lid;
+	int error, have_last = 0;
+
+	*n = 0;
+	memset(alert, 0, sizeof(*alert));
+	if ((error = runner__lock_repo(ctx, &lock, err)) != 0)
+		return error;
+	if ((error = git_repository_open(&git, ctx->repo.root)) != 0) {
+		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
+		goto out;
+	}
+	if ((error = resolve_on_target(ctx, git, commit, &id, err)) != 0)
+		goto out;
+	if ((error = store_target_get(ctx->st, ctx->target_ref, &root, &last, err)) == 0)
+		have_last = git_oid_fromstr(&lid, last) == 0;
+	else if (error != SL_ENOTFOUND)
+		goto out;
+	sl_err_clear(err);
+	if ((error = walk_new(git, &id, have_last ? &lid : NULL, &all, err)) != 0 ||
+	    (all.n && (error = record_accepted(ctx, &all, git_oid_tostr_s(&id), err)) != 0))
+		goto out;
+	*n = all.n;
+	error = runner_target_watch(ctx, NULL, 1, alert, err);
+out:
+	free(all.v);
+	free(root);
+	free(last);
+	git_repository_free(git);
+	sl_lock_release(&lock);
+	return error;
+}

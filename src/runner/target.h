@@ -1,0 +1,92 @@
+#ifndef SL_RUNNER_TARGET_H
+#define SL_RUNNER_TARGET_H
+/*
+ * Moves of the target branch that sluice did not make (docs/audit.md).
+ *
+ * sluice records the tip of the target it last observed or landed on. A
+ * later tip is classified by the commits it brings (reachable from it, not
+ * from the last observed tip):
+ *  - a sluice landing (a merged run's merge commit, or the merge commit of
+ *    an approved run whose landing a crash cut short), and the run commits
+ *    it merges: sluice's own;
+ *  - a commit recorded as the user's (observed earlier or accepted);
+ *  - a commit from a run: reachable from a run's recorded head, an attempt's
+ *    head, a run/ branch, an entry of a run branch's or run worktree's
+ *    reflog, or a refs/sluice/ ref, and not from any run's base: an
+ *    unreviewed landing. Landing stops until the target no longer carries
+ *    it (a person reset the target) or a person accepts it;
+ *  - anything else (a person's commit, a pull, a reset backwards): the
+ *    user's, recorded as such.
+ */
+#include <git2.h>
+#include "runner/runner.h"
+
+struct runner_target_alert {
+	char commit[GIT_OID_HEXSZ + 1]; /* the newest unreviewed commit on the target */
+	char run[64];                   /* the run it came from ("" when unknown) */
+	size_t count;                   /* unreviewed commits on the target in all */
+};
+
+/*
+ * Observe the target: classify the commits the tip brings (`tip`; NULL:
+ * the target's tip now). record: write what was found (the new tip, the
+ * user's commits, an alert with its event): hold the repository lock. Not
+ * recording only reads. Returns 0 when the target carries nothing
+ * unreviewed, 1 when it does (*alert filled), or a negative error.
+ */
+int runner_target_watch(struct runner_ctx *ctx, const git_oid *tip, int record,
+			struct runner_target_alert *alert, struct sl_err *err);
+
+/* The same under the repository lock, recording (what a tick does at its start and end). */
+int runner_target_watch_locked(struct runner_ctx *ctx, struct runner_target_alert *alert,
+			       struct sl_err *err);
+
+/* sluice landed `commit` (hex) on the target: the last observed tip. Hold the lock. */
+int runner_target_landed(struct runner_ctx *ctx, const char *commit, struct sl_err *err);
+
+/*
+ * sluice accept-target COMMIT: record every commit reachable from COMMIT
+ * (on the target) and not from the last observed tip as the user's, then
+ * observe again. *n: how many were recorded. SL_ENOTFOUND: no such
+ * commit; SL_ECONFLICT: it is not on the target.
+ */
+int runner_target_accept(struct runner_ctx *ctx, const char *commit, size_t *n,
+			 struct runner_target_alert *alert, struct sl_err *err);
+
+/*
+ * The commits of the runs (shared with the audit): the sorted set of the
+ * commits reachable from what the runs recorded (heads of runs and
+ * attempts, run/ branches, entries of their reflogs and of the run
+ * worktrees' HEAD reflogs, refs/sluice/ refs) and not from `hide` (may be
+ * NULL), and those tips with their run and its base.
+ */
+struct runner_runset_tip {
+	git_oid id;
+	git_oid base;
+	int has_base;
+	char *run;
+};
+
+struct runner_runset {
+	git_oid *v;
+	size_t n;
+	struct runner_runset_tip *tips;
+	size_t ntips;
+};
+
+#define RUNNER_RUNSET_INIT { NULL, 0, NULL, 0 }
+
+int runner__runset_load(struct runner_ctx *ctx, git_repository *git, const git_oid *hide,
+			struct runner_runset *set, struct sl_err *err);
+/* 1 if some recorded tip reaches `id` (a cheap first filter). */
+int runner__runset_has(const struct runner_runset *set, const git_oid *id);
+/*
+ * The run `id` came from: a run one of whose tips reaches `id` while its
+ * base does not (a run's base and what it reaches are the target's, not
+ * the run's). Borrowed from set; NULL: from no run.
+ */
+const char *runner__runset_owner(const struct runner_runset *set, git_repository *git,
+				 const git_oid *id);
+void runner__runset_release(struct runner_runset *set);
+
+#endif
