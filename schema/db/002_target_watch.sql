@@ -34,3 +34,6 @@ CREATE TABLE target_alerts (
 	cleared_ms INTEGER,            -- when the target stopped carrying it, or it was accepted
 	PRIMARY KEY (target, commit_id)
 );
+
+-- The audit and the watch look landings up by their merge commit.
+CREATE INDEX runs_merge_commit ON runs(merge_commit);
