@@ -663,7 +663,12 @@ int runner_target_accept(struct runner_ctx *ctx, const char *commit, size_t *n,
 	else if (error != SL_ENOTFOUND)
 		goto out;
 	sl_err_clear(err);
-	if ((error = walk_new(git, &id, have_last ? &lid : NULL, &all, err)) != 0 ||
+	/* nothing observed yet: just that commit (the first observation takes the rest) */
+	if (!have_last && oids_add(&all, &id)) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((have_last && (error = walk_new(git, &id, &lid, &all, err)) != 0) ||
 	    (all.n && (error = record_accepted(ctx, &all, git_oid_tostr_s(&id), err)) != 0))
 		goto out;
 	*n = all.n;
