@@ -443,7 +443,7 @@ static void check_line_commit(struct audit *a, const struct runner_runset *set,
 	}
 	if (accounted(a, hex))
 		goto out;
-	if ((run = runner__runset_owner(set, a->git, git_commit_id(c)))) {
+	if ((run = runner__runset_owner(set, git_commit_id(c)))) {
 		target_finding(a, run, hex, "commit on '%s' came from run %s, and sluice did not land "
 			       "it (unreviewed): reset '%s' to before it or 'sluice accept-target "
 			       "%s'", t, run, t, hex);
@@ -452,7 +452,7 @@ static void check_line_commit(struct audit *a, const struct runner_runset *set,
 	for (i = 1; i < git_commit_parentcount(c); i++) {
 		git_oid_tostr(phex, sizeof(phex), git_commit_parent_id(c, i));
 		if (accounted(a, phex) ||
-		    !(run = runner__runset_owner(set, a->git, git_commit_parent_id(c, i))))
+		    !(run = runner__runset_owner(set, git_commit_parent_id(c, i))))
 			continue;
 		target_finding(a, run, hex, "merge on '%s' brings commit %.12s of run %s, which "
 			       "sluice did not land (unreviewed): reset '%s' to before it or "

@@ -125,12 +125,15 @@ struct glob_data {
 static int add_sluice_ref(const char *name, void *data)
 {
 	struct glob_data *g = data;
+	const char *slash = strrchr(name, '/');
 	git_oid id;
 
 	if (git_reference_name_to_id(&id, g->git, name) != 0) {
 		git_error_clear();
 		return 0;
 	}
+	g->t->run = slash ? slash + 1 : name;
+	g->t->base = &id; /* the ref's own commit only: what it merges is the target's or a run's */
 	return add_tip(g->t, &id) ? -1 : 0;
 }
 
@@ -147,16 +150,76 @@ static int add_run(struct runner_ctx *ctx, git_repository *git, git_revwalk *wal
 	return rc->branch ? add_branch(ctx, &t, git, rc->branch) : 0;
 }
 
+static int cmp_owned(const void *a, const void *b)
+{
+	return git_oid_cmp(&((const struct runner_owned *)a)->id,
+			   &((const struct runner_owned *)b)->id);
+}
+
+static int owned_add(struct runner_runset *set, size_t *cap, const git_oid *id, const char *run)
+{
+	struct runner_owned *nv;
+
+	if (set->n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		if (!(nv = realloc(set->v, *cap * sizeof(*nv))))
+			return SL_ERROR;
+		set->v = nv;
+	}
+	git_oid_cpy(&set->v[set->n].id, id);
+	set->v[set->n++].run = run;
+	return 0;
+}
+
+static int in_oids(const struct oids *o, const git_oid *id)
+{
+	return o->n && bsearch(id, o->v, o->n, sizeof(*o->v), cmp_oid) != NULL;
+}
+
+/*
+ * One run's own commits: its tips [from, to) that `live` holds (the others
+ * are reachable from `hide`), minus what its base or `hide` reaches.
+ */
+static int own_run(struct runner_runset *set, size_t *cap, git_revwalk *walk, size_t from,
+		   size_t to, const struct oids *live, const git_oid *hide)
+{
+	const struct runner_runset_tip *t = &set->tips[from];
+	git_oid id;
+	size_t i;
+	int pushed = 0, error = 0;
+
+	git_revwalk_reset(walk);
+	for (i = from; i < to; i++)
+		if (in_oids(live, &set->tips[i].id) && git_revwalk_push(walk, &set->tips[i].id) == 0)
+			pushed = 1;
+	git_error_clear();
+	if (!pushed)
+		return 0;
+	for (i = from; i < to; i++)
+		if (set->tips[i].has_base && git_revwalk_hide(walk, &set->tips[i].base) != 0)
+			git_error_clear();
+	if (hide && git_revwalk_hide(walk, hide) != 0)
+		git_error_clear();
+	if (t->has_base && git_oid_equal(&t->base, &t->id) && to - from == 1) {
+		/* a refs/sluice/ ref: its own commit */
+		return owned_add(set, cap, &t->id, t->run);
+	}
+	while (!error && !git_revwalk_next(&id, walk))
+		error = owned_add(set, cap, &id, t->run);
+	git_error_clear();
+	return error;
+}
+
 int runner__runset_load(struct runner_ctx *ctx, git_repository *git, const git_oid *hide,
 			struct runner_runset *set, struct sl_err *err)
 {
 	struct store_run_commit *rc = NULL;
-	struct oids all = { NULL, 0, 0 };
+	struct oids live = { NULL, 0, 0 };
 	struct tipctx t;
 	struct glob_data g;
 	git_revwalk *walk = NULL;
 	git_oid id;
-	size_t n = 0, i;
+	size_t n = 0, i, from, cap = 0;
 	int error;
 
 	memset(set, 0, sizeof(*set));
@@ -168,68 +231,56 @@ int runner__runset_load(struct runner_ctx *ctx, git_repository *git, const git_o
 	}
 	for (i = 0; i < n && !error; i++)
 		error = add_run(ctx, git, walk, set, &rc[i]);
+	memset(&t, 0, sizeof(t));
 	t.set = set;
 	t.walk = walk;
-	t.run = NULL;
-	t.base = NULL;
 	g.t = &t;
 	g.git = git;
 	if (!error && git_reference_foreach_glob(git, "refs/sluice/*", add_sluice_ref, &g) < 0)
 		error = SL_ERROR;
-	if (error) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
+	if (error)
+		goto oom;
+	/* one walk first: the tips `hide` reaches can bring nothing new */
 	if (hide && git_revwalk_hide(walk, hide) != 0)
 		git_error_clear();
 	while (set->ntips && !git_revwalk_next(&id, walk))
-		if (oids_add(&all, &id)) {
-			error = sl_err_set(err, SL_ERROR, "out of memory");
-			goto out;
-		}
+		if (oids_add(&live, &id))
+			goto oom;
 	git_error_clear();
-	if (all.n)
-		qsort(all.v, all.n, sizeof(*all.v), cmp_oid);
-	set->v = all.v;
-	set->n = all.n;
-	all.v = NULL;
+	if (live.n)
+		qsort(live.v, live.n, sizeof(*live.v), cmp_oid);
+	for (from = 0; from < set->ntips && !error; from = i) {
+		for (i = from + 1; i < set->ntips && !strcmp(set->tips[i].run, set->tips[from].run);
+		     i++)
+			;
+		error = own_run(set, &cap, walk, from, i, &live, hide);
+	}
+	if (error)
+		goto oom;
+	if (set->n)
+		qsort(set->v, set->n, sizeof(*set->v), cmp_owned);
+	goto out;
+oom:
+	error = sl_err_set(err, SL_ERROR, "out of memory");
 out:
-	free(all.v);
+	free(live.v);
 	git_revwalk_free(walk);
 	store_run_commits_free(rc, n);
 	return error;
 }
 
-int runner__runset_has(const struct runner_runset *set, const git_oid *id)
+const char *runner__runset_owner(const struct runner_runset *set, const git_oid *id)
 {
-	return set->n && bsearch(id, set->v, set->n, sizeof(*set->v), cmp_oid) != NULL;
-}
+	struct runner_owned key, *o;
 
-static int reaches(git_repository *git, const git_oid *from, const git_oid *id)
-{
-	int rc = git_oid_equal(from, id) || git_graph_descendant_of(git, from, id) == 1;
-
-	git_error_clear();
-	return rc;
-}
-
-const char *runner__runset_owner(const struct runner_runset *set, git_repository *git,
-				 const git_oid *id)
-{
-	const struct runner_runset_tip *t;
-	size_t i;
-
-	if (!runner__runset_has(set, id))
+	if (!set->n)
 		return NULL;
-	for (i = 0; i < set->ntips; i++) {
-		t = &set->tips[i];
-		/* a tip outside the set is reachable from `hide`, so it cannot reach id */
-		if (!t->run[0] || !runner__runset_has(set, &t->id) || !reaches(git, &t->id, id))
-			continue;
-		if (!t->has_base || !reaches(git, &t->base, id))
-			return t->run;
-	}
-	return NULL;
+	git_oid_cpy(&key.id, id);
+	o = bsearch(&key, set->v, set->n, sizeof(*set->v), cmp_owned);
+	if (!o)
+		return NULL;
+	/* the first of equal entries is as good as any: every one names a run that brought it */
+	return o->run && o->run[0] ? o->run : NULL;
 }
 
 void runner__runset_release(struct runner_runset *set)
@@ -331,7 +382,7 @@ static int classify(struct watch *w, const git_oid *id, struct sl_err *err)
 		goto out;
 	}
 	if (rc == 0)
-		error = oids_add(runner__runset_has(&w->set, id) ? &w->suspect : &w->user, id);
+		error = oids_add(runner__runset_owner(&w->set, id) ? &w->suspect : &w->user, id);
 out:
 	git_commit_free(c);
 	return error < 0 && !err->msg[0] ? sl_err_set(err, SL_ERROR, "out of memory") : error;
@@ -499,12 +550,7 @@ static int observe(struct watch *w, const git_oid *tip, int record,
 	for (i = 0; i < w->suspect.n && !error; i++) {
 		if (excused(w, &w->suspect.v[i]))
 			continue;
-		if (!(run = runner__runset_owner(&w->set, w->git, &w->suspect.v[i]))) {
-			/* reached by runs only through their bases: the user's */
-			if (oids_add(&w->user, &w->suspect.v[i]))
-				error = sl_err_set(err, SL_ERROR, "out of memory");
-			continue;
-		}
+		run = runner__runset_owner(&w->set, &w->suspect.v[i]);
 		if (!alert->count++) {
 			git_oid_tostr(alert->commit, sizeof(alert->commit), &w->suspect.v[i]);
 			snprintf(alert->run, sizeof(alert->run), "%s", run);

@@ -54,11 +54,12 @@ int runner_target_accept(struct runner_ctx *ctx, const char *commit, size_t *n,
 			 struct runner_target_alert *alert, struct sl_err *err);
 
 /*
- * The commits of the runs (shared with the audit): the sorted set of the
- * commits reachable from what the runs recorded (heads of runs and
- * attempts, run/ branches, entries of their reflogs and of the run
- * worktrees' HEAD reflogs, refs/sluice/ refs) and not from `hide` (may be
- * NULL), and those tips with their run and its base.
+ * The commits of the runs (shared with the audit): for each run, the
+ * commits reachable from what it recorded or left behind (its head, its
+ * attempts' heads, its run/ branch, every entry of that branch's reflog and
+ * of its worktree's HEAD reflog) and not from its base nor from `hide` (may
+ * be NULL); a refs/sluice/ ref's own commit. Sorted by commit, each with its
+ * run: what a run brought, as opposed to the target history it started from.
  */
 struct runner_runset_tip {
 	git_oid id;
@@ -67,10 +68,15 @@ struct runner_runset_tip {
 	char *run;
 };
 
+struct runner_owned {
+	git_oid id;
+	const char *run; /* borrowed from the tips */
+};
+
 struct runner_runset {
-	git_oid *v;
+	struct runner_owned *v;
 	size_t n;
-	struct runner_runset_tip *tips;
+	struct runner_runset_tip *tips; /* grouped by run */
 	size_t ntips;
 };
 
@@ -78,15 +84,8 @@ struct runner_runset {
 
 int runner__runset_load(struct runner_ctx *ctx, git_repository *git, const git_oid *hide,
 			struct runner_runset *set, struct sl_err *err);
-/* 1 if some recorded tip reaches `id` (a cheap first filter). */
-int runner__runset_has(const struct runner_runset *set, const git_oid *id);
-/*
- * The run `id` came from: a run one of whose tips reaches `id` while its
- * base does not (a run's base and what it reaches are the target's, not
- * the run's). Borrowed from set; NULL: from no run.
- */
-const char *runner__runset_owner(const struct runner_runset *set, git_repository *git,
-				 const git_oid *id);
+/* The run `id` came from (borrowed from set), or NULL: from no run. */
+const char *runner__runset_owner(const struct runner_runset *set, const git_oid *id);
 void runner__runset_release(struct runner_runset *set);
 
 #endif

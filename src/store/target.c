@@ -212,7 +212,7 @@ int store_run_commits(struct store *st, struct store_run_commit **out, size_t *n
 				    "SELECT id, head_commit, base_commit, branch_name FROM runs "
 				    "UNION ALL SELECT a.run_id, a.head_commit, r.base_commit, NULL "
 				    "FROM attempts a JOIN runs r ON r.id = a.run_id WHERE "
-				    "a.head_commit IS NOT NULL",
+				    "a.head_commit IS NOT NULL ORDER BY 1",
 				    err)) != 0)
 		return error;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
