@@ -494,11 +494,10 @@ static int record_clean(struct watch *w, const char *tip, struct sl_err *err)
 		error = store_alerts_list(w->ctx->st, w->ctx->target_ref, &al, &n, err);
 	for (i = 0; i < n && !error; i++) {
 		snprintf(reason, sizeof(reason), "the target '%s' no longer carries the unreviewed "
-			 "commit %.12s (reset or accepted); landing goes on", short_target(w->ctx),
-			 al[i].commit);
+			 "commit %.12s of run %s (reset or accepted); landing goes on",
+			 short_target(w->ctx), al[i].commit, al[i].run_id ? al[i].run_id : "(unknown)");
 		if (!(error = store_alert_clear(w->ctx->st, w->ctx->target_ref, al[i].commit, err)))
-			error = store_event_add(w->ctx->st, al[i].run_id, NULL, NULL, NULL, reason,
-						err);
+			error = store_event_add(w->ctx->st, NULL, NULL, NULL, NULL, reason, err);
 	}
 	store_alerts_free(al, n);
 	if (!error && (error = store_commit(w->ctx->st, err)) == 0)
