@@ -661,19 +661,20 @@ static int record_accepted(struct runner_ctx *ctx, const struct oids *all, const
 static int resolve_on_target(struct runner_ctx *ctx, git_repository *git, const char *name,
 			     git_oid *out, struct sl_err *err)
 {
-	git_object *obj = NULL;
+	git_object *obj = NULL, *c = NULL;
 	git_oid tip;
 	int error;
 
 	if (!name || !*name || name[0] == '-')
 		return sl_err_set(err, SL_EINVALID, "'%s' is not a commit", name ? name : "");
 	if (git_revparse_single(&obj, git, name) != 0 ||
-	    git_object_peel((git_object **)&obj, obj, GIT_OBJECT_COMMIT) != 0) {
+	    git_object_peel(&c, obj, GIT_OBJECT_COMMIT) != 0) {
 		git_object_free(obj);
 		git_error_clear();
 		return sl_err_set(err, SL_ENOTFOUND, "no commit '%s' in this repository", name);
 	}
-	git_oid_cpy(out, git_object_id(obj));
+	git_oid_cpy(out, git_object_id(c));
+	git_object_free(c);
 	git_object_free(obj);
 	if ((error = git_reference_name_to_id(&tip, git, ctx->target_ref)) != 0)
 		return sl_err_git(err, error, "cannot read the target '%s'", ctx->cfg->target);
