@@ -426,9 +426,12 @@ static int accounted(struct audit *a, const char *hex)
 	return store_user_commit_has(a->ctx->st, a->ctx->target_ref, hex, &err) == 1;
 }
 
-/* One commit of the target's first-parent line. */
+/*
+ * One commit of the target's first-parent line. from_runs: also check that
+ * it is not from a run (only after the first tip sluice observed).
+ */
 static void check_line_commit(struct audit *a, const struct runner_runset *set,
-			      const git_commit *c)
+			      const git_commit *c, int from_runs)
 {
 	git_message_trailer_array arr = { 0 };
 	const char *t = a->ctx->cfg->target, *run, *sr;
@@ -441,7 +444,7 @@ static void check_line_commit(struct audit *a, const struct runner_runset *set,
 		check_sluice_merge(a, hex, sr);
 		goto out;
 	}
-	if (accounted(a, hex))
+	if (!from_runs || accounted(a, hex))
 		goto out;
 	if ((run = runner__runset_owner(set, git_commit_id(c)))) {
 		target_finding(a, run, hex, "commit on '%s' came from run %s, and sluice did not land "
@@ -463,18 +466,34 @@ out:
 	git_message_trailer_array_free(&arr);
 }
 
+/* Where the line's Sluice-Run check may stop: the oldest run's base, when there is one. */
+static int oldest_base(struct audit *a, git_oid *out)
+{
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+	int found = 0;
+
+	if (store_runs_list(a->ctx->st, NULL, NULL, &runs, &n, &err) == 0)
+		for (i = n; i-- > 0 && !found;) /* newest first: the oldest is last */
+			found = runs[i].base_commit && git_oid_fromstr(out, runs[i].base_commit) == 0;
+	store_runs_free(runs, n);
+	return found;
+}
+
 /*
- * The target's first-parent line, from its tip back to the first tip sluice
- * observed (or the whole line): every commit is a landing the store and the
- * chain know, the user's, or from no run at all.
+ * The target's first-parent line, from its tip back to the oldest run's base
+ * (or the whole line): every Sluice-Run merge is a landing the store and the
+ * chain know; and back to the first tip sluice observed (the root), every
+ * commit is a landing, the user's, or from no run at all.
  */
 static int audit_target(struct audit *a, struct sl_err *err)
 {
 	struct runner_runset set = RUNNER_RUNSET_INIT;
 	git_revwalk *walk = NULL;
 	char *root = NULL, *last = NULL;
-	git_oid tip, rid, id;
-	int error, have_root = 0;
+	git_oid tip, rid, id, stop;
+	int error, have_root = 0, have_stop, from_runs = 1;
 
 	if ((error = git_reference_name_to_id(&tip, a->git, a->ctx->target_ref)) != 0) {
 		git_error_clear();
@@ -483,6 +502,7 @@ static int audit_target(struct audit *a, struct sl_err *err)
 	if (store_target_get(a->ctx->st, a->ctx->target_ref, &root, &last, err) == 0)
 		have_root = git_oid_fromstr(&rid, root) == 0;
 	sl_err_clear(err);
+	have_stop = oldest_base(a, &stop);
 	if ((error = runner__runset_load(a->ctx, a->git, have_root ? &rid : NULL, &set, err)) != 0)
 		goto out;
 	if ((error = git_revwalk_new(&walk, a->git)) != 0 ||
@@ -494,10 +514,16 @@ static int audit_target(struct audit *a, struct sl_err *err)
 	while (!git_revwalk_next(&id, walk)) {
 		git_commit *c = NULL;
 
-		if (have_root && git_oid_equal(&id, &rid))
+		/* what precedes the oldest run's base was there before any run */
+		if (have_stop && git_oid_equal(&id, &stop))
 			break;
+		if (have_root && git_oid_equal(&id, &rid)) {
+			from_runs = 0;
+			if (!have_stop)
+				break;
+		}
 		if (git_commit_lookup(&c, a->git, &id) == 0)
-			check_line_commit(a, &set, c);
+			check_line_commit(a, &set, c, from_runs);
 		git_commit_free(c);
 		a->res->line++;
 	}

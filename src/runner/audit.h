@@ -19,11 +19,12 @@
  * counted as removed and only their git checks run.
  *
  * Without runs named, also the other way (docs/audit.md): every commit of
- * the target's first-parent line, from its tip back to the first tip sluice
- * observed, that carries Sluice-Run: is that run's landing in the store and
- * has its manifest in the chain; every other commit there is a landing,
- * recorded as the user's, or from no run (runner/target.h); a merge there
- * that brings a run's commit not landed by sluice is a finding too.
+ * the target's first-parent line, from its tip back to the oldest run's
+ * base, that carries Sluice-Run: is that run's landing in the store and has
+ * its manifest in the chain; back to the first tip sluice observed, every
+ * other commit there is a landing, recorded as the user's, or from no run
+ * (runner/target.h); a merge there that brings a run's commit not landed by
+ * sluice is a finding too.
  *
  * It only reads: the repository, the store and the run folders (the diff
  * is recomputed into a temporary file under $TMPDIR).

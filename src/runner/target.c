@@ -432,24 +432,6 @@ static const char *short_target(struct runner_ctx *ctx)
 	return ctx->cfg->target;
 }
 
-/* First observation: the root is the oldest run's base when it is on the target, else the tip. */
-static void choose_root(struct runner_ctx *ctx, git_repository *git, const git_oid *tip,
-			char *root)
-{
-	struct store_run *runs = NULL;
-	struct sl_err err = SL_ERR_INIT;
-	git_oid base;
-	size_t n = 0;
-
-	git_oid_tostr(root, GIT_OID_HEXSZ + 1, tip);
-	if (store_runs_list(ctx->st, NULL, NULL, &runs, &n, &err) == 0 && n &&
-	    runs[n - 1].base_commit && git_oid_fromstr(&base, runs[n - 1].base_commit) == 0 &&
-	    git_graph_descendant_of(git, tip, &base) == 1)
-		snprintf(root, GIT_OID_HEXSZ + 1, "%s", runs[n - 1].base_commit);
-	git_error_clear();
-	store_runs_free(runs, n);
-}
-
 static int record_alert(struct watch *w, const struct runner_target_alert *a, const char *tip,
 			struct sl_err *err)
 {
@@ -510,7 +492,7 @@ static int observe(struct watch *w, const git_oid *tip, int record,
 		   struct runner_target_alert *alert, struct sl_err *err)
 {
 	struct oids fresh = { NULL, 0, 0 };
-	char *root = NULL, *last = NULL, thex[GIT_OID_HEXSZ + 1], rhex[GIT_OID_HEXSZ + 1];
+	char *root = NULL, *last = NULL, thex[GIT_OID_HEXSZ + 1];
 	const char *run;
 	git_oid lid;
 	int error, have_last;
@@ -522,9 +504,9 @@ static int observe(struct watch *w, const git_oid *tip, int record,
 		sl_err_clear(err);
 		error = 0;
 		if (record) {
-			choose_root(w->ctx, w->git, tip, rhex);
+			/* the first observation: the root (what came before is taken as it is) */
 			if (!(error = store_begin(w->ctx->st, err)) &&
-			    !(error = store_target_set(w->ctx->st, w->ctx->target_ref, rhex, thex,
+			    !(error = store_target_set(w->ctx->st, w->ctx->target_ref, thex, thex,
 						       err)))
 				error = store_commit(w->ctx->st, err);
 			if (error)
