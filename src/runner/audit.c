@@ -514,18 +514,20 @@ static int audit_target(struct audit *a, struct sl_err *err)
 	while (!git_revwalk_next(&id, walk)) {
 		git_commit *c = NULL;
 
-		/* what precedes the oldest run's base was there before any run */
-		if (have_stop && git_oid_equal(&id, &stop))
-			break;
-		if (have_root && git_oid_equal(&id, &rid)) {
+		if (have_root && git_oid_equal(&id, &rid))
 			from_runs = 0;
-			if (!have_stop)
-				break;
-		}
 		if (git_commit_lookup(&c, a->git, &id) == 0)
 			check_line_commit(a, &set, c, from_runs);
 		git_commit_free(c);
 		a->res->line++;
+		/*
+		 * What precedes both the oldest run's base and the root was there
+		 * before any run and before sluice watched.
+		 */
+		if (have_stop && git_oid_equal(&id, &stop))
+			have_stop = -1;
+		if ((have_stop == -1 || (!have_stop && have_root)) && (!from_runs || !have_root))
+			break;
 	}
 	git_error_clear();
 out:

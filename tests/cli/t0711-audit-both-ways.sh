@@ -52,6 +52,13 @@ test_expect_success 'a landing recorded as another commit is found from both sid
 	test_grep "$mc" out
 '
 
+test_expect_success 'the oldest landing deleted from the store is found too' '
+	rm -rf t5 && cp -a repo t5 && r=$(run_of t5 B1) && mc=$(mc_of t5 $r) && test -n "$mc" &&
+	sqlite3 t5/.system/sluice.db "DELETE FROM files_changed WHERE run_id = '\''$r'\''; DELETE FROM attempts WHERE run_id = '\''$r'\''; DELETE FROM runs WHERE id = '\''$r'\''" &&
+	(cd t5 && test_expect_failure_code 1 sluice audit >../out 2>../err) &&
+	test_grep "$mc" out
+'
+
 test_expect_success 'the untouched repository still audits clean' '
 	(cd repo && sluice audit >../out) && test_grep "all hold" out
 '
