@@ -75,17 +75,21 @@ static void on_tick(void *data)
 	store_runs_free(runs, n);
 }
 
-/* An unreviewed landing on the target fails the tick, loudly. */
-static int report_target(struct runner_ctx *ctx)
+/* An unreviewed landing on the target fails the tick, loudly. *json: null or {commit, run, count}. */
+static int report_target(struct runner_ctx *ctx, json_t **json)
 {
 	struct runner_target_alert a;
 	struct sl_err err = SL_ERR_INIT;
 	int rc = runner_target_watch(ctx, NULL, 0, &a, &err);
 
+	*json = json_null();
 	if (rc < 0)
 		return cli_report(&err);
 	if (rc == 0)
 		return CLI_OK;
+	json_decref(*json);
+	*json = json_pack("{s:s, s:s?, s:I}", "commit", a.commit, "run", a.run[0] ? a.run : NULL,
+			  "count", (json_int_t)a.count);
 	cli_error("the target '%s' carries commit %s from run %s that sluice did not land "
 		  "(%zu unreviewed commit%s); no run lands until you reset '%s' to before it "
 		  "or accept it: sluice accept-target %s", ctx->cfg->target, a.commit,
@@ -103,6 +107,7 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 	struct runner_progress p;
 	struct sl_err err = SL_ERR_INIT;
 	struct live l;
+	json_t *unreviewed = NULL;
 	int rc;
 
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
@@ -123,12 +128,12 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 	}
 	if (l.tty)
 		on_tick(&l);
-	rc = report_target(&ctx);
+	rc = report_target(&ctx, &unreviewed);
 	if (cli->json) {
-		json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "started", res.started,
-				      "advanced", res.advanced, "merged", res.merged, "failed",
-				      res.failed, "waiting", res.waiting, "requeued", res.reconciled,
-				      "orphans", res.orphans);
+		json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:O}", "started",
+				      res.started, "advanced", res.advanced, "merged", res.merged,
+				      "failed", res.failed, "waiting", res.waiting, "requeued",
+				      res.reconciled, "orphans", res.orphans, "unreviewed", unreviewed);
 		if (cli_print_json(j) != CLI_OK)
 			rc = CLI_FAIL;
 		json_decref(j);
@@ -138,6 +143,7 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		       res.reconciled ? " (interrupted runs requeued)" : "");
 	}
 out:
+	json_decref(unreviewed);
 	runner_ctx_release(&ctx);
 	return rc;
 }

@@ -63,7 +63,10 @@ test_expect_success 'every later tick says so too, and no run lands meanwhile' '
 	test "$(state_of repo $g1)" = approved &&
 	test "$(git -C repo rev-parse main)" = "$evil" &&
 	sluice -C repo status --json "$g1" >st.json &&
-	test_grep "unreviewed" st.json
+	test_grep "unreviewed" st.json &&
+	test_expect_failure_code 1 sluice -C repo tick --json >tick.json 2>err &&
+	test_grep "\"commit\": \"$evil\"" tick.json &&
+	test "$(git -C repo rev-parse main)" = "$evil"
 '
 
 test_expect_success 'status shows it, the event log has it' '
