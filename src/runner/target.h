@@ -54,7 +54,7 @@ int runner_target_accept(struct runner_ctx *ctx, const char *commit, size_t *n,
 			 struct runner_target_alert *alert, struct sl_err *err);
 
 /*
- * The commits of the runs (shared with the audit): for each run, the
+ * The commits of the runs (runner/runset.c, shared with the audit): for each run, the
  * commits reachable from what it recorded or left behind (its head, its
  * attempts' heads, its run/ branch, every entry of that branch's reflog and
  * of its worktree's HEAD reflog) and not from its base nor from `hide` (may
@@ -87,5 +87,13 @@ int runner__runset_load(struct runner_ctx *ctx, git_repository *git, const git_o
 /* The run `id` came from (borrowed from set), or NULL: from no run. */
 const char *runner__runset_owner(const struct runner_runset *set, const git_oid *id);
 void runner__runset_release(struct runner_runset *set);
+
+/* A growable list of commits (module-internal; free(v)). */
+struct runner_oids {
+	git_oid *v;
+	size_t n, cap;
+};
+int runner__oids_add(struct runner_oids *o, const git_oid *id); /* SL_ERROR: out of memory */
+int runner__oid_cmp(const void *a, const void *b);               /* for qsort and bsearch */
 
 #endif
