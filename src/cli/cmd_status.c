@@ -1,6 +1,7 @@
 /* sluice status [RUN|WO-ID]: a one-screen summary. */
 #include "cli/cli_runner.h"
 #include "queue/queue.h"
+#include "runner/target.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -11,7 +12,11 @@ static const char status_help[] =
 	"A one-screen summary: work orders by state, runs in flight with their state,\n"
 	"elapsed time and reason, and the runs that need a person (awaiting_review,\n"
 	"merge_conflict) with what to type next. With a run id (or prefix) or a work\n"
-	"order id: just that run, or that work order's runs.\n";
+	"order id: just that run, or that work order's runs.\n"
+	"\n"
+	"When the target branch carries a commit from a run that sluice did not land (an\n"
+	"unreviewed landing: no run lands meanwhile), the summary starts with it and\n"
+	"what to do: reset the target to before it, or 'sluice accept-target COMMIT'.\n";
 
 static int needs_person(const char *state)
 {
@@ -89,8 +94,35 @@ static int one(struct cli *cli, struct runner_ctx *ctx, const char *name)
 	return rc;
 }
 
+/* The target's unreviewed landing, if any (read only): JSON null or {commit, run, count}. */
+static json_t *target_alert(struct runner_ctx *ctx, struct runner_target_alert *a)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int rc = runner_target_watch(ctx, NULL, 0, a, &err);
+
+	if (rc < 0) {
+		cli_error("cannot check the target '%s': %s", ctx->cfg->target, err.msg);
+		return json_null();
+	}
+	if (rc == 0)
+		return json_null();
+	return json_pack("{s:s, s:s?, s:I}", "commit", a->commit, "run", a->run[0] ? a->run : NULL,
+			 "count", (json_int_t)a->count);
+}
+
+static void print_alert(struct runner_ctx *ctx, const struct runner_target_alert *a)
+{
+	printf("target %s: UNREVIEWED LANDING: it carries commit %s from run %s (%zu unreviewed "
+	       "commit%s) that sluice did not land; no run lands\n", ctx->cfg->target, a->commit,
+	       a->run[0] ? a->run : "(unknown)", a->count, a->count == 1 ? "" : "s");
+	printf("    next: reset %s to before it (git reset --keep / git update-ref), or keep it: "
+	       "sluice accept-target %s\n", ctx->cfg->target, a->commit);
+}
+
 static int summary(struct cli *cli, struct runner_ctx *ctx)
 {
+	struct runner_target_alert alert;
+	json_t *unreviewed = target_alert(ctx, &alert);
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *counts = json_object(), *flight = json_array(), *people = json_array();
@@ -110,12 +142,15 @@ static int summary(struct cli *cli, struct runner_ctx *ctx)
 			json_array_append_new(flight, cli_run_json(&runs[i]));
 	}
 	if (cli->json) {
-		json_t *j = json_pack("{s:O, s:O, s:O}", "work_orders", counts, "in_flight", flight,
-				      "needs_person", people);
+		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}}", "work_orders", counts,
+				      "in_flight", flight, "needs_person", people, "target", "name",
+				      ctx->cfg->target, "unreviewed", unreviewed);
 		rc = cli_print_json(j);
 		json_decref(j);
 		goto out;
 	}
+	if (!json_is_null(unreviewed))
+		print_alert(ctx, &alert);
 	printf("work orders:");
 	if (!json_object_size(counts))
 		printf(" none (drop *.md files into %s/)", ctx->cfg->queue.inbox);
@@ -139,6 +174,7 @@ static int summary(struct cli *cli, struct runner_ctx *ctx)
 			       runs[i].id, runs[i].id, runs[i].id, runs[i].id);
 	}
 out:
+	json_decref(unreviewed);
 	json_decref(counts);
 	json_decref(flight);
 	json_decref(people);

@@ -1,5 +1,6 @@
 /* sluice tick: one cron pass. Also the engine of `sluice run`. */
 #include "cli/cli_runner.h"
+#include "runner/target.h"
 #include "core/time.h"
 
 #include <getopt.h>
@@ -21,7 +22,9 @@ static const char tick_help[] =
 	"\n"
 	"On a terminal it shows each run's state and elapsed time; otherwise it prints\n"
 	"one line per state change. Exit 0 when the tick ran (even if runs failed:\n"
-	"see 'sluice runs'), 1 when the tick itself could not run.\n"
+	"see 'sluice runs'), 1 when the tick itself could not run or the target\n"
+	"carries a commit from a run that sluice did not land (an unreviewed landing:\n"
+	"no run lands until the target is reset or 'sluice accept-target' accepts it).\n"
 	"\n"
 	"cron: * * * * * cd /path/to/repo && sluice tick >>.system/tick.log 2>&1\n";
 
@@ -72,6 +75,29 @@ static void on_tick(void *data)
 	store_runs_free(runs, n);
 }
 
+/* An unreviewed landing on the target fails the tick, loudly. *json: null or {commit, run, count}. */
+static int report_target(struct runner_ctx *ctx, json_t **json)
+{
+	struct runner_target_alert a;
+	struct sl_err err = SL_ERR_INIT;
+	int rc = runner_target_watch(ctx, NULL, 0, &a, &err);
+
+	*json = json_null();
+	if (rc < 0)
+		return cli_report(&err);
+	if (rc == 0)
+		return CLI_OK;
+	json_decref(*json);
+	*json = json_pack("{s:s, s:s?, s:I}", "commit", a.commit, "run", a.run[0] ? a.run : NULL,
+			  "count", (json_int_t)a.count);
+	cli_error("the target '%s' carries commit %s from run %s that sluice did not land "
+		  "(%zu unreviewed commit%s); no run lands until you reset '%s' to before it "
+		  "or accept it: sluice accept-target %s", ctx->cfg->target, a.commit,
+		  a.run[0] ? a.run : "(unknown)", a.count, a.count == 1 ? "" : "s",
+		  ctx->cfg->target, a.commit);
+	return CLI_FAIL;
+}
+
 int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs);
 int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 {
@@ -81,6 +107,7 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 	struct runner_progress p;
 	struct sl_err err = SL_ERR_INIT;
 	struct live l;
+	json_t *unreviewed = NULL;
 	int rc;
 
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
@@ -101,12 +128,14 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 	}
 	if (l.tty)
 		on_tick(&l);
+	rc = report_target(&ctx, &unreviewed);
 	if (cli->json) {
-		json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "started", res.started,
-				      "advanced", res.advanced, "merged", res.merged, "failed",
-				      res.failed, "waiting", res.waiting, "requeued", res.reconciled,
-				      "orphans", res.orphans);
-		rc = cli_print_json(j);
+		json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:O}", "started",
+				      res.started, "advanced", res.advanced, "merged", res.merged,
+				      "failed", res.failed, "waiting", res.waiting, "requeued",
+				      res.reconciled, "orphans", res.orphans, "unreviewed", unreviewed);
+		if (cli_print_json(j) != CLI_OK)
+			rc = CLI_FAIL;
 		json_decref(j);
 	} else {
 		printf("tick: %d started, %d merged, %d failed, %d waiting%s\n", res.started,
@@ -114,6 +143,7 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		       res.reconciled ? " (interrupted runs requeued)" : "");
 	}
 out:
+	json_decref(unreviewed);
 	runner_ctx_release(&ctx);
 	return rc;
 }

@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ "retry", cmd_retry, "try a run again after a person fixed it" },
 	{ "abandon", cmd_abandon, "give a run up; its work order becomes failed" },
 	{ "audit", cmd_audit, "verify the artifacts of merged runs against git" },
+	{ "accept-target", cmd_accept_target, "record commits on the target as yours (after an alarm)" },
 	{ "gc", cmd_gc, "remove old finished runs" },
 	{ "merge-preview", cmd_merge_preview, "would this merge be clean? conflicted paths" },
 	{ "report", cmd_report, "a page of the queue and runs; the dependency graph" },

@@ -273,7 +273,15 @@ static int attempt(struct mc *m, int n, struct sl_err *err)
 	int error;
 
 	mo.verify = m->o->verify;
-	if ((error = read_tip(&tip, m, err)) || (error = already_merged(m, tip, err)))
+	if ((error = read_tip(&tip, m, err)))
+		goto out;
+	if (m->o->guard && m->o->guard(m->o->guard_data, git_commit_id(tip), m->res->reason,
+				       sizeof(m->res->reason))) {
+		m->res->status = MERGE_DEFERRED;
+		error = sl_err_set(err, SL_ETRANSIENT, "%s", m->res->reason);
+		goto out;
+	}
+	if ((error = already_merged(m, tip, err)))
 		goto out;
 	git_oid_cpy(&m->res->tip, git_commit_id(tip));
 	error = merge__preview_commits(m->repo, tip, m->head, &mo, &pr, NULL, err);

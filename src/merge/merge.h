@@ -119,9 +119,17 @@ struct merge_commit_opts {
 	 * files it had written back in order. NULL: none.
 	 */
 	const char *journal;
+	/*
+	 * Called on every attempt with the tip the target is to move from
+	 * (compare-and-swap), before anything is touched. Nonzero: do not
+	 * land on it; `why` (n bytes) says why, and merge_commit() returns
+	 * SL_ETRANSIENT (MERGE_DEFERRED) with that reason. NULL: none.
+	 */
+	int (*guard)(void *data, const git_oid *tip, char *why, size_t n);
+	void *guard_data;
 };
 
-#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL }
+#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL, NULL, NULL }
 
 struct merge_commit_result {
 	enum merge_status status;

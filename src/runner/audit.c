@@ -2,7 +2,9 @@
 #include "runner/audit.h"
 #include "runner/diff.h"
 #include "runner/manifest.h"
+#include "runner/target.h"
 #include "store/runs.h"
+#include "store/target.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 
@@ -26,25 +28,47 @@ struct audit {
 	json_t *merge;     /* merge.json, NULL when missing */
 };
 
+static void add_finding(struct audit *a, const char *run, const char *where, const char *what)
+{
+	struct runner_audit_finding *v;
+
+	if (!(v = realloc(a->res->v, (a->res->n + 1) * sizeof(*v))))
+		return;
+	a->res->v = v;
+	v[a->res->n].run = strdup(run);
+	v[a->res->n].what = strdup(what);
+	v[a->res->n].where = strdup(where ? where : "");
+	a->res->n++;
+}
+
 static void finding(struct audit *a, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static void finding(struct audit *a, const char *where, const char *fmt, ...)
 {
-	struct runner_audit_finding *v;
 	char what[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (!(v = realloc(a->res->v, (a->res->n + 1) * sizeof(*v))))
-		return;
-	a->res->v = v;
-	v[a->res->n].run = strdup(a->run->id);
-	v[a->res->n].what = strdup(what);
-	v[a->res->n].where = strdup(where ? where : "");
-	a->res->n++;
+	add_finding(a, a->run->id, where, what);
+}
+
+/* A finding about the target's history: named by the run concerned, or the target. */
+static void target_finding(struct audit *a, const char *run, const char *where,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void target_finding(struct audit *a, const char *run, const char *where,
+			   const char *fmt, ...)
+{
+	char what[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	add_finding(a, run ? run : a->ctx->cfg->target, where, what);
 }
 
 static json_t *read_json(const char *dir, const char *name)
@@ -355,6 +379,165 @@ out:
 	free(tomb);
 }
 
+/* A Sluice-Run merge on the target: the store has it as that run's landing, the chain has its manifest. */
+static void check_sluice_merge(struct audit *a, const char *hex, const char *run_id)
+{
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	const char *t = a->ctx->cfg->target;
+	int landing = 0;
+	size_t i;
+
+	memset(&r, 0, sizeof(r));
+	if (store_run_get(a->ctx->st, run_id, &r, &err) != 0 || strcmp(r.id, run_id))
+		target_finding(a, run_id, hex, "merge commit on '%s' carries Sluice-Run: %s, but the "
+			       "store has no run %s (a landing deleted from the store?)", t, run_id,
+			       run_id);
+	else if (strcmp(r.state, "merged"))
+		target_finding(a, run_id, hex, "merge commit on '%s' carries Sluice-Run: %s, but the "
+			       "store says run %s is %s, not merged", t, run_id, run_id, r.state);
+	else if (!same(r.merge_commit, hex))
+		target_finding(a, run_id, hex, "merge commit on '%s' carries Sluice-Run: %s, but the "
+			       "store records merge commit %.12s for that run", t, run_id,
+			       r.merge_commit ? r.merge_commit : "(none)");
+	else
+		landing = 1;
+	/* a landing in the store: the run's own audit checks its manifest and the chain */
+	for (i = 0; !landing && i < a->chain.n; i++)
+		if (!strcmp(a->chain.v[i].run, run_id))
+			landing = 1;
+	if (!landing)
+		target_finding(a, run_id, hex, "merge commit on '%s' of run %s is not in the "
+			       "manifest chain (no manifest.json or gc tombstone of that run)", t,
+			       run_id);
+	store_run_release(&r);
+}
+
+/* 1 if the commit is a landing in the store or recorded as the user's. */
+static int accounted(struct audit *a, const char *hex)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *run = NULL;
+	int rc = store_landing_run(a->ctx->st, hex, &run, &err);
+
+	free(run);
+	if (rc == 0)
+		return 1;
+	return store_user_commit_has(a->ctx->st, a->ctx->target_ref, hex, &err) == 1;
+}
+
+/*
+ * One commit of the target's first-parent line. from_runs: also check that
+ * it is not from a run (only after the first tip sluice observed).
+ */
+static void check_line_commit(struct audit *a, const struct runner_runset *set,
+			      const git_commit *c, int from_runs)
+{
+	git_message_trailer_array arr = { 0 };
+	const char *t = a->ctx->cfg->target, *run, *sr;
+	char hex[GIT_OID_HEXSZ + 1], phex[GIT_OID_HEXSZ + 1];
+	unsigned int i;
+
+	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	if (git_message_trailers(&arr, git_commit_message(c)) == 0 &&
+	    (sr = trailer(&arr, "Sluice-Run")) != NULL) {
+		check_sluice_merge(a, hex, sr);
+		goto out;
+	}
+	if (!from_runs || accounted(a, hex))
+		goto out;
+	if ((run = runner__runset_owner(set, git_commit_id(c)))) {
+		target_finding(a, run, hex, "commit on '%s' came from run %s, and sluice did not land "
+			       "it (unreviewed): reset '%s' to before it or 'sluice accept-target "
+			       "%s'", t, run, t, hex);
+		goto out;
+	}
+	for (i = 1; i < git_commit_parentcount(c); i++) {
+		git_oid_tostr(phex, sizeof(phex), git_commit_parent_id(c, i));
+		if (accounted(a, phex) ||
+		    !(run = runner__runset_owner(set, git_commit_parent_id(c, i))))
+			continue;
+		target_finding(a, run, hex, "merge on '%s' brings commit %.12s of run %s, which "
+			       "sluice did not land (unreviewed): reset '%s' to before it or "
+			       "'sluice accept-target %s'", t, phex, run, t, hex);
+	}
+out:
+	git_error_clear();
+	git_message_trailer_array_free(&arr);
+}
+
+/* Where the line's Sluice-Run check may stop: the oldest run's base, when there is one. */
+static int oldest_base(struct audit *a, git_oid *out)
+{
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+	int found = 0;
+
+	if (store_runs_list(a->ctx->st, NULL, NULL, &runs, &n, &err) == 0)
+		for (i = n; i-- > 0 && !found;) /* newest first: the oldest is last */
+			found = runs[i].base_commit && git_oid_fromstr(out, runs[i].base_commit) == 0;
+	store_runs_free(runs, n);
+	return found;
+}
+
+/*
+ * The target's first-parent line, from its tip back to the oldest run's base
+ * (or the whole line): every Sluice-Run merge is a landing the store and the
+ * chain know; and back to the first tip sluice observed (the root), every
+ * commit is a landing, the user's, or from no run at all.
+ */
+static int audit_target(struct audit *a, struct sl_err *err)
+{
+	struct runner_runset set = RUNNER_RUNSET_INIT;
+	git_revwalk *walk = NULL;
+	char *root = NULL, *last = NULL;
+	git_oid tip, rid, id, stop;
+	int error, have_root = 0, have_stop, from_runs = 1;
+
+	if ((error = git_reference_name_to_id(&tip, a->git, a->ctx->target_ref)) != 0) {
+		git_error_clear();
+		return 0; /* no target: the per-run checks say what is missing */
+	}
+	if (store_target_get(a->ctx->st, a->ctx->target_ref, &root, &last, err) == 0)
+		have_root = git_oid_fromstr(&rid, root) == 0;
+	sl_err_clear(err);
+	have_stop = oldest_base(a, &stop);
+	if ((error = runner__runset_load(a->ctx, a->git, have_root ? &rid : NULL, &set, err)) != 0)
+		goto out;
+	if ((error = git_revwalk_new(&walk, a->git)) != 0 ||
+	    (error = git_revwalk_push(walk, &tip)) != 0) {
+		error = sl_err_git(err, error, "cannot walk the target '%s'", a->ctx->cfg->target);
+		goto out;
+	}
+	git_revwalk_simplify_first_parent(walk);
+	while (!git_revwalk_next(&id, walk)) {
+		git_commit *c = NULL;
+
+		if (have_root && git_oid_equal(&id, &rid))
+			from_runs = 0;
+		if (git_commit_lookup(&c, a->git, &id) == 0)
+			check_line_commit(a, &set, c, from_runs);
+		git_commit_free(c);
+		a->res->line++;
+		/*
+		 * What precedes both the oldest run's base and the root was there
+		 * before any run and before sluice watched.
+		 */
+		if (have_stop && git_oid_equal(&id, &stop))
+			have_stop = -1;
+		if ((have_stop == -1 || (!have_stop && have_root)) && (!from_runs || !have_root))
+			break;
+	}
+	git_error_clear();
+out:
+	git_revwalk_free(walk);
+	runner__runset_release(&set);
+	free(root);
+	free(last);
+	return error;
+}
+
 /* The runs to audit: the named ones (each must be merged), or every merged run, oldest first. */
 static int pick_runs(struct runner_ctx *ctx, const char *const *names, size_t nn,
 		     struct store_run **out, size_t *n, struct sl_err *err)
@@ -406,6 +589,8 @@ int runner_audit(struct runner_ctx *ctx, const char *const *runs, size_t nruns,
 		goto out;
 	for (i = 0; i < n; i++)
 		audit_one(&a, &list[i]);
+	if (!nruns)
+		error = audit_target(&a, err);
 out:
 	runner_chain_release(&a.chain);
 	git_repository_free(a.git);

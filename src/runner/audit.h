@@ -18,6 +18,14 @@
  * Runs whose folder gc removed (a tombstone .system/runs/<id>.gc) are
  * counted as removed and only their git checks run.
  *
+ * Without runs named, also the other way (docs/audit.md): every commit of
+ * the target's first-parent line, from its tip back to the oldest run's
+ * base, that carries Sluice-Run: is that run's landing in the store and has
+ * its manifest in the chain; back to the first tip sluice observed, every
+ * other commit there is a landing, recorded as the user's, or from no run
+ * (runner/target.h); a merge there that brings a run's commit not landed by
+ * sluice is a finding too.
+ *
  * It only reads: the repository, the store and the run folders (the diff
  * is recomputed into a temporary file under $TMPDIR).
  */
@@ -37,9 +45,10 @@ struct runner_audit_result {
 	size_t artifacts;  /* artifact files verified */
 	size_t manifests;  /* links of the chain verified (manifests + tombstones) */
 	size_t removed;    /* runs whose folder gc removed */
+	size_t line;       /* commits of the target's first-parent line checked */
 };
 
-#define RUNNER_AUDIT_RESULT_INIT { NULL, 0, 0, 0, 0, 0 }
+#define RUNNER_AUDIT_RESULT_INIT { NULL, 0, 0, 0, 0, 0, 0 }
 
 /*
  * Audit the merged runs named in `runs` (ids or unique prefixes; nruns 0:

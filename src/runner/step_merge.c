@@ -4,6 +4,7 @@
 #include "runner/diff.h"
 #include "runner/manifest.h"
 #include "runner/snapshot.h"
+#include "runner/target.h"
 #include "runner/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"
@@ -192,6 +193,12 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 	int error;
 
 	git_oid_tostr(commit, sizeof(commit), &mr->commit);
+	if (mr->attempts && runner_target_landed(s->ctx, commit, err) != 0) {
+		/* the next observation finds this landing in the store (or pending) */
+		sl_log(SL_LOG_WARN, "run %s: cannot record the landing as the target's tip: %s",
+		       s->run.id, err->msg);
+		sl_err_clear(err);
+	}
 	if ((error = write_merge_json(s, mr, err)) != 0 ||
 	    (error = step__set(s, err, "merge_commit", commit, "merge_status", "merged", NULL)) != 0)
 		return error;
@@ -315,6 +322,28 @@ static int unchanged_since_review(struct step *s, struct sl_err *err)
 	return error ? error : SENT_BACK;
 }
 
+/*
+ * Right before each landing, under the repository lock, with the tip the
+ * target moves from: no landing while the target carries a commit from a
+ * run that sluice did not land (runner/target.h).
+ */
+static int target_guard(void *data, const git_oid *tip, char *why, size_t n)
+{
+	struct step *s = data;
+	struct runner_target_alert a;
+	struct sl_err err = SL_ERR_INIT;
+	int rc = runner_target_watch(s->ctx, tip, 1, &a, &err);
+
+	if (rc == 1)
+		snprintf(why, n, "merge held: the target '%s' carries commit %.12s from run %s that "
+			 "sluice did not land (unreviewed); reset '%s' to before it or run "
+			 "'sluice accept-target %s'", s->ctx->cfg->target, a.commit,
+			 a.run[0] ? a.run : "(unknown)", s->ctx->cfg->target, a.commit);
+	else if (rc < 0)
+		snprintf(why, n, "cannot check the target's tip before landing: %s", err.msg);
+	return rc;
+}
+
 int step_merge(struct step *s, struct sl_err *err)
 {
 	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
@@ -346,6 +375,8 @@ int step_merge(struct step *s, struct sl_err *err)
 	o.verify = s->ctx->cfg->merge.verify;
 	journal = sl_path_join(s->ctx->repo.sysdir, RUNNER_MERGE_JOURNAL);
 	o.journal = journal;
+	o.guard = target_guard;
+	o.guard_data = s;
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
 	rc = merge_commit(s->ctx->repo.root, &o, &mr, err);

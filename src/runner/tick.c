@@ -5,6 +5,7 @@
  */
 #include "runner/runner.h"
 #include "runner/runner_int.h"
+#include "runner/target.h"
 #include "store/runs.h"
 #include "reviewer/reviewer.h"
 #include "core/id.h"
@@ -251,6 +252,21 @@ static int count_building(struct runner_ctx *ctx, struct sl_err *err)
 	return n > 0 ? n : 0;
 }
 
+/*
+ * Observe the target under the repository lock: a move sluice did not make
+ * is recorded (the user's commits, or an unreviewed landing that holds
+ * every merge; runner/target.h). A failure here is logged, not fatal: the
+ * same check runs again right before each landing.
+ */
+static void watch_target(struct runner_ctx *ctx)
+{
+	struct runner_target_alert a;
+	struct sl_err err = SL_ERR_INIT;
+
+	if (runner_target_watch_locked(ctx, &a, &err) < 0)
+		sl_log(SL_LOG_WARN, "cannot observe the target '%s': %s", ctx->cfg->target, err.msg);
+}
+
 int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *o,
 		struct runner_tick_result *res, struct sl_err *err)
 {
@@ -260,6 +276,7 @@ int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *o,
 	int round, error = 0, merged_before;
 
 	memset(res, 0, sizeof(*res));
+	watch_target(ctx);
 	if ((error = runner_reconcile(ctx, &res->reconciled, &res->orphans, err)) != 0)
 		goto out;
 	/*
@@ -284,6 +301,7 @@ int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *o,
 	}
 	error = runner__ingest(ctx, err);
 	res->waiting = runner__count_waiting(ctx);
+	watch_target(ctx);
 out:
 	worklist_release(&w);
 	return error;

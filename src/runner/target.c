@@ -1,0 +1,429 @@
+/*
+ * Moves of the target branch that sluice did not make: observe the tip,
+ * classify what it brings, stop landing on an unreviewed one (target.h).
+ */
+#include "runner/target.h"
+#include "runner/runner_int.h"
+#include "store/target.h"
+#include "core/lock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEW_MAX 1000000 /* commits one move may bring that are looked at */
+
+struct watch {
+	struct runner_ctx *ctx;
+	git_repository *git;
+	struct runner_runset set;
+	struct runner_oids user;     /* the user's commits to record */
+	struct runner_oids excused;  /* second parents of landings: the run commits they merge */
+	struct runner_oids suspect;  /* from a run, unless a landing merges them */
+};
+
+static const char *trailer(const git_message_trailer_array *arr, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < arr->count; i++)
+		if (!strcmp(arr->trailers[i].key, key))
+			return arr->trailers[i].value;
+	return NULL;
+}
+
+/*
+ * The merge commit of an approved run whose landing a crash cut short (the
+ * store has not heard of it yet): its Sluice-Run names an approved run whose
+ * recorded head is the second parent, and that head's tree was approved.
+ */
+static int pending_landing(struct watch *w, const git_commit *c)
+{
+	git_message_trailer_array arr = { 0 };
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	git_commit *p2 = NULL;
+	const char *id;
+	int yes = 0;
+
+	memset(&r, 0, sizeof(r));
+	if (git_commit_parentcount(c) != 2 || git_message_trailers(&arr, git_commit_message(c)))
+		goto out;
+	if (!(id = trailer(&arr, "Sluice-Run")) || store_run_get(w->ctx->st, id, &r, &err) ||
+	    strcmp(r.id, id) || git_commit_parent(&p2, c, 1))
+		goto out;
+	yes = (!strcmp(r.state, "approved") || !strcmp(r.state, "merging") ||
+	       !strcmp(r.state, "merged")) && r.head_commit && r.approved_tree &&
+	      !strcmp(git_oid_tostr_s(git_commit_id(p2)), r.head_commit) &&
+	      !strcmp(git_oid_tostr_s(git_commit_tree_id(p2)), r.approved_tree);
+out:
+	git_error_clear();
+	git_commit_free(p2);
+	store_run_release(&r);
+	git_message_trailer_array_free(&arr);
+	return yes;
+}
+
+static int excuse(struct watch *w, const git_commit *c)
+{
+	unsigned int i;
+
+	for (i = 1; i < git_commit_parentcount(c); i++)
+		if (runner__oids_add(&w->excused, git_commit_parent_id(c, i)))
+			return SL_ERROR;
+	return 0;
+}
+
+/* Sort one new commit into landing, the user's or suspect. */
+static int classify(struct watch *w, const git_oid *id, struct sl_err *err)
+{
+	char hex[GIT_OID_HEXSZ + 1], *run = NULL;
+	git_commit *c = NULL;
+	int rc, error = 0;
+
+	git_oid_tostr(hex, sizeof(hex), id);
+	rc = store_landing_run(w->ctx->st, hex, &run, err);
+	free(run);
+	if (rc != SL_ENOTFOUND && rc != 0)
+		return rc;
+	sl_err_clear(err);
+	if (git_commit_lookup(&c, w->git, id) != 0) {
+		git_error_clear();
+		return 0;
+	}
+	if (rc == 0 || pending_landing(w, c)) {
+		error = excuse(w, c);
+		goto out;
+	}
+	if ((rc = store_user_commit_has(w->ctx->st, w->ctx->target_ref, hex, err)) < 0) {
+		error = rc;
+		goto out;
+	}
+	if (rc == 0)
+		error = runner__oids_add(runner__runset_owner(&w->set, id) ? &w->suspect : &w->user, id);
+out:
+	git_commit_free(c);
+	return error < 0 && !err->msg[0] ? sl_err_set(err, SL_ERROR, "out of memory") : error;
+}
+
+static int excused(struct watch *w, const git_oid *id)
+{
+	size_t i;
+
+	for (i = 0; i < w->excused.n; i++)
+		if (git_oid_equal(&w->excused.v[i], id) ||
+		    git_graph_descendant_of(w->git, &w->excused.v[i], id) == 1)
+			return 1;
+	git_error_clear();
+	return 0;
+}
+
+/* The commits reachable from `from` and not from `hide` (may be NULL), newest first. */
+static int walk_new(git_repository *git, const git_oid *from, const git_oid *hide,
+		    struct runner_oids *out, struct sl_err *err)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	int error;
+
+	if ((error = git_revwalk_new(&walk, git)) != 0 ||
+	    (error = git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME)) != 0 ||
+	    (error = git_revwalk_push(walk, from)) != 0) {
+		error = sl_err_git(err, error, "cannot walk the target's history");
+		goto out;
+	}
+	if (hide && git_revwalk_hide(walk, hide) != 0)
+		git_error_clear();
+	while (out->n < NEW_MAX && !git_revwalk_next(&id, walk))
+		if (runner__oids_add(out, &id)) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+	git_error_clear();
+out:
+	git_revwalk_free(walk);
+	return error;
+}
+
+static const char *short_target(struct runner_ctx *ctx)
+{
+	return ctx->cfg->target;
+}
+
+static int record_alert(struct watch *w, const struct runner_target_alert *a, const char *tip,
+			struct sl_err *err)
+{
+	char reason[1024];
+	int error;
+
+	if ((error = store_begin(w->ctx->st, err)) != 0)
+		return error;
+	if ((error = store_alert_open(w->ctx->st, w->ctx->target_ref, a->commit,
+				      a->run[0] ? a->run : NULL, err)) == 1) {
+		snprintf(reason, sizeof(reason),
+			 "unreviewed landing: the target '%s' moved to %.12s and carries commit "
+			 "%.12s from run %s that sluice did not land; no run lands until '%s' is "
+			 "reset to before it or 'sluice accept-target %s' accepts it",
+			 short_target(w->ctx), tip, a->commit, a->run[0] ? a->run : "(unknown)",
+			 short_target(w->ctx), a->commit);
+		error = store_event_add(w->ctx->st, NULL, NULL, NULL, NULL, reason, err);
+	}
+	if (error >= 0 && (error = store_commit(w->ctx->st, err)) == 0)
+		return 0;
+	store_rollback(w->ctx->st);
+	return error;
+}
+
+/* Nothing unreviewed: the new commits are the user's, the tip is observed, alerts clear. */
+static int record_clean(struct watch *w, const char *tip, struct sl_err *err)
+{
+	struct store_alert *al = NULL;
+	char hex[GIT_OID_HEXSZ + 1], reason[512];
+	size_t n = 0, i;
+	int error;
+
+	if ((error = store_begin(w->ctx->st, err)) != 0)
+		return error;
+	for (i = 0; i < w->user.n && !error; i++)
+		error = store_user_commit_add(w->ctx->st, w->ctx->target_ref,
+					      git_oid_tostr(hex, sizeof(hex), &w->user.v[i]),
+					      "observed", err);
+	if (!error)
+		error = store_target_set(w->ctx->st, w->ctx->target_ref, NULL, tip, err);
+	if (!error)
+		error = store_alerts_list(w->ctx->st, w->ctx->target_ref, &al, &n, err);
+	for (i = 0; i < n && !error; i++) {
+		snprintf(reason, sizeof(reason), "the target '%s' no longer carries the unreviewed "
+			 "commit %.12s of run %s (reset or accepted); landing goes on",
+			 short_target(w->ctx), al[i].commit, al[i].run_id ? al[i].run_id : "(unknown)");
+		if (!(error = store_alert_clear(w->ctx->st, w->ctx->target_ref, al[i].commit, err)))
+			error = store_event_add(w->ctx->st, NULL, NULL, NULL, NULL, reason, err);
+	}
+	store_alerts_free(al, n);
+	if (!error && (error = store_commit(w->ctx->st, err)) == 0)
+		return 0;
+	store_rollback(w->ctx->st);
+	return error;
+}
+
+static int observe(struct watch *w, const git_oid *tip, int record,
+		   struct runner_target_alert *alert, struct sl_err *err)
+{
+	struct runner_oids fresh = { NULL, 0, 0 };
+	char *root = NULL, *last = NULL, thex[GIT_OID_HEXSZ + 1];
+	const char *run;
+	git_oid lid;
+	int error, have_last;
+	size_t i;
+
+	git_oid_tostr(thex, sizeof(thex), tip);
+	error = store_target_get(w->ctx->st, w->ctx->target_ref, &root, &last, err);
+	if (error == SL_ENOTFOUND) {
+		sl_err_clear(err);
+		error = 0;
+		if (record) {
+			/* the first observation: the root (what came before is taken as it is) */
+			if (!(error = store_begin(w->ctx->st, err)) &&
+			    !(error = store_target_set(w->ctx->st, w->ctx->target_ref, thex, thex,
+						       err)))
+				error = store_commit(w->ctx->st, err);
+			if (error)
+				store_rollback(w->ctx->st);
+		}
+		goto out;
+	}
+	if (error)
+		goto out;
+	have_last = git_oid_fromstr(&lid, last) == 0;
+	if (!have_last || !git_oid_equal(&lid, tip)) {
+		if ((error = walk_new(w->git, tip, have_last ? &lid : NULL, &fresh, err)) != 0)
+			goto out;
+		if (fresh.n && (error = runner__runset_load(w->ctx, w->git, have_last ? &lid : NULL,
+							    &w->set, err)) != 0)
+			goto out;
+	}
+	for (i = 0; i < fresh.n && !error; i++)
+		error = classify(w, &fresh.v[i], err);
+	if (error)
+		goto out;
+	for (i = 0; i < w->suspect.n && !error; i++) {
+		if (excused(w, &w->suspect.v[i]))
+			continue;
+		run = runner__runset_owner(&w->set, &w->suspect.v[i]);
+		if (!alert->count++) {
+			git_oid_tostr(alert->commit, sizeof(alert->commit), &w->suspect.v[i]);
+			snprintf(alert->run, sizeof(alert->run), "%s", run);
+		}
+	}
+	if (error)
+		goto out;
+	if (alert->count)
+		error = record ? record_alert(w, alert, thex, err) : 0;
+	else if (record)
+		error = record_clean(w, thex, err);
+	if (!error && alert->count)
+		error = 1;
+out:
+	free(fresh.v);
+	free(root);
+	free(last);
+	return error;
+}
+
+int runner_target_watch(struct runner_ctx *ctx, const git_oid *tip, int record,
+			struct runner_target_alert *alert, struct sl_err *err)
+{
+	struct watch w;
+	git_oid now;
+	int error;
+
+	memset(&w, 0, sizeof(w));
+	memset(alert, 0, sizeof(*alert));
+	w.ctx = ctx;
+	if ((error = git_repository_open(&w.git, ctx->repo.root)) != 0) {
+		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
+		goto out;
+	}
+	if (!tip) {
+		if ((error = git_reference_name_to_id(&now, w.git, ctx->target_ref)) == GIT_ENOTFOUND) {
+			git_error_clear();
+			error = 0; /* no target yet: nothing to watch */
+			goto out;
+		}
+		if (error) {
+			error = sl_err_git(err, error, "cannot read the target '%s'", ctx->target_ref);
+			goto out;
+		}
+		tip = &now;
+	}
+	error = observe(&w, tip, record, alert, err);
+out:
+	runner__runset_release(&w.set);
+	free(w.user.v);
+	free(w.excused.v);
+	free(w.suspect.v);
+	git_repository_free(w.git);
+	return error;
+}
+
+int runner_target_watch_locked(struct runner_ctx *ctx, struct runner_target_alert *alert,
+			       struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error;
+
+	memset(alert, 0, sizeof(*alert));
+	if ((error = runner__lock_repo(ctx, &lock, err)) != 0)
+		return error;
+	error = runner_target_watch(ctx, NULL, 1, alert, err);
+	sl_lock_release(&lock);
+	return error;
+}
+
+int runner_target_landed(struct runner_ctx *ctx, const char *commit, struct sl_err *err)
+{
+	int error;
+
+	if ((error = store_begin(ctx->st, err)) != 0)
+		return error;
+	if ((error = store_target_set(ctx->st, ctx->target_ref, NULL, commit, err)) == 0 &&
+	    (error = store_commit(ctx->st, err)) == 0)
+		return 0;
+	store_rollback(ctx->st);
+	return error;
+}
+
+static int record_accepted(struct runner_ctx *ctx, const struct runner_oids *all, const char *commit,
+			   struct sl_err *err)
+{
+	char hex[GIT_OID_HEXSZ + 1], reason[512];
+	size_t i;
+	int error;
+
+	if ((error = store_begin(ctx->st, err)) != 0)
+		return error;
+	for (i = 0; i < all->n && !error; i++)
+		error = store_user_commit_add(ctx->st, ctx->target_ref,
+					      git_oid_tostr(hex, sizeof(hex), &all->v[i]),
+					      "accepted", err);
+	snprintf(reason, sizeof(reason), "accepted %zu commit%s up to %.12s on the target '%s' "
+		 "as the user's (sluice accept-target)", all->n, all->n == 1 ? "" : "s", commit,
+		 ctx->cfg->target);
+	if (!error)
+		error = store_event_add(ctx->st, NULL, NULL, NULL, NULL, reason, err);
+	if (!error && (error = store_commit(ctx->st, err)) == 0)
+		return 0;
+	store_rollback(ctx->st);
+	return error;
+}
+
+/* The commit a person named, on the target. */
+static int resolve_on_target(struct runner_ctx *ctx, git_repository *git, const char *name,
+			     git_oid *out, struct sl_err *err)
+{
+	git_object *obj = NULL, *c = NULL;
+	git_oid tip;
+	int error;
+
+	if (!name || !*name || name[0] == '-')
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a commit", name ? name : "");
+	if (git_revparse_single(&obj, git, name) != 0 ||
+	    git_object_peel(&c, obj, GIT_OBJECT_COMMIT) != 0) {
+		git_object_free(obj);
+		git_error_clear();
+		return sl_err_set(err, SL_ENOTFOUND, "no commit '%s' in this repository", name);
+	}
+	git_oid_cpy(out, git_object_id(c));
+	git_object_free(c);
+	git_object_free(obj);
+	if ((error = git_reference_name_to_id(&tip, git, ctx->target_ref)) != 0)
+		return sl_err_git(err, error, "cannot read the target '%s'", ctx->cfg->target);
+	if (!git_oid_equal(&tip, out) && git_graph_descendant_of(git, &tip, out) != 1)
+		return sl_err_set(err, SL_ECONFLICT, "commit %.12s is not on the target '%s'; "
+				  "nothing to accept", git_oid_tostr_s(out), ctx->cfg->target);
+	return 0;
+}
+
+int runner_target_accept(struct runner_ctx *ctx, const char *commit, size_t *n,
+			 struct runner_target_alert *alert, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct runner_oids all = { NULL, 0, 0 };
+	git_repository *git = NULL;
+	char *root = NULL, *last = NULL;
+	git_oid id, lid;
+	int error, have_last = 0;
+
+	*n = 0;
+	memset(alert, 0, sizeof(*alert));
+	if ((error = runner__lock_repo(ctx, &lock, err)) != 0)
+		return error;
+	if ((error = git_repository_open(&git, ctx->repo.root)) != 0) {
+		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
+		goto out;
+	}
+	if ((error = resolve_on_target(ctx, git, commit, &id, err)) != 0)
+		goto out;
+	if ((error = store_target_get(ctx->st, ctx->target_ref, &root, &last, err)) == 0)
+		have_last = git_oid_fromstr(&lid, last) == 0;
+	else if (error != SL_ENOTFOUND)
+		goto out;
+	sl_err_clear(err);
+	/* nothing observed yet: just that commit (the first observation takes the rest) */
+	if (!have_last && runner__oids_add(&all, &id)) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((have_last && (error = walk_new(git, &id, &lid, &all, err)) != 0) ||
+	    (all.n && (error = record_accepted(ctx, &all, git_oid_tostr_s(&id), err)) != 0))
+		goto out;
+	*n = all.n;
+	error = runner_target_watch(ctx, NULL, 1, alert, err);
+out:
+	free(all.v);
+	free(root);
+	free(last);
+	git_repository_free(git);
+	sl_lock_release(&lock);
+	return error;
+}
