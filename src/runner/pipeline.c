@@ -317,7 +317,6 @@ static int only_git_file(const char *dir)
 static int set_aside_half_made(struct step *s, struct sl_err *err)
 {
 	char aside[4200];
-	size_t pruned = 0;
 	int error = 0;
 
 	char *entry = entry_path(s);
@@ -339,8 +338,6 @@ static int set_aside_half_made(struct step *s, struct sl_err *err)
 	/* the .git/worktrees entry is named after this run: nobody else's */
 	if (!error && entry)
 		error = sl_rm_rf(entry, err);
-	if (!error)
-		error = runner_worktree_prune_stale(s->ctx->repo.root, &pruned, err);
 	free(entry);
 	return error;
 }

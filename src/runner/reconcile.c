@@ -266,8 +266,9 @@ static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, siz
  * Finish the cleanup a crash interrupted: a merged or abandoned run whose
  * worktree is still there (its work is on the target or saved on its
  * branch) loses the worktree; a merged run loses its branch too. A dirty
- * worktree is left alone and reported. Stale .git/worktrees entries whose
- * directory is gone are pruned.
+ * worktree is left alone and reported. Stale .git/worktrees entries of
+ * known runs whose directory is gone are pruned after git's grace period;
+ * the user's own worktree entries are never touched.
  */
 /*
  * The branch of a merged run, left behind by a crash after its worktree
@@ -388,8 +389,26 @@ static void recover_checkout(struct runner_ctx *ctx)
 	free(journal);
 }
 
+struct known_runs {
+	const struct store_run *runs;
+	size_t n;
+};
+
+/* 1 when `id` is one of the store's runs: a worktree entry of that name may be ours. */
+static int run_id_known(const char *id, void *data)
+{
+	const struct known_runs *k = data;
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (!strcmp(k->runs[i].id, id))
+			return 1;
+	return 0;
+}
+
 static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
 {
+	struct known_runs known = { runs, n };
 	git_repository *repo = NULL;
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct sl_err err = SL_ERR_INIT;
@@ -431,7 +450,8 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 	git_repository_free(repo);
 	remove_stale_ref_locks(ctx);
 	sl_err_clear(&err);
-	if (runner_worktree_prune_stale(ctx->repo.root, &pruned, &err) == 0 && pruned)
+	if (runner_worktree_prune_stale(ctx->repo.root, run_id_known, &known, &pruned, &err) == 0 &&
+	    pruned)
 		sl_log(SL_LOG_INFO, "pruned %zu stale worktree entr%s", pruned,
 		       pruned == 1 ? "y" : "ies");
 	sl_lock_release(&lock);
