@@ -46,14 +46,17 @@ const char *cli_esc_lines(const char *s, int keep_lines)
 {
 	static char *ring[16];
 	static unsigned next;
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *end;
 	size_t n = strlen((const char *)p), o = 0, l;
 	unsigned long cp;
 	char *out;
 
+	if (!keep_lines) /* a trailing line break ends the line: no need to show it */
+		while (n && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+			n--;
 	if (!(out = malloc(n * 6 + 1)))
 		return "(out of memory)";
-	for (; *p; p += l) {
+	for (end = p + n; p < end; p += l) {
 		if (!(l = utf8_len(p, &cp))) { /* not UTF-8: the byte, in hex */
 			o += (size_t)sprintf(out + o, "\\x%02x", *p);
 			l = 1;
