@@ -8,6 +8,7 @@
 #include "store/store.h"
 
 #include <getopt.h>
+#include <git2.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,31 @@ static void add_relative(struct sl_buf *out, const char *text, const char *root)
 	}
 }
 
+/* The target must be an existing local branch: a tick cannot start without it. */
+static int check_target_exists(const struct sl_repo *repo, const struct sl_config *cfg,
+                               struct sl_buf *problems)
+{
+	git_repository *r = NULL;
+	git_reference *ref = NULL;
+	char name[600];
+	int rc, n = 0;
+
+	if (!cfg || !cfg->target || sl_config_target_problem(cfg->target))
+		return 0; /* no config, or its problem was already reported */
+	snprintf(name, sizeof(name), "refs/heads/%s", cfg->target);
+	if (git_repository_open(&r, repo->root) == 0 &&
+	    (rc = git_reference_lookup(&ref, r, name)) == GIT_ENOTFOUND) {
+		sl_buf_addf(problems,
+		              ".system/config.yaml: target '%s' is not a branch of this "
+		              "repository; create it or name an existing branch\n",
+		              cfg->target);
+		n = 1;
+	}
+	git_reference_free(ref);
+	git_repository_free(r);
+	return n;
+}
+
 static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
                      struct sl_err *err)
 {
@@ -67,6 +93,7 @@ static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t
 	count += n;
 	add_relative(problems, sl_buf_cstr(&cfgp), repo->root);
 	sl_config_load(&cfg, repo->config_path, &ignored);
+	count += check_target_exists(repo, cfg, problems);
 	if (sl_path_exists(repo->db_path) && (n = store_open(&st, repo->db_path, err)) != 0)
 		goto out;
 	if ((n = queue_scan(&scan, repo->root, cfg ? cfg->queue.inbox : "work_orders", err)) != 0 ||

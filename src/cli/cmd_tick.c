@@ -118,13 +118,13 @@ out:
 	return rc;
 }
 
-static int parse_count(const char *cmd, const char *opt, const char *arg, int *out)
+static int parse_count(const char *cmd, const char *opt, const char *arg, int max, int *out)
 {
 	char *end;
 	long v = strtol(arg, &end, 10);
 
-	if (*end || v < 1 || v > 1000)
-		return cli_usage(cmd, "%s takes a number from 1 to 1000, not '%s'", opt, arg);
+	if (*end || v < 1 || v > max)
+		return cli_usage(cmd, "%s takes a number from 1 to %d, not '%s'", opt, max, arg);
 	*out = (int)v;
 	return CLI_OK;
 }
@@ -141,9 +141,9 @@ int cmd_tick(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS "j:", opts, NULL)) != -1) {
 		if (c == 'h')
 			return cli_help(tick_help);
-		if (c == 'j' && parse_count("tick", "--jobs", optarg, &jobs))
+		if (c == 'j' && parse_count("tick", "--jobs", optarg, SL_JOBS_MAX, &jobs))
 			return CLI_USAGE;
-		if (c == 'm' && parse_count("tick", "--max-runs", optarg, &max_runs))
+		if (c == 'm' && parse_count("tick", "--max-runs", optarg, 1000, &max_runs))
 			return CLI_USAGE;
 		if (c != 'j' && c != 'm' && !cli_common_opt(cli, c, optarg))
 			return cli_usage("tick", "unknown option");

@@ -50,7 +50,7 @@ struct sl_config {
 	char *target;              /* branch name, e.g. "main" (default: set by init) */
 	struct {
 		char *inbox;       /* default "work_orders" (relative to the repo root) */
-		int jobs;          /* default 2 */
+		int jobs;          /* default 2, at most SL_JOBS_MAX */
 		int allow_overlap; /* default 0 */
 	} queue;
 	struct {
@@ -97,6 +97,16 @@ struct sl_config {
 
 /* Defaults only (no file). *out is the caller's: sl_config_free(). */
 int sl_config_default(struct sl_config **out, struct sl_err *err);
+
+/* The most builders at once: queue.jobs and `sluice tick --jobs`. */
+#define SL_JOBS_MAX 256
+
+/*
+ * Why `target` cannot name the branch to merge into (starts with '-',
+ * HEAD, refs/..., not a valid branch name), or NULL when it can (static text).
+ * Whether the branch exists is for the caller to check, in the repository.
+ */
+const char *sl_config_target_problem(const char *target);
 
 /*
  * Load and validate `path`. *out is the caller's: sl_config_free(). A

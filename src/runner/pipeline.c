@@ -367,8 +367,10 @@ int step_prepare(struct step *s, struct sl_err *err)
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
 	if (!s->run.base_commit) {
-		if ((error = step__target_tip(s, tip, err)) != 0 ||
-		    (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
+		/* a target that is gone stays gone: the run ends, with the reason */
+		if ((error = step__target_tip(s, tip, err)) == SL_ENOTFOUND)
+			error = SL_EINVALID;
+		if (error || (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
 			goto out;
 	}
 	error = runner_worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
@@ -396,9 +398,10 @@ out:
 	sl_lock_release(&lock);
 	sl_buf_release(&notes);
 	/*
-	 * A bad share/copy path is final. Anything else (a worktree left half made
-	 * by a crash that could not be set aside this time, a lock) is tried again
-	 * by the next tick: the run stays, with the reason.
+	 * A bad share/copy path or a missing target branch is final. Anything
+	 * else (a worktree left half made by a crash that could not be set aside
+	 * this time, a lock) is tried again by the next tick: the run stays,
+	 * with the reason.
 	 */
 	if (error == SL_EINVALID)
 		return step__fail(s, "failed", err, "cannot prepare the worktree: %s", err->msg);

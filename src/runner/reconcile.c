@@ -457,6 +457,32 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 	sl_lock_release(&lock);
 }
 
+/*
+ * A tick needs its target branch: without it every run would be claimed
+ * and fail to prepare, tick after tick. SL_EINVALID says so, and nothing
+ * is started (a config mistake, or the branch was deleted or renamed).
+ */
+static int target_exists(struct runner_ctx *ctx, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_reference *ref = NULL;
+	int rc, error = 0;
+
+	if ((rc = git_repository_open(&repo, ctx->repo.root)) < 0)
+		return sl_err_git(err, rc, "cannot open the repository '%s'", ctx->repo.root);
+	rc = git_reference_lookup(&ref, repo, ctx->target_ref);
+	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
+		error = sl_err_set(err, SL_EINVALID,
+				   "the target branch '%s' does not exist in '%s'; create it or "
+				   "fix 'target' in .system/config.yaml (nothing was started)",
+				   ctx->cfg->target, ctx->repo.root);
+	else if (rc < 0)
+		error = sl_err_git(err, rc, "cannot read the target branch '%s'", ctx->target_ref);
+	git_reference_free(ref);
+	git_repository_free(repo);
+	return error;
+}
+
 int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct sl_err *err)
 {
 	struct store_run *runs = NULL;
@@ -465,6 +491,8 @@ int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct
 
 	*requeued = 0;
 	*orphans = 0;
+	if ((error = target_exists(ctx, err)) != 0)
+		return error;
 	if ((error = store_runs_list(ctx->st, NULL, NULL, &runs, &n, err)) != 0)
 		return error;
 	for (i = 0; i < n && !error; i++) {
