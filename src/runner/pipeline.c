@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -146,10 +147,15 @@ int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, cons
 	struct sl_buf b = SL_BUF_INIT;
 	int error;
 
-	if (!path || !text || sl_buf_puts(&b, text) || sl_buf_puts(&b, "\n"))
+	char *dir = NULL;
+
+	if (!path || !text || sl_buf_puts(&b, text) || sl_buf_puts(&b, "\n") ||
+	    !(dir = strndup(path, (size_t)(strrchr(path, '/') - path))))
 		error = sl_err_set(err, SL_ERROR, "cannot write '%s': out of memory", name);
-	else
+	/* attempts/N/ removed by a builder is made again, never through a link */
+	else if ((error = sl_mkdir_p(dir, err)) == 0)
 		error = sl_write_file_atomic(path, b.ptr, b.len, err);
+	free(dir);
 	sl_buf_release(&b);
 	free(text);
 	free(path);
@@ -200,12 +206,18 @@ const char *const *step__excluded(struct step *s)
 
 static void sanitize_dir(const char *dir, int top, const char *run_id)
 {
-	DIR *d = opendir(dir);
+	struct sl_err e = SL_ERR_INIT;
 	struct dirent *de;
 	struct stat st;
+	DIR *d = NULL;
+	int fd = -1;
 
-	if (!d)
+	/* never through a link: a run folder replaced by one is not cleaned, it is refused */
+	if (sl_open_file(dir, O_RDONLY | O_DIRECTORY, 0, &fd, &e) < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while ((de = readdir(d)) != NULL) {
 		char *p;
 		/* worktree/ and a worktree.broken-* set aside are work trees, not artifacts */
@@ -424,6 +436,26 @@ out:
 			  reused ? "reused" : "ready", s->run.base_commit);
 }
 
+/*
+ * 1 when the run folder (or .system, .system/runs) is a link or no folder:
+ * sluice wrote nothing through it and will not; err says so. A permanent
+ * error, not one to retry every tick.
+ */
+static int run_dir_linked(struct step *s, struct sl_err *err)
+{
+	struct sl_err e = SL_ERR_INIT;
+	int fd = -1;
+
+	if (sl_open_file(s->run_dir, O_RDONLY | O_DIRECTORY, 0, &fd, &e) == SL_EINVALID) {
+		sl_err_clear(err);
+		sl_err_set(err, SL_EINVALID, "the run folder was tampered with: %s", e.msg);
+		return 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 static int dispatch(struct step *s, struct sl_err *err)
 {
 	const char *st = s->run.state;
@@ -475,6 +507,8 @@ int runner_advance(struct runner_ctx *ctx, const char *run_id, struct sl_err *er
 		if (error)
 			break;
 	}
+	if (error < 0 && error != STEP_STOP && run_dir_linked(&s, err))
+		error = step__fail(&s, "failed", err, "%s", err->msg);
 	if (error == STEP_STOP)
 		error = 0;
 	else if (error < 0) {
