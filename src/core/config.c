@@ -930,6 +930,33 @@ out:
 	return n;
 }
 
+int sl_config_parse(struct sl_config **out, const char *name, const char *data, size_t len,
+                    struct sl_buf *problems, struct sl_err *err)
+{
+	struct sl_config *cfg = calloc(1, sizeof(*cfg));
+	int n;
+
+	if (out)
+		*out = NULL;
+	if (!cfg || set_defaults(cfg) < 0 || !(cfg->path = strdup(name))) {
+		n = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (len > CONFIG_MAX_BYTES) {
+		n = sl_err_set(err, SL_ETOOBIG, "'%s' is over 1 MiB; a config is a few lines", name);
+		goto out;
+	}
+	if ((n = walk(cfg, name, data, len, problems)) < 0)
+		n = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (n == 0 && out) {
+		*out = cfg;
+		cfg = NULL;
+	}
+out:
+	sl_config_free(cfg);
+	return n;
+}
+
 void sl_config_free(struct sl_config *cfg)
 {
 	size_t i;

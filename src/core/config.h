@@ -123,6 +123,15 @@ int sl_config_load(struct sl_config **out, const char *path, struct sl_err *err)
 struct sl_buf;
 int sl_config_check(const char *path, struct sl_buf *problems, struct sl_err *err);
 
+/*
+ * The walk of both, over `len` bytes of YAML in memory (`name` for the
+ * messages): every problem into `problems`, their number returned (< 0 on
+ * an error, set in err). With no problem and `out` non-NULL, *out is the
+ * config (the caller's, sl_config_free()). For tests and the fuzz target.
+ */
+int sl_config_parse(struct sl_config **out, const char *name, const char *data, size_t len,
+                    struct sl_buf *problems, struct sl_err *err);
+
 void sl_config_free(struct sl_config *cfg);
 
 /*
