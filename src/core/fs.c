@@ -338,7 +338,23 @@ int sl_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static int rm_tree(const char *path, struct sl_err *err);
+
 int sl_rm_rf(const char *path, struct sl_err *err)
+{
+	struct sl_err e = SL_ERR_INIT;
+	const char *base = NULL;
+	int dfd, g;
+
+	/* below the guard, the folder holding path is reached with no link on the way */
+	if ((g = guarded_parent(path, 0, &dfd, &base, &e)) < 0)
+		return g == SL_ENOTFOUND ? 0 : sl_err_set(err, g, "%s", e.msg);
+	if (dfd >= 0)
+		close(dfd);
+	return rm_tree(path, err);
+}
+
+static int rm_tree(const char *path, struct sl_err *err)
 {
 	struct stat st;
 	DIR *d;
@@ -363,7 +379,7 @@ int sl_rm_rf(const char *path, struct sl_err *err)
 			error = sl_err_set(err, SL_ERROR, "out of memory");
 			break;
 		}
-		error = sl_rm_rf(child, err);
+		error = rm_tree(child, err);
 		free(child);
 	}
 	closedir(d);

@@ -73,4 +73,15 @@ test_expect_success 'a run folder replaced by a link that still leads to the wor
 	test "$(state_of repo $run)" = failed
 '
 
+test_expect_success 'cleaning up a run whose folder is a link deletes nothing outside' '
+	run=$(run_of repo L1) &&
+	mkdir -p outside1/worktree && echo mine >outside1/worktree/keep.txt &&
+	echo mine >outside1/work_order.md &&
+	sluice -C repo abandon $run >out 2>&1 || : &&
+	sluice -C repo tick >out 2>&1 || : &&
+	sluice -C repo gc --keep-last 0 >out 2>&1 || : &&
+	test -f outside1/worktree/keep.txt &&
+	test -f outside1/work_order.md
+'
+
 test_done
