@@ -34,7 +34,13 @@ test_expect_success 'a reviewer comment with an escape code and a line break is 
 	test_grep -v "^WO-FAKE" show &&
 	sluice -C repo runs >runs &&
 	! grep -q "$ESC" runs &&
-	test_grep -v "^WO-FAKE" runs
+	test_grep -v "^WO-FAKE" runs &&
+	sluice -C repo log >log &&
+	! grep -q "$ESC" log &&
+	test_grep -v "^WO-FAKE" log &&
+	sluice -C repo status >status &&
+	! grep -q "$ESC" status &&
+	test_grep -v "^WO-FAKE" status
 '
 
 test_done
