@@ -145,9 +145,8 @@ int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, cons
 	char *path = sl_repo_run_path(&ctx->repo, run_id, name);
 	char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
 	struct sl_buf b = SL_BUF_INIT;
-	int error;
-
 	char *dir = NULL;
+	int error;
 
 	if (!path || !text || sl_buf_puts(&b, text) || sl_buf_puts(&b, "\n") ||
 	    !(dir = strndup(path, (size_t)(strrchr(path, '/') - path))))
@@ -507,7 +506,7 @@ int runner_advance(struct runner_ctx *ctx, const char *run_id, struct sl_err *er
 		if (error)
 			break;
 	}
-	if (error < 0 && error != STEP_STOP && run_dir_linked(&s, err))
+	if (error < 0 && run_dir_linked(&s, err))
 		error = step__fail(&s, "failed", err, "%s", err->msg);
 	if (error == STEP_STOP)
 		error = 0;
