@@ -57,6 +57,25 @@ test_expect_success 'with the target back, the same work order runs and merges' 
 	test "$(state_of repo $(run_of repo N1))" = merged
 '
 
+test_expect_success 'a run whose target vanished after the tick began ends failed, with the reason' '
+	git -C repo branch -f vanish main &&
+	sed "s|^target:.*|target: vanish|" good.yaml >repo/.system/config.yaml &&
+	echo "echo two >two.txt" >"$BUILDERS/N2.sh" &&
+	wo repo N2 &&
+	# the tick checks its target, then waits for the repository lock held here;
+	# the branch goes meanwhile, and the run finds it gone when it prepares
+	flock repo/.system/lock sh -c "sleep 1; git -C repo branch -D vanish >/dev/null" &
+	sleep 0.3 &&
+	sluice -C repo tick >out 2>&1 || : &&
+	wait &&
+	run=$(run_of repo N2) &&
+	test "$(state_of repo $run)" = failed &&
+	sluice -C repo runs >runs &&
+	test_grep "cannot read the target branch" runs &&
+	test_grep -v "retried next tick" runs &&
+	cp good.yaml repo/.system/config.yaml
+'
+
 test_expect_success 'init refuses --target -x and --target HEAD' '
 	test_repo fresh &&
 	test_expect_failure_code 1 sluice -C fresh init --target -x >out 2>&1 &&
