@@ -64,8 +64,8 @@ test_expect_success 'a run whose target vanished after the tick began ends faile
 	wo repo N2 &&
 	# the tick checks its target, then waits for the repository lock held here;
 	# the branch goes meanwhile, and the run finds it gone when it prepares
-	flock repo/.system/lock sh -c "sleep 1; git -C repo branch -D vanish >/dev/null" &
-	sleep 0.3 &&
+	flock repo/.system/lock sh -c ": >held; sleep 1; git -C repo branch -D vanish >/dev/null" &
+	i=0 && while ! test -f held && test $i -lt 100; do sleep 0.1; i=$((i + 1)); done &&
 	sluice -C repo tick >out 2>&1 || : &&
 	wait &&
 	run=$(run_of repo N2) &&
