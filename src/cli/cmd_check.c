@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <git2.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,36 @@ static int check_target_exists(const struct sl_repo *repo, const struct sl_confi
 	return n;
 }
 
+/* share/copy entries that exist must resolve inside the repository (no link leading out). */
+static int check_paths_inside(const struct sl_repo *repo, const struct sl_config *cfg,
+                              struct sl_buf *problems)
+{
+	const char *keys[2] = {"worktree.share", "worktree.copy"};
+	char *const *lists[2];
+	char abs[PATH_MAX], real[PATH_MAX];
+	size_t rl = strlen(repo->root), i, k;
+	int n = 0;
+
+	if (!cfg)
+		return 0;
+	lists[0] = cfg->worktree.share;
+	lists[1] = cfg->worktree.copy;
+	for (k = 0; k < 2; k++)
+		for (i = 0; lists[k] && lists[k][i]; i++) {
+			snprintf(abs, sizeof(abs), "%s/%s", repo->root, lists[k][i]);
+			if (!realpath(abs, real))
+				continue; /* missing: said when a run prepares */
+			if (!strncmp(real, repo->root, rl) && (real[rl] == '/' || !real[rl]))
+				continue;
+			sl_buf_addf(problems,
+			            ".system/config.yaml: '%s' entry '%s' leads outside the "
+			            "repository (to '%s'); share or copy files of the project only\n",
+			            keys[k], lists[k][i], real);
+			n++;
+		}
+	return n;
+}
+
 static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
                      struct sl_err *err)
 {
@@ -94,6 +125,7 @@ static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t
 	add_relative(problems, sl_buf_cstr(&cfgp), repo->root);
 	sl_config_load(&cfg, repo->config_path, &ignored);
 	count += check_target_exists(repo, cfg, problems);
+	count += check_paths_inside(repo, cfg, problems);
 	if (sl_path_exists(repo->db_path) && (n = store_open(&st, repo->db_path, err)) != 0)
 		goto out;
 	if ((n = queue_scan(&scan, repo->root, cfg ? cfg->queue.inbox : "work_orders", err)) != 0 ||

@@ -32,6 +32,14 @@ for bad in "share: [.git]" "share: [.git/hooks]" "copy: [.system]" "copy: [./.SY
 	'
 done
 
+test_expect_success 'check rejects a share entry that is a link leading out of the repository' '
+	mkdir -p elsewhere && ln -s "$TRASH/elsewhere" repo/vendor &&
+	{ cat good.yaml && echo "worktree:" && echo "  share: [vendor]"; } >repo/.system/config.yaml &&
+	test_expect_failure_code 1 sluice -C repo check >out 2>&1 &&
+	test_grep "worktree.share. entry .vendor. leads outside the repository" out &&
+	rm repo/vendor
+'
+
 test_expect_success 'check rejects an unterminated placeholder in merge.message' '
 	{ cat good.yaml && echo "merge:" && echo "  message: \"{work_order.title\""; } >repo/.system/config.yaml &&
 	test_expect_failure_code 1 sluice -C repo check >out 2>&1 &&
