@@ -49,6 +49,17 @@ int cmd_worktree(struct cli *cli, int argc, char **argv);
 /* Print "sluice: <msg>" (and the hint, if any) to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Text from outside (titles, reasons, reviewer comments, paths) made safe to
+ * print on a terminal: control characters, line breaks, C1 codes, line
+ * separators and bidirectional overrides as \n, \x1b, \u202e; bytes that are
+ * not UTF-8 as \xff. cli_esc_lines() keeps line breaks and tabs (multi-line
+ * text such as conflict markers). The result is borrowed and stays valid for
+ * the next 15 calls; NULL prints as "".
+ */
+const char *cli_esc(const char *s);
+const char *cli_esc_lines(const char *s, int keep_lines);
+
 /* Print an sl_err to stderr as "sluice: <msg>"; returns CLI_FAIL (or CLI_USAGE for SL_EINVALID args). */
 int cli_report(const struct sl_err *err);
 

@@ -8,7 +8,9 @@
 #include "store/store.h"
 
 #include <getopt.h>
+#include <git2.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,61 @@ static void add_relative(struct sl_buf *out, const char *text, const char *root)
 	}
 }
 
+/* The target must be an existing local branch: a tick cannot start without it. */
+static int check_target_exists(const struct sl_repo *repo, const struct sl_config *cfg,
+                               struct sl_buf *problems)
+{
+	git_repository *r = NULL;
+	git_reference *ref = NULL;
+	char name[600];
+	int rc, n = 0;
+
+	if (!cfg || !cfg->target || sl_config_target_problem(cfg->target))
+		return 0; /* no config, or its problem was already reported */
+	snprintf(name, sizeof(name), "refs/heads/%s", cfg->target);
+	if (git_repository_open(&r, repo->root) == 0 &&
+	    (rc = git_reference_lookup(&ref, r, name)) == GIT_ENOTFOUND) {
+		sl_buf_addf(problems,
+		              ".system/config.yaml: target '%s' is not a branch of this "
+		              "repository; create it or name an existing branch\n",
+		              cfg->target);
+		n = 1;
+	}
+	git_reference_free(ref);
+	git_repository_free(r);
+	return n;
+}
+
+/* share/copy entries that exist must resolve inside the repository (no link leading out). */
+static int check_paths_inside(const struct sl_repo *repo, const struct sl_config *cfg,
+                              struct sl_buf *problems)
+{
+	const char *keys[2] = {"worktree.share", "worktree.copy"};
+	char *const *lists[2];
+	char abs[PATH_MAX], real[PATH_MAX];
+	size_t rl = strlen(repo->root), i, k;
+	int n = 0;
+
+	if (!cfg)
+		return 0;
+	lists[0] = cfg->worktree.share;
+	lists[1] = cfg->worktree.copy;
+	for (k = 0; k < 2; k++)
+		for (i = 0; lists[k] && lists[k][i]; i++) {
+			snprintf(abs, sizeof(abs), "%s/%s", repo->root, lists[k][i]);
+			if (!realpath(abs, real))
+				continue; /* missing: said when a run prepares */
+			if (!strncmp(real, repo->root, rl) && (real[rl] == '/' || !real[rl]))
+				continue;
+			sl_buf_addf(problems,
+			            ".system/config.yaml: '%s' entry '%s' leads outside the "
+			            "repository (to '%s'); share or copy files of the project only\n",
+			            keys[k], lists[k][i], real);
+			n++;
+		}
+	return n;
+}
+
 static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
                      struct sl_err *err)
 {
@@ -67,6 +124,8 @@ static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t
 	count += n;
 	add_relative(problems, sl_buf_cstr(&cfgp), repo->root);
 	sl_config_load(&cfg, repo->config_path, &ignored);
+	count += check_target_exists(repo, cfg, problems);
+	count += check_paths_inside(repo, cfg, problems);
 	if (sl_path_exists(repo->db_path) && (n = store_open(&st, repo->db_path, err)) != 0)
 		goto out;
 	if ((n = queue_scan(&scan, repo->root, cfg ? cfg->queue.inbox : "work_orders", err)) != 0 ||

@@ -92,10 +92,13 @@ out:
 static int choose_target(struct init *in)
 {
 	char ref[512];
+	const char *why;
 	int valid = 0;
 
 	if (!in->target_opt)
 		return head_branch(in);
+	if ((why = sl_config_target_problem(in->target_opt)) != NULL)
+		return sl_err_set(&in->err, SL_EINVALID, "--target '%s' %s", in->target_opt, why);
 	snprintf(ref, sizeof(ref), "refs/heads/%s", in->target_opt);
 	if (git_reference_name_is_valid(&valid, ref) < 0 || !valid)
 		return sl_err_set(&in->err, SL_EINVALID,

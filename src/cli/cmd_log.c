@@ -63,9 +63,9 @@ int cmd_log(struct cli *cli, int argc, char **argv)
 		char when[40];
 		sl_time_iso(when, sizeof(when), ev[i].at_ms);
 		printf("%s  %s%s%s  %s -> %s  %s\n", when, ev[i].run_id ? "run " : "wo ",
-		       ev[i].run_id ? ev[i].run_id : ev[i].work_order_id ? ev[i].work_order_id : "?",
+		       cli_esc(ev[i].run_id ? ev[i].run_id : ev[i].work_order_id ? ev[i].work_order_id : "?"),
 		       ev[i].run_id && ev[i].work_order_id ? "" : "", ev[i].from_state ? ev[i].from_state : "-",
-		       ev[i].to_state ? ev[i].to_state : "-", ev[i].reason ? ev[i].reason : "");
+		       ev[i].to_state ? ev[i].to_state : "-", cli_esc(ev[i].reason));
 	}
 out:
 	store_events_free(ev, n);

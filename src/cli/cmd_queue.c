@@ -106,14 +106,15 @@ static int print_text(const struct queue_plan *plan, const struct store_inbox_er
 	}
 	for (i = 0; i < plan->n; i++) {
 		const struct queue_item *it = &plan->items[i];
-		printf("%-8s %3d  %-20s %s\n", it->state, it->priority, it->id, it->title);
+		printf("%-8s %3d  %-20s %s\n", it->state, it->priority, cli_esc(it->id),
+		       cli_esc(it->title));
 		if (explain)
-			printf("%14s%s\n", "", it->explain ? it->explain : "");
+			printf("%14s%s\n", "", cli_esc(it->explain));
 	}
 	if (nerrs)
 		printf("\nproblems in the inbox (fix them; see 'sluice check'):\n");
 	for (i = 0; i < nerrs; i++)
-		printf("  %s\n", errs[i].message);
+		printf("  %s\n", cli_esc(errs[i].message));
 	return CLI_OK;
 }
 

@@ -67,8 +67,8 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		char el[32];
 		cli_elapsed(el, sizeof(el), runs[i].created_ms, runs[i].finished_ms);
-		printf("%-24s  %-18s %-15s %9s  %s\n", runs[i].id, runs[i].work_order_id,
-		       runs[i].state, el, runs[i].reason ? runs[i].reason : "");
+		printf("%-24s  %-18s %-15s %9s  %s\n", cli_esc(runs[i].id),
+		       cli_esc(runs[i].work_order_id), runs[i].state, el, cli_esc(runs[i].reason));
 	}
 out:
 	store_runs_free(runs, n);

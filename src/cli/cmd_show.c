@@ -17,11 +17,10 @@ static const char show_help[] =
 	"\n"
 	"  --json  one JSON document (schema/show.schema.json)\n";
 
+/* A string field, escaped for the terminal (cli_esc): it may come from a builder or reviewer. */
 static const char *js(json_t *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
+	return cli_esc(json_string_value(json_object_get(o, key)));
 }
 
 static void show_head(json_t *d)
@@ -137,7 +136,7 @@ static void show_conflict(json_t *d)
 	printf("\nconflict in %zu file%s:", json_array_size(json_object_get(c, "files")),
 	       json_array_size(json_object_get(c, "files")) == 1 ? "" : "s");
 	json_array_foreach(json_object_get(c, "files"), i, f)
-		printf(" %s", json_string_value(f));
+		printf(" %s", cli_esc(json_string_value(f)));
 	printf("\n");
 	if (json_is_object(rv = json_object_get(c, "rival")))
 		printf("  with run %s (%s \"%s\"), merged %s\n  its summary: %s\n", js(rv, "run"),
@@ -145,7 +144,8 @@ static void show_conflict(json_t *d)
 		       *js(rv, "summary") ? js(rv, "summary") : "(none)");
 	if (*js(c, "markers"))
 		printf("  markers%s:\n%s\n", json_is_true(json_object_get(c, "markers_truncated")) ?
-		       " (truncated)" : "", js(c, "markers"));
+		       " (truncated)" : "",
+		       cli_esc_lines(json_string_value(json_object_get(c, "markers")), 1));
 }
 
 static void show_tail(json_t *d)

@@ -28,8 +28,8 @@ static void print_run(const struct store_run *r)
 	char el[32];
 
 	cli_elapsed(el, sizeof(el), r->created_ms, r->finished_ms);
-	printf("  %-24s %-16s %-15s %8s  %s\n", r->id, r->work_order_id, r->state, el,
-	       r->reason ? r->reason : "");
+	printf("  %-24s %-16s %-15s %8s  %s\n", r->id, cli_esc(r->work_order_id), r->state, el,
+	       cli_esc(r->reason));
 }
 
 static int wo_counts(struct runner_ctx *ctx, json_t *counts, struct sl_err *err)

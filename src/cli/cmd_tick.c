@@ -171,8 +171,7 @@ int cmd_tick(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS "j:", opts, NULL)) != -1) {
 		if (c == 'h')
 			return cli_help(tick_help);
-		/* --jobs as queue.jobs allows (config.c) */
-		if (c == 'j' && parse_count("tick", "--jobs", optarg, 256, &jobs))
+		if (c == 'j' && parse_count("tick", "--jobs", optarg, SL_JOBS_MAX, &jobs))
 			return CLI_USAGE;
 		if (c == 'm' && parse_count("tick", "--max-runs", optarg, 1000, &max_runs))
 			return CLI_USAGE;

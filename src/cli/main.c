@@ -71,7 +71,10 @@ int main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	while (i < argc && argv[i][0] == '-') {
-		if (!strcmp(argv[i], "-C") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-C") && (i + 1 >= argc || !argv[i + 1][0])) {
+			fprintf(stderr, "sluice: -C needs a directory: sluice -C DIR <command>\n");
+			return CLI_USAGE;
+		} else if (!strcmp(argv[i], "-C")) {
 			cli.dir = argv[i + 1];
 			i += 2;
 		} else if (!strncmp(argv[i], "-C", 2) && argv[i][2]) {

@@ -15,6 +15,78 @@ static void put_safe(FILE *out, const char *s)
 	}
 }
 
+/* The length of the UTF-8 sequence at s, or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, unsigned long *cp)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	*cp = s[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	return n;
+}
+
+static int esc_control(unsigned long cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+const char *cli_esc_lines(const char *s, int keep_lines)
+{
+	static char *ring[16];
+	static unsigned next;
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *end;
+	size_t n = strlen((const char *)p), o = 0, l;
+	unsigned long cp;
+	char *out;
+
+	if (!keep_lines) /* a trailing line break ends the line: no need to show it */
+		while (n && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+			n--;
+	if (!(out = malloc(n * 6 + 1)))
+		return "(out of memory)";
+	for (end = p + n; p < end; p += l) {
+		if (!(l = utf8_len(p, &cp))) { /* not UTF-8: the byte, in hex */
+			o += (size_t)sprintf(out + o, "\\x%02x", *p);
+			l = 1;
+		} else if (keep_lines && (cp == '\n' || cp == '\t')) {
+			out[o++] = (char)cp;
+		} else if (cp == '\n' || cp == '\t' || cp == '\r') {
+			out[o++] = '\\';
+			out[o++] = cp == '\n' ? 'n' : cp == '\t' ? 't' : 'r';
+		} else if (esc_control(cp)) {
+			if (cp < 0x80)
+				o += (size_t)sprintf(out + o, "\\x%02lx", cp);
+			else
+				o += (size_t)sprintf(out + o, "\\u%04lx", cp);
+		} else {
+			memcpy(out + o, p, l);
+			o += l;
+		}
+	}
+	out[o] = '\0';
+	free(ring[next]);
+	ring[next] = out;
+	next = (next + 1) % (sizeof(ring) / sizeof(ring[0]));
+	return out;
+}
+
+const char *cli_esc(const char *s)
+{
+	return cli_esc_lines(s, 0);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	char msg[4096];

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 #define CONFIG_MAX_BYTES ((size_t)1 << 20)
@@ -218,6 +219,28 @@ static int get_argv(struct ctx *c, const yaml_node_t *n, sl_strv *out, const cha
 	return 0;
 }
 
+/*
+ * 1 when relative path p is in .git or .system (any case: a case-folding
+ * file system sees .GIT as .git), after "./" and empty components.
+ */
+static int names_private_dir(const char *p)
+{
+	size_t len;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (p[0] == '.' && (p[1] == '/' || !p[1])) {
+			p++;
+			continue;
+		}
+		break;
+	}
+	len = strcspn(p, "/");
+	return (len == 4 && !strncasecmp(p, ".git", 4)) ||
+	       (len == 7 && !strncasecmp(p, ".system", 7));
+}
+
 static int get_paths(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key)
 {
 	size_t i;
@@ -225,7 +248,13 @@ static int get_paths(struct ctx *c, const yaml_node_t *n, sl_strv *out, const ch
 	if (get_strv(c, n, out, key, " of paths relative to the repository root") < 0)
 		return -1;
 	for (i = 0; (*out)[i]; i++)
-		if (!sl_path_is_safe_relative((*out)[i])) {
+		if (names_private_dir((*out)[i])) {
+			problem(c, n,
+			        "'%s' entry '%s' names git's or sluice's own folder (.git, "
+			        ".system); share or copy files of the project only",
+			        key, (*out)[i]);
+			return -1;
+		} else if (!sl_path_is_safe_relative((*out)[i])) {
 			problem(c, n,
 			        "'%s' entry '%s' is not a path inside the repository; use a "
 			        "relative "
@@ -277,7 +306,7 @@ static void queue_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 			        "without '..', not '%s'",
 			        c->cfg->queue.inbox);
 	} else if (!strcmp(key, "jobs")) {
-		get_int(c, v, &c->cfg->queue.jobs, 1, 256, "queue.jobs");
+		get_int(c, v, &c->cfg->queue.jobs, 1, SL_JOBS_MAX, "queue.jobs");
 	} else if (!strcmp(key, "allow_overlap")) {
 		get_bool(c, v, &c->cfg->queue.allow_overlap, "queue.allow_overlap");
 	} else {
@@ -638,9 +667,15 @@ static void merge_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 	} else if (!strcmp(key, "verify")) {
 		get_bool(c, v, &cfg->merge.verify, "merge.verify");
 	} else if (!strcmp(key, "message")) {
-		if (get_str(c, v, &cfg->merge.message, "merge.message") == 0)
-			check_template(c, v, cfg->merge.message, merge_var_known, NULL,
-			               "merge.message");
+		if (get_str(c, v, &cfg->merge.message, "merge.message") == 0) {
+			struct sl_err e = SL_ERR_INIT;
+			/* a commit message: every single brace must be a variable */
+			if (sl_template_check_braces(cfg->merge.message, "merge.message", &e) != 0)
+				problem(c, v, "%s", e.msg);
+			else
+				check_template(c, v, cfg->merge.message, merge_var_known, NULL,
+				               "merge.message");
+		}
 	} else {
 		unknown(c, k, "merge", "resolver, resolve_attempts, verify, message");
 	}
@@ -678,12 +713,29 @@ static int branch_name_ok(const char *s)
 	return 1;
 }
 
+const char *sl_config_target_problem(const char *t)
+{
+	if (!t[0])
+		return "is empty; name a local branch such as main";
+	if (t[0] == '-')
+		return "starts with '-'; name a local branch such as main";
+	if (!strncmp(t, "refs/heads/", 11))
+		return "is not a branch name (name the branch without 'refs/heads/')";
+	if (!strcmp(t, "HEAD") || !strncmp(t, "refs/", 5) || !strncmp(t, "heads/", 6))
+		return "is not a branch; name a local branch such as main";
+	if (!branch_name_ok(t))
+		return "is not a valid branch name";
+	return NULL;
+}
+
 static void target_check(struct ctx *c, yaml_node_t *v)
 {
+	const char *why;
+
 	if (get_str(c, v, &c->cfg->target, "target") < 0)
 		return;
-	if (!branch_name_ok(c->cfg->target))
-		problem(c, v, "target '%s' is not a valid branch name", c->cfg->target);
+	if ((why = sl_config_target_problem(c->cfg->target)) != NULL)
+		problem(c, v, "target '%s' %s", c->cfg->target, why);
 }
 
 static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
@@ -875,6 +927,33 @@ int sl_config_check(const char *path, struct sl_buf *problems, struct sl_err *er
 out:
 	sl_config_free(cfg);
 	sl_buf_release(&data);
+	return n;
+}
+
+int sl_config_parse(struct sl_config **out, const char *name, const char *data, size_t len,
+                    struct sl_buf *problems, struct sl_err *err)
+{
+	struct sl_config *cfg = calloc(1, sizeof(*cfg));
+	int n;
+
+	if (out)
+		*out = NULL;
+	if (!cfg || set_defaults(cfg) < 0 || !(cfg->path = strdup(name))) {
+		n = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (len > CONFIG_MAX_BYTES) {
+		n = sl_err_set(err, SL_ETOOBIG, "'%s' is over 1 MiB; a config is a few lines", name);
+		goto out;
+	}
+	if ((n = walk(cfg, name, data, len, problems)) < 0)
+		n = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (n == 0 && out) {
+		*out = cfg;
+		cfg = NULL;
+	}
+out:
+	sl_config_free(cfg);
 	return n;
 }
 

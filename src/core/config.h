@@ -50,7 +50,7 @@ struct sl_config {
 	char *target;              /* branch name, e.g. "main" (default: set by init) */
 	struct {
 		char *inbox;       /* default "work_orders" (relative to the repo root) */
-		int jobs;          /* default 2 */
+		int jobs;          /* default 2, at most SL_JOBS_MAX */
 		int allow_overlap; /* default 0 */
 	} queue;
 	struct {
@@ -98,6 +98,16 @@ struct sl_config {
 /* Defaults only (no file). *out is the caller's: sl_config_free(). */
 int sl_config_default(struct sl_config **out, struct sl_err *err);
 
+/* The most builders at once: queue.jobs and `sluice tick --jobs`. */
+#define SL_JOBS_MAX 256
+
+/*
+ * Why `target` cannot name the branch to merge into (starts with '-',
+ * HEAD, refs/..., not a valid branch name), or NULL when it can (static text).
+ * Whether the branch exists is for the caller to check, in the repository.
+ */
+const char *sl_config_target_problem(const char *target);
+
 /*
  * Load and validate `path`. *out is the caller's: sl_config_free(). A
  * missing file is SL_ENOTFOUND; a bad one SL_EINVALID with
@@ -112,6 +122,15 @@ int sl_config_load(struct sl_config **out, const char *path, struct sl_err *err)
  */
 struct sl_buf;
 int sl_config_check(const char *path, struct sl_buf *problems, struct sl_err *err);
+
+/*
+ * The walk of both, over `len` bytes of YAML in memory (`name` for the
+ * messages): every problem into `problems`, their number returned (< 0 on
+ * an error, set in err). With no problem and `out` non-NULL, *out is the
+ * config (the caller's, sl_config_free()). For tests and the fuzz target.
+ */
+int sl_config_parse(struct sl_config **out, const char *name, const char *data, size_t len,
+                    struct sl_buf *problems, struct sl_err *err);
 
 void sl_config_free(struct sl_config *cfg);
 

@@ -4,11 +4,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static const char *guarded_rel(const char *path);
+static int open_dir_guarded(const char *path, size_t len, int create, int *fd,
+			    struct sl_err *err);
 
 int sl_mkdir_p(const char *path, struct sl_err *err)
 {
@@ -17,6 +22,13 @@ int sl_mkdir_p(const char *path, struct sl_err *err)
 
 	if (!tmp)
 		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (guarded_rel(path)) { /* no link anywhere below the guarded dir */
+		int fd = -1;
+		free(tmp);
+		if ((error = open_dir_guarded(path, strlen(path), 1, &fd, err)) == 0)
+			close(fd);
+		return error;
+	}
 	for (p = tmp + 1; ; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
@@ -94,16 +106,166 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* "<root>/.system" of the repository in use: nothing below it is reached through a link. */
+static char *guard_dir;
+
+int sl_fs_guard(const char *dir)
+{
+	char *copy = dir ? strdup(dir) : NULL;
+
+	if (dir && !copy)
+		return -1;
+	free(guard_dir);
+	guard_dir = copy;
+	return 0;
+}
+
+/* The part of path below the guarded dir's parent (".system/..."), or NULL when not under it. */
+static const char *guarded_rel(const char *path)
+{
+	size_t n, p;
+
+	if (!guard_dir)
+		return NULL;
+	n = strlen(guard_dir);
+	if (strncmp(path, guard_dir, n) || (path[n] != '/' && path[n] != '\0'))
+		return NULL;
+	for (p = n; p > 0 && guard_dir[p - 1] != '/'; p--)
+		;
+	return p ? path + p : NULL;
+}
+
+static int link_refused(struct sl_err *err, const char *path, size_t upto)
+{
+	return sl_err_set(err, SL_EINVALID,
+			  "'%.*s' is a symbolic link or not a folder; sluice writes nothing "
+			  "through a link (did a builder or gate replace it?)",
+			  (int)upto, path);
+}
+
+/*
+ * Open the folder `len` bytes of path name (it is under the guarded dir)
+ * walking from the guarded dir's parent with O_NOFOLLOW at every step;
+ * missing folders are made when `create`. *fd is the caller's, close().
+ */
+static int open_dir_guarded(const char *path, size_t len, int create, int *fd,
+			    struct sl_err *err)
+{
+	const char *rel = guarded_rel(path), *p, *end = path + len;
+	char comp[NAME_MAX + 1];
+	int dfd, next;
+
+	*fd = -1;
+	{
+		/* the parent of the guarded dir is the user's: opened as it is */
+		size_t plen = (size_t)(rel - path);
+		char *parent = strndup(path, plen ? plen : 1);
+		if (!parent)
+			return sl_err_set(err, SL_ERROR, "out of memory");
+		dfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		free(parent);
+		if (dfd < 0)
+			return sl_err_sys(err, errno, "cannot open '%.*s'", (int)plen, path);
+	}
+	for (p = rel; p < end;) {
+		size_t n = strcspn(p, "/");
+		if (p + n > end)
+			n = (size_t)(end - p);
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			p += n + 1;
+			continue;
+		}
+		if (n > NAME_MAX || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			close(dfd);
+			return sl_err_set(err, SL_EINVALID, "'%.*s' is not a path sluice writes",
+					  (int)len, path);
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		next = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && create) {
+			if (mkdirat(dfd, comp, 0777) < 0 && errno != EEXIST) {
+				close(dfd);
+				return sl_err_sys(err, errno, "cannot create directory '%.*s'",
+						  (int)(p + n - path), path);
+			}
+			next = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0) {
+			int e = errno;
+			close(dfd);
+			if (e == ELOOP || e == ENOTDIR)
+				return link_refused(err, path, (size_t)(p + n - path));
+			return sl_err_sys(err, e, "cannot open '%.*s'", (int)(p + n - path), path);
+		}
+		close(dfd);
+		dfd = next;
+		p += n + 1;
+	}
+	*fd = dfd;
+	return 0;
+}
+
+/*
+ * For a path under the guarded dir: the folder holding it, opened with no
+ * link on the way (*dfd), and its last component (*base). 0 when not
+ * guarded (*dfd = -1), 1 when guarded, < 0 on error.
+ */
+static int guarded_parent(const char *path, int create, int *dfd, const char **base,
+			  struct sl_err *err)
+{
+	const char *slash;
+	int error;
+
+	*dfd = -1;
+	if (!guarded_rel(path) || !(slash = strrchr(path, '/')) || !slash[1])
+		return 0;
+	*base = slash + 1;
+	if ((error = open_dir_guarded(path, (size_t)(slash - path), create, dfd, err)) < 0)
+		return error;
+	return 1;
+}
+
+int sl_open_file(const char *path, int flags, int mode, int *fd, struct sl_err *err)
+{
+	const char *base = NULL;
+	int dfd, g;
+
+	*fd = -1;
+	flags |= O_NOFOLLOW | O_CLOEXEC;
+	if ((g = guarded_parent(path, 0, &dfd, &base, err)) < 0)
+		return g;
+	*fd = g ? openat(dfd, base, flags, mode) : open(path, flags, mode);
+	if (*fd < 0) {
+		int e = errno;
+		if (dfd >= 0)
+			close(dfd);
+		if (e == ELOOP || (e == ENOTDIR && (flags & O_DIRECTORY)))
+			return link_refused(err, path, strlen(path));
+		return sl_err_sys(err, e, "cannot open '%s'", path);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return 0;
+}
+
 int sl_write_file(const char *path, const void *data, size_t len, struct sl_err *err)
 {
 	struct stat st;
-	int fd, error = 0;
+	const char *base = NULL;
+	int fd, dfd, g, error = 0;
 
+	if ((g = guarded_parent(path, 0, &dfd, &base, err)) < 0)
+		return g;
 	/* replace a symlink (or FIFO) at path rather than write through it */
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
-
+	if ((g ? fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) : lstat(path, &st)) == 0 &&
+	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		g ? unlinkat(dfd, base, 0) : unlink(path);
+	fd = g ? openat(dfd, base, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+			0666)
+	       : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+	if (dfd >= 0)
+		close(dfd);
 	if (fd < 0)
 		return sl_err_sys(err, errno, "cannot write '%s'", path);
 	if (write_all(fd, data, len) < 0)
@@ -116,16 +278,21 @@ int sl_write_file(const char *path, const void *data, size_t len, struct sl_err 
 int sl_write_file_atomic(const char *path, const void *data, size_t len, struct sl_err *err)
 {
 	char *tmp = NULL, *dcopy = NULL;
-	int fd = -1, dfd = -1, error = 0;
+	const char *base = NULL, *tname = NULL;
+	int fd = -1, dfd = -1, g, error = 0;
 
+	if ((g = guarded_parent(path, 0, &dfd, &base, err)) < 0)
+		return g;
 	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
 		tmp = NULL;
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
+	tname = g ? strrchr(tmp, '/') + 1 : tmp;
 	/* a fresh file: never through whatever was planted at the temporary name */
-	if ((unlink(tmp) < 0 && errno != ENOENT) ||
-	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666)) < 0) {
+	if (((g ? unlinkat(dfd, tname, 0) : unlink(tmp)) < 0 && errno != ENOENT) ||
+	    (fd = g ? openat(dfd, tname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666)
+		    : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666)) < 0) {
 		error = sl_err_sys(err, errno, "cannot write '%s'", tmp);
 		goto out;
 	}
@@ -135,19 +302,23 @@ int sl_write_file_atomic(const char *path, const void *data, size_t len, struct 
 	}
 	close(fd);
 	fd = -1;
-	if (rename(tmp, path) < 0) {
+	/* renameat replaces a link planted at the name; it never writes through it */
+	if ((g ? renameat(dfd, tname, dfd, base) : rename(tmp, path)) < 0) {
 		error = sl_err_sys(err, errno, "cannot rename '%s' to '%s'", tmp, path);
 		goto out;
 	}
-	if ((dcopy = strdup(path)) && (dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY)) >= 0)
+	if (g)
+		fsync(dfd);
+	else if ((dcopy = strdup(path)) &&
+		 (dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
 		fsync(dfd);
 out:
 	if (fd >= 0)
 		close(fd);
+	if (error && tmp && tname)
+		g ? unlinkat(dfd, tname, 0) : unlink(tmp);
 	if (dfd >= 0)
 		close(dfd);
-	if (error && tmp)
-		unlink(tmp);
 	free(tmp);
 	free(dcopy);
 	return error;
@@ -167,7 +338,23 @@ int sl_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static int rm_tree(const char *path, struct sl_err *err);
+
 int sl_rm_rf(const char *path, struct sl_err *err)
+{
+	struct sl_err e = SL_ERR_INIT;
+	const char *base = NULL;
+	int dfd, g;
+
+	/* below the guard, the folder holding path is reached with no link on the way */
+	if ((g = guarded_parent(path, 0, &dfd, &base, &e)) < 0)
+		return g == SL_ENOTFOUND ? 0 : sl_err_set(err, g, "%s", e.msg);
+	if (dfd >= 0)
+		close(dfd);
+	return rm_tree(path, err);
+}
+
+static int rm_tree(const char *path, struct sl_err *err)
 {
 	struct stat st;
 	DIR *d;
@@ -192,7 +379,7 @@ int sl_rm_rf(const char *path, struct sl_err *err)
 			error = sl_err_set(err, SL_ERROR, "out of memory");
 			break;
 		}
-		error = sl_rm_rf(child, err);
+		error = rm_tree(child, err);
 		free(child);
 	}
 	closedir(d);

@@ -5,6 +5,25 @@
 #include "core/buf.h"
 #include "core/err.h"
 
+/*
+ * Guard `dir` (the repository's .system, set once by sl_repo_find; NULL
+ * clears): from then on sl_mkdir_p, sl_write_file, sl_write_file_atomic and
+ * sl_open_file reach a path below it only through real folders, opened one
+ * by one with O_DIRECTORY|O_NOFOLLOW and written with openat/renameat
+ * relative to them. A symbolic link anywhere below the guarded dir's
+ * parent (.system itself, a run folder, attempts/N) is refused with
+ * SL_EINVALID: a builder that replaced its run folder by a link redirects
+ * nothing. A link at the last component is replaced (atomic writes) or
+ * refused, never written through. -1 on out-of-memory.
+ */
+int sl_fs_guard(const char *dir);
+
+/*
+ * open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode) under the guard's rules;
+ * *fd is the caller's, close().
+ */
+int sl_open_file(const char *path, int flags, int mode, int *fd, struct sl_err *err);
+
 /* mkdir -p with mode 0777 & ~umask; 0 if it exists already as a directory. */
 int sl_mkdir_p(const char *path, struct sl_err *err);
 

@@ -462,12 +462,14 @@ static void reap(struct proc_io *io)
 static int open_log(struct proc_io *io, struct sl_err *err)
 {
 	const struct sl_proc_opts *o = io->opts;
+	int rc;
 
 	if (!o->log_path)
 		return 0;
-	io->log_fd = open(o->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (io->log_fd < 0)
-		return sl_err_sys(err, errno, "cannot open log '%s'", o->log_path);
+	/* no link on the way: a builder may have replaced its run folder */
+	if ((rc = sl_open_file(o->log_path, O_WRONLY | O_APPEND | O_CREAT, 0644, &io->log_fd,
+			       err)) < 0)
+		return rc;
 	/* The bound is per child: what this run appends, not the file's size. */
 	io->log_budget = o->log_max;
 	return 0;

@@ -55,7 +55,7 @@ int sl_repo_find(struct sl_repo *out, const char *dir, struct sl_err *err)
 	out->lock_path = sl_path_join(out->sysdir, "lock");
 	out->runs_dir = sl_path_join(out->sysdir, "runs");
 	if (!out->root || !out->gitdir || !out->sysdir || !out->config_path || !out->db_path ||
-	    !out->lock_path || !out->runs_dir)
+	    !out->lock_path || !out->runs_dir || sl_fs_guard(out->sysdir) < 0)
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 out:
 	git_buf_dispose(&found);

@@ -63,6 +63,38 @@ static int scan(const char *t, piece_fn fn, void *ctx)
 	return fn(lit, (size_t)(t - lit), NULL, ctx);
 }
 
+int sl_template_check_braces(const char *tmpl, const char *where, struct sl_err *err)
+{
+	const char *t = tmpl;
+	size_t vl, n;
+
+	while (*t) {
+		if ((t[0] == '{' && t[1] == '{') || (t[0] == '}' && t[1] == '}')) {
+			t += 2;
+			continue;
+		}
+		if (t[0] == '{' && (vl = var_len(t)) != 0) {
+			t += vl;
+			continue;
+		}
+		if (t[0] == '{') {
+			for (n = 1; is_name_char(t[n]); n++)
+				;
+			if (n > 1 && !t[n])
+				return sl_err_set(err, SL_EINVALID,
+						  "unterminated variable '%.*s' in %s; close it with '}'",
+						  (int)(n > 80 ? 80 : n), t, where);
+		}
+		if (t[0] == '{' || t[0] == '}')
+			return sl_err_set(err, SL_EINVALID,
+					  "'%c' at column %zu of %s is not part of a variable such as "
+					  "'{work_order.id}'; write '%c%c' for a literal brace",
+					  t[0], (size_t)(t - tmpl) + 1, where, t[0], t[0]);
+		t++;
+	}
+	return 0;
+}
+
 struct render_ctx {
 	struct sl_buf *out;
 	sl_template_lookup lookup;

@@ -29,6 +29,14 @@ int sl_template_check(const char *tmpl, sl_template_known is_known, void *data, 
 		      struct sl_err *err);
 
 /*
+ * Strict brace check, for text where a stray brace is a mistake (the merge
+ * commit message): every '{' or '}' not doubled must belong to a
+ * "{name}" variable. SL_EINVALID names the first one: "unterminated
+ * variable '{work_order.title' in <where>" or "'{' at column N of <where> ...".
+ */
+int sl_template_check_braces(const char *tmpl, const char *where, struct sl_err *err);
+
+/*
  * The variable names sluice itself knows in prompt templates, given the
  * configured gate names: work_order.<any field>, error, diff, attempt,
  * review.comments, gate.<name>.output, gate.<name>.exit. For sl_template_check.

@@ -21,6 +21,8 @@ struct store;
 
 #define QUEUE_WO_MAX_BYTES ((size_t)1 << 20) /* 1 MiB per work-order file */
 #define QUEUE_ID_MAX 64
+/* Longest title, in characters (code points): it is the merge commit subject. */
+#define QUEUE_TITLE_MAX 200
 
 /* Where a front-matter key (idx -1) or one item of its list (idx >= 0) is. */
 struct queue_mark {

@@ -58,6 +58,40 @@ static int fail_at(const struct queue_wo *wo, struct sl_err *err, const char *ke
 	return queue__fail(err, SL_EINVALID, wo->path, line, col, "%s", msg);
 }
 
+/*
+ * The code point of the UTF-8 sequence at s (the file was checked to be
+ * UTF-8 when parsed); *len gets its length in bytes. A stray byte is
+ * returned as itself with *len 1.
+ */
+static unsigned long utf8_at(const unsigned char *s, size_t *len)
+{
+	unsigned long cp;
+	size_t n, i;
+
+	if (s[0] < 0x80 || (s[0] & 0xc0) == 0x80 || s[0] >= 0xf8) {
+		*len = 1;
+		return s[0];
+	}
+	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	cp = s[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			*len = 1;
+			return s[0];
+		}
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	*len = n;
+	return cp;
+}
+
+/* 1 for a code point that moves the cursor or reorders text on a terminal. */
+static int is_control(unsigned long cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /* Why id is not valid, or NULL when it is. */
 static const char *id_problem(const char *id, char *buf, size_t n)
 {
@@ -84,8 +118,21 @@ static const char *id_problem(const char *id, char *buf, size_t n)
 			       "digits, '.', '_' and '-'";
 		if (isspace(c))
 			return "contains a space; use only letters, digits, '.', '_' and '-'";
-		snprintf(buf, n, "contains '%c'; use only letters, digits, '.', '_' and '-'",
-		         c < 0x80 && isprint(c) ? c : '?');
+		if (c < 0x80 && isprint(c)) {
+			snprintf(buf, n, "contains '%c'; use only letters, digits, '.', '_' and '-'",
+			         c);
+		} else {
+			size_t l;
+			unsigned long cp = utf8_at((const unsigned char *)id + i, &l);
+			if (l == 1 && c >= 0x80)
+				snprintf(buf, n, "contains the byte 0x%02X; ids are [A-Za-z0-9._-]", c);
+			else if (is_control(cp))
+				snprintf(buf, n, "contains a control character (U+%04lX); ids are "
+				                 "[A-Za-z0-9._-]", cp);
+			else
+				snprintf(buf, n, "contains '%.*s' (U+%04lX); ids are [A-Za-z0-9._-]",
+				         (int)l, id + i, cp);
+		}
 		return buf;
 	}
 	if (strstr(id, ".."))
@@ -136,15 +183,39 @@ static int check_id(const struct queue_wo *wo, struct sl_err *err)
 	return 0;
 }
 
+/* A title is one line of plain text of at most QUEUE_TITLE_MAX characters. */
+static int check_title(const struct queue_wo *wo, const char *title, struct sl_err *err)
+{
+	const unsigned char *p = (const unsigned char *)title;
+	size_t chars = 0, l;
+	unsigned long cp;
+
+	for (; *p; p += l, chars++)
+		if (is_control(cp = utf8_at(p, &l)))
+			return fail_at(wo, err, "title", -1,
+			               "'title' contains a control character (U+%04lX); a title is "
+			               "one line of plain text",
+			               cp);
+	if (chars > QUEUE_TITLE_MAX)
+		return fail_at(wo, err, "title", -1,
+		               "'title' is %zu characters long, over the limit of %d; shorten it "
+		               "(it becomes the subject of the merge commit) and put the rest in "
+		               "the body",
+		               chars, QUEUE_TITLE_MAX);
+	return 0;
+}
+
 static int check_texts(const struct queue_wo *wo, struct sl_err *err)
 {
 	json_t *v;
-	int i;
+	int i, error;
 
 	v = json_object_get(wo->fields, "title");
 	if (!v || json_is_null(v) || (json_is_string(v) && !*json_string_value(v)))
 		return fail_at(wo, err, "title", -1,
 		               "missing 'title'; add a line 'title: <what this work order does>'");
+	if (json_is_string(v) && (error = check_title(wo, json_string_value(v), err)) != 0)
+		return error;
 	for (i = 0; text_fields[i]; i++) {
 		v = json_object_get(wo->fields, text_fields[i]);
 		if (v && !json_is_null(v) && !json_is_string(v) && !json_is_number(v))

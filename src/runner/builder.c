@@ -1,4 +1,5 @@
 /* The builder process (builder.h). */
+#include "core/fs.h"
 #include "runner/builder.h"
 #include "core/time.h"
 
@@ -106,9 +107,10 @@ static void describe_argv(char *out, size_t n, const char *const *argv)
 
 static void log_line(const char *log, const char *line)
 {
-	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	struct sl_err e = SL_ERR_INIT;
+	int fd = -1;
 
-	if (fd < 0)
+	if (sl_open_file(log, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
 		return;
 	if (write(fd, line, strlen(line)) < 0) {
 		/* the log is best effort; the run's outcome is recorded elsewhere */

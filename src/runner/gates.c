@@ -88,9 +88,10 @@ static void gate_env_release(struct gate_env *ge)
 
 static void log_start_error(const char *log, const char *msg)
 {
-	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	struct sl_err e = SL_ERR_INIT;
+	int fd = -1;
 
-	if (fd < 0)
+	if (sl_open_file(log, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
 		return;
 	if (write(fd, msg, strlen(msg)) < 0 || write(fd, "\n", 1) < 0) {
 		/* best effort: the message is also in gates.json */

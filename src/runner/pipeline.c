@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -144,12 +145,16 @@ int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, cons
 	char *path = sl_repo_run_path(&ctx->repo, run_id, name);
 	char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
 	struct sl_buf b = SL_BUF_INIT;
+	char *dir = NULL;
 	int error;
 
-	if (!path || !text || sl_buf_puts(&b, text) || sl_buf_puts(&b, "\n"))
+	if (!path || !text || sl_buf_puts(&b, text) || sl_buf_puts(&b, "\n") ||
+	    !(dir = strndup(path, (size_t)(strrchr(path, '/') - path))))
 		error = sl_err_set(err, SL_ERROR, "cannot write '%s': out of memory", name);
-	else
+	/* attempts/N/ removed by a builder is made again, never through a link */
+	else if ((error = sl_mkdir_p(dir, err)) == 0)
 		error = sl_write_file_atomic(path, b.ptr, b.len, err);
+	free(dir);
 	sl_buf_release(&b);
 	free(text);
 	free(path);
@@ -200,12 +205,18 @@ const char *const *step__excluded(struct step *s)
 
 static void sanitize_dir(const char *dir, int top, const char *run_id)
 {
-	DIR *d = opendir(dir);
+	struct sl_err e = SL_ERR_INIT;
 	struct dirent *de;
 	struct stat st;
+	DIR *d = NULL;
+	int fd = -1;
 
-	if (!d)
+	/* never through a link: a run folder replaced by one is not cleaned, it is refused */
+	if (sl_open_file(dir, O_RDONLY | O_DIRECTORY, 0, &fd, &e) < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while ((de = readdir(d)) != NULL) {
 		char *p;
 		/* worktree/ and a worktree.broken-* set aside are work trees, not artifacts */
@@ -317,7 +328,6 @@ static int only_git_file(const char *dir)
 static int set_aside_half_made(struct step *s, struct sl_err *err)
 {
 	char aside[4200];
-	size_t pruned = 0;
 	int error = 0;
 
 	char *entry = entry_path(s);
@@ -339,8 +349,6 @@ static int set_aside_half_made(struct step *s, struct sl_err *err)
 	/* the .git/worktrees entry is named after this run: nobody else's */
 	if (!error && entry)
 		error = sl_rm_rf(entry, err);
-	if (!error)
-		error = runner_worktree_prune_stale(s->ctx->repo.root, &pruned, err);
 	free(entry);
 	return error;
 }
@@ -370,8 +378,10 @@ int step_prepare(struct step *s, struct sl_err *err)
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
 	if (!s->run.base_commit) {
-		if ((error = step__target_tip(s, tip, err)) != 0 ||
-		    (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
+		/* a target that is gone stays gone: the run ends, with the reason */
+		if ((error = step__target_tip(s, tip, err)) == SL_ENOTFOUND)
+			error = SL_EINVALID;
+		if (error || (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
 			goto out;
 	}
 	error = runner_worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
@@ -399,9 +409,10 @@ out:
 	sl_lock_release(&lock);
 	sl_buf_release(&notes);
 	/*
-	 * A bad share/copy path is final. Anything else (a worktree left half made
-	 * by a crash that could not be set aside this time, a lock) is tried again
-	 * by the next tick: the run stays, with the reason.
+	 * A bad share/copy path or a missing target branch is final. Anything
+	 * else (a worktree left half made by a crash that could not be set aside
+	 * this time, a lock) is tried again by the next tick: the run stays,
+	 * with the reason.
 	 */
 	if (error == SL_EINVALID)
 		return step__fail(s, "failed", err, "cannot prepare the worktree: %s", err->msg);
@@ -422,6 +433,26 @@ out:
 		return error;
 	return step__move(s, "building", err, "attempt %d: worktree %s at %.12s", s->run.attempt,
 			  reused ? "reused" : "ready", s->run.base_commit);
+}
+
+/*
+ * 1 when the run folder (or .system, .system/runs) is a link or no folder:
+ * sluice wrote nothing through it and will not; err says so. A permanent
+ * error, not one to retry every tick.
+ */
+static int run_dir_linked(struct step *s, struct sl_err *err)
+{
+	struct sl_err e = SL_ERR_INIT;
+	int fd = -1;
+
+	if (sl_open_file(s->run_dir, O_RDONLY | O_DIRECTORY, 0, &fd, &e) == SL_EINVALID) {
+		sl_err_clear(err);
+		sl_err_set(err, SL_EINVALID, "the run folder was tampered with: %s", e.msg);
+		return 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
 }
 
 static int dispatch(struct step *s, struct sl_err *err)
@@ -475,6 +506,8 @@ int runner_advance(struct runner_ctx *ctx, const char *run_id, struct sl_err *er
 		if (error)
 			break;
 	}
+	if (error < 0 && run_dir_linked(&s, err))
+		error = step__fail(&s, "failed", err, "%s", err->msg);
 	if (error == STEP_STOP)
 		error = 0;
 	else if (error < 0) {

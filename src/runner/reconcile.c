@@ -266,8 +266,9 @@ static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, siz
  * Finish the cleanup a crash interrupted: a merged or abandoned run whose
  * worktree is still there (its work is on the target or saved on its
  * branch) loses the worktree; a merged run loses its branch too. A dirty
- * worktree is left alone and reported. Stale .git/worktrees entries whose
- * directory is gone are pruned.
+ * worktree is left alone and reported. Stale .git/worktrees entries of
+ * known runs whose directory is gone are pruned after git's grace period;
+ * the user's own worktree entries are never touched.
  */
 /*
  * The branch of a merged run, left behind by a crash after its worktree
@@ -388,8 +389,26 @@ static void recover_checkout(struct runner_ctx *ctx)
 	free(journal);
 }
 
+struct known_runs {
+	const struct store_run *runs;
+	size_t n;
+};
+
+/* 1 when `id` is one of the store's runs: a worktree entry of that name may be ours. */
+static int run_id_known(const char *id, void *data)
+{
+	const struct known_runs *k = data;
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (!strcmp(k->runs[i].id, id))
+			return 1;
+	return 0;
+}
+
 static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
 {
+	struct known_runs known = { runs, n };
 	git_repository *repo = NULL;
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct sl_err err = SL_ERR_INIT;
@@ -431,10 +450,37 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 	git_repository_free(repo);
 	remove_stale_ref_locks(ctx);
 	sl_err_clear(&err);
-	if (runner_worktree_prune_stale(ctx->repo.root, &pruned, &err) == 0 && pruned)
+	if (runner_worktree_prune_stale(ctx->repo.root, run_id_known, &known, &pruned, &err) == 0 &&
+	    pruned)
 		sl_log(SL_LOG_INFO, "pruned %zu stale worktree entr%s", pruned,
 		       pruned == 1 ? "y" : "ies");
 	sl_lock_release(&lock);
+}
+
+/*
+ * A tick needs its target branch: without it every run would be claimed
+ * and fail to prepare, tick after tick. SL_EINVALID says so, and nothing
+ * is started (a config mistake, or the branch was deleted or renamed).
+ */
+static int target_exists(struct runner_ctx *ctx, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_reference *ref = NULL;
+	int rc, error = 0;
+
+	if ((rc = git_repository_open(&repo, ctx->repo.root)) < 0)
+		return sl_err_git(err, rc, "cannot open the repository '%s'", ctx->repo.root);
+	rc = git_reference_lookup(&ref, repo, ctx->target_ref);
+	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
+		error = sl_err_set(err, SL_EINVALID,
+				   "the target branch '%s' does not exist in '%s'; create it or "
+				   "fix 'target' in .system/config.yaml (nothing was started)",
+				   ctx->cfg->target, ctx->repo.root);
+	else if (rc < 0)
+		error = sl_err_git(err, rc, "cannot read the target branch '%s'", ctx->target_ref);
+	git_reference_free(ref);
+	git_repository_free(repo);
+	return error;
 }
 
 int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct sl_err *err)
@@ -445,6 +491,8 @@ int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct
 
 	*requeued = 0;
 	*orphans = 0;
+	if ((error = target_exists(ctx, err)) != 0)
+		return error;
 	if ((error = store_runs_list(ctx->st, NULL, NULL, &runs, &n, err)) != 0)
 		return error;
 	for (i = 0; i < n && !error; i++) {

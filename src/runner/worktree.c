@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* git with the safe overrides and timeout of core/proc.h; `args` after the program name. */
@@ -481,12 +482,102 @@ out:
 	return error;
 }
 
-int runner_worktree_prune_stale(const char *repo_root, size_t *pruned, struct sl_err *err)
+/* Seconds in `n` of `unit` ("day", "weeks", ...), or -1 for a unit git's approxidate has and we do not. */
+static long long unit_seconds(const char *unit, size_t len, long long n)
+{
+	static const struct { const char *name; long long s; } units[] = {
+		{ "second", 1 }, { "minute", 60 }, { "hour", 3600 }, { "day", 86400 },
+		{ "week", 7 * 86400 }, { "month", 30 * 86400 }, { "year", 365 * 86400 },
+	};
+	size_t i, l;
+
+	if (len > 1 && unit[len - 1] == 's')
+		len--;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		l = strlen(units[i].name);
+		if (len == l && !strncmp(unit, units[i].name, l))
+			return n * units[i].s;
+	}
+	return -1;
+}
+
+/*
+ * git's grace period for worktree entries whose folder is gone:
+ * gc.worktreePruneExpire ("3.months.ago" unless set; "now" prunes at once,
+ * "never"/"false" never). Entries whose gitdir file is older than *before
+ * may go; *before = 0 means never. A value this parser cannot read (git's
+ * approxidate knows more) means never: the user's entry is worth more.
+ */
+static void prune_expiry(git_repository *repo, time_t *before)
+{
+	git_config *cfg = NULL;
+	git_buf v = GIT_BUF_INIT;
+	const char *p;
+	char *end;
+	long long n, total = 0, s;
+	time_t now = time(NULL);
+
+	*before = now - 90 * 86400;
+	if (git_repository_config_snapshot(&cfg, repo) < 0)
+		return;
+	if (git_config_get_string_buf(&v, cfg, "gc.worktreePruneExpire") == 0) {
+		p = v.ptr;
+		*before = 0;
+		if (!strcmp(p, "now") || !strcmp(p, "all")) {
+			*before = now + 1;
+		} else if (strcmp(p, "never") && strcmp(p, "false")) {
+			/* <n>.<unit>[.<n>.<unit>...].ago, dots or spaces */
+			while (*p >= '0' && *p <= '9') {
+				n = strtoll(p, &end, 10);
+				p = end + strspn(end, ". ");
+				s = unit_seconds(p, strcspn(p, ". "), n);
+				if (s < 0 || n > 100000) {
+					total = -1;
+					break;
+				}
+				total += s;
+				p += strcspn(p, ". ");
+				p += strspn(p, ". ");
+			}
+			if (total > 0 && !strcmp(p, "ago"))
+				*before = now - (time_t)total;
+		}
+	}
+	git_buf_dispose(&v);
+	git_config_free(cfg);
+}
+
+/* 1 when entry `name` is a run worktree sluice made: .system/runs/<name>/worktree. */
+static int is_run_entry(git_worktree *wt, const char *root, const char *name)
+{
+	char want[4200];
+
+	if (!runner_worktree_name_valid(name))
+		return 0;
+	snprintf(want, sizeof(want), "%s/.system/runs/%s/worktree", root, name);
+	return !strcmp(git_worktree_path(wt), want);
+}
+
+/* The mtime of .git/worktrees/<name>/gitdir (git's clock for the grace period), 0 if none. */
+static time_t gitdir_mtime(git_repository *repo, const char *name)
+{
+	char path[4200];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/worktrees/%s/gitdir", git_repository_commondir(repo),
+		 name);
+	return lstat(path, &st) == 0 ? st.st_mtime : 0;
+}
+
+int runner_worktree_prune_stale(const char *repo_root, int (*known)(const char *, void *),
+				void *data, size_t *pruned, struct sl_err *err)
 {
 	git_repository *repo = NULL;
 	git_strarray names = { 0 };
 	git_worktree_prune_options po = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
 	git_worktree *wt;
+	const char *name;
+	time_t before, mtime;
 	size_t i;
 	int rc, error;
 
@@ -498,13 +589,18 @@ int runner_worktree_prune_stale(const char *repo_root, size_t *pruned, struct sl
 		error = sl_err_git(err, rc, "cannot list the worktrees of '%s'", repo_root);
 		goto out;
 	}
-	for (i = 0; i < names.count && !error; i++) {
-		if (git_worktree_lookup(&wt, repo, names.strings[i]) < 0)
+	prune_expiry(repo, &before);
+	for (i = 0; i < names.count && !error && before; i++) {
+		name = names.strings[i];
+		if (git_worktree_lookup(&wt, repo, name) < 0)
 			continue;
-		if (git_worktree_is_prunable(wt, &po) == 1) {
+		/* only ours, only of a run we know, never locked, only after git's grace period */
+		mtime = gitdir_mtime(repo, name);
+		if (is_run_entry(wt, repo_root, name) && known && known(name, data) &&
+		    git_worktree_is_locked(NULL, wt) == 0 && mtime && mtime < before &&
+		    git_worktree_is_prunable(wt, &po) == 1) {
 			if ((rc = git_worktree_prune(wt, &po)) < 0)
-				error = sl_err_git(err, rc, "cannot prune worktree entry '%s'",
-						   names.strings[i]);
+				error = sl_err_git(err, rc, "cannot prune worktree entry '%s'", name);
 			else if (pruned)
 				(*pruned)++;
 		}

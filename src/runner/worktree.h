@@ -71,8 +71,16 @@ int runner_worktree_remove(const char *repo_root, const char *name_or_path,
 			   const char *const *excluded, int force, int delete_branch,
 			   int *branch_deleted, struct sl_err *err);
 
-/* Prune .git/worktrees/<name> entries whose directory is gone (not locked ones). */
-int runner_worktree_prune_stale(const char *repo_root, size_t *pruned, struct sl_err *err);
+/*
+ * Prune the .git/worktrees/<name> entries sluice made whose directory is
+ * gone: only entries recorded at <root>/.system/runs/<name>/worktree for
+ * which known(name, data) says 1 (a run sluice knows), never a locked one,
+ * and only after git's own grace period (gc.worktreePruneExpire, default
+ * 3 months, measured on the entry's gitdir file as git does). The user's
+ * worktrees are never touched, whatever state they are in.
+ */
+int runner_worktree_prune_stale(const char *repo_root, int (*known)(const char *name, void *data),
+				void *data, size_t *pruned, struct sl_err *err);
 
 struct runner_wt_entry {
 	char *name;      /* the .git/worktrees/<name> entry */

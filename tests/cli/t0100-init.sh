@@ -83,6 +83,9 @@ test_expect_success '--inbox and --target are written into the config' '
 	test -d r7/tasks/inbox &&
 	test_grep "^  inbox: tasks/inbox$" r7/.system/config.yaml &&
 	test_grep "^target: release$" r7/.system/config.yaml &&
+	test_expect_failure_code 1 sluice -C r7 check >out &&
+	test_grep "target .release. is not a branch of this repository" out &&
+	git -C r7 branch release &&
 	sluice -C r7 check
 '
 

@@ -217,6 +217,34 @@ static void test_bad_values(void **state)
 	expect_problem("nonsense: 1\n", "unknown key 'nonsense'");
 }
 
+/* What can never work is refused up front, not retried every tick. */
+static void test_never_works(void **state)
+{
+	int n;
+	char *p;
+
+	(void)state;
+	expect_problem("target: -x\n", "target '-x' starts with '-'");
+	expect_problem("target: HEAD\n", "target 'HEAD' is not a branch");
+	expect_problem("target: refs/heads/main\n", "name the branch without 'refs/heads/'");
+	expect_problem("worktree:\n  share: [.git]\n", "'worktree.share' entry '.git'");
+	expect_problem("worktree:\n  share: [.git/hooks]\n", "'worktree.share' entry '.git/hooks'");
+	expect_problem("worktree:\n  copy: [.system]\n", "'worktree.copy' entry '.system'");
+	expect_problem("worktree:\n  copy: [./.system/x]\n", "'worktree.copy' entry './.system/x'");
+	expect_problem("worktree:\n  share: [a/../../x]\n", "is not a path inside the repository");
+	expect_problem("merge:\n  message: '{work_order.title'\n",
+	               "unterminated variable '{work_order.title'");
+	expect_problem("merge:\n  message: 'Merge {work order}'\n", "'{' at column 7");
+	expect_problem("merge:\n  message: 'Merge } x'\n", "'}' at column 7");
+	/* still fine: braces doubled, known variables, a branch with a slash */
+	p = problems_of("target: release/1.x\nmerge:\n  message: '{{x}} {work_order.id}: "
+	                "{work_order.title} {run.id}'\nworktree:\n  share: [.github, node_modules]\n",
+	                &n);
+	if (n)
+		fail_msg("unexpected: %s", p);
+	free(p);
+}
+
 static void test_load_reports_first(void **state)
 {
 	struct sl_config *cfg = NULL;
@@ -284,6 +312,7 @@ int main(void)
 	        cmocka_unit_test(test_retry_rules),
 	        cmocka_unit_test(test_positions),
 	        cmocka_unit_test(test_bad_values),
+	        cmocka_unit_test(test_never_works),
 	        cmocka_unit_test(test_load_reports_first),
 	        cmocka_unit_test(test_template_loads),
 	        cmocka_unit_test(test_presets),

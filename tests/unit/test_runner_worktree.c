@@ -203,6 +203,18 @@ static void test_remove_force_keeps_branch(void **state)
 	free(path);
 }
 
+static int known_none(const char *id, void *data)
+{
+	(void)id, (void)data;
+	return 0;
+}
+
+static int known_all(const char *id, void *data)
+{
+	(void)id, (void)data;
+	return 1;
+}
+
 static void test_prune_and_list(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -235,7 +247,19 @@ static void test_prune_and_list(void **state)
 			assert_true(l.branches[i].has_worktree), seen++;
 	assert_int_equal(seen, 3);
 	runner_wt_list_release(&l);
-	assert_int_equal(runner_worktree_prune_stale(repo, &pruned, &err), 0);
+	/* a run sluice does not know, or an entry within git's grace period: kept */
+	assert_int_equal(runner_worktree_prune_stale(repo, known_none, NULL, &pruned, &err), 0);
+	assert_int_equal(pruned, 0);
+	assert_int_equal(runner_worktree_prune_stale(repo, known_all, NULL, &pruned, &err), 0);
+	assert_int_equal(pruned, 0);
+	/* a locked one: kept whatever its age */
+	sh("touch -d 2020-01-01 '%s/.git/worktrees/R8/gitdir'", repo);
+	sh("echo disk >'%s/.git/worktrees/R8/locked'", repo);
+	assert_int_equal(runner_worktree_prune_stale(repo, known_all, NULL, &pruned, &err), 0);
+	assert_int_equal(pruned, 0);
+	sh("rm '%s/.git/worktrees/R8/locked'", repo);
+	sh("touch -d 2020-01-01 '%s/.git/worktrees/R8/gitdir'", repo);
+	assert_int_equal(runner_worktree_prune_stale(repo, known_all, NULL, &pruned, &err), 0);
 	assert_int_equal(pruned, 1);
 	assert_false(sl_path_exists(sh_line("echo '%s/.git/worktrees/R8'", repo)));
 	assert_true(sl_path_exists(sh_line("echo '%s/.git/worktrees/R9'", repo)));
