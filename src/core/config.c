@@ -595,6 +595,27 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 
 /* ---- reviewer, merge, gc ----------------------------------------------- */
 
+/*
+ * The name becomes the Reviewed-by: trailer of every merge (the reviewer
+ * module refuses the same in a verdict): one line of at most 200 characters.
+ */
+static void check_reviewer_name(struct ctx *c, const yaml_node_t *v, const char *name)
+{
+	size_t i, chars = 0;
+
+	for (i = 0; name[i]; i++) {
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f) {
+			problem(c, v, "reviewer.name holds a control character (a newline, a tab, "
+			        "an escape); it becomes the Reviewed-by: trailer: write one line");
+			return;
+		}
+		chars += ((unsigned char)name[i] & 0xc0) != 0x80;
+	}
+	if (chars > 200)
+		problem(c, v, "reviewer.name is longer than 200 characters; it becomes the "
+		        "Reviewed-by: trailer: shorten it");
+}
+
 static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	struct sl_config *cfg = c->cfg;
@@ -637,7 +658,8 @@ static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 	} else if (!strcmp(key, "max_reply")) {
 		get_size(c, v, &cfg->reviewer.max_reply, "reviewer.max_reply");
 	} else if (!strcmp(key, "name")) {
-		get_str(c, v, &cfg->reviewer.name, "reviewer.name");
+		if (get_str(c, v, &cfg->reviewer.name, "reviewer.name") == 0)
+			check_reviewer_name(c, v, cfg->reviewer.name);
 	} else {
 		unknown(c, k, "reviewer",
 		        "mode, url, protocol, model, token_env, timeout, connect_timeout, retries, "

@@ -32,6 +32,17 @@ for bad in "share: [.git]" "share: [.git/hooks]" "copy: [.system]" "copy: [./.SY
 	'
 done
 
+test_expect_success 'check rejects a reviewer name that could never be a trailer' '
+	{ cat good.yaml && printf "  name: \"bot\\\\nReviewed-by: someone else\"\n"; } >repo/.system/config.yaml &&
+	test_expect_failure_code 1 sluice -C repo check >out 2>&1 &&
+	test_grep "reviewer.name .* control character" out &&
+	long=$(printf "%0250d" 0) &&
+	{ cat good.yaml && echo "  name: r$long"; } >repo/.system/config.yaml &&
+	test_expect_failure_code 1 sluice -C repo check >out 2>&1 &&
+	test_grep "reviewer.name .* longer than 200" out &&
+	cp good.yaml repo/.system/config.yaml
+'
+
 test_expect_success 'check rejects a share entry that is a link leading out of the repository' '
 	mkdir -p elsewhere && ln -s "$TRASH/elsewhere" repo/vendor &&
 	{ cat good.yaml && echo "worktree:" && echo "  share: [vendor]"; } >repo/.system/config.yaml &&
