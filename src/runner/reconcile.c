@@ -11,6 +11,7 @@
 #include "runner/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/fault.h"
 #include "core/log.h"
 
 #include <dirent.h>
@@ -374,6 +375,7 @@ static void recover_checkout(struct runner_ctx *ctx)
 	int recovered = 0;
 
 	if (journal && sl_path_exists(journal)) {
+		sl_fault("reconcile.before_recover");
 		/* the recovery waits (journal kept) until the dead merge's locks are gone */
 		if (merge_journal_dead(journal) && remove_locks_of_dead_merge(ctx, journal))
 			sl_log(SL_LOG_INFO, "an interrupted merge left locks; recovering it later");
@@ -461,6 +463,7 @@ int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct
 		int done = 0;
 		error = requeue(ctx, &runs[i], &done, err);
 		*requeued += done;
+		sl_fault(done ? "reconcile.after_requeue" : NULL);
 	}
 	if (!error)
 		error = seal_merged(ctx, runs, n, err);

@@ -3,6 +3,7 @@
 #include "store/workorders.h"
 #include "reviewer/reviewer.h"
 #include "core/fs.h"
+#include "core/fault.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,7 @@ static int apply_verdict(struct step *s, const struct reviewer_verdict *v, const
 
 	if ((error = record_verdict(s, v, err)) != 0)
 		return error;
+	sl_fault("review.after_record");
 	if (!strcmp(v->verdict, "approve") && reviewer_verdict_approves_tree(v, tree)) {
 		if ((error = step__set(s, err, "approved_tree", tree, "reviewer", v->reviewer,
 				       "merge_status", "pending", NULL)) != 0)
@@ -145,6 +147,7 @@ int step_review(struct step *s, struct sl_err *err)
 			error = STEP_STOP;
 		goto out;
 	}
+	sl_fault("review.before_request");
 	if ((error = reviewer_review(s->ctx->cfg, req, &v, &log, err)) != 0) {
 		/* fail closed: the run stays reviewing with the reason */
 		char why[SL_ERR_MSG_MAX + 64];
@@ -157,6 +160,7 @@ int step_review(struct step *s, struct sl_err *err)
 			error = STEP_STOP;
 		goto out;
 	}
+	sl_fault("review.after_verdict");
 	error = apply_verdict(s, &v, tree, err);
 out:
 	reviewer_verdict_release(&v);
