@@ -348,6 +348,7 @@ int step_merge(struct step *s, struct sl_err *err)
 	o.journal = journal;
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
+	runner__seal_newest(s->ctx); /* a merge killed before its manifest: the chain first */
 	rc = merge_commit(s->ctx->repo.root, &o, &mr, err);
 	if (rc == SL_EEXISTS && !git_oid_is_zero(&mr.commit)) {
 		/* merged before a crash, the store did not hear of it: record that merge */
