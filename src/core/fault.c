@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FAULT_MAX 16
 #define FAULT_NAME_MAX 64
@@ -44,6 +45,21 @@ static void parse(void)
 	}
 }
 
+/* 1 when a sluice process leads this process group (started with setsid): ours to kill. */
+static int group_is_ours(void)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)getpgrp());
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strcmp(comm, "sluice\n");
+}
+
 void sl_fault(const char *name)
 {
 	size_t i;
@@ -57,6 +73,8 @@ void sl_fault(const char *name)
 		sl_log(SL_LOG_ERROR, "fault point '%s' reached (SLUICE_FAULT): killing this process",
 		       name);
 		fflush(stderr); /* only the line above: other output dies with us */
+		if (getenv("SLUICE_FAULT_GROUP") && group_is_ours())
+			kill(0, SIGKILL);
 		raise(SIGKILL);
 	}
 }

@@ -11,6 +11,11 @@
  * Counts are per process: each run's worker is a process of its own. The
  * variable is read once; with it unset a point costs one branch.
  *
+ * With SLUICE_FAULT_GROUP=1 as well, the whole process group dies (kill(0)),
+ * when a sluice process leads it (sluice started with setsid): a tick with
+ * all its workers at once, as in a power cut. Builders and gates run in
+ * groups of their own and outlive it, as after a kill -9 of sluice alone.
+ *
  * A point is one line, sl_fault("<step>.<where>"), at the place the table
  * names. Every name here has a kill test (tests/cli/t075x-faults-*.sh, which
  * reads this table: keep one name per line, in this form).

@@ -188,13 +188,20 @@ fault_points() {
 
 # Run sluice with SLUICE_FAULT=POINT; fails unless the point fired (its log
 # line is in OUT). FAULT_RC is sluice's exit status: 137 when the process
-# killed is the one started here, not one of its workers.
+# killed is the one started here, not one of its workers. With FAULT_GROUP=1
+# sluice runs in a session of its own and the point kills its whole process
+# group (SLUICE_FAULT_GROUP): the tick and every worker at once.
 fault_fire() { # POINT OUT sluice-args...
 	_fp=$1
 	_fo=$2
 	shift 2
 	FAULT_RC=0
-	SLUICE_FAULT=$_fp "$SLUICE" "$@" >"$_fo" 2>&1 || FAULT_RC=$?
+	if [ "${FAULT_GROUP:-0}" = 1 ]; then
+		SLUICE_FAULT=$_fp SLUICE_FAULT_GROUP=1 setsid -w "$SLUICE" "$@" >"$_fo" 2>&1 ||
+			FAULT_RC=$?
+	else
+		SLUICE_FAULT=$_fp "$SLUICE" "$@" >"$_fo" 2>&1 || FAULT_RC=$?
+	fi
 	grep -q "fault point '${_fp%%:*}' reached" "$_fo" && return 0
 	echo "fault point '$_fp' did not fire (exit $FAULT_RC):" >&2
 	cat "$_fo" >&2

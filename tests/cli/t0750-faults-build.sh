@@ -7,19 +7,28 @@
 # resolution and the human commands t0752, gc and reconciliation t0753.
 . "$(dirname "$0")/lib.sh"
 
+command -v setsid >/dev/null || test_skip_all "setsid missing"
+
 # A (three new files and a line of lines.txt) and B (one file), built at once.
 printf '%s\n' 'echo a1 >a1.txt' 'echo a2 >a2.txt' 'echo a3 >a3.txt' \
 	'sed -i 5s/.*/five-by-A/ lines.txt' 'echo "A done" >"$SLUICE_RUN_DIR/summary.md"' >"$BUILDERS/A.sh"
 printf '%s\n' 'echo b >b.txt' >"$BUILDERS/B.sh"
 
 # fault_case POINT [RC]: kill the first tick at POINT (RC: the tick's own
-# exit status, when the tick process itself dies), settle, check.
+# exit status, when the tick process itself dies), settle, check. Twice:
+# the process at the point alone (a worker: the tick goes on), then the
+# tick with all its workers (FAULT_GROUP).
 fault_case() {
-	test_expect_success "killed at $1: the queue settles with nothing lost or doubled" "
+	fault_case_1 "$1" "${2:-}" 0 "the process at the point"
+	fault_case_1 "$1" 137 1 "the whole tick"
+}
+
+fault_case_1() { # POINT RC GROUP WHAT
+	test_expect_success "$4 killed at $1: the queue settles with nothing lost or doubled" "
 		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
 		wo r A && wo r B &&
-		fault_fire $1 tick.out -C r tick &&
-		{ [ -z '${2:-}' ] || [ \"\$FAULT_RC\" = '${2:-}' ]; } &&
+		FAULT_GROUP=$3 fault_fire $1 tick.out -C r tick &&
+		{ [ -z '$2' ] || [ \"\$FAULT_RC\" = '$2' ]; } &&
 		settle r &&
 		fault_check r 'A B' '' &&
 		git -C r show main:lines.txt | grep -qx five-by-A &&

@@ -6,17 +6,27 @@
 # left behind. See t0750 for the building half.
 . "$(dirname "$0")/lib.sh"
 
+command -v setsid >/dev/null || test_skip_all "setsid missing"
+
 # A brings three new files (so that a checkout of its merge has files
 # before and after the first one) and a line; B one file.
 printf '%s\n' 'echo a1 >a1.txt' 'echo a2 >a2.txt' 'echo a3 >a3.txt' \
 	'sed -i 5s/.*/five-by-A/ lines.txt' 'echo "A done" >"$SLUICE_RUN_DIR/summary.md"' >"$BUILDERS/A.sh"
 printf '%s\n' 'echo b >b.txt' >"$BUILDERS/B.sh"
 
+# Twice: the worker at the point alone (the tick goes on), then the tick
+# with all its workers (FAULT_GROUP).
 fault_case() { # POINT
-	test_expect_success "killed at $1: the queue settles with nothing lost or doubled" "
+	fault_case_1 "$1" 0 "the process at the point"
+	fault_case_1 "$1" 1 "the whole tick"
+}
+
+fault_case_1() { # POINT GROUP WHAT
+	test_expect_success "$3 killed at $1: the queue settles with nothing lost or doubled" "
 		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
 		wo r A && wo r B &&
-		fault_fire $1 tick.out -C r tick &&
+		FAULT_GROUP=$2 fault_fire $1 tick.out -C r tick &&
+		{ [ $2 = 0 ] || [ \"\$FAULT_RC\" = 137 ]; } &&
 		settle r &&
 		fault_check r 'A B' '' &&
 		git -C r show main:lines.txt | grep -qx five-by-A &&

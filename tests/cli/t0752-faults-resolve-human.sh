@@ -6,6 +6,8 @@
 # edit stays byte for byte, `sluice audit` holds, nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 
+command -v setsid >/dev/null || test_skip_all "setsid missing"
+
 # C1 and C2 change the same line of the same base: built and approved by a
 # person first, then the second to merge conflicts.
 printf '%s\n' 'sed -i 5s/.*/five-by-C1/ lines.txt' >"$BUILDERS/C1.sh"
@@ -21,16 +23,19 @@ conflict_repo() { # CONFIG-LINES...: r with C1 and C2 approved on one base
 }
 
 for p in resolve.after_markers resolve.after_resolver resolve.after_commit; do
-	test_expect_success "killed at $p: the resolution is made again and lands once" "
-		conflict_repo &&
-		fault_fire $p tick.out -C r tick &&
-		settle r &&
-		fault_check r 'C1 C2' '' &&
-		git -C r show main:lines.txt >got &&
-		grep -qx five-by-C1 got && grep -qx five-by-C2 got &&
-		test \$(grep -c five got) = 2 &&
-		git -C r log --first-parent --format=%B main | grep -q '^Resolved-with: '
-	"
+	for g in 0 1; do # the worker alone, then the tick with all its workers
+		test_expect_success "killed at $p (group $g): the resolution is made again and lands once" "
+			conflict_repo &&
+			FAULT_GROUP=$g fault_fire $p tick.out -C r tick &&
+			{ [ $g = 0 ] || [ \"\$FAULT_RC\" = 137 ]; } &&
+			settle r &&
+			fault_check r 'C1 C2' '' &&
+			git -C r show main:lines.txt >got &&
+			grep -qx five-by-C1 got && grep -qx five-by-C2 got &&
+			test \$(grep -c five got) = 2 &&
+			git -C r log --first-parent --format=%B main | grep -q '^Resolved-with: '
+		"
+	done
 done
 
 for p in abandon.after_save abandon.after_remove; do
