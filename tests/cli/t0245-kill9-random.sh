@@ -56,16 +56,8 @@ test_expect_success 'ticks killed at random moments end with every work order me
 		if [ "$(sluice -C repo runs --state merged | wc -l)" = 12 ]; then break; fi
 	done &&
 	echo "# $n ticks, $killed killed, $(sluice -C repo runs --state merged | wc -l) of 12 merged by then" >&3 &&
-	# then ticks as cron would run them (locks of killed processes age out
-	# after 10 s): at most 20 more, a second apart
-	n=0 &&
-	while [ $n -lt 20 ]; do
-		sluice -C repo tick >>ticks.out 2>&1 || return 1
-		[ "$(sluice -C repo runs --state merged | wc -l)" = 12 ] && break
-		n=$((n + 1))
-		sleep 1
-	done &&
-	sluice -C repo tick >>ticks.out 2>&1 &&
+	# then ticks as cron would run them, until the queue settles
+	settle repo &&
 	sluice -C repo runs >runs &&
 	test "$(grep -c " merged " runs)" = 12 &&
 	test "$(wc -l <runs)" = 12 &&
