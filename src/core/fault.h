@@ -9,7 +9,7 @@
  * first) it reaches the point `name`, after one log line at error level
  * ("fault point 'NAME' reached"), so that a test can tell the fault fired.
  * Counts are per process: each run's worker is a process of its own. The
- * variable is read once; with it unset a point costs one branch.
+ * variable is read once; with it unset a point costs a pthread_once check.
  *
  * With SLUICE_FAULT_GROUP=1 as well, the whole process group dies (kill(0)),
  * when a sluice process leads it (sluice started with setsid): a tick with
