@@ -53,7 +53,7 @@
  *   abandon.after_save            sluice abandon: worktree saved and diff recorded, not removed
  *   abandon.after_remove          sluice abandon: worktree removed, run not marked abandoned
  *   retry.after_save              sluice retry of a failed run: worktree saved, run not queued
- *   retry.after_resolution        sluice retry of a merge_conflict: resolution committed, not recorded
+ *   retry.after_resolution        sluice retry of a merge_conflict: resolution committed only
  *   gc.after_worktree             sluice gc: a run's worktree removed, its branch not deleted
  *   gc.after_branch               sluice gc: branch deleted, no tombstone written
  *   gc.after_tombstone            sluice gc: tombstone written, run folder not removed

@@ -72,7 +72,7 @@ test_expect_success 'killed at retry.after_save: retrying again builds and lands
 	test "$(git -C r show main:f.txt)" = f
 '
 
-test_expect_success 'killed at retry.after_resolution: retrying again lands the person'"'"'s resolution' '
+test_expect_success 'killed at retry.after_resolution: retrying again lands the resolution' '
 	conflict_repo "merge:" "  resolver: none" &&
 	sluice -C r tick >/dev/null &&
 	run=$(sluice -C r runs --state merge_conflict | cut -d" " -f1) &&

@@ -10,7 +10,7 @@ printf '%s\n' 'echo b >b.txt' >"$BUILDERS/B.sh"
 # removes it first (the oldest)
 printf '%s\n' 'echo f >f.txt' 'exit 1' >"$BUILDERS/F.sh"
 
-test_expect_success 'every point of the table is in the code, and every point of the code in the table' '
+test_expect_success 'the points of the table in fault.h are the points in the code' '
 	fault_points | sort >table &&
 	test "$(wc -l <table)" -ge 30 &&
 	grep -rh "sl_fault(" "$SLUICE_SOURCE_DIR/src" --include=*.c |
@@ -53,7 +53,7 @@ test_expect_success 'killed at reconcile.after_requeue after a build was killed'
 	fault_check r "A B" ""
 '
 
-test_expect_success 'killed at cleanup.after_worktree_remove in the reconciliation of a merge killed before its cleanup' '
+test_expect_success 'killed at cleanup.after_worktree_remove in reconciling a killed merge' '
 	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
 	wo r A && wo r B &&
 	fault_fire merge.after_manifest tick.out -C r tick &&
