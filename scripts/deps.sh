@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Install, with apt-get, exactly the Debian packages sluice needs to build and
-# test that are not installed yet. Runs apt-get update first, and only when
+# test that are not installed yet (clang and its runtimes, libclang_rt.fuzzer
+# among them, for the fuzz targets). Runs apt-get update first, and only when
 # something is missing. Uses sudo when not root.
 set -eu
 
 packages="build-essential cmake pkg-config git
 libgit2-dev libsqlite3-dev libcurl4-openssl-dev libyaml-dev libjansson-dev
 libssl-dev uuid-dev libcmocka-dev libmicrohttpd-dev sqlite3 curl
-python3 python3-jsonschema"
+python3 python3-jsonschema
+clang libclang-rt-dev procps"
 
 missing=""
 for p in $packages; do

@@ -11,6 +11,7 @@
  */
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/fault.h"
 
 #include <stdio.h>
 #include <sys/stat.h>
@@ -146,6 +147,7 @@ static int checkout_paths(git_repository *w, const git_oid *from, const git_oid 
 
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	co.checkout_strategy = CHECKOUT_STRATEGY | (dry ? GIT_CHECKOUT_DRY_RUN : 0);
+	co.progress_cb = dry ? NULL : sl_fault_checkout_progress;
 	if (only) {
 		if (!only->n)
 			return 0; /* nothing left to bring along */

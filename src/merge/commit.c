@@ -4,6 +4,7 @@
  */
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/fault.h"
 #include "core/lock.h"
 
 #include <stdio.h>
@@ -183,6 +184,7 @@ static int create_commit(struct mc *m, const git_commit *tip, const git_tree *tr
 
 	error = git_commit_create(&m->res->commit, m->repo, NULL, m->sig, m->sig, NULL,
 				  sl_buf_cstr(&m->msg), tree, 2, parents);
+	sl_fault(error ? NULL : "merge.after_commit");
 	return error ? sl_err_git(err, error, "cannot create the merge commit") : 0;
 }
 
@@ -243,10 +245,12 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 					    err)))
 		goto out;
 	m->res->checkout_updated = where != NULL;
+	sl_fault("merge.after_checkout");
 	if (m->o->before_ref_update && (error = m->o->before_ref_update(m->o->hook_data, attempt)))
 		error = sl_err_set(err, error < 0 ? error : SL_ERROR, "merge aborted by the test hook");
 	else
 		error = move_ref(m, git_commit_id(tip), err);
+	sl_fault(error ? NULL : "merge.after_ref_move");
 	if (error && where) {
 		m->res->checkout_updated = 0;
 		if (merge__checkout_revert(where, m->res->checkout_via_git, tree_id, old_tree, err) &&
@@ -284,6 +288,7 @@ static int attempt(struct mc *m, int n, struct sl_err *err)
 	if ((error = already_merged(m, tip, err)))
 		goto out;
 	git_oid_cpy(&m->res->tip, git_commit_id(tip));
+	sl_fault("merge.before_merge");
 	error = merge__preview_commits(m->repo, tip, m->head, &mo, &pr, NULL, err);
 	if (error)
 		goto out;

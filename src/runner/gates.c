@@ -2,6 +2,7 @@
 #include "runner/gates.h"
 #include "runner/builder.h"
 #include "core/fs.h"
+#include "core/fault.h"
 #include "core/proc.h"
 
 #include <errno.h>
@@ -215,8 +216,10 @@ int runner_gates_run(const struct sl_config *cfg, const char *wt, const char *ru
 			goto out;
 		}
 		out->n++;
+		sl_fault("gates.before_gate");
 		if ((error = run_one(cfg, &cfg->gates[i], wt, run_dir, &out->v[i], err)) < 0)
 			goto out;
+		sl_fault("gates.after_gate");
 		if (!out->v[i].passed)
 			out->all_passed = 0;
 	}

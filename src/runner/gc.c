@@ -4,6 +4,7 @@
 #include "runner/runner_int.h"
 #include "runner/worktree.h"
 #include "core/fs.h"
+#include "core/fault.h"
 #include "core/sha256.h"
 #include "core/time.h"
 
@@ -216,6 +217,7 @@ static int write_tombstone(struct runner_ctx *ctx, const struct runner_gc_item *
 		error = sl_err_set(err, SL_ERROR, "cannot write the gc tombstone of run '%s'", it->run);
 	else
 		error = sl_write_file_atomic(path, text, strlen(text), err);
+	sl_fault(error ? NULL : "gc.after_tombstone");
 	free(text);
 	free(path);
 	json_decref(t);
@@ -301,8 +303,10 @@ static int remove_item(struct runner_ctx *ctx, git_repository *git, struct runne
 			error = 0;
 		}
 	}
+	sl_fault(error ? NULL : "gc.after_worktree");
 	if (!error && it->branch)
 		error = delete_branch(git, it->branch, err);
+	sl_fault(error ? NULL : "gc.after_branch");
 	if (!error && it->folder && (error = write_tombstone(ctx, it, err)) == 0)
 		error = sl_rm_rf(it->folder, err);
 out:

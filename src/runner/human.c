@@ -7,6 +7,7 @@
 #include "reviewer/reviewer.h"
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/fault.h"
 
 #include <git2.h>
 #include <pwd.h>
@@ -185,6 +186,7 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 	sl_lock_release(&lock);
 	if (error)
 		goto out;
+	sl_fault("retry.after_resolution");
 	/* the new base: where the person's branch meets the target now */
 	if ((error = merge_base_with_target(s, head, base, err)) != 0 ||
 	    (error = step__set(s, err, "base_commit", base, "mode", "resolve", NULL)) != 0)
@@ -265,6 +267,7 @@ static int retry_failed(struct step *s, struct sl_err *err)
 	 * A person's retry starts the retry rules over: no sticky override (a
 	 * `worktree: reset` above all) undoes what the person left in the worktree.
 	 */
+	sl_fault("retry.after_save");
 	if ((path = step__path(s, "retry.json")) != NULL)
 		unlink(path);
 	free(path);
@@ -337,10 +340,12 @@ int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
 		if (error || (error = step__set(&s, err, "head_commit", head, NULL)) != 0 ||
 		    (error = step__record_diff(&s, head, err)) != 0)
 			goto out;
+		sl_fault("abandon.after_save");
 		if ((error = runner_worktree_remove(ctx->repo.root, s.run.id, step__excluded(&s), 1,
 						    delete_branch, &deleted, err)) != 0)
 			goto out;
 	}
+	sl_fault("abandon.after_remove");
 	error = step__fail(&s, "abandoned", err, "abandoned by %s%s", who(),
 			   deleted ? "; branch deleted" : "");
 	if (error > 0)

@@ -6,6 +6,7 @@
 #include "store/workorders.h"
 #include "runner/worktree.h"
 #include "core/fs.h"
+#include "core/fault.h"
 #include "core/log.h"
 #include "core/proc.h"
 #include "core/time.h"
@@ -384,6 +385,7 @@ int step_prepare(struct step *s, struct sl_err *err)
 		if (error || (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
 			goto out;
 	}
+	sl_fault("prepare.before_worktree_add");
 	error = runner_worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
 				       s->run.base_commit, NULL, &reused, err);
 	if ((error == SL_EEXISTS || error == SL_ERROR) && half_made(s)) {
@@ -396,6 +398,7 @@ int step_prepare(struct step *s, struct sl_err *err)
 	}
 	if (error)
 		goto out;
+	sl_fault("prepare.after_worktree_add");
 	if ((error = runner_worktree_share(s->ctx->repo.root, s->wt,
 					   (const char *const *)s->ctx->cfg->worktree.share,
 					   &notes, err)) != 0 ||
@@ -405,6 +408,7 @@ int step_prepare(struct step *s, struct sl_err *err)
 		goto out;
 	if (notes.len)
 		sl_log(SL_LOG_INFO, "run %s: %s", s->run.id, sl_buf_cstr(&notes));
+	sl_fault("prepare.after_environment");
 out:
 	sl_lock_release(&lock);
 	sl_buf_release(&notes);
@@ -422,6 +426,7 @@ out:
 	if (s->ctx->cfg->worktree.setup && !(done = step__read(s, "setup.done", 64))) {
 		if ((error = run_setup(s, err)) != 0)
 			return step__fail(s, "failed", err, "%s", err->msg);
+		sl_fault("prepare.after_setup");
 		if ((marker = step__path(s, "setup.done")) != NULL)
 			sl_write_file(marker, "ok\n", 3, err);
 		free(marker);

@@ -11,6 +11,7 @@
 #include "runner/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/fault.h"
 #include "core/log.h"
 
 #include <dirent.h>
@@ -231,13 +232,13 @@ out:
  * A run merged by a process killed before it wrote manifest.json: seal it
  * now, under the repository lock, before anything else merges (so the
  * chain stays in merge order). Only the newest merged run can be in that
- * window; an older run without a manifest is a finding for `sluice audit`,
- * never something to paper over.
+ * window, as every merge seals it first (runner__seal_newest); an older
+ * run without a manifest is a finding for `sluice audit`, never something
+ * to paper over.
  */
-static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, size_t n,
-		       struct sl_err *err)
+static int seal_in(struct runner_ctx *ctx, const struct store_run *runs, size_t n,
+		   struct sl_lock *lock, struct sl_err *err)
 {
-	struct sl_lock lock = SL_LOCK_INIT;
 	const struct store_run *newest = NULL;
 	char *manifest = NULL, *tomb = NULL;
 	size_t i;
@@ -252,14 +253,35 @@ static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, siz
 	manifest = sl_repo_run_path(&ctx->repo, newest->id, "manifest.json");
 	tomb = runner_tombstone_path(&ctx->repo, newest->id);
 	if (manifest && tomb && !sl_path_exists(manifest) && !sl_path_exists(tomb) &&
-	    (error = runner__lock_repo(ctx, &lock, err)) == 0 &&
+	    (!lock || (error = runner__lock_repo(ctx, lock, err)) == 0) &&
 	    (error = runner_manifest_write(&ctx->repo, ctx->st, newest->id, err)) == 0)
 		sl_log(SL_LOG_WARN, "run %s merged without a manifest (interrupted); sealed it now",
 		       newest->id);
-	sl_lock_release(&lock);
 	free(manifest);
 	free(tomb);
 	return error;
+}
+
+static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, size_t n,
+		       struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error = seal_in(ctx, runs, n, &lock, err);
+
+	sl_lock_release(&lock);
+	return error;
+}
+
+void runner__seal_newest(struct runner_ctx *ctx)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct store_run *runs = NULL;
+	size_t n = 0;
+
+	if (store_runs_list(ctx->st, NULL, NULL, &runs, &n, &err) != 0 ||
+	    seal_in(ctx, runs, n, NULL, &err) != 0)
+		sl_log(SL_LOG_WARN, "cannot seal the run merged before: %s", err.msg);
+	store_runs_free(runs, n);
 }
 
 /*
@@ -375,6 +397,7 @@ static void recover_checkout(struct runner_ctx *ctx)
 	int recovered = 0;
 
 	if (journal && sl_path_exists(journal)) {
+		sl_fault("reconcile.before_recover");
 		/* the recovery waits (journal kept) until the dead merge's locks are gone */
 		if (merge_journal_dead(journal) && remove_locks_of_dead_merge(ctx, journal))
 			sl_log(SL_LOG_INFO, "an interrupted merge left locks; recovering it later");
@@ -509,6 +532,7 @@ int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct
 		int done = 0;
 		error = requeue(ctx, &runs[i], &done, err);
 		*requeued += done;
+		sl_fault(done ? "reconcile.after_requeue" : NULL);
 	}
 	if (!error)
 		error = seal_merged(ctx, runs, n, err);

@@ -51,6 +51,13 @@ int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, cons
  */
 int runner__discard_worktree(struct runner_ctx *ctx, const char *run_id, struct sl_err *err);
 
+/*
+ * Seal the newest merged run when a killed merge left it without
+ * manifest.json, so that the chain stays in merge order. Hold the repository
+ * lock; every merge calls it first. Failures are logged.
+ */
+void runner__seal_newest(struct runner_ctx *ctx);
+
 /* The run's worktree path (new string). */
 char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id);
 

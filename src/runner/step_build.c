@@ -9,6 +9,7 @@
 #include "runner/snapshot.h"
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/fault.h"
 #include "core/log.h"
 
 #include <stdio.h>
@@ -178,12 +179,14 @@ int step_build(struct step *s, struct sl_err *err)
 	if ((error = store_attempt_start(s->ctx->st, s->run.id, s->run.attempt, s->run.mode,
 					 err)) != 0)
 		goto out;
+	sl_fault("build.before_builder");
 	if ((error = run_builder(s, &ov, prompt, &res, err)) != 0) {
 		if (error == SL_ENOTFOUND || error == SL_EINVALID)
 			error = step__fail(s, "failed", err, "the builder cannot start: %s", err->msg);
 		goto out;
 	}
 	sl_proc_describe(how, sizeof(how), &res);
+	sl_fault(strcmp(s->run.mode, "resolve") ? "build.after_builder" : "resolve.after_resolver");
 	step__sanitize_run_dir(s);
 	error = snapshot(s, head, err);
 	if (error == SL_ENOTFOUND && strcmp(s->run.mode, "resolve")) {
@@ -210,6 +213,7 @@ int step_build(struct step *s, struct sl_err *err)
 					   err->msg);
 		goto out;
 	}
+	sl_fault(strcmp(s->run.mode, "resolve") ? "build.after_snapshot" : "resolve.after_commit");
 	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res.exit_code,
 			     res.exit_code || res.timed_out ? how : "ok", head, err);
 	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)
@@ -224,6 +228,7 @@ int step_build(struct step *s, struct sl_err *err)
 	}
 	if ((error = step__record_diff(s, head, err)) != 0)
 		goto out;
+	sl_fault("build.after_diff");
 	error = step__move(s, "gating", err, "attempt %d built %.12s (%s)", s->run.attempt, head,
 			   how);
 out:
@@ -279,6 +284,7 @@ int step_gate(struct step *s, struct sl_err *err)
 		sl_err_clear(err);
 	}
 	if (gr.all_passed) {
+		sl_fault("gates.after_all");
 		if ((error = keep_gate_output(s, err)) != 0)
 			goto out;
 		error = step__move(s, "reviewing", err, "%zu gate%s passed; asking the reviewer",

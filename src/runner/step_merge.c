@@ -8,6 +8,7 @@
 #include "runner/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/fault.h"
 #include "core/id.h"
 #include "core/template.h"
 #include "core/log.h"
@@ -172,6 +173,7 @@ static int write_merge_json(struct step *s, const struct merge_commit_result *mr
 	if (!j)
 		return sl_err_set(err, SL_ERROR, "cannot build merge.json");
 	error = step__write_json(s, "merge.json", j, err);
+	sl_fault(error ? NULL : "merge.after_merge_json");
 	json_decref(j);
 	return error;
 }
@@ -207,12 +209,14 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 	snprintf(why, sizeof(why), "merged by run %s as %.12s", s->run.id, commit);
 	if ((error = step__finish(s, "merged", "done", reason, why, err)) != 0)
 		return error;
+	sl_fault("merge.after_store");
 	if (runner_manifest_write(&s->ctx->repo, s->ctx->st, s->run.id, err) != 0) {
 		/* the next tick's reconciliation seals it */
 		sl_log(SL_LOG_ERROR, "run %s merged, but its manifest.json could not be written: %s",
 		       s->run.id, err->msg);
 		sl_err_clear(err);
 	}
+	sl_fault("merge.after_manifest");
 	return STEP_STOP;
 }
 
@@ -379,6 +383,7 @@ int step_merge(struct step *s, struct sl_err *err)
 	o.guard_data = s;
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
+	runner__seal_newest(s->ctx); /* a merge killed before its manifest: the chain first */
 	rc = merge_commit(s->ctx->repo.root, &o, &mr, err);
 	if (rc == SL_EEXISTS && !git_oid_is_zero(&mr.commit)) {
 		/* merged before a crash, the store did not hear of it: record that merge */
@@ -386,6 +391,7 @@ int step_merge(struct step *s, struct sl_err *err)
 		rc = found_merge(s, &mr, err);
 	}
 	if (rc == 0) {
+		sl_fault("merge.before_store");
 		/* still under the repository lock: the manifest chain follows merge order */
 		error = merged(s, &mr, err);
 		if (error >= 0)
@@ -440,6 +446,7 @@ int step_resolve(struct step *s, struct sl_err *err)
 	sl_lock_release(&lock);
 	if (error)
 		goto out;
+	sl_fault("resolve.after_markers");
 	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
 	if ((error = step__set(s, err, "mode", "resolve", "base_commit", tip, "head_commit",
 			       run_head, "attempt", n, NULL)) != 0)

@@ -4,6 +4,7 @@
 #include "runner/diff.h"
 #include "reviewer/reviewer.h"
 #include "core/fs.h"
+#include "core/fault.h"
 
 #include <git2.h>
 #include <stdio.h>
@@ -273,6 +274,7 @@ static int apply_verdict(struct step *s, const struct reviewer_verdict *v, const
 
 	if ((error = record_verdict(s, v, err)) != 0)
 		return error;
+	sl_fault("review.after_record");
 	if (!strcmp(v->verdict, "approve") && reviewer_verdict_approves_tree(v, tree)) {
 		if ((error = step__set(s, err, "approved_tree", tree, "reviewer", v->reviewer,
 				       "merge_status", "pending", NULL)) != 0)
@@ -314,6 +316,7 @@ int step_review(struct step *s, struct sl_err *err)
 			error = STEP_STOP;
 		goto out;
 	}
+	sl_fault("review.before_request");
 	if ((error = reviewer_review(s->ctx->cfg, req, &v, &log, err)) != 0) {
 		/* fail closed: the run stays reviewing with the reason */
 		char why[SL_ERR_MSG_MAX + 64], msg[SL_ERR_MSG_MAX + 8];
@@ -327,6 +330,7 @@ int step_review(struct step *s, struct sl_err *err)
 			error = STEP_STOP;
 		goto out;
 	}
+	sl_fault("review.after_verdict");
 	error = apply_verdict(s, &v, tree, err);
 out:
 	reviewer_verdict_release(&v);

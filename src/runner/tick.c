@@ -9,6 +9,7 @@
 #include "store/runs.h"
 #include "reviewer/reviewer.h"
 #include "core/id.h"
+#include "core/fault.h"
 #include "core/lock.h"
 #include "core/log.h"
 #include "core/time.h"
@@ -135,6 +136,7 @@ static int claim_new(struct runner_ctx *ctx, const struct runner_tick_opts *o, i
 			sl_err_set(err, error, "out of memory");
 			break;
 		}
+		sl_fault("claim.after_claim");
 		(*started)++;
 		slots--;
 	}

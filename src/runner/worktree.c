@@ -2,6 +2,7 @@
 #include "runner/worktree.h"
 #include "runner/snapshot.h"
 #include "core/fs.h"
+#include "core/fault.h"
 #include "core/proc.h"
 
 #include <git2.h>
@@ -235,6 +236,7 @@ static int populate(const char *path, struct sl_err *err)
 {
 	const char *args[] = { "reset", "--hard", "-q", "--no-recurse-submodules", NULL };
 
+	sl_fault("prepare.before_populate");
 	return run_git(path, args, err);
 }
 
@@ -468,6 +470,7 @@ int runner_worktree_remove(const char *repo_root, const char *name_or_path,
 		error = sl_err_git(err, rc, "cannot remove worktree '%s'", path);
 		goto out;
 	}
+	sl_fault("cleanup.after_worktree_remove");
 	if (delete_branch && branch) {
 		if ((rc = delete_branch_named(repo, branch, err)) < 0)
 			error = rc;

@@ -180,6 +180,106 @@ checkout_digest() { # DIR
 	} | sha256sum | cut -d' ' -f1)
 }
 
+# Crash tests at named fault points (src/core/fault.h; SLUICE_FAULT).
+# The names of the table in fault.h, one a line.
+fault_points() {
+	sed -n 's/^ \*   \([a-z_]*\.[a-z_]*\)  *[a-z].*/\1/p' "$SLUICE_SOURCE_DIR/src/core/fault.h"
+}
+
+# Run sluice with SLUICE_FAULT=POINT; fails unless the point fired (its log
+# line is in OUT). FAULT_RC is sluice's exit status: 137 when the process
+# killed is the one started here, not one of its workers. With FAULT_GROUP=1
+# sluice runs in a session of its own and the point kills its whole process
+# group (SLUICE_FAULT_GROUP): the tick and every worker at once.
+fault_fire() { # POINT OUT sluice-args...
+	_fp=$1
+	_fo=$2
+	shift 2
+	FAULT_RC=0
+	if [ "${FAULT_GROUP:-0}" = 1 ]; then
+		SLUICE_FAULT=$_fp SLUICE_FAULT_GROUP=1 setsid -w "$SLUICE" "$@" >"$_fo" 2>&1 ||
+			FAULT_RC=$?
+	else
+		SLUICE_FAULT=$_fp "$SLUICE" "$@" >"$_fo" 2>&1 || FAULT_RC=$?
+	fi
+	grep -q "fault point '${_fp%%:*}' reached" "$_fo" && return 0
+	echo "fault point '$_fp' did not fire (exit $FAULT_RC):" >&2
+	cat "$_fo" >&2
+	return 1
+}
+
+# Ticks, as cron runs them, until every run of DIR is final or waits for a
+# person and no merge journal is left (a killed merge's locks age out after
+# 10 s): at most 40, a second apart after the first three.
+settle() { # DIR
+	_sn=0
+	while [ $_sn -lt 40 ]; do
+		"$SLUICE" -C "$1" tick >>"$TRASH/settle.out" 2>&1
+		_sn=$((_sn + 1))
+		if [ ! -e "$1/.system/merge.journal" ] &&
+			! "$SLUICE" -C "$1" runs | awk '{ print $3 }' |
+				grep -qxE 'queued|preparing|building|gating|reviewing|approved|merging|resolving|interrupted'; then
+			return 0
+		fi
+		[ $_sn -lt 3 ] || sleep 1
+	done
+	echo "not settled after $_sn ticks:" >&2
+	"$SLUICE" -C "$1" runs >&2
+	tail -n 40 "$TRASH/settle.out" >&2
+	return 1
+}
+
+# A repository for the fault tests: main checked out with an uncommitted
+# edit of the tracked notes.txt (its bytes kept in $TRASH/notes.orig), the
+# builders of $BUILDERS, worktree.setup, two gates, queue.jobs 2, and the
+# config lines given (a reviewer: the default is manual).
+fault_repo() { # DIR [config lines...]
+	sluice_repo "$@" "queue:" "  jobs: 2" "worktree:" "  setup: [\"true\"]" "gates:" \
+		"  g1: [\"true\"]" "  g2: [\"true\"]" || return 1
+	seq 1 20 >"$1/lines.txt"
+	echo "the user's notes" >"$1/notes.txt"
+	git -C "$1" add lines.txt notes.txt && git -C "$1" commit -q -m "lines and notes" || return 1
+	echo "an uncommitted line" >>"$1/notes.txt"
+	cp "$1/notes.txt" "$TRASH/notes.orig"
+}
+
+# The promises after a crash in a fault_repo: each of the work orders MERGED
+# landed exactly once on the first-parent line and is done, each of FAILED
+# is failed, the user's uncommitted edit is there byte for byte and nothing
+# else differs from HEAD, `sluice audit` holds, and no worktree, run/
+# branch, lock or journal is left behind.
+fault_check() { # DIR "MERGED..." "FAILED..."
+	_fd=$1
+	_fm=0
+	for _w in $2; do
+		_fm=$((_fm + 1))
+		_fc=$(git -C "$_fd" log --first-parent --merges --format=%B main | grep -c "^Work-Order: $_w\$")
+		[ "$_fc" = 1 ] || { echo "$_w landed $_fc times" >&2; return 1; }
+		"$SLUICE" -C "$_fd" queue | grep -q "^done  *[0-9]*  *$_w " ||
+			{ echo "$_w is not done" >&2; "$SLUICE" -C "$_fd" queue >&2; return 1; }
+	done
+	_fc=$(git -C "$_fd" log --first-parent --format=%B main | grep -c "^Sluice-Run: ")
+	[ "$_fc" = "$_fm" ] || { echo "$_fc Sluice-Run trailers on main, want $_fm" >&2; return 1; }
+	for _w in $3; do
+		"$SLUICE" -C "$_fd" queue | grep -q "^failed  *[0-9]*  *$_w " ||
+			{ echo "$_w is not failed" >&2; "$SLUICE" -C "$_fd" queue >&2; return 1; }
+	done
+	cmp "$TRASH/notes.orig" "$_fd/notes.txt" || { echo "the user's edit changed" >&2; return 1; }
+	printf '%s\n' " M notes.txt" "?? work_orders/" >"$TRASH/status.want"
+	git -C "$_fd" status --porcelain >"$TRASH/status.now"
+	diff -u "$TRASH/status.want" "$TRASH/status.now" >&2 || { echo "the checkout is not HEAD" >&2; return 1; }
+	"$SLUICE" -C "$_fd" audit >"$TRASH/audit.out" 2>&1 || { cat "$TRASH/audit.out" >&2; return 1; }
+	[ -z "$(git -C "$_fd" branch --list 'run/*')" ] ||
+		{ echo "stray branches:" >&2; git -C "$_fd" branch --list 'run/*' >&2; return 1; }
+	[ "$(git -C "$_fd" worktree list | wc -l)" = 1 ] ||
+		{ echo "stray worktrees:" >&2; git -C "$_fd" worktree list >&2; return 1; }
+	[ -z "$(ls -d "$_fd"/.system/runs/*/worktree* 2>/dev/null)" ] ||
+		{ echo "stray worktree folders:" >&2; ls -d "$_fd"/.system/runs/*/worktree* >&2; return 1; }
+	[ -z "$(find "$_fd/.git" -name '*.lock')" ] ||
+		{ echo "locks left:" >&2; find "$_fd/.git" -name '*.lock' >&2; return 1; }
+	[ ! -e "$_fd/.system/merge.journal" ] || { echo "merge journal left" >&2; return 1; }
+}
+
 # Skip the whole script (ctest reports it as skipped: SKIP_RETURN_CODE 77).
 test_skip_all() { # REASON
 	rm -rf "$TRASH"

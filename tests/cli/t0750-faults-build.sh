@@ -1,0 +1,55 @@
+#!/bin/sh
+# Named fault points (src/core/fault.h), the building half of a run: for
+# each point a tick is killed there (SIGKILL, by SLUICE_FAULT), then ticks
+# run until the queue settles. Nothing is lost or doubled: each work order
+# lands once, the user's uncommitted edit stays byte for byte, `sluice
+# audit` holds, no worktree or branch is left. The merging half is t0751,
+# resolution and the human commands t0752, gc and reconciliation t0753.
+. "$(dirname "$0")/lib.sh"
+
+command -v setsid >/dev/null || test_skip_all "setsid missing"
+
+# A (three new files and a line of lines.txt) and B (one file), built at once.
+printf '%s\n' 'echo a1 >a1.txt' 'echo a2 >a2.txt' 'echo a3 >a3.txt' \
+	'sed -i 5s/.*/five-by-A/ lines.txt' 'echo "A done" >"$SLUICE_RUN_DIR/summary.md"' >"$BUILDERS/A.sh"
+printf '%s\n' 'echo b >b.txt' >"$BUILDERS/B.sh"
+
+# fault_case POINT [RC]: kill the first tick at POINT (RC: the tick's own
+# exit status, when the tick process itself dies), settle, check. Twice:
+# the process at the point alone (a worker: the tick goes on), then the
+# tick with all its workers (FAULT_GROUP).
+fault_case() {
+	fault_case_1 "$1" "${2:-}" 0 "the process at the point"
+	fault_case_1 "$1" 137 1 "the whole tick"
+}
+
+fault_case_1() { # POINT RC GROUP WHAT
+	test_expect_success "$4 killed at $1: the queue settles with nothing lost or doubled" "
+		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
+		wo r A && wo r B &&
+		FAULT_GROUP=$3 fault_fire $1 tick.out -C r tick &&
+		{ [ -z '$2' ] || [ \"\$FAULT_RC\" = '$2' ]; } &&
+		settle r &&
+		fault_check r 'A B' '' &&
+		git -C r show main:lines.txt | grep -qx five-by-A &&
+		test \"\$(git -C r show main:a3.txt)\" = a3
+	"
+}
+
+fault_case claim.after_claim 137
+for p in prepare.before_worktree_add prepare.before_populate prepare.after_worktree_add \
+	prepare.after_environment prepare.after_setup build.before_builder build.after_builder \
+	build.after_snapshot build.after_diff gates.before_gate gates.after_gate gates.after_all; do
+	fault_case $p
+done
+
+test_expect_success 'the second gate (gates.before_gate:2)' '
+	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
+	wo r A && wo r B &&
+	fault_fire gates.before_gate:2 tick.out -C r tick &&
+	ls r/.system/runs/*/gates/g1.log >/dev/null &&
+	settle r &&
+	fault_check r "A B" ""
+'
+
+test_done

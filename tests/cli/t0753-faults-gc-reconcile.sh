@@ -1,0 +1,78 @@
+#!/bin/sh
+# Named fault points (src/core/fault.h) of gc and of reconciliation, and
+# the table itself: every point in fault.h is in the code and has a kill
+# test in t0750-t0753.
+. "$(dirname "$0")/lib.sh"
+
+printf '%s\n' 'echo a1 >a1.txt' 'echo a2 >a2.txt' 'echo a3 >a3.txt' >"$BUILDERS/A.sh"
+printf '%s\n' 'echo b >b.txt' >"$BUILDERS/B.sh"
+# F fails: its worktree, branch and folder stay until gc --force, which
+# removes it first (the oldest)
+printf '%s\n' 'echo f >f.txt' 'exit 1' >"$BUILDERS/F.sh"
+
+test_expect_success 'the points of the table in fault.h are the points in the code' '
+	fault_points | sort >table &&
+	test "$(wc -l <table)" -ge 30 &&
+	grep -rh "sl_fault(" "$SLUICE_SOURCE_DIR/src" --include=*.c |
+		grep -o "\"[a-z_]*\.[a-z_]*\"" | tr -d "\"" | sort -u >code &&
+	test_cmp table code
+'
+
+test_expect_success 'every point has a kill test' '
+	for p in $(fault_points); do
+		cat "$SLUICE_SOURCE_DIR"/tests/cli/t075[0-9]-*.sh | grep -q "$p" ||
+			{ echo "no kill test for $p"; return 1; }
+	done
+'
+
+for p in gc.after_worktree gc.after_branch gc.after_tombstone; do
+	test_expect_success "killed at $p: gc again removes everything, audit holds" "
+		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
+		wo r F && settle r &&
+		wo r A && wo r B && settle r &&
+		frun=\$(run_of r F) &&
+		test \"\$(state_of r \$frun)\" = failed &&
+		test -d r/.system/runs/\$frun/worktree &&
+		fault_fire $p out -C r gc --keep-last 0 --force &&
+		test \$FAULT_RC = 137 &&
+		test ! -d r/.system/runs/\$frun/worktree &&
+		sluice -C r gc --keep-last 0 --force >out &&
+		test -z \"\$(ls -d r/.system/runs/*/ 2>/dev/null)\" &&
+		settle r &&
+		fault_check r 'A B' F
+	"
+done
+
+test_expect_success 'killed at reconcile.after_requeue after a build was killed' '
+	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
+	wo r A && wo r B &&
+	fault_fire build.after_builder tick.out -C r tick &&
+	fault_fire reconcile.after_requeue tick2.out -C r tick &&
+	test $FAULT_RC = 137 &&
+	settle r &&
+	fault_check r "A B" ""
+'
+
+test_expect_success 'killed at cleanup.after_worktree_remove in reconciling a killed merge' '
+	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
+	wo r A && wo r B &&
+	fault_fire merge.after_manifest tick.out -C r tick &&
+	ls -d r/.system/runs/*/worktree >/dev/null &&
+	fault_fire cleanup.after_worktree_remove tick2.out -C r tick &&
+	test $FAULT_RC = 137 &&
+	settle r &&
+	fault_check r "A B" ""
+'
+
+test_expect_success 'killed at reconcile.before_recover after a merge was killed mid-checkout' '
+	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
+	wo r A && wo r B &&
+	fault_fire merge.mid_checkout tick.out -C r tick &&
+	test -f r/.system/merge.journal &&
+	fault_fire reconcile.before_recover tick2.out -C r tick &&
+	test $FAULT_RC = 137 &&
+	settle r &&
+	fault_check r "A B" ""
+'
+
+test_done
