@@ -239,8 +239,8 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 		goto out;
 	}
 	if ((error = create_commit(m, tip, tree, err)) || (error = write_journal(m, old_tree, tree_id, err)) ||
-	    (error = merge__checkout_target(m->repo, m->refname, old_tree, tree_id, &where, m->res,
-					    err)))
+	    (error = merge__checkout_target(m->repo, m->refname, old_tree, tree_id, m->o->journal,
+					    &where, m->res, err)))
 		goto out;
 	m->res->checkout_updated = where != NULL;
 	if (m->o->before_ref_update && (error = m->o->before_ref_update(m->o->hook_data, attempt)))
@@ -249,7 +249,8 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 		error = move_ref(m, git_commit_id(tip), err);
 	if (error && where) {
 		m->res->checkout_updated = 0;
-		if (merge__checkout_revert(where, m->res->checkout_via_git, tree_id, old_tree, err) &&
+		if (merge__checkout_revert(where, m->res->checkout_via_git, tree_id, old_tree,
+					   m->o->journal, err) &&
 		    error == 1)
 			error = SL_ERROR;
 		if (old_tree != &m->wt_base)

@@ -245,6 +245,16 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 /* 1 when `journal` is whole and the merge that wrote it is dead. */
 int merge_journal_dead(const char *journal);
 
+/*
+ * The locks a dead merge held, as its journal records them ("lock <path>
+ * <dev> <ino> <mtime s> <mtime ns>" lines, written right after the merge
+ * created each one): each is removed only while the file at that path is
+ * still that very file; anything else there (the user's own index.lock
+ * made since) is never touched (DESIGN.md 11). *left: recorded locks still
+ * there that could not be removed. 0, or -1 when the journal is unreadable.
+ */
+int merge_journal_release_locks(const char *journal, int *left);
+
 /* ---- module-internal (merge__*), not for other modules ---- */
 
 /* The repository of the work tree with `refname` checked out (*out NULL when none). */
@@ -297,11 +307,14 @@ int merge__run_git(const char *cwd, const char *const *args, struct sl_buf *out,
  * SL_ETRANSIENT with res->paths/reason when it cannot.
  */
 int merge__checkout_target(git_repository *repo, const char *refname, const git_oid *old_tree,
-			   const git_oid *new_tree, char **where, struct merge_commit_result *res,
-			   struct sl_err *err);
+			   const git_oid *new_tree, const char *journal, char **where,
+			   struct merge_commit_result *res, struct sl_err *err);
+
+/* Append "lock <path> <dev> <ino> <mtime>" of the lock file open as `fd` to `journal`. */
+int merge__journal_lock(const char *journal, const char *path, int fd, struct sl_err *err);
 
 /* Undo merge__checkout_target in the work tree at `where`. */
 int merge__checkout_revert(const char *where, int via_git, const git_oid *merged_tree,
-			   const git_oid *old_tree, struct sl_err *err);
+			   const git_oid *old_tree, const char *journal, struct sl_err *err);
 
 #endif

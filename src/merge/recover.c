@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,6 +104,56 @@ static int restore(git_repository *w, const git_oid *tree_id, struct merge_paths
 	return error;
 }
 
+int merge__journal_lock(const char *journal, const char *path, int fd, struct sl_err *err)
+{
+	char line[PATH_MAX + 128];
+	struct stat st;
+	int jfd, n, ok;
+
+	if (!journal)
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return sl_err_sys(err, errno, "cannot stat '%s'", path);
+	n = snprintf(line, sizeof(line), "lock %s %llu %llu %lld %ld\n", path,
+		     (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+		     (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+	if (n < 0 || (size_t)n >= sizeof(line) || strchr(path, '\n') || strchr(path, ' '))
+		return sl_err_set(err, SL_EINVALID, "cannot record the lock '%s' in the journal", path);
+	jfd = open(journal, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (jfd < 0)
+		return sl_err_sys(err, errno, "cannot open the merge journal '%s'", journal);
+	ok = write(jfd, line, (size_t)n) == n && fsync(jfd) == 0;
+	close(jfd);
+	return ok ? 0 : sl_err_sys(err, errno, "cannot write the merge journal '%s'", journal);
+}
+
+int merge_journal_release_locks(const char *journal, int *left)
+{
+	char line[PATH_MAX + 128], path[PATH_MAX];
+	unsigned long long dev, ino;
+	long long sec;
+	long nsec;
+	struct stat st;
+	FILE *f = fopen(journal, "r");
+
+	*left = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "lock ", 5) ||
+		    sscanf(line + 5, "%4095s %llu %llu %lld %ld", path, &dev, &ino, &sec, &nsec) != 5)
+			continue;
+		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    (unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino ||
+		    (long long)st.st_mtim.tv_sec != sec || (long)st.st_mtim.tv_nsec != nsec)
+			continue; /* gone, or another file: not the dead merge's */
+		if (unlink(path) < 0)
+			(*left)++;
+	}
+	fclose(f);
+	return 0;
+}
+
 int merge_journal_dead(const char *journal)
 {
 	git_oid a, b;
@@ -136,7 +189,9 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 				   refname);
 		goto out;
 	}
-	if ((error = merge__find_checkout(&w, repo, refname, err)) != 0 || !w)
+	if ((error = merge__find_checkout(&w, repo, refname, err)) != 0)
+		goto out; /* busy (a rebase, a missing work tree): recovered later */
+	if (!w)
 		goto done; /* not checked out anywhere: no files to put in order */
 	if ((rc = merge__changed_paths(w, &old_tree, &new_tree, &ours, &changed)) < 0) {
 		error = sl_err_git(err, rc, "cannot list the paths of the interrupted merge");

@@ -1,0 +1,63 @@
+#!/bin/sh
+# The user's checkout of the target, in states a merge must not move: the
+# user's own .git/index.lock after a killed merge, a rebase in progress, a
+# symbolic link in place of a tracked folder. Through `sluice tick`: the run
+# stays approved with the reason, the target does not move, nothing of the
+# user's changes; once the user is done, a later tick merges.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'setup: a repository and an approving reviewer' '
+	sluice_repo repo &&
+	approve_reviewer_config >>repo/.system/config.yaml &&
+	mkdir repo/s && echo sx >repo/s/x.txt && git -C repo add s &&
+	git -C repo commit -q -m s
+'
+
+test_expect_success 'a dead merge journal does not free the user index.lock' '
+	t=$(git -C repo rev-parse main^{tree}) &&
+	printf "%s\n%s\n%s\n" "1:1" "$t" "$t" >repo/.system/merge.journal &&
+	touch -d "30 seconds ago" repo/.system/merge.journal &&
+	echo "the user git" >repo/.git/index.lock &&
+	touch -d "20 seconds ago" repo/.git/index.lock &&
+	echo "echo one >one.txt" >"$BUILDERS/L1.sh" && wo repo L1 &&
+	tip=$(git -C repo rev-parse main) &&
+	sluice -C repo tick >out 2>&1 &&
+	test "$(cat repo/.git/index.lock)" = "the user git" &&
+	test "$(git -C repo rev-parse main)" = "$tip" &&
+	run=$(run_of repo L1) && test "$(state_of repo $run)" = approved &&
+	rm repo/.git/index.lock &&
+	sluice -C repo tick >out 2>&1 &&
+	test "$(state_of repo $run)" = merged &&
+	test "$(cat repo/one.txt)" = one && test -z "$(git -C repo status --porcelain --untracked-files=no)"
+'
+
+test_expect_success 'a rebase of the target in progress: deferred, named, merged after it' '
+	echo "echo two >two.txt" >"$BUILDERS/R1.sh" && wo repo R1 &&
+	echo mine >repo/mine.txt && git -C repo add mine.txt && git -C repo commit -q -m mine &&
+	(cd repo && GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/" git rebase -q -i HEAD~1 >/dev/null 2>&1) &&
+	test -d repo/.git/rebase-merge &&
+	tip=$(git -C repo rev-parse main) &&
+	checkout_digest repo >before &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo R1) && test "$(state_of repo $run)" = approved &&
+	sluice -C repo status --json $run >st && test_grep "middle of a rebase" st &&
+	test "$(git -C repo rev-parse main)" = "$tip" &&
+	checkout_digest repo >after && test_cmp before after &&
+	(cd repo && git rebase --continue >/dev/null 2>&1) &&
+	sluice -C repo tick >out 2>&1 &&
+	test "$(state_of repo $run)" = merged &&
+	test "$(git -C repo rev-parse main~1)" = "$tip" && test "$(cat repo/two.txt)" = two
+'
+
+test_expect_success 'a link in place of a tracked folder: nothing written through it' '
+	echo "echo sy >s/y.txt" >"$BUILDERS/S1.sh" && wo repo S1 &&
+	mv repo/s outside && ln -s ../outside repo/s &&
+	tip=$(git -C repo rev-parse main) &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo S1) && test "$(state_of repo $run)" = approved &&
+	sluice -C repo status --json $run >st && test_grep "symbolic link" st &&
+	test "$(git -C repo rev-parse main)" = "$tip" &&
+	! test -e outside/y.txt && test "$(cat outside/x.txt)" = sx && test -L repo/s
+'
+
+test_done
