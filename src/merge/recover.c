@@ -33,6 +33,24 @@ static git_blob *blob_at(git_repository *r, const git_oid *tree_id, const char *
 	return b;
 }
 
+/* 1 when a parent folder of `path` in the work tree `root` is a symbolic link. */
+static int link_above(const char *root, const char *path)
+{
+	char buf[PATH_MAX];
+	const char *p;
+	struct stat st;
+
+	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
+		if (snprintf(buf, sizeof(buf), "%s%.*s", root, (int)(p - path), path) >= (int)sizeof(buf))
+			return 1;
+		if (lstat(buf, &st) < 0)
+			return 0;
+		if (!S_ISDIR(st.st_mode))
+			return S_ISLNK(st.st_mode);
+	}
+	return 0;
+}
+
 /*
  * 1 when the work tree's file at `path` is something the merge's checkout
  * made: missing where the merge rewrote or removed it, or the new content
@@ -49,8 +67,8 @@ static int written_by_merge(git_repository *w, const git_oid *old_tree, const gi
 	struct stat st;
 	int ours = 0;
 
-	if (!full)
-		goto out;
+	if (!full || link_above(git_repository_workdir(w), path))
+		goto out; /* nothing is written through a link: the user's */
 	if (lstat(full, &st) < 0) {
 		ours = old != NULL; /* gone: the merge removed (or was rewriting) it */
 		goto out;
