@@ -342,6 +342,168 @@ static void test_merge_journals_its_index_lock(void **state)
 	merge_commit_result_release(&res);
 }
 
+/*
+ * Random user states against git's own `read-tree -m -u OLD NEW` on a copy
+ * of the same checkout (the oracle; fixed seed): where git refuses, sluice
+ * defers with nothing touched; where sluice brings the checkout along, the
+ * index and the files are what git makes of them. sluice may defer where
+ * git would go on (counted), never the other way round.
+ */
+static void test_random_states_against_git(void **state)
+{
+	static const char *paths[] = { "a", "b", "c", "d/e", "d/f", "g" };
+	unsigned seed = 20261124;
+	int i, k, deferred_git_ok = 0, merged = 0, refused = 0, adopted = 0, kept = 0;
+
+	for (i = 0; i < 80; i++) {
+		struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+		struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
+		struct sl_err err = SL_ERR_INIT;
+		char script[8192], r[PATH_MAX], *before, *after;
+		size_t n = 0;
+		int git_ok, rc;
+
+		n += (size_t)snprintf(script + n, sizeof(script) - n,
+				      "rm -rf r rw && git init -q -b main r && cd r && mkdir d && "
+				      "for f in a b c d/e d/f g; do echo \"base $f\" >$f; done && "
+				      "echo '*.o' >.gitignore && git add . && git commit -qm base && "
+				      "git worktree add -q -b run ../rw && cd ../rw && ");
+		for (k = 0; k < 6; k++) {
+			int op = (int)(rand_r(&seed) % 4);
+			if (op == 1)
+				n += (size_t)snprintf(script + n, sizeof(script) - n,
+						      "echo \"run %s\" >%s && ", paths[k], paths[k]);
+			else if (op == 2)
+				n += (size_t)snprintf(script + n, sizeof(script) - n, "rm %s && ", paths[k]);
+		}
+		switch (rand_r(&seed) % 4) {
+		case 0:
+			n += (size_t)snprintf(script + n, sizeof(script) - n,
+					      "rm -rf d && echo \"run d\" >d && ");
+			break;
+		case 1:
+			n += (size_t)snprintf(script + n, sizeof(script) - n,
+					      "mkdir -p h && echo \"run h/i\" >h/i && ");
+			break;
+		case 2:
+			n += (size_t)snprintf(script + n, sizeof(script) - n, "echo \"run n\" >n && ");
+			break;
+		}
+		n += (size_t)snprintf(script + n, sizeof(script) - n,
+				      "git add -A . && git commit -qm run --allow-empty && cd ../r && set +e; ");
+		for (k = 0; k < 6; k++) {
+			const char *f = paths[k];
+			switch (rand_r(&seed) % 20) {
+			case 0:
+				n += (size_t)snprintf(script + n, sizeof(script) - n, "echo mine >>%s; ", f);
+				break;
+			case 1:
+				n += (size_t)snprintf(script + n, sizeof(script) - n,
+						      "echo staged >>%s; git add %s; ", f, f);
+				break;
+			case 2:
+				n += (size_t)snprintf(script + n, sizeof(script) - n,
+						      "cp %s o.tmp; echo staged >>%s; git add %s; mv o.tmp %s; ",
+						      f, f, f, f);
+				break;
+			case 3:
+				n += (size_t)snprintf(script + n, sizeof(script) - n,
+						      "git rm -q --cached %s; ", f);
+				break;
+			case 4:
+				n += (size_t)snprintf(script + n, sizeof(script) - n, "rm -f %s; ", f);
+				break;
+			case 5:
+				n += (size_t)snprintf(script + n, sizeof(script) - n,
+						      "git show run:%s >%s 2>/dev/null && git add %s; ", f, f, f);
+				break;
+			case 6:
+				n += (size_t)snprintf(script + n, sizeof(script) - n,
+						      "git show run:%s >%s 2>/dev/null; ", f, f);
+				break;
+			}
+		}
+		switch (rand_r(&seed) % 6) {
+		case 0:
+			n += (size_t)snprintf(script + n, sizeof(script) - n, "echo mine >n; ");
+			break;
+		case 1:
+			n += (size_t)snprintf(script + n, sizeof(script) - n, "mkdir -p d; echo obj >d/z.o; ");
+			break;
+		case 2:
+			n += (size_t)snprintf(script + n, sizeof(script) - n, "echo mine >h; ");
+			break;
+		case 3:
+			n += (size_t)snprintf(script + n, sizeof(script) - n,
+					      "echo new >x && git add x; ");
+			break;
+		}
+		n += (size_t)snprintf(script + n, sizeof(script) - n,
+				      "set -e; cd .. && rm -rf oracle && cp -a r oracle");
+		assert_true(n < sizeof(script));
+		assert_int_equal(sh_in(tmp, "%s", script), 0);
+		git_ok = !strcmp("ok", sh_line_in(tmp, "cd oracle && { git update-index -q --refresh; true; } && git read-tree -m -u main^{tree} "
+						       "run^{tree} 2>../git.err && echo ok"));
+		before = user_state();
+		snprintf(r, sizeof(r), "%s/r", tmp);
+		o.target = "main";
+		o.head = "run";
+		o.work_order_id = "WO-1";
+		o.title = "t";
+		o.run_id = "20260101-00000000";
+		o.reviewer = "r";
+		rc = merge_commit(r, &o, &res, &err);
+		if (rc == 0) {
+			merged++;
+			/*
+			 * git refuses a file that is not up to date even when it holds
+			 * the merged bytes already; sluice takes those as they are (a
+			 * checkout cut off by a crash, or the user made the same change)
+			 */
+			if (!git_ok && sh_in(tmp, "p=$(sed -n \"s/^error: Entry '\\(.*\\)' not uptodate.*/\\1/p\" "
+					     "git.err) && test -n \"$p\" && cd r && git show \"run:$p\" | cmp - \"$p\" && "
+					     "test \"$(git ls-files -s \"$p\" | cut -d' ' -f2)\" = \"$(git rev-parse \"run:$p\")\"") == 0) {
+				adopted++;
+				goto next;
+			}
+			/* git refuses to merge over a path the user untracked; sluice keeps it untracked */
+			if (!git_ok && sh_in(tmp, "p=$(sed -n \"s/^error: Untracked working tree file '\\(.*\\)' "
+					     "would be removed.*/\\1/p\" git.err) && test -n \"$p\" && cmp r/\"$p\" oracle/\"$p\" && "
+					     "cd r && test -z \"$(git ls-files \"$p\")\" && ! git cat-file -e \"run:$p\" 2>/dev/null") == 0) {
+				kept++;
+				goto next;
+			}
+			if (!git_ok)
+				fail_msg("case %d: git refuses (%s), sluice merged: %s", i,
+					 sh_line_in(tmp, "cat git.err"), script);
+			/* the same index and files as git's; untracked and ignored files kept */
+			if (sh_in(tmp, "cd r && git ls-files -s -t >../ri && cd ../oracle && "
+				       "git ls-files -s -t >../gi && cd .. && cmp ri gi && diff -r -x .git r oracle") != 0)
+				fail_msg("case %d: not what git makes of it: %s", i, script);
+		} else {
+			assert_int_equal(rc, SL_ETRANSIENT);
+			after = user_state();
+			if (strcmp(before, after))
+				fail_msg("case %d: deferred (%s) but touched: %s", i, res.reason, script);
+			free(after);
+			if (git_ok) {
+				deferred_git_ok++;
+				print_message("case %d: deferred where git goes on: %s\n%s\n", i, res.reason,
+					      strstr(script, "cd ../rw"));
+			} else {
+				refused++;
+			}
+		}
+next:
+		free(before);
+		merge_commit_result_release(&res);
+	}
+	print_message("%d merged (%d taking the user's copy of the merged bytes, %d keeping an "
+		      "untracked file git would refuse to remove), %d deferred as git refuses, %d "
+		      "deferred where git goes on\n", merged, adopted, kept, refused, deferred_git_ok);
+	assert_true(merged > 10 && refused > 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +525,7 @@ int main(void)
 		T(test_symlink_in_place_of_new_folder_defers),
 		T(test_dead_merge_locks),
 		T(test_merge_journals_its_index_lock),
+		T(test_random_states_against_git),
 #undef T
 	};
 
