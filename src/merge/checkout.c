@@ -293,6 +293,26 @@ static const char *in_progress(git_repository *w)
 	return yes ? "a cherry-pick or revert (.git/sequencer)" : NULL;
 }
 
+/* core.sparseCheckout, also from the work tree's config.worktree (git sparse-checkout puts it there). */
+static int sparse_on(git_repository *w)
+{
+	git_config *cfg = NULL;
+	char *wt = sl_path_join(git_repository_path(w), "config.worktree");
+	int on = 0;
+
+	if (git_repository_config_snapshot(&cfg, w) == 0 &&
+	    git_config_get_bool(&on, cfg, "core.sparseCheckout") < 0)
+		on = 0;
+	git_config_free(cfg);
+	cfg = NULL;
+	if (!on && wt && sl_path_exists(wt) && git_config_open_ondisk(&cfg, wt) == 0 &&
+	    git_config_get_bool(&on, cfg, "core.sparseCheckout") < 0)
+		on = 0;
+	git_config_free(cfg);
+	free(wt);
+	return on;
+}
+
 /*
  * The state checks: nothing in progress, no lock, no conflicts. 1 when git
  * must do the checkout: libgit2 cannot read the index (sparse or split
@@ -302,10 +322,9 @@ static int check_state(git_repository *w, const char *where, struct merge_commit
 		       struct sl_err *err)
 {
 	git_index *idx = NULL;
-	git_config *cfg = NULL;
 	char *lock = sl_path_join(git_repository_path(w), "index.lock");
 	const char *op = in_progress(w);
-	int error = 0, sparse = 0;
+	int error = 0;
 
 	if (op)
 		error = defer(res, err, "the checkout '%s' is in the middle of %s; finish or abort "
@@ -318,10 +337,8 @@ static int check_state(git_repository *w, const char *where, struct merge_commit
 	else if (git_index_has_conflicts(idx))
 		error = defer(res, err, "the index of '%s' has unresolved conflicts%s; resolve "
 			      "them, the merge is retried next tick", where, "");
-	else if (git_repository_config_snapshot(&cfg, w) == 0 &&
-		 git_config_get_bool(&sparse, cfg, "core.sparseCheckout") == 0 && sparse)
+	else if (sparse_on(w))
 		error = 1;
-	git_config_free(cfg);
 	git_index_free(idx);
 	free(lock);
 	return error;

@@ -60,4 +60,33 @@ test_expect_success 'a link in place of a tracked folder: nothing written throug
 	! test -e outside/y.txt && test "$(cat outside/x.txt)" = sx && test -L repo/s
 '
 
+test_expect_success 'a staged change whose file equals HEAD: deferred, the index entry kept' '
+	rm repo/s && mv outside repo/s &&
+	sluice -C repo tick >out 2>&1 && run=$(run_of repo S1) && test "$(state_of repo $run)" = merged &&
+	echo "echo run >>one.txt" >"$BUILDERS/I1.sh" && wo repo I1 &&
+	echo staged >repo/one.txt && git -C repo add one.txt && echo one >repo/one.txt &&
+	tip=$(git -C repo rev-parse main) &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo I1) && test "$(state_of repo $run)" = approved &&
+	sluice -C repo status --json $run >st && test_grep "staged changes" st &&
+	test "$(git -C repo rev-parse main)" = "$tip" &&
+	test "$(git -C repo show :one.txt)" = staged && test "$(cat repo/one.txt)" = one &&
+	git -C repo commit -q -m "user staged" && git -C repo checkout -q one.txt &&
+	sluice -C repo tick >out 2>&1 &&
+	test "$(state_of repo $run)" = merged
+'
+
+test_expect_success 'a clean sparse checkout: merged on the first tick, outside files not written' '
+	mkdir repo/far && echo far >repo/far/f.txt && git -C repo add far &&
+	git -C repo commit -q -m far &&
+	git -C repo sparse-checkout set s >/dev/null 2>&1 && test ! -e repo/far/f.txt &&
+	echo "echo changed >far/f.txt && echo near >near.txt" >"$BUILDERS/P1.sh" && wo repo P1 &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo P1) && test "$(state_of repo $run)" = merged &&
+	test ! -e repo/far/f.txt && test "$(git -C repo show :far/f.txt)" = changed &&
+	git -C repo ls-files -t far/f.txt | grep -q "^S " &&
+	test "$(cat repo/near.txt)" = near &&
+	test -z "$(git -C repo status --porcelain --untracked-files=no)"
+'
+
 test_done

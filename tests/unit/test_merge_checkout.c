@@ -245,7 +245,8 @@ static void test_sparse_checkout_merges(void **state)
 	expect_merged();
 	assert_int_equal(sh_in(tmp, "cd r && test -z \"$(git status --porcelain)\" && test ! -e e.txt && "
 			           "git ls-files -t e.txt | grep -q '^S ' && test \"$(git show :e.txt)\" = e2 && "
-			           "test \"$(sed -n 5p a.txt)\" = five && git diff --cached --quiet HEAD"), 0);
+			           "test \"$(sed -n 5p a.txt)\" = five && git diff --cached --quiet HEAD && "
+			           "test ! -e d.txt && git ls-files -t d.txt | grep -q '^S '"), 0);
 }
 
 /* 5: a skip-worktree bit set by hand, without sparse checkout. */
