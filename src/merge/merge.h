@@ -149,16 +149,22 @@ struct merge_commit_result {
  * max_attempts). When the target is the branch a work tree has checked out
  * (HEAD names it; a detached HEAD checks out no branch), that work tree is
  * first brought to the merge with a safe checkout (baseline: the old tip's
- * tree) that keeps the user's staged, unstaged and untracked changes (with
- * `git read-tree -m -u OLD NEW` when libgit2 cannot read that index: split
- * or sparse index); if the CAS then fails, the checkout is brought back to
+ * tree) that keeps the user's staged, unstaged and untracked changes as
+ * `git read-tree -m -u OLD NEW` would: everything checked first with the
+ * index lock held (recorded in the journal), no write through a symbolic
+ * link, skip-worktree entries left unwritten; with git itself when libgit2
+ * cannot read that index (split or sparse index) or sparse checkout is on.
+ * If the CAS then fails, the checkout is brought back to
  * the old tip's tree before the next attempt, which then uses that tree as
  * its baseline.
  *
  * Returns 0 (MERGE_MERGED); SL_ECONFLICT (MERGE_CONFLICT, res->paths and
  * reason); SL_ETRANSIENT (MERGE_DEFERRED: the user's changes collide with
- * the merge, a merge/rebase is in progress there, its index has conflicts
- * or is locked; nothing was touched, try again later); SL_EEXISTS (head is
+ * the merge (staged ones included), a file or link of the user's is in the
+ * way, a merge/rebase/cherry-pick/revert/bisect/am is in progress there or
+ * a rebase or bisect of the target anywhere, the work tree with the target
+ * is missing, its index has conflicts or is locked; nothing was touched,
+ * try again later); SL_EEXISTS (head is
  * already in the target: res->commit is the merge commit found on the
  * target's first-parent line, or zero);
  * SL_ENOTFOUND (no such target branch); SL_EINVALID (bad head); SL_ELOCKED
