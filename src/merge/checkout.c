@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -770,6 +771,18 @@ out:
 	return same;
 }
 
+/*
+ * For tests only: SLUICE_FAULT=<name> kills this process at the point of
+ * that name, as a crash would (the recovery tests, t0721).
+ */
+static void fault_point(const char *name)
+{
+	const char *f = getenv("SLUICE_FAULT");
+
+	if (f && !strcmp(f, name))
+		raise(SIGKILL);
+}
+
 /* Paths of `all` that are not in `less`. */
 static int minus(struct merge_paths *out, const struct merge_paths *all, const struct merge_paths *less)
 {
@@ -841,6 +854,7 @@ static int bring(struct co *c, int revert, struct sl_err *err)
 		error = sl_err_git(err, error, "cannot update the checkout '%s'", c->where);
 		goto out;
 	}
+	fault_point("merge-checkout-files");
 	for (i = 0; !error && i < c->write.n; i++)
 		error = set_entry(c, c->write.v[i], 1);
 	for (i = 0; !error && i < adopted.n; i++)
