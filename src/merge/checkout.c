@@ -1,13 +1,23 @@
 /*
  * The target checked out in a work tree (DESIGN.md 7.4): bring that work
- * tree along like git's receive.denyCurrentBranch=updateInstead, through a
- * safe checkout from the old tip's tree to the merged tree that keeps the
- * user's staged, unstaged and untracked changes, or refuse with nothing
- * touched.
+ * tree along like git's receive.denyCurrentBranch=updateInstead, from the
+ * old tip's tree to the merged tree, keeping the user's staged, unstaged
+ * and untracked changes as `git read-tree -m -u OLD NEW` does, or refuse
+ * with nothing touched.
+ *
+ * Order: the states in which git itself would not move the branch (an
+ * operation in progress, a rebase or bisect of the branch with HEAD
+ * detached, a work tree that cannot be reached, conflicts, a lock); then,
+ * holding the index lock (O_EXCL as git takes it, recorded in the merge
+ * journal so that only that file is ever freed after a crash), every check
+ * (the index against the old tree, links and files in the way); only then
+ * libgit2 writes the files (safe checkout limited to the merge's paths)
+ * and sluice writes the index through its lock.
  *
  * A work tree "has the target checked out" when its HEAD is a symbolic ref
  * naming the target. A detached HEAD checks out no branch, so moving the
- * target leaves that work tree alone and the ref is simply moved.
+ * target leaves that work tree alone and the ref is simply moved (unless a
+ * rebase or bisect of the target is going on there).
  */
 #include "merge/merge.h"
 #include "core/fs.h"
