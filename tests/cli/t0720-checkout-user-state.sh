@@ -76,6 +76,23 @@ test_expect_success 'a staged change whose file equals HEAD: deferred, the index
 	test "$(state_of repo $run)" = merged
 '
 
+test_expect_success 'a folder the merge turns into a file holds an ignored file: nothing deleted' '
+	mkdir repo/fd && echo one >repo/fd/a.txt && echo two >repo/fd/b.txt && echo "*.o" >repo/.gitignore &&
+	git -C repo add fd .gitignore && git -C repo commit -q -m fd &&
+	echo "rm -r fd && echo file >fd" >"$BUILDERS/F1.sh" && wo repo F1 &&
+	echo obj >repo/fd/x.o &&
+	tip=$(git -C repo rev-parse main) &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo F1) && test "$(state_of repo $run)" = approved &&
+	sluice -C repo status --json $run >st && test_grep "in the way" st &&
+	test "$(git -C repo rev-parse main)" = "$tip" &&
+	test "$(cat repo/fd/a.txt)" = one && test "$(cat repo/fd/b.txt)" = two &&
+	test "$(cat repo/fd/x.o)" = obj &&
+	test -z "$(git -C repo status --porcelain --untracked-files=no)" &&
+	rm repo/fd/x.o && sluice -C repo tick >out 2>&1 &&
+	test "$(state_of repo $run)" = merged && test "$(cat repo/fd)" = file
+'
+
 test_expect_success 'a clean sparse checkout: merged on the first tick, outside files not written' '
 	mkdir repo/far && echo far >repo/far/f.txt && git -C repo add far &&
 	git -C repo commit -q -m far &&
