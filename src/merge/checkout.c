@@ -367,6 +367,7 @@ struct co {
 	struct merge_paths keep;     /* the index holds the target already: the user's, kept */
 	struct merge_paths write;    /* what the checkout writes */
 	struct merge_commit_result *res;
+	const struct merge_paths *left; /* bringing back: what the way there left alone */
 	char *lock;                  /* the index.lock held, or NULL */
 	int lock_fd;
 };
@@ -527,7 +528,9 @@ static int plan(struct co *c, struct sl_err *err)
 		git_tree_entry *oe = entry_at(c->from, path), *ne = entry_at(c->to, path);
 		int old = same_entry(ie, oe), new = same_entry(ie, ne);
 
-		if (!old && !new)
+		if (c->left && merge_paths_has(c->left, path))
+			error = merge_paths_add(&c->keep, path);
+		else if (!old && !new)
 			error = merge_paths_add(&staged, path);
 		else if (ie && (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE))
 			error = merge_paths_add(&c->index_only, path);
@@ -875,7 +878,11 @@ static int bring(struct co *c, int revert, struct sl_err *err)
 		error = sl_err_git(err, error, "cannot update the index of '%s'", c->where);
 		goto out;
 	}
-	error = write_index(c, err);
+	if ((error = write_index(c, err)) == 0 && !revert) {
+		merge_paths_release(&c->res->kept);
+		c->res->kept = c->keep;
+		memset(&c->keep, 0, sizeof(c->keep));
+	}
 out:
 	drop_lock(c);
 	merge_paths_release(&adopted);
@@ -984,7 +991,8 @@ out:
 }
 
 int merge__checkout_revert(const char *where, int via_git, const git_oid *merged_tree,
-			   const git_oid *old_tree, const char *journal, struct sl_err *err)
+			   const git_oid *old_tree, const char *journal,
+			   const struct merge_paths *kept, struct sl_err *err)
 {
 	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
 	git_repository *w = NULL;
@@ -998,8 +1006,10 @@ int merge__checkout_revert(const char *where, int via_git, const git_oid *merged
 	error = git_repository_open(&w, where);
 	if (error)
 		error = sl_err_git(err, error, "cannot open '%s'", where);
-	else if (!(error = co_open(&c, w, where, merged_tree, old_tree, journal, &res, err)))
+	else if (!(error = co_open(&c, w, where, merged_tree, old_tree, journal, &res, err))) {
+		c.left = kept;
 		error = bring(&c, 1, err);
+	}
 	co_close(&c);
 	if (error)
 		error = sl_err_set(err, SL_ERROR, "the target moved while '%s' was being updated, "

@@ -250,7 +250,7 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 	if (error && where) {
 		m->res->checkout_updated = 0;
 		if (merge__checkout_revert(where, m->res->checkout_via_git, tree_id, old_tree,
-					   m->o->journal, err) &&
+					   m->o->journal, &m->res->kept, err) &&
 		    error == 1)
 			error = SL_ERROR;
 		if (old_tree != &m->wt_base)
@@ -345,4 +345,5 @@ int merge_commit(const char *repo_path, const struct merge_commit_opts *opts,
 void merge_commit_result_release(struct merge_commit_result *res)
 {
 	merge_paths_release(&res->paths);
+	merge_paths_release(&res->kept);
 }

@@ -132,6 +132,7 @@ struct merge_commit_result {
 	int checkout_updated;        /* 1: a work tree with the target checked out was brought along */
 	int checkout_via_git;        /* 1: with `git read-tree -m -u` (libgit2 cannot read that index) */
 	struct merge_paths paths;    /* conflicted paths, or the user's colliding paths */
+	struct merge_paths kept;     /* paths whose index held the merge's entry already: left alone */
 	char reason[MERGE_REASON_MAX];
 };
 
@@ -321,6 +322,7 @@ int merge__journal_lock(const char *journal, const char *path, int fd, struct sl
 
 /* Undo merge__checkout_target in the work tree at `where`. */
 int merge__checkout_revert(const char *where, int via_git, const git_oid *merged_tree,
-			   const git_oid *old_tree, const char *journal, struct sl_err *err);
+			   const git_oid *old_tree, const char *journal,
+			   const struct merge_paths *kept, struct sl_err *err);
 
 #endif

@@ -278,6 +278,37 @@ static void test_symlink_in_place_of_new_folder_defers(void **state)
 	assert_int_equal(sh_in(tmp, "test ! -e outside/x.txt && test -L r/n"), 0);
 }
 
+static int move_main_once(void *data, int attempt)
+{
+	(void)data;
+	(void)attempt;
+	return sh_in(tmp, "cd r && git update-ref refs/heads/main x2") ? -1 : 0;
+}
+
+/*
+ * 1: the user staged exactly what the merge brings (e.txt): kept as it is;
+ * when the target then moves under the merge and the checkout is brought
+ * back, that staged change is still the user's, not undone.
+ */
+static void test_staged_same_change_kept_when_brought_back(void **state)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+
+	assert_int_equal(sh_in(tmp, "cd r && git branch x2 main && git branch old main && cd ../rw && git checkout -q --detach x2 && "
+			           "echo x >x.txt && git add x.txt && git commit -qm x2 && "
+			           "git branch -f x2 HEAD && git checkout -q run && cd ../r && "
+			           "echo e2 >e.txt && git add e.txt"), 0);
+	o.before_ref_update = move_main_once;
+	o.max_attempts = 1;
+	assert_int_equal(do_merge(&o, &res, &err), SL_ECONFLICT);
+	assert_string_equal(rev("x2"), rev("main"));
+	assert_int_equal(sh_in(tmp, "cd r && test \"$(git show :e.txt)\" = e2 && test \"$(cat e.txt)\" = e2 && "
+			           "test ! -e d.txt && test \"$(git diff --cached --name-only old)\" = e.txt"), 0);
+	merge_commit_result_release(&res);
+}
+
 /* 3: a killed merge's index.lock is removed only when the journal proves it was the merge's. */
 static void test_dead_merge_locks(void **state)
 {
@@ -524,6 +555,7 @@ int main(void)
 		T(test_skip_worktree_entry_merges),
 		T(test_symlink_in_place_of_folder_defers),
 		T(test_symlink_in_place_of_new_folder_defers),
+		T(test_staged_same_change_kept_when_brought_back),
 		T(test_dead_merge_locks),
 		T(test_merge_journals_its_index_lock),
 		T(test_random_states_against_git),
