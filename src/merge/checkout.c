@@ -149,7 +149,8 @@ static int check_linked(git_repository **out, git_repository *main, const char *
 		error = defer(res, err, "'%s' is checked out in the work tree '%s', which cannot be "
 			      "opened (its folder is missing or locked away); bring it back, or remove "
 			      "it with 'git worktree prune', the merge is retried next tick",
-			      refname, where ? where : name);
+			      strncmp(refname, "refs/heads/", 11) ? refname : refname + 11,
+			      where ? where : name);
 	}
 	*out = wrepo;
 out:

@@ -211,6 +211,16 @@ static void test_rebase_apply_in_progress_defers(void **state)
 	expect_deferred("rebase");
 }
 
+/* main is being rebased in a linked work tree (HEAD detached there), the main checkout elsewhere */
+static void test_rebase_in_linked_worktree_defers(void **state)
+{
+	assert_int_equal(sh_in(tmp, "cd r && git checkout -q --detach && git worktree add -q ../lw main && "
+			           "cd ../lw && GIT_SEQUENCE_EDITOR='sed -i 1s/^pick/edit/' "
+			           "git rebase -q -i HEAD~1 >/dev/null 2>&1 && "
+			           "test \"$(git rev-parse --abbrev-ref HEAD)\" = HEAD"), 0);
+	expect_deferred("lw' is in the middle of a rebase of 'main'");
+}
+
 static void test_bisect_in_progress_defers(void **state)
 {
 	assert_int_equal(sh_in(tmp, "cd r && git bisect start -q main main~1 >/dev/null 2>&1 || "
@@ -548,6 +558,7 @@ int main(void)
 		T(test_folder_to_file_with_ignored_defers),
 		T(test_rebase_in_progress_defers),
 		T(test_rebase_apply_in_progress_defers),
+		T(test_rebase_in_linked_worktree_defers),
 		T(test_bisect_in_progress_defers),
 		T(test_sequencer_in_progress_defers),
 		T(test_missing_linked_worktree_defers),
