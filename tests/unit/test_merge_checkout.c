@@ -269,6 +269,18 @@ static void test_skip_worktree_entry_merges(void **state)
 			           "test \"$(cat d.txt)\" = d && git diff --cached --quiet HEAD"), 0);
 }
 
+/* An index in version 4 with an untracked cache: written back in version 4, git reads it clean. */
+static void test_index_v4_untracked_cache(void **state)
+{
+	assert_int_equal(sh_in(tmp, "cd r && git update-index --index-version 4 && "
+			           "git update-index --untracked-cache && echo mine >u.txt && "
+			           "echo staged >>b.txt && git add b.txt && git status --porcelain >/dev/null"), 0);
+	expect_merged();
+	assert_int_equal(sh_in(tmp, "cd r && test \"$(head -c 8 .git/index | tail -c 1 | od -An -tu1 | tr -d \" \")\" = 4 && "
+			           "test \"$(git status --porcelain --untracked-files=all | tr '\\n' ' ')\" = 'M  b.txt ?? u.txt ' && "
+			           "git fsck --no-dangling 2>/dev/null && test \"$(cat d.txt)\" = d && test \"$(git show :b.txt)\" = \"$(printf 'b\\nstaged')\""), 0);
+}
+
 /* 6: the user replaced the tracked folder s/ with a link to a folder outside the repository. */
 static void test_symlink_in_place_of_folder_defers(void **state)
 {
@@ -564,6 +576,7 @@ int main(void)
 		T(test_missing_linked_worktree_defers),
 		T(test_sparse_checkout_merges),
 		T(test_skip_worktree_entry_merges),
+		T(test_index_v4_untracked_cache),
 		T(test_symlink_in_place_of_folder_defers),
 		T(test_symlink_in_place_of_new_folder_defers),
 		T(test_staged_same_change_kept_when_brought_back),
