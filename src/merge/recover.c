@@ -159,8 +159,9 @@ int merge_journal_release_locks(const char *journal, int *left)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		if (strncmp(line, "lock ", 5) ||
-		    sscanf(line + 5, "%4095s %llu %llu %lld %ld", path, &dev, &ino, &sec, &nsec) != 5)
-			continue;
+		    sscanf(line + 5, "%4095s %llu %llu %lld %ld", path, &dev, &ino, &sec, &nsec) != 5 ||
+		    strlen(path) < 11 || strcmp(path + strlen(path) - 11, "/index.lock"))
+			continue; /* only ever an index.lock */
 		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    (unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino ||
 		    (long long)st.st_mtim.tv_sec != sec || (long)st.st_mtim.tv_nsec != nsec)
