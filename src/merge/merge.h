@@ -253,9 +253,9 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 int merge_journal_dead(const char *journal);
 
 /*
- * The locks a dead merge held, as its journal records them ("lock <path>
- * <dev> <ino> <mtime s> <mtime ns>" lines, written right after the merge
- * created each one): each is removed only while the file at that path is
+ * The locks a dead merge held, as its journal records them ("lock <dev>
+ * <ino> <mtime s> <mtime ns> <path>" lines, written right after the merge
+ * created each one; only an index.lock): each is removed only while the file at that path is
  * still that very file; anything else there (the user's own index.lock
  * made since) is never touched (DESIGN.md 11). *left: recorded locks still
  * there that could not be removed. 0, or -1 when the journal is unreadable.
@@ -317,7 +317,7 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 			   const git_oid *new_tree, const char *journal, char **where,
 			   struct merge_commit_result *res, struct sl_err *err);
 
-/* Append "lock <path> <dev> <ino> <mtime>" of the lock file open as `fd` to `journal`. */
+/* Append "lock <dev> <ino> <mtime s> <mtime ns> <path>" of the lock open as `fd` to `journal`. */
 int merge__journal_lock(const char *journal, const char *path, int fd, struct sl_err *err);
 
 /* Undo merge__checkout_target in the work tree at `where`. */

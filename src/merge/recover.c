@@ -132,10 +132,10 @@ int merge__journal_lock(const char *journal, const char *path, int fd, struct sl
 		return 0;
 	if (fstat(fd, &st) < 0)
 		return sl_err_sys(err, errno, "cannot stat '%s'", path);
-	n = snprintf(line, sizeof(line), "lock %s %llu %llu %lld %ld\n", path,
+	n = snprintf(line, sizeof(line), "lock %llu %llu %lld %ld %s\n",
 		     (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-		     (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
-	if (n < 0 || (size_t)n >= sizeof(line) || strchr(path, '\n') || strchr(path, ' '))
+		     (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, path);
+	if (n < 0 || (size_t)n >= sizeof(line) || strchr(path, '\n'))
 		return sl_err_set(err, SL_EINVALID, "cannot record the lock '%s' in the journal", path);
 	jfd = open(journal, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (jfd < 0)
@@ -159,7 +159,7 @@ int merge_journal_release_locks(const char *journal, int *left)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		if (strncmp(line, "lock ", 5) ||
-		    sscanf(line + 5, "%4095s %llu %llu %lld %ld", path, &dev, &ino, &sec, &nsec) != 5 ||
+		    sscanf(line + 5, "%llu %llu %lld %ld %4095[^\n]", &dev, &ino, &sec, &nsec, path) != 5 ||
 		    strlen(path) < 11 || strcmp(path + strlen(path) - 11, "/index.lock"))
 			continue; /* only ever an index.lock */
 		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) ||

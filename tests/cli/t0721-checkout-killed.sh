@@ -21,7 +21,7 @@ test_expect_success 'killed after writing the files: index.lock and journal left
 	SLUICE_FAULT=merge-checkout-files sluice -C repo tick >out 2>&1 || true &&
 	test -f repo/.git/index.lock &&
 	test -f repo/.system/merge.journal &&
-	test_grep "^lock .*/index.lock " repo/.system/merge.journal &&
+	test_grep "^lock .*/index.lock\$" repo/.system/merge.journal &&
 	test "$(git -C repo rev-parse main)" = "$tip" &&
 	test "$(cat repo/new.txt)" = new
 '

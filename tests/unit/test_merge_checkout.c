@@ -353,8 +353,8 @@ static void test_dead_merge_locks(void **state)
 	assert_int_equal(sh_in(tmp, "test \"$(cat r/.git/index.lock)\" = user"), 0);
 	/* a lock the journal names, same file: the dead merge's, removed */
 	assert_int_equal(lstat(lock, &st), 0);
-	snprintf(text, sizeof(text), "lock %s %llu %llu %lld %ld\n", lock, (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+	snprintf(text, sizeof(text), "lock %llu %llu %lld %ld %s\n", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, lock);
 	f = fopen(journal, "a");
 	assert_non_null(f);
 	fputs(text, f);
@@ -375,7 +375,7 @@ static int hook_check_journal(void *data, int attempt)
 	char cmd[PATH_MAX + 64];
 
 	(void)attempt;
-	snprintf(cmd, sizeof(cmd), "grep -c '^lock .*/index.lock ' '%s'", journal);
+	snprintf(cmd, sizeof(cmd), "grep -c '^lock .*/index.lock$' '%s'", journal);
 	return strcmp(sh_line_in(tmp, cmd), "1") ? -1 : 0;
 }
 
