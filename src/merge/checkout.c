@@ -1,22 +1,38 @@
 /*
  * The target checked out in a work tree (DESIGN.md 7.4): bring that work
- * tree along like git's receive.denyCurrentBranch=updateInstead, through a
- * safe checkout from the old tip's tree to the merged tree that keeps the
- * user's staged, unstaged and untracked changes, or refuse with nothing
- * touched.
+ * tree along like git's receive.denyCurrentBranch=updateInstead, from the
+ * old tip's tree to the merged tree, keeping the user's staged, unstaged
+ * and untracked changes as `git read-tree -m -u OLD NEW` does, or refuse
+ * with nothing touched.
+ *
+ * Order: the states in which git itself would not move the branch (an
+ * operation in progress, a rebase or bisect of the branch with HEAD
+ * detached, a work tree that cannot be reached, conflicts, a lock); then,
+ * holding the index lock (O_EXCL as git takes it, recorded in the merge
+ * journal so that only that file is ever freed after a crash), every check
+ * (the index against the old tree, links and files in the way); only then
+ * libgit2 writes the files (safe checkout limited to the merge's paths)
+ * and sluice writes the index through its lock.
  *
  * A work tree "has the target checked out" when its HEAD is a symbolic ref
  * naming the target. A detached HEAD checks out no branch, so moving the
- * target leaves that work tree alone and the ref is simply moved.
+ * target leaves that work tree alone and the ref is simply moved (unless a
+ * rebase or bisect of the target is going on there).
  */
 #include "merge/merge.h"
 #include "core/fs.h"
 #include "core/fault.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHECKOUT_STRATEGY (GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED)
 
@@ -33,24 +49,122 @@ static int head_names(git_repository *wrepo, const char *refname)
 	return yes;
 }
 
-/* The linked work tree `name`, opened, if it is valid and has refname checked out. */
-static git_repository *linked_with(git_repository *main, const char *name, const char *refname)
+static int defer(struct merge_commit_result *res, struct sl_err *err, const char *fmt,
+		 const char *path, const char *detail)
+{
+	res->status = MERGE_DEFERRED;
+	snprintf(res->reason, sizeof(res->reason), fmt, path, detail);
+	return sl_err_set(err, SL_ETRANSIENT, "%s", res->reason);
+}
+
+/* 1 when the file `dir`/`name` holds `want` (one line; "ref: " prefix dropped). */
+static int file_names(const char *dir, const char *name, const char *want)
+{
+	struct sl_buf data = SL_BUF_INIT;
+	struct sl_err ignored = SL_ERR_INIT;
+	char *path = sl_path_join(dir, name);
+	const char *s;
+	size_t len;
+	int yes = 0;
+
+	if (path && sl_read_file(&data, path, 4096, &ignored) == 0) {
+		s = sl_buf_cstr(&data);
+		if (!strncmp(s, "ref: ", 5))
+			s += 5;
+		len = strcspn(s, "\r\n");
+		yes = len == strlen(want) && !strncmp(s, want, len);
+	}
+	sl_buf_release(&data);
+	free(path);
+	return yes;
+}
+
+/*
+ * git's own refusals to move a branch a work tree uses (worktree.c
+ * is_worktree_being_rebased / _bisected, find_shared_symref): a rebase or
+ * a bisect of `refname` in progress in the work tree whose git dir is
+ * `gitdir`, though its HEAD is detached meanwhile. Deferred, naming it.
+ */
+static int check_busy(const char *gitdir, const char *where, const char *refname,
+		      struct merge_commit_result *res, struct sl_err *err)
+{
+	const char *branch = strncmp(refname, "refs/heads/", 11) ? refname : refname + 11;
+
+	if (file_names(gitdir, "rebase-merge/head-name", refname) ||
+	    file_names(gitdir, "rebase-apply/head-name", refname))
+		return defer(res, err, "the checkout '%s' is in the middle of a rebase of '%s'; "
+			     "finish or abort it (git rebase --continue or --abort), the merge is "
+			     "retried next tick", where, branch);
+	if (file_names(gitdir, "BISECT_START", branch))
+		return defer(res, err, "the checkout '%s' is in the middle of a bisect of '%s'; "
+			     "end it (git bisect reset), the merge is retried next tick", where, branch);
+	return 0;
+}
+
+/* The work tree folder of the linked work tree whose git dir is `gitdir` (from its gitdir file). */
+static char *linked_path(const char *gitdir)
+{
+	struct sl_buf data = SL_BUF_INIT;
+	struct sl_err ignored = SL_ERR_INIT;
+	char *path = sl_path_join(gitdir, "gitdir"), *out = NULL, *slash;
+
+	if (path && sl_read_file(&data, path, 8192, &ignored) == 0 &&
+	    (out = strdup(sl_buf_cstr(&data))) != NULL) {
+		out[strcspn(out, "\r\n")] = '\0';
+		slash = strrchr(out, '/');
+		if (slash && !strcmp(slash, "/.git"))
+			*slash = '\0';
+	}
+	sl_buf_release(&data);
+	free(path);
+	return out;
+}
+
+/*
+ * The linked work tree `name`: *out opened when it has `refname` checked
+ * out; deferred when it has (its HEAD names it) but cannot be opened (its
+ * folder is missing: an unmounted disk, a locked work tree), or is busy
+ * with the branch. git refuses to move such a branch too.
+ */
+static int check_linked(git_repository **out, git_repository *main, const char *name,
+			const char *refname, struct merge_commit_result *res, struct sl_err *err)
 {
 	git_worktree *wt = NULL;
 	git_repository *wrepo = NULL;
+	char *gitdir = NULL, *where = NULL, *sub = NULL;
+	int error = 0;
 
+	if (strchr(name, '/') || name[0] == '.' ||
+	    (sub = sl_path_join("worktrees", name)) == NULL ||
+	    (gitdir = sl_path_join(git_repository_commondir(main), sub)) == NULL)
+		goto out;
+	where = linked_path(gitdir);
+	if ((error = check_busy(gitdir, where ? where : name, refname, res, err)) != 0)
+		goto out;
+	if (!file_names(gitdir, "HEAD", refname))
+		goto out;
 	if (git_worktree_lookup(&wt, main, name) || git_worktree_validate(wt) ||
 	    git_repository_open_from_worktree(&wrepo, wt) || !head_names(wrepo, refname)) {
 		git_repository_free(wrepo);
 		wrepo = NULL;
+		error = defer(res, err, "'%s' is checked out in the work tree '%s', which cannot be "
+			      "opened (its folder is missing or locked away); bring it back, or remove "
+			      "it with 'git worktree prune', the merge is retried next tick",
+			      strncmp(refname, "refs/heads/", 11) ? refname : refname + 11,
+			      where ? where : name);
 	}
+	*out = wrepo;
+out:
 	git_worktree_free(wt);
-	return wrepo;
+	free(where);
+	free(gitdir);
+	free(sub);
+	return error;
 }
 
 /* The repository of the work tree with `refname` checked out, or NULL. */
-int merge__find_checkout(git_repository **out, git_repository *repo, const char *refname,
-			 struct sl_err *err)
+static int find_checkout(git_repository **out, git_repository *repo, const char *refname,
+			 struct merge_commit_result *res, struct sl_err *err)
 {
 	git_repository *main = NULL;
 	git_strarray names = { NULL, 0 };
@@ -62,26 +176,46 @@ int merge__find_checkout(git_repository **out, git_repository *repo, const char 
 	if (error)
 		return sl_err_git(err, error, "cannot open the repository '%s'",
 				  git_repository_commondir(repo));
+	if (!git_repository_is_bare(main) &&
+	    (error = check_busy(git_repository_path(main), git_repository_workdir(main), refname,
+				res, err)) != 0)
+		goto out;
 	if (!git_repository_is_bare(main) && head_names(main, refname)) {
 		*out = main;
-		return 0;
+		main = NULL;
 	}
-	error = git_worktree_list(&names, main);
-	for (i = 0; !error && i < names.count && !*out; i++)
-		*out = linked_with(main, names.strings[i], refname);
-	if (error)
+	if ((error = git_worktree_list(&names, main ? main : *out)) != 0) {
 		error = sl_err_git(err, error, "cannot list the worktrees");
+		goto out;
+	}
+	for (i = 0; !error && i < names.count; i++) {
+		git_repository *w = NULL;
+
+		error = check_linked(&w, main ? main : *out, names.strings[i], refname, res, err);
+		if (w && !*out)
+			*out = w;
+		else
+			git_repository_free(w);
+	}
+out:
+	if (error) {
+		git_repository_free(*out);
+		*out = NULL;
+	}
 	git_strarray_dispose(&names);
 	git_repository_free(main);
 	return error;
 }
 
-static int defer(struct merge_commit_result *res, struct sl_err *err, const char *fmt,
-		 const char *path, const char *detail)
+/* The repository of the work tree with `refname` checked out, or NULL. */
+int merge__find_checkout(git_repository **out, git_repository *repo, const char *refname,
+			 struct sl_err *err)
 {
-	res->status = MERGE_DEFERRED;
-	snprintf(res->reason, sizeof(res->reason), fmt, path, detail);
-	return sl_err_set(err, SL_ETRANSIENT, "%s", res->reason);
+	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
+	int error = find_checkout(out, repo, refname, &res, err); /* busy: SL_ETRANSIENT */
+
+	merge_commit_result_release(&res);
+	return error;
 }
 
 static int collect_conflict(git_checkout_notify_t why, const char *path,
@@ -105,75 +239,6 @@ static void describe_paths(char *out, size_t n, const struct merge_paths *p)
 		len += (size_t)snprintf(out + len, n - len, "%s%s", i ? ", " : "", p->v[i]);
 	if (p->n > 5 && len < n)
 		snprintf(out + len, n - len, " and %zu more", p->n - 5);
-}
-
-/*
- * The state checks: nothing in progress, no conflicts, no lock. 1 when
- * libgit2 cannot read the index (sparse or split index): git must do it.
- */
-static int check_state(git_repository *w, const char *where, struct merge_commit_result *res,
-		       struct sl_err *err)
-{
-	git_index *idx = NULL;
-	char *lock = sl_path_join(git_repository_path(w), "index.lock");
-	int error = 0;
-
-	if (git_repository_state(w) != GIT_REPOSITORY_STATE_NONE)
-		error = defer(res, err, "a merge, rebase, cherry-pick or revert is in progress in "
-			      "'%s'%s; finish or abort it, the merge is retried next tick", where, "");
-	else if (git_repository_index(&idx, w) || git_index_read(idx, 0))
-		error = 1; /* sparse or split index: git does it */
-	else if (git_index_has_conflicts(idx))
-		error = defer(res, err, "the index of '%s' has unresolved conflicts%s; resolve "
-			      "them, the merge is retried next tick", where, "");
-	else if (!lock || sl_path_exists(lock))
-		error = defer(res, err, "the index of '%s' is locked (%s exists; is git running "
-			      "there?); the merge is retried next tick", where, lock ? lock : "");
-	git_index_free(idx);
-	free(lock);
-	return error;
-}
-
-/*
- * Checkout `to` with baseline `from` in w; collect conflicts into res when
- * given. `only` (may be NULL): just these paths.
- */
-static int checkout_paths(git_repository *w, const git_oid *from, const git_oid *to, int dry,
-			  struct merge_commit_result *res, const struct merge_paths *only)
-{
-	git_checkout_options co;
-	git_tree *base = NULL, *target = NULL;
-	int error;
-
-	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
-	co.checkout_strategy = CHECKOUT_STRATEGY | (dry ? GIT_CHECKOUT_DRY_RUN : 0);
-	co.progress_cb = dry ? NULL : sl_fault_checkout_progress;
-	if (only) {
-		if (!only->n)
-			return 0; /* nothing left to bring along */
-		co.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-		co.paths.strings = only->v;
-		co.paths.count = only->n;
-	}
-	if (res) {
-		co.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
-		co.notify_cb = collect_conflict;
-		co.notify_payload = res;
-	}
-	if (!(error = git_tree_lookup(&base, w, from)) &&
-	    !(error = git_tree_lookup(&target, w, to))) {
-		co.baseline = base;
-		error = git_checkout_tree(w, (const git_object *)target, &co);
-	}
-	git_tree_free(base);
-	git_tree_free(target);
-	return error;
-}
-
-static int checkout(git_repository *w, const git_oid *from, const git_oid *to, int dry,
-		    struct merge_commit_result *res)
-{
-	return checkout_paths(w, from, to, dry, res, NULL);
 }
 
 /* The paths that differ between two trees, but those in `skip`. */
@@ -201,6 +266,480 @@ out:
 	git_diff_free(diff);
 	git_tree_free(a);
 	git_tree_free(b);
+	return error;
+}
+
+/* An operation of git's in progress in w, as git's status names it (wt-status.c), or NULL. */
+static const char *in_progress(git_repository *w)
+{
+	char *seq;
+	int yes;
+
+	switch (git_repository_state(w)) {
+	case GIT_REPOSITORY_STATE_NONE:
+		break;
+	case GIT_REPOSITORY_STATE_MERGE:
+		return "a merge";
+	case GIT_REPOSITORY_STATE_REVERT:
+	case GIT_REPOSITORY_STATE_REVERT_SEQUENCE:
+		return "a revert";
+	case GIT_REPOSITORY_STATE_CHERRYPICK:
+	case GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE:
+		return "a cherry-pick";
+	case GIT_REPOSITORY_STATE_BISECT:
+		return "a bisect";
+	case GIT_REPOSITORY_STATE_REBASE:
+	case GIT_REPOSITORY_STATE_REBASE_INTERACTIVE:
+	case GIT_REPOSITORY_STATE_REBASE_MERGE:
+		return "a rebase";
+	case GIT_REPOSITORY_STATE_APPLY_MAILBOX:
+		return "'git am'";
+	case GIT_REPOSITORY_STATE_APPLY_MAILBOX_OR_REBASE:
+		return "a rebase or 'git am'";
+	default:
+		return "an operation of git's";
+	}
+	/* a stopped multi-commit cherry-pick or revert whose current pick is committed */
+	seq = sl_path_join(git_repository_path(w), "sequencer");
+	yes = !seq || sl_path_exists(seq);
+	free(seq);
+	return yes ? "a cherry-pick or revert (.git/sequencer)" : NULL;
+}
+
+/* core.sparseCheckout, also from the work tree's config.worktree (git sparse-checkout puts it there). */
+static int sparse_on(git_repository *w)
+{
+	git_config *cfg = NULL;
+	char *wt = sl_path_join(git_repository_path(w), "config.worktree");
+	int on = 0;
+
+	if (git_repository_config_snapshot(&cfg, w) == 0 &&
+	    git_config_get_bool(&on, cfg, "core.sparseCheckout") < 0)
+		on = 0;
+	git_config_free(cfg);
+	cfg = NULL;
+	if (!on && wt && sl_path_exists(wt) && git_config_open_ondisk(&cfg, wt) == 0 &&
+	    git_config_get_bool(&on, cfg, "core.sparseCheckout") < 0)
+		on = 0;
+	git_config_free(cfg);
+	free(wt);
+	return on;
+}
+
+/*
+ * The state checks: nothing in progress, no lock, no conflicts. 1 when git
+ * must do the checkout: libgit2 cannot read the index (sparse or split
+ * index), or sparse checkout is on (git applies its patterns).
+ */
+static int check_state(git_repository *w, const char *where, struct merge_commit_result *res,
+		       struct sl_err *err)
+{
+	git_index *idx = NULL;
+	char *lock = sl_path_join(git_repository_path(w), "index.lock");
+	const char *op = in_progress(w);
+	int error = 0;
+
+	if (op)
+		error = defer(res, err, "the checkout '%s' is in the middle of %s; finish or abort "
+			      "it, the merge is retried next tick", where, op);
+	else if (!lock || sl_path_exists(lock))
+		error = defer(res, err, "the index of '%s' is locked (%s exists; is git running "
+			      "there?); the merge is retried next tick", where, lock ? lock : "");
+	else if (git_repository_index(&idx, w) || git_index_read(idx, 0))
+		error = 1; /* sparse or split index: git does it */
+	else if (git_index_has_conflicts(idx))
+		error = defer(res, err, "the index of '%s' has unresolved conflicts%s; resolve "
+			      "them, the merge is retried next tick", where, "");
+	else if (sparse_on(w))
+		error = 1;
+	git_index_free(idx);
+	free(lock);
+	return error;
+}
+
+/* One bringing-along of a work tree from one tree to another. */
+struct co {
+	git_repository *w;
+	const char *where;           /* the work tree folder, ending in '/' */
+	const char *journal;         /* where the index lock is recorded, or NULL */
+	git_tree *from, *to;
+	git_index *idx;
+	struct merge_paths changed;  /* the paths that differ between the trees */
+	struct merge_paths index_only; /* skip-worktree entries: the index entry only */
+	struct merge_paths keep;     /* the index holds the target already: the user's, kept */
+	struct merge_paths write;    /* what the checkout writes */
+	struct merge_commit_result *res;
+	const struct merge_paths *left; /* bringing back: what the way there left alone */
+	char *lock;                  /* the index.lock held, or NULL */
+	int lock_fd;
+};
+
+/* The file (blob or submodule) at `path` in `t`, or NULL (a folder is no entry of the index). */
+static git_tree_entry *entry_at(git_tree *t, const char *path)
+{
+	git_tree_entry *e = NULL;
+
+	if (git_tree_entry_bypath(&e, t, path) < 0)
+		return NULL;
+	if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+		git_tree_entry_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* 1 when the index entry (or its absence) is the tree entry (or its absence). */
+static int same_entry(const git_index_entry *ie, const git_tree_entry *te)
+{
+	if (!ie || !te)
+		return !ie && !te;
+	return git_oid_equal(&ie->id, git_tree_entry_id(te)) &&
+	       ie->mode == (uint32_t)git_tree_entry_filemode(te);
+}
+
+/* The full path of a work tree path in a static buffer (NULL when too long). */
+static const char *full(const struct co *c, const char *path, char *buf, size_t n)
+{
+	int len = snprintf(buf, n, "%s%s", c->where, path);
+
+	return len < 0 || (size_t)len >= n ? NULL : buf;
+}
+
+/*
+ * Nothing written may pass through a link: a symbolic link (or anything
+ * but a folder) at a parent folder of `path`, or a link at `path` where
+ * the old tree has none, is the user's and in the way. 1 with *at set.
+ */
+static int link_in_way(const struct co *c, const char *path, char *at, size_t n)
+{
+	char buf[PATH_MAX];
+	const char *p, *f;
+	git_tree_entry *oe;
+	struct stat st;
+	int is_link;
+
+	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
+		snprintf(at, n, "%.*s", (int)(p - path), path);
+		if (!(f = full(c, at, buf, sizeof(buf))))
+			return 1;
+		if (lstat(f, &st) < 0)
+			return 0; /* missing: made as a folder */
+		if (S_ISLNK(st.st_mode))
+			return 1;
+		if (!S_ISDIR(st.st_mode))
+			return 0; /* a file: the checkout deletes it (tracked) or refuses */
+	}
+	snprintf(at, n, "%s", path);
+	if (!(f = full(c, path, buf, sizeof(buf))) || lstat(f, &st) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	oe = entry_at(c->from, path);
+	is_link = oe && git_tree_entry_filemode(oe) == GIT_FILEMODE_LINK;
+	git_tree_entry_free(oe);
+	return !is_link;
+}
+
+static int check_links(struct co *c, struct sl_err *err)
+{
+	char at[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < c->changed.n; i++)
+		if (link_in_way(c, c->changed.v[i], at, sizeof(at)))
+			return defer(c->res, err, "a symbolic link of the user's in '%s' is in the way of "
+				     "the merge (%s); nothing is written through a link, replace it with "
+				     "the folder or commit it, the merge is retried next tick", c->where, at);
+	return 0;
+}
+
+/*
+ * The folder `rel` is in the way of a file the merge writes: 1 (with *at)
+ * when it holds anything but tracked files the merge removes (an ignored
+ * or untracked file of the user's, a nested repository).
+ */
+static int dir_in_way(const struct co *c, const char *rel, char *at, size_t n, int depth)
+{
+	char buf[PATH_MAX], child[PATH_MAX];
+	const struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int bad = 0;
+
+	if (depth > 64 || !full(c, rel, buf, sizeof(buf)) || !(d = opendir(buf))) {
+		snprintf(at, n, "%s", rel);
+		return 1;
+	}
+	while (!bad && (de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(child, sizeof(child), "%s/%s", rel, de->d_name) >= (int)sizeof(child) ||
+		    !full(c, child, buf, sizeof(buf)) || lstat(buf, &st) < 0)
+			bad = 1;
+		else if (S_ISDIR(st.st_mode))
+			bad = dir_in_way(c, child, at, n, depth + 1);
+		else
+			bad = !git_index_get_bypath(c->idx, child, 0) ||
+			      !merge_paths_has(&c->changed, child);
+		if (bad && !at[0])
+			snprintf(at, n, "%s", child);
+	}
+	closedir(d);
+	return bad;
+}
+
+/* Index entries under `prefix`/ that differ from the old tree: the user's (staged). */
+static int staged_under(struct co *c, const char *prefix, struct merge_paths *out)
+{
+	char dir[PATH_MAX];
+	size_t pos, len;
+	const git_index_entry *ie;
+	int error = 0;
+
+	len = (size_t)snprintf(dir, sizeof(dir), "%s/", prefix);
+	if (len >= sizeof(dir) || git_index_find_prefix(&pos, c->idx, dir) < 0)
+		return 0;
+	for (; !error && (ie = git_index_get_byindex(c->idx, pos)) && !strncmp(ie->path, dir, len);
+	     pos++) {
+		git_tree_entry *oe = entry_at(c->from, ie->path);
+
+		if (!same_entry(ie, oe))
+			error = merge_paths_add(out, ie->path);
+		git_tree_entry_free(oe);
+	}
+	return error;
+}
+
+/*
+ * What `git read-tree -m -u` checks before it writes anything (two-way
+ * merge): any index entry that differs from the old tree is the user's; a
+ * path the merge changes whose entry is neither the old nor the new one
+ * defers the merge, one that is the new one already is kept as it is. A
+ * folder the merge turns into a file must hold nothing of the user's.
+ */
+static int plan(struct co *c, struct sl_err *err)
+{
+	struct merge_paths staged = MERGE_PATHS_INIT;
+	char paths[256], at[PATH_MAX] = "", buf[PATH_MAX];
+	const char *f;
+	struct stat st;
+	size_t i;
+	int error = 0;
+
+	for (i = 0; !error && i < c->changed.n; i++) {
+		const char *path = c->changed.v[i], *p;
+		const git_index_entry *ie = git_index_get_bypath(c->idx, path, 0);
+		git_tree_entry *oe = entry_at(c->from, path), *ne = entry_at(c->to, path);
+		int old = same_entry(ie, oe), new = same_entry(ie, ne);
+
+		if (c->left && merge_paths_has(c->left, path))
+			error = merge_paths_add(&c->keep, path);
+		else if (!old && !new)
+			error = merge_paths_add(&staged, path);
+		else if (ie && (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE))
+			error = merge_paths_add(&c->index_only, path);
+		else if (!old)
+			error = merge_paths_add(&c->keep, path);
+		else
+			error = merge_paths_add(&c->write, path);
+		if (!error && ne && git_tree_entry_type(ne) == GIT_OBJECT_BLOB) {
+			/* a file where the old tree may have a folder, folders where it may have a file */
+			error = staged_under(c, path, &staged);
+			for (p = strchr(path, '/'); !error && p; p = strchr(p + 1, '/')) {
+				char parent[PATH_MAX];
+				const git_index_entry *pe;
+				git_tree_entry *pt;
+
+				snprintf(parent, sizeof(parent), "%.*s", (int)(p - path), path);
+				if (!(pe = git_index_get_bypath(c->idx, parent, 0))) {
+					if (!at[0] && (f = full(c, parent, buf, sizeof(buf))) &&
+					    lstat(f, &st) == 0 && !S_ISDIR(st.st_mode))
+						snprintf(at, sizeof(at), "%s", parent); /* untracked */
+					continue;
+				}
+				pt = entry_at(c->from, parent);
+				if (!same_entry(pe, pt))
+					error = merge_paths_add(&staged, parent);
+				git_tree_entry_free(pt);
+			}
+			if (!error && !at[0] && (!oe || git_tree_entry_type(oe) != GIT_OBJECT_COMMIT) &&
+			    (f = full(c, path, buf, sizeof(buf))) && lstat(f, &st) == 0 &&
+			    S_ISDIR(st.st_mode))
+				dir_in_way(c, path, at, sizeof(at), 0);
+		}
+		git_tree_entry_free(oe);
+		git_tree_entry_free(ne);
+	}
+	if (error) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	} else if (staged.n) {
+		describe_paths(paths, sizeof(paths), &staged);
+		for (i = 0; i < staged.n && !error; i++)
+			error = merge_paths_add(&c->res->paths, staged.v[i]);
+		error = defer(c->res, err, "staged changes in '%s' collide with the merge (%s); commit "
+			      "or unstage them, the merge is retried next tick", c->where, paths);
+	} else if (at[0]) {
+		error = merge_paths_add(&c->res->paths, at);
+		error = defer(c->res, err, "untracked or ignored files in '%s' are in the way of the "
+			      "merge (%s); move them away, the merge is retried next tick", c->where, at);
+	}
+	merge_paths_release(&staged);
+	return error;
+}
+
+/* Check out c->write from c->from to c->to (files only: the index is written by us). */
+static int checkout_write(struct co *c, int dry)
+{
+	git_checkout_options co;
+
+	if (!c->write.n)
+		return 0;
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = CHECKOUT_STRATEGY | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH |
+			       GIT_CHECKOUT_DONT_UPDATE_INDEX | (dry ? GIT_CHECKOUT_DRY_RUN : 0);
+	co.paths.strings = c->write.v;
+	co.paths.count = c->write.n;
+	co.progress_cb = dry ? NULL : sl_fault_checkout_progress;
+	co.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
+	co.notify_cb = collect_conflict;
+	co.notify_payload = c->res;
+	co.baseline = c->from;
+	return git_checkout_tree(c->w, (const git_object *)c->to, &co);
+}
+
+/* Take the index lock as git does (O_EXCL), and record it in the journal. */
+static int take_lock(struct co *c, struct sl_err *err)
+{
+	c->lock = sl_path_join(git_repository_path(c->w), "index.lock");
+	if (!c->lock)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	c->lock_fd = open(c->lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (c->lock_fd < 0) {
+		int e = errno;
+
+		free(c->lock);
+		c->lock = NULL;
+		if (e == EEXIST)
+			return defer(c->res, err, "the index of '%s' is locked%s; the merge is retried "
+				     "next tick", c->where, " (is git running there?)");
+		return sl_err_sys(err, e, "cannot lock the index of '%s'", c->where);
+	}
+	return merge__journal_lock(c->journal, c->lock, c->lock_fd, err);
+}
+
+/* Give the lock up, removing it while it is still our file. */
+static void drop_lock(struct co *c)
+{
+	struct stat a, b;
+
+	if (!c->lock)
+		return;
+	if (fstat(c->lock_fd, &a) == 0 && lstat(c->lock, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		unlink(c->lock);
+	close(c->lock_fd);
+	free(c->lock);
+	c->lock = NULL;
+}
+
+static void fill_stat(git_index_entry *e, const struct stat *st)
+{
+	e->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
+	e->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
+	e->mtime.seconds = (int32_t)st->st_mtim.tv_sec;
+	e->mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+	e->dev = (uint32_t)st->st_dev;
+	e->ino = (uint32_t)st->st_ino;
+	e->uid = (uint32_t)st->st_uid;
+	e->gid = (uint32_t)st->st_gid;
+	e->file_size = (uint32_t)st->st_size;
+}
+
+/* The index entry of `path` set to the new tree's (stat from the file when `stat_file`). */
+static int set_entry(struct co *c, const char *path, int stat_file)
+{
+	const git_index_entry *ie = git_index_get_bypath(c->idx, path, 0);
+	git_tree_entry *ne = entry_at(c->to, path);
+	git_index_entry e;
+	char buf[PATH_MAX];
+	const char *f;
+	struct stat st;
+	int error;
+
+	if (!ne) {
+		error = ie ? git_index_remove(c->idx, path, 0) : 0;
+		return error;
+	}
+	if (ie && !stat_file)
+		e = *ie; /* skip-worktree: keep its flags and stat */
+	else
+		memset(&e, 0, sizeof(e));
+	e.path = path;
+	e.mode = (uint32_t)git_tree_entry_filemode(ne);
+	git_oid_cpy(&e.id, git_tree_entry_id(ne));
+	if (stat_file && (f = full(c, path, buf, sizeof(buf))) && lstat(f, &st) == 0 &&
+	    (S_ISLNK(st.st_mode) ? e.mode == GIT_FILEMODE_LINK : S_ISREG(st.st_mode)))
+		fill_stat(&e, &st);
+	error = git_index_add(c->idx, &e);
+	git_tree_entry_free(ne);
+	return error;
+}
+
+/* Every entry of `from` into `to` (stat data and flags included). */
+static int copy_entries(git_index *to, git_index *from)
+{
+	size_t i, n = git_index_entrycount(from);
+	int error = 0;
+
+	for (i = 0; !error && i < n; i++)
+		error = git_index_add(to, git_index_get_byindex(from, i));
+	return error;
+}
+
+/* Write the index through the lock this holds, then put it in place. */
+static int write_index(struct co *c, struct sl_err *err)
+{
+	git_index *t = NULL;
+	char *tmp = NULL, *index = sl_path_join(git_repository_path(c->w), "index"), data[65536];
+	ssize_t n = 0;
+	int fd = -1, rc, error = 0;
+
+	if (c->journal && (tmp = malloc(strlen(c->journal) + 8)) != NULL)
+		sprintf(tmp, "%s.index", c->journal);
+	else if (!c->journal)
+		tmp = sl_path_join(git_repository_path(c->w), "sluice-index.tmp");
+	if (!tmp || !index) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	unlink(tmp);
+	if ((rc = git_index_open(&t, tmp)) || (rc = git_index_set_version(t, git_index_version(c->idx))) ||
+	    (rc = copy_entries(t, c->idx)) || (rc = git_index_write(t))) {
+		error = sl_err_git(err, rc, "cannot write the index of '%s'", c->where);
+		goto out;
+	}
+	if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0) {
+		error = sl_err_sys(err, errno, "cannot read '%s'", tmp);
+		goto out;
+	}
+	while ((n = read(fd, data, sizeof(data))) > 0)
+		if (write(c->lock_fd, data, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	if (n < 0 || fsync(c->lock_fd) < 0 || rename(c->lock, index) < 0) {
+		error = sl_err_sys(err, errno, "cannot write the index of '%s'", c->where);
+		goto out;
+	}
+	close(c->lock_fd);
+	free(c->lock);
+	c->lock = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp)
+		unlink(tmp);
+	git_index_free(t);
+	free(tmp);
+	free(index);
 	return error;
 }
 
@@ -248,86 +787,135 @@ out:
 	return same;
 }
 
-/*
- * The colliding paths all hold the merged content already: check exactly
- * those out by force (nothing to lose: same bytes; it brings the index
- * along), so that the safe checkout that follows finds no collision.
- */
-static int adopt_matching(git_repository *w, const git_oid *new_tree, struct merge_paths *p)
+/* Paths of `all` that are not in `less`. */
+static int minus(struct merge_paths *out, const struct merge_paths *all, const struct merge_paths *less)
 {
-	git_checkout_options co;
-	git_tree *target = NULL;
-	git_strarray paths = { p->v, p->n };
 	size_t i;
-	int error;
+	int error = 0;
 
-	for (i = 0; i < p->n; i++)
-		if (!holds_target(w, new_tree, p->v[i]))
-			return 0;
-	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
-	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-	co.paths = paths;
-	if ((error = git_tree_lookup(&target, w, new_tree)) == 0)
-		error = git_checkout_tree(w, (const git_object *)target, &co);
-	git_tree_free(target);
-	return error ? error : 1;
-}
-
-/* Dry run, then the real checkout; deferred with the colliding paths. */
-static int bring_along(git_repository *w, const char *where, const git_oid *old_tree,
-		       const git_oid *new_tree, struct merge_commit_result *res, struct sl_err *err)
-{
-	struct merge_paths rest = MERGE_PATHS_INIT, adopted = MERGE_PATHS_INIT;
-	char paths[256];
-	int error, dry, adopting = 0;
-
-	for (dry = 1; dry >= 0; dry--) {
-		error = checkout_paths(w, old_tree, new_tree, dry, res, adopting ? &rest : NULL);
-		if (dry && !adopting && (error == GIT_ECONFLICT || (!error && res->paths.n)) &&
-		    adopt_matching(w, new_tree, &res->paths) == 1) {
-			/*
-			 * a cut-off checkout of this very merge: those paths are ours
-			 * and done; bring the others along as usual
-			 */
-			adopting = 1;
-			adopted = res->paths;
-			memset(&res->paths, 0, sizeof(res->paths));
-			if ((error = merge__changed_paths(w, old_tree, new_tree, &adopted, &rest)) != 0) {
-				error = sl_err_git(err, error, "cannot list the merge's paths in '%s'",
-						   where);
-				goto out;
-			}
-			dry = 2;
-			continue;
-		}
-		if (error == GIT_ECONFLICT || (!error && res->paths.n)) {
-			describe_paths(paths, sizeof(paths), &res->paths);
-			error = defer(res, err, "uncommitted changes in '%s' collide with the merge "
-				      "(%s); commit or stash them, the merge is retried next tick",
-				      where, paths);
-			goto out;
-		}
-		if (error == GIT_ELOCKED) {
-			error = defer(res, err, "the index of '%s' is locked%s; the merge is "
-				      "retried next tick", where, "");
-			goto out;
-		}
-		if (error) {
-			error = sl_err_git(err, error, "cannot update the checkout '%s'", where);
-			goto out;
-		}
-	}
-	error = 0;
-out:
-	merge_paths_release(&rest);
-	merge_paths_release(&adopted);
+	for (i = 0; !error && i < all->n; i++)
+		if (!merge_paths_has(less, all->v[i]))
+			error = merge_paths_add(out, all->v[i]);
 	return error;
 }
 
 /*
- * The same with git, for an index libgit2 cannot read: a two-tree
- * `read-tree -m -u OLD NEW` keeps local changes and refuses, touching
- * nothing, when they collide (what push-to-checkout does).
+ * Bring c->w from c->from to c->to, holding its index lock throughout:
+ * check everything first (deferred with nothing touched), then write the
+ * files, then the index. `revert`: undoing our own checkout, no adoption.
+ */
+static int bring(struct co *c, int revert, struct sl_err *err)
+{
+	struct merge_paths adopted = MERGE_PATHS_INIT, rest = MERGE_PATHS_INIT;
+	char paths[256];
+	size_t i;
+	int error;
+
+	if ((error = take_lock(c, err)) != 0)
+		goto out;
+	if ((error = git_repository_index(&c->idx, c->w)) || (error = git_index_read(c->idx, 1))) {
+		error = sl_err_git(err, error, "cannot read the index of '%s'", c->where);
+		goto out;
+	}
+	if (git_index_has_conflicts(c->idx)) {
+		error = defer(c->res, err, "the index of '%s' has unresolved conflicts%s; resolve "
+			      "them, the merge is retried next tick", c->where, "");
+		goto out;
+	}
+	if ((error = plan(c, err)) != 0)
+		goto out;
+	error = checkout_write(c, 1);
+	if (!revert && (error == GIT_ECONFLICT || (!error && c->res->paths.n))) {
+		/*
+		 * Paths that hold the merged content already (a checkout of this
+		 * very merge cut off by a crash, or the user made the same
+		 * change): nothing to write there, only their index entries.
+		 */
+		for (i = 0; i < c->res->paths.n; i++)
+			if (!holds_target(c->w, git_tree_id(c->to), c->res->paths.v[i]))
+				break;
+		if (i == c->res->paths.n) {
+			adopted = c->res->paths;
+			memset(&c->res->paths, 0, sizeof(c->res->paths));
+			if (minus(&rest, &c->write, &adopted)) {
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+				goto out;
+			}
+			merge_paths_release(&c->write);
+			c->write = rest;
+			memset(&rest, 0, sizeof(rest));
+			error = checkout_write(c, 1);
+		}
+	}
+	if (error == GIT_ECONFLICT || (!error && c->res->paths.n)) {
+		describe_paths(paths, sizeof(paths), &c->res->paths);
+		error = defer(c->res, err, "uncommitted changes in '%s' collide with the merge "
+			      "(%s); commit or stash them, the merge is retried next tick",
+			      c->where, paths);
+		goto out;
+	}
+	if (error || (error = checkout_write(c, 0)) != 0) {
+		error = sl_err_git(err, error, "cannot update the checkout '%s'", c->where);
+		goto out;
+	}
+	sl_fault("merge.after_checkout_files");
+	for (i = 0; !error && i < c->write.n; i++)
+		error = set_entry(c, c->write.v[i], 1);
+	for (i = 0; !error && i < adopted.n; i++)
+		error = set_entry(c, adopted.v[i], 1);
+	for (i = 0; !error && i < c->index_only.n; i++)
+		error = set_entry(c, c->index_only.v[i], 0);
+	if (error) {
+		error = sl_err_git(err, error, "cannot update the index of '%s'", c->where);
+		goto out;
+	}
+	if ((error = write_index(c, err)) == 0 && !revert) {
+		merge_paths_release(&c->res->kept);
+		c->res->kept = c->keep;
+		memset(&c->keep, 0, sizeof(c->keep));
+	}
+out:
+	drop_lock(c);
+	merge_paths_release(&adopted);
+	merge_paths_release(&rest);
+	return error;
+}
+
+static int co_open(struct co *c, git_repository *w, const char *where, const git_oid *from,
+		   const git_oid *to, const char *journal, struct merge_commit_result *res,
+		   struct sl_err *err)
+{
+	struct merge_paths none = MERGE_PATHS_INIT;
+	int error;
+
+	memset(c, 0, sizeof(*c));
+	c->w = w;
+	c->where = where;
+	c->journal = journal;
+	c->res = res;
+	c->lock_fd = -1;
+	if ((error = git_tree_lookup(&c->from, w, from)) || (error = git_tree_lookup(&c->to, w, to)) ||
+	    (error = merge__changed_paths(w, from, to, &none, &c->changed)))
+		return sl_err_git(err, error, "cannot list the merge's paths in '%s'", where);
+	return 0;
+}
+
+static void co_close(struct co *c)
+{
+	drop_lock(c);
+	git_tree_free(c->from);
+	git_tree_free(c->to);
+	git_index_free(c->idx);
+	merge_paths_release(&c->changed);
+	merge_paths_release(&c->index_only);
+	merge_paths_release(&c->keep);
+	merge_paths_release(&c->write);
+}
+
+/*
+ * The same with git, for an index libgit2 cannot read or a sparse
+ * checkout: a two-tree `read-tree -m -u OLD NEW` keeps local changes and
+ * refuses, touching nothing, when they collide (what push-to-checkout does).
  */
 static int read_tree(const char *where, const git_oid *from, const git_oid *to, struct sl_err *err)
 {
@@ -354,23 +942,37 @@ static int bring_along_git(const char *where, const git_oid *old_tree, const git
 }
 
 int merge__checkout_target(git_repository *repo, const char *refname, const git_oid *old_tree,
-			   const git_oid *new_tree, char **where, struct merge_commit_result *res,
-			   struct sl_err *err)
+			   const git_oid *new_tree, const char *journal, char **where,
+			   struct merge_commit_result *res, struct sl_err *err)
 {
 	git_repository *w = NULL;
-	int error;
+	struct co c;
+	int error, state;
 
 	*where = NULL;
-	error = merge__find_checkout(&w, repo, refname, err);
+	memset(&c, 0, sizeof(c));
+	c.lock_fd = -1;
+	error = find_checkout(&w, repo, refname, res, err);
 	if (error || !w)
 		return error;
 	*where = strdup(git_repository_workdir(w));
-	if (!*where)
+	if (!*where) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if ((error = check_state(w, *where, res, err)) == 1)
+		goto out;
+	}
+	if ((state = check_state(w, *where, res, err)) < 0 || state > 1) {
+		error = state;
+		goto out;
+	}
+	if ((error = co_open(&c, w, *where, old_tree, new_tree, journal, res, err)) ||
+	    (error = check_links(&c, err)))
+		goto out;
+	if (state == 1)
 		error = bring_along_git(*where, old_tree, new_tree, res, err);
-	else if (!error)
-		error = bring_along(w, *where, old_tree, new_tree, res, err);
+	else
+		error = bring(&c, 0, err);
+out:
+	co_close(&c);
 	if (error) {
 		free(*where);
 		*where = NULL;
@@ -380,20 +982,31 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 }
 
 int merge__checkout_revert(const char *where, int via_git, const git_oid *merged_tree,
-			   const git_oid *old_tree, struct sl_err *err)
+			   const git_oid *old_tree, const char *journal,
+			   const struct merge_paths *kept, struct sl_err *err)
 {
+	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
 	git_repository *w = NULL;
+	struct co c;
 	int error;
 
 	if (via_git)
 		return read_tree(where, merged_tree, old_tree, err);
+	memset(&c, 0, sizeof(c));
+	c.lock_fd = -1;
 	error = git_repository_open(&w, where);
-	if (!error)
-		error = checkout(w, merged_tree, old_tree, 0, NULL);
 	if (error)
-		error = sl_err_git(err, error, "the target moved while '%s' was being updated, "
-				   "and its files could not be brought back; run 'git status' there",
-				   where);
+		error = sl_err_git(err, error, "cannot open '%s'", where);
+	else if (!(error = co_open(&c, w, where, merged_tree, old_tree, journal, &res, err))) {
+		c.left = kept;
+		error = bring(&c, 1, err);
+	}
+	co_close(&c);
+	if (error)
+		error = sl_err_set(err, SL_ERROR, "the target moved while '%s' was being updated, "
+				   "and its files could not be brought back (%s); run 'git status' there",
+				   where, res.reason[0] ? res.reason : err->msg);
+	merge_commit_result_release(&res);
 	git_repository_free(w);
 	return error;
 }

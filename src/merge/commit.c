@@ -241,8 +241,8 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 		goto out;
 	}
 	if ((error = create_commit(m, tip, tree, err)) || (error = write_journal(m, old_tree, tree_id, err)) ||
-	    (error = merge__checkout_target(m->repo, m->refname, old_tree, tree_id, &where, m->res,
-					    err)))
+	    (error = merge__checkout_target(m->repo, m->refname, old_tree, tree_id, m->o->journal,
+					    &where, m->res, err)))
 		goto out;
 	m->res->checkout_updated = where != NULL;
 	sl_fault("merge.after_checkout");
@@ -253,7 +253,8 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 	sl_fault(error ? NULL : "merge.after_ref_move");
 	if (error && where) {
 		m->res->checkout_updated = 0;
-		if (merge__checkout_revert(where, m->res->checkout_via_git, tree_id, old_tree, err) &&
+		if (merge__checkout_revert(where, m->res->checkout_via_git, tree_id, old_tree,
+					   m->o->journal, &m->res->kept, err) &&
 		    error == 1)
 			error = SL_ERROR;
 		if (old_tree != &m->wt_base)
@@ -357,4 +358,5 @@ int merge_commit(const char *repo_path, const struct merge_commit_opts *opts,
 void merge_commit_result_release(struct merge_commit_result *res)
 {
 	merge_paths_release(&res->paths);
+	merge_paths_release(&res->kept);
 }

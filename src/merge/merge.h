@@ -140,6 +140,7 @@ struct merge_commit_result {
 	int checkout_updated;        /* 1: a work tree with the target checked out was brought along */
 	int checkout_via_git;        /* 1: with `git read-tree -m -u` (libgit2 cannot read that index) */
 	struct merge_paths paths;    /* conflicted paths, or the user's colliding paths */
+	struct merge_paths kept;     /* paths whose index held the merge's entry already: left alone */
 	char reason[MERGE_REASON_MAX];
 };
 
@@ -157,16 +158,22 @@ struct merge_commit_result {
  * max_attempts). When the target is the branch a work tree has checked out
  * (HEAD names it; a detached HEAD checks out no branch), that work tree is
  * first brought to the merge with a safe checkout (baseline: the old tip's
- * tree) that keeps the user's staged, unstaged and untracked changes (with
- * `git read-tree -m -u OLD NEW` when libgit2 cannot read that index: split
- * or sparse index); if the CAS then fails, the checkout is brought back to
+ * tree) that keeps the user's staged, unstaged and untracked changes as
+ * `git read-tree -m -u OLD NEW` would: everything checked first with the
+ * index lock held (recorded in the journal), no write through a symbolic
+ * link, skip-worktree entries left unwritten; with git itself when libgit2
+ * cannot read that index (split or sparse index) or sparse checkout is on.
+ * If the CAS then fails, the checkout is brought back to
  * the old tip's tree before the next attempt, which then uses that tree as
  * its baseline.
  *
  * Returns 0 (MERGE_MERGED); SL_ECONFLICT (MERGE_CONFLICT, res->paths and
  * reason); SL_ETRANSIENT (MERGE_DEFERRED: the user's changes collide with
- * the merge, a merge/rebase is in progress there, its index has conflicts
- * or is locked; nothing was touched, try again later); SL_EEXISTS (head is
+ * the merge (staged ones included), a file or link of the user's is in the
+ * way, a merge/rebase/cherry-pick/revert/bisect/am is in progress there or
+ * a rebase or bisect of the target anywhere, the work tree with the target
+ * is missing, its index has conflicts or is locked; nothing was touched,
+ * try again later); SL_EEXISTS (head is
  * already in the target: res->commit is the merge commit found on the
  * target's first-parent line, or zero);
  * SL_ENOTFOUND (no such target branch); SL_EINVALID (bad head); SL_ELOCKED
@@ -253,6 +260,16 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 /* 1 when `journal` is whole and the merge that wrote it is dead. */
 int merge_journal_dead(const char *journal);
 
+/*
+ * The locks a dead merge held, as its journal records them ("lock <dev>
+ * <ino> <mtime s> <mtime ns> <path>" lines, written right after the merge
+ * created each one; only an index.lock): each is removed only while the file at that path is
+ * still that very file; anything else there (the user's own index.lock
+ * made since) is never touched (DESIGN.md 11). *left: recorded locks still
+ * there that could not be removed. 0, or -1 when the journal is unreadable.
+ */
+int merge_journal_release_locks(const char *journal, int *left);
+
 /* ---- module-internal (merge__*), not for other modules ---- */
 
 /* The repository of the work tree with `refname` checked out (*out NULL when none). */
@@ -309,11 +326,15 @@ int merge__run_git_env(const char *cwd, const char *const *extra_env, const char
  * SL_ETRANSIENT with res->paths/reason when it cannot.
  */
 int merge__checkout_target(git_repository *repo, const char *refname, const git_oid *old_tree,
-			   const git_oid *new_tree, char **where, struct merge_commit_result *res,
-			   struct sl_err *err);
+			   const git_oid *new_tree, const char *journal, char **where,
+			   struct merge_commit_result *res, struct sl_err *err);
+
+/* Append "lock <dev> <ino> <mtime s> <mtime ns> <path>" of the lock open as `fd` to `journal`. */
+int merge__journal_lock(const char *journal, const char *path, int fd, struct sl_err *err);
 
 /* Undo merge__checkout_target in the work tree at `where`. */
 int merge__checkout_revert(const char *where, int via_git, const git_oid *merged_tree,
-			   const git_oid *old_tree, struct sl_err *err);
+			   const git_oid *old_tree, const char *journal,
+			   const struct merge_paths *kept, struct sl_err *err);
 
 #endif

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +33,24 @@ static git_blob *blob_at(git_repository *r, const git_oid *tree_id, const char *
 	return b;
 }
 
+/* 1 when a parent folder of `path` in the work tree `root` is a symbolic link. */
+static int link_above(const char *root, const char *path)
+{
+	char buf[PATH_MAX];
+	const char *p;
+	struct stat st;
+
+	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
+		if (snprintf(buf, sizeof(buf), "%s%.*s", root, (int)(p - path), path) >= (int)sizeof(buf))
+			return 1;
+		if (lstat(buf, &st) < 0)
+			return 0;
+		if (!S_ISDIR(st.st_mode))
+			return S_ISLNK(st.st_mode);
+	}
+	return 0;
+}
+
 /*
  * 1 when the work tree's file at `path` is something the merge's checkout
  * made: missing where the merge rewrote or removed it, or the new content
@@ -46,8 +67,8 @@ static int written_by_merge(git_repository *w, const git_oid *old_tree, const gi
 	struct stat st;
 	int ours = 0;
 
-	if (!full)
-		goto out;
+	if (!full || link_above(git_repository_workdir(w), path))
+		goto out; /* nothing is written through a link: the user's */
 	if (lstat(full, &st) < 0) {
 		ours = old != NULL; /* gone: the merge removed (or was rewriting) it */
 		goto out;
@@ -101,6 +122,57 @@ static int restore(git_repository *w, const git_oid *tree_id, struct merge_paths
 	return error;
 }
 
+int merge__journal_lock(const char *journal, const char *path, int fd, struct sl_err *err)
+{
+	char line[PATH_MAX + 128];
+	struct stat st;
+	int jfd, n, ok;
+
+	if (!journal)
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return sl_err_sys(err, errno, "cannot stat '%s'", path);
+	n = snprintf(line, sizeof(line), "lock %llu %llu %lld %ld %s\n",
+		     (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+		     (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, path);
+	if (n < 0 || (size_t)n >= sizeof(line) || strchr(path, '\n'))
+		return sl_err_set(err, SL_EINVALID, "cannot record the lock '%s' in the journal", path);
+	jfd = open(journal, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (jfd < 0)
+		return sl_err_sys(err, errno, "cannot open the merge journal '%s'", journal);
+	ok = write(jfd, line, (size_t)n) == n && fsync(jfd) == 0;
+	close(jfd);
+	return ok ? 0 : sl_err_sys(err, errno, "cannot write the merge journal '%s'", journal);
+}
+
+int merge_journal_release_locks(const char *journal, int *left)
+{
+	char line[PATH_MAX + 128], path[PATH_MAX];
+	unsigned long long dev, ino;
+	long long sec;
+	long nsec;
+	struct stat st;
+	FILE *f = fopen(journal, "r");
+
+	*left = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "lock ", 5) ||
+		    sscanf(line + 5, "%llu %llu %lld %ld %4095[^\n]", &dev, &ino, &sec, &nsec, path) != 5 ||
+		    strlen(path) < 11 || strcmp(path + strlen(path) - 11, "/index.lock"))
+			continue; /* only ever an index.lock */
+		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    (unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino ||
+		    (long long)st.st_mtim.tv_sec != sec || (long)st.st_mtim.tv_nsec != nsec)
+			continue; /* gone, or another file: not the dead merge's */
+		if (unlink(path) < 0)
+			(*left)++;
+	}
+	fclose(f);
+	return 0;
+}
+
 int merge_journal_dead(const char *journal)
 {
 	git_oid a, b;
@@ -136,7 +208,9 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 				   refname);
 		goto out;
 	}
-	if ((error = merge__find_checkout(&w, repo, refname, err)) != 0 || !w)
+	if ((error = merge__find_checkout(&w, repo, refname, err)) != 0)
+		goto out; /* busy (a rebase, a missing work tree): recovered later */
+	if (!w)
 		goto done; /* not checked out anywhere: no files to put in order */
 	if ((rc = merge__changed_paths(w, &old_tree, &new_tree, &ours, &changed)) < 0) {
 		error = sl_err_git(err, rc, "cannot list the paths of the interrupted merge");

@@ -357,36 +357,31 @@ static void remove_stale_ref_locks(struct runner_ctx *ctx)
 
 /*
  * The merge that wrote `journal` died while it held the locks of the
- * checked-out target: its index.lock (libgit2 writes the index of the
- * checkout it updates) and the target's ref lock. Such a lock is the dead
- * merge's when it is no older than the journal; one older than 10 s is no
- * live git's either (git holds them for milliseconds). Only then is it
- * removed: a person's git is never cut short.
+ * checked-out target: the index.lock it took is removed only when the
+ * journal records that very file (merge_journal_release_locks): a user's
+ * index.lock is never touched (DESIGN.md 11). The target's ref lock (taken
+ * by libgit2, not recorded) is the merge's when it is no older than the
+ * journal and older than 10 s (git holds ref locks for milliseconds).
  */
 /* Returns 1 when such a lock is still there (too young to remove yet). */
 static int remove_locks_of_dead_merge(struct runner_ctx *ctx, const char *journal)
 {
-	const char *names[] = { "index.lock", NULL, NULL };
-	char ref_lock[600], path[4800];
+	char path[4800];
 	struct stat js, st;
-	size_t i;
-
 	int left = 0;
 
 	if (stat(journal, &js) < 0)
 		return 0;
-	snprintf(ref_lock, sizeof(ref_lock), "%s.lock", ctx->target_ref);
-	names[1] = ref_lock;
-	for (i = 0; names[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", ctx->repo.gitdir, names[i]);
-		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_mtime < js.st_mtime)
-			continue;
-		if (time(NULL) - st.st_mtime > 10 && unlink(path) == 0)
-			sl_log(SL_LOG_WARN, "removed '%s', left by a merge that was killed", path);
-		else
-			left = 1;
+	if (merge_journal_release_locks(journal, &left) == 0 && left)
+		return 1;
+	snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref);
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_mtime < js.st_mtime)
+		return 0;
+	if (time(NULL) - st.st_mtime > 10 && unlink(path) == 0) {
+		sl_log(SL_LOG_WARN, "removed '%s', left by a merge that was killed", path);
+		return 0;
 	}
-	return left;
+	return 1;
 }
 
 /* A merge that died while bringing the checked-out target along: put its files in order. */

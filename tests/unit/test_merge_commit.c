@@ -231,7 +231,7 @@ static void test_merge_in_progress_defers(void **state)
 	before = user_state();
 	assert_int_equal(do_merge(&o, &res, &err), SL_ETRANSIENT);
 	assert_int_equal(res.status, MERGE_DEFERRED);
-	assert_non_null(strstr(res.reason, "is in progress in"));
+	assert_non_null(strstr(res.reason, "is in the middle of a merge"));
 	after = user_state();
 	assert_string_equal(before, after);
 	assert_string_equal(tip, rev("main"));
