@@ -2,6 +2,7 @@
 #include "store/workorders.h"
 #include "runner/pipeline.h"
 #include "runner/diff.h"
+#include "runner/retry.h"
 #include "runner/snapshot.h"
 #include "runner/worktree.h"
 #include "reviewer/reviewer.h"
@@ -255,7 +256,7 @@ static int save_worktree(struct step *s, const char *message, struct sl_err *err
 
 static int retry_failed(struct step *s, struct sl_err *err)
 {
-	char reason[256], *path;
+	char reason[256];
 	int error;
 
 	if ((error = still_current(s, err)) != 0 ||
@@ -265,9 +266,8 @@ static int retry_failed(struct step *s, struct sl_err *err)
 	 * A person's retry starts the retry rules over: no sticky override (a
 	 * `worktree: reset` above all) undoes what the person left in the worktree.
 	 */
-	if ((path = step__path(s, "retry.json")) != NULL)
-		unlink(path);
-	free(path);
+	if ((error = runner_retry_forget(s->ctx->st, s->run.id, s->run_dir, err)) != 0)
+		return error;
 	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
 	snprintf(reason, sizeof(reason), "retried by %s", who());
 	if ((error = store_begin(s->ctx->st, err)) != 0)

@@ -167,7 +167,7 @@ int step_build(struct step *s, struct sl_err *err)
 	int error;
 
 	memset(&res, 0, sizeof(res));
-	if ((error = runner_retry_load(s->run_dir, &rs, err)) != 0)
+	if ((error = runner_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0)
 		goto out;
 	runner_retry_overrides(s->ctx->cfg, &rs, &ov);
 	if (s->run.attempt > 1 && ov.worktree_reset && strcmp(s->run.mode, "resolve") &&
@@ -326,13 +326,13 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 
 	if (!strcmp(s->run.mode, "resolve"))
 		return resolution_failed(s, why, err);
-	if ((error = runner_retry_load(s->run_dir, &rs, err)) != 0 ||
+	if ((error = runner_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0 ||
 	    (error = runner_retry_decide(s->ctx->cfg, &rs, s->run.attempt, failed, builder_exit,
 					 &d, err)) != 0)
 		return error;
 	if (!d.retry)
 		return step__fail(s, "failed", err, "%s; %s", why, d.reason);
-	if ((error = runner_retry_save(s->run_dir, &d.state, err)) != 0)
+	if ((error = runner_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0)
 		return error;
 	snprintf(n, sizeof(n), "%d", d.next_attempt);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
