@@ -154,7 +154,6 @@ static int merge_in_progress(struct step *s)
 static int retry_conflict(struct step *s, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	json_t *c = step__read_json(s, "conflict.json");
 	char head[41], base[41];
 	int committed = 0, error;
 
@@ -166,15 +165,18 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 		goto out;
 	if (merge_in_progress(s)) {
 		/* the person merged the target and fixed the files: finish that merge */
+		/* the marker check covers the paths recorded in the store, not conflictFiles */
 		struct merge_paths conflicted = MERGE_PATHS_INIT;
-		json_t *files = c ? json_object_get(c, "conflictFiles") : NULL, *v;
+		struct store_conflict c = { 0 };
 		size_t i;
 		git_oid oid;
-		json_array_foreach(files, i, v)
-			merge_paths_add(&conflicted, json_string_value(v));
-		if ((error = merge_commit_resolution(s->wt, NULL, &conflicted, step__excluded(s),
-						    &oid, err)) == 0)
+		if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
+			for (i = 0; i < c.npaths; i++)
+				merge_paths_add(&conflicted, c.paths[i]);
+		if (!error && (error = merge_commit_resolution(s->wt, NULL, &conflicted,
+								step__excluded(s), &oid, err)) == 0)
 			git_oid_tostr(head, sizeof(head), &oid);
+		store_conflict_release(&c);
 		merge_paths_release(&conflicted);
 	} else {
 		error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
@@ -196,7 +198,6 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 	error = step__move(s, "reviewing", err, "a person resolved the conflict (%.12s); reviewing",
 			   head);
 out:
-	json_decref(c);
 	return error;
 }
 

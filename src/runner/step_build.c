@@ -106,18 +106,18 @@ static int snapshot(struct step *s, char head[41], struct sl_err *err)
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
 	if (!strcmp(s->run.mode, "resolve")) {
-		json_t *c = step__read_json(s, "conflict.json");
-		json_t *files = c ? json_object_get(c, "conflictFiles") : NULL;
+		/* the marker check covers the paths recorded in the store, not conflictFiles */
+		struct store_conflict c = { 0 };
 		size_t i;
-		json_t *v;
-		json_array_foreach(files, i, v)
-			merge_paths_add(&conflicted, json_string_value(v));
+		if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
+			for (i = 0; i < c.npaths; i++)
+				merge_paths_add(&conflicted, c.paths[i]);
+		store_conflict_release(&c);
 		snprintf(msg, sizeof(msg), "Merge %s into %s (resolution, run %s)",
 			 s->ctx->cfg->target, s->run.branch_name, s->run.id);
-		if ((error = merge_commit_resolution(s->wt, msg, &conflicted, step__excluded(s), &oid,
-						    err)) == 0)
+		if (!error && (error = merge_commit_resolution(s->wt, msg, &conflicted,
+								step__excluded(s), &oid, err)) == 0)
 			git_oid_tostr(head, 41, &oid);
-		json_decref(c);
 	} else {
 		snprintf(msg, sizeof(msg), "sluice snapshot: run %s attempt %d", s->run.id,
 			 s->run.attempt);
