@@ -18,20 +18,21 @@ test_expect_success 'setup: two work orders that edit the same line' '
 
 # repo DIR with the resolver "$BUILDERS/$2", an approving reviewer; C1 and C2 built
 # side by side: one merges, the other conflicts and goes to the resolver.
-conflict_repo() { # DIR RESOLVER
-	sluice_repo "$1" &&
-	seq 1 10 >"$1/lines.txt" && git -C "$1" add lines.txt && git -C "$1" commit -q -m lines &&
-	cat >>"$1/.system/config.yaml" <<-EOF &&
+conflict_repo() { # DIR RESOLVER [CONFIG-LINE...]
+	_d=$1 _res=$2 && shift 2 &&
+	sluice_repo "$_d" "$@" &&
+	seq 1 10 >"$_d/lines.txt" && git -C "$_d" add lines.txt && git -C "$_d" commit -q -m lines &&
+	cat >>"$_d/.system/config.yaml" <<-EOF &&
 	builder:
-	  command: [sh, -c, 'if [ "\$SLUICE_MODE" = resolve ]; then exec sh "$BUILDERS/$2"; fi; exec sh "$BUILDERS/\$SLUICE_WORK_ORDER_ID.sh"']
+	  command: [sh, -c, 'if [ "\$SLUICE_MODE" = resolve ]; then exec sh "$BUILDERS/$_res"; fi; exec sh "$BUILDERS/\$SLUICE_WORK_ORDER_ID.sh"']
 	EOF
-	approve_reviewer_config >>"$1/.system/config.yaml" &&
-	sluice -C "$1" check &&
-	wo "$1" C1 && wo "$1" C2 &&
-	sluice -C "$1" tick --jobs 2 >>tick.out 2>&1
-	sluice -C "$1" tick >>tick.out 2>&1
-	sluice -C "$1" tick >>tick.out 2>&1
-	sluice -C "$1" tick >>tick.out 2>&1
+	approve_reviewer_config >>"$_d/.system/config.yaml" &&
+	sluice -C "$_d" check &&
+	wo "$_d" C1 && wo "$_d" C2 &&
+	sluice -C "$_d" tick --jobs 2 >>tick.out 2>&1
+	sluice -C "$_d" tick >>tick.out 2>&1
+	sluice -C "$_d" tick >>tick.out 2>&1
+	sluice -C "$_d" tick >>tick.out 2>&1
 	true
 }
 
@@ -77,6 +78,20 @@ test_expect_success 'a resolver that forges targetTip and runHead, then fails: t
 	! git -C fg cat-file -e main:evil-head.txt &&
 	git -C fg show main:lines.txt >lines &&
 	test_grep "five by C1" lines && test_grep "five by C2" lines
+'
+
+test_expect_success 'a person resolving after conflict.json was emptied: the markers are still found' '
+	conflict_repo ps markers.sh "merge:" "  resolver: none" &&
+	run=$(run_of ps C1) &&
+	if test "$(state_of ps $run)" = merged; then run=$(run_of ps C2); fi &&
+	test "$(state_of ps $run)" = merge_conflict &&
+	c=ps/.system/runs/$run/conflict.json &&
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); j[\"conflictFiles\"]=[]; json.dump(j, open(sys.argv[1], \"w\"))" $c &&
+	test_must_fail() { "$@" && return 1; return 0; } &&
+	test_must_fail git -C ps/.system/runs/$run/worktree merge -q main >/dev/null 2>&1 &&
+	test_must_fail sluice -C ps retry $run >out 2>err &&
+	test_grep "conflict marker" err &&
+	test "$(state_of ps $run)" = merge_conflict
 '
 
 test_done
