@@ -2,6 +2,7 @@
 #include "store/workorders.h"
 #include "runner/pipeline.h"
 #include "runner/diff.h"
+#include "runner/retry.h"
 #include "runner/snapshot.h"
 #include "runner/worktree.h"
 #include "reviewer/reviewer.h"
@@ -154,7 +155,6 @@ static int merge_in_progress(struct step *s)
 static int retry_conflict(struct step *s, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	json_t *c = step__read_json(s, "conflict.json");
 	char head[41], base[41];
 	int committed = 0, error;
 
@@ -166,15 +166,18 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 		goto out;
 	if (merge_in_progress(s)) {
 		/* the person merged the target and fixed the files: finish that merge */
+		/* the marker check covers the paths recorded in the store, not conflictFiles */
 		struct merge_paths conflicted = MERGE_PATHS_INIT;
-		json_t *files = c ? json_object_get(c, "conflictFiles") : NULL, *v;
+		struct store_conflict c = { 0 };
 		size_t i;
 		git_oid oid;
-		json_array_foreach(files, i, v)
-			merge_paths_add(&conflicted, json_string_value(v));
-		if ((error = merge_commit_resolution(s->wt, NULL, &conflicted, step__excluded(s),
-						    &oid, err)) == 0)
+		if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
+			for (i = 0; i < c.npaths; i++)
+				merge_paths_add(&conflicted, c.paths[i]);
+		if (!error && (error = merge_commit_resolution(s->wt, NULL, &conflicted,
+								step__excluded(s), &oid, err)) == 0)
 			git_oid_tostr(head, sizeof(head), &oid);
+		store_conflict_release(&c);
 		merge_paths_release(&conflicted);
 	} else {
 		error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
@@ -197,7 +200,6 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 	error = step__move(s, "reviewing", err, "a person resolved the conflict (%.12s); reviewing",
 			   head);
 out:
-	json_decref(c);
 	return error;
 }
 
@@ -257,7 +259,7 @@ static int save_worktree(struct step *s, const char *message, struct sl_err *err
 
 static int retry_failed(struct step *s, struct sl_err *err)
 {
-	char reason[256], *path;
+	char reason[256];
 	int error;
 
 	if ((error = still_current(s, err)) != 0 ||
@@ -268,9 +270,8 @@ static int retry_failed(struct step *s, struct sl_err *err)
 	 * `worktree: reset` above all) undoes what the person left in the worktree.
 	 */
 	sl_fault("retry.after_save");
-	if ((path = step__path(s, "retry.json")) != NULL)
-		unlink(path);
-	free(path);
+	if ((error = runner_retry_forget(s->ctx->st, s->run.id, s->run_dir, err)) != 0)
+		return error;
 	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
 	snprintf(reason, sizeof(reason), "retried by %s", who());
 	if ((error = store_begin(s->ctx->st, err)) != 0)

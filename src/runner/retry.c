@@ -2,11 +2,14 @@
 #include "runner/retry.h"
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/log.h"
+#include "store/runs.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int listed(const char *const *v, const char *name)
 {
@@ -163,53 +166,58 @@ out:
 	return 0;
 }
 
-int runner_retry_save(const char *run_dir, const struct runner_retry_state *st, struct sl_err *err)
+/* The copy for people in the run folder: written, never read back. */
+static void write_copy(const char *run_dir, const struct runner_retry_state *rs)
 {
-	json_t *o = json_pack("{s:i, s:i, s:i}", "builder_rule", st->builder_rule, "prompt_rule",
-			      st->prompt_rule, "reset_rule", st->reset_rule);
+	struct sl_err err = SL_ERR_INIT;
+	json_t *o = json_pack("{s:i, s:i, s:i, s:s}", "builder_rule", rs->builder_rule,
+			      "prompt_rule", rs->prompt_rule, "reset_rule", rs->reset_rule, "note",
+			      "a copy for people; sluice keeps this state in its database");
 	char *text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
 	char *path = sl_path_join(run_dir, "retry.json");
-	int error;
 
-	if (!text || !path)
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else
-		error = sl_write_file_atomic(path, text, strlen(text), err);
+	if (text && path && sl_write_file_atomic(path, text, strlen(text), &err) != 0)
+		sl_log(SL_LOG_WARN, "cannot write '%s' (a copy for people): %s", path, err.msg);
 	json_decref(o);
 	free(text);
 	free(path);
-	return error;
 }
 
-static int get_index(json_t *o, const char *key)
+int runner_retry_save(struct store *st, const char *run_id, const char *run_dir,
+		      const struct runner_retry_state *rs, struct sl_err *err)
 {
-	json_t *v = json_object_get(o, key);
+	struct store_retry_state s = { rs->builder_rule, rs->prompt_rule, rs->reset_rule };
+	int error;
 
-	return json_is_integer(v) ? (int)json_integer_value(v) : -1;
+	if ((error = store_retry_set(st, run_id, &s, err)) != 0)
+		return error;
+	if (run_dir)
+		write_copy(run_dir, rs);
+	return 0;
 }
 
-int runner_retry_load(const char *run_dir, struct runner_retry_state *st, struct sl_err *err)
+int runner_retry_load(struct store *st, const char *run_id, struct runner_retry_state *rs,
+		      struct sl_err *err)
 {
-	char *path = sl_path_join(run_dir, "retry.json");
-	json_error_t jerr;
-	json_t *o = NULL;
-	int error = 0;
+	struct store_retry_state s;
+	int error;
 
-	st->builder_rule = st->prompt_rule = st->reset_rule = -1;
-	if (!path)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	if (!sl_path_exists(path))
-		goto out;
-	if (!(o = json_load_file(path, 0, &jerr)) || !json_is_object(o)) {
-		error = sl_err_set(err, SL_EINVALID, "cannot read '%s': %s; remove it to start "
-				   "over", path, o ? "not an object" : jerr.text);
-		goto out;
-	}
-	st->builder_rule = get_index(o, "builder_rule");
-	st->prompt_rule = get_index(o, "prompt_rule");
-	st->reset_rule = get_index(o, "reset_rule");
-out:
-	json_decref(o);
+	rs->builder_rule = rs->prompt_rule = rs->reset_rule = -1;
+	if ((error = store_retry_get(st, run_id, &s, err)) != 0)
+		return error;
+	rs->builder_rule = s.builder_rule;
+	rs->prompt_rule = s.prompt_rule;
+	rs->reset_rule = s.reset_rule;
+	return 0;
+}
+
+int runner_retry_forget(struct store *st, const char *run_id, const char *run_dir,
+			struct sl_err *err)
+{
+	char *path = run_dir ? sl_path_join(run_dir, "retry.json") : NULL;
+
+	if (path)
+		unlink(path);
 	free(path);
-	return error;
+	return store_retry_clear(st, run_id, err);
 }

@@ -15,11 +15,15 @@
  * at the same attempt, listed later) overrides the same keyword.
  *
  * The active overrides are the state carried from attempt to attempt: one
- * rule index per keyword. runner_retry_save/load keep it in
- * <run_dir>/retry.json so that the next tick (another process) sees it.
+ * rule index per keyword. runner_retry_save/load keep it in the store
+ * (table run_retry) so that the next tick (another process) sees it; the
+ * run folder, which builders and gates can write, only gets a copy for
+ * people (retry.json) that sluice never reads back.
  */
 #include "core/config.h"
 #include "core/err.h"
+
+struct store;
 
 struct runner_retry_state {
 	int builder_rule;  /* index into cfg->retry of the active builder override, or -1 */
@@ -60,8 +64,18 @@ int runner_retry_decide(const struct sl_config *cfg, const struct runner_retry_s
 void runner_retry_overrides(const struct sl_config *cfg, const struct runner_retry_state *st,
 			    struct runner_retry_overrides *out);
 
-/* Keep/read the state in <run_dir>/retry.json; a missing file loads as INIT. */
-int runner_retry_save(const char *run_dir, const struct runner_retry_state *st, struct sl_err *err);
-int runner_retry_load(const char *run_dir, struct runner_retry_state *st, struct sl_err *err);
+/*
+ * Keep/read the state of run `run_id` in the store; a run with none loads
+ * as INIT. save also writes <run_dir>/retry.json (run_dir may be NULL), a
+ * copy for people: a failure to write it is not an error.
+ */
+int runner_retry_save(struct store *st, const char *run_id, const char *run_dir,
+		      const struct runner_retry_state *rs, struct sl_err *err);
+int runner_retry_load(struct store *st, const char *run_id, struct runner_retry_state *rs,
+		      struct sl_err *err);
+
+/* Forget the state: the next attempt starts the rules over (a person's retry). */
+int runner_retry_forget(struct store *st, const char *run_id, const char *run_dir,
+			struct sl_err *err);
 
 #endif

@@ -107,18 +107,18 @@ static int snapshot(struct step *s, char head[41], struct sl_err *err)
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
 	if (!strcmp(s->run.mode, "resolve")) {
-		json_t *c = step__read_json(s, "conflict.json");
-		json_t *files = c ? json_object_get(c, "conflictFiles") : NULL;
+		/* the marker check covers the paths recorded in the store, not conflictFiles */
+		struct store_conflict c = { 0 };
 		size_t i;
-		json_t *v;
-		json_array_foreach(files, i, v)
-			merge_paths_add(&conflicted, json_string_value(v));
+		if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
+			for (i = 0; i < c.npaths; i++)
+				merge_paths_add(&conflicted, c.paths[i]);
+		store_conflict_release(&c);
 		snprintf(msg, sizeof(msg), "Merge %s into %s (resolution, run %s)",
 			 s->ctx->cfg->target, s->run.branch_name, s->run.id);
-		if ((error = merge_commit_resolution(s->wt, msg, &conflicted, step__excluded(s), &oid,
-						    err)) == 0)
+		if (!error && (error = merge_commit_resolution(s->wt, msg, &conflicted,
+								step__excluded(s), &oid, err)) == 0)
 			git_oid_tostr(head, 41, &oid);
-		json_decref(c);
 	} else {
 		snprintf(msg, sizeof(msg), "sluice snapshot: run %s attempt %d", s->run.id,
 			 s->run.attempt);
@@ -168,7 +168,7 @@ int step_build(struct step *s, struct sl_err *err)
 	int error;
 
 	memset(&res, 0, sizeof(res));
-	if ((error = runner_retry_load(s->run_dir, &rs, err)) != 0)
+	if ((error = runner_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0)
 		goto out;
 	runner_retry_overrides(s->ctx->cfg, &rs, &ov);
 	if (s->run.attempt > 1 && ov.worktree_reset && strcmp(s->run.mode, "resolve") &&
@@ -332,13 +332,13 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 
 	if (!strcmp(s->run.mode, "resolve"))
 		return resolution_failed(s, why, err);
-	if ((error = runner_retry_load(s->run_dir, &rs, err)) != 0 ||
+	if ((error = runner_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0 ||
 	    (error = runner_retry_decide(s->ctx->cfg, &rs, s->run.attempt, failed, builder_exit,
 					 &d, err)) != 0)
 		return error;
 	if (!d.retry)
 		return step__fail(s, "failed", err, "%s; %s", why, d.reason);
-	if ((error = runner_retry_save(s->run_dir, &d.state, err)) != 0)
+	if ((error = runner_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0)
 		return error;
 	snprintf(n, sizeof(n), "%d", d.next_attempt);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)

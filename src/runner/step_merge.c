@@ -130,6 +130,9 @@ static int on_conflict(struct step *s, const struct merge_commit_result *mr, str
 	if ((error = merge_conflict_info(s->ctx->repo.root, tip, s->run.head_commit,
 					 s->ctx->cfg->target, s->run.branch_name, &mo, &ci,
 					 err)) != 0 ||
+	    /* what the resolution starts from, where no resolver can rewrite it */
+	    (error = store_conflict_set(s->ctx->st, s->run.id, tip, s->run.head_commit,
+					(const char *const *)ci.paths.v, ci.paths.n, err)) != 0 ||
 	    (error = write_conflict(s, tip, &ci, &rival, err)) != 0)
 		goto out;
 	if ((error = step__set(s, err, "merge_status", "conflict", "conflict_with_run_id", rival,
@@ -427,17 +430,22 @@ int step_resolve(struct step *s, struct sl_err *err)
 {
 	struct merge_paths conflicted = MERGE_PATHS_INIT;
 	struct sl_lock lock = SL_LOCK_INIT;
-	json_t *c = step__read_json(s, "conflict.json");
-	const char *tip = c ? json_string_value(json_object_get(c, "targetTip")) : NULL;
-	const char *run_head = c ? json_string_value(json_object_get(c, "runHead")) : NULL;
+	/* the tip and head recorded when the merge conflicted (store), not conflict.json */
+	struct store_conflict c = { 0 };
+	const char *tip, *run_head;
 	char n[16];
 	int error;
 
-	if (!tip || !run_head) {
+	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) != 0) {
+		if (error != SL_ENOTFOUND)
+			goto out;
+		sl_err_clear(err);
 		error = step__move(s, "merge_conflict", err,
-				   "conflict.json is missing or unreadable; a person must decide");
+				   "no merge conflict is recorded for this run; a person must decide");
 		goto out;
 	}
+	tip = c.target_tip;
+	run_head = c.run_head;
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
 	/* start from the run's own head again (a failed resolution may have left a half merge) */
@@ -456,6 +464,6 @@ int step_resolve(struct step *s, struct sl_err *err)
 			   s->run.attempt, conflicted.n, conflicted.n == 1 ? "" : "s");
 out:
 	merge_paths_release(&conflicted);
-	json_decref(c);
+	store_conflict_release(&c);
 	return error;
 }

@@ -626,3 +626,179 @@ out:
 		store_rollback(st);
 	return error;
 }
+
+int store_retry_get(struct store *st, const char *run_id, struct store_retry_state *out,
+		    struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error, rc;
+
+	out->builder_rule = out->prompt_rule = out->reset_rule = -1;
+	if ((error = store__prepare(st, &s,
+				    "SELECT builder_rule, prompt_rule, reset_rule FROM run_retry "
+				    "WHERE run_id = ?",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		out->builder_rule = sqlite3_column_int(s, 0);
+		out->prompt_rule = sqlite3_column_int(s, 1);
+		out->reset_rule = sqlite3_column_int(s, 2);
+	} else if (rc != SQLITE_DONE) {
+		error = store__fail(st, err, "cannot read the retry state");
+	}
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_retry_set(struct store *st, const char *run_id, const struct store_retry_state *rs,
+		    struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = store__prepare(st, &s,
+				    "INSERT OR REPLACE INTO run_retry (run_id, builder_rule, "
+				    "prompt_rule, reset_rule, updated_ms) VALUES (?, ?, ?, ?, ?)",
+				    err)) != 0)
+		goto out;
+	store__bind_text(s, 1, run_id);
+	sqlite3_bind_int(s, 2, rs->builder_rule);
+	sqlite3_bind_int(s, 3, rs->prompt_rule);
+	sqlite3_bind_int(s, 4, rs->reset_rule);
+	sqlite3_bind_int64(s, 5, sl_now_ms());
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot record the retry state");
+	else
+		error = store_commit(st, err);
+out:
+	sqlite3_finalize(s);
+	if (error)
+		store_rollback(st);
+	return error;
+}
+
+int store_retry_clear(struct store *st, const char *run_id, struct sl_err *err)
+{
+	int error;
+
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = exec_bound(st, "DELETE FROM run_retry WHERE run_id = ?1", run_id, 0, NULL, 0,
+				NULL, err)) == 0)
+		error = store_commit(st, err);
+	if (error)
+		store_rollback(st);
+	return error;
+}
+
+int store_conflict_set(struct store *st, const char *run_id, const char *target_tip,
+		       const char *run_head, const char *const *paths, size_t npaths,
+		       struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	size_t i;
+	int error;
+
+	if (!target_tip || !run_head)
+		return sl_err_set(err, SL_EINVALID, "a conflict needs the target tip and the run head");
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = exec_bound(st, "DELETE FROM run_conflict_paths WHERE run_id = ?1", run_id, 0,
+				NULL, 0, NULL, err)) != 0 ||
+	    (error = exec_bound(st,
+				"INSERT OR REPLACE INTO run_conflicts (run_id, found_ms, "
+				"target_tip, run_head) VALUES (?1, ?2, ?3, ?5)",
+				run_id, sl_now_ms(), target_tip, 0, run_head, err)) != 0)
+		goto out;
+	if ((error = store__prepare(st, &s,
+				    "INSERT OR IGNORE INTO run_conflict_paths (run_id, path) "
+				    "VALUES (?, ?)",
+				    err)) != 0)
+		goto out;
+	for (i = 0; i < npaths; i++) {
+		sqlite3_reset(s);
+		store__bind_text(s, 1, run_id);
+		store__bind_text(s, 2, paths[i]);
+		if (sqlite3_step(s) != SQLITE_DONE) {
+			error = store__fail(st, err, "cannot record the conflicted paths");
+			goto out;
+		}
+	}
+	error = store_commit(st, err);
+out:
+	sqlite3_finalize(s);
+	if (error)
+		store_rollback(st);
+	return error;
+}
+
+void store_conflict_release(struct store_conflict *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->npaths; i++)
+		free(c->paths[i]);
+	free(c->paths);
+	free(c->target_tip);
+	free(c->run_head);
+	memset(c, 0, sizeof(*c));
+}
+
+int store_conflict_get(struct store *st, const char *run_id, struct store_conflict *out,
+		       struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	char **nv;
+	int error, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store__prepare(st, &s,
+				    "SELECT target_tip, run_head FROM run_conflicts WHERE run_id = ?",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_id);
+	if ((rc = sqlite3_step(s)) != SQLITE_ROW) {
+		error = rc == SQLITE_DONE ? sl_err_set(err, SL_ENOTFOUND,
+						       "no merge conflict is recorded for run '%s'",
+						       run_id)
+					  : store__fail(st, err, "cannot read the conflict");
+		goto out;
+	}
+	out->target_tip = store__col_dup(s, 0);
+	out->run_head = store__col_dup(s, 1);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (!out->target_tip || !out->run_head) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = store__prepare(st, &s,
+				    "SELECT path FROM run_conflict_paths WHERE run_id = ? "
+				    "ORDER BY path",
+				    err)) != 0)
+		goto out;
+	store__bind_text(s, 1, run_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (!(nv = realloc(out->paths, (out->npaths + 1) * sizeof(*nv))) ||
+		    !(nv[out->npaths] = store__col_dup(s, 0))) {
+			if (nv)
+				out->paths = nv;
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+		out->paths = nv;
+		out->npaths++;
+	}
+	if (rc != SQLITE_DONE)
+		error = store__fail(st, err, "cannot read the conflicted paths");
+out:
+	sqlite3_finalize(s);
+	if (error)
+		store_conflict_release(out);
+	return error;
+}

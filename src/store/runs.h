@@ -157,4 +157,44 @@ int store_run_claim(struct store *st, const struct store_run *run, struct sl_err
 
 
 
+/*
+ * What a run's next step decides on, kept here rather than in the run
+ * folder, which builders, gates and resolvers can write (schema/db/003).
+ *
+ * The retry rules' active overrides (runner/retry.h): rule indices, -1 for
+ * none. A run without a row reads as all -1 (the rules start over).
+ */
+struct store_retry_state {
+	int builder_rule;
+	int prompt_rule;
+	int reset_rule;
+};
+int store_retry_get(struct store *st, const char *run_id, struct store_retry_state *out,
+		    struct sl_err *err);
+/* Replace it, in one transaction. */
+int store_retry_set(struct store *st, const char *run_id, const struct store_retry_state *rs,
+		    struct sl_err *err);
+/* Forget it: the next attempt starts the rules over. */
+int store_retry_clear(struct store *st, const char *run_id, struct sl_err *err);
+
+/*
+ * The merge conflict a resolution starts from: the target tip and the run
+ * head that conflicted, and the paths git found conflicted.
+ * store_conflict_set replaces what was recorded, in one transaction;
+ * store_conflict_get is SL_ENOTFOUND when nothing was. *out is the
+ * caller's: store_conflict_release().
+ */
+struct store_conflict {
+	char *target_tip;
+	char *run_head;
+	char **paths; /* npaths entries, sorted */
+	size_t npaths;
+};
+int store_conflict_set(struct store *st, const char *run_id, const char *target_tip,
+		       const char *run_head, const char *const *paths, size_t npaths,
+		       struct sl_err *err);
+int store_conflict_get(struct store *st, const char *run_id, struct store_conflict *out,
+		       struct sl_err *err);
+void store_conflict_release(struct store_conflict *c);
+
 #endif

@@ -1,16 +1,27 @@
-/* Retry rules: the seed's tables, stickiness, not: gate.X, exit, the saved state. */
+/*
+ * Retry rules: the seed's tables, stickiness, not: gate.X, exit, the saved
+ * state (in the store; the copy in the run folder is never read).
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/buf.h"
 #include "core/config.h"
 #include "core/fs.h"
 #include "runner/retry.h"
+#include "store/runs.h"
+#include "store/store.h"
+#include "store/workorders.h"
+#include "test_helpers.h"
 
 static char s_default[] = "claude-sonnet", s_thinking[] = "claude-sonnet-thinking",
 	    s_opus[] = "claude-opus", s_test[] = "test", s_builder[] = "builder",
@@ -169,23 +180,90 @@ static void test_not_builder(void **state)
 	assert_string_equal(d.overrides.builder[0], "claude-opus");
 }
 
+/* A store holding one claimed run, "R-1" (the state's rows refer to it). */
+static int setup_run(void **state)
+{
+	struct test_store *f;
+	struct sl_err err = SL_ERR_INIT;
+	struct store_wo wo = STORE_WO_INIT;
+	struct store_run r;
+
+	if (test_store_setup(state, "/tmp/sluice-test-retry.XXXXXX"))
+		return -1;
+	f = *state;
+	wo.id = (char *)"WO-1";
+	wo.path = (char *)"work_orders/WO-1.md";
+	wo.content_hash = (char *)"h1";
+	wo.fields_json = (char *)"{}";
+	wo.body = wo.title = wo.created_at = (char *)"";
+	wo.status = wo.state = wo.reason = (char *)"ready";
+	wo.priority = 3;
+	wo.present = 1;
+	memset(&r, 0, sizeof(r));
+	r.id = (char *)"R-1";
+	r.work_order_id = (char *)"WO-1";
+	r.wo_content_hash = (char *)"h1";
+	r.target = (char *)"refs/heads/main";
+	if (store_begin(f->st, &err) || store_wo_put_tx(f->st, &wo, "bytes", 5, &err) ||
+	    store_commit(f->st, &err) || store_run_claim(f->st, &r, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static void test_save_load(void **state)
 {
-	char dir[] = "/tmp/sl-retry-XXXXXX";
+	struct test_store *f = *state;
 	struct runner_retry_state st = { 2, -1, 0 }, back = { 9, 9, 9 };
 	struct sl_err err = SL_ERR_INIT;
+	char *copy = sl_path_join(f->dir, "retry.json");
+	struct sl_buf b = SL_BUF_INIT;
 
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(runner_retry_load(dir, &back, &err), 0);
+	assert_int_equal(runner_retry_load(f->st, "R-1", &back, &err), 0);
 	assert_int_equal(back.builder_rule, -1);
 	assert_int_equal(back.prompt_rule, -1);
 	assert_int_equal(back.reset_rule, -1);
-	assert_int_equal(runner_retry_save(dir, &st, &err), 0);
-	assert_int_equal(runner_retry_load(dir, &back, &err), 0);
+	assert_int_equal(runner_retry_save(f->st, "R-1", f->dir, &st, &err), 0);
+	assert_int_equal(runner_retry_load(f->st, "R-1", &back, &err), 0);
 	assert_int_equal(back.builder_rule, 2);
 	assert_int_equal(back.prompt_rule, -1);
 	assert_int_equal(back.reset_rule, 0);
-	assert_int_equal(sl_rm_rf(dir, &err), 0);
+	/* the copy for people says the same */
+	assert_int_equal(sl_read_file(&b, copy, 4096, &err), 0);
+	assert_non_null(strstr(sl_buf_cstr(&b), "\"builder_rule\": 2"));
+	sl_buf_release(&b);
+	free(copy);
+}
+
+static void test_copy_never_read(void **state)
+{
+	/* what a builder or a gate writes over the copy changes nothing */
+	struct test_store *f = *state;
+	struct runner_retry_state st = { -1, 1, -1 }, back;
+	struct sl_err err = SL_ERR_INIT;
+	char *copy = sl_path_join(f->dir, "retry.json");
+	const char *forged[] = { "{not json", "{\"builder_rule\": 0, \"prompt_rule\": 0, "
+			         "\"reset_rule\": 0}", "" };
+
+	assert_int_equal(runner_retry_save(f->st, "R-1", f->dir, &st, &err), 0);
+	for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+		assert_int_equal(sl_write_file_atomic(copy, forged[i], strlen(forged[i]), &err), 0);
+		assert_int_equal(runner_retry_load(f->st, "R-1", &back, &err), 0);
+		assert_int_equal(back.builder_rule, -1);
+		assert_int_equal(back.prompt_rule, 1);
+		assert_int_equal(back.reset_rule, -1);
+	}
+	/* a copy that cannot be written (a folder in its place) is no error */
+	assert_int_equal(unlink(copy), 0);
+	assert_int_equal(mkdir(copy, 0700), 0);
+	assert_int_equal(runner_retry_save(f->st, "R-1", f->dir, &st, &err), 0);
+	/* a person's retry forgets the state */
+	assert_int_equal(rmdir(copy), 0);
+	assert_int_equal(runner_retry_forget(f->st, "R-1", f->dir, &err), 0);
+	assert_int_equal(runner_retry_load(f->st, "R-1", &back, &err), 0);
+	assert_int_equal(back.prompt_rule, -1);
+	free(copy);
 }
 
 static void test_stale_state_ignored(void **state)
@@ -211,7 +289,9 @@ int main(void)
 		cmocka_unit_test(test_exit_only_plain_retries),
 		cmocka_unit_test(test_not_gate),
 		cmocka_unit_test(test_not_builder),
-		cmocka_unit_test(test_save_load),
+		cmocka_unit_test_setup_teardown(test_save_load, setup_run, test_store_teardown),
+		cmocka_unit_test_setup_teardown(test_copy_never_read, setup_run,
+						test_store_teardown),
 		cmocka_unit_test(test_stale_state_ignored),
 	};
 

@@ -211,6 +211,62 @@ static void test_events_append_only(void **state)
 			     SQLITE_OK);
 }
 
+static void test_retry_state(void **state)
+{
+	struct test_store *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	struct store_retry_state rs = { 9, 9, 9 }, set = { 1, -1, 0 };
+
+	assert_int_equal(claim(f->st, "R1", "h1", &err), 0);
+	assert_int_equal(store_retry_get(f->st, "R1", &rs, &err), 0);
+	assert_int_equal(rs.builder_rule, -1);
+	assert_int_equal(rs.prompt_rule, -1);
+	assert_int_equal(rs.reset_rule, -1);
+	assert_int_equal(store_retry_set(f->st, "R1", &set, &err), 0);
+	set.builder_rule = 2; /* replaced, not added */
+	assert_int_equal(store_retry_set(f->st, "R1", &set, &err), 0);
+	assert_int_equal(store_retry_get(f->st, "R1", &rs, &err), 0);
+	assert_int_equal(rs.builder_rule, 2);
+	assert_int_equal(rs.prompt_rule, -1);
+	assert_int_equal(rs.reset_rule, 0);
+	assert_int_equal(store_retry_clear(f->st, "R1", &err), 0);
+	assert_int_equal(store_retry_get(f->st, "R1", &rs, &err), 0);
+	assert_int_equal(rs.builder_rule, -1);
+	/* only for a run the store knows */
+	assert_int_not_equal(store_retry_set(f->st, "nosuchrun", &set, &err), 0);
+}
+
+static void test_conflict_record(void **state)
+{
+	struct test_store *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	struct store_conflict c;
+	const char *tip = "1111111111111111111111111111111111111111",
+		   *head = "2222222222222222222222222222222222222222";
+	/* names are bytes: quotes, a newline, not UTF-8 */
+	const char *paths[] = { "b.txt", "a'; DROP TABLE runs; --", "dir/\n\xff.txt", "b.txt" };
+
+	assert_int_equal(claim(f->st, "R1", "h1", &err), 0);
+	assert_int_equal(store_conflict_get(f->st, "R1", &c, &err), SL_ENOTFOUND);
+	sl_err_clear(&err);
+	assert_int_equal(store_conflict_set(f->st, "R1", tip, head, paths, 4, &err), 0);
+	assert_int_equal(store_conflict_get(f->st, "R1", &c, &err), 0);
+	assert_string_equal(c.target_tip, tip);
+	assert_string_equal(c.run_head, head);
+	assert_int_equal(c.npaths, 3);
+	assert_string_equal(c.paths[0], "a'; DROP TABLE runs; --");
+	assert_string_equal(c.paths[1], "b.txt");
+	assert_string_equal(c.paths[2], "dir/\n\xff.txt");
+	store_conflict_release(&c);
+	/* a later conflict replaces the record */
+	assert_int_equal(store_conflict_set(f->st, "R1", head, tip, paths, 1, &err), 0);
+	assert_int_equal(store_conflict_get(f->st, "R1", &c, &err), 0);
+	assert_string_equal(c.target_tip, head);
+	assert_int_equal(c.npaths, 1);
+	store_conflict_release(&c);
+	assert_int_not_equal(store_conflict_set(f->st, "R1", NULL, head, paths, 1, &err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +277,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rivals_and_files, setup, test_store_teardown),
 		cmocka_unit_test_setup_teardown(test_attempts, setup, test_store_teardown),
 		cmocka_unit_test_setup_teardown(test_events_append_only, setup, test_store_teardown),
+		cmocka_unit_test_setup_teardown(test_retry_state, setup, test_store_teardown),
+		cmocka_unit_test_setup_teardown(test_conflict_record, setup, test_store_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
