@@ -7,13 +7,18 @@
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'setup: two work orders that edit the same line' '
-	cat >"$BUILDERS/C1.sh" <<-\EOS &&
-	sed -i "5s/.*/five by C1/" lines.txt
-	EOS
-	cat >"$BUILDERS/C2.sh" <<-\EOS &&
-	sed -i "5s/.*/five by C2/" lines.txt
-	EOS
-	true
+	# each waits (bounded) until the other one started: both are built on
+	# the same base, so the second merge always conflicts, however loaded
+	# the machine is
+	for me in C1 C2; do
+		other=C1 && test $me = C2 || other=C2
+		cat >"$BUILDERS/$me.sh" <<-EOS || return 1
+		: >"\$SLUICE_RUN_DIR/../started-$me"
+		i=0
+		while [ ! -f "\$SLUICE_RUN_DIR/../started-$other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+		sed -i "5s/.*/five by $me/" lines.txt
+		EOS
+	done
 '
 
 # repo DIR with the resolver "$BUILDERS/$2", an approving reviewer; C1 and C2 built
@@ -30,9 +35,13 @@ conflict_repo() { # DIR RESOLVER [CONFIG-LINE...]
 	sluice -C "$_d" check &&
 	wo "$_d" C1 && wo "$_d" C2 &&
 	sluice -C "$_d" tick --jobs 2 >>tick.out 2>&1
-	sluice -C "$_d" tick >>tick.out 2>&1
-	sluice -C "$_d" tick >>tick.out 2>&1
-	sluice -C "$_d" tick >>tick.out 2>&1
+	# then ticks until no run is in flight (bounded)
+	_n=0
+	while [ $_n -lt 10 ] && sqlite3 "$_d/.system/sluice.db" \
+		"select 1 from runs where state not in ('merged','merge_conflict','failed','rejected','abandoned')" | grep -q 1; do
+		sluice -C "$_d" tick >>tick.out 2>&1
+		_n=$((_n + 1))
+	done
 	true
 }
 
