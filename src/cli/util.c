@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "core/utf8.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -13,27 +14,6 @@ static void put_safe(FILE *out, const char *s)
 		unsigned char c = (unsigned char)*s;
 		fputc((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : c, out);
 	}
-}
-
-/* The length of the UTF-8 sequence at s, or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, unsigned long *cp)
-{
-	size_t n, i;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	*cp = s[0] & (0x7f >> n);
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		*cp = (*cp << 6) | (s[i] & 0x3f);
-	}
-	return n;
 }
 
 static int esc_control(unsigned long cp)
@@ -57,7 +37,7 @@ const char *cli_esc_lines(const char *s, int keep_lines)
 	if (!(out = malloc(n * 6 + 1)))
 		return "(out of memory)";
 	for (end = p + n; p < end; p += l) {
-		if (!(l = utf8_len(p, &cp))) { /* not UTF-8: the byte, in hex */
+		if (!(l = sl_utf8_seq(p, 4, &cp))) { /* not UTF-8: the byte, in hex */
 			o += (size_t)sprintf(out + o, "\\x%02x", *p);
 			l = 1;
 		} else if (keep_lines && (cp == '\n' || cp == '\t')) {

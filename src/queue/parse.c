@@ -6,6 +6,7 @@
 #include "queue/queue.h"
 #include "queue/queue_int.h"
 #include "core/fs.h"
+#include "core/utf8.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -30,35 +31,6 @@ int queue__fail(struct sl_err *err, int code, const char *path, int line, int co
 
 /* ---- bytes -------------------------------------------------------------- */
 
-/* Length of the UTF-8 sequence at p (1..4), or 0 if it is not valid. */
-static size_t utf8_len(const unsigned char *p, size_t left)
-{
-	size_t n, i;
-	unsigned cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0)
-		n = 2, cp = p[0] & 0x1f;
-	else if ((p[0] & 0xf0) == 0xe0)
-		n = 3, cp = p[0] & 0x0f;
-	else if ((p[0] & 0xf8) == 0xf0)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 /* NUL bytes and invalid UTF-8, with the position of the first one. */
 static int check_bytes(const char *path, const unsigned char *p, size_t len, struct sl_err *err)
 {
@@ -70,7 +42,7 @@ static int check_bytes(const char *path, const unsigned char *p, size_t len, str
 			return queue__fail(err, SL_EINVALID, path, line, col,
 			                   "NUL byte in a work order; a work order is UTF-8 text, "
 			                   "remove the NUL");
-		if (!(n = utf8_len(p + i, len - i)))
+		if (!(n = sl_utf8_seq(p + i, len - i, NULL)))
 			return queue__fail(err, SL_EINVALID, path, line, col,
 			                   "invalid UTF-8 (byte 0x%02x); save the file as UTF-8",
 			                   p[i]);

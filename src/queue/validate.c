@@ -5,6 +5,7 @@
 #include "queue/queue.h"
 #include "queue/queue_int.h"
 #include "core/fs.h"
+#include "core/utf8.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -66,22 +67,11 @@ static int fail_at(const struct queue_wo *wo, struct sl_err *err, const char *ke
 static unsigned long utf8_at(const unsigned char *s, size_t *len)
 {
 	unsigned long cp;
-	size_t n, i;
 
-	if (s[0] < 0x80 || (s[0] & 0xc0) == 0x80 || s[0] >= 0xf8) {
+	if (!(*len = sl_utf8_seq(s, 4, &cp))) {
 		*len = 1;
 		return s[0];
 	}
-	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	cp = s[0] & (0x7f >> n);
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			*len = 1;
-			return s[0];
-		}
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	*len = n;
 	return cp;
 }
 

@@ -2,38 +2,10 @@
 #include "reviewer/reviewer.h"
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
 
 /*
  * A JSON string of the first n bytes of s, with invalid UTF-8 (and NUL)
@@ -47,7 +19,7 @@ static json_t *utf8_string(const char *s, size_t n, int *lossy)
 
 	sl_buf_init(&b, n * 3 + 1);
 	while (i < n) {
-		k = s[i] ? utf8_seq((const unsigned char *)s + i, n - i) : 0;
+		k = s[i] ? sl_utf8_seq((const unsigned char *)s + i, n - i, NULL) : 0;
 		if (k) {
 			if (sl_buf_add(&b, s + i, k) < 0)
 				goto out;

@@ -1,5 +1,6 @@
 /* diff.patch (git's own bytes) and files_changed.json (libgit2's list). */
 #include "runner/diff.h"
+#include "core/utf8.h"
 #include "core/fs.h"
 #include "core/proc.h"
 
@@ -32,41 +33,12 @@ static int check_ids(const char *base, const char *head, struct sl_err *err)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left, n > 0), or 0 (NUL included). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return s[0] ? 1 : 0;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 static int utf8_valid(const char *s)
 {
 	size_t n = strlen(s), i = 0, k;
 
 	while (i < n) {
-		if (!(k = utf8_seq((const unsigned char *)s + i, n - i)))
+		if (!(k = sl_utf8_seq((const unsigned char *)s + i, n - i, NULL)))
 			return 0;
 		i += k;
 	}
@@ -80,7 +52,7 @@ json_t *runner_diff_json_text(const char *s, size_t n)
 	json_t *j = NULL;
 
 	while (i < n) {
-		k = utf8_seq((const unsigned char *)s + i, n - i);
+		k = s[i] ? sl_utf8_seq((const unsigned char *)s + i, n - i, NULL) : 0; /* NUL too */
 		if (sl_buf_add(&b, k ? s + i : "\xef\xbf\xbd", k ? k : 3) < 0)
 			goto out;
 		i += k ? k : 1;
