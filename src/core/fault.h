@@ -41,6 +41,7 @@
  *   merge.after_commit            merge commit object made, no journal, checkout or ref move
  *   merge.mid_checkout            bringing the checked-out target along, some files written
  *   merge.after_checkout_files    the merge's files written in the checkout, its index not (lock held)
+ *   merge.index_in_lock           the merged index written into index.lock, not yet renamed to index
  *   merge.after_checkout          checkout brought along (journal kept), target ref not moved
  *   merge.after_ref_move          target ref moved, journal not removed, store not told
  *   merge.before_store            merge done and journal removed, merge.json not written

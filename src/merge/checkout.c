@@ -605,24 +605,71 @@ static int checkout_write(struct co *c, int dry)
 	return git_checkout_tree(c->w, (const git_object *)c->to, &co);
 }
 
-/* Take the index lock as git does (O_EXCL), and record it in the journal. */
+/*
+ * `<lock>.sluice`: the file that becomes the index lock. It is made and
+ * recorded in the journal first, then linked (or renamed) to index.lock, so
+ * that whatever index.lock holds while sluice could be killed is a file the
+ * journal names by device, inode and mtime: recovery frees exactly that one,
+ * never the user's. The repository lock keeps one merge at a time here.
+ */
+static char *side_path(const char *lock)
+{
+	char *p = malloc(strlen(lock) + sizeof(".sluice"));
+
+	if (p)
+		sprintf(p, "%s.sluice", lock);
+	return p;
+}
+
+static void unlink_side_lock(const char *side)
+{
+	char *p = malloc(strlen(side) + sizeof(".lock"));
+
+	if (p) {
+		sprintf(p, "%s.lock", side);
+		unlink(p);
+	}
+	free(p);
+}
+
+/* Take the index lock as git does (exclusively), recorded in the journal before it exists. */
 static int take_lock(struct co *c, struct sl_err *err)
 {
-	c->lock = sl_path_join(git_repository_path(c->w), "index.lock");
-	if (!c->lock)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	c->lock_fd = open(c->lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-	if (c->lock_fd < 0) {
-		int e = errno;
+	char *side = NULL;
+	int fd = -1, e, error;
 
+	c->lock = sl_path_join(git_repository_path(c->w), "index.lock");
+	if (!c->lock || !(side = side_path(c->lock))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	unlink(side); /* one a killed merge left */
+	if ((fd = open(side, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666)) < 0) {
+		error = sl_err_sys(err, errno, "cannot lock the index of '%s'", c->where);
+		goto out;
+	}
+	if ((error = merge__journal_lock(c->journal, c->lock, fd, err)) != 0)
+		goto out;
+	if (link(side, c->lock) < 0) { /* fails when index.lock exists, as O_EXCL would */
+		e = errno;
+		error = e == EEXIST ? defer(c->res, err, "the index of '%s' is locked%s; the merge is "
+					    "retried next tick", c->where, " (is git running there?)")
+				    : sl_err_sys(err, e, "cannot lock the index of '%s'", c->where);
+		goto out;
+	}
+	c->lock_fd = fd;
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (side)
+		unlink(side);
+	free(side);
+	if (error) {
 		free(c->lock);
 		c->lock = NULL;
-		if (e == EEXIST)
-			return defer(c->res, err, "the index of '%s' is locked%s; the merge is retried "
-				     "next tick", c->where, " (is git running there?)");
-		return sl_err_sys(err, e, "cannot lock the index of '%s'", c->where);
 	}
-	return merge__journal_lock(c->journal, c->lock, c->lock_fd, err);
+	return error;
 }
 
 /* Give the lock up, removing it while it is still our file. */
@@ -694,51 +741,57 @@ static int copy_entries(git_index *to, git_index *from)
 	return error;
 }
 
-/* Write the index through the lock this holds, then put it in place. */
+/*
+ * Write the index: the new one goes to the side file, which is recorded in
+ * the journal and renamed over the index.lock this holds (the lock never
+ * stops existing, and never holds bytes the journal does not name), then to
+ * index.
+ */
 static int write_index(struct co *c, struct sl_err *err)
 {
 	git_index *t = NULL;
-	char *tmp = NULL, *index = sl_path_join(git_repository_path(c->w), "index"), data[65536];
-	ssize_t n = 0;
+	char *side = side_path(c->lock), *index = sl_path_join(git_repository_path(c->w), "index");
 	int fd = -1, rc, error = 0;
 
-	if (c->journal && (tmp = malloc(strlen(c->journal) + 8)) != NULL)
-		sprintf(tmp, "%s.index", c->journal);
-	else if (!c->journal)
-		tmp = sl_path_join(git_repository_path(c->w), "sluice-index.tmp");
-	if (!tmp || !index) {
+	if (!side || !index) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	unlink(tmp);
-	if ((rc = git_index_open(&t, tmp)) || (rc = git_index_set_version(t, git_index_version(c->idx))) ||
+	unlink(side);
+	unlink_side_lock(side); /* libgit2's lock of the side file, after a kill */
+	if ((rc = git_index_open(&t, side)) ||
+	    (rc = git_index_set_version(t, git_index_version(c->idx))) ||
 	    (rc = copy_entries(t, c->idx)) || (rc = git_index_write(t))) {
 		error = sl_err_git(err, rc, "cannot write the index of '%s'", c->where);
 		goto out;
 	}
-	if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0) {
-		error = sl_err_sys(err, errno, "cannot read '%s'", tmp);
-		goto out;
-	}
-	while ((n = read(fd, data, sizeof(data))) > 0)
-		if (write(c->lock_fd, data, (size_t)n) != n) {
-			n = -1;
-			break;
-		}
-	if (n < 0 || fsync(c->lock_fd) < 0 || rename(c->lock, index) < 0) {
+	if ((fd = open(side, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0 || fsync(fd) < 0) {
 		error = sl_err_sys(err, errno, "cannot write the index of '%s'", c->where);
 		goto out;
 	}
+	if ((error = merge__journal_lock(c->journal, c->lock, fd, err)) != 0)
+		goto out;
+	if (rename(side, c->lock) < 0) {
+		error = sl_err_sys(err, errno, "cannot write the index of '%s'", c->where);
+		goto out;
+	}
+	sl_fault("merge.index_in_lock");
+	if (rename(c->lock, index) < 0) {
+		error = sl_err_sys(err, errno, "cannot write the index of '%s'", c->where);
+		unlink(c->lock); /* ours: the side file just renamed there */
+		goto out;
+	}
 	close(c->lock_fd);
+	c->lock_fd = -1;
 	free(c->lock);
 	c->lock = NULL;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (tmp)
-		unlink(tmp);
+	if (side)
+		unlink(side);
 	git_index_free(t);
-	free(tmp);
+	free(side);
 	free(index);
 	return error;
 }

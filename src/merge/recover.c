@@ -147,8 +147,9 @@ int merge__journal_lock(const char *journal, const char *path, int fd, struct sl
 
 int merge_journal_release_locks(const char *journal, int *left)
 {
-	char line[PATH_MAX + 128], path[PATH_MAX];
+	char line[PATH_MAX + 128], path[PATH_MAX], side[PATH_MAX + 8];
 	unsigned long long dev, ino;
+	int k;
 	long long sec;
 	long nsec;
 	struct stat st;
@@ -162,12 +163,17 @@ int merge_journal_release_locks(const char *journal, int *left)
 		    sscanf(line + 5, "%llu %llu %lld %ld %4095[^\n]", &dev, &ino, &sec, &nsec, path) != 5 ||
 		    strlen(path) < 11 || strcmp(path + strlen(path) - 11, "/index.lock"))
 			continue; /* only ever an index.lock */
-		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    (unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino ||
-		    (long long)st.st_mtim.tv_sec != sec || (long)st.st_mtim.tv_nsec != nsec)
-			continue; /* gone, or another file: not the dead merge's */
-		if (unlink(path) < 0)
-			(*left)++;
+		/* the lock, and the side file it is made from (checkout.c): only the recorded file */
+		for (k = 0; k < 2; k++) {
+			if (k && (size_t)snprintf(side, sizeof(side), "%s.sluice", path) >= sizeof(side))
+				break;
+			if (lstat(k ? side : path, &st) < 0 || !S_ISREG(st.st_mode) ||
+			    (unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino ||
+			    (long long)st.st_mtim.tv_sec != sec || (long)st.st_mtim.tv_nsec != nsec)
+				continue; /* gone, or another file: not the dead merge's */
+			if (unlink(k ? side : path) < 0)
+				(*left)++;
+		}
 	}
 	fclose(f);
 	return 0;
