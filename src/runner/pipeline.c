@@ -404,8 +404,11 @@ int step_prepare(struct step *s, struct sl_err *err)
 					   &notes, err)) != 0 ||
 	    (error = runner_worktree_copy(s->ctx->repo.root, s->wt,
 					  (const char *const *)s->ctx->cfg->worktree.copy, &notes,
-					  err)) != 0)
+					  err)) != 0) {
+		if (error == SL_EEXISTS) /* tracked in the worktree: so on every tick */
+			error = SL_EINVALID;
 		goto out;
+	}
 	if (notes.len)
 		sl_log(SL_LOG_INFO, "run %s: %s", s->run.id, sl_buf_cstr(&notes));
 	sl_fault("prepare.after_environment");
