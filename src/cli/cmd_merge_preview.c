@@ -79,7 +79,7 @@ static int print_text(const struct merge_result *res)
 	}
 	printf("conflict\n");
 	for (i = 0; i < res->conflicts.n; i++)
-		printf("%s\n", res->conflicts.v[i]);
+		printf("%s\n", cli_esc(res->conflicts.v[i]));
 	cli_error("%s", res->reason);
 	return CLI_FAIL;
 }

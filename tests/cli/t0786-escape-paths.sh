@@ -34,4 +34,15 @@ test_expect_success 'show prints the path on one line' '
 	test_grep -v "^WO-FAKE" show
 '
 
+test_expect_success 'merge-preview prints the conflicting path escaped, on one line' '
+	run=$(sluice -C repo runs | awk "\$3 == \"merge_conflict\" {print \$1}") &&
+	branch=$(sluice -C repo status --json $run | sed -n "s/^ *\"branch_name\": \"\(.*\)\",*$/\1/p") &&
+	test -n "$branch" &&
+	test_expect_failure_code 1 sluice -C repo merge-preview main "$branch" >mp 2>mp.err &&
+	test_grep "^conflict$" mp &&
+	! grep -q "$ESC" mp &&
+	test_grep -v "^WO-FAKE" mp &&
+	test_grep "x.x1b\[31m.nWO-FAKE" mp
+'
+
 test_done
