@@ -241,7 +241,15 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		rc = print_json(sl_buf_cstr(&problems), n, nwo);
 		goto out;
 	}
-	fputs(sl_buf_cstr(&problems), stdout);
+	/* file names and values from work orders: escaped, as queue prints them */
+	for (const char *p = sl_buf_cstr(&problems); *p;) {
+		size_t len = strcspn(p, "\n");
+		char *line = strndup(p, len);
+
+		printf("%s\n", line ? cli_esc(line) : "(out of memory)");
+		free(line);
+		p += len + (p[len] == '\n');
+	}
 	if (n) {
 		printf("%d problem%s found in the config and %zu work order%s\n", n,
 		       n == 1 ? "" : "s", nwo, nwo == 1 ? "" : "s");
