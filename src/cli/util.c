@@ -6,15 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Print text with control characters (terminal escapes from input) shown as '?'. */
-static void put_safe(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		fputc((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : c, out);
-	}
-}
-
 /* The length of the UTF-8 sequence at s, or 0 when it is not one. */
 static size_t utf8_len(const unsigned char *s, unsigned long *cp)
 {
@@ -96,7 +87,7 @@ void cli_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fputs("sluice: ", stderr);
-	put_safe(stderr, msg);
+	fputs(cli_esc_lines(msg, 1), stderr); /* C1 codes and bidi overrides too, not only C0 */
 	fputc('\n', stderr);
 }
 

@@ -28,4 +28,12 @@ test_expect_success 'check --json: one entry for the problem' '
 	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j[\"problems\"]) == 1, j" out.json
 '
 
+test_expect_success 'an error quoting an argument escapes C1 codes and overrides too' '
+	test_expect_failure_code 1 sluice -C repo show "$(printf "x\342\200\256y\302\233z\033[31m")" >out 2>err &&
+	! grep -q "$RLO" err &&
+	! grep -q "$(printf "\302\233")" err &&
+	! grep -q "$ESC" err &&
+	test_grep "x.u202ey.u009bz.x1b\[31m" err
+'
+
 test_done
