@@ -6,8 +6,6 @@
 #include "merge/merge.h"
 #include "core/fs.h"
 
-#include <git2.h>
-
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,27 +46,32 @@ static int unmerged_paths(const char *wt, struct merge_paths *out, struct sl_err
 	return error;
 }
 
-/* The names of the merge.<name>.driver entries git would read in `wt_path` (strings owned). */
+/*
+ * The names of the merge.<name>.driver entries the `git merge` in `wt_path`
+ * would read: asked of git itself, so that every file it reads counts (the
+ * shared config, its include.path/includeIf files, a worktree's own
+ * config.worktree, the global one).
+ */
 static int planted_drivers(const char *wt_path, struct merge_paths *names, struct sl_err *err)
 {
-	git_repository *repo = NULL;
-	git_config *cfg = NULL;
-	git_config_iterator *it = NULL;
-	git_config_entry *e;
-	int error;
+	const char *args[] = { "config", "-z", "--get-regexp", "^merge\\..*\\.driver$", NULL };
+	struct sl_buf out;
+	size_t pos = 0;
+	int error, code = 0;
 
-	if ((error = git_repository_open_ext(&repo, wt_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-					     NULL)) < 0 ||
-	    (error = git_repository_config_snapshot(&cfg, repo)) < 0 ||
-	    (error = git_config_iterator_glob_new(&it, cfg, "^merge\\..*\\.driver$")) < 0) {
-		error = sl_err_git(err, error, "cannot read the git config of '%s'", wt_path);
+	sl_buf_init(&out, (size_t)1 << 20);
+	if ((error = merge__run_git(wt_path, args, &out, 1, &code, err)) != 0)
 		goto out;
-	}
-	while ((error = git_config_next(&e, it)) == 0) {
-		size_t n = strlen(e->name);
-		char *name = strndup(e->name + 6, n - 6 - 7); /* "merge." ... ".driver" */
+	while (pos < out.len) { /* "merge.<name>.driver\n<value>\0" */
+		const char *rec = out.ptr + pos;
+		size_t klen = strcspn(rec, "\n"), rlen = strlen(rec);
+		char *name;
 
-		if (!name) {
+		pos += rlen + 1;
+		if (klen < 6 + 1 + 7 || strncmp(rec, "merge.", 6) ||
+		    strncmp(rec + klen - 7, ".driver", 7))
+			continue;
+		if (!(name = strndup(rec + 6, klen - 6 - 7))) {
 			error = sl_err_set(err, SL_ERROR, "out of memory");
 			goto out;
 		}
@@ -86,14 +89,8 @@ static int planted_drivers(const char *wt_path, struct merge_paths *names, struc
 			goto out;
 		}
 	}
-	if (error == GIT_ITEROVER)
-		error = 0;
-	else
-		error = sl_err_git(err, error, "cannot read the git config of '%s'", wt_path);
 out:
-	git_config_iterator_free(it);
-	git_config_free(cfg);
-	git_repository_free(repo);
+	sl_buf_release(&out);
 	return error;
 }
 
