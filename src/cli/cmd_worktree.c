@@ -4,10 +4,8 @@
  * {"success":false,"tool":"worktree","error":"..."} and exit 1.
  */
 #include "cli/cli.h"
-#include "core/config.h"
 #include "core/fs.h"
 #include "core/repo.h"
-#include "reviewer/reviewer.h"
 #include "runner/worktree.h"
 
 #include <getopt.h>
@@ -326,21 +324,6 @@ static int sub_status(struct cli *cli, int argc, char **argv)
 	return data ? success(data) : failure(&err);
 }
 
-/*
- * git fills the worktree and runs the filters of the shared .git/config,
- * which a builder may have planted: the reviewer token leaves this process's
- * environment first, as in every command that starts something.
- */
-static void take_token(const struct sl_repo *repo)
-{
-	struct sl_config *cfg = NULL;
-	struct sl_err ignored = SL_ERR_INIT;
-
-	if (repo->config_path && sl_config_load(&cfg, repo->config_path, &ignored) == 0)
-		reviewer_token_capture(cfg);
-	sl_config_free(cfg);
-}
-
 int cmd_worktree(struct cli *cli, int argc, char **argv)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -366,7 +349,7 @@ int cmd_worktree(struct cli *cli, int argc, char **argv)
 									   : usage_cleanup);
 	if (sl_repo_find(&repo, cli->dir, &err) < 0)
 		return failure(&err);
-	take_token(&repo);
+	cli_take_token(cli->dir); /* git runs the filters of the shared config */
 	if (!strcmp(progname, "sluice worktree create"))
 		rc = sub_create(repo.root, argc - 1, argv + 1);
 	else

@@ -1,4 +1,8 @@
 #include "cli/cli.h"
+#include "core/config.h"
+#include "core/fs.h"
+#include "core/repo.h"
+#include "reviewer/reviewer.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -148,4 +152,18 @@ char *cli_repo_dir(const struct cli *cli)
 int cli_isatty_out(void)
 {
 	return isatty(STDOUT_FILENO);
+}
+
+void cli_take_token(const char *dir)
+{
+	struct sl_repo repo = SL_REPO_INIT;
+	struct sl_config *cfg = NULL;
+	struct sl_err ignored = SL_ERR_INIT;
+
+	if (sl_repo_find(&repo, dir, &ignored) == 0 && repo.config_path &&
+	    sl_path_exists(repo.config_path) &&
+	    sl_config_load(&cfg, repo.config_path, &ignored) == 0)
+		reviewer_token_capture(cfg);
+	sl_config_free(cfg);
+	sl_repo_release(&repo);
 }

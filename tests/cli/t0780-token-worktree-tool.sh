@@ -2,7 +2,7 @@
 # The reviewer token is readable by nothing sluice starts, in every command:
 # `sluice worktree create` fills the new worktree through git, which runs
 # the filters of the shared .git/config (a builder may have planted one
-# there); none of them sees the token. A command reviewer is not handed the
+# there); none of them sees the token, nor any git merge-preview starts. A command reviewer is not handed the
 # token either (docs/reviewer.md): a concurrent builder could read it in
 # that process's environ.
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +37,15 @@ test_expect_success 'a command reviewer runs without the token variable' '
 	test -s reviewer-env &&
 	test_grep -v "$TOKEN" reviewer-env &&
 	test_grep -v "WT_TOKEN" reviewer-env
+'
+
+test_expect_success 'sluice merge-preview: no git it starts has the token' '
+	printf "%s\n" "#!/bin/sh" "env >>\"$TRASH/git-env\"" "exec git \"\$@\"" >git-spy.sh &&
+	chmod +x git-spy.sh &&
+	git -C repo branch side main~1 &&
+	SLUICE_GIT="$TRASH/git-spy.sh" sluice -C repo merge-preview main side >out 2>err &&
+	test -s git-env &&
+	test_grep -v "$TOKEN" git-env
 '
 
 test_done
