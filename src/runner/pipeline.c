@@ -448,7 +448,7 @@ out:
  * sluice wrote nothing through it and will not; err says so. A permanent
  * error, not one to retry every tick.
  */
-static int run_dir_linked(struct step *s, struct sl_err *err)
+int step__run_dir_linked(struct step *s, struct sl_err *err)
 {
 	struct sl_err e = SL_ERR_INIT;
 	int fd = -1;
@@ -514,7 +514,7 @@ int runner_advance(struct runner_ctx *ctx, const char *run_id, struct sl_err *er
 		if (error)
 			break;
 	}
-	if (error < 0 && run_dir_linked(&s, err))
+	if (error < 0 && step__run_dir_linked(&s, err))
 		error = step__fail(&s, "failed", err, "%s", err->msg);
 	if (error == STEP_STOP)
 		error = 0;
