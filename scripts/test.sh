@@ -37,6 +37,9 @@ fuzz() {
 		echo "== fuzz: skipped, no clang (scripts/deps.sh installs it)"
 		return 0
 	fi
+	# the inputs an earlier run added would make this run another one: start
+	# from the fixtures alone (configure makes the folders again)
+	rm -rf build/fuzz/tests/fuzz/corpus build/fuzz/tests/fuzz/corpus_*
 	echo "== configure build/fuzz (clang, SLUICE_FUZZ=ON)"
 	cmake -S "$root" -B build/fuzz -DCMAKE_C_COMPILER=clang -DSLUICE_WERROR=ON \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_FUZZ=ON \

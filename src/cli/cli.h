@@ -60,6 +60,15 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *cli_esc(const char *s);
 const char *cli_esc_lines(const char *s, int keep_lines);
 
+/*
+ * For a command that starts git (which runs filters a builder may have
+ * planted) without opening a runner context: take the reviewer token named
+ * by the config of the repository at `dir` (NULL: the current directory)
+ * out of the environment, as runner_ctx_open() does. Quiet when there is no
+ * repository or config.
+ */
+void cli_take_token(const char *dir);
+
 /* Print an sl_err to stderr as "sluice: <msg>"; returns CLI_FAIL (or CLI_USAGE for SL_EINVALID args). */
 int cli_report(const struct sl_err *err);
 

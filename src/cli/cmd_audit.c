@@ -87,7 +87,8 @@ static int print_text(const struct runner_audit_result *res)
 	size_t i;
 
 	for (i = 0; i < res->n; i++)
-		printf("%s: %s, %s\n", res->v[i].run, res->v[i].what, res->v[i].where);
+		printf("%s: %s, %s\n", cli_esc(res->v[i].run), cli_esc(res->v[i].what),
+		       cli_esc(res->v[i].where));
 	if (res->n) {
 		fprintf(stderr, "sluice: audit found %zu problem%s in %zu merged run%s; see "
 			"docs/audit.md\n", res->n, res->n == 1 ? "" : "s", res->runs,

@@ -109,6 +109,61 @@ static int check_paths_inside(const struct sl_repo *repo, const struct sl_config
 	return n;
 }
 
+/*
+ * share/copy entries tracked in the target branch can never work: every
+ * worktree has its own copy of them, so the link or the copy finds it there.
+ */
+static int check_untracked(const struct sl_repo *repo, const struct sl_config *cfg,
+                           struct sl_buf *problems)
+{
+	const char *keys[2] = {"worktree.share", "worktree.copy"};
+	char *const *lists[2];
+	git_repository *r = NULL;
+	git_object *tree = NULL;
+	git_tree_entry *e = NULL;
+	char spec[600];
+	size_t i, k;
+	int n = 0;
+
+	if (!cfg || !cfg->target || sl_config_target_problem(cfg->target))
+		return 0;
+	snprintf(spec, sizeof(spec), "refs/heads/%s^{tree}", cfg->target);
+	if (git_repository_open(&r, repo->root) < 0 || git_revparse_single(&tree, r, spec) < 0)
+		goto out; /* no target: said above */
+	lists[0] = cfg->worktree.share;
+	lists[1] = cfg->worktree.copy;
+	for (k = 0; k < 2; k++)
+		for (i = 0; lists[k] && lists[k][i]; i++) {
+			const char *p = lists[k][i];
+			char path[PATH_MAX];
+			size_t len;
+
+			while (p[0] == '.' && p[1] == '/')
+				for (p += 2; *p == '/'; p++)
+					;
+			len = strlen(p);
+			if (!len || len >= sizeof(path))
+				continue;
+			memcpy(path, p, len + 1);
+			while (len > 1 && path[len - 1] == '/')
+				path[--len] = '\0';
+			if (git_tree_entry_bypath(&e, (git_tree *)tree, path) < 0)
+				continue;
+			git_tree_entry_free(e);
+			e = NULL;
+			sl_buf_addf(problems,
+			            ".system/config.yaml: '%s' entry '%s' is tracked in branch '%s'; "
+			            "each worktree has its own copy of it: %s only untracked files "
+			            "(node_modules, .venv, build outputs)\n",
+			            keys[k], lists[k][i], cfg->target, k ? "copy" : "share");
+			n++;
+		}
+out:
+	git_object_free(tree);
+	git_repository_free(r);
+	return n;
+}
+
 static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
                      struct sl_err *err)
 {
@@ -126,6 +181,7 @@ static int check_all(const struct sl_repo *repo, struct sl_buf *problems, size_t
 	sl_config_load(&cfg, repo->config_path, &ignored);
 	count += check_target_exists(repo, cfg, problems);
 	count += check_paths_inside(repo, cfg, problems);
+	count += check_untracked(repo, cfg, problems);
 	if (sl_path_exists(repo->db_path) && (n = store_open(&st, repo->db_path, err)) != 0)
 		goto out;
 	if ((n = queue_scan(&scan, repo->root, cfg ? cfg->queue.inbox : "work_orders", err)) != 0 ||
@@ -185,7 +241,15 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		rc = print_json(sl_buf_cstr(&problems), n, nwo);
 		goto out;
 	}
-	fputs(sl_buf_cstr(&problems), stdout);
+	/* file names and values from work orders: escaped, as queue prints them */
+	for (const char *p = sl_buf_cstr(&problems); *p;) {
+		size_t len = strcspn(p, "\n");
+		char *line = strndup(p, len);
+
+		printf("%s\n", line ? cli_esc(line) : "(out of memory)");
+		free(line);
+		p += len + (p[len] == '\n');
+	}
 	if (n) {
 		printf("%d problem%s found in the config and %zu work order%s\n", n,
 		       n == 1 ? "" : "s", nwo, nwo == 1 ? "" : "s");

@@ -95,6 +95,8 @@ static int choose_target(struct init *in)
 	const char *why;
 	int valid = 0;
 
+	if (in->target)
+		return 0; /* chosen before anything was created */
 	if (!in->target_opt)
 		return head_branch(in);
 	if ((why = sl_config_target_problem(in->target_opt)) != NULL)
@@ -224,6 +226,9 @@ static int run_init(struct init *in)
 		        "--inbox '%s' must be a directory inside the repository, relative "
 		        "to its root, without '..'",
 		        in->inbox);
+	/* a target that can never work is refused before anything is created */
+	if (!sl_path_exists(in->repo.config_path) && choose_target(in))
+		return -1;
 	if (ensure_dir(in, in->repo.sysdir, ".system/") || ensure_config(in) ||
 	    ensure_dir(in, in->repo.runs_dir, ".system/runs/") || ensure_lock(in) ||
 	    ensure_db(in) || ensure_exclude(in))

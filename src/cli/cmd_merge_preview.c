@@ -79,7 +79,7 @@ static int print_text(const struct merge_result *res)
 	}
 	printf("conflict\n");
 	for (i = 0; i < res->conflicts.n; i++)
-		printf("%s\n", res->conflicts.v[i]);
+		printf("%s\n", cli_esc(res->conflicts.v[i]));
 	cli_error("%s", res->reason);
 	return CLI_FAIL;
 }
@@ -113,6 +113,7 @@ int cmd_merge_preview(struct cli *cli, int argc, char **argv)
 		cli_error("cannot find the directory '%s'; check -C", cli->dir ? cli->dir : ".");
 		return CLI_FAIL;
 	}
+	cli_take_token(dir);
 	if (merge_preview(dir, argv[optind], argv[optind + 1], &mo, &res, &err))
 		rc = cli_report(&err);
 	else

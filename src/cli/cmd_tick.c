@@ -42,7 +42,7 @@ static void on_event(const char *run_id, const char *wo_id, const char *from, co
 	if (l->tty)
 		return;
 	printf("run %s (%s): %s -> %s: %s\n", run_id, wo_id ? wo_id : "?", from ? from : "new",
-	       to ? to : "?", reason ? reason : "");
+	       to ? to : "?", cli_esc(reason));
 	fflush(stdout);
 }
 
@@ -65,7 +65,7 @@ static void on_tick(void *data)
 			continue;
 		cli_elapsed(el, sizeof(el), runs[i].created_ms, runs[i].finished_ms);
 		printf("\033[2K%-24s %-16s %-15s %8s  %.60s\n", runs[i].id, runs[i].work_order_id,
-		       runs[i].state, el, runs[i].reason ? runs[i].reason : "");
+		       runs[i].state, el, cli_esc(runs[i].reason));
 		drawn++;
 	}
 	for (i = (size_t)drawn; i < (size_t)l->lines; i++)

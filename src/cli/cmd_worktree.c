@@ -349,6 +349,7 @@ int cmd_worktree(struct cli *cli, int argc, char **argv)
 									   : usage_cleanup);
 	if (sl_repo_find(&repo, cli->dir, &err) < 0)
 		return failure(&err);
+	cli_take_token(cli->dir); /* git runs the filters of the shared config */
 	if (!strcmp(progname, "sluice worktree create"))
 		rc = sub_create(repo.root, argc - 1, argv + 1);
 	else

@@ -1,4 +1,8 @@
 #include "cli/cli.h"
+#include "core/config.h"
+#include "core/fs.h"
+#include "core/repo.h"
+#include "reviewer/reviewer.h"
 #include "core/utf8.h"
 
 #include <limits.h>
@@ -6,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Print text with control characters (terminal escapes from input) shown as '?'. */
-static void put_safe(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		fputc((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : c, out);
-	}
-}
 
 static int esc_control(unsigned long cp)
 {
@@ -76,7 +71,7 @@ void cli_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fputs("sluice: ", stderr);
-	put_safe(stderr, msg);
+	fputs(cli_esc_lines(msg, 1), stderr); /* C1 codes and bidi overrides too, not only C0 */
 	fputc('\n', stderr);
 }
 
@@ -137,4 +132,18 @@ char *cli_repo_dir(const struct cli *cli)
 int cli_isatty_out(void)
 {
 	return isatty(STDOUT_FILENO);
+}
+
+void cli_take_token(const char *dir)
+{
+	struct sl_repo repo = SL_REPO_INIT;
+	struct sl_config *cfg = NULL;
+	struct sl_err ignored = SL_ERR_INIT;
+
+	if (sl_repo_find(&repo, dir, &ignored) == 0 && repo.config_path &&
+	    sl_path_exists(repo.config_path) &&
+	    sl_config_load(&cfg, repo.config_path, &ignored) == 0)
+		reviewer_token_capture(cfg);
+	sl_config_free(cfg);
+	sl_repo_release(&repo);
 }

@@ -241,6 +241,19 @@ static int names_private_dir(const char *p)
 	       (len == 7 && !strncasecmp(p, ".system", 7));
 }
 
+/* 1 when relative path p is the repository root itself (".", "./", "././"). */
+static int names_root(const char *p)
+{
+	if (!*p)
+		return 0; /* empty: not a path (sl_path_is_safe_relative says so) */
+	for (; *p; p++)
+		if (*p != '.' && *p != '/')
+			return 0;
+		else if (*p == '.' && p[1] && p[1] != '/')
+			return 0;
+	return 1;
+}
+
 static int get_paths(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key)
 {
 	size_t i;
@@ -252,6 +265,12 @@ static int get_paths(struct ctx *c, const yaml_node_t *n, sl_strv *out, const ch
 			problem(c, n,
 			        "'%s' entry '%s' names git's or sluice's own folder (.git, "
 			        ".system); share or copy files of the project only",
+			        key, (*out)[i]);
+			return -1;
+		} else if (names_root((*out)[i])) {
+			problem(c, n,
+			        "'%s' entry '%s' is the repository itself; name a file or folder "
+			        "in it (node_modules, .venv)",
 			        key, (*out)[i]);
 			return -1;
 		} else if (!sl_path_is_safe_relative((*out)[i])) {

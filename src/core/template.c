@@ -146,7 +146,9 @@ static void known_list(char *out, size_t n, const struct check_ctx *c)
 	static const char *const probes[][2] = {
 		{ "work_order.id", "{work_order.<field>}" }, { "error", "{error}" },
 		{ "diff", "{diff}" }, { "attempt", "{attempt}" },
-		{ "review.comments", "{review.comments}" },
+		{ "review.comments", "{review.comments}" }, { "run.id", "{run.id}" },
+		{ "run.short", "{run.short}" }, { "run.branch", "{run.branch}" },
+		{ "reviewer", "{reviewer}" },
 	};
 	const char *const *gates = c->data;
 	char name[TMPL_NAME_MAX];

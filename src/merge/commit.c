@@ -16,6 +16,8 @@
 #define DEFAULT_ATTEMPTS 5
 #define LOCK_RETRIES 5
 #define MESSAGE_MAX ((size_t)16 << 10)
+/* A longer subject (merge.message may name any work-order field) is cut: never too long. */
+#define SUBJECT_MAX ((size_t)2048)
 #define ALREADY_MERGED_DEPTH 10000
 
 /* State of one merge_commit call. */
@@ -56,10 +58,20 @@ static int build_message(struct sl_buf *msg, const struct merge_commit_opts *o, 
 	if (has_newline(o->work_order_id) || has_newline(o->run_id) || has_newline(o->reviewer) ||
 	    has_newline(o->resolved_with))
 		return sl_err_set(err, SL_EINVALID, "a merge trailer value contains a newline");
-	if (o->subject)
-		error |= sl_buf_puts(msg, o->subject);
-	else
+	if (o->subject) {
+		size_t n = strlen(o->subject);
+
+		if (n > SUBJECT_MAX) {
+			n = SUBJECT_MAX - 3; /* at a character boundary, then "..." */
+			while (n && ((unsigned char)o->subject[n] & 0xc0) == 0x80)
+				n--;
+		}
+		error |= sl_buf_add(msg, o->subject, n);
+		if (n < strlen(o->subject))
+			error |= sl_buf_puts(msg, "...");
+	} else {
 		error |= sl_buf_addf(msg, "Merge %s: %s", o->work_order_id, o->title);
+	}
 	for (p = msg->ptr; p && *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';

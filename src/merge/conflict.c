@@ -38,6 +38,23 @@ static void putf(struct ci *c, const char *fmt, const char *a, const char *b, co
 	put(c, line, n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
+/* A path for a "--- path: ..." header: its line breaks as \n, so it stays one line. */
+static const char *one_line_path(char *out, size_t n, const char *path)
+{
+	size_t o = 0;
+
+	for (; *path && o + 3 < n; path++) {
+		if (*path == '\n' || *path == '\r') {
+			out[o++] = '\\';
+			out[o++] = *path == '\n' ? 'n' : 'r';
+		} else {
+			out[o++] = *path;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static int is_file(const git_index_entry *e)
 {
 	return e && (e->mode == GIT_FILEMODE_BLOB || e->mode == GIT_FILEMODE_BLOB_EXECUTABLE);
@@ -67,10 +84,14 @@ static int text_conflict(struct ci *c, const git_index_entry *const e[3], struct
 	error = git_merge_file_from_index(&r, c->repo, e[0], e[1], e[2], &fo);
 	if (error)
 		return sl_err_git(err, error, "cannot merge the file '%s'", e[1]->path);
+	char p[1024];
+
 	if (!r.ptr) {
-		putf(c, "--- %s: binary file changed in %s and in %s\n", e[1]->path, c->ours, c->theirs);
+		putf(c, "--- %s: binary file changed in %s and in %s\n",
+		     one_line_path(p, sizeof(p), e[1]->path), c->ours, c->theirs);
 	} else {
-		putf(c, "--- %s: content conflict%s%s\n", e[1]->path, "", "");
+		putf(c, "--- %s: content conflict%s%s\n", one_line_path(p, sizeof(p), e[1]->path),
+		     "", "");
 		put(c, r.ptr, r.len);
 		if (r.len && r.ptr[r.len - 1] != '\n')
 			put(c, "\n", 1);
@@ -82,7 +103,7 @@ static int text_conflict(struct ci *c, const git_index_entry *const e[3], struct
 static void one_line(struct ci *c, const git_index_entry *const e[3])
 {
 	const char *path = e[1] ? e[1]->path : e[2] ? e[2]->path : e[0]->path;
-	char what[512];
+	char what[512], line[1024];
 
 	if (e[1] && e[2])
 		snprintf(what, sizeof(what), "%s in %s, %s in %s", kind(e[1]), c->ours, kind(e[2]),
@@ -94,7 +115,7 @@ static void one_line(struct ci *c, const git_index_entry *const e[3])
 	else
 		snprintf(what, sizeof(what), "deleted or renamed in both %s and %s", c->ours,
 			 c->theirs);
-	putf(c, "--- %s: %s%s\n", path, what, "");
+	putf(c, "--- %s: %s%s\n", one_line_path(line, sizeof(line), path), what, "");
 }
 
 static int describe(struct ci *c, git_index *idx, struct sl_err *err)

@@ -53,9 +53,15 @@ static int parse_messages(const char *data, size_t len, size_t pos, struct merge
 			return SL_ERROR;
 		if (!strcmp(type, "Auto-merging"))
 			continue;
-		sl_buf_add(&out->messages, tok, tlen); /* a full buffer just drops the rest */
-		if (tlen && tok[tlen - 1] != '\n')
-			sl_buf_add(&out->messages, "\n", 1);
+		/* one line each: a line break inside comes from a path (a full buffer drops the rest) */
+		if (tlen && tok[tlen - 1] == '\n')
+			tlen--;
+		for (size_t i = 0; i < tlen; i++)
+			if (tok[i] == '\n' || tok[i] == '\r')
+				sl_buf_puts(&out->messages, tok[i] == '\n' ? "\\n" : "\\r");
+			else
+				sl_buf_add(&out->messages, tok + i, 1);
+		sl_buf_add(&out->messages, "\n", 1);
 	}
 	return 0;
 }

@@ -46,22 +46,117 @@ static int unmerged_paths(const char *wt, struct merge_paths *out, struct sl_err
 	return error;
 }
 
+/*
+ * The names of the merge.<name>.driver entries the `git merge` in `wt_path`
+ * would read: asked of git itself, so that every file it reads counts (the
+ * shared config, its include.path/includeIf files, a worktree's own
+ * config.worktree, the global one).
+ */
+static int planted_drivers(const char *wt_path, struct merge_paths *names, struct sl_err *err)
+{
+	const char *args[] = { "config", "-z", "--get-regexp", "^merge\\..*\\.driver$", NULL };
+	struct sl_buf out;
+	size_t pos = 0;
+	int error, code = 0;
+
+	sl_buf_init(&out, (size_t)1 << 20);
+	if ((error = merge__run_git(wt_path, args, &out, 1, &code, err)) != 0)
+		goto out;
+	while (pos < out.len) { /* "merge.<name>.driver\n<value>\0" */
+		const char *rec = out.ptr + pos;
+		size_t klen = strcspn(rec, "\n"), rlen = strlen(rec);
+		char *name;
+
+		pos += rlen + 1;
+		if (klen < 6 + 1 + 7 || strncmp(rec, "merge.", 6) ||
+		    strncmp(rec + klen - 7, ".driver", 7))
+			continue;
+		if (!(name = strndup(rec + 6, klen - 6 - 7))) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+		if (strchr(name, '=')) {
+			error = sl_err_set(err, SL_EINVALID, "the git config of '%s' names a merge "
+					   "driver with '=' in its name ('%s'); remove it", wt_path,
+					   name);
+			free(name);
+			goto out;
+		}
+		error = merge_paths_add(names, name);
+		free(name);
+		if (error) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+	}
+out:
+	sl_buf_release(&out);
+	return error;
+}
+
 int merge_into_worktree(const char *wt_path, const char *target_oid,
 			struct merge_paths *conflicted, struct sl_err *err)
 {
-	const char *args[] = { "merge", "--no-ff", "--no-commit", "--no-edit", "-q",
-			       target_oid, NULL };
+	const char *tail[] = { "merge", "--no-ff", "--no-commit", "--no-edit", "-q", target_oid,
+			       NULL };
+	struct merge_paths drivers = MERGE_PATHS_INIT, overrides = MERGE_PATHS_INIT;
+	struct sl_buf q = SL_BUF_INIT;
+	const char **args = NULL;
+	size_t i, n = 0;
 	int error, code = 0;
 
 	if (!is_full_hex(target_oid))
 		return sl_err_set(err, SL_EINVALID, "'%s' is not a full commit id",
 				  target_oid ? target_oid : "");
+	/*
+	 * A merge driver in the shared config (a builder can plant one, chosen by
+	 * .git/info/attributes or merge.default) must not run here, with the
+	 * repository lock held: each one configured is replaced by git's own
+	 * text merge (`git merge-file`, markers and exit status as git's), as the
+	 * cross-check's private git directory does.
+	 */
+	if ((error = planted_drivers(wt_path, &drivers, err)) < 0)
+		goto out;
+	/* the driver's command line goes through the shell: git's path single-quoted */
+	error = sl_buf_puts(&q, "'");
+	for (const char *p = merge__git(); *p && !error; p++)
+		error = *p == '\'' ? sl_buf_puts(&q, "'\\''") : sl_buf_add(&q, p, 1);
+	if (error || sl_buf_puts(&q, "'")) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < drivers.n && !error; i++) {
+		struct sl_buf o = SL_BUF_INIT;
+
+		if (sl_buf_addf(&o, "merge.%s.driver=%s merge-file --marker-size=%%L -L HEAD "
+				"-L base -L %s %%A %%O %%B", drivers.v[i], sl_buf_cstr(&q),
+				target_oid) || merge_paths_add(&overrides, sl_buf_cstr(&o)))
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+		sl_buf_release(&o);
+	}
+	if (error)
+		goto out;
+	if (!(args = calloc(2 * overrides.n + sizeof(tail) / sizeof(tail[0]), sizeof(*args)))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < overrides.n; i++) {
+		args[n++] = "-c";
+		args[n++] = overrides.v[i];
+	}
+	for (i = 0; tail[i]; i++)
+		args[n++] = tail[i];
 	error = merge__run_git(wt_path, args, NULL, 1, &code, err);
 	if (!error)
 		error = unmerged_paths(wt_path, conflicted, err);
 	if (!error && code && !conflicted->n)
 		error = sl_err_set(err, SL_ERROR, "'git merge %s' in '%s' failed without conflicts; "
 				   "run it there to see why", target_oid, wt_path);
+out:
+	free(args);
+	sl_buf_release(&q);
+	merge_paths_release(&drivers);
+	merge_paths_release(&overrides);
 	return error;
 }
 

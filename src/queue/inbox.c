@@ -190,7 +190,12 @@ int queue_problems(const struct queue_scan *scan, struct sl_buf *out)
 
 	for (i = 0; i < scan->n; i++)
 		if (scan->v[i].error) {
-			sl_buf_puts(out, scan->v[i].error);
+			/* one line each: a line break inside comes from a file name */
+			for (const char *p = scan->v[i].error; *p; p++)
+				if (*p == '\n' || *p == '\r')
+					sl_buf_puts(out, *p == '\n' ? "\\n" : "\\r");
+				else
+					sl_buf_add(out, p, 1);
 			sl_buf_puts(out, "\n");
 			n++;
 		}

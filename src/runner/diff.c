@@ -136,9 +136,18 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 	o.out = out ? NULL : capture;
 	o.timeout_ms = sl_git_timeout_ms();
 	if ((error = sl_proc_run(&o, &res, err)) == 0 && res.exit_code != 0) {
+		/*
+		 * git refused these two commits (a file over 2 GiB: "Out of memory,
+		 * malloc failed"): it will again on every try, so SL_EINVALID, and the
+		 * run ends with the reason. A timeout may be load: tried again.
+		 */
 		sl_proc_describe(how, sizeof(how), &res);
-		error = sl_err_set(err, SL_ERROR, "'git diff %.12s %.12s' in '%s' failed (%s): %s",
-				   base, head, repo, how, sl_buf_cstr(&errout));
+		while (errout.len && (errout.ptr[errout.len - 1] == '\n' ||
+				      errout.ptr[errout.len - 1] == '\r'))
+			errout.ptr[--errout.len] = '\0';
+		error = sl_err_set(err, res.timed_out || res.signaled ? SL_ERROR : SL_EINVALID,
+				   "'git diff %.12s %.12s' in '%s' failed (%s): %s", base, head, repo,
+				   how, sl_buf_cstr(&errout));
 	}
 	if (!error && total)
 		*total = res.out_bytes;

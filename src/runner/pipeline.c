@@ -404,8 +404,11 @@ int step_prepare(struct step *s, struct sl_err *err)
 					   &notes, err)) != 0 ||
 	    (error = runner_worktree_copy(s->ctx->repo.root, s->wt,
 					  (const char *const *)s->ctx->cfg->worktree.copy, &notes,
-					  err)) != 0)
+					  err)) != 0) {
+		if (error == SL_EEXISTS) /* tracked in the worktree: so on every tick */
+			error = SL_EINVALID;
 		goto out;
+	}
 	if (notes.len)
 		sl_log(SL_LOG_INFO, "run %s: %s", s->run.id, sl_buf_cstr(&notes));
 	sl_fault("prepare.after_environment");
@@ -445,7 +448,7 @@ out:
  * sluice wrote nothing through it and will not; err says so. A permanent
  * error, not one to retry every tick.
  */
-static int run_dir_linked(struct step *s, struct sl_err *err)
+int step__run_dir_linked(struct step *s, struct sl_err *err)
 {
 	struct sl_err e = SL_ERR_INIT;
 	int fd = -1;
@@ -511,7 +514,7 @@ int runner_advance(struct runner_ctx *ctx, const char *run_id, struct sl_err *er
 		if (error)
 			break;
 	}
-	if (error < 0 && run_dir_linked(&s, err))
+	if (error < 0 && step__run_dir_linked(&s, err))
 		error = step__fail(&s, "failed", err, "%s", err->msg);
 	if (error == STEP_STOP)
 		error = 0;

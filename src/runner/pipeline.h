@@ -48,6 +48,12 @@ int step__tree_of(struct step *s, const char *commit_hex, char tree_hex[41], str
 int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err);
 /* The shared/copied paths that snapshots and cleanliness checks leave out. */
 const char *const *step__excluded(struct step *s);
+/*
+ * 1 when the run folder is no longer a plain folder (a builder or gate put a
+ * link there); err then says so. Such an error is final (runner_advance).
+ */
+int step__run_dir_linked(struct step *s, struct sl_err *err);
+
 /* The run failed for good: run failed/rejected, work order failed. */
 int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

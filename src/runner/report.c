@@ -139,12 +139,66 @@ static void layout(struct report *r)
 	}
 }
 
+/* The length of the UTF-8 sequence at s (its code point in *cp), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, unsigned long *cp)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	*cp = s[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	return n;
+}
+
+/*
+ * Text from outside (an invalid work order's title is stored as written)
+ * as the CLI shows it (cli_esc): control characters, line breaks, C1 codes,
+ * line separators and bidirectional overrides as \n, \x1b, \u202e; bytes
+ * that are not UTF-8 as \xff. Returns 1 when it wrote the escape of the
+ * character at *s (advanced past it), 0 when *s is plain text for the caller.
+ */
+static int visible(struct sl_buf *b, const char **s, int *error)
+{
+	const unsigned char *p = (const unsigned char *)*s;
+	unsigned long cp;
+	size_t l = utf8_len(p, &cp);
+
+	if (!l) {
+		*error = sl_buf_addf(b, "\\x%02x", *p);
+		l = 1;
+	} else if (cp == '\n' || cp == '\t' || cp == '\r')
+		*error = sl_buf_puts(b, cp == '\n' ? "\\n" : cp == '\t' ? "\\t" : "\\r");
+	else if (cp < 0x20 || cp == 0x7f)
+		*error = sl_buf_addf(b, "\\x%02lx", cp);
+	else if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+		 (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+		*error = sl_buf_addf(b, "\\u%04lx", cp);
+	else if (l > 1)
+		*error = sl_buf_add(b, p, l);
+	else
+		return 0;
+	*s += l;
+	return 1;
+}
+
 /* Escapes for HTML text and attributes. */
 static int esc(struct sl_buf *b, const char *s)
 {
 	int error = 0;
 
-	for (; s && *s && !error; s++) {
+	while (s && *s && !error) {
+		if (visible(b, &s, &error))
+			continue;
 		switch (*s) {
 		case '&': error = sl_buf_puts(b, "&amp;"); break;
 		case '<': error = sl_buf_puts(b, "&lt;"); break;
@@ -153,21 +207,28 @@ static int esc(struct sl_buf *b, const char *s)
 		case '\'': error = sl_buf_puts(b, "&#39;"); break;
 		default: error = sl_buf_add(b, s, 1);
 		}
+		s++;
 	}
 	return error;
 }
 
-/* Escapes for a DOT double-quoted string. */
+/* Escapes for a DOT double-quoted string (a backslash of ours is doubled too). */
 static int dot_esc(struct sl_buf *b, const char *s)
 {
+	struct sl_buf v = SL_BUF_INIT;
+	const char *p;
 	int error = 0;
 
-	for (; s && *s && !error; s++) {
-		if (*s == '"' || *s == '\\')
+	while (s && *s && !error)
+		if (!visible(&v, &s, &error))
+			error = sl_buf_add(&v, s++, 1);
+	for (p = sl_buf_cstr(&v); *p && !error; p++) {
+		if (*p == '"' || *p == '\\')
 			error = sl_buf_add(b, "\\", 1);
 		if (!error)
-			error = *s == '\n' ? sl_buf_puts(b, "\\n") : sl_buf_add(b, s, 1);
+			error = sl_buf_add(b, p, 1);
 	}
+	sl_buf_release(&v);
 	return error;
 }
 

@@ -226,7 +226,14 @@ int step_build(struct step *s, struct sl_err *err)
 					    why, err);
 		goto out;
 	}
-	if ((error = step__record_diff(s, head, err)) != 0)
+	if ((error = step__record_diff(s, head, err)) == SL_EINVALID &&
+	    !step__run_dir_linked(s, err)) {
+		/* git cannot diff what was built (a file over 2 GiB): so on every try */
+		error = step__fail(s, "failed", err, "cannot record the diff of attempt %d: %s",
+				   s->run.attempt, err->msg);
+		goto out;
+	}
+	if (error)
 		goto out;
 	sl_fault("build.after_diff");
 	error = step__move(s, "gating", err, "attempt %d built %.12s (%s)", s->run.attempt, head,
@@ -260,7 +267,11 @@ static int keep_gate_output(struct step *s, struct sl_err *err)
 		return error;
 	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)
 		return error;
-	return step__record_diff(s, head, err);
+	if ((error = step__record_diff(s, head, err)) == SL_EINVALID &&
+	    !step__run_dir_linked(s, err))
+		return step__fail(s, "failed", err, "cannot record the diff of what the gates "
+				  "left: %s", err->msg);
+	return error;
 }
 
 int step_gate(struct step *s, struct sl_err *err)

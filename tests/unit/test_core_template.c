@@ -133,10 +133,32 @@ static void test_check_other_vocabulary(void **state)
 				     "{work_order.<field>}");
 }
 
+/* The vocabulary of merge.message (core/config.c). */
+static int merge_vocabulary(const char *name, void *data)
+{
+	(void)data;
+	return !strncmp(name, "work_order.", 11) || !strcmp(name, "run.id") ||
+	       !strcmp(name, "run.short") || !strcmp(name, "run.branch") || !strcmp(name, "reviewer");
+}
+
+static void test_check_lists_every_known(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(sl_template_check("{run.idx}", merge_vocabulary, NULL, "merge.message",
+					   &err),
+			 SL_EINVALID);
+	assert_string_equal(err.msg, "unknown variable '{run.idx}' in merge.message; known "
+				     "variables: {work_order.<field>}, {run.id}, {run.short}, "
+				     "{run.branch}, {reviewer}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_check_lists_every_known),
 		cmocka_unit_test(test_braces_literal),
 		cmocka_unit_test(test_render_unknown),
 		cmocka_unit_test(test_render_too_big),
