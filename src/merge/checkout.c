@@ -192,6 +192,11 @@ static int find_checkout(git_repository **out, git_repository *repo, const char 
 		git_repository *w = NULL;
 
 		error = check_linked(&w, main ? main : *out, names.strings[i], refname, res, err);
+		if (w && *out) /* git worktree add -f: git refuses to move such a branch too */
+			error = defer(res, err, "the target is checked out in more than one work tree "
+				      "('%s' and '%s'); git would not move it either: check it out in "
+				      "one only, the merge is retried next tick",
+				      git_repository_workdir(*out), git_repository_workdir(w));
 		if (w && !*out)
 			*out = w;
 		else
@@ -585,6 +590,48 @@ static int plan(struct co *c, struct sl_err *err)
 	return error;
 }
 
+/*
+ * Remove the folders below the work tree folder `full` that hold nothing at
+ * any depth, `full` itself too when `self`: the user's empty folders in a
+ * folder the merge turns into a file, which git read-tree -m -u removes as
+ * well (libgit2 would fail on them after deleting the tracked files). Only
+ * rmdir: a folder with anything in it stays. Links are not followed.
+ */
+static void remove_empty_dirs(const char *full, int self, int depth)
+{
+	char child[PATH_MAX];
+	const struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (depth > 64 || !(d = opendir(full)))
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    snprintf(child, sizeof(child), "%s/%s", full, de->d_name) >= (int)sizeof(child))
+			continue;
+		if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_empty_dirs(child, 1, depth + 1);
+	}
+	closedir(d);
+	if (self)
+		rmdir(full);
+}
+
+/* The folders the merge turns into a file: their empty folders go first, as git does. */
+static void clear_empty_dirs(const struct co *c)
+{
+	char buf[PATH_MAX];
+	const char *f;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < c->write.n; i++)
+		if ((f = full(c, c->write.v[i], buf, sizeof(buf))) && lstat(f, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			remove_empty_dirs(f, 0, 0);
+}
+
 /* Check out c->write from c->from to c->to (files only: the index is written by us). */
 static int checkout_write(struct co *c, int dry)
 {
@@ -854,6 +901,8 @@ static int bring(struct co *c, int revert, struct sl_err *err)
 			      c->where, paths);
 		goto out;
 	}
+	if (!error)
+		clear_empty_dirs(c);
 	if (error || (error = checkout_write(c, 0)) != 0) {
 		error = sl_err_git(err, error, "cannot update the checkout '%s'", c->where);
 		goto out;
