@@ -901,6 +901,8 @@ static int bring(struct co *c, int revert, struct sl_err *err)
 			      c->where, paths);
 		goto out;
 	}
+	if (!error && (error = merge__journal_write_mark(c->journal, err)) != 0)
+		goto out;
 	if (!error)
 		clear_empty_dirs(c);
 	if (error || (error = checkout_write(c, 0)) != 0) {
@@ -978,10 +980,13 @@ static int read_tree(const char *where, const git_oid *from, const git_oid *to, 
 }
 
 static int bring_along_git(const char *where, const git_oid *old_tree, const git_oid *new_tree,
-			   struct merge_commit_result *res, struct sl_err *err)
+			   const char *journal, struct merge_commit_result *res, struct sl_err *err)
 {
 	struct sl_err gerr = SL_ERR_INIT;
+	int error;
 
+	if ((error = merge__journal_write_mark(journal, err)) != 0)
+		return error;
 	if (!read_tree(where, old_tree, new_tree, &gerr)) {
 		res->checkout_via_git = 1;
 		return 0;
@@ -1017,7 +1022,7 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 	    (error = check_links(&c, err)))
 		goto out;
 	if (state == 1)
-		error = bring_along_git(*where, old_tree, new_tree, res, err);
+		error = bring_along_git(*where, old_tree, new_tree, journal, res, err);
 	else
 		error = bring(&c, 0, err);
 out:
