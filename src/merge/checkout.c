@@ -963,6 +963,77 @@ static void co_close(struct co *c)
 	merge_paths_release(&c->write);
 }
 
+/* 1 (with *at) when the folder `rel` holds a file that is not a blob of the old tree. */
+static int dir_untracked(const struct co *c, const char *rel, char *at, size_t n, int depth)
+{
+	char buf[PATH_MAX], child[PATH_MAX];
+	const struct dirent *de;
+	git_tree_entry *oe;
+	struct stat st;
+	DIR *d;
+	int bad = 0;
+
+	if (depth > 64 || !full(c, rel, buf, sizeof(buf)) || !(d = opendir(buf))) {
+		snprintf(at, n, "%s", rel);
+		return 1;
+	}
+	while (!bad && (de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(child, sizeof(child), "%s/%s", rel, de->d_name) >= (int)sizeof(child) ||
+		    !full(c, child, buf, sizeof(buf)) || lstat(buf, &st) < 0) {
+			bad = 1;
+		} else if (S_ISDIR(st.st_mode)) {
+			bad = dir_untracked(c, child, at, n, depth + 1);
+		} else {
+			oe = entry_at(c->from, child);
+			bad = !oe || git_tree_entry_type(oe) != GIT_OBJECT_BLOB;
+			git_tree_entry_free(oe);
+		}
+		if (bad && !at[0])
+			snprintf(at, n, "%s", child);
+	}
+	closedir(d);
+	return bad;
+}
+
+/*
+ * Before git read-tree -m -u (sparse checkout, an index libgit2 cannot
+ * read): git 2.39 overwrites an untracked file at a path the merge adds in
+ * a sparse checkout ("will not overwrite with sparse update", and does) and
+ * deletes untracked and ignored files in a folder the merge turns into a
+ * file. Anything on disk in the way of the merge's paths that the old tree
+ * does not have defers the merge, touching nothing.
+ */
+static int check_git_way(const struct co *c, struct sl_err *err)
+{
+	char buf[PATH_MAX], at[PATH_MAX] = "";
+	const char *f;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; !at[0] && i < c->changed.n; i++) {
+		const char *path = c->changed.v[i];
+		git_tree_entry *oe = entry_at(c->from, path), *ne = entry_at(c->to, path);
+
+		if (ne && (f = full(c, path, buf, sizeof(buf))) && lstat(f, &st) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				if (git_tree_entry_type(ne) != GIT_OBJECT_COMMIT)
+					dir_untracked(c, path, at, sizeof(at), 0);
+			} else if (!oe) {
+				snprintf(at, sizeof(at), "%s", path);
+			}
+		}
+		git_tree_entry_free(oe);
+		git_tree_entry_free(ne);
+	}
+	if (!at[0])
+		return 0;
+	merge_paths_add(&c->res->paths, at);
+	return defer(c->res, err, "untracked or ignored files in '%s' are in the way of the merge "
+		     "(%s); move them away, the merge is retried next tick", c->where, at);
+}
+
 /*
  * The same with git, for an index libgit2 cannot read or a sparse
  * checkout: a two-tree `read-tree -m -u OLD NEW` keeps local changes and
@@ -1021,9 +1092,9 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 	if ((error = co_open(&c, w, *where, old_tree, new_tree, journal, res, err)) ||
 	    (error = check_links(&c, err)))
 		goto out;
-	if (state == 1)
+	if (state == 1 && (error = check_git_way(&c, err)) == 0)
 		error = bring_along_git(*where, old_tree, new_tree, journal, res, err);
-	else
+	else if (state != 1)
 		error = bring(&c, 0, err);
 out:
 	co_close(&c);
