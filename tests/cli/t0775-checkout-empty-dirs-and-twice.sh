@@ -63,4 +63,16 @@ test_expect_success 'the target checked out in two work trees: deferred, neither
 run"
 '
 
+test_expect_success 'the index keeps its flags: intent-to-add, skip-worktree, assume-unchanged' '
+	echo new >repo/ita.txt && git -C repo add -N ita.txt &&
+	echo mine >>repo/README.md && git -C repo update-index --skip-worktree README.md &&
+	git -C repo update-index --assume-unchanged fd &&
+	git -C repo ls-files -v >v.before && git -C repo diff >d.before &&
+	echo "echo run >>lines.txt" >"$BUILDERS/U1.sh" && wo repo U1 &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo U1) && test "$(state_of repo $run)" = merged &&
+	git -C repo ls-files -v >v.after && test_cmp v.before v.after &&
+	git -C repo diff >d.after && test_cmp d.before d.after
+'
+
 test_done
