@@ -445,14 +445,23 @@ static int link_in_way(const struct co *c, const char *path, char *at, size_t n)
 
 static int check_links(struct co *c, struct sl_err *err)
 {
-	char at[PATH_MAX];
+	char at[PATH_MAX], buf[PATH_MAX];
+	const char *f;
+	struct stat st;
 	size_t i;
 
-	for (i = 0; i < c->changed.n; i++)
+	for (i = 0; i < c->changed.n; i++) {
 		if (link_in_way(c, c->changed.v[i], at, sizeof(at)))
 			return defer(c->res, err, "a symbolic link of the user's in '%s' is in the way of "
 				     "the merge (%s); nothing is written through a link, replace it with "
 				     "the folder or commit it, the merge is retried next tick", c->where, at);
+		/* a FIFO would be opened for writing (and hang the merge, the lock held) */
+		if ((f = full(c, c->changed.v[i], buf, sizeof(buf))) && lstat(f, &st) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))
+			return defer(c->res, err, "a FIFO, socket or device of the user's in '%s' is in "
+				     "the way of the merge (%s); move it away, the merge is retried next "
+				     "tick", c->where, c->changed.v[i]);
+	}
 	return 0;
 }
 

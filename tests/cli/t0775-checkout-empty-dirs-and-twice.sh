@@ -75,4 +75,16 @@ test_expect_success 'the index keeps its flags: intent-to-add, skip-worktree, as
 	git -C repo diff >d.after && test_cmp d.before d.after
 '
 
+test_expect_success 'a FIFO of the user at a path the merge adds: deferred at once, not written' '
+	mkfifo repo/fifo &&
+	echo "echo f >fifo" >"$BUILDERS/P1.sh" && wo repo P1 &&
+	tip=$(git -C repo rev-parse main) &&
+	timeout 60 "$SLUICE" -C repo tick >out 2>&1 &&
+	run=$(run_of repo P1) && test "$(state_of repo $run)" = approved &&
+	sluice -C repo status --json $run >st && test_grep "FIFO" st &&
+	test -p repo/fifo && test "$(git -C repo rev-parse main)" = "$tip" &&
+	rm repo/fifo && sluice -C repo tick >out 2>&1 &&
+	test "$(state_of repo $run)" = merged && test "$(cat repo/fifo)" = f
+'
+
 test_done
