@@ -199,10 +199,10 @@ int runner_diff_patch(const char *repo_path, const char *base_hex, const char *h
 		return error;
 	}
 	error = run_git_diff(repo_path, base_hex, head_hex, fd, NULL, NULL, err);
-	if (!error && (fsync(fd) < 0 || close(fd) < 0))
+	if (!error && fsync(fd) < 0)
 		error = sl_err_sys(err, errno, "cannot write '%s'", tmp);
-	else if (error)
-		close(fd);
+	if (close(fd) < 0 && !error)
+		error = sl_err_sys(err, errno, "cannot write '%s'", tmp);
 	if (!error)
 		error = sl_rename(tmp, patch_path, err);
 	if (error)
