@@ -79,6 +79,26 @@ static int file_names(const char *dir, const char *name, const char *want)
 	return yes;
 }
 
+/* 1 when a line of the file `dir`/`name` is `want` (rebase-merge/update-refs: a ref name, then two ids). */
+static int file_has_line(const char *dir, const char *name, const char *want)
+{
+	struct sl_buf data = SL_BUF_INIT;
+	struct sl_err ignored = SL_ERR_INIT;
+	char *path = sl_path_join(dir, name);
+	const char *s, *e;
+	size_t len = strlen(want);
+	int yes = 0;
+
+	if (path && sl_read_file(&data, path, 1 << 20, &ignored) == 0)
+		for (s = sl_buf_cstr(&data); !yes && *s; s = *e ? e + 1 : e) {
+			e = s + strcspn(s, "\n");
+			yes = (size_t)(e - s) == len && !strncmp(s, want, len);
+		}
+	sl_buf_release(&data);
+	free(path);
+	return yes;
+}
+
 /*
  * git's own refusals to move a branch a work tree uses (worktree.c
  * is_worktree_being_rebased / _bisected, find_shared_symref): a rebase or
@@ -95,6 +115,10 @@ static int check_busy(const char *gitdir, const char *where, const char *refname
 		return defer(res, err, "the checkout '%s' is in the middle of a rebase of '%s'; "
 			     "finish or abort it (git rebase --continue or --abort), the merge is "
 			     "retried next tick", where, branch);
+	if (file_has_line(gitdir, "rebase-merge/update-refs", refname))
+		return defer(res, err, "the checkout '%s' is in the middle of a rebase that will "
+			     "update '%s' (--update-refs); finish or abort it (git rebase --continue "
+			     "or --abort), the merge is retried next tick", where, branch);
 	if (file_names(gitdir, "BISECT_START", branch))
 		return defer(res, err, "the checkout '%s' is in the middle of a bisect of '%s'; "
 			     "end it (git bisect reset), the merge is retried next tick", where, branch);
