@@ -324,6 +324,40 @@ out:
 	return error;
 }
 
+int sl_unlink(const char *path, struct sl_err *err)
+{
+	const char *base = NULL;
+	int dfd, g, rc, e;
+
+	if ((g = guarded_parent(path, 0, &dfd, &base, err)) < 0)
+		return g;
+	rc = g ? unlinkat(dfd, base, 0) : unlink(path);
+	e = errno;
+	if (dfd >= 0)
+		close(dfd);
+	if (rc < 0 && e != ENOENT)
+		return sl_err_sys(err, e, "cannot remove '%s'", path);
+	return 0;
+}
+
+int sl_rename(const char *from, const char *to, struct sl_err *err)
+{
+	const char *base = NULL, *fs = strrchr(from, '/'), *ts = strrchr(to, '/');
+	int dfd, g, rc, e;
+
+	if ((g = guarded_parent(to, 0, &dfd, &base, err)) < 0)
+		return g;
+	if (g && (!fs || fs - from != ts - to || strncmp(from, to, (size_t)(fs - from)))) {
+		close(dfd);
+		return sl_err_set(err, SL_EINVALID, "'%s' and '%s' are not in one folder", from, to);
+	}
+	rc = g ? renameat(dfd, fs + 1, dfd, base) : rename(from, to);
+	e = errno;
+	if (dfd >= 0)
+		close(dfd);
+	return rc < 0 ? sl_err_sys(err, e, "cannot rename '%s' to '%s'", from, to) : 0;
+}
+
 int sl_path_exists(const char *path)
 {
 	struct stat st;

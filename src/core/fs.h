@@ -24,6 +24,14 @@ int sl_fs_guard(const char *dir);
  */
 int sl_open_file(const char *path, int flags, int mode, int *fd, struct sl_err *err);
 
+/*
+ * unlink(path) and rename(from, to) (`to` in the folder of `from`) under the
+ * guard's rules: below the guarded dir, through real folders only (a link
+ * on the way is SL_EINVALID and nothing goes). unlink: 0 when absent.
+ */
+int sl_unlink(const char *path, struct sl_err *err);
+int sl_rename(const char *from, const char *to, struct sl_err *err);
+
 /* mkdir -p with mode 0777 & ~umask; 0 if it exists already as a directory. */
 int sl_mkdir_p(const char *path, struct sl_err *err);
 

@@ -289,6 +289,9 @@ static void consume(struct proc_io *io, int is_err, const char *p, size_t n)
 	to_log(io, p, n);
 	if (!is_err) {
 		io->res->out_bytes += n;
+		if (io->opts->out_fd > 0 && !io->res->out_fd_failed &&
+		    write_all(io->opts->out_fd, p, n) < 0)
+			io->res->out_fd_failed = errno ? errno : EIO;
 		to_buf(io->opts->out, &io->res->out_truncated, p, n);
 	} else if (io->log_fd < 0)
 		to_buf(io->opts->errout, NULL, p, n);
@@ -680,8 +683,10 @@ int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, str
 	run_loop(&io, start);
 	reap(&io);
 	log_finish(&io);
-	if (opts->owner_file)
-		unlink(opts->owner_file);
+	if (opts->owner_file) {
+		struct sl_err ignored = SL_ERR_INIT;
+		sl_unlink(opts->owner_file, &ignored); /* never through a link */
+	}
 out:
 	res->duration_ms = sl_mono_ms() - start;
 	close_fd(&io.in_fd);

@@ -28,6 +28,7 @@ struct sl_proc_opts {
 	const char *log_path;        /* stdout+stderr appended here (created 0644) */
 	size_t log_max;              /* 0: no bound */
 	struct sl_buf *out;          /* capture stdout here (bounded by the buffer's max) */
+	int out_fd;                  /* > 0: stdout also written whole to this fd (the caller's) */
 	struct sl_buf *errout;       /* capture stderr here when no log_path */
 	int64_t timeout_ms;          /* 0: none */
 	int64_t kill_grace_ms;       /* SIGTERM -> SIGKILL; 0: 2000 */
@@ -44,6 +45,7 @@ struct sl_proc_result {
 	int timed_out;       /* 1 if we ended it for the timeout */
 	int out_truncated;   /* 1 if `out` hit its maximum (the rest was dropped) */
 	size_t out_bytes;    /* every byte the child wrote to stdout, kept or dropped */
+	int out_fd_failed;   /* errno of a failed write to out_fd, or 0 */
 	int log_truncated;   /* 1 if the log hit log_max */
 	int64_t duration_ms;
 	int pid;             /* the child's pid (and process group id) */

@@ -79,6 +79,26 @@ static int file_names(const char *dir, const char *name, const char *want)
 	return yes;
 }
 
+/* 1 when a line of the file `dir`/`name` is `want` (rebase-merge/update-refs: a ref name, then two ids). */
+static int file_has_line(const char *dir, const char *name, const char *want)
+{
+	struct sl_buf data = SL_BUF_INIT;
+	struct sl_err ignored = SL_ERR_INIT;
+	char *path = sl_path_join(dir, name);
+	const char *s, *e;
+	size_t len = strlen(want);
+	int yes = 0;
+
+	if (path && sl_read_file(&data, path, 1 << 20, &ignored) == 0)
+		for (s = sl_buf_cstr(&data); !yes && *s; s = *e ? e + 1 : e) {
+			e = s + strcspn(s, "\n");
+			yes = (size_t)(e - s) == len && !strncmp(s, want, len);
+		}
+	sl_buf_release(&data);
+	free(path);
+	return yes;
+}
+
 /*
  * git's own refusals to move a branch a work tree uses (worktree.c
  * is_worktree_being_rebased / _bisected, find_shared_symref): a rebase or
@@ -95,6 +115,10 @@ static int check_busy(const char *gitdir, const char *where, const char *refname
 		return defer(res, err, "the checkout '%s' is in the middle of a rebase of '%s'; "
 			     "finish or abort it (git rebase --continue or --abort), the merge is "
 			     "retried next tick", where, branch);
+	if (file_has_line(gitdir, "rebase-merge/update-refs", refname))
+		return defer(res, err, "the checkout '%s' is in the middle of a rebase that will "
+			     "update '%s' (--update-refs); finish or abort it (git rebase --continue "
+			     "or --abort), the merge is retried next tick", where, branch);
 	if (file_names(gitdir, "BISECT_START", branch))
 		return defer(res, err, "the checkout '%s' is in the middle of a bisect of '%s'; "
 			     "end it (git bisect reset), the merge is retried next tick", where, branch);
@@ -192,6 +216,11 @@ static int find_checkout(git_repository **out, git_repository *repo, const char 
 		git_repository *w = NULL;
 
 		error = check_linked(&w, main ? main : *out, names.strings[i], refname, res, err);
+		if (w && *out) /* git worktree add -f: git refuses to move such a branch too */
+			error = defer(res, err, "the target is checked out in more than one work tree "
+				      "('%s' and '%s'); git would not move it either: check it out in "
+				      "one only, the merge is retried next tick",
+				      git_repository_workdir(*out), git_repository_workdir(w));
 		if (w && !*out)
 			*out = w;
 		else
@@ -440,14 +469,23 @@ static int link_in_way(const struct co *c, const char *path, char *at, size_t n)
 
 static int check_links(struct co *c, struct sl_err *err)
 {
-	char at[PATH_MAX];
+	char at[PATH_MAX], buf[PATH_MAX];
+	const char *f;
+	struct stat st;
 	size_t i;
 
-	for (i = 0; i < c->changed.n; i++)
+	for (i = 0; i < c->changed.n; i++) {
 		if (link_in_way(c, c->changed.v[i], at, sizeof(at)))
 			return defer(c->res, err, "a symbolic link of the user's in '%s' is in the way of "
 				     "the merge (%s); nothing is written through a link, replace it with "
 				     "the folder or commit it, the merge is retried next tick", c->where, at);
+		/* a FIFO would be opened for writing (and hang the merge, the lock held) */
+		if ((f = full(c, c->changed.v[i], buf, sizeof(buf))) && lstat(f, &st) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))
+			return defer(c->res, err, "a FIFO, socket or device of the user's in '%s' is in "
+				     "the way of the merge (%s); move it away, the merge is retried next "
+				     "tick", c->where, c->changed.v[i]);
+	}
 	return 0;
 }
 
@@ -583,6 +621,48 @@ static int plan(struct co *c, struct sl_err *err)
 	}
 	merge_paths_release(&staged);
 	return error;
+}
+
+/*
+ * Remove the folders below the work tree folder `full` that hold nothing at
+ * any depth, `full` itself too when `self`: the user's empty folders in a
+ * folder the merge turns into a file, which git read-tree -m -u removes as
+ * well (libgit2 would fail on them after deleting the tracked files). Only
+ * rmdir: a folder with anything in it stays. Links are not followed.
+ */
+static void remove_empty_dirs(const char *full, int self, int depth)
+{
+	char child[PATH_MAX];
+	const struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (depth > 64 || !(d = opendir(full)))
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    snprintf(child, sizeof(child), "%s/%s", full, de->d_name) >= (int)sizeof(child))
+			continue;
+		if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_empty_dirs(child, 1, depth + 1);
+	}
+	closedir(d);
+	if (self)
+		rmdir(full);
+}
+
+/* The folders the merge turns into a file: their empty folders go first, as git does. */
+static void clear_empty_dirs(const struct co *c)
+{
+	char buf[PATH_MAX];
+	const char *f;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < c->write.n; i++)
+		if ((f = full(c, c->write.v[i], buf, sizeof(buf))) && lstat(f, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			remove_empty_dirs(f, 0, 0);
 }
 
 /* Check out c->write from c->from to c->to (files only: the index is written by us). */
@@ -907,6 +987,10 @@ static int bring(struct co *c, int revert, struct sl_err *err)
 			      c->where, paths);
 		goto out;
 	}
+	if (!error && (error = merge__journal_write_mark(c->journal, err)) != 0)
+		goto out;
+	if (!error)
+		clear_empty_dirs(c);
 	if (error || (error = checkout_write(c, 0)) != 0) {
 		error = sl_err_git(err, error, "cannot update the checkout '%s'", c->where);
 		goto out;
@@ -965,6 +1049,77 @@ static void co_close(struct co *c)
 	merge_paths_release(&c->write);
 }
 
+/* 1 (with *at) when the folder `rel` holds a file that is not a blob of the old tree. */
+static int dir_untracked(const struct co *c, const char *rel, char *at, size_t n, int depth)
+{
+	char buf[PATH_MAX], child[PATH_MAX];
+	const struct dirent *de;
+	git_tree_entry *oe;
+	struct stat st;
+	DIR *d;
+	int bad = 0;
+
+	if (depth > 64 || !full(c, rel, buf, sizeof(buf)) || !(d = opendir(buf))) {
+		snprintf(at, n, "%s", rel);
+		return 1;
+	}
+	while (!bad && (de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(child, sizeof(child), "%s/%s", rel, de->d_name) >= (int)sizeof(child) ||
+		    !full(c, child, buf, sizeof(buf)) || lstat(buf, &st) < 0) {
+			bad = 1;
+		} else if (S_ISDIR(st.st_mode)) {
+			bad = dir_untracked(c, child, at, n, depth + 1);
+		} else {
+			oe = entry_at(c->from, child);
+			bad = !oe || git_tree_entry_type(oe) != GIT_OBJECT_BLOB;
+			git_tree_entry_free(oe);
+		}
+		if (bad && !at[0])
+			snprintf(at, n, "%s", child);
+	}
+	closedir(d);
+	return bad;
+}
+
+/*
+ * Before git read-tree -m -u (sparse checkout, an index libgit2 cannot
+ * read): git 2.39 overwrites an untracked file at a path the merge adds in
+ * a sparse checkout ("will not overwrite with sparse update", and does) and
+ * deletes untracked and ignored files in a folder the merge turns into a
+ * file. Anything on disk in the way of the merge's paths that the old tree
+ * does not have defers the merge, touching nothing.
+ */
+static int check_git_way(const struct co *c, struct sl_err *err)
+{
+	char buf[PATH_MAX], at[PATH_MAX] = "";
+	const char *f;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; !at[0] && i < c->changed.n; i++) {
+		const char *path = c->changed.v[i];
+		git_tree_entry *oe = entry_at(c->from, path), *ne = entry_at(c->to, path);
+
+		if (ne && (f = full(c, path, buf, sizeof(buf))) && lstat(f, &st) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				if (git_tree_entry_type(ne) != GIT_OBJECT_COMMIT)
+					dir_untracked(c, path, at, sizeof(at), 0);
+			} else if (!oe) {
+				snprintf(at, sizeof(at), "%s", path);
+			}
+		}
+		git_tree_entry_free(oe);
+		git_tree_entry_free(ne);
+	}
+	if (!at[0])
+		return 0;
+	merge_paths_add(&c->res->paths, at);
+	return defer(c->res, err, "untracked or ignored files in '%s' are in the way of the merge "
+		     "(%s); move them away, the merge is retried next tick", c->where, at);
+}
+
 /*
  * The same with git, for an index libgit2 cannot read or a sparse
  * checkout: a two-tree `read-tree -m -u OLD NEW` keeps local changes and
@@ -982,10 +1137,13 @@ static int read_tree(const char *where, const git_oid *from, const git_oid *to, 
 }
 
 static int bring_along_git(const char *where, const git_oid *old_tree, const git_oid *new_tree,
-			   struct merge_commit_result *res, struct sl_err *err)
+			   const char *journal, struct merge_commit_result *res, struct sl_err *err)
 {
 	struct sl_err gerr = SL_ERR_INIT;
+	int error;
 
+	if ((error = merge__journal_write_mark(journal, err)) != 0)
+		return error;
 	if (!read_tree(where, old_tree, new_tree, &gerr)) {
 		res->checkout_via_git = 1;
 		return 0;
@@ -1020,9 +1178,9 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 	if ((error = co_open(&c, w, *where, old_tree, new_tree, journal, res, err)) ||
 	    (error = check_links(&c, err)))
 		goto out;
-	if (state == 1)
-		error = bring_along_git(*where, old_tree, new_tree, res, err);
-	else
+	if (state == 1 && (error = check_git_way(&c, err)) == 0)
+		error = bring_along_git(*where, old_tree, new_tree, journal, res, err);
+	else if (state != 1)
 		error = bring(&c, 0, err);
 out:
 	co_close(&c);

@@ -252,7 +252,10 @@ int merge_commit_resolution(const char *wt_path, const char *message,
  * wrote, or a cut-off write of it, or is missing where the merge removed
  * or rewrote it, is brought back in line with what the target's ref names
  * now (index included). Files holding anything else are the user's and are
- * left alone. Removes the journal. *recovered: 1 when it did something.
+ * left alone; nothing at all is when the journal has no "write" line (the
+ * merge died before it wrote a file). Removes the journal. SL_ETRANSIENT,
+ * journal kept, while the user's index.lock is there (their git is at
+ * work). *recovered: 1 when it did something.
  */
 int merge_recover_checkout(const char *repo_path, const char *target, const char *journal,
 			   int *recovered, struct sl_err *err);
@@ -331,6 +334,13 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 
 /* Append "lock <dev> <ino> <mtime s> <mtime ns> <path>" of the lock open as `fd` to `journal`. */
 int merge__journal_lock(const char *journal, const char *path, int fd, struct sl_err *err);
+
+/*
+ * Append "write" to `journal` (fsync'd) right before the checkout writes
+ * its first file: a merge that died before it wrote nothing, and its
+ * recovery touches nothing (a user's file is never taken for its work).
+ */
+int merge__journal_write_mark(const char *journal, struct sl_err *err);
 
 /* Undo merge__checkout_target in the work tree at `where`. */
 int merge__checkout_revert(const char *where, int via_git, const git_oid *merged_tree,

@@ -145,6 +145,35 @@ int merge__journal_lock(const char *journal, const char *path, int fd, struct sl
 	return ok ? 0 : sl_err_sys(err, errno, "cannot write the merge journal '%s'", journal);
 }
 
+int merge__journal_write_mark(const char *journal, struct sl_err *err)
+{
+	int jfd, ok;
+
+	if (!journal)
+		return 0;
+	jfd = open(journal, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (jfd < 0)
+		return sl_err_sys(err, errno, "cannot open the merge journal '%s'", journal);
+	ok = write(jfd, "write\n", 6) == 6 && fsync(jfd) == 0;
+	close(jfd);
+	return ok ? 0 : sl_err_sys(err, errno, "cannot write the merge journal '%s'", journal);
+}
+
+/* 1 when the journal's merge came to write files in the checkout (a "write" line). */
+static int journal_wrote(const char *journal)
+{
+	char line[PATH_MAX + 128];
+	FILE *f = fopen(journal, "r");
+	int yes = 0;
+
+	if (!f)
+		return 1; /* unreadable: assume the worst, as before */
+	while (!yes && fgets(line, sizeof(line), f))
+		yes = !strcmp(line, "write\n");
+	fclose(f);
+	return yes;
+}
+
 int merge_journal_release_locks(const char *journal, int *left)
 {
 	char line[PATH_MAX + 128], path[PATH_MAX], side[PATH_MAX + 8];
@@ -194,7 +223,7 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 	struct merge_paths changed = MERGE_PATHS_INIT, ours = MERGE_PATHS_INIT;
 	git_commit *tip = NULL;
 	git_oid old_tree, new_tree, tip_id;
-	char owner[64], refname[512];
+	char owner[64], refname[512], *lock = NULL;
 	size_t i;
 	int rc, error = 0;
 
@@ -216,8 +245,8 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 	}
 	if ((error = merge__find_checkout(&w, repo, refname, err)) != 0)
 		goto out; /* busy (a rebase, a missing work tree): recovered later */
-	if (!w)
-		goto done; /* not checked out anywhere: no files to put in order */
+	if (!w || !journal_wrote(journal))
+		goto done; /* not checked out anywhere, or no file written: nothing to put in order */
 	if ((rc = merge__changed_paths(w, &old_tree, &new_tree, &ours, &changed)) < 0) {
 		error = sl_err_git(err, rc, "cannot list the paths of the interrupted merge");
 		goto out;
@@ -226,6 +255,13 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 		if (written_by_merge(w, &old_tree, &new_tree, changed.v[i]) &&
 		    (error = merge_paths_add(&ours, changed.v[i])) != 0)
 			goto out;
+	if (ours.n && (lock = sl_path_join(git_repository_path(w), "index.lock")) &&
+	    sl_path_exists(lock)) {
+		error = sl_err_set(err, SL_ETRANSIENT, "an interrupted merge left files in '%s' to put "
+				   "back in line, and its index is locked (%s: is git running there?); "
+				   "recovered on a later tick", git_repository_workdir(w), lock);
+		goto out;
+	}
 	if (ours.n && (rc = restore(w, git_commit_tree_id(tip), &ours)) < 0) {
 		error = sl_err_git(err, rc, "cannot put '%s' back in order after an interrupted "
 				   "merge; run 'git status' there",
@@ -236,6 +272,7 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 done:
 	unlink(journal);
 out:
+	free(lock);
 	merge_paths_release(&changed);
 	merge_paths_release(&ours);
 	git_commit_free(tip);

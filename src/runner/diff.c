@@ -6,6 +6,7 @@
 
 #include <git2.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,10 +104,10 @@ static json_t *git_quoted(const char *s)
  * captured from stdout into `capture` (bounded by its max) with the full
  * size in *total.
  */
-static int run_git_diff(const char *repo, const char *base, const char *head, const char *out,
+static int run_git_diff(const char *repo, const char *base, const char *head, int out_fd,
 			struct sl_buf *capture, size_t *total, struct sl_err *err)
 {
-	char output[4200] = "--no-color"; /* no --output: the patch comes on stdout */
+	const char *output = "--no-color"; /* never --output: git would follow links */
 	const char *args[] = {
 		"--no-replace-objects", "-c", "core.quotePath=true", "-c", "core.bigFileThreshold=512m",
 		"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
@@ -123,8 +124,6 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 	char how[64];
 	int error;
 
-	if (out && (size_t)snprintf(output, sizeof(output), "--output=%s", out) >= sizeof(output))
-		return sl_err_set(err, SL_EINVALID, "patch path '%s' is too long", out);
 	if (!(argv = sl_git_argv(args)))
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	sl_buf_init(&errout, 8192);
@@ -133,7 +132,8 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 	o.env_add = sl_git_env_add;
 	o.env_drop = sl_git_env_drop; /* and the safe overrides and timeout of core/proc.h */
 	o.errout = &errout;
-	o.out = out ? NULL : capture;
+	o.out = capture;
+	o.out_fd = out_fd;
 	o.timeout_ms = sl_git_timeout_ms();
 	if ((error = sl_proc_run(&o, &res, err)) == 0 && res.exit_code != 0) {
 		/*
@@ -148,6 +148,9 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 		error = sl_err_set(err, res.timed_out || res.signaled ? SL_ERROR : SL_EINVALID,
 				   "'git diff %.12s %.12s' in '%s' failed (%s): %s", base, head, repo,
 				   how, sl_buf_cstr(&errout));
+	} else if (!error && res.out_fd_failed) {
+		error = sl_err_sys(err, res.out_fd_failed, "cannot write the diff %.12s..%.12s",
+				   base, head);
 	}
 	if (!error && total)
 		*total = res.out_bytes;
@@ -159,24 +162,32 @@ static int run_git_diff(const char *repo, const char *base, const char *head, co
 int runner_diff_patch(const char *repo_path, const char *base_hex, const char *head_hex,
 		      const char *patch_path, struct sl_err *err)
 {
+	struct sl_err ignored = SL_ERR_INIT;
 	char *tmp = NULL;
-	int error;
+	int error, fd = -1;
 
 	if ((error = check_ids(base_hex, head_hex, err)) < 0)
 		return error;
 	if (asprintf(&tmp, "%s.tmp.%ld", patch_path, (long)getpid()) < 0)
 		return sl_err_set(err, SL_ERROR, "out of memory");
-	/* whatever sits at the temporary name (a planted symlink) goes first */
-	if (unlink(tmp) < 0 && errno != ENOENT) {
-		error = sl_err_sys(err, errno, "cannot remove '%s'", tmp);
+	/*
+	 * sluice opens the file (a planted link at its name goes first, a link
+	 * on the way to it is refused: core/fs.h) and git writes to its stdout
+	 */
+	if ((error = sl_unlink(tmp, err)) < 0 ||
+	    (error = sl_open_file(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644, &fd, err)) < 0) {
 		free(tmp);
 		return error;
 	}
-	if ((error = run_git_diff(repo_path, base_hex, head_hex, tmp, NULL, NULL, err)) == 0 &&
-	    rename(tmp, patch_path) < 0)
-		error = sl_err_sys(err, errno, "cannot rename '%s' to '%s'", tmp, patch_path);
+	error = run_git_diff(repo_path, base_hex, head_hex, fd, NULL, NULL, err);
+	if (!error && fsync(fd) < 0)
+		error = sl_err_sys(err, errno, "cannot write '%s'", tmp);
+	if (close(fd) < 0 && !error)
+		error = sl_err_sys(err, errno, "cannot write '%s'", tmp);
+	if (!error)
+		error = sl_rename(tmp, patch_path, err);
 	if (error)
-		unlink(tmp);
+		sl_unlink(tmp, &ignored);
 	free(tmp);
 	return error;
 }
@@ -190,7 +201,7 @@ int runner_diff_patch_mem(const char *repo_path, const char *base_hex, const cha
 	sl_buf_reset(out);
 	if ((error = check_ids(base_hex, head_hex, err)) < 0)
 		return error;
-	if ((error = run_git_diff(repo_path, base_hex, head_hex, NULL, out, total, err)) < 0)
+	if ((error = run_git_diff(repo_path, base_hex, head_hex, -1, out, total, err)) < 0)
 		sl_buf_reset(out);
 	return error;
 }

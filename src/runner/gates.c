@@ -121,10 +121,8 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 	if ((error = gate_env_init(&ge, cfg, run_dir, g->name, err)) < 0)
 		goto out;
 	/* a fresh log each attempt; unlink, never truncate through a planted symlink */
-	if (unlink(path) < 0 && errno != ENOENT) {
-		error = sl_err_sys(err, errno, "cannot reset gate log '%s'", path);
+	if ((error = sl_unlink(path, err)) < 0)
 		goto out;
-	}
 	po.argv = (const char *const *)g->argv;
 	po.env_add = (const char *const *)ge.add;
 	po.env_drop = (const char *const *)ge.drop;

@@ -215,9 +215,10 @@ int runner_retry_forget(struct store *st, const char *run_id, const char *run_di
 			struct sl_err *err)
 {
 	char *path = run_dir ? sl_path_join(run_dir, "retry.json") : NULL;
+	struct sl_err ignored = SL_ERR_INIT;
 
 	if (path)
-		unlink(path);
+		sl_unlink(path, &ignored); /* never through a link */
 	free(path);
 	return store_retry_clear(st, run_id, err);
 }

@@ -53,7 +53,7 @@ test_expect_success 'a merge killed while updating the checkout: its half-writte
 	printf "one\ntw" >repo/a.txt &&
 	printf "new file\n" >repo/c.txt &&
 	echo "my own edit" >repo/README.md &&
-	printf "%s\n%s\n%s\n" "1:1" "$old" "$new" >repo/.system/merge.journal &&
+	printf "%s\n%s\n%s\nwrite\n" "1:1" "$old" "$new" >repo/.system/merge.journal &&
 	sluice -C repo tick >out 2>&1 &&
 	test_grep "put back in line" out &&
 	! test -f repo/.system/merge.journal &&

@@ -127,11 +127,47 @@ static void test_outside_the_guard_unchanged(void **state)
 	unlink(via);
 }
 
+static void test_unlink_and_rename_refused(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char owner[4400], tmp[4400], from[4400];
+	FILE *f;
+
+	(void)state;
+	/* a file outside, reached through the linked run folder R: neither removed nor replaced */
+	snprintf(owner, sizeof(owner), "%s/child.owner", outside);
+	snprintf(tmp, sizeof(tmp), "%s/diff.patch.tmp", outside);
+	assert_non_null(f = fopen(owner, "w"));
+	fclose(f);
+	assert_non_null(f = fopen(tmp, "w"));
+	fclose(f);
+	assert_int_equal(sl_unlink(at(".system/runs/R/child.owner"), &err), SL_EINVALID);
+	sl_err_clear(&err);
+	assert_int_equal(access(owner, F_OK), 0);
+	snprintf(from, sizeof(from), "%s", at(".system/runs/R/diff.patch.tmp"));
+	assert_int_equal(sl_rename(from, at(".system/runs/R/diff.patch"), &err), SL_EINVALID);
+	sl_err_clear(&err);
+	assert_int_equal(access(tmp, F_OK), 0);
+	unlink(owner);
+	unlink(tmp);
+	/* in a real folder: done; a name already gone is no error */
+	mkdir(at(".system/runs/T"), 0777);
+	assert_int_equal(sl_write_file(at(".system/runs/T/a.tmp"), "x", 1, &err), 0);
+	snprintf(from, sizeof(from), "%s", at(".system/runs/T/a.tmp"));
+	assert_int_equal(sl_rename(from, at(".system/runs/T/a"), &err), 0);
+	assert_int_equal(access(at(".system/runs/T/a"), F_OK), 0);
+	assert_int_equal(sl_unlink(at(".system/runs/T/a"), &err), 0);
+	assert_int_equal(sl_unlink(at(".system/runs/T/a"), &err), 0);
+	assert_int_equal(access(at(".system/runs/T/a"), F_OK), -1);
+	rmdir(at(".system/runs/T"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_writes_refused),
 		cmocka_unit_test(test_remove_refused),
+		cmocka_unit_test(test_unlink_and_rename_refused),
 		cmocka_unit_test(test_link_at_the_name_is_replaced),
 		cmocka_unit_test(test_outside_the_guard_unchanged),
 	};
