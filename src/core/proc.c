@@ -723,7 +723,7 @@ const char *sl_git_program(void)
 	return g && *g ? g : "git";
 }
 
-/* What no git sluice starts may run, whatever .git/config says (proc.h). */
+/* What no git sluice starts may run or write, whatever .git/config says (proc.h). */
 static const char *const git_safe_config[] = {
 	"core.hooksPath=/dev/null",      /* hooks */
 	"core.fsmonitor=false",          /* a program run on every index refresh */
@@ -738,6 +738,7 @@ static const char *const git_safe_config[] = {
 	"submodule.recurse=false",       /* no git run in a submodule */
 	"protocol.allow=never",          /* no fetch: no lazy fetch of a partial clone */
 	"core.sshCommand=false",
+	"core.splitIndex=false",         /* an index libgit2 1.5 reads (no 'link' extension) */
 	NULL
 };
 
