@@ -69,6 +69,13 @@ void step__sanitize_run_dir(struct step *s);
  */
 int step__conflict_context(struct step *s, json_t **out, struct sl_err *err);
 
+/*
+ * review-request.json for the current head (tree: its tree), from git
+ * objects, the store and the config; diff.patch and files_changed.json are
+ * written again from the same commits.
+ */
+int step__review_request(struct step *s, const char *tree, json_t **out, struct sl_err *err);
+
 /* Write diff.patch and files_changed.json for base..head, and record the files. */
 int step__record_diff(struct step *s, const char *head, struct sl_err *err);
 

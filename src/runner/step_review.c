@@ -237,8 +237,7 @@ out:
 	return error;
 }
 
-/* Build review-request.json for the current head, from git objects and the store. */
-static int build_request(struct step *s, const char *tree, json_t **out, struct sl_err *err)
+int step__review_request(struct step *s, const char *tree, json_t **out, struct sl_err *err)
 {
 	struct reviewer_input in;
 	struct store_wo wo = STORE_WO_INIT;
@@ -376,7 +375,7 @@ int step_review(struct step *s, struct sl_err *err)
 	}
 	/* the tree under review is the head's, from git: the approval binds to it */
 	if (error || (error = step__tree_of(s, s->run.head_commit, tree, err)) != 0 ||
-	    (error = build_request(s, tree, &req, err)) != 0)
+	    (error = step__review_request(s, tree, &req, err)) != 0)
 		goto out;
 	if (s->ctx->cfg->reviewer.mode == SL_REVIEWER_MANUAL) {
 		error = step__move(s, "awaiting_review", err,
