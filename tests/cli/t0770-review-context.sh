@@ -104,4 +104,24 @@ test_expect_success 'a resolver that rewrites conflict.json: the reviewer gets t
 	EOF
 '
 
+test_expect_success 'sluice show takes the conflict from the store and git too' '
+	r1=$(run_of res R1) && r2=$(run_of res R2) &&
+	req=$(grep -l "\"kind\": *\"resolution\"" "$TRASH"/requests/*.json | tail -n 1) &&
+	me=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"run_id\"])" $req) &&
+	test_grep FORGED res/.system/runs/$me/conflict.json &&
+	sluice -C res show $me >show &&
+	test_grep "conflict in 1 file: lines.txt" show &&
+	test_grep -v FORGED show &&
+	sluice -C res show --json $me >show.json &&
+	python3 - show.json "$r1" "$r2" "$me" <<-\EOF
+	import json, sys
+	c = json.load(open(sys.argv[1]))["conflict"]
+	rival = sys.argv[2] if sys.argv[4] == sys.argv[3] else sys.argv[3]
+	assert c["files"] == ["lines.txt"], c
+	assert c["rival"]["run"] == rival, c
+	assert c["source"] == "store", c
+	assert "lines.txt" in c["markers"], c
+	EOF
+'
+
 test_done
