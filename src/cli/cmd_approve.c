@@ -7,7 +7,9 @@ static const char help[] =
 	"The manual reviewer (reviewer.mode: manual, the default): approve a run that is\n"
 	"awaiting_review. The approval binds to the tree the run has now; the next\n"
 	"'sluice tick' merges it. Read the package first: .system/runs/RUN/\n"
-	"review-request.json and diff.patch, or 'sluice show RUN'.\n"
+	"review-request.json and diff.patch, or 'sluice show RUN'. When either file\n"
+	"is not what sluice wrote (rewritten after the review package was made),\n"
+	"sluice writes it again from git and approves nothing: read it again.\n"
 	"\n"
 	"  -m, --message TEXT   a comment kept in review.json\n";
 

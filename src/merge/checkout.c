@@ -12,7 +12,9 @@
  * journal so that only that file is ever freed after a crash), every check
  * (the index against the old tree, links and files in the way); only then
  * libgit2 writes the files (safe checkout limited to the merge's paths)
- * and sluice writes the index through its lock.
+ * and sluice writes the index through its lock. git writes them instead
+ * (`read-tree -m -u`) when libgit2 cannot: a split or sparse index, sparse
+ * checkout, or a path with a filter driver or a working-tree-encoding.
  *
  * A work tree "has the target checked out" when its HEAD is a symbolic ref
  * naming the target. A detached HEAD checks out no branch, so moving the
@@ -1037,6 +1039,36 @@ static int co_open(struct co *c, git_repository *w, const char *where, const git
 	return 0;
 }
 
+/*
+ * 1 when git must write the files: a path of the merge has a filter driver
+ * or a working-tree-encoding (libgit2 runs no driver and re-encodes
+ * nothing: it would write the raw blob, the clean form of an LFS file or
+ * UTF-8 bytes in a UTF-16 file), or the merge changes a .gitattributes,
+ * which may add either.
+ */
+static int needs_git_filters(const struct co *c)
+{
+	const char *names[] = { "filter", "working-tree-encoding" }, *v[2];
+	const char *base;
+	size_t i, k;
+
+	for (i = 0; i < c->changed.n; i++) {
+		base = strrchr(c->changed.v[i], '/');
+		if (!strcmp(base ? base + 1 : c->changed.v[i], ".gitattributes"))
+			return 1;
+		if (git_attr_get_many(v, c->w, GIT_ATTR_CHECK_FILE_THEN_INDEX, c->changed.v[i], 2,
+				      names) < 0) {
+			git_error_clear();
+			return 1; /* cannot tell: git does it */
+		}
+		for (k = 0; k < 2; k++)
+			if (git_attr_value(v[k]) == GIT_ATTR_VALUE_TRUE ||
+			    git_attr_value(v[k]) == GIT_ATTR_VALUE_STRING)
+				return 1;
+	}
+	return 0;
+}
+
 static void co_close(struct co *c)
 {
 	drop_lock(c);
@@ -1178,9 +1210,10 @@ int merge__checkout_target(git_repository *repo, const char *refname, const git_
 	if ((error = co_open(&c, w, *where, old_tree, new_tree, journal, res, err)) ||
 	    (error = check_links(&c, err)))
 		goto out;
-	if (state == 1 && (error = check_git_way(&c, err)) == 0)
-		error = bring_along_git(*where, old_tree, new_tree, journal, res, err);
-	else if (state != 1)
+	if (state == 1 || needs_git_filters(&c)) {
+		if ((error = check_git_way(&c, err)) == 0)
+			error = bring_along_git(*where, old_tree, new_tree, journal, res, err);
+	} else
 		error = bring(&c, 0, err);
 out:
 	co_close(&c);

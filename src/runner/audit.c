@@ -300,6 +300,35 @@ static int reachable(struct audit *a, const git_oid *mc)
 	return git_oid_equal(&tip, mc) || git_graph_descendant_of(a->git, &tip, mc) == 1;
 }
 
+/*
+ * 1 when `c`'s tree is what sluice's merge of its two parents makes (the
+ * merge stays in memory: nothing is written). A forged merge commit with
+ * the run's parents and trailers but a tree of its own is found here.
+ */
+static int tree_is_merge(struct audit *a, const git_commit *c)
+{
+	git_commit *p1 = NULL, *p2 = NULL;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	git_diff *diff = NULL;
+	git_merge_options mo;
+	int yes = 0;
+
+	git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+	if (git_commit_parent(&p1, c, 0) == 0 && git_commit_parent(&p2, c, 1) == 0 &&
+	    git_merge_commits(&idx, a->git, p1, p2, &mo) == 0 && !git_index_has_conflicts(idx) &&
+	    git_commit_tree(&tree, c) == 0 &&
+	    git_diff_tree_to_index(&diff, a->git, tree, idx, NULL) == 0)
+		yes = git_diff_num_deltas(diff) == 0;
+	git_error_clear();
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_index_free(idx);
+	git_commit_free(p2);
+	git_commit_free(p1);
+	return yes;
+}
+
 /* The merge commit: exists, on the target, second parent = head, trailers, tree. */
 static void check_merge_commit(struct audit *a, const char *head)
 {
@@ -323,6 +352,10 @@ static void check_merge_commit(struct audit *a, const char *head)
 		finding(a, mc, "the merge commit's second parent %.12s is not the run head %.12s",
 			git_oid_tostr_s(git_commit_id(p2)), head);
 	check_tree(a, p2, mc);
+	if (!tree_is_merge(a, c))
+		finding(a, mc, "the merge commit's tree %.12s is not the merge of its parents (sluice "
+			"did not make it: changed content beside the reviewed head)",
+			git_oid_tostr_s(git_commit_tree_id(c)));
 out:
 	git_commit_free(p2);
 	git_commit_free(c);

@@ -3,6 +3,8 @@
 #include "runner/diff.h"
 #include "runner/manifest.h"
 #include "store/runs.h"
+#include "store/workorders.h"
+#include "merge/merge.h"
 #include "core/fs.h"
 #include "core/time.h"
 
@@ -248,26 +250,118 @@ static json_t *diffstat_json(struct runner_ctx *ctx, const struct store_run *r, 
 	return diffstat_of_patch(run_dir);
 }
 
-/* conflict.json, summarized: files, the rival and its work order, bounded markers. */
-static json_t *conflict_json(const char *run_dir)
+/* Bounded conflict markers (cut at a character boundary). */
+static json_t *markers_json(json_t *j, const char *markers)
 {
-	json_t *c = read_json_file(run_dir, "conflict.json"), *rival, *j;
-	const char *markers;
 	size_t len, cut;
 
-	if (!c)
-		return json_null();
-	rival = json_object_get(c, "conflictingRun");
-	markers = json_string_value(json_object_get(c, "gitConflictOutput"));
 	len = cut = markers ? strlen(markers) : 0;
-	if (len > RUNNER_DOSSIER_MARKERS_MAX) /* cut at a character boundary */
+	if (len > RUNNER_DOSSIER_MARKERS_MAX)
 		for (cut = RUNNER_DOSSIER_MARKERS_MAX; cut && (markers[cut] & 0xC0) == 0x80; cut--)
 			;
-	j = json_pack("{s:O?, s:O?, s:O?, s:s%, s:b}", "files", json_object_get(c, "conflictFiles"),
+	json_object_set_new(j, "markers", json_stringn(markers ? markers : "", cut));
+	json_object_set_new(j, "markers_truncated", json_boolean(len > RUNNER_DOSSIER_MARKERS_MAX));
+	return j;
+}
+
+/* A text file of a run folder as a JSON string (bounded; U+FFFD for bytes not UTF-8). */
+static json_t *read_text_file(const char *dir, const char *name)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = sl_path_join(dir, name);
+	json_t *j = NULL;
+
+	if (path && sl_read_file(&b, path, RUNNER_DOSSIER_MARKERS_MAX * 4, &err) == 0)
+		j = runner_diff_json_text(sl_buf_cstr(&b), b.len);
+	sl_buf_release(&b);
+	free(path);
+	return j;
+}
+
+/* The rival run of a conflict, from the store; its summary from its run folder. */
+static json_t *rival_json(struct runner_ctx *ctx, const char *id)
+{
+	struct store_run r;
+	struct store_wo wo = STORE_WO_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = NULL;
+	json_t *j = json_null(), *summary;
+
+	memset(&r, 0, sizeof(r));
+	if (!id || store_run_get(ctx->st, id, &r, &err) != 0)
+		return j;
+	if (store_wo_get(ctx->st, r.work_order_id, &wo, &err) != 0)
+		sl_err_clear(&err);
+	path = sl_repo_run_path(&ctx->repo, r.id, NULL);
+	summary = path ? read_text_file(path, "summary.md") : NULL;
+	json_decref(j);
+	j = json_pack("{s:s, s:s, s:s?, s:o, s:o}", "run", r.id, "work_order", r.work_order_id,
+		      "title", wo.title, "summary", summary ? summary : json_string(""), "merged_at",
+		      strcmp(r.state, "merged") ? json_null() : iso(r.finished_ms));
+	free(path);
+	store_wo_release(&wo);
+	store_run_release(&r);
+	return j ? j : json_null();
+}
+
+/*
+ * The conflict, from what the store recorded when the merge conflicted (the
+ * files, the target tip, the rival) and git (the markers, recomputed from
+ * the recorded tip and head): conflict.json is in the run folder, where the
+ * resolving builder writes. A run with no conflict in the store (one of an
+ * older build) shows conflict.json, marked as such.
+ */
+static json_t *conflict_json(struct runner_ctx *ctx, const struct store_run *r, const char *run_dir)
+{
+	struct store_conflict sc = { 0 };
+	struct merge_conflict_info ci = MERGE_CONFLICT_INFO_INIT;
+	struct merge_opts mo = MERGE_OPTS_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	json_t *c, *rival, *j, *files, *rivals;
+	char **ids = NULL;
+	size_t i;
+
+	if (store_conflict_get(ctx->st, r->id, &sc, &err) == 0) {
+		files = json_array();
+		rivals = json_array();
+		for (i = 0; i < sc.npaths; i++)
+			json_array_append_new(files, runner_diff_json_text(sc.paths[i],
+									   strlen(sc.paths[i])));
+		if (store_rivals(ctx->st, r->id, (const char *const *)sc.paths, sc.npaths,
+				 r->created_ms, &ids, &err) == 0)
+			for (i = 0; ids && ids[i]; i++)
+				json_array_append_new(rivals, json_string(ids[i]));
+		for (i = 0; ids && ids[i]; i++)
+			free(ids[i]);
+		free(ids);
+		mo.verify = ctx->cfg->merge.verify;
+		if (merge_conflict_info(ctx->repo.root, sc.target_tip, sc.run_head, ctx->cfg->target,
+					r->branch_name ? r->branch_name : r->id, &mo, &ci, &err) != 0)
+			sl_buf_reset(&ci.output);
+		j = json_pack("{s:o, s:o, s:s, s:s}", "files", files, "rival_runs", rivals,
+			      "target_tip", sc.target_tip, "source", "store");
+		if (j) {
+			markers_json(j, sl_buf_cstr(&ci.output));
+			json_t *rv = rival_json(ctx, r->conflict_with_run_id);
+
+			if (json_is_object(rv))
+				json_object_set_new(j, "rival", rv);
+			else
+				json_decref(rv);
+		}
+		merge_conflict_info_release(&ci);
+		store_conflict_release(&sc);
+		return j ? j : json_null();
+	}
+	if (!(c = read_json_file(run_dir, "conflict.json")))
+		return json_null();
+	rival = json_object_get(c, "conflictingRun");
+	j = json_pack("{s:O?, s:O?, s:O?, s:s}", "files", json_object_get(c, "conflictFiles"),
 		      "rival_runs", json_object_get(c, "rivalRuns"), "target_tip",
-		      json_object_get(c, "targetTip"), "markers", markers ? markers : "",
-		      cut,
-		      "markers_truncated", len > RUNNER_DOSSIER_MARKERS_MAX);
+		      json_object_get(c, "targetTip"), "source", "conflict.json");
+	if (j)
+		markers_json(j, json_string_value(json_object_get(c, "gitConflictOutput")));
 	if (j && json_is_object(rival)) {
 		json_t *wo = json_object_get(rival, "workOrder");
 		json_object_set_new(j, "rival", json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?}", "run",
@@ -333,7 +427,7 @@ static json_t *dossier_doc(struct runner_ctx *ctx, const struct store_run *r, co
 		      "run", run_json(r), "work_order", wo_json(ctx, r->work_order_id), "timeline",
 		      timeline_json(ctx, r->id), "attempts", attempts_json(ctx, r->id, dir),
 		      "gates", gates ? gates : json_null(), "verdict", review ? review : json_null(),
-		      "diffstat", diffstat_json(ctx, r, dir), "conflict", conflict_json(dir), "merge",
+		      "diffstat", diffstat_json(ctx, r, dir), "conflict", conflict_json(ctx, r, dir), "merge",
 		      merge ? merge : json_null(), "worktree",
 		      wt && sl_is_dir(wt) ? json_string(wt) : json_null(), "next",
 		      next_json(r, wt ? wt : "", target), "artifacts_dir", dir, "artifacts",

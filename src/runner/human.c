@@ -9,6 +9,7 @@
 #include "merge/merge.h"
 #include "core/fs.h"
 #include "core/fault.h"
+#include "core/sha256.h"
 
 #include <git2.h>
 #include <pwd.h>
@@ -16,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define REVIEW_REQUEST_MAX ((size_t)64 << 20)
 
 /* Open a step on a run named by id or prefix, holding its run lock. */
 static int step_open(struct step *s, struct runner_ctx *ctx, const char *run, struct sl_lock *lock,
@@ -61,6 +64,58 @@ static const char *who(void)
 	return pw ? pw->pw_name : "person";
 }
 
+/*
+ * What a person read before `sluice approve`: review-request.json and
+ * diff.patch in the run folder, where a process a builder or gate left
+ * behind can rewrite them (a harmless diff read, the real tree approved).
+ * Both are written again from git; when they were not what sluice writes,
+ * the approval is refused (SL_ECONFLICT) and the person reads them again.
+ */
+static int check_review_files(struct step *s, const char *tree, struct sl_err *err)
+{
+	static const char *const keys[] = { "diff", "diff_bytes", "files_changed", "tree", "base",
+					    "head", "kind", NULL };
+	char before[SL_SHA256_HEX_LEN + 1] = "", after[SL_SHA256_HEX_LEN + 1] = "";
+	char *patch = step__path(s, "diff.patch"), *text;
+	struct sl_err ignored = SL_ERR_INIT;
+	json_t *old = NULL, *req = NULL;
+	const char *changed = NULL, *const *k;
+	int error;
+
+	step__sanitize_run_dir(s);
+	if (!patch)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (sl_sha256_file(before, patch, &ignored) != 0)
+		before[0] = '\0';
+	text = step__read(s, "review-request.json", REVIEW_REQUEST_MAX);
+	old = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	if ((error = step__review_request(s, tree, &req, err)) != 0)
+		goto out;
+	if (sl_sha256_file(after, patch, err) != 0) {
+		error = err->code ? err->code : SL_ERROR;
+		goto out;
+	}
+	if (strcmp(before, after))
+		changed = "diff.patch";
+	for (k = keys; !changed && *k; k++)
+		if (!json_is_object(old) || !json_equal(json_object_get(old, *k), json_object_get(req, *k)))
+			changed = "review-request.json";
+	if (changed)
+		error = sl_err_set(err, SL_ECONFLICT,
+				   "%s of run '%s' was not what sluice wrote (changed after the "
+				   "review package was made: a process the builder or a gate left "
+				   "behind?); nothing is approved. sluice wrote it again from git: "
+				   "read the run again ('sluice show %s', the run folder's "
+				   "review-request.json and diff.patch), then approve",
+				   changed, s->run.id, s->run.id);
+out:
+	json_decref(old);
+	json_decref(req);
+	free(patch);
+	return error;
+}
+
 static int manual_verdict(struct runner_ctx *ctx, const char *run, const char *verdict,
 			  const char *message, struct sl_err *err)
 {
@@ -81,6 +136,8 @@ static int manual_verdict(struct runner_ctx *ctx, const char *run, const char *v
 		goto out;
 	}
 	if ((error = step__tree_of(&s, s.run.head_commit, tree, err)) != 0)
+		goto out;
+	if (!strcmp(verdict, "approve") && (error = check_review_files(&s, tree, err)) != 0)
 		goto out;
 	snprintf(reviewer, sizeof(reviewer), "%s (manual)", who());
 	j = json_pack("{s:s, s:s, s:s}", "verdict", verdict, "comments", message ? message : "",

@@ -66,6 +66,22 @@ int step__fail(struct step *s, const char *state, struct sl_err *err, const char
  */
 void step__sanitize_run_dir(struct step *s);
 
+/*
+ * A resolution's ConflictContext for its reviewer, rebuilt from the store
+ * (the tip, run head and paths recorded when the merge conflicted, the
+ * rival runs) and git (git's conflict output, both runs' diffs): never
+ * conflict.json, which the resolving builder can rewrite. SL_ENOTFOUND when
+ * no conflict is recorded.
+ */
+int step__conflict_context(struct step *s, json_t **out, struct sl_err *err);
+
+/*
+ * review-request.json for the current head (tree: its tree), from git
+ * objects, the store and the config; diff.patch and files_changed.json are
+ * written again from the same commits.
+ */
+int step__review_request(struct step *s, const char *tree, json_t **out, struct sl_err *err);
+
 /* Write diff.patch and files_changed.json for base..head, and record the files. */
 int step__record_diff(struct step *s, const char *head, struct sl_err *err);
 

@@ -178,18 +178,30 @@ static int check_descends(git_repository *repo, const git_oid *tip, const char *
 struct stage_walk {
 	const char *const *excluded;
 	git_repository *repo;
-	struct sl_buf filtered; /* ":(literal)<path>\0" for each path with a filter driver */
+	struct sl_buf filtered; /* ":(literal)<path>\0" for each path has_filter() names */
 	int oom;
 };
 
-/* A path whose `filter` attribute names a driver: its content goes through git's clean. */
+/*
+ * A path that git converts in a way libgit2 does not: its `filter`
+ * attribute names a driver (the clean filter), or it has a
+ * `working-tree-encoding` (the worktree holds it re-encoded, the blob is
+ * UTF-8). Its content goes through git.
+ */
 static int has_filter(git_repository *repo, const char *path)
 {
-	const char *v = NULL;
+	const char *names[] = { "filter", "working-tree-encoding" }, *v[2] = { NULL, NULL };
+	size_t i;
 
-	if (git_attr_get(&v, repo, GIT_ATTR_CHECK_FILE_THEN_INDEX, path, "filter") < 0)
+	if (git_attr_get_many(v, repo, GIT_ATTR_CHECK_FILE_THEN_INDEX, path, 2, names) < 0) {
+		git_error_clear();
 		return 1; /* cannot tell: let git decide */
-	return git_attr_value(v) == GIT_ATTR_VALUE_TRUE || git_attr_value(v) == GIT_ATTR_VALUE_STRING;
+	}
+	for (i = 0; i < 2; i++)
+		if (git_attr_value(v[i]) == GIT_ATTR_VALUE_TRUE ||
+		    git_attr_value(v[i]) == GIT_ATTR_VALUE_STRING)
+			return 1;
+	return 0;
 }
 
 /*

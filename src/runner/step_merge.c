@@ -48,17 +48,29 @@ static char *read_run_file(struct runner_ctx *ctx, const char *run_id, const cha
 	return out;
 }
 
-/* currentRun / conflictingRun of the seed's ConflictContext. */
-static json_t *run_context(struct step *s, const struct store_run *r)
+/*
+ * currentRun / conflictingRun of the seed's ConflictContext. The diff is
+ * base..head as git computes it (at most CONTEXT_DIFF_MAX of it), never a
+ * run folder's diff.patch, which a builder or gate can rewrite.
+ */
+static json_t *run_context(struct step *s, const struct store_run *r, const char *base,
+			   const char *head)
 {
-	char *diff = read_run_file(s->ctx, r->id, "diff.patch");
+	struct sl_buf diff;
+	struct sl_err err = SL_ERR_INIT;
 	char *summary = read_run_file(s->ctx, r->id, "summary.md");
+	size_t total = 0;
+	json_t *j;
+
+	sl_buf_init(&diff, CONTEXT_DIFF_MAX);
+	if (!base || !head ||
+	    runner_diff_patch_mem(s->ctx->repo.root, base, head, &diff, &total, &err) != 0)
+		sl_buf_reset(&diff);
 	/* text that need not be UTF-8 (a file's bytes) is kept with U+FFFD, not refused */
-	json_t *j = json_pack("{s:s, s:o, s:o, s:o}", "id", r->id, "workOrder",
-			      wo_fields(s, r->work_order_id, NULL), "diff",
-			      runner_diff_json_text(diff ? diff : "", diff ? strlen(diff) : 0),
-			      "builderSummary",
-			      runner_diff_json_text(summary ? summary : "", summary ? strlen(summary) : 0));
+	j = json_pack("{s:s, s:o, s:o, s:o}", "id", r->id, "workOrder",
+		      wo_fields(s, r->work_order_id, NULL), "diff",
+		      runner_diff_json_text(sl_buf_cstr(&diff), diff.len), "builderSummary",
+		      runner_diff_json_text(summary ? summary : "", summary ? strlen(summary) : 0));
 
 	if (j && !strcmp(r->state, "merged")) {
 		char when[40];
@@ -67,13 +79,20 @@ static json_t *run_context(struct step *s, const struct store_run *r)
 		if (r->merge_commit)
 			json_object_set_new(j, "mergeCommit", json_string(r->merge_commit));
 	}
-	free(diff);
+	sl_buf_release(&diff);
 	free(summary);
 	return j;
 }
 
-static int write_conflict(struct step *s, const char *tip, const struct merge_conflict_info *ci,
-			  char **rival_out, struct sl_err *err)
+/*
+ * The ConflictContext of merging `run_head` (based on `base`) into `tip`:
+ * the conflicted files and git's output (ci), the rival runs from the
+ * store, the rival `rival_id` (NULL: the first rival) and both runs' diffs
+ * from git. *rival_out (may be NULL) gets the rival's id.
+ */
+static int conflict_context(struct step *s, const char *tip, const char *run_head,
+			    const char *base, const struct merge_conflict_info *ci,
+			    const char *rival_id, char **rival_out, json_t **out, struct sl_err *err)
 {
 	json_t *ctx = NULL, *files = json_array(), *rivals = json_array();
 	char **ids = NULL;
@@ -81,6 +100,7 @@ static int write_conflict(struct step *s, const char *tip, const struct merge_co
 	size_t i;
 	int error;
 
+	*out = NULL;
 	memset(&rival, 0, sizeof(rival));
 	for (i = 0; i < ci->paths.n; i++)
 		json_array_append_new(files, runner_diff_json_text(ci->paths.v[i],
@@ -91,22 +111,28 @@ static int write_conflict(struct step *s, const char *tip, const struct merge_co
 	for (i = 0; ids && ids[i]; i++)
 		json_array_append_new(rivals, json_string(ids[i]));
 	ctx = json_pack("{s:o, s:O, s:o, s:s, s:s, s:s, s:s, s:O}", "currentRun",
-			run_context(s, &s->run), "conflictFiles", files, "gitConflictOutput",
-			runner_diff_json_text(sl_buf_cstr(&ci->output), ci->output.len), "target", s->ctx->cfg->target, "targetTip", tip,
-			"runHead", s->run.head_commit, "originalBase", s->run.base_commit,
-			"rivalRuns", rivals);
+			run_context(s, &s->run, base, run_head), "conflictFiles", files,
+			"gitConflictOutput",
+			runner_diff_json_text(sl_buf_cstr(&ci->output), ci->output.len), "target",
+			s->ctx->cfg->target, "targetTip", tip, "runHead", run_head,
+			"originalBase", base, "rivalRuns", rivals);
 	if (!ctx) {
-		error = sl_err_set(err, SL_ERROR, "cannot build conflict.json");
+		error = sl_err_set(err, SL_ERROR, "cannot build the conflict context");
 		goto out;
 	}
-	if (ids && ids[0] && store_run_get(s->ctx->st, ids[0], &rival, err) == 0) {
-		json_object_set_new(ctx, "conflictingRun", run_context(s, &rival));
-		*rival_out = strdup(rival.id);
+	if (!rival_id)
+		rival_id = ids ? ids[0] : NULL;
+	if (rival_id && store_run_get(s->ctx->st, rival_id, &rival, err) == 0) {
+		json_object_set_new(ctx, "conflictingRun", run_context(s, &rival, rival.base_commit,
+								       rival.head_commit));
+		if (rival_out)
+			*rival_out = strdup(rival.id);
 	} else {
 		sl_err_clear(err);
 		json_object_set_new(ctx, "conflictingRun", json_null());
 	}
-	error = step__write_json(s, "conflict.json", ctx, err);
+	*out = ctx;
+	ctx = NULL;
 out:
 	for (i = 0; ids && ids[i]; i++)
 		free(ids[i]);
@@ -115,6 +141,62 @@ out:
 	json_decref(ctx);
 	json_decref(files);
 	json_decref(rivals);
+	return error;
+}
+
+static int write_conflict(struct step *s, const char *tip, const struct merge_conflict_info *ci,
+			  char **rival_out, struct sl_err *err)
+{
+	json_t *ctx = NULL;
+	int error;
+
+	if ((error = conflict_context(s, tip, s->run.head_commit, s->run.base_commit, ci, NULL,
+				      rival_out, &ctx, err)) == 0)
+		error = step__write_json(s, "conflict.json", ctx, err);
+	json_decref(ctx);
+	return error;
+}
+
+int step__conflict_context(struct step *s, json_t **out, struct sl_err *err)
+{
+	struct merge_conflict_info ci = MERGE_CONFLICT_INFO_INIT;
+	struct merge_opts mo = MERGE_OPTS_INIT;
+	struct store_conflict c = { 0 };
+	git_repository *repo = NULL;
+	git_oid tip, head, base;
+	char base_hex[GIT_OID_HEXSZ + 1];
+	size_t i;
+	int error;
+
+	*out = NULL;
+	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) != 0)
+		goto out;
+	if ((error = git_repository_open(&repo, s->ctx->repo.root)) != 0 ||
+	    (error = git_oid_fromstr(&tip, c.target_tip)) != 0 ||
+	    (error = git_oid_fromstr(&head, c.run_head)) != 0 ||
+	    (error = git_merge_base(&base, repo, &tip, &head)) != 0) {
+		error = sl_err_git(err, error, "cannot read the conflict of run '%s'", s->run.id);
+		goto out;
+	}
+	git_oid_tostr(base_hex, sizeof(base_hex), &base);
+	mo.verify = s->ctx->cfg->merge.verify;
+	if ((error = merge_conflict_info(s->ctx->repo.root, c.target_tip, c.run_head,
+					 s->ctx->cfg->target, s->run.branch_name, &mo, &ci,
+					 err)) != 0)
+		goto out;
+	/* the conflicted paths recorded when the merge conflicted */
+	merge_paths_release(&ci.paths);
+	for (i = 0; i < c.npaths; i++)
+		if (merge_paths_add(&ci.paths, c.paths[i]) != 0) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+	error = conflict_context(s, c.target_tip, c.run_head, base_hex, &ci,
+				 s->run.conflict_with_run_id, NULL, out, err);
+out:
+	git_repository_free(repo);
+	merge_conflict_info_release(&ci);
+	store_conflict_release(&c);
 	return error;
 }
 

@@ -31,8 +31,8 @@ static const char **criteria_of(json_t *fields)
 
 /*
  * A JSON artifact the builder or a gate may have rewritten, read only for
- * what it tells the reviewer (gate results, the conflict context), bounded;
- * NULL when missing, too large or malformed.
+ * the numbers of the gate results, bounded; NULL when missing, too large or
+ * malformed.
  */
 static json_t *read_json_bounded(struct step *s, const char *name)
 {
@@ -41,6 +41,81 @@ static json_t *read_json_bounded(struct step *s, const char *name)
 
 	free(text);
 	return j;
+}
+
+static int argv_equal(json_t *a, sl_strv want)
+{
+	size_t i, n = 0;
+
+	while (want && want[n])
+		n++;
+	if (!json_is_array(a) || json_array_size(a) != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!json_is_string(json_array_get(a, i)) ||
+		    strcmp(json_string_value(json_array_get(a, i)), want[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * The gate results shown to the reviewer: the configured gates, in order,
+ * with their names, commands and logs from the config. gates.json lies in
+ * the run folder, where a process a gate left behind can rewrite it: only
+ * the outcome of an entry with the same name and command is taken from it
+ * (a run reaches review only once every gate passed), so it adds no gate
+ * and changes no command. A gate without such an entry is shown without a
+ * result.
+ */
+static json_t *gates_for_review(struct step *s)
+{
+	json_t *file = read_json_bounded(s, "gates.json"), *out = json_array(), *e, *g;
+	const struct sl_config *cfg = s->ctx->cfg;
+	const char *keep[] = { "exit_code", "passed", "duration_ms", "timed_out", NULL };
+	char log[256];
+	size_t i, k;
+
+	for (i = 0; out && i < cfg->ngates; i++) {
+		const struct sl_gate *gate = &cfg->gates[i];
+		json_t *argv = json_array();
+		sl_strv a;
+
+		for (a = gate->argv; argv && a && *a; a++)
+			json_array_append_new(argv, json_string(*a));
+		snprintf(log, sizeof(log), "gates/%s.log", gate->name);
+		if (!(g = json_pack("{s:s, s:o, s:s}", "name", gate->name, "argv", argv, "log", log)))
+			continue;
+		json_array_foreach(json_is_array(file) ? file : NULL, k, e) {
+			const char *name = json_string_value(json_object_get(e, "name"));
+			const char **f;
+
+			if (!name || strcmp(name, gate->name) ||
+			    !argv_equal(json_object_get(e, "argv"), gate->argv))
+				continue;
+			for (f = keep; *f; f++)
+				if (json_is_integer(json_object_get(e, *f)) ||
+				    json_is_boolean(json_object_get(e, *f)))
+					json_object_set(g, *f, json_object_get(e, *f));
+			break;
+		}
+		if (!json_object_get(g, "passed"))
+			json_object_set_new(g, "error", json_string("no result recorded for this "
+								    "gate's command"));
+		json_array_append_new(out, g);
+	}
+	json_decref(file);
+	return out;
+}
+
+/* A resolution's conflict context, from the store and git (step__conflict_context). */
+static json_t *conflict_for_review(struct step *s)
+{
+	struct sl_err err = SL_ERR_INIT;
+	json_t *c = NULL;
+
+	if (step__conflict_context(s, &c, &err) != 0 || !c)
+		c = json_pack("{s:s}", "error", err.msg[0] ? err.msg : "no conflict context");
+	return c;
 }
 
 /* summary.md is the builder's own words: up to SUMMARY_MAX of them. */
@@ -162,8 +237,7 @@ out:
 	return error;
 }
 
-/* Build review-request.json for the current head, from git objects and the store. */
-static int build_request(struct step *s, const char *tree, json_t **out, struct sl_err *err)
+int step__review_request(struct step *s, const char *tree, json_t **out, struct sl_err *err)
 {
 	struct reviewer_input in;
 	struct store_wo wo = STORE_WO_INIT;
@@ -180,11 +254,7 @@ static int build_request(struct step *s, const char *tree, json_t **out, struct 
 	    (error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
 		goto out;
 	fields = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
-	gates = read_json_bounded(s, "gates.json");
-	if (gates && !json_is_array(gates)) {
-		json_decref(gates);
-		gates = NULL;
-	}
+	gates = gates_for_review(s);
 	summary = read_summary(s);
 	criteria = criteria_of(fields);
 	in.run_id = s->run.id;
@@ -203,7 +273,7 @@ static int build_request(struct step *s, const char *tree, json_t **out, struct 
 	in.gates = gates;
 	in.attempt = s->run.attempt;
 	if (!strcmp(in.kind, "resolution")) {
-		conflict = read_json_bounded(s, "conflict.json");
+		conflict = conflict_for_review(s);
 		in.conflict = json_is_object(conflict) ? conflict : NULL;
 		in.rival_run_id = s->run.conflict_with_run_id;
 	}
@@ -305,7 +375,7 @@ int step_review(struct step *s, struct sl_err *err)
 	}
 	/* the tree under review is the head's, from git: the approval binds to it */
 	if (error || (error = step__tree_of(s, s->run.head_commit, tree, err)) != 0 ||
-	    (error = build_request(s, tree, &req, err)) != 0)
+	    (error = step__review_request(s, tree, &req, err)) != 0)
 		goto out;
 	if (s->ctx->cfg->reviewer.mode == SL_REVIEWER_MANUAL) {
 		error = step__move(s, "awaiting_review", err,

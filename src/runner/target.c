@@ -6,6 +6,7 @@
 #include "runner/runner_int.h"
 #include "store/target.h"
 #include "core/lock.h"
+#include "merge/merge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +33,31 @@ static const char *trailer(const git_message_trailer_array *arr, const char *key
 	return NULL;
 }
 
+/* 1 when `c`'s tree is the one sluice's merge of its two parents makes. */
+static int merged_tree_is(struct watch *w, const git_commit *c)
+{
+	struct merge_result mr = MERGE_RESULT_INIT;
+	struct merge_opts mo = MERGE_OPTS_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char p1[GIT_OID_HEXSZ + 1], p2[GIT_OID_HEXSZ + 1];
+	int yes;
+
+	mo.verify = w->ctx->cfg->merge.verify;
+	git_oid_tostr(p1, sizeof(p1), git_commit_parent_id(c, 0));
+	git_oid_tostr(p2, sizeof(p2), git_commit_parent_id(c, 1));
+	yes = merge_preview(w->ctx->repo.root, p1, p2, &mo, &mr, &err) == 0 && mr.clean &&
+	      git_oid_equal(&mr.tree, git_commit_tree_id(c));
+	merge_result_release(&mr);
+	git_error_clear();
+	return yes;
+}
+
 /*
  * The merge commit of an approved run whose landing a crash cut short (the
  * store has not heard of it yet): its Sluice-Run names an approved run whose
- * recorded head is the second parent, and that head's tree was approved.
+ * recorded head is the second parent, that head's tree was approved, and
+ * its own tree is what sluice's merge of its parents makes (a builder can
+ * forge the rest: parents, trailers, and a tree of its own).
  */
 static int pending_landing(struct watch *w, const git_commit *c)
 {
@@ -55,7 +77,8 @@ static int pending_landing(struct watch *w, const git_commit *c)
 	yes = (!strcmp(r.state, "approved") || !strcmp(r.state, "merging") ||
 	       !strcmp(r.state, "merged")) && r.head_commit && r.approved_tree &&
 	      !strcmp(git_oid_tostr_s(git_commit_id(p2)), r.head_commit) &&
-	      !strcmp(git_oid_tostr_s(git_commit_tree_id(p2)), r.approved_tree);
+	      !strcmp(git_oid_tostr_s(git_commit_tree_id(p2)), r.approved_tree) &&
+	      merged_tree_is(w, c);
 out:
 	git_error_clear();
 	git_commit_free(p2);
