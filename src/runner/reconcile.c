@@ -1,7 +1,8 @@
 /*
  * Reconciliation at the start of every tick (DESIGN.md section 11): runs
  * left in an active state by a process that died are requeued, the
- * service's own stale lock files of those runs are removed, and worktrees
+ * service's own stale lock files of those runs and the temporary files of
+ * atomic writes a killed sluice left are removed, and worktrees
  * and run/ branches that no run owns are reported. The user's
  * .git/index.lock is never touched.
  */
@@ -15,6 +16,8 @@
 #include "core/log.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,6 +410,79 @@ static void recover_checkout(struct runner_ctx *ctx)
 	free(journal);
 }
 
+/*
+ * 1 when `name` is "<file>.tmp.<pid>", the temporary file of an atomic write
+ * (sl_write_file_atomic, runner_diff_patch), and that pid is gone.
+ */
+static int dead_tmp(const char *name)
+{
+	const char *p = strstr(name, ".tmp."), *d;
+	char *end;
+	long pid;
+
+	if (!p || p == name)
+		return 0;
+	while ((d = strstr(p + 1, ".tmp.")) != NULL)
+		p = d; /* the last one */
+	d = p + 5;
+	if (*d < '1' || *d > '9')
+		return 0;
+	errno = 0;
+	pid = strtol(d, &end, 10);
+	return !*end && errno == 0 && pid != (long)getpid() && !sl_pid_alive(pid);
+}
+
+/*
+ * Remove the temporary files of atomic writes a killed sluice left in the
+ * folder `dir` (.system/ or a run folder); a link is never followed, a
+ * folder never entered. Returns how many were removed.
+ */
+static size_t remove_dead_tmp_in(const char *dir)
+{
+	const struct dirent *de;
+	struct stat st;
+	size_t removed = 0;
+	int fd;
+	DIR *d;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (dead_tmp(de->d_name) &&
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && unlinkat(fd, de->d_name, 0) == 0)
+			removed++;
+	closedir(d);
+	return removed;
+}
+
+/* .system/ and every run folder: each tick, with the repository lock held. */
+static void remove_dead_tmp(struct runner_ctx *ctx)
+{
+	const struct dirent *de;
+	size_t removed = remove_dead_tmp_in(ctx->repo.sysdir);
+	char *run;
+	DIR *d;
+
+	if ((d = opendir(ctx->repo.runs_dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			if ((run = sl_path_join(ctx->repo.runs_dir, de->d_name)) != NULL)
+				removed += remove_dead_tmp_in(run);
+			free(run);
+		}
+		closedir(d);
+	}
+	if (removed)
+		sl_log(SL_LOG_INFO, "removed %zu temporary file%s left by a killed sluice", removed,
+		       removed == 1 ? "" : "s");
+}
+
 struct known_runs {
 	const struct store_run *runs;
 	size_t n;
@@ -467,6 +543,7 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 	recover_checkout(ctx);
 	git_repository_free(repo);
 	remove_stale_ref_locks(ctx);
+	remove_dead_tmp(ctx);
 	sl_err_clear(&err);
 	if (runner_worktree_prune_stale(ctx->repo.root, run_id_known, &known, &pruned, &err) == 0 &&
 	    pruned)
