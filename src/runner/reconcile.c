@@ -434,10 +434,10 @@ static int dead_tmp(const char *name)
 
 /*
  * Remove the temporary files of atomic writes a killed sluice left in the
- * folder `dir` (.system/ or a run folder); a link is never followed, a
- * folder never entered. Returns how many were removed.
+ * folder `name` of the folder `at` (an fd, or AT_FDCWD): a link is never
+ * followed, a folder never entered. Returns how many were removed.
  */
-static size_t remove_dead_tmp_in(const char *dir)
+static size_t remove_dead_tmp_in(int at, const char *name)
 {
 	const struct dirent *de;
 	struct stat st;
@@ -445,7 +445,7 @@ static size_t remove_dead_tmp_in(const char *dir)
 	int fd;
 	DIR *d;
 
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return 0;
 	if (!(d = fdopendir(fd))) {
 		close(fd);
@@ -460,24 +460,25 @@ static size_t remove_dead_tmp_in(const char *dir)
 	return removed;
 }
 
-/* .system/ and every run folder: each tick, with the repository lock held. */
+/*
+ * .system/ and every run folder: each tick, with the repository lock held.
+ * A runs folder that is a link (a builder's) is not entered.
+ */
 static void remove_dead_tmp(struct runner_ctx *ctx)
 {
 	const struct dirent *de;
-	size_t removed = remove_dead_tmp_in(ctx->repo.sysdir);
-	char *run;
-	DIR *d;
+	size_t removed = remove_dead_tmp_in(AT_FDCWD, ctx->repo.sysdir);
+	DIR *d = NULL;
+	int fd;
 
-	if ((d = opendir(ctx->repo.runs_dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			if (de->d_name[0] == '.')
-				continue;
-			if ((run = sl_path_join(ctx->repo.runs_dir, de->d_name)) != NULL)
-				removed += remove_dead_tmp_in(run);
-			free(run);
-		}
+	fd = open(ctx->repo.runs_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && !(d = fdopendir(fd)))
+		close(fd);
+	while (d && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			removed += remove_dead_tmp_in(fd, de->d_name);
+	if (d)
 		closedir(d);
-	}
 	if (removed)
 		sl_log(SL_LOG_INFO, "removed %zu temporary file%s left by a killed sluice", removed,
 		       removed == 1 ? "" : "s");
