@@ -1062,25 +1062,32 @@ static int co_open(struct co *c, git_repository *w, const char *where, const git
  * UTF-8 bytes in a UTF-16 file), or the merge changes a .gitattributes,
  * which may add either.
  */
+int merge_path_converted(git_repository *repo, const char *path)
+{
+	const char *names[] = { "filter", "working-tree-encoding" }, *v[2] = { NULL, NULL };
+	size_t k;
+
+	if (git_attr_get_many(v, repo, GIT_ATTR_CHECK_FILE_THEN_INDEX, path, 2, names) < 0) {
+		git_error_clear();
+		return 1; /* cannot tell: git does it */
+	}
+	for (k = 0; k < 2; k++)
+		if (git_attr_value(v[k]) == GIT_ATTR_VALUE_TRUE ||
+		    git_attr_value(v[k]) == GIT_ATTR_VALUE_STRING)
+			return 1;
+	return 0;
+}
+
 static int needs_git_filters(const struct co *c)
 {
-	const char *names[] = { "filter", "working-tree-encoding" }, *v[2];
 	const char *base;
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < c->changed.n; i++) {
 		base = strrchr(c->changed.v[i], '/');
-		if (!strcmp(base ? base + 1 : c->changed.v[i], ".gitattributes"))
+		if (!strcmp(base ? base + 1 : c->changed.v[i], ".gitattributes") ||
+		    merge_path_converted(c->w, c->changed.v[i]))
 			return 1;
-		if (git_attr_get_many(v, c->w, GIT_ATTR_CHECK_FILE_THEN_INDEX, c->changed.v[i], 2,
-				      names) < 0) {
-			git_error_clear();
-			return 1; /* cannot tell: git does it */
-		}
-		for (k = 0; k < 2; k++)
-			if (git_attr_value(v[k]) == GIT_ATTR_VALUE_TRUE ||
-			    git_attr_value(v[k]) == GIT_ATTR_VALUE_STRING)
-				return 1;
 	}
 	return 0;
 }
