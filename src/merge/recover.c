@@ -232,8 +232,10 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 	}
 	if (sl_owner_alive(owner))
 		return 0; /* that merge is still going on */
-	snprintf(refname, sizeof(refname), "%s%s", strncmp(target, "refs/", 5) ? "refs/heads/" : "",
-		 target);
+	if (snprintf(refname, sizeof(refname), "%s%s", strncmp(target, "refs/", 5) ? "refs/heads/" : "",
+		     target) >= (int)sizeof(refname))
+		return sl_err_set(err, SL_EINVALID, "the target name is too long to recover an "
+				  "interrupted merge of it"); /* a cut name is another branch */
 	if ((rc = git_repository_open(&repo, repo_path)) < 0 ||
 	    (rc = git_reference_name_to_id(&tip_id, repo, refname)) < 0 ||
 	    (rc = git_commit_lookup(&tip, repo, &tip_id)) < 0) {

@@ -344,8 +344,10 @@ static void remove_target_lock_older_than(struct runner_ctx *ctx, long seconds)
 {
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref);
-	remove_if_older(path, seconds);
+	/* a cut path could name another branch's ref file */
+	if (snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref) <
+	    (int)sizeof(path))
+		remove_if_older(path, seconds);
 }
 
 static void remove_stale_ref_locks(struct runner_ctx *ctx)
@@ -377,7 +379,9 @@ static int remove_locks_of_dead_merge(struct runner_ctx *ctx, const char *journa
 		return 0;
 	if (merge_journal_release_locks(journal, &left) == 0 && left)
 		return 1;
-	snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref);
+	if (snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref) >=
+	    (int)sizeof(path))
+		return 0; /* a cut path could name another branch's ref file */
 	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_mtime < js.st_mtime)
 		return 0;
 	if (time(NULL) - st.st_mtime > 10 && unlink(path) == 0) {
