@@ -60,12 +60,14 @@ static int check_target_exists(const struct sl_repo *repo, const struct sl_confi
 {
 	git_repository *r = NULL;
 	git_reference *ref = NULL;
-	char name[600];
+	char *name = NULL;
 	int rc, n = 0;
 
 	if (!cfg || !cfg->target || sl_config_target_problem(cfg->target))
 		return 0; /* no config, or its problem was already reported */
-	snprintf(name, sizeof(name), "refs/heads/%s", cfg->target);
+	/* not a fixed buffer: a cut name would be another branch */
+	if (asprintf(&name, "refs/heads/%s", cfg->target) < 0)
+		return 0;
 	if (git_repository_open(&r, repo->root) == 0 &&
 	    (rc = git_reference_lookup(&ref, r, name)) == GIT_ENOTFOUND) {
 		sl_buf_addf(problems,
@@ -76,6 +78,7 @@ static int check_target_exists(const struct sl_repo *repo, const struct sl_confi
 	}
 	git_reference_free(ref);
 	git_repository_free(r);
+	free(name);
 	return n;
 }
 
@@ -121,13 +124,17 @@ static int check_untracked(const struct sl_repo *repo, const struct sl_config *c
 	git_repository *r = NULL;
 	git_object *tree = NULL;
 	git_tree_entry *e = NULL;
-	char spec[600];
+	char *spec = NULL;
 	size_t i, k;
 	int n = 0;
 
 	if (!cfg || !cfg->target || sl_config_target_problem(cfg->target))
 		return 0;
-	snprintf(spec, sizeof(spec), "refs/heads/%s^{tree}", cfg->target);
+	/* not a fixed buffer: a cut spec could lose its ^{tree} and name a commit */
+	if (asprintf(&spec, "refs/heads/%s^{tree}", cfg->target) < 0) {
+		spec = NULL;
+		goto out;
+	}
 	if (git_repository_open(&r, repo->root) < 0 || git_revparse_single(&tree, r, spec) < 0)
 		goto out; /* no target: said above */
 	lists[0] = cfg->worktree.share;
@@ -161,6 +168,7 @@ static int check_untracked(const struct sl_repo *repo, const struct sl_config *c
 out:
 	git_object_free(tree);
 	git_repository_free(r);
+	free(spec);
 	return n;
 }
 

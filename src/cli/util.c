@@ -11,12 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int esc_control(unsigned long cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 const char *cli_esc_lines(const char *s, int keep_lines)
 {
 	static char *ring[16];
@@ -40,7 +34,7 @@ const char *cli_esc_lines(const char *s, int keep_lines)
 		} else if (cp == '\n' || cp == '\t' || cp == '\r') {
 			out[o++] = '\\';
 			out[o++] = cp == '\n' ? 'n' : cp == '\t' ? 't' : 'r';
-		} else if (esc_control(cp)) {
+		} else if (sl_utf8_hidden(cp)) {
 			if (cp < 0x80)
 				o += (size_t)sprintf(out + o, "\\x%02lx", cp);
 			else

@@ -618,21 +618,30 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
  * The name becomes the Reviewed-by: trailer of every merge (the reviewer
  * module refuses the same in a verdict): one line of at most 200 characters.
  */
-static void check_reviewer_name(struct ctx *c, const yaml_node_t *v, const char *name)
+int sl_reviewer_name_check(const char *name, size_t len)
 {
 	size_t i, chars = 0;
 
-	for (i = 0; name[i]; i++) {
-		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f) {
-			problem(c, v, "reviewer.name holds a control character (a newline, a tab, "
-			        "an escape); it becomes the Reviewed-by: trailer: write one line");
-			return;
-		}
-		chars += ((unsigned char)name[i] & 0xc0) != 0x80;
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			return SL_NAME_CONTROL;
+		chars += ((unsigned char)name[i] & 0xc0) != 0x80; /* UTF-8: count lead bytes */
 	}
-	if (chars > 200)
-		problem(c, v, "reviewer.name is longer than 200 characters; it becomes the "
-		        "Reviewed-by: trailer: shorten it");
+	return chars > SL_REVIEWER_NAME_MAX ? SL_NAME_TOO_LONG : SL_NAME_OK;
+}
+
+static void check_reviewer_name(struct ctx *c, const yaml_node_t *v, const char *name)
+{
+	switch (sl_reviewer_name_check(name, strlen(name))) {
+	case SL_NAME_CONTROL:
+		problem(c, v, "reviewer.name holds a control character (a newline, a tab, "
+		        "an escape); it becomes the Reviewed-by: trailer: write one line");
+		break;
+	case SL_NAME_TOO_LONG:
+		problem(c, v, "reviewer.name is longer than %d characters; it becomes the "
+		        "Reviewed-by: trailer: shorten it", SL_REVIEWER_NAME_MAX);
+		break;
+	}
 }
 
 static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)

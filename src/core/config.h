@@ -109,6 +109,17 @@ int sl_config_default(struct sl_config **out, struct sl_err *err);
 const char *sl_config_target_problem(const char *target);
 
 /*
+ * A reviewer name becomes the Reviewed-by: trailer of every merge: one line
+ * (no control character: a newline would end the trailer and start a forged
+ * one) of at most SL_REVIEWER_NAME_MAX characters (code points). The first
+ * `len` bytes of `name`: 0 when fine, SL_NAME_CONTROL or SL_NAME_TOO_LONG.
+ * Shared by the config check and the verdict parser.
+ */
+#define SL_REVIEWER_NAME_MAX 200
+enum { SL_NAME_OK = 0, SL_NAME_CONTROL, SL_NAME_TOO_LONG };
+int sl_reviewer_name_check(const char *name, size_t len);
+
+/*
  * Load and validate `path`. *out is the caller's: sl_config_free(). A
  * missing file is SL_ENOTFOUND; a bad one SL_EINVALID with
  * "<path>:<line>:<col>: <what> ; <what to do>".

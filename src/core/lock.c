@@ -118,3 +118,8 @@ int sl_owner_alive(const char *owner)
 		return 0;
 	return start_time(pid) == start;
 }
+
+int sl_pid_alive(long pid)
+{
+	return pid > 0 && start_time(pid) != 0;
+}

@@ -45,4 +45,10 @@ int sl_owner_kill_group(const char *path);
  */
 int sl_owner_alive(const char *owner);
 
+/*
+ * 1 when a process `pid` is alive (not gone, not a zombie), 0 when not: for
+ * names that carry only a pid, such as the temporary files of atomic writes.
+ */
+int sl_pid_alive(long pid);
+
 #endif

@@ -29,3 +29,9 @@ size_t sl_utf8_seq(const unsigned char *s, size_t n, unsigned long *cp)
 		*cp = c;
 	return len;
 }
+
+int sl_utf8_hidden(unsigned long cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}

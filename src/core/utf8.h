@@ -13,4 +13,12 @@
  */
 size_t sl_utf8_seq(const unsigned char *s, size_t n, unsigned long *cp);
 
+/*
+ * 1 for a code point that must be shown escaped, never printed as it is:
+ * it moves the cursor or reorders text on a terminal (C0 and C1 controls,
+ * DEL, the line and paragraph separators, bidirectional overrides and
+ * isolates).
+ */
+int sl_utf8_hidden(unsigned long cp);
+
 #endif

@@ -492,11 +492,12 @@ static int check_links(struct co *c, struct sl_err *err)
 }
 
 /*
- * The folder `rel` is in the way of a file the merge writes: 1 (with *at)
- * when it holds anything but tracked files the merge removes (an ignored
- * or untracked file of the user's, a nested repository).
+ * 1 (with *at, the first such path) when the folder `rel` holds anything
+ * `foreign` says is not sluice's to remove, or cannot be read.
  */
-static int dir_in_way(const struct co *c, const char *rel, char *at, size_t n, int depth)
+static int dir_holds(const struct co *c, const char *rel,
+		     int (*foreign)(const struct co *c, const char *path), char *at, size_t n,
+		     int depth)
 {
 	char buf[PATH_MAX], child[PATH_MAX];
 	const struct dirent *de;
@@ -515,15 +516,30 @@ static int dir_in_way(const struct co *c, const char *rel, char *at, size_t n, i
 		    !full(c, child, buf, sizeof(buf)) || lstat(buf, &st) < 0)
 			bad = 1;
 		else if (S_ISDIR(st.st_mode))
-			bad = dir_in_way(c, child, at, n, depth + 1);
+			bad = dir_holds(c, child, foreign, at, n, depth + 1);
 		else
-			bad = !git_index_get_bypath(c->idx, child, 0) ||
-			      !merge_paths_has(&c->changed, child);
+			bad = foreign(c, child);
 		if (bad && !at[0])
 			snprintf(at, n, "%s", child);
 	}
 	closedir(d);
 	return bad;
+}
+
+/* Not a tracked file the merge removes: an ignored or untracked file of the user's. */
+static int not_removed_tracked(const struct co *c, const char *path)
+{
+	return !git_index_get_bypath(c->idx, path, 0) || !merge_paths_has(&c->changed, path);
+}
+
+/*
+ * The folder `rel` is in the way of a file the merge writes: 1 (with *at)
+ * when it holds anything but tracked files the merge removes (an ignored
+ * or untracked file of the user's, a nested repository).
+ */
+static int dir_in_way(const struct co *c, const char *rel, char *at, size_t n)
+{
+	return dir_holds(c, rel, not_removed_tracked, at, n, 0);
 }
 
 /* Index entries under `prefix`/ that differ from the old tree: the user's (staged). */
@@ -603,7 +619,7 @@ static int plan(struct co *c, struct sl_err *err)
 			if (!error && !at[0] && (!oe || git_tree_entry_type(oe) != GIT_OBJECT_COMMIT) &&
 			    (f = full(c, path, buf, sizeof(buf))) && lstat(f, &st) == 0 &&
 			    S_ISDIR(st.st_mode))
-				dir_in_way(c, path, at, sizeof(at), 0);
+				dir_in_way(c, path, at, sizeof(at));
 		}
 		git_tree_entry_free(oe);
 		git_tree_entry_free(ne);
@@ -1046,25 +1062,32 @@ static int co_open(struct co *c, git_repository *w, const char *where, const git
  * UTF-8 bytes in a UTF-16 file), or the merge changes a .gitattributes,
  * which may add either.
  */
+int merge_path_converted(git_repository *repo, const char *path)
+{
+	const char *names[] = { "filter", "working-tree-encoding" }, *v[2] = { NULL, NULL };
+	size_t k;
+
+	if (git_attr_get_many(v, repo, GIT_ATTR_CHECK_FILE_THEN_INDEX, path, 2, names) < 0) {
+		git_error_clear();
+		return 1; /* cannot tell: git does it */
+	}
+	for (k = 0; k < 2; k++)
+		if (git_attr_value(v[k]) == GIT_ATTR_VALUE_TRUE ||
+		    git_attr_value(v[k]) == GIT_ATTR_VALUE_STRING)
+			return 1;
+	return 0;
+}
+
 static int needs_git_filters(const struct co *c)
 {
-	const char *names[] = { "filter", "working-tree-encoding" }, *v[2];
 	const char *base;
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < c->changed.n; i++) {
 		base = strrchr(c->changed.v[i], '/');
-		if (!strcmp(base ? base + 1 : c->changed.v[i], ".gitattributes"))
+		if (!strcmp(base ? base + 1 : c->changed.v[i], ".gitattributes") ||
+		    merge_path_converted(c->w, c->changed.v[i]))
 			return 1;
-		if (git_attr_get_many(v, c->w, GIT_ATTR_CHECK_FILE_THEN_INDEX, c->changed.v[i], 2,
-				      names) < 0) {
-			git_error_clear();
-			return 1; /* cannot tell: git does it */
-		}
-		for (k = 0; k < 2; k++)
-			if (git_attr_value(v[k]) == GIT_ATTR_VALUE_TRUE ||
-			    git_attr_value(v[k]) == GIT_ATTR_VALUE_STRING)
-				return 1;
 	}
 	return 0;
 }
@@ -1081,38 +1104,20 @@ static void co_close(struct co *c)
 	merge_paths_release(&c->write);
 }
 
-/* 1 (with *at) when the folder `rel` holds a file that is not a blob of the old tree. */
-static int dir_untracked(const struct co *c, const char *rel, char *at, size_t n, int depth)
+/* Not a blob of the old tree. */
+static int not_old_blob(const struct co *c, const char *path)
 {
-	char buf[PATH_MAX], child[PATH_MAX];
-	const struct dirent *de;
-	git_tree_entry *oe;
-	struct stat st;
-	DIR *d;
-	int bad = 0;
+	git_tree_entry *oe = entry_at(c->from, path);
+	int bad = !oe || git_tree_entry_type(oe) != GIT_OBJECT_BLOB;
 
-	if (depth > 64 || !full(c, rel, buf, sizeof(buf)) || !(d = opendir(buf))) {
-		snprintf(at, n, "%s", rel);
-		return 1;
-	}
-	while (!bad && (de = readdir(d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (snprintf(child, sizeof(child), "%s/%s", rel, de->d_name) >= (int)sizeof(child) ||
-		    !full(c, child, buf, sizeof(buf)) || lstat(buf, &st) < 0) {
-			bad = 1;
-		} else if (S_ISDIR(st.st_mode)) {
-			bad = dir_untracked(c, child, at, n, depth + 1);
-		} else {
-			oe = entry_at(c->from, child);
-			bad = !oe || git_tree_entry_type(oe) != GIT_OBJECT_BLOB;
-			git_tree_entry_free(oe);
-		}
-		if (bad && !at[0])
-			snprintf(at, n, "%s", child);
-	}
-	closedir(d);
+	git_tree_entry_free(oe);
 	return bad;
+}
+
+/* 1 (with *at) when the folder `rel` holds a file that is not a blob of the old tree. */
+static int dir_untracked(const struct co *c, const char *rel, char *at, size_t n)
+{
+	return dir_holds(c, rel, not_old_blob, at, n, 0);
 }
 
 /*
@@ -1137,7 +1142,7 @@ static int check_git_way(const struct co *c, struct sl_err *err)
 		if (ne && (f = full(c, path, buf, sizeof(buf))) && lstat(f, &st) == 0) {
 			if (S_ISDIR(st.st_mode)) {
 				if (git_tree_entry_type(ne) != GIT_OBJECT_COMMIT)
-					dir_untracked(c, path, at, sizeof(at), 0);
+					dir_untracked(c, path, at, sizeof(at));
 			} else if (!oe) {
 				snprintf(at, sizeof(at), "%s", path);
 			}

@@ -33,6 +33,14 @@ int merge_paths_add(struct merge_paths *p, const char *path);
 int merge_paths_has(const struct merge_paths *p, const char *path);
 void merge_paths_release(struct merge_paths *p);
 
+/*
+ * 1 when git converts `path` in `repo` in a way libgit2 does not: its
+ * `filter` attribute names a driver (smudge/clean, such as LFS) or it has a
+ * `working-tree-encoding`; also 1 when the attributes cannot be read (let
+ * git decide). Its content must go through git in both directions.
+ */
+int merge_path_converted(git_repository *repo, const char *path);
+
 struct merge_opts {
 	int verify; /* 1 (default): cross-check with git merge-tree; 0: libgit2 alone */
 };

@@ -122,11 +122,23 @@ static int restore(git_repository *w, const git_oid *tree_id, struct merge_paths
 	return error;
 }
 
+/* Append one line to the journal, synced, never through a link planted at its name. */
+static int journal_append(const char *journal, const char *line, size_t n, struct sl_err *err)
+{
+	int jfd = open(journal, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW), ok;
+
+	if (jfd < 0)
+		return sl_err_sys(err, errno, "cannot open the merge journal '%s'", journal);
+	ok = write(jfd, line, n) == (ssize_t)n && fsync(jfd) == 0;
+	close(jfd);
+	return ok ? 0 : sl_err_sys(err, errno, "cannot write the merge journal '%s'", journal);
+}
+
 int merge__journal_lock(const char *journal, const char *path, int fd, struct sl_err *err)
 {
 	char line[PATH_MAX + 128];
 	struct stat st;
-	int jfd, n, ok;
+	int n;
 
 	if (!journal)
 		return 0;
@@ -137,26 +149,12 @@ int merge__journal_lock(const char *journal, const char *path, int fd, struct sl
 		     (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, path);
 	if (n < 0 || (size_t)n >= sizeof(line) || strchr(path, '\n'))
 		return sl_err_set(err, SL_EINVALID, "cannot record the lock '%s' in the journal", path);
-	jfd = open(journal, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (jfd < 0)
-		return sl_err_sys(err, errno, "cannot open the merge journal '%s'", journal);
-	ok = write(jfd, line, (size_t)n) == n && fsync(jfd) == 0;
-	close(jfd);
-	return ok ? 0 : sl_err_sys(err, errno, "cannot write the merge journal '%s'", journal);
+	return journal_append(journal, line, (size_t)n, err);
 }
 
 int merge__journal_write_mark(const char *journal, struct sl_err *err)
 {
-	int jfd, ok;
-
-	if (!journal)
-		return 0;
-	jfd = open(journal, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	if (jfd < 0)
-		return sl_err_sys(err, errno, "cannot open the merge journal '%s'", journal);
-	ok = write(jfd, "write\n", 6) == 6 && fsync(jfd) == 0;
-	close(jfd);
-	return ok ? 0 : sl_err_sys(err, errno, "cannot write the merge journal '%s'", journal);
+	return journal ? journal_append(journal, "write\n", 6, err) : 0;
 }
 
 /* 1 when the journal's merge came to write files in the checkout (a "write" line). */
@@ -234,8 +232,10 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 	}
 	if (sl_owner_alive(owner))
 		return 0; /* that merge is still going on */
-	snprintf(refname, sizeof(refname), "%s%s", strncmp(target, "refs/", 5) ? "refs/heads/" : "",
-		 target);
+	if (snprintf(refname, sizeof(refname), "%s%s", strncmp(target, "refs/", 5) ? "refs/heads/" : "",
+		     target) >= (int)sizeof(refname))
+		return sl_err_set(err, SL_EINVALID, "the target name is too long to recover an "
+				  "interrupted merge of it"); /* a cut name is another branch */
 	if ((rc = git_repository_open(&repo, repo_path)) < 0 ||
 	    (rc = git_reference_name_to_id(&tip_id, repo, refname)) < 0 ||
 	    (rc = git_commit_lookup(&tip, repo, &tip_id)) < 0) {

@@ -75,13 +75,6 @@ static unsigned long utf8_at(const unsigned char *s, size_t *len)
 	return cp;
 }
 
-/* 1 for a code point that moves the cursor or reorders text on a terminal. */
-static int is_control(unsigned long cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 /* Why id is not valid, or NULL when it is. */
 static const char *id_problem(const char *id, char *buf, size_t n)
 {
@@ -116,7 +109,7 @@ static const char *id_problem(const char *id, char *buf, size_t n)
 			unsigned long cp = utf8_at((const unsigned char *)id + i, &l);
 			if (l == 1 && c >= 0x80)
 				snprintf(buf, n, "contains the byte 0x%02X; ids are [A-Za-z0-9._-]", c);
-			else if (is_control(cp))
+			else if (sl_utf8_hidden(cp))
 				snprintf(buf, n, "contains a control character (U+%04lX); ids are "
 				                 "[A-Za-z0-9._-]", cp);
 			else
@@ -181,7 +174,7 @@ static int check_title(const struct queue_wo *wo, const char *title, struct sl_e
 	unsigned long cp;
 
 	for (; *p; p += l, chars++)
-		if (is_control(cp = utf8_at(p, &l)))
+		if (sl_utf8_hidden(cp = utf8_at(p, &l)))
 			return fail_at(wo, err, "title", -1,
 			               "'title' contains a control character (U+%04lX); a title is "
 			               "one line of plain text",

@@ -22,15 +22,14 @@ char *reviewer__redact_str(const char *s, const char *token);
 /* Redact the strings of a JSON document in place. */
 void reviewer__redact_json(json_t *json, const char *token);
 
-/* The longest reviewer name (the Reviewed-by: trailer), in characters (code points). */
-#define REVIEWER_NAME_MAX 200
 #define SL_STR_(x) #x
 #define SL_STR(x) SL_STR_(x)
 
 /*
  * A reviewer name goes into the merge commit's Reviewed-by: trailer: at
- * most REVIEWER_NAME_MAX characters, no control character (a newline would end
- * the trailer and start a forged one). SL_EINVALID with the name shown.
+ * most SL_REVIEWER_NAME_MAX characters, no control character (a newline
+ * would end the trailer and start a forged one), as sl_reviewer_name_check
+ * (core/config.h) decides. SL_EINVALID with the name shown.
  */
 int reviewer__check_name(const char *name, size_t len, struct sl_err *err);
 

@@ -33,14 +33,10 @@ static int optional_string(const char **out, json_t *v, const char *key, struct 
 int reviewer__check_name(const char *name, size_t len, struct sl_err *err)
 {
 	char snip[64];
-	size_t i, k, bad = len, chars = 0;
+	size_t k;
+	int why = sl_reviewer_name_check(name, len);
 
-	for (i = 0; i < len; i++) {
-		if (((unsigned char)name[i] < 0x20 || name[i] == 0x7f) && bad == len)
-			bad = i;
-		chars += ((unsigned char)name[i] & 0xc0) != 0x80; /* UTF-8: count lead bytes */
-	}
-	if (bad == len && chars <= REVIEWER_NAME_MAX)
+	if (why == SL_NAME_OK)
 		return 0;
 	/* shown with every control byte as '?' (the snippet would make a newline a space) */
 	for (k = 0; k < len && k < 48; k++)
@@ -51,8 +47,9 @@ int reviewer__check_name(const char *name, size_t len, struct sl_err *err)
 	return sl_err_set(err, SL_EINVALID,
 	                  "reviewer name '%s' %s; it becomes the Reviewed-by: trailer of the merge",
 	                  snip,
-	                  bad < len ? "holds a control character (a newline, a tab, an escape)"
-	                          : "is longer than " SL_STR(REVIEWER_NAME_MAX) " characters");
+	                  why == SL_NAME_CONTROL
+	                          ? "holds a control character (a newline, a tab, an escape)"
+	                          : "is longer than " SL_STR(SL_REVIEWER_NAME_MAX) " characters");
 }
 
 static int check_verdict(json_t *v, const char *tree, struct sl_err *err)

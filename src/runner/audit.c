@@ -234,17 +234,6 @@ out:
 	free(patch);
 }
 
-/* The trailer `key` of a commit message, or NULL (borrowed from arr). */
-static const char *trailer(const git_message_trailer_array *arr, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < arr->count; i++)
-		if (!strcmp(arr->trailers[i].key, key))
-			return arr->trailers[i].value;
-	return NULL;
-}
-
 static void check_trailers(struct audit *a, const git_commit *c, const char *mc)
 {
 	git_message_trailer_array arr = { 0 };
@@ -258,7 +247,7 @@ static void check_trailers(struct audit *a, const git_commit *c, const char *mc)
 		return;
 	}
 	for (i = 0; i < 3; i++) {
-		const char *got = trailer(&arr, want[i][0]);
+		const char *got = runner__trailer(&arr, want[i][0]);
 		if (!got)
 			finding(a, mc, "merge commit lacks the %s: trailer", want[i][0]);
 		else if (want[i][1] && strcmp(got, want[i][1]))
@@ -473,7 +462,7 @@ static void check_line_commit(struct audit *a, const struct runner_runset *set,
 
 	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
 	if (git_message_trailers(&arr, git_commit_message(c)) == 0 &&
-	    (sr = trailer(&arr, "Sluice-Run")) != NULL) {
+	    (sr = runner__trailer(&arr, "Sluice-Run")) != NULL) {
 		check_sluice_merge(a, hex, sr);
 		goto out;
 	}

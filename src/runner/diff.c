@@ -107,7 +107,7 @@ static json_t *git_quoted(const char *s)
 static int run_git_diff(const char *repo, const char *base, const char *head, int out_fd,
 			struct sl_buf *capture, size_t *total, struct sl_err *err)
 {
-	const char *output = "--no-color"; /* never --output: git would follow links */
+	/* the patch goes to stdout (out_fd or capture), never --output: git would follow links */
 	const char *args[] = {
 		"--no-replace-objects", "-c", "core.quotePath=true", "-c", "core.bigFileThreshold=512m",
 		"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
@@ -115,7 +115,7 @@ static int run_git_diff(const char *repo, const char *base, const char *head, in
 		"diff", "--binary", "--full-index", "-M", "-l1000", "--no-color", "--no-ext-diff",
 		"--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--diff-algorithm=myers",
 		"--indent-heuristic", "-U3", "--inter-hunk-context=0", "-O/dev/null",
-		"--ignore-submodules=none", "--submodule=short", output, base, head, "--", NULL
+		"--ignore-submodules=none", "--submodule=short", base, head, "--", NULL
 	};
 	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
 	struct sl_proc_result res;

@@ -1,7 +1,8 @@
 /*
  * Reconciliation at the start of every tick (DESIGN.md section 11): runs
  * left in an active state by a process that died are requeued, the
- * service's own stale lock files of those runs are removed, and worktrees
+ * service's own stale lock files of those runs and the temporary files of
+ * atomic writes a killed sluice left are removed, and worktrees
  * and run/ branches that no run owns are reported. The user's
  * .git/index.lock is never touched.
  */
@@ -15,6 +16,8 @@
 #include "core/log.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,8 +344,10 @@ static void remove_target_lock_older_than(struct runner_ctx *ctx, long seconds)
 {
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref);
-	remove_if_older(path, seconds);
+	/* a cut path could name another branch's ref file */
+	if (snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref) <
+	    (int)sizeof(path))
+		remove_if_older(path, seconds);
 }
 
 static void remove_stale_ref_locks(struct runner_ctx *ctx)
@@ -374,7 +379,9 @@ static int remove_locks_of_dead_merge(struct runner_ctx *ctx, const char *journa
 		return 0;
 	if (merge_journal_release_locks(journal, &left) == 0 && left)
 		return 1;
-	snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref);
+	if (snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref) >=
+	    (int)sizeof(path))
+		return 0; /* a cut path could name another branch's ref file */
 	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_mtime < js.st_mtime)
 		return 0;
 	if (time(NULL) - st.st_mtime > 10 && unlink(path) == 0) {
@@ -405,6 +412,80 @@ static void recover_checkout(struct runner_ctx *ctx)
 			       ctx->cfg->target);
 	}
 	free(journal);
+}
+
+/*
+ * 1 when `name` is "<file>.tmp.<pid>", the temporary file of an atomic write
+ * (sl_write_file_atomic, runner_diff_patch), and that pid is gone.
+ */
+static int dead_tmp(const char *name)
+{
+	const char *p = strstr(name, ".tmp."), *d;
+	char *end;
+	long pid;
+
+	if (!p || p == name)
+		return 0;
+	while ((d = strstr(p + 1, ".tmp.")) != NULL)
+		p = d; /* the last one */
+	d = p + 5;
+	if (*d < '1' || *d > '9')
+		return 0;
+	errno = 0;
+	pid = strtol(d, &end, 10);
+	return !*end && errno == 0 && pid != (long)getpid() && !sl_pid_alive(pid);
+}
+
+/*
+ * Remove the temporary files of atomic writes a killed sluice left in the
+ * folder `name` of the folder `at` (an fd, or AT_FDCWD): a link is never
+ * followed, a folder never entered. Returns how many were removed.
+ */
+static size_t remove_dead_tmp_in(int at, const char *name)
+{
+	const struct dirent *de;
+	struct stat st;
+	size_t removed = 0;
+	int fd;
+	DIR *d;
+
+	if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (dead_tmp(de->d_name) &&
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && unlinkat(fd, de->d_name, 0) == 0)
+			removed++;
+	closedir(d);
+	return removed;
+}
+
+/*
+ * .system/ and every run folder: each tick, with the repository lock held.
+ * A runs folder that is a link (a builder's) is not entered.
+ */
+static void remove_dead_tmp(struct runner_ctx *ctx)
+{
+	const struct dirent *de;
+	size_t removed = remove_dead_tmp_in(AT_FDCWD, ctx->repo.sysdir);
+	DIR *d = NULL;
+	int fd;
+
+	fd = open(ctx->repo.runs_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && !(d = fdopendir(fd)))
+		close(fd);
+	while (d && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			removed += remove_dead_tmp_in(fd, de->d_name);
+	if (d)
+		closedir(d);
+	if (removed)
+		sl_log(SL_LOG_INFO, "removed %zu temporary file%s left by a killed sluice", removed,
+		       removed == 1 ? "" : "s");
 }
 
 struct known_runs {
@@ -467,6 +548,7 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 	recover_checkout(ctx);
 	git_repository_free(repo);
 	remove_stale_ref_locks(ctx);
+	remove_dead_tmp(ctx);
 	sl_err_clear(&err);
 	if (runner_worktree_prune_stale(ctx->repo.root, run_id_known, &known, &pruned, &err) == 0 &&
 	    pruned)

@@ -2,6 +2,7 @@
 #include "runner/report.h"
 #include "store/runs.h"
 #include "core/time.h"
+#include "core/utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,27 +140,6 @@ static void layout(struct report *r)
 	}
 }
 
-/* The length of the UTF-8 sequence at s (its code point in *cp), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, unsigned long *cp)
-{
-	size_t n, i;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	*cp = s[0] & (0x7f >> n);
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		*cp = (*cp << 6) | (s[i] & 0x3f);
-	}
-	return n;
-}
-
 /*
  * Text from outside (an invalid work order's title is stored as written)
  * as the CLI shows it (cli_esc): control characters, line breaks, C1 codes,
@@ -171,17 +151,16 @@ static int visible(struct sl_buf *b, const char **s, int *error)
 {
 	const unsigned char *p = (const unsigned char *)*s;
 	unsigned long cp;
-	size_t l = utf8_len(p, &cp);
+	size_t l = sl_utf8_seq(p, 4, &cp); /* NUL-terminated: the terminator ends a sequence */
 
 	if (!l) {
 		*error = sl_buf_addf(b, "\\x%02x", *p);
 		l = 1;
 	} else if (cp == '\n' || cp == '\t' || cp == '\r')
 		*error = sl_buf_puts(b, cp == '\n' ? "\\n" : cp == '\t' ? "\\t" : "\\r");
-	else if (cp < 0x20 || cp == 0x7f)
+	else if (sl_utf8_hidden(cp) && cp < 0x80)
 		*error = sl_buf_addf(b, "\\x%02lx", cp);
-	else if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
-		 (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+	else if (sl_utf8_hidden(cp))
 		*error = sl_buf_addf(b, "\\u%04lx", cp);
 	else if (l > 1)
 		*error = sl_buf_add(b, p, l);

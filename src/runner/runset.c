@@ -287,3 +287,13 @@ void runner__runset_release(struct runner_runset *set)
 }
 
 /* What one observation found. */
+
+const char *runner__trailer(const git_message_trailer_array *arr, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < arr->count; i++)
+		if (!strcmp(arr->trailers[i].key, key))
+			return arr->trailers[i].value;
+	return NULL;
+}

@@ -3,6 +3,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/proc.h"
+#include "merge/merge.h"
 
 #include <git2.h>
 #include <errno.h>
@@ -178,31 +179,9 @@ static int check_descends(git_repository *repo, const git_oid *tip, const char *
 struct stage_walk {
 	const char *const *excluded;
 	git_repository *repo;
-	struct sl_buf filtered; /* ":(literal)<path>\0" for each path has_filter() names */
+	struct sl_buf filtered; /* ":(literal)<path>\0" for each path merge_path_converted() names */
 	int oom;
 };
-
-/*
- * A path that git converts in a way libgit2 does not: its `filter`
- * attribute names a driver (the clean filter), or it has a
- * `working-tree-encoding` (the worktree holds it re-encoded, the blob is
- * UTF-8). Its content goes through git.
- */
-static int has_filter(git_repository *repo, const char *path)
-{
-	const char *names[] = { "filter", "working-tree-encoding" }, *v[2] = { NULL, NULL };
-	size_t i;
-
-	if (git_attr_get_many(v, repo, GIT_ATTR_CHECK_FILE_THEN_INDEX, path, 2, names) < 0) {
-		git_error_clear();
-		return 1; /* cannot tell: let git decide */
-	}
-	for (i = 0; i < 2; i++)
-		if (git_attr_value(v[i]) == GIT_ATTR_VALUE_TRUE ||
-		    git_attr_value(v[i]) == GIT_ATTR_VALUE_STRING)
-			return 1;
-	return 0;
-}
 
 /*
  * Skip excluded paths and embedded repositories (reported as "dir/"); keep
@@ -218,7 +197,7 @@ static int skip_excluded(const char *path, const char *matched, void *payload)
 		return 1;
 	if (is_excluded(path, w->excluded))
 		return 1;
-	if (!has_filter(w->repo, path))
+	if (!merge_path_converted(w->repo, path)) /* git runs its filters (stage_filtered) */
 		return 0;
 	if (sl_buf_puts(&w->filtered, ":(literal)") < 0 || sl_buf_add(&w->filtered, path, n + 1) < 0)
 		w->oom = 1;

@@ -23,16 +23,6 @@ struct watch {
 	struct runner_oids suspect;  /* from a run, unless a landing merges them */
 };
 
-static const char *trailer(const git_message_trailer_array *arr, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < arr->count; i++)
-		if (!strcmp(arr->trailers[i].key, key))
-			return arr->trailers[i].value;
-	return NULL;
-}
-
 /* 1 when `c`'s tree is the one sluice's merge of its two parents makes. */
 static int merged_tree_is(struct watch *w, const git_commit *c)
 {
@@ -71,7 +61,7 @@ static int pending_landing(struct watch *w, const git_commit *c)
 	memset(&r, 0, sizeof(r));
 	if (git_commit_parentcount(c) != 2 || git_message_trailers(&arr, git_commit_message(c)))
 		goto out;
-	if (!(id = trailer(&arr, "Sluice-Run")) || store_run_get(w->ctx->st, id, &r, &err) ||
+	if (!(id = runner__trailer(&arr, "Sluice-Run")) || store_run_get(w->ctx->st, id, &r, &err) ||
 	    strcmp(r.id, id) || git_commit_parent(&p2, c, 1))
 		goto out;
 	yes = (!strcmp(r.state, "approved") || !strcmp(r.state, "merging") ||

@@ -96,4 +96,7 @@ struct runner_oids {
 int runner__oids_add(struct runner_oids *o, const git_oid *id); /* SL_ERROR: out of memory */
 int runner__oid_cmp(const void *a, const void *b);               /* for qsort and bsearch */
 
+/* The trailer `key` of a parsed commit message, or NULL (borrowed from arr): runset.c. */
+const char *runner__trailer(const git_message_trailer_array *arr, const char *key);
+
 #endif

@@ -101,6 +101,8 @@ test_expect_success 'the person resets the target: landing goes on, audit holds'
 test_expect_success 'or accepts it: accept-target records it as the user'"'"'s' '
 	evil=$(cat evil.id) && before=$(cat before.id) && run=$(cat run.id) && g1=$(cat g1.id) &&
 	test_expect_failure_code 2 sluice -C repo accept-target &&
+	test_expect_failure_code 2 sluice -C repo accept-target --json "$evil" 2>err &&
+	test_grep "json" err &&
 	test_expect_failure_code 1 sluice -C repo accept-target 0123456789012345678901234567890123456789 2>err &&
 	sluice -C repo accept-target "$evil" >out &&
 	test_grep "$(echo $evil | cut -c1-12)" out &&

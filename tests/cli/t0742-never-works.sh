@@ -57,6 +57,20 @@ test_expect_success 'check rejects an unterminated placeholder in merge.message'
 	test_grep "unterminated variable .{work_order.title" out
 '
 
+test_expect_success 'check of a long target name looks at that branch, not a cut name' '
+	long=$(printf "%0200d/%0200d/%0188d" 1 2 3) &&
+	git -C repo branch "$long" main &&
+	echo tracked >repo/tracked.txt && git -C repo add tracked.txt &&
+	git -C repo commit -q -m tracked && git -C repo branch -f "$long" main &&
+	{ sed "s|^target:.*|target: \"$long\"|" good.yaml && echo "worktree:" &&
+		echo "  share: [tracked.txt]"; } >repo/.system/config.yaml &&
+	test_expect_failure_code 1 sluice -C repo check >out 2>&1 &&
+	test_grep "is tracked in branch" out &&
+	test_grep -v "is not a branch of this repository" out &&
+	cp good.yaml repo/.system/config.yaml &&
+	git -C repo branch -D "$long" >/dev/null
+'
+
 test_expect_success 'a tick whose target does not exist fails clearly and starts nothing' '
 	sed "s|^target:.*|target: nosuchbranch|" good.yaml >repo/.system/config.yaml &&
 	wo repo N1 &&

@@ -75,4 +75,20 @@ test_expect_success 'killed at reconcile.before_recover after a merge was killed
 	fault_check r "A B" ""
 '
 
+test_expect_success 'reconciliation removes the temporary files a killed sluice left, not a live one'"'"'s' '
+	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
+	wo r B && settle r &&
+	run=$(run_of r B) && test -d r/.system/runs/$run &&
+	dead=$(sh -c "echo \$\$") && live=$$ &&
+	echo x >r/.system/merge.journal.tmp.$dead &&
+	echo x >r/.system/runs/$run/diff.patch.tmp.$dead &&
+	echo x >r/.system/config.yaml.tmp.$live &&
+	echo x >r/.system/runs/$run/notes.tmp.x$dead &&
+	sluice -C r tick >out 2>err &&
+	test ! -e r/.system/merge.journal.tmp.$dead &&
+	test ! -e r/.system/runs/$run/diff.patch.tmp.$dead &&
+	test -f r/.system/config.yaml.tmp.$live &&
+	test -f r/.system/runs/$run/notes.tmp.x$dead
+'
+
 test_done
