@@ -377,7 +377,7 @@ static int render_resolve(struct sl_buf *b, const struct runner_prompt_ctx *c, s
 
 	if (!json_is_object(cur))
 		return sl_err_set(err, SL_EINVALID, "the conflict context has no currentRun; "
-				  "rebuild conflict.json");
+				  "the conflict is not recorded: a person must decide");
 	run_wo(cur, &id, &title, &prio);
 	sl_buf_addf(b, "# sluice: resolve a merge conflict of work order %s, attempt %d\n\n", id,
 		    c->attempt);

@@ -54,7 +54,9 @@ static int write_prompt(struct step *s, const struct runner_retry_overrides *ov,
 	pc.work_order = fields;
 	pc.attempt = s->run.attempt;
 	if (!strcmp(s->run.mode, "resolve")) {
-		conflict = step__read_json(s, "conflict.json");
+		/* from the store and git: conflict.json is the resolver's to rewrite */
+		if ((error = step__conflict_context(s, &conflict, err)) != 0)
+			goto out;
 		pc.conflict = conflict;
 	} else if (s->run.attempt > 1) {
 		diff = step__read(s, "diff.patch", ARTIFACT_READ_MAX);
