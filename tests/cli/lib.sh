@@ -122,6 +122,25 @@ sluice_repo() { # DIR [extra config lines...]
 	done
 }
 
+# Builder scripts "$BUILDERS/A.sh" and "$BUILDERS/B.sh" that each wait (at
+# most 30 s) until the other one started, then run EDIT (a command, with %s
+# standing for the work-order id): the two runs of one `tick --jobs 2` are
+# built on the same base, so a second merge of the same lines conflicts
+# however loaded the machine is.
+meeting_builders() { # A B EDIT
+	for _me in "$1" "$2"; do
+		if [ "$_me" = "$1" ]; then _other=$2; else _other=$1; fi
+		# shellcheck disable=SC2059
+		_edit=$(printf "$3" "$_me")
+		cat >"$BUILDERS/$_me.sh" <<-EOS || return 1
+		: >"\$SLUICE_RUN_DIR/../started-$_me"
+		i=0
+		while [ ! -f "\$SLUICE_RUN_DIR/../started-$_other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+		$_edit
+		EOS
+	done
+}
+
 # Config lines for a command reviewer that approves everything it is shown.
 APPROVE_REVIEWER="$BUILDERS/approve-reviewer.sh"
 printf '%s\n' 'cat >/dev/null' 'echo "{\"verdict\": \"approve\", \"reviewer\": \"approve-bot\"}"' >"$APPROVE_REVIEWER"

@@ -7,18 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'setup: two work orders that edit the same line' '
-	# each waits (bounded) until the other one started: both are built on
-	# the same base, so the second merge always conflicts, however loaded
-	# the machine is
-	for me in C1 C2; do
-		other=C1 && test $me = C2 || other=C2
-		cat >"$BUILDERS/$me.sh" <<-EOS || return 1
-		: >"\$SLUICE_RUN_DIR/../started-$me"
-		i=0
-		while [ ! -f "\$SLUICE_RUN_DIR/../started-$other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
-		sed -i "5s/.*/five by $me/" lines.txt
-		EOS
-	done
+	meeting_builders C1 C2 "sed -i \"5s/.*/five by %s/\" lines.txt"
 '
 
 # repo DIR with the resolver "$BUILDERS/$2", an approving reviewer; C1 and C2 built

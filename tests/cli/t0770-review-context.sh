@@ -55,17 +55,7 @@ test_expect_success 'a rewritten gates.json adds no gate and changes no command'
 test_expect_success 'a resolver that rewrites conflict.json: the reviewer gets the context from the store and git' '
 	sluice_repo res "reviewer:" "  mode: command" "  command: [sh, $BUILDERS/keep-reviewer.sh]" &&
 	seq 1 10 >res/lines.txt && git -C res add lines.txt && git -C res commit -q -m lines &&
-	# each waits (bounded) until the other started: both build on the same
-	# base, so the second merge conflicts however loaded the machine is
-	for me in R1 R2; do
-		other=R1 && test $me = R2 || other=R2
-		cat >"$BUILDERS/$me.sh" <<-EOS || return 1
-		: >"\$SLUICE_RUN_DIR/../started-$me"
-		i=0
-		while [ ! -f "\$SLUICE_RUN_DIR/../started-$other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
-		sed -i "5s/.*/five by $me/" lines.txt
-		EOS
-	done &&
+	meeting_builders R1 R2 "sed -i \"5s/.*/five by %s/\" lines.txt" &&
 	cat >"$BUILDERS/resolve.sh" <<-\EOS &&
 	# keep only its own side (drop the rival change), and tell the reviewer a story
 	git diff --name-only --diff-filter=U | while read -r f; do
