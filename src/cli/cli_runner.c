@@ -6,7 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 
-int cli_ctx_open(struct cli *cli, struct runner_ctx *ctx)
+int cli_ctx_open(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct sl_err err = SL_ERR_INIT;
 
@@ -66,7 +66,7 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 					      { "message", required_argument, NULL, 'm' },
 					      { "delete-branch", no_argument, NULL, 'D' },
 					      { NULL, 0, NULL, 0 } };
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	const char *message = NULL;
 	int c, rc, delete_branch = 0;

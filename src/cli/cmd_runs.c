@@ -26,7 +26,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 					      { "state", required_argument, NULL, 's' },
 					      { "wo", required_argument, NULL, 'w' },
 					      { NULL, 0, NULL, 0 } };
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
 	const char *state = NULL, *wo = NULL;

@@ -46,7 +46,7 @@ struct runner_gc_plan {
  * merged and unmerged ones are listed; the caller filters with
  * runner_gc_drop_unmerged(). *plan: runner_gc_plan_release().
  */
-int runner_gc_plan(struct runner_ctx *ctx, int keep_last, struct runner_gc_plan *plan,
+int runner_gc_plan(struct sl_ctx *ctx, int keep_last, struct runner_gc_plan *plan,
 		   struct sl_err *err);
 
 /* Leave the runs that did not merge out of the plan; returns how many. */
@@ -54,14 +54,14 @@ size_t runner_gc_drop_unmerged(struct runner_gc_plan *plan);
 
 /*
  * Remove what the plan lists, under the repository lock: the worktree
- * (runner_worktree_remove; forced, since the run is final and its diff was
+ * (worktree_remove; forced, since the run is final and its diff was
  * saved, when diff.patch exists), the branch, then the folder, after
  * writing the tombstone. Each item is verified afterwards (folder, branch
  * and worktree entry gone): item->removed, or item->error. *freed: the
  * bytes of the items removed. Returns an error only when gc could not run
  * at all (the lock, the repository).
  */
-int runner_gc_apply(struct runner_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed,
+int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed,
 		    struct sl_err *err);
 
 void runner_gc_plan_release(struct runner_gc_plan *plan);

@@ -4,7 +4,7 @@
  */
 #include "runner/pipeline.h"
 #include "store/workorders.h"
-#include "runner/worktree.h"
+#include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/log.h"
@@ -140,7 +140,7 @@ int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err 
 	return runner__write_artifact_json(s->ctx, s->run.id, name, j, err);
 }
 
-int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, const char *name,
+int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const char *name,
 				json_t *json, struct sl_err *err)
 {
 	char *path = sl_repo_run_path(&ctx->repo, run_id, name);
@@ -386,23 +386,23 @@ int step_prepare(struct step *s, struct sl_err *err)
 			goto out;
 	}
 	sl_fault("prepare.before_worktree_add");
-	error = runner_worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
+	error = worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
 				       s->run.base_commit, NULL, &reused, err);
 	if ((error == SL_EEXISTS || error == SL_ERROR) && half_made(s)) {
 		/* a creation cut off by a crash: set it aside and make it again */
 		sl_err_clear(err);
 		if ((error = set_aside_half_made(s, err)) == 0)
-			error = runner_worktree_create(s->ctx->repo.root, s->run.id,
+			error = worktree_create(s->ctx->repo.root, s->run.id,
 						       s->run.branch_name, s->run.base_commit,
 						       NULL, &reused, err);
 	}
 	if (error)
 		goto out;
 	sl_fault("prepare.after_worktree_add");
-	if ((error = runner_worktree_share(s->ctx->repo.root, s->wt,
+	if ((error = worktree_share(s->ctx->repo.root, s->wt,
 					   (const char *const *)s->ctx->cfg->worktree.share,
 					   &notes, err)) != 0 ||
-	    (error = runner_worktree_copy(s->ctx->repo.root, s->wt,
+	    (error = worktree_copy(s->ctx->repo.root, s->wt,
 					  (const char *const *)s->ctx->cfg->worktree.copy, &notes,
 					  err)) != 0) {
 		if (error == SL_EEXISTS) /* tracked in the worktree: so on every tick */
@@ -491,7 +491,7 @@ static int dispatch(struct step *s, struct sl_err *err)
 	return STEP_STOP; /* awaiting_review, merge_conflict, final states */
 }
 
-int runner_advance(struct runner_ctx *ctx, const char *run_id, struct sl_err *err)
+int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct step s;

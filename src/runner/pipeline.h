@@ -14,7 +14,7 @@
 #define STEP_STOP 1
 
 struct step {
-	struct runner_ctx *ctx;
+	struct sl_ctx *ctx;
 	struct store_run run; /* the row as last read */
 	char *run_dir;
 	char *wt;

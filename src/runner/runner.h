@@ -10,27 +10,17 @@
  * dies); git mutations of the service take the repository lock
  * (.system/lock). Every state change is one transaction plus an event.
  */
-#include "core/config.h"
+#include "core/ctx.h"
 #include "core/err.h"
-#include "core/repo.h"
 #include "store/store.h"
 
-struct runner_ctx {
-	struct sl_repo repo;
-	struct sl_config *cfg;
-	struct store *st;
-	char target_ref[512];   /* refs/heads/<cfg->target> */
-	char **excluded;        /* worktree.share + worktree.copy: never committed, never "dirty" */
-};
-
-#define RUNNER_CTX_INIT { SL_REPO_INIT, NULL, NULL, { 0 }, NULL }
 
 /*
  * Find the repository containing dir, check it is initialized, load the
  * config and open the store. Release with runner_ctx_release().
  */
-int runner_ctx_open(struct runner_ctx *ctx, const char *dir, struct sl_err *err);
-void runner_ctx_release(struct runner_ctx *ctx);
+int runner_ctx_open(struct sl_ctx *ctx, const char *dir, struct sl_err *err);
+void runner_ctx_release(struct sl_ctx *ctx);
 
 /* Progress callback: called by the tick's parent as runs change state. */
 struct runner_progress {
@@ -64,7 +54,7 @@ struct runner_tick_result {
  * (respecting dependencies and the overlap rule) and advance every run
  * that can move, in parallel up to `jobs` worker processes.
  */
-int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *opts,
+int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *opts,
 		struct runner_tick_result *res, struct sl_err *err);
 
 /*
@@ -72,26 +62,23 @@ int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *opts,
  * interrupted: they become `interrupted` and then `queued` again. Orphan
  * worktrees and run/ branches are counted (and logged).
  */
-int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct sl_err *err);
+int runner_reconcile(struct sl_ctx *ctx, int *requeued, int *orphans, struct sl_err *err);
 
 /*
  * Advance one run as far as it can go now, in this process (the worker
  * side of a tick). Takes the run lock; SL_ELOCKED if another process
  * holds it.
  */
-int runner_advance(struct runner_ctx *ctx, const char *run_id, struct sl_err *err);
+int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
 
 /* The human commands. `run` is an id or a unique prefix. */
-int runner_approve(struct runner_ctx *ctx, const char *run, const char *message,
+int runner_approve(struct sl_ctx *ctx, const char *run, const char *message,
 		   struct sl_err *err);
-int runner_reject(struct runner_ctx *ctx, const char *run, const char *message,
+int runner_reject(struct sl_ctx *ctx, const char *run, const char *message,
 		  struct sl_err *err);
-int runner_retry(struct runner_ctx *ctx, const char *run, char *next_state, size_t n,
+int runner_retry(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
 		 struct sl_err *err);
-int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
+int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 		   struct sl_err *err);
-
-/* Path of a run's artifact (new string, the caller's). */
-char *runner_artifact(const struct runner_ctx *ctx, const char *run_id, const char *name);
 
 #endif

@@ -15,7 +15,7 @@ struct runner_ready {
 };
 
 /* Ingest the inbox into the store (queue module). */
-int runner__ingest(struct runner_ctx *ctx, struct sl_err *err);
+int runner__ingest(struct sl_ctx *ctx, struct sl_err *err);
 
 /*
  * Work orders that may start now, in schedule order (dependencies merged,
@@ -23,23 +23,23 @@ int runner__ingest(struct runner_ctx *ctx, struct sl_err *err);
  * only_wo: just that one (it must be ready). *out is the caller's:
  * runner__ready_free().
  */
-int runner__ready(struct runner_ctx *ctx, const char *only_wo, struct runner_ready **out,
+int runner__ready(struct sl_ctx *ctx, const char *only_wo, struct runner_ready **out,
 		  size_t *n, struct sl_err *err);
 void runner__ready_free(struct runner_ready *r, size_t n);
 
 /* Runs waiting on something: awaiting_review, reviewing, approved, merge_conflict. */
-int runner__count_waiting(struct runner_ctx *ctx);
+int runner__count_waiting(struct sl_ctx *ctx);
 
 /* The repository lock (.system/lock), waiting up to 10 minutes. */
-int runner__lock_repo(struct runner_ctx *ctx, struct sl_lock *lock, struct sl_err *err);
+int runner__lock_repo(struct sl_ctx *ctx, struct sl_lock *lock, struct sl_err *err);
 
 /* A run's own lock (.system/runs/<id>/lock); 0 = do not wait. */
-int runner__lock_run(struct runner_ctx *ctx, const char *run_id, int64_t timeout_ms,
+int runner__lock_run(struct sl_ctx *ctx, const char *run_id, int64_t timeout_ms,
 		     struct sl_lock *lock, struct sl_err *err);
 
 /* Write a JSON document as a run artifact (atomically). */
 struct json_t;
-int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, const char *name,
+int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const char *name,
 				struct json_t *json, struct sl_err *err);
 
 /*
@@ -49,17 +49,17 @@ int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, cons
  * (merged, abandoned, or with diff.patch written). Links are removed, never
  * followed. Hold the repository lock.
  */
-int runner__discard_worktree(struct runner_ctx *ctx, const char *run_id, struct sl_err *err);
+int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
 
 /*
  * Seal the newest merged run when a killed merge left it without
  * manifest.json, so that the chain stays in merge order. Hold the repository
  * lock; every merge calls it first. Failures are logged.
  */
-void runner__seal_newest(struct runner_ctx *ctx);
+void runner__seal_newest(struct sl_ctx *ctx);
 
 /* The run's worktree path (new string). */
-char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id);
+char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id);
 
 
 #endif

@@ -34,15 +34,15 @@ struct runner_target_alert {
  * recording only reads. Returns 0 when the target carries nothing
  * unreviewed, 1 when it does (*alert filled), or a negative error.
  */
-int runner_target_watch(struct runner_ctx *ctx, const git_oid *tip, int record,
+int runner_target_watch(struct sl_ctx *ctx, const git_oid *tip, int record,
 			struct runner_target_alert *alert, struct sl_err *err);
 
 /* The same under the repository lock, recording (what a tick does at its start and end). */
-int runner_target_watch_locked(struct runner_ctx *ctx, struct runner_target_alert *alert,
+int runner_target_watch_locked(struct sl_ctx *ctx, struct runner_target_alert *alert,
 			       struct sl_err *err);
 
 /* sluice landed `commit` (hex) on the target: the last observed tip. Hold the lock. */
-int runner_target_landed(struct runner_ctx *ctx, const char *commit, struct sl_err *err);
+int runner_target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *err);
 
 /*
  * sluice accept-target COMMIT: record every commit reachable from COMMIT
@@ -50,53 +50,7 @@ int runner_target_landed(struct runner_ctx *ctx, const char *commit, struct sl_e
  * observe again. *n: how many were recorded. SL_ENOTFOUND: no such
  * commit; SL_ECONFLICT: it is not on the target.
  */
-int runner_target_accept(struct runner_ctx *ctx, const char *commit, size_t *n,
+int runner_target_accept(struct sl_ctx *ctx, const char *commit, size_t *n,
 			 struct runner_target_alert *alert, struct sl_err *err);
-
-/*
- * The commits of the runs (runner/runset.c, shared with the audit): for each run, the
- * commits reachable from what it recorded or left behind (its head, its
- * attempts' heads, its run/ branch, every entry of that branch's reflog and
- * of its worktree's HEAD reflog) and not from its base nor from `hide` (may
- * be NULL); a refs/sluice/ ref's own commit. Sorted by commit, each with its
- * run: what a run brought, as opposed to the target history it started from.
- */
-struct runner_runset_tip {
-	git_oid id;
-	git_oid base;
-	int has_base;
-	char *run;
-};
-
-struct runner_owned {
-	git_oid id;
-	const char *run; /* borrowed from the tips */
-};
-
-struct runner_runset {
-	struct runner_owned *v;
-	size_t n;
-	struct runner_runset_tip *tips; /* grouped by run */
-	size_t ntips;
-};
-
-#define RUNNER_RUNSET_INIT { NULL, 0, NULL, 0 }
-
-int runner__runset_load(struct runner_ctx *ctx, git_repository *git, const git_oid *hide,
-			struct runner_runset *set, struct sl_err *err);
-/* The run `id` came from (borrowed from set), or NULL: from no run. */
-const char *runner__runset_owner(const struct runner_runset *set, const git_oid *id);
-void runner__runset_release(struct runner_runset *set);
-
-/* A growable list of commits (module-internal; free(v)). */
-struct runner_oids {
-	git_oid *v;
-	size_t n, cap;
-};
-int runner__oids_add(struct runner_oids *o, const git_oid *id); /* SL_ERROR: out of memory */
-int runner__oid_cmp(const void *a, const void *b);               /* for qsort and bsearch */
-
-/* The trailer `key` of a parsed commit message, or NULL (borrowed from arr): runset.c. */
-const char *runner__trailer(const git_message_trailer_array *arr, const char *key);
 
 #endif

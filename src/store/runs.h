@@ -161,7 +161,7 @@ int store_run_claim(struct store *st, const struct store_run *run, struct sl_err
  * What a run's next step decides on, kept here rather than in the run
  * folder, which builders, gates and resolvers can write (schema/db/003).
  *
- * The retry rules' active overrides (runner/retry.h): rule indices, -1 for
+ * The retry rules' active overrides (build/build.h): rule indices, -1 for
  * none. A run without a row reads as all -1 (the rules start over).
  */
 struct store_retry_state {

@@ -1,5 +1,5 @@
 /* diff.patch (git's own bytes) and files_changed.json (libgit2's list). */
-#include "runner/diff.h"
+#include "worktree/worktree.h"
 #include "core/utf8.h"
 #include "core/fs.h"
 #include "core/proc.h"
@@ -46,7 +46,7 @@ static int utf8_valid(const char *s)
 	return 1;
 }
 
-json_t *runner_diff_json_text(const char *s, size_t n)
+json_t *worktree_diff_json_text(const char *s, size_t n)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	size_t i = 0, k;
@@ -67,7 +67,7 @@ out:
 /* A file name as JSON text: each byte that is not part of valid UTF-8 becomes U+FFFD. */
 static json_t *lossy_string(const char *s)
 {
-	return runner_diff_json_text(s, strlen(s));
+	return worktree_diff_json_text(s, strlen(s));
 }
 
 /*
@@ -159,7 +159,7 @@ static int run_git_diff(const char *repo, const char *base, const char *head, in
 	return error;
 }
 
-int runner_diff_patch(const char *repo_path, const char *base_hex, const char *head_hex,
+int worktree_diff_patch(const char *repo_path, const char *base_hex, const char *head_hex,
 		      const char *patch_path, struct sl_err *err)
 {
 	struct sl_err ignored = SL_ERR_INIT;
@@ -192,7 +192,7 @@ int runner_diff_patch(const char *repo_path, const char *base_hex, const char *h
 	return error;
 }
 
-int runner_diff_patch_mem(const char *repo_path, const char *base_hex, const char *head_hex,
+int worktree_diff_patch_mem(const char *repo_path, const char *base_hex, const char *head_hex,
 			  struct sl_buf *out, size_t *total, struct sl_err *err)
 {
 	int error;
@@ -224,9 +224,9 @@ static char status_char(git_delta_t s)
 	}
 }
 
-static int push(struct runner_file_changes *fc, char status, const char *path, const char *old)
+static int push(struct worktree_file_changes *fc, char status, const char *path, const char *old)
 {
-	struct runner_file_change *v = realloc(fc->v, (fc->n + 1) * sizeof(*v));
+	struct worktree_file_change *v = realloc(fc->v, (fc->n + 1) * sizeof(*v));
 
 	if (!v)
 		return -1;
@@ -238,7 +238,7 @@ static int push(struct runner_file_changes *fc, char status, const char *path, c
 	return v->path && (!old || v->old_path) ? 0 : -1;
 }
 
-static int add_delta(struct runner_file_changes *fc, const git_diff_delta *d)
+static int add_delta(struct worktree_file_changes *fc, const git_diff_delta *d)
 {
 	char st = status_char(d->status);
 
@@ -249,8 +249,8 @@ static int add_delta(struct runner_file_changes *fc, const git_diff_delta *d)
 
 static int cmp_change(const void *a, const void *b)
 {
-	return strcmp(((const struct runner_file_change *)a)->path,
-		      ((const struct runner_file_change *)b)->path);
+	return strcmp(((const struct worktree_file_change *)a)->path,
+		      ((const struct worktree_file_change *)b)->path);
 }
 
 static int tree_of(git_tree **out, git_repository *repo, const char *hex)
@@ -277,7 +277,7 @@ static int tree_diff(git_diff **out, git_repository *repo, const char *base, con
 	o.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
 	git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
 	fo.flags = GIT_DIFF_FIND_RENAMES;
-	fo.rename_limit = RUNNER_DIFF_RENAME_LIMIT;
+	fo.rename_limit = WORKTREE_DIFF_RENAME_LIMIT;
 	if ((rc = tree_of(&a, repo, base)) == 0 && (rc = tree_of(&b, repo, head)) == 0 &&
 	    (rc = git_diff_tree_to_tree(out, repo, a, b, &o)) == 0)
 		rc = git_diff_find_similar(*out, &fo);
@@ -286,8 +286,8 @@ static int tree_diff(git_diff **out, git_repository *repo, const char *base, con
 	return rc;
 }
 
-int runner_diff_files(const char *repo_path, const char *base_hex, const char *head_hex,
-		      struct runner_file_changes *out, struct sl_err *err)
+int worktree_diff_files(const char *repo_path, const char *base_hex, const char *head_hex,
+		      struct worktree_file_changes *out, struct sl_err *err)
 {
 	git_repository *repo = NULL;
 	git_diff *diff = NULL;
@@ -313,7 +313,7 @@ int runner_diff_files(const char *repo_path, const char *base_hex, const char *h
 		qsort(out->v, out->n, sizeof(*out->v), cmp_change);
 out:
 	if (error)
-		runner_file_changes_release(out);
+		worktree_file_changes_release(out);
 	git_diff_free(diff);
 	git_repository_free(repo);
 	return error;
@@ -353,7 +353,7 @@ static json_t *file_stat(git_repository *repo, git_patch *patch, size_t *add, si
 			 "insertions", (json_int_t)*add, "deletions", (json_int_t)*del);
 }
 
-int runner_diff_stat(const char *repo_path, const char *base_hex, const char *head_hex,
+int worktree_diff_stat(const char *repo_path, const char *base_hex, const char *head_hex,
 		     json_t **out, struct sl_err *err)
 {
 	git_repository *repo = NULL;
@@ -402,7 +402,7 @@ out:
 	return error;
 }
 
-void runner_file_changes_release(struct runner_file_changes *fc)
+void worktree_file_changes_release(struct worktree_file_changes *fc)
 {
 	size_t i;
 
@@ -425,7 +425,7 @@ static int set_name(json_t *o, const char *key, const char *key_quoted, const ch
 	return json_object_set_new(o, key_quoted, git_quoted(name));
 }
 
-json_t *runner_file_changes_to_json(const struct runner_file_changes *fc)
+json_t *worktree_file_changes_to_json(const struct worktree_file_changes *fc)
 {
 	json_t *arr = json_array(), *o;
 	char st[2] = { 0, 0 };
@@ -447,18 +447,18 @@ json_t *runner_file_changes_to_json(const struct runner_file_changes *fc)
 	return arr;
 }
 
-char *runner_file_changes_json(const struct runner_file_changes *fc)
+char *worktree_file_changes_json(const struct worktree_file_changes *fc)
 {
-	json_t *arr = runner_file_changes_to_json(fc);
+	json_t *arr = worktree_file_changes_to_json(fc);
 	char *s = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 
 	json_decref(arr);
 	return s;
 }
 
-static int write_json(const struct runner_file_changes *fc, const char *path, struct sl_err *err)
+static int write_json(const struct worktree_file_changes *fc, const char *path, struct sl_err *err)
 {
-	char *s = runner_file_changes_json(fc);
+	char *s = worktree_file_changes_json(fc);
 	struct sl_buf b = SL_BUF_INIT;
 	int error;
 
@@ -474,21 +474,21 @@ static int write_json(const struct runner_file_changes *fc, const char *path, st
 	return error;
 }
 
-int runner_diff_write(const char *repo_path, const char *base_hex, const char *head_hex,
+int worktree_diff_write(const char *repo_path, const char *base_hex, const char *head_hex,
 		      const char *patch_path, const char *files_json_path,
-		      struct runner_file_changes *files, struct sl_err *err)
+		      struct worktree_file_changes *files, struct sl_err *err)
 {
-	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
 	int error = 0;
 
 	if (files)
 		memset(files, 0, sizeof(*files));
-	if (patch_path && (error = runner_diff_patch(repo_path, base_hex, head_hex, patch_path,
+	if (patch_path && (error = worktree_diff_patch(repo_path, base_hex, head_hex, patch_path,
 						     err)) < 0)
 		goto out;
 	if (!files_json_path && !files)
 		goto out;
-	if ((error = runner_diff_files(repo_path, base_hex, head_hex, &fc, err)) < 0)
+	if ((error = worktree_diff_files(repo_path, base_hex, head_hex, &fc, err)) < 0)
 		goto out;
 	if (files_json_path && (error = write_json(&fc, files_json_path, err)) < 0)
 		goto out;
@@ -497,6 +497,6 @@ int runner_diff_write(const char *repo_path, const char *base_hex, const char *h
 		memset(&fc, 0, sizeof(fc));
 	}
 out:
-	runner_file_changes_release(&fc);
+	worktree_file_changes_release(&fc);
 	return error;
 }

@@ -11,7 +11,7 @@
 
 #include "core/fs.h"
 #include "core/sha256.h"
-#include "runner/manifest.h"
+#include "artifact/artifact.h"
 #include "store/runs.h"
 
 struct fixture {
@@ -65,21 +65,21 @@ static int teardown(void **state)
 static void test_is_artifact(void **state)
 {
 	(void)state;
-	assert_true(runner_manifest_is_artifact("diff.patch"));
-	assert_true(runner_manifest_is_artifact("attempts/1/prompt.md"));
-	assert_true(runner_manifest_is_artifact("gates/test.log"));
-	assert_false(runner_manifest_is_artifact("lock"));
-	assert_false(runner_manifest_is_artifact("manifest.json"));
-	assert_false(runner_manifest_is_artifact("worktree"));
-	assert_false(runner_manifest_is_artifact("worktree/a.c"));
-	assert_false(runner_manifest_is_artifact("review.json.tmp.1234"));
-	assert_true(runner_manifest_is_artifact("gates/worktree"));
+	assert_true(artifact_manifest_is_artifact("diff.patch"));
+	assert_true(artifact_manifest_is_artifact("attempts/1/prompt.md"));
+	assert_true(artifact_manifest_is_artifact("gates/test.log"));
+	assert_false(artifact_manifest_is_artifact("lock"));
+	assert_false(artifact_manifest_is_artifact("manifest.json"));
+	assert_false(artifact_manifest_is_artifact("worktree"));
+	assert_false(artifact_manifest_is_artifact("worktree/a.c"));
+	assert_false(artifact_manifest_is_artifact("review.json.tmp.1234"));
+	assert_true(artifact_manifest_is_artifact("gates/worktree"));
 }
 
 static void test_hash_walks_and_skips(void **state)
 {
 	struct fixture *f = *state;
-	struct runner_artifact_hashes h = RUNNER_ARTIFACT_HASHES_INIT;
+	struct artifact_hashes h = ARTIFACT_HASHES_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char *dir = run_dir(f, "R1"), want[65];
 
@@ -89,22 +89,22 @@ static void test_hash_walks_and_skips(void **state)
 	put(dir, "manifest.json", "{}");
 	put(dir, "worktree/src/a.c", "code");
 	put(dir, "merge.json.tmp.99", "half");
-	assert_int_equal(runner_artifacts_hash(dir, &h, &err), 0);
+	assert_int_equal(artifact_hash_files(dir, &h, &err), 0);
 	assert_int_equal(h.n, 2);
 	assert_string_equal(h.v[0].path, "attempts/1/prompt.md");
 	assert_string_equal(h.v[1].path, "diff.patch");
 	sl_sha256_hex(want, "patch", 5);
 	assert_string_equal(h.v[1].sha256, want);
 	assert_int_equal(h.v[1].size, 5);
-	runner_artifact_hashes_release(&h);
-	assert_int_equal(runner_artifacts_hash("/nonexistent/run", &h, &err), SL_ENOTFOUND);
+	artifact_hashes_release(&h);
+	assert_int_equal(artifact_hash_files("/nonexistent/run", &h, &err), SL_ENOTFOUND);
 	free(dir);
 }
 
 static void test_chain_order_and_tombstones(void **state)
 {
 	struct fixture *f = *state;
-	struct runner_chain c = RUNNER_CHAIN_INIT;
+	struct artifact_chain c = ARTIFACT_CHAIN_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char *b = run_dir(f, "B"), *a = run_dir(f, "A");
 
@@ -117,7 +117,7 @@ static void test_chain_order_and_tombstones(void **state)
 				      "\"manifest_sha256\":\"zz\"}");
 	put(f->repo.runs_dir, "F.gc", "{\"run\":\"F\",\"merged_at\":null}"); /* not merged */
 	put(f->repo.runs_dir, "C/summary.md", "no manifest");
-	assert_int_equal(runner_chain_load(&f->repo, NULL, &c, &err), 0);
+	assert_int_equal(artifact_chain_load(&f->repo, NULL, &c, &err), 0);
 	assert_int_equal(c.n, 3);
 	assert_string_equal(c.v[0].run, "Z");
 	assert_true(c.v[0].removed);
@@ -126,10 +126,10 @@ static void test_chain_order_and_tombstones(void **state)
 	assert_string_equal(c.v[1].previous_run, "Z");
 	assert_string_equal(c.v[2].run, "A");
 	assert_null(c.v[2].previous_manifest);
-	runner_chain_release(&c);
-	assert_int_equal(runner_chain_load(&f->repo, "A", &c, &err), 0);
+	artifact_chain_release(&c);
+	assert_int_equal(artifact_chain_load(&f->repo, "A", &c, &err), 0);
 	assert_int_equal(c.n, 2);
-	runner_chain_release(&c);
+	artifact_chain_release(&c);
 	free(b);
 	free(a);
 }
@@ -164,9 +164,9 @@ static void test_write_chains(void **state)
 	put(d1, "merge.json", "{\"merged_at\":\"2026-01-01T00:00:01.000Z\",\"merge_commit\":"
 			      "\"2222222222222222222222222222222222222222\"}");
 	put(d1, "lock", "");
-	assert_int_equal(runner_manifest_write(&f->repo, st, "R2", &err), SL_ENOTFOUND);
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R2", &err), SL_ENOTFOUND);
 	sl_err_clear(&err);
-	assert_int_equal(runner_manifest_write(&f->repo, st, "R1", &err), 0);
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R1", &err), 0);
 	snprintf(path, sizeof(path), "%s/manifest.json", d1);
 	assert_int_equal(sl_sha256_file(sha1, path, &err), 0);
 	assert_int_equal(sl_read_file(&b, path, 0, &err), 0);
@@ -177,7 +177,7 @@ static void test_write_chains(void **state)
 	assert_non_null(strstr(b.ptr, "\"base\": \"1111111111111111111111111111111111111111\""));
 	sl_buf_reset(&b);
 	put(d2, "merge.json", "{\"merged_at\":\"2026-01-01T00:00:02.000Z\"}");
-	assert_int_equal(runner_manifest_write(&f->repo, st, "R2", &err), 0);
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R2", &err), 0);
 	snprintf(path, sizeof(path), "%s/manifest.json", d2);
 	assert_int_equal(sl_read_file(&b, path, 0, &err), 0);
 	assert_non_null(strstr(b.ptr, "\"previous_run\": \"R1\""));

@@ -13,7 +13,7 @@
 
 #include "core/fs.h"
 #include <jansson.h>
-#include "runner/diff.h"
+#include "worktree/worktree.h"
 #include "test_helpers.h"
 
 static char tmp[PATH_MAX], repo[PATH_MAX + 16], base[64], head[64];
@@ -57,7 +57,7 @@ static void test_patch_is_git_bytes(void **state)
 	snprintf(patch, sizeof(patch), "%s/diff.patch", tmp);
 	sh("cd '%s' && git diff --binary --full-index -M %s %s >'%s/expected.patch'", repo, base,
 	   head, tmp);
-	assert_int_equal(runner_diff_patch(repo, base, head, patch, &err), 0);
+	assert_int_equal(worktree_diff_patch(repo, base, head, patch, &err), 0);
 	sh("cmp '%s/expected.patch' '%s'", tmp, patch);
 	/* it has the cases it should have */
 	sh("grep -q '^GIT binary patch' '%s' && grep -q '^rename from torename.txt' '%s' && "
@@ -86,7 +86,7 @@ static void test_patch_ignores_config(void **state)
 	   repo);
 	setenv("GIT_EXTERNAL_DIFF", "false", 1);
 	setenv("GIT_DIFF_OPTS", "--unified=9", 1);
-	assert_int_equal(runner_diff_patch(repo, base, head, patch, &err), 0);
+	assert_int_equal(worktree_diff_patch(repo, base, head, patch, &err), 0);
 	unsetenv("GIT_EXTERNAL_DIFF");
 	unsetenv("GIT_DIFF_OPTS");
 	sh("cmp '%s/expected.patch' '%s'", tmp, patch);
@@ -95,12 +95,12 @@ static void test_patch_ignores_config(void **state)
 static void test_files_match_git(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
 	char mine[PATH_MAX * 2];
 	FILE *f;
 	size_t i;
 
-	assert_int_equal(runner_diff_files(repo, base, head, &fc, &err), 0);
+	assert_int_equal(worktree_diff_files(repo, base, head, &fc, &err), 0);
 	snprintf(mine, sizeof(mine), "%s/mine.txt", tmp);
 	assert_non_null(f = fopen(mine, "w"));
 	for (i = 0; i < fc.n; i++) {
@@ -119,18 +119,18 @@ static void test_files_match_git(void **state)
 	   repo, base, head, tmp);
 	sh("diff -u '%s/git.txt' '%s'", tmp, mine);
 	assert_int_equal(fc.n, 14);
-	runner_file_changes_release(&fc);
+	worktree_file_changes_release(&fc);
 }
 
 static void test_write_both(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
 	char patch[PATH_MAX * 2], json[PATH_MAX * 2];
 
 	snprintf(patch, sizeof(patch), "%s/diff.patch", tmp);
 	snprintf(json, sizeof(json), "%s/files_changed.json", tmp);
-	assert_int_equal(runner_diff_write(repo, base, head, patch, json, &fc, &err), 0);
+	assert_int_equal(worktree_diff_write(repo, base, head, patch, json, &fc, &err), 0);
 	assert_int_equal(fc.n, 14);
 	sh("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
 	   "assert [x[\"path\"] for x in d] == sorted(x[\"path\"] for x in d); "
@@ -139,9 +139,9 @@ static void test_write_both(void **state)
 	   "assert all(\"old_path\" not in x for x in d if x[\"status\"]!=\"R\"); "
 	   "assert {\"path\":\"becomes-link\",\"status\":\"T\"} in d' '%s'",
 	   json);
-	runner_file_changes_release(&fc);
+	worktree_file_changes_release(&fc);
 	sl_err_clear(&err);
-	assert_int_equal(runner_diff_write(repo, "HEAD", head, patch, json, NULL, &err),
+	assert_int_equal(worktree_diff_write(repo, "HEAD", head, patch, json, NULL, &err),
 			 SL_EINVALID);
 }
 
@@ -156,17 +156,17 @@ static void test_patch_in_memory(void **state)
 	snprintf(expected, sizeof(expected), "%s/expected.patch", tmp);
 	sh("cd '%s' && git diff --binary --full-index -M %s %s >'%s'", repo, base, head, expected);
 	assert_int_equal(sl_read_file(&want, expected, 0, &err), 0);
-	assert_int_equal(runner_diff_patch_mem(repo, base, head, &b, &total, &err), 0);
+	assert_int_equal(worktree_diff_patch_mem(repo, base, head, &b, &total, &err), 0);
 	assert_int_equal(total, want.len);
 	assert_int_equal(b.len, want.len);
 	assert_memory_equal(b.ptr, want.ptr, want.len);
 	sl_buf_release(&b);
 	sl_buf_init(&b, 100);
-	assert_int_equal(runner_diff_patch_mem(repo, base, head, &b, &total, &err), 0);
+	assert_int_equal(worktree_diff_patch_mem(repo, base, head, &b, &total, &err), 0);
 	assert_int_equal(total, want.len);
 	assert_int_equal(b.len, 100);
 	assert_memory_equal(b.ptr, want.ptr, 100);
-	assert_int_equal(runner_diff_patch_mem(repo, "HEAD", head, &b, &total, &err), SL_EINVALID);
+	assert_int_equal(worktree_diff_patch_mem(repo, "HEAD", head, &b, &total, &err), SL_EINVALID);
 	assert_int_equal(b.len, 0);
 	assert_int_equal(total, 0);
 	sl_buf_release(&b);
@@ -178,10 +178,10 @@ static void test_files_json_not_utf8(void **state)
 {
 	char n1[] = "caf\xe9.txt", n2[] = "ok\tname \"q\"\\.txt", o2[] = "old\xff\x01\x7f";
 	char n3[] = "\xc3\xa9t\xc3\xa9.txt";
-	struct runner_file_change v[] = { { 'A', n1, NULL }, { 'R', n2, o2 }, { 'M', n3, NULL } };
-	struct runner_file_changes fc = { v, 3 };
-	json_t *j = runner_file_changes_to_json(&fc), *o;
-	char *text = runner_file_changes_json(&fc);
+	struct worktree_file_change v[] = { { 'A', n1, NULL }, { 'R', n2, o2 }, { 'M', n3, NULL } };
+	struct worktree_file_changes fc = { v, 3 };
+	json_t *j = worktree_file_changes_to_json(&fc), *o;
+	char *text = worktree_file_changes_json(&fc);
 
 	assert_non_null(j);
 	assert_non_null(text);
@@ -206,7 +206,7 @@ static void test_files_json_not_utf8(void **state)
 static void test_files_json_quoting_is_gits(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
 	json_t *j;
 	char *text, path[PATH_MAX * 2];
 	FILE *f;
@@ -215,9 +215,9 @@ static void test_files_json_quoting_is_gits(void **state)
 	   "git commit -qm latin1", repo);
 	snprintf(head, sizeof(head), "%s", sh_line("git -C '%s' rev-parse HEAD", repo));
 	snprintf(base, sizeof(base), "%s", sh_line("git -C '%s' rev-parse HEAD~1", repo));
-	assert_int_equal(runner_diff_files(repo, base, head, &fc, &err), 0);
+	assert_int_equal(worktree_diff_files(repo, base, head, &fc, &err), 0);
 	assert_int_equal(fc.n, 1);
-	assert_non_null(j = runner_file_changes_to_json(&fc));
+	assert_non_null(j = worktree_file_changes_to_json(&fc));
 	text = (char *)json_string_value(json_object_get(json_array_get(j, 0), "path_quoted"));
 	assert_non_null(text);
 	snprintf(path, sizeof(path), "%s/quoted.txt", tmp);
@@ -227,7 +227,7 @@ static void test_files_json_quoting_is_gits(void **state)
 	sh("cd '%s' && git -c core.quotePath=true diff --name-only %s %s | cmp - '%s'", repo, base,
 	   head, path);
 	json_decref(j);
-	runner_file_changes_release(&fc);
+	worktree_file_changes_release(&fc);
 }
 
 static void test_diff_stat(void **state)
@@ -237,7 +237,7 @@ static void test_diff_stat(void **state)
 	size_t i;
 	long long adds = 0, dels = 0;
 
-	assert_int_equal(runner_diff_stat(repo, base, head, &j, &err), 0);
+	assert_int_equal(worktree_diff_stat(repo, base, head, &j, &err), 0);
 	assert_int_equal(json_integer_value(json_object_get(j, "files_changed")), 14);
 	json_array_foreach(json_object_get(j, "files"), i, f) {
 		const char *p = json_string_value(json_object_get(f, "path"));
@@ -256,7 +256,7 @@ static void test_diff_stat(void **state)
 	sh("cd '%s' && git diff --shortstat -M %s %s | grep -q '%lld insertions(+), %lld deletions(-)'",
 	   repo, base, head, adds, dels);
 	json_decref(j);
-	assert_int_equal(runner_diff_stat(repo, base, "0123", &j, &err), SL_EINVALID);
+	assert_int_equal(worktree_diff_stat(repo, base, "0123", &j, &err), SL_EINVALID);
 	assert_null(j);
 }
 

@@ -1,5 +1,5 @@
 /* The builder's prompt (prompt.h): build mode, template overrides, resolve mode. */
-#include "runner/prompt.h"
+#include "build/build.h"
 #include "core/fs.h"
 #include "core/template.h"
 
@@ -82,7 +82,7 @@ static void tail_text(struct sl_buf *out, const char *text, size_t max, const ch
 
 /* ---- the automatic retry section */
 
-static void retry_gates(struct sl_buf *b, const struct runner_gate_results *g)
+static void retry_gates(struct sl_buf *b, const struct build_gate_results *g)
 {
 	struct sl_buf tail = SL_BUF_INIT;
 	size_t failed = 0;
@@ -93,7 +93,7 @@ static void retry_gates(struct sl_buf *b, const struct runner_gate_results *g)
 		return;
 	sl_buf_puts(b, "### Failed gates\n\n");
 	for (size_t i = 0; i < g->n; i++) {
-		const struct runner_gate_result *r = &g->v[i];
+		const struct build_gate_result *r = &g->v[i];
 
 		if (r->passed)
 			continue;
@@ -101,38 +101,38 @@ static void retry_gates(struct sl_buf *b, const struct runner_gate_results *g)
 			    r->timed_out ? "timed out" : "failed",
 			    r->error ? ": could not start" : "", r->exit_code);
 		sl_buf_reset(&tail);
-		tail_text(&tail, r->output ? r->output : "", RUNNER_PROMPT_GATE_MAX, "output");
+		tail_text(&tail, r->output ? r->output : "", BUILD_PROMPT_GATE_MAX, "output");
 		fenced(b, "", sl_buf_cstr(&tail));
 	}
 	sl_buf_release(&tail);
 }
 
-static void retry_section(struct sl_buf *b, const struct runner_prompt_ctx *c)
+static void retry_section(struct sl_buf *b, const struct build_prompt_ctx *c)
 {
 	struct sl_buf part = SL_BUF_INIT;
 
 	sl_buf_addf(b, "## Retry: this is attempt %d\n\n", c->attempt);
 	sl_buf_addf(b, "Attempt %d failed: ", c->attempt - 1);
 	head_text(b, c->error && *c->error ? c->error : "(no reason recorded)",
-			    RUNNER_PROMPT_TEXT_MAX, "reason");
+			    BUILD_PROMPT_TEXT_MAX, "reason");
 	sl_buf_puts(b, "\n\nFix what failed and keep what was right. The worktree holds the\n"
 		       "previous attempt's work unless a retry rule reset it.\n\n");
 	retry_gates(b, c->gates);
 	if (c->review_comments && *c->review_comments) {
 		sl_buf_puts(b, "### The reviewer's comments\n\n");
-		head_text(b, c->review_comments, RUNNER_PROMPT_TEXT_MAX, "comments");
+		head_text(b, c->review_comments, BUILD_PROMPT_TEXT_MAX, "comments");
 		sl_buf_puts(b, "\n\n");
 	}
 	if (c->diff && *c->diff) {
 		sl_buf_puts(b, "### The previous attempt's diff\n\n");
-		head_text(&part, c->diff, RUNNER_PROMPT_DIFF_MAX, "diff");
+		head_text(&part, c->diff, BUILD_PROMPT_DIFF_MAX, "diff");
 		fenced(b, "diff", sl_buf_cstr(&part));
 	}
 	sl_buf_release(&part);
 }
 
 /* The work order's id: its field, else the front matter's "id:" line, else "?". */
-static void wo_id(char *out, size_t n, const struct runner_prompt_ctx *c)
+static void wo_id(char *out, size_t n, const struct build_prompt_ctx *c)
 {
 	const char *id = json_string_value(json_object_get(c->work_order, "id"));
 	const char *t = c->work_order_text, *p;
@@ -159,7 +159,7 @@ static void wo_id(char *out, size_t n, const struct runner_prompt_ctx *c)
 /* ---- a retry rule's prompt template */
 
 struct vars {
-	const struct runner_prompt_ctx *c;
+	const struct build_prompt_ctx *c;
 	char *owned[64];  /* values made for this render, freed after it */
 	size_t nowned;
 };
@@ -197,7 +197,7 @@ static char *json_text(json_t *j)
 	return b.ptr ? sl_buf_detach(&b) : strdup("");
 }
 
-static const struct runner_gate_result *find_gate(const struct runner_gate_results *g,
+static const struct build_gate_result *find_gate(const struct build_gate_results *g,
 						  const char *name, size_t len)
 {
 	for (size_t i = 0; g && i < g->n; i++)
@@ -209,7 +209,7 @@ static const struct runner_gate_result *find_gate(const struct runner_gate_resul
 static const char *gate_var(struct vars *v, const char *rest)
 {
 	const char *dot = strrchr(rest, '.');
-	const struct runner_gate_result *r = NULL;
+	const struct build_gate_result *r = NULL;
 	struct sl_buf b = SL_BUF_INIT;
 	char *num = NULL;
 
@@ -219,7 +219,7 @@ static const char *gate_var(struct vars *v, const char *rest)
 		return ""; /* a configured gate that did not run */
 	if (strcmp(dot, ".exit") == 0)
 		return asprintf(&num, "%d", r->exit_code) < 0 ? "" : keep(v, num);
-	tail_text(&b, r->output ? r->output : "", RUNNER_PROMPT_GATE_MAX, "output");
+	tail_text(&b, r->output ? r->output : "", BUILD_PROMPT_GATE_MAX, "output");
 	return b.ptr ? keep(v, sl_buf_detach(&b)) : "";
 }
 
@@ -245,13 +245,13 @@ static const char *lookup(const char *name, void *data)
 	if (strcmp(name, "attempt") == 0)
 		return asprintf(&num, "%d", v->c->attempt) < 0 ? "" : keep(v, num);
 	if (strcmp(name, "error") == 0)
-		return bounded(v, v->c->error, RUNNER_PROMPT_TEXT_MAX, "reason");
+		return bounded(v, v->c->error, BUILD_PROMPT_TEXT_MAX, "reason");
 	if (strcmp(name, "diff") == 0)
-		return bounded(v, v->c->diff, RUNNER_PROMPT_DIFF_MAX, "diff");
-	return bounded(v, v->c->review_comments, RUNNER_PROMPT_TEXT_MAX, "comments");
+		return bounded(v, v->c->diff, BUILD_PROMPT_DIFF_MAX, "diff");
+	return bounded(v, v->c->review_comments, BUILD_PROMPT_TEXT_MAX, "comments");
 }
 
-static int render_override(struct sl_buf *b, const struct runner_prompt_ctx *c, const char *tmpl,
+static int render_override(struct sl_buf *b, const struct build_prompt_ctx *c, const char *tmpl,
 			   struct sl_err *err)
 {
 	struct vars v = { .c = c };
@@ -320,7 +320,7 @@ static void run_line(struct sl_buf *b, const char *label, json_t *run)
 		sl_buf_addf(b, ", merged at %s", str_field(run, "mergedAt"));
 	sl_buf_addf(b, "): %s\n", title);
 	head_text(b, *summary ? summary : "(the builder left no summary; read the diff below)",
-		  RUNNER_PROMPT_TEXT_MAX, "summary");
+		  BUILD_PROMPT_TEXT_MAX, "summary");
 	sl_buf_puts(b, "\n\n");
 }
 
@@ -355,17 +355,17 @@ static void run_details(struct sl_buf *b, const char *heading, json_t *run, cons
 		text = strdup(json_string_value(wo));
 	else if (wo)
 		text = json_dumps(wo, JSON_INDENT(2) | JSON_ENCODE_ANY);
-	head_text(&part, text ? text : "(not recorded)", RUNNER_PROMPT_TEXT_MAX, "work order");
+	head_text(&part, text ? text : "(not recorded)", BUILD_PROMPT_TEXT_MAX, "work order");
 	fenced(b, markdown ? "markdown" : "json", sl_buf_cstr(&part));
 	free(text);
 	sl_buf_reset(&part);
 	sl_buf_puts(b, "### Diff\n\n");
-	head_text(&part, str_field(run, "diff"), RUNNER_PROMPT_DIFF_MAX, "diff");
+	head_text(&part, str_field(run, "diff"), BUILD_PROMPT_DIFF_MAX, "diff");
 	fenced(b, "diff", sl_buf_cstr(&part));
 	sl_buf_release(&part);
 }
 
-static int render_resolve(struct sl_buf *b, const struct runner_prompt_ctx *c, struct sl_err *err)
+static int render_resolve(struct sl_buf *b, const struct build_prompt_ctx *c, struct sl_err *err)
 {
 	json_t *cur = json_object_get(c->conflict, "currentRun");
 	json_t *rival = json_object_get(c->conflict, "conflictingRun");
@@ -402,14 +402,14 @@ static int render_resolve(struct sl_buf *b, const struct runner_prompt_ctx *c, s
 	if (json_is_object(rival))
 		run_details(b, "Conflicting run", rival, NULL);
 	sl_buf_puts(b, "## Git's conflict output\n\n");
-	head_text(&part, str_field(c->conflict, "gitConflictOutput"), RUNNER_PROMPT_DIFF_MAX,
+	head_text(&part, str_field(c->conflict, "gitConflictOutput"), BUILD_PROMPT_DIFF_MAX,
 		  "conflict output");
 	fenced(b, "", sl_buf_cstr(&part));
 	sl_buf_release(&part);
 	return 0;
 }
 
-static int render_build(struct sl_buf *b, const struct runner_prompt_ctx *c, struct sl_err *err)
+static int render_build(struct sl_buf *b, const struct build_prompt_ctx *c, struct sl_err *err)
 {
 	const char *text = c->work_order_text ? c->work_order_text : "";
 	size_t len = strlen(text);
@@ -437,12 +437,12 @@ static int render_build(struct sl_buf *b, const struct runner_prompt_ctx *c, str
 	return error;
 }
 
-int runner_prompt_render(struct sl_buf *out, const struct runner_prompt_ctx *c, struct sl_err *err)
+int build_prompt_render(struct sl_buf *out, const struct build_prompt_ctx *c, struct sl_err *err)
 {
 	struct sl_buf b;
 	int error;
 
-	sl_buf_init(&b, out->max ? out->max : RUNNER_PROMPT_MAX);
+	sl_buf_init(&b, out->max ? out->max : BUILD_PROMPT_MAX);
 	if (c->mode && strcmp(c->mode, "resolve") == 0)
 		error = render_resolve(&b, c, err);
 	else if (!c->mode || strcmp(c->mode, "build") == 0)
@@ -459,7 +459,7 @@ int runner_prompt_render(struct sl_buf *out, const struct runner_prompt_ctx *c, 
 	return error;
 }
 
-int runner_prompt_write(const char *run_dir, const struct runner_prompt_ctx *c, char **path_out,
+int build_prompt_write(const char *run_dir, const struct build_prompt_ctx *c, char **path_out,
 			struct sl_err *err)
 {
 	struct sl_buf text = SL_BUF_INIT;
@@ -477,7 +477,7 @@ int runner_prompt_write(const char *run_dir, const struct runner_prompt_ctx *c, 
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	if ((error = runner_prompt_render(&text, c, err)) < 0 ||
+	if ((error = build_prompt_render(&text, c, err)) < 0 ||
 	    (error = sl_mkdir_p(dir, err)) < 0 ||
 	    (error = sl_write_file_atomic(path, sl_buf_cstr(&text), text.len, err)) < 0)
 		goto out;

@@ -1,5 +1,5 @@
 /* sluice report: one self-contained HTML page of the queue and runs; the graph in DOT. */
-#include "runner/report.h"
+#include "artifact/artifact.h"
 #include "store/runs.h"
 #include "core/time.h"
 #include "core/utf8.h"
@@ -20,7 +20,7 @@ struct wo {
 };
 
 struct report {
-	struct runner_ctx *ctx;
+	struct sl_ctx *ctx;
 	struct wo *wos;
 	size_t nwos;
 	struct store_run *runs;  /* newest first */
@@ -211,7 +211,7 @@ static int dot_esc(struct sl_buf *b, const char *s)
 	return error;
 }
 
-int runner_report_dot(struct runner_ctx *ctx, struct sl_buf *out, struct sl_err *err)
+int artifact_report_dot(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *err)
 {
 	struct report r;
 	size_t i, j;
@@ -562,7 +562,7 @@ static void html_runs(struct page *p, struct report *r)
 		html_run(p, r, &r->runs[i]);
 }
 
-int runner_report_html(struct runner_ctx *ctx, struct sl_buf *out, struct sl_err *err)
+int artifact_report_html(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *err)
 {
 	struct page p = { out, 0 };
 	struct report r;

@@ -1,5 +1,5 @@
 /* manifest.json: the hashes of a merged run's artifacts, chained in merge order. */
-#include "runner/manifest.h"
+#include "artifact/artifact.h"
 #include "store/runs.h"
 #include "core/fs.h"
 #include "core/sha256.h"
@@ -15,7 +15,7 @@
 #define MANIFEST_MAX ((size_t)16 << 20)
 #define ARTIFACTS_MAX 100000
 
-int runner_manifest_is_artifact(const char *rel)
+int artifact_manifest_is_artifact(const char *rel)
 {
 	/* worktree/ and worktree.broken-<time>/ (set aside after a crash) are work trees */
 	if (!strcmp(rel, "lock") || !strcmp(rel, "manifest.json") || !strcmp(rel, "child.owner") ||
@@ -24,10 +24,10 @@ int runner_manifest_is_artifact(const char *rel)
 	return strstr(rel, ".tmp.") == NULL;
 }
 
-static int push_hash(struct runner_artifact_hashes *a, const char *rel, const char *abs,
+static int push_hash(struct artifact_hashes *a, const char *rel, const char *abs,
 		     long long size, struct sl_err *err)
 {
-	struct runner_artifact_hash *v;
+	struct artifact_hash *v;
 	int error;
 
 	if (a->n >= ARTIFACTS_MAX)
@@ -47,11 +47,11 @@ static int push_hash(struct runner_artifact_hashes *a, const char *rel, const ch
 	return 0;
 }
 
-static int walk(const char *dir, const char *prefix, struct runner_artifact_hashes *a,
+static int walk(const char *dir, const char *prefix, struct artifact_hashes *a,
 		struct sl_err *err);
 
 static int walk_entry(const char *dir, const char *prefix, const char *name,
-		      struct runner_artifact_hashes *a, struct sl_err *err)
+		      struct artifact_hashes *a, struct sl_err *err)
 {
 	char *abs = sl_path_join(dir, name), *rel = NULL;
 	struct stat st;
@@ -62,7 +62,7 @@ static int walk_entry(const char *dir, const char *prefix, const char *name,
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	if (!runner_manifest_is_artifact(rel) || lstat(abs, &st) < 0)
+	if (!artifact_manifest_is_artifact(rel) || lstat(abs, &st) < 0)
 		goto out;
 	if (S_ISDIR(st.st_mode)) {
 		char *sub = NULL;
@@ -80,7 +80,7 @@ out:
 	return error;
 }
 
-static int walk(const char *dir, const char *prefix, struct runner_artifact_hashes *a,
+static int walk(const char *dir, const char *prefix, struct artifact_hashes *a,
 		struct sl_err *err)
 {
 	DIR *d = opendir(dir);
@@ -100,11 +100,11 @@ static int walk(const char *dir, const char *prefix, struct runner_artifact_hash
 
 static int cmp_hash(const void *x, const void *y)
 {
-	return strcmp(((const struct runner_artifact_hash *)x)->path,
-		      ((const struct runner_artifact_hash *)y)->path);
+	return strcmp(((const struct artifact_hash *)x)->path,
+		      ((const struct artifact_hash *)y)->path);
 }
 
-int runner_artifacts_hash(const char *run_dir, struct runner_artifact_hashes *out,
+int artifact_hash_files(const char *run_dir, struct artifact_hashes *out,
 			  struct sl_err *err)
 {
 	int error;
@@ -114,7 +114,7 @@ int runner_artifacts_hash(const char *run_dir, struct runner_artifact_hashes *ou
 	if (!sl_is_dir(run_dir))
 		return sl_err_set(err, SL_ENOTFOUND, "run folder '%s' does not exist", run_dir);
 	if ((error = walk(run_dir, "", out, err)) != 0) {
-		runner_artifact_hashes_release(out);
+		artifact_hashes_release(out);
 		return error;
 	}
 	if (out->n)
@@ -122,7 +122,7 @@ int runner_artifacts_hash(const char *run_dir, struct runner_artifact_hashes *ou
 	return 0;
 }
 
-void runner_artifact_hashes_release(struct runner_artifact_hashes *a)
+void artifact_hashes_release(struct artifact_hashes *a)
 {
 	size_t i;
 
@@ -135,7 +135,7 @@ void runner_artifact_hashes_release(struct runner_artifact_hashes *a)
 	}
 }
 
-char *runner_tombstone_path(const struct sl_repo *repo, const char *run_id)
+char *artifact_tombstone_path(const struct sl_repo *repo, const char *run_id)
 {
 	char *p = NULL;
 
@@ -171,7 +171,7 @@ static char *jdup(json_t *o, const char *key)
 	return s ? strdup(s) : NULL;
 }
 
-static int link_from(struct runner_chain_link *l, json_t *j, const char *run, const char *sha_key,
+static int link_from(struct artifact_chain_link *l, json_t *j, const char *run, const char *sha_key,
 		     const char *merged_at)
 {
 	memset(l, 0, sizeof(*l));
@@ -188,7 +188,7 @@ static int link_from(struct runner_chain_link *l, json_t *j, const char *run, co
 }
 
 /* The link of one entry of runs_dir: a run folder or a tombstone; 1 if none. */
-static int load_link(const struct sl_repo *repo, const char *name, struct runner_chain_link *l)
+static int load_link(const struct sl_repo *repo, const char *name, struct artifact_chain_link *l)
 {
 	char path[4096], sha[65], *run = NULL;
 	json_t *j = NULL, *mj = NULL;
@@ -219,7 +219,7 @@ out:
 	return rc;
 }
 
-static void link_release(struct runner_chain_link *l)
+static void link_release(struct artifact_chain_link *l)
 {
 	free(l->run);
 	free(l->merged_at);
@@ -229,18 +229,18 @@ static void link_release(struct runner_chain_link *l)
 
 static int cmp_link(const void *x, const void *y)
 {
-	const struct runner_chain_link *a = x, *b = y;
+	const struct artifact_chain_link *a = x, *b = y;
 	int c = strcmp(a->merged_at, b->merged_at);
 
 	return c ? c : strcmp(a->run, b->run);
 }
 
-int runner_chain_load(const struct sl_repo *repo, const char *skip_run, struct runner_chain *out,
+int artifact_chain_load(const struct sl_repo *repo, const char *skip_run, struct artifact_chain *out,
 		      struct sl_err *err)
 {
 	DIR *d = opendir(repo->runs_dir);
 	struct dirent *e;
-	struct runner_chain_link l, *v;
+	struct artifact_chain_link l, *v;
 
 	out->v = NULL;
 	out->n = 0;
@@ -263,7 +263,7 @@ int runner_chain_load(const struct sl_repo *repo, const char *skip_run, struct r
 	return 0;
 }
 
-void runner_chain_release(struct runner_chain *c)
+void artifact_chain_release(struct artifact_chain *c)
 {
 	size_t i;
 
@@ -284,7 +284,7 @@ static const char *pick(json_t *mj, const char *key, const char *fallback)
 	return s ? s : fallback;
 }
 
-static json_t *artifacts_json(const struct runner_artifact_hashes *h)
+static json_t *artifacts_json(const struct artifact_hashes *h)
 {
 	json_t *o = json_object();
 	size_t i;
@@ -295,11 +295,11 @@ static json_t *artifacts_json(const struct runner_artifact_hashes *h)
 }
 
 static json_t *manifest_doc(const struct store_run *run, json_t *mj,
-			    const struct runner_artifact_hashes *h,
-			    const struct runner_chain_link *prev)
+			    const struct artifact_hashes *h,
+			    const struct artifact_chain_link *prev)
 {
 	return json_pack("{s:i, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:s?, s:s?}",
-			 "version", RUNNER_MANIFEST_VERSION, "run", run->id, "work_order",
+			 "version", ARTIFACT_MANIFEST_VERSION, "run", run->id, "work_order",
 			 run->work_order_id, "base", pick(mj, "base", run->base_commit), "head",
 			 pick(mj, "head", run->head_commit), "approved_tree",
 			 pick(mj, "approved_tree", run->approved_tree), "merge_commit",
@@ -324,11 +324,11 @@ static int write_doc(const char *path, json_t *doc, struct sl_err *err)
 	return error;
 }
 
-int runner_manifest_write(const struct sl_repo *repo, struct store *st, const char *run_id,
+int artifact_manifest_write(const struct sl_repo *repo, struct store *st, const char *run_id,
 			  struct sl_err *err)
 {
-	struct runner_artifact_hashes h = RUNNER_ARTIFACT_HASHES_INIT;
-	struct runner_chain c = RUNNER_CHAIN_INIT;
+	struct artifact_hashes h = ARTIFACT_HASHES_INIT;
+	struct artifact_chain c = ARTIFACT_CHAIN_INIT;
 	struct store_run run;
 	char *dir = NULL, *path = NULL;
 	json_t *mj = NULL, *doc = NULL;
@@ -349,8 +349,8 @@ int runner_manifest_write(const struct sl_repo *repo, struct store *st, const ch
 				   "only after the merge", run.id);
 		goto out;
 	}
-	if ((error = runner_artifacts_hash(dir, &h, err)) != 0 ||
-	    (error = runner_chain_load(repo, run.id, &c, err)) != 0)
+	if ((error = artifact_hash_files(dir, &h, err)) != 0 ||
+	    (error = artifact_chain_load(repo, run.id, &c, err)) != 0)
 		goto out;
 	doc = manifest_doc(&run, mj, &h, c.n ? &c.v[c.n - 1] : NULL);
 	free(path);
@@ -360,8 +360,8 @@ int runner_manifest_write(const struct sl_repo *repo, struct store *st, const ch
 	else
 		error = write_doc(path, doc, err);
 out:
-	runner_artifact_hashes_release(&h);
-	runner_chain_release(&c);
+	artifact_hashes_release(&h);
+	artifact_chain_release(&c);
 	store_run_release(&run);
 	json_decref(mj);
 	json_decref(doc);

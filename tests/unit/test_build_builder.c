@@ -20,7 +20,7 @@
 #include "core/config.h"
 #include "core/fs.h"
 #include "core/proc.h"
-#include "runner/builder.h"
+#include "build/build.h"
 #include "test_helpers.h"
 
 static char tmpdir[] = "/tmp/sl-builder-XXXXXX";
@@ -63,7 +63,7 @@ static int teardown(void **state)
 	return sl_rm_rf(tmpdir, &err);
 }
 
-static void opts_init(struct runner_builder_opts *o, const struct sl_config *cfg, int attempt)
+static void opts_init(struct build_opts *o, const struct sl_config *cfg, int attempt)
 {
 	memset(o, 0, sizeof(*o));
 	o->cfg = cfg;
@@ -89,7 +89,7 @@ static void test_env_contract(void **state)
 {
 	char *argv[] = { s_sh, s_c, s_env_script, NULL }, *extra[] = { s_extra, NULL };
 	struct sl_config cfg;
-	struct runner_builder_opts o;
+	struct build_opts o;
 	struct sl_proc_result res;
 	struct sl_err err = SL_ERR_INIT;
 	char *env, *pwd, real[512];
@@ -102,7 +102,7 @@ static void test_env_contract(void **state)
 	cfg.reviewer.token_env = s_token;
 	opts_init(&o, &cfg, 2);
 	o.mode = "resolve";
-	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
+	assert_int_equal(build_run(&o, &res, &err), 0);
 	unsetenv("SL_T_TOKEN");
 	unsetenv("GIT_DIR");
 	assert_int_equal(res.exit_code, 0);
@@ -136,7 +136,7 @@ static void test_log_attempts_bounded(void **state)
 	char *flood[] = { s_sh, fixture(f2, sizeof(f2), "flood.sh"), NULL };
 	char bytes[] = "FLOOD_BYTES=3000000", *env[] = { bytes, NULL };
 	struct sl_config cfg;
-	struct runner_builder_opts o;
+	struct build_opts o;
 	struct sl_proc_result res;
 	struct sl_err err = SL_ERR_INIT;
 	char *log, *a2, logpath[600];
@@ -149,12 +149,12 @@ static void test_log_attempts_bounded(void **state)
 	cfg.builder.env = env;
 	cfg.builder.log_max = 10000;
 	opts_init(&o, &cfg, 1);
-	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
+	assert_int_equal(build_run(&o, &res, &err), 0);
 	assert_int_equal(res.exit_code, 3);
 	/* attempt 2 with a retry override argv */
 	opts_init(&o, &cfg, 2);
 	o.argv_override = (const char *const *)flood;
-	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
+	assert_int_equal(build_run(&o, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
 	assert_int_equal(res.log_truncated, 1);
 	log = test_read_in(run_dir, "builder.log");
@@ -177,7 +177,7 @@ static void test_timeout_hang(void **state)
 {
 	char f[512], *hang[] = { s_sh, fixture(f, sizeof(f), "hang.sh"), NULL };
 	struct sl_config cfg;
-	struct runner_builder_opts o;
+	struct build_opts o;
 	struct sl_proc_result res;
 	struct sl_err err = SL_ERR_INIT;
 	char *pids, *log;
@@ -187,7 +187,7 @@ static void test_timeout_hang(void **state)
 	cfg.builder.command = hang;
 	cfg.builder.timeout_ms = 500;
 	opts_init(&o, &cfg, 1);
-	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
+	assert_int_equal(build_run(&o, &res, &err), 0);
 	assert_int_equal(res.timed_out, 1);
 	pids = test_read_in(run_dir, "pids");
 	assert_non_null(pids);
@@ -206,7 +206,7 @@ static void test_hooks(void **state)
 {
 	char f[512], *commit[] = { s_sh, fixture(f, sizeof(f), "commit.sh"), NULL };
 	struct sl_config cfg;
-	struct runner_builder_opts o;
+	struct build_opts o;
 	struct sl_proc_result res;
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_buf out = SL_BUF_INIT;
@@ -215,13 +215,13 @@ static void test_hooks(void **state)
 	cfg.builder.command = commit;
 	opts_init(&o, &cfg, 1);
 	/* hooks off (the default): the repository's failing pre-commit does not run */
-	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
+	assert_int_equal(build_run(&o, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
 	assert_int_equal(git_sh(wt, "git rev-list --count HEAD", &out), 0);
 	assert_string_equal(sl_buf_cstr(&out), "2\n");
 	/* worktree.hooks: on: the hook runs and the commit fails */
 	cfg.worktree.hooks = 1;
-	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
+	assert_int_equal(build_run(&o, &res, &err), 0);
 	assert_int_not_equal(res.exit_code, 0);
 	sl_buf_reset(&out);
 	assert_int_equal(git_sh(wt, "git rev-list --count HEAD", &out), 0);
@@ -234,7 +234,7 @@ static void test_resolve_fixture(void **state)
 {
 	char f[512], *resolve[] = { s_sh, fixture(f, sizeof(f), "resolve.sh"), NULL };
 	struct sl_config cfg;
-	struct runner_builder_opts o;
+	struct build_opts o;
 	struct sl_proc_result res;
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_buf out = SL_BUF_INIT;
@@ -247,7 +247,7 @@ static void test_resolve_fixture(void **state)
 	cfg.builder.command = resolve;
 	opts_init(&o, &cfg, 1);
 	o.mode = "resolve";
-	assert_int_equal(runner_builder_run(&o, &res, &err), 0);
+	assert_int_equal(build_run(&o, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
 	snprintf(path, sizeof(path), "%s/f.txt", wt);
 	text = test_read_file(path);
@@ -266,17 +266,17 @@ static void test_not_configured(void **state)
 {
 	char missing[] = "sluice-no-such-builder", *argv[] = { missing, NULL };
 	struct sl_config cfg;
-	struct runner_builder_opts o;
+	struct build_opts o;
 	struct sl_proc_result res;
 	struct sl_err err = SL_ERR_INIT;
 
 	memset(&cfg, 0, sizeof(cfg));
 	opts_init(&o, &cfg, 1);
-	assert_int_equal(runner_builder_run(&o, &res, &err), SL_EINVALID);
+	assert_int_equal(build_run(&o, &res, &err), SL_EINVALID);
 	assert_non_null(strstr(err.msg, "builder.command"));
 	sl_err_clear(&err);
 	cfg.builder.command = argv;
-	assert_int_equal(runner_builder_run(&o, &res, &err), SL_ENOTFOUND);
+	assert_int_equal(build_run(&o, &res, &err), SL_ENOTFOUND);
 	assert_non_null(strstr(err.msg, "'sluice-no-such-builder'"));
 	assert_non_null(strstr(err.msg, "builder.command"));
 }
@@ -292,21 +292,21 @@ static void test_argv_sources(void **state)
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.builder.command = command;
-	assert_int_equal(runner_builder_argv(&argv, &cfg, NULL, &err), 0);
+	assert_int_equal(build_argv(&argv, &cfg, NULL, &err), 0);
 	assert_string_equal(argv[0], "mybuilder");
 	sl_strv_free(argv);
-	assert_int_equal(runner_builder_argv(&argv, &cfg, over, &err), 0);
+	assert_int_equal(build_argv(&argv, &cfg, over, &err), 0);
 	assert_string_equal(argv[0], "other");
 	assert_string_equal(argv[1], "x");
 	sl_strv_free(argv);
 	cfg.builder.command = NULL;
 	cfg.builder.preset = preset;
-	assert_int_equal(runner_builder_argv(&argv, &cfg, NULL, &err), 0);
+	assert_int_equal(build_argv(&argv, &cfg, NULL, &err), 0);
 	assert_non_null(argv);
 	assert_non_null(argv[0]);
 	sl_strv_free(argv);
 	cfg.builder.preset = bogus;
-	assert_int_equal(runner_builder_argv(&argv, &cfg, NULL, &err), SL_ENOTFOUND);
+	assert_int_equal(build_argv(&argv, &cfg, NULL, &err), SL_ENOTFOUND);
 }
 
 int main(void)

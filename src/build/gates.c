@@ -1,6 +1,5 @@
 /* Gates (gates.h): run every configured gate, record gates.json and logs. */
-#include "runner/gates.h"
-#include "runner/builder.h"
+#include "build/build.h"
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/proc.h"
@@ -67,14 +66,14 @@ static int gate_env_init(struct gate_env *ge, const struct sl_config *cfg, const
 	size_t n = 0;
 
 	memset(ge, 0, sizeof(*ge));
-	if (runner_builder_env_drop(&ge->drop, cfg, err) < 0)
+	if (build_env_drop(&ge->drop, cfg, err) < 0)
 		return SL_ERROR;
 	if (asprintf(&ge->add[n++], "SLUICE_RUN_DIR=%s", run_dir) < 0 ||
 	    asprintf(&ge->add[n++], "SLUICE_GATE=%s", name) < 0) {
 		ge->add[n - 1] = NULL;
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	}
-	for (const char *const *h = runner_builder_hooks_env(cfg); *h; h++)
+	for (const char *const *h = build_hooks_env(cfg); *h; h++)
 		if (!(ge->add[n++] = strdup(*h)))
 			return sl_err_set(err, SL_ERROR, "out of memory");
 	return 0;
@@ -102,7 +101,7 @@ static void log_start_error(const char *log, const char *msg)
 
 /* Run one gate; the result's fields are filled in (strings owned by r). */
 static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const char *wt,
-		   const char *run_dir, struct runner_gate_result *r, struct sl_err *err)
+		   const char *run_dir, struct build_gate_result *r, struct sl_err *err)
 {
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	struct sl_proc_result res;
@@ -114,7 +113,7 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 	if (!(r->name = strdup(g->name)) || !(r->argv = sl_strv_copy((const char *const *)g->argv)) ||
 	    asprintf(&r->log, "gates/%s.log", g->name) < 0 ||
 	    !(path = sl_path_join(run_dir, r->log)) ||
-	    !(owner = sl_path_join(run_dir, RUNNER_CHILD_OWNER_FILE))) {
+	    !(owner = sl_path_join(run_dir, BUILD_CHILD_OWNER_FILE))) {
 		free(path);
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	}
@@ -142,7 +141,7 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 		r->duration_ms = res.duration_ms;
 		r->passed = res.exit_code == 0 && !res.timed_out;
 	}
-	r->output = tail_file(path, RUNNER_GATE_TAIL);
+	r->output = tail_file(path, BUILD_GATE_TAIL);
 out:
 	gate_env_release(&ge);
 	free(path);
@@ -150,7 +149,7 @@ out:
 	return error;
 }
 
-static json_t *result_json(const struct runner_gate_result *r)
+static json_t *result_json(const struct build_gate_result *r)
 {
 	json_t *argv = json_array(), *o;
 
@@ -164,7 +163,7 @@ static json_t *result_json(const struct runner_gate_result *r)
 	return o;
 }
 
-json_t *runner_gates_json(const struct runner_gate_results *r)
+json_t *build_gates_json(const struct build_gate_results *r)
 {
 	json_t *arr = json_array();
 
@@ -173,9 +172,9 @@ json_t *runner_gates_json(const struct runner_gate_results *r)
 	return arr;
 }
 
-static int write_json(const char *run_dir, const struct runner_gate_results *r, struct sl_err *err)
+static int write_json(const char *run_dir, const struct build_gate_results *r, struct sl_err *err)
 {
-	json_t *arr = runner_gates_json(r);
+	json_t *arr = build_gates_json(r);
 	char *text = arr ? json_dumps(arr, JSON_INDENT(2)) : NULL;
 	char *path = sl_path_join(run_dir, "gates.json");
 	int error;
@@ -190,8 +189,8 @@ static int write_json(const char *run_dir, const struct runner_gate_results *r, 
 	return error;
 }
 
-int runner_gates_run(const struct sl_config *cfg, const char *wt, const char *run_dir,
-		     struct runner_gate_results *out, struct sl_err *err)
+int build_gates_run(const struct sl_config *cfg, const char *wt, const char *run_dir,
+		     struct build_gate_results *out, struct sl_err *err)
 {
 	char *dir = sl_path_join(run_dir, "gates");
 	int error = 0;
@@ -227,7 +226,7 @@ out:
 	return error;
 }
 
-static int load_one(const char *run_dir, json_t *o, struct runner_gate_result *r)
+static int load_one(const char *run_dir, json_t *o, struct build_gate_result *r)
 {
 	json_t *argv = json_object_get(o, "argv"), *v;
 	const char *name = json_string_value(json_object_get(o, "name"));
@@ -252,12 +251,12 @@ static int load_one(const char *run_dir, json_t *o, struct runner_gate_result *r
 	r->duration_ms = json_integer_value(json_object_get(o, "duration_ms"));
 	if (!(path = sl_path_join(run_dir, log)))
 		return SL_ERROR;
-	r->output = tail_file(path, RUNNER_GATE_TAIL);
+	r->output = tail_file(path, BUILD_GATE_TAIL);
 	free(path);
 	return 0;
 }
 
-int runner_gates_load(const char *run_dir, struct runner_gate_results *out, struct sl_err *err)
+int build_gates_load(const char *run_dir, struct build_gate_results *out, struct sl_err *err)
 {
 	char *path = sl_path_join(run_dir, "gates.json");
 	json_error_t jerr;
@@ -300,7 +299,7 @@ out:
 	return error;
 }
 
-const char **runner_gates_failed(const struct runner_gate_results *r)
+const char **build_gates_failed(const struct build_gate_results *r)
 {
 	const char **names = calloc(r->n + 1, sizeof(*names));
 	size_t k = 0;
@@ -311,7 +310,7 @@ const char **runner_gates_failed(const struct runner_gate_results *r)
 	return names;
 }
 
-void runner_gate_results_release(struct runner_gate_results *r)
+void build_gate_results_release(struct build_gate_results *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->v[i].name);

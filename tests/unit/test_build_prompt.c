@@ -12,7 +12,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
-#include "runner/prompt.h"
+#include "build/build.h"
 
 static const char wo_text[] =
 	"---\n"
@@ -33,17 +33,17 @@ static json_t *wo_fields(void)
 
 static char s_test[] = "test", s_lint[] = "lint", s_log[] = "gates/x.log";
 
-static void render(const struct runner_prompt_ctx *c, struct sl_buf *out)
+static void render(const struct build_prompt_ctx *c, struct sl_buf *out)
 {
 	struct sl_err err = SL_ERR_INIT;
 
-	if (runner_prompt_render(out, c, &err) < 0)
+	if (build_prompt_render(out, c, &err) < 0)
 		fail_msg("%s", err.msg);
 }
 
 static void test_first_attempt(void **state)
 {
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
 	json_t *wo = wo_fields();
 
@@ -66,18 +66,18 @@ static void test_first_attempt(void **state)
 
 static void test_retry_context(void **state)
 {
-	struct runner_gate_result g[] = {
+	struct build_gate_result g[] = {
 		{ s_test, NULL, 1, 0, 0, 10, s_log, NULL, NULL },
 		{ s_lint, NULL, 0, 1, 0, 10, s_log, NULL, NULL },
 	};
-	struct runner_gate_results gates = { g, 2, 0 };
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_gate_results gates = { g, 2, 0 };
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
-	char *big = malloc(RUNNER_PROMPT_GATE_MAX * 3);
+	char *big = malloc(BUILD_PROMPT_GATE_MAX * 3);
 	char diff[] = "--- a/f\n+++ b/f\n+```code```\n";
 
-	memset(big, 'o', RUNNER_PROMPT_GATE_MAX * 3 - 6);
-	strcpy(big + RUNNER_PROMPT_GATE_MAX * 3 - 6, "FAIL\n");
+	memset(big, 'o', BUILD_PROMPT_GATE_MAX * 3 - 6);
+	strcpy(big + BUILD_PROMPT_GATE_MAX * 3 - 6, "FAIL\n");
 	g[0].output = big;
 	g[1].output = (char *)"lint is fine";
 	c.work_order_text = wo_text;
@@ -105,9 +105,9 @@ static void test_retry_context(void **state)
 
 static void test_diff_bounded(void **state)
 {
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
-	size_t n = RUNNER_PROMPT_DIFF_MAX * 4;
+	size_t n = BUILD_PROMPT_DIFF_MAX * 4;
 	char *diff = malloc(n + 1);
 
 	memset(diff, '+', n);
@@ -117,7 +117,7 @@ static void test_diff_bounded(void **state)
 	c.diff = diff;
 	render(&c, &out);
 	assert_non_null(strstr(out.ptr, "[... diff truncated: 65536 of 262144 bytes shown ...]"));
-	assert_true(out.len < RUNNER_PROMPT_DIFF_MAX + 8192);
+	assert_true(out.len < BUILD_PROMPT_DIFF_MAX + 8192);
 	assert_non_null(strstr(out.ptr, "(no reason recorded)"));
 	free(diff);
 	sl_buf_release(&out);
@@ -125,9 +125,9 @@ static void test_diff_bounded(void **state)
 
 static void test_override(void **state)
 {
-	struct runner_gate_result g[] = { { s_test, NULL, 4, 0, 0, 10, s_log, NULL, NULL } };
-	struct runner_gate_results gates = { g, 1, 0 };
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_gate_result g[] = { { s_test, NULL, 4, 0, 0, 10, s_log, NULL, NULL } };
+	struct build_gate_results gates = { g, 1, 0 };
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
 	json_t *wo = wo_fields();
 
@@ -161,14 +161,14 @@ static void test_override(void **state)
 
 static void test_override_unknown(void **state)
 {
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 
 	c.work_order_text = wo_text;
 	c.attempt = 2;
 	c.prompt_override = "Fix {task.files}";
-	assert_int_equal(runner_prompt_render(&out, &c, &err), SL_EINVALID);
+	assert_int_equal(build_prompt_render(&out, &c, &err), SL_EINVALID);
 	assert_non_null(strstr(err.msg, "'{task.files}'"));
 	assert_int_equal(out.len, 0);
 	sl_buf_release(&out);
@@ -191,7 +191,7 @@ static json_t *conflict_ctx(void)
 
 static void test_resolve(void **state)
 {
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
 	json_t *cc = conflict_ctx();
 
@@ -221,7 +221,7 @@ static void test_resolve(void **state)
 
 static void test_resolve_no_rival(void **state)
 {
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
 	json_t *cc = conflict_ctx();
 
@@ -242,7 +242,7 @@ static void test_resolve_no_rival(void **state)
 
 static void test_id_from_text(void **state)
 {
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
 
 	c.work_order_text = "---\ntitle: x\nid: \"WO-9\"\n---\nid: not-this\n";
@@ -254,13 +254,13 @@ static void test_id_from_text(void **state)
 
 static void test_resolve_needs_context(void **state)
 {
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 
 	c.mode = "resolve";
 	c.attempt = 1;
-	assert_int_equal(runner_prompt_render(&out, &c, &err), SL_EINVALID);
+	assert_int_equal(build_prompt_render(&out, &c, &err), SL_EINVALID);
 	assert_non_null(strstr(err.msg, "conflict"));
 	sl_buf_release(&out);
 }
@@ -268,7 +268,7 @@ static void test_resolve_needs_context(void **state)
 static void test_write(void **state)
 {
 	char dir[] = "/tmp/sl-prompt-XXXXXX", want[128];
-	struct runner_prompt_ctx c = RUNNER_PROMPT_CTX_INIT;
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_buf text = SL_BUF_INIT;
 	char *path = NULL;
@@ -276,7 +276,7 @@ static void test_write(void **state)
 	assert_non_null(mkdtemp(dir));
 	c.work_order_text = wo_text;
 	c.attempt = 2;
-	assert_int_equal(runner_prompt_write(dir, &c, &path, &err), 0);
+	assert_int_equal(build_prompt_write(dir, &c, &path, &err), 0);
 	snprintf(want, sizeof(want), "%s/attempts/2/prompt.md", dir);
 	assert_string_equal(path, want);
 	assert_int_equal(sl_read_file(&text, path, 0, &err), 0);

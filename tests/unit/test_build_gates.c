@@ -13,7 +13,7 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/fs.h"
-#include "runner/gates.h"
+#include "build/build.h"
 #include "test_helpers.h"
 
 static char tmpdir[] = "/tmp/sl-gates-XXXXXX";
@@ -52,7 +52,7 @@ static void test_run_all_report_all(void **state)
 	char *missing[] = { s_missing, NULL };
 	struct sl_gate gates[] = { { n_fail, fail, 0 }, { n_missing, missing, 0 }, { n_ok, ok, 0 } };
 	struct sl_config cfg;
-	struct runner_gate_results r = RUNNER_GATE_RESULTS_INIT, back = RUNNER_GATE_RESULTS_INIT;
+	struct build_gate_results r = BUILD_GATE_RESULTS_INIT, back = BUILD_GATE_RESULTS_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	const char **failed;
 	char *log;
@@ -61,7 +61,7 @@ static void test_run_all_report_all(void **state)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.gates = gates;
 	cfg.ngates = 3;
-	assert_int_equal(runner_gates_run(&cfg, wt, run_dir, &r, &err), 0);
+	assert_int_equal(build_gates_run(&cfg, wt, run_dir, &r, &err), 0);
 	assert_int_equal(r.n, 3);
 	assert_int_equal(r.all_passed, 0);
 	assert_int_equal(r.v[0].exit_code, 2);
@@ -70,7 +70,7 @@ static void test_run_all_report_all(void **state)
 	assert_int_equal(r.v[1].exit_code, 127);
 	assert_non_null(strstr(r.v[1].error, "sluice-no-such-gate"));
 	assert_int_equal(r.v[2].passed, 1);
-	failed = runner_gates_failed(&r);
+	failed = build_gates_failed(&r);
 	assert_string_equal(failed[0], "fail");
 	assert_string_equal(failed[1], "missing");
 	assert_null(failed[2]);
@@ -93,7 +93,7 @@ static void test_run_all_report_all(void **state)
 	json_decref(j);
 	free(log);
 
-	assert_int_equal(runner_gates_load(run_dir, &back, &err), 0);
+	assert_int_equal(build_gates_load(run_dir, &back, &err), 0);
 	assert_int_equal(back.n, 3);
 	assert_int_equal(back.all_passed, 0);
 	assert_string_equal(back.v[0].name, "fail");
@@ -101,8 +101,8 @@ static void test_run_all_report_all(void **state)
 	assert_int_equal(back.v[0].exit_code, 2);
 	assert_non_null(back.v[1].error);
 	assert_string_equal(back.v[2].argv[0], "true");
-	runner_gate_results_release(&back);
-	runner_gate_results_release(&r);
+	build_gate_results_release(&back);
+	build_gate_results_release(&r);
 }
 
 static void test_log_rewritten(void **state)
@@ -110,17 +110,17 @@ static void test_log_rewritten(void **state)
 	char *fail[] = { s_sh, s_c, s_fail_script, NULL };
 	struct sl_gate gates[] = { { n_fail, fail, 0 } };
 	struct sl_config cfg;
-	struct runner_gate_results r = RUNNER_GATE_RESULTS_INIT;
+	struct build_gate_results r = BUILD_GATE_RESULTS_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char *log;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.gates = gates;
 	cfg.ngates = 1;
-	assert_int_equal(runner_gates_run(&cfg, wt, run_dir, &r, &err), 0);
-	runner_gate_results_release(&r);
-	assert_int_equal(runner_gates_run(&cfg, wt, run_dir, &r, &err), 0);
-	runner_gate_results_release(&r);
+	assert_int_equal(build_gates_run(&cfg, wt, run_dir, &r, &err), 0);
+	build_gate_results_release(&r);
+	assert_int_equal(build_gates_run(&cfg, wt, run_dir, &r, &err), 0);
+	build_gate_results_release(&r);
 	log = test_read_in(run_dir, "gates/fail.log");
 	assert_string_equal(log, "boom\nmore\n");
 	free(log);
@@ -131,18 +131,18 @@ static void test_timeout(void **state)
 	char *slow[] = { s_sh, s_c, s_sleep_script, NULL }, *ok[] = { s_true, NULL };
 	struct sl_gate gates[] = { { n_slow, slow, 200 }, { n_ok, ok, 0 } };
 	struct sl_config cfg;
-	struct runner_gate_results r = RUNNER_GATE_RESULTS_INIT;
+	struct build_gate_results r = BUILD_GATE_RESULTS_INIT;
 	struct sl_err err = SL_ERR_INIT;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.gates = gates;
 	cfg.ngates = 2;
-	assert_int_equal(runner_gates_run(&cfg, wt, run_dir, &r, &err), 0);
+	assert_int_equal(build_gates_run(&cfg, wt, run_dir, &r, &err), 0);
 	assert_int_equal(r.v[0].timed_out, 1);
 	assert_int_equal(r.v[0].passed, 0);
 	assert_int_equal(r.v[1].passed, 1);
 	assert_int_equal(r.all_passed, 0);
-	runner_gate_results_release(&r);
+	build_gate_results_release(&r);
 }
 
 static void test_environment(void **state)
@@ -150,7 +150,7 @@ static void test_environment(void **state)
 	char *env[] = { s_sh, s_c, s_env_script, NULL };
 	struct sl_gate gates[] = { { n_env, env, 0 } };
 	struct sl_config cfg;
-	struct runner_gate_results r = RUNNER_GATE_RESULTS_INIT;
+	struct build_gate_results r = BUILD_GATE_RESULTS_INIT;
 	struct sl_err err = SL_ERR_INIT;
 
 	setenv("SL_T_TOKEN", "secret", 1);
@@ -158,39 +158,39 @@ static void test_environment(void **state)
 	cfg.gates = gates;
 	cfg.ngates = 1;
 	cfg.reviewer.token_env = s_token;
-	assert_int_equal(runner_gates_run(&cfg, wt, run_dir, &r, &err), 0);
+	assert_int_equal(build_gates_run(&cfg, wt, run_dir, &r, &err), 0);
 	assert_string_equal(r.v[0].output, "1|core.hooksPath|/dev/null|unset|env|wt\n");
-	runner_gate_results_release(&r);
+	build_gate_results_release(&r);
 	cfg.worktree.hooks = 1;
-	assert_int_equal(runner_gates_run(&cfg, wt, run_dir, &r, &err), 0);
+	assert_int_equal(build_gates_run(&cfg, wt, run_dir, &r, &err), 0);
 	assert_string_equal(r.v[0].output, "|||unset|env|wt\n");
-	runner_gate_results_release(&r);
+	build_gate_results_release(&r);
 	unsetenv("SL_T_TOKEN");
 }
 
 static void test_no_gates(void **state)
 {
 	struct sl_config cfg;
-	struct runner_gate_results r = RUNNER_GATE_RESULTS_INIT;
+	struct build_gate_results r = BUILD_GATE_RESULTS_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char *text;
 
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(runner_gates_run(&cfg, wt, run_dir, &r, &err), 0);
+	assert_int_equal(build_gates_run(&cfg, wt, run_dir, &r, &err), 0);
 	assert_int_equal(r.n, 0);
 	assert_int_equal(r.all_passed, 1);
 	text = test_read_in(run_dir, "gates.json");
 	assert_string_equal(text, "[]");
 	free(text);
-	runner_gate_results_release(&r);
+	build_gate_results_release(&r);
 }
 
 static void test_load_missing(void **state)
 {
-	struct runner_gate_results r = RUNNER_GATE_RESULTS_INIT;
+	struct build_gate_results r = BUILD_GATE_RESULTS_INIT;
 	struct sl_err err = SL_ERR_INIT;
 
-	assert_int_equal(runner_gates_load(wt, &r, &err), SL_ENOTFOUND);
+	assert_int_equal(build_gates_load(wt, &r, &err), SL_ENOTFOUND);
 	assert_int_equal(r.n, 0);
 }
 

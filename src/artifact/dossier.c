@@ -1,7 +1,6 @@
 /* sluice show: one run's dossier as a JSON document (schema/show.schema.json). */
-#include "runner/report.h"
-#include "runner/diff.h"
-#include "runner/manifest.h"
+#include "artifact/artifact.h"
+#include "worktree/worktree.h"
 #include "store/runs.h"
 #include "store/workorders.h"
 #include "merge/merge.h"
@@ -69,7 +68,7 @@ static json_t *run_json(const struct store_run *r)
 }
 
 /* The work order from the store (SELECT only). */
-static json_t *wo_json(struct runner_ctx *ctx, const char *wo_id)
+static json_t *wo_json(struct sl_ctx *ctx, const char *wo_id)
 {
 	sqlite3_stmt *s = NULL;
 	json_t *j = json_pack("{s:s, s:n, s:n, s:n, s:n}", "id", wo_id, "title", "path", "state",
@@ -90,7 +89,7 @@ static json_t *wo_json(struct runner_ctx *ctx, const char *wo_id)
 	return j;
 }
 
-static json_t *timeline_json(struct runner_ctx *ctx, const char *run_id)
+static json_t *timeline_json(struct sl_ctx *ctx, const char *run_id)
 {
 	struct store_event *ev = NULL;
 	struct sl_err err = SL_ERR_INIT;
@@ -142,7 +141,7 @@ static json_t *attempt_json(sqlite3_stmt *s, const char *run_dir)
 	return j;
 }
 
-static json_t *attempts_json(struct runner_ctx *ctx, const char *run_id, const char *run_dir)
+static json_t *attempts_json(struct sl_ctx *ctx, const char *run_id, const char *run_dir)
 {
 	sqlite3_stmt *s = NULL;
 	json_t *a = json_array();
@@ -236,14 +235,14 @@ static json_t *diffstat_of_patch(const char *run_dir)
  * longer has the commits (a branch deleted, then git gc) is diff.patch read,
  * and the stat says so ("source").
  */
-static json_t *diffstat_json(struct runner_ctx *ctx, const struct store_run *r, const char *run_dir)
+static json_t *diffstat_json(struct sl_ctx *ctx, const struct store_run *r, const char *run_dir)
 {
 	struct sl_err err = SL_ERR_INIT;
 	json_t *j = NULL;
 
 	if (!r->base_commit || !r->head_commit)
 		return json_null();
-	if (runner_diff_stat(ctx->repo.root, r->base_commit, r->head_commit, &j, &err) == 0) {
+	if (worktree_diff_stat(ctx->repo.root, r->base_commit, r->head_commit, &j, &err) == 0) {
 		json_object_set_new(j, "source", json_string("git"));
 		return j;
 	}
@@ -256,11 +255,11 @@ static json_t *markers_json(json_t *j, const char *markers)
 	size_t len, cut;
 
 	len = cut = markers ? strlen(markers) : 0;
-	if (len > RUNNER_DOSSIER_MARKERS_MAX)
-		for (cut = RUNNER_DOSSIER_MARKERS_MAX; cut && (markers[cut] & 0xC0) == 0x80; cut--)
+	if (len > ARTIFACT_DOSSIER_MARKERS_MAX)
+		for (cut = ARTIFACT_DOSSIER_MARKERS_MAX; cut && (markers[cut] & 0xC0) == 0x80; cut--)
 			;
 	json_object_set_new(j, "markers", json_stringn(markers ? markers : "", cut));
-	json_object_set_new(j, "markers_truncated", json_boolean(len > RUNNER_DOSSIER_MARKERS_MAX));
+	json_object_set_new(j, "markers_truncated", json_boolean(len > ARTIFACT_DOSSIER_MARKERS_MAX));
 	return j;
 }
 
@@ -272,15 +271,15 @@ static json_t *read_text_file(const char *dir, const char *name)
 	char *path = sl_path_join(dir, name);
 	json_t *j = NULL;
 
-	if (path && sl_read_file(&b, path, RUNNER_DOSSIER_MARKERS_MAX * 4, &err) == 0)
-		j = runner_diff_json_text(sl_buf_cstr(&b), b.len);
+	if (path && sl_read_file(&b, path, ARTIFACT_DOSSIER_MARKERS_MAX * 4, &err) == 0)
+		j = worktree_diff_json_text(sl_buf_cstr(&b), b.len);
 	sl_buf_release(&b);
 	free(path);
 	return j;
 }
 
 /* The rival run of a conflict, from the store; its summary from its run folder. */
-static json_t *rival_json(struct runner_ctx *ctx, const char *id)
+static json_t *rival_json(struct sl_ctx *ctx, const char *id)
 {
 	struct store_run r;
 	struct store_wo wo = STORE_WO_INIT;
@@ -312,7 +311,7 @@ static json_t *rival_json(struct runner_ctx *ctx, const char *id)
  * resolving builder writes. A run with no conflict in the store (one of an
  * older build) shows conflict.json, marked as such.
  */
-static json_t *conflict_json(struct runner_ctx *ctx, const struct store_run *r, const char *run_dir)
+static json_t *conflict_json(struct sl_ctx *ctx, const struct store_run *r, const char *run_dir)
 {
 	struct store_conflict sc = { 0 };
 	struct merge_conflict_info ci = MERGE_CONFLICT_INFO_INIT;
@@ -326,7 +325,7 @@ static json_t *conflict_json(struct runner_ctx *ctx, const struct store_run *r, 
 		files = json_array();
 		rivals = json_array();
 		for (i = 0; i < sc.npaths; i++)
-			json_array_append_new(files, runner_diff_json_text(sc.paths[i],
+			json_array_append_new(files, worktree_diff_json_text(sc.paths[i],
 									   strlen(sc.paths[i])));
 		if (store_rivals(ctx->st, r->id, (const char *const *)sc.paths, sc.npaths,
 				 r->created_ms, &ids, &err) == 0)
@@ -376,13 +375,13 @@ static json_t *conflict_json(struct runner_ctx *ctx, const struct store_run *r, 
 
 static json_t *artifacts_json(const char *run_dir)
 {
-	struct runner_artifact_hashes h = RUNNER_ARTIFACT_HASHES_INIT;
+	struct artifact_hashes h = ARTIFACT_HASHES_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *a = json_array();
 	char *m = sl_path_join(run_dir, "manifest.json");
 	size_t i;
 
-	if (runner_artifacts_hash(run_dir, &h, &err) == 0)
+	if (artifact_hash_files(run_dir, &h, &err) == 0)
 		for (i = 0; i < h.n; i++) {
 			char *p = sl_path_join(run_dir, h.v[i].path);
 			json_array_append_new(a, json_pack("{s:s, s:s, s:I}", "name", h.v[i].path,
@@ -393,7 +392,7 @@ static json_t *artifacts_json(const char *run_dir)
 	if (m && sl_path_exists(m))
 		json_array_append_new(a, json_pack("{s:s, s:s, s:n}", "name", "manifest.json",
 						   "path", m, "bytes"));
-	runner_artifact_hashes_release(&h);
+	artifact_hashes_release(&h);
 	free(m);
 	return a;
 }
@@ -416,9 +415,9 @@ static json_t *next_json(const struct store_run *r, const char *wt, const char *
 	return json_string(buf);
 }
 
-static json_t *dossier_doc(struct runner_ctx *ctx, const struct store_run *r, const char *dir)
+static json_t *dossier_doc(struct sl_ctx *ctx, const struct store_run *r, const char *dir)
 {
-	char *wt = sl_path_join(dir, "worktree"), *tomb = runner_tombstone_path(&ctx->repo, r->id);
+	char *wt = sl_path_join(dir, "worktree"), *tomb = artifact_tombstone_path(&ctx->repo, r->id);
 	const char *target = ctx->cfg->target ? ctx->cfg->target : "main";
 	json_t *review = read_json_file(dir, "review.json"), *merge = read_json_file(dir, "merge.json");
 	json_t *gates = read_json_file(dir, "gates.json"), *j;
@@ -438,7 +437,7 @@ static json_t *dossier_doc(struct runner_ctx *ctx, const struct store_run *r, co
 	return j;
 }
 
-int runner_dossier(struct runner_ctx *ctx, const char *run, json_t **out, struct sl_err *err)
+int artifact_dossier(struct sl_ctx *ctx, const char *run, json_t **out, struct sl_err *err)
 {
 	struct store_run r;
 	char *dir = NULL;

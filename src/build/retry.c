@@ -1,5 +1,5 @@
 /* Retry rules (retry.h). */
-#include "runner/retry.h"
+#include "build/build.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -74,7 +74,7 @@ static int activates(const struct sl_retry_rule *r, int next, const char *const 
 	}
 }
 
-static void activate(struct runner_retry_state *st, const struct sl_retry_rule *r, int idx)
+static void activate(struct build_retry_state *st, const struct sl_retry_rule *r, int idx)
 {
 	if (r->builder)
 		st->builder_rule = idx;
@@ -100,8 +100,8 @@ static int valid_index(const struct sl_config *cfg, int i)
 	return i >= 0 && (size_t)i < cfg->nretry;
 }
 
-void runner_retry_overrides(const struct sl_config *cfg, const struct runner_retry_state *st,
-			    struct runner_retry_overrides *out)
+void build_retry_overrides(const struct sl_config *cfg, const struct build_retry_state *st,
+			    struct build_retry_overrides *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (valid_index(cfg, st->builder_rule))
@@ -113,7 +113,7 @@ void runner_retry_overrides(const struct sl_config *cfg, const struct runner_ret
 }
 
 static void describe_overrides(char *out, size_t n, const struct sl_config *cfg,
-			       const struct runner_retry_state *st)
+			       const struct build_retry_state *st)
 {
 	size_t len = 0;
 	const int rules[3] = { st->builder_rule, st->prompt_rule, st->reset_rule };
@@ -126,11 +126,11 @@ static void describe_overrides(char *out, size_t n, const struct sl_config *cfg,
 						len ? ", " : " with ", names[k], rules[k] + 1);
 }
 
-int runner_retry_decide(const struct sl_config *cfg, const struct runner_retry_state *prev,
+int build_retry_decide(const struct sl_config *cfg, const struct build_retry_state *prev,
 			int attempt_failed, const char *const *failed, int builder_exit,
-			struct runner_retry_decision *d, struct sl_err *err)
+			struct build_retry_decision *d, struct sl_err *err)
 {
-	struct runner_retry_state start = *prev; /* prev may point into d */
+	struct build_retry_state start = *prev; /* prev may point into d */
 	char what[256], how[200];
 	int at = exit_at(cfg);
 
@@ -162,12 +162,12 @@ int runner_retry_decide(const struct sl_config *cfg, const struct runner_retry_s
 	snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; retrying as attempt %d of %d%s",
 		 what, attempt_failed, d->next_attempt, at, how);
 out:
-	runner_retry_overrides(cfg, &d->state, &d->overrides);
+	build_retry_overrides(cfg, &d->state, &d->overrides);
 	return 0;
 }
 
 /* The copy for people in the run folder: written, never read back. */
-static void write_copy(const char *run_dir, const struct runner_retry_state *rs)
+static void write_copy(const char *run_dir, const struct build_retry_state *rs)
 {
 	struct sl_err err = SL_ERR_INIT;
 	json_t *o = json_pack("{s:i, s:i, s:i, s:s}", "builder_rule", rs->builder_rule,
@@ -183,8 +183,8 @@ static void write_copy(const char *run_dir, const struct runner_retry_state *rs)
 	free(path);
 }
 
-int runner_retry_save(struct store *st, const char *run_id, const char *run_dir,
-		      const struct runner_retry_state *rs, struct sl_err *err)
+int build_retry_save(struct store *st, const char *run_id, const char *run_dir,
+		      const struct build_retry_state *rs, struct sl_err *err)
 {
 	struct store_retry_state s = { rs->builder_rule, rs->prompt_rule, rs->reset_rule };
 	int error;
@@ -196,7 +196,7 @@ int runner_retry_save(struct store *st, const char *run_id, const char *run_dir,
 	return 0;
 }
 
-int runner_retry_load(struct store *st, const char *run_id, struct runner_retry_state *rs,
+int build_retry_load(struct store *st, const char *run_id, struct build_retry_state *rs,
 		      struct sl_err *err)
 {
 	struct store_retry_state s;
@@ -211,7 +211,7 @@ int runner_retry_load(struct store *st, const char *run_id, struct runner_retry_
 	return 0;
 }
 
-int runner_retry_forget(struct store *st, const char *run_id, const char *run_dir,
+int build_retry_forget(struct store *st, const char *run_id, const char *run_dir,
 			struct sl_err *err)
 {
 	char *path = run_dir ? sl_path_join(run_dir, "retry.json") : NULL;

@@ -1,6 +1,5 @@
 /* Run worktrees: create (idempotent, undone on failure), remove, prune, list. */
-#include "runner/worktree.h"
-#include "runner/snapshot.h"
+#include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/proc.h"
@@ -51,7 +50,7 @@ out:
 	return error;
 }
 
-int runner_worktree_name_valid(const char *name)
+int worktree_name_valid(const char *name)
 {
 	size_t n = name ? strlen(name) : 0, i;
 
@@ -69,7 +68,7 @@ int runner_worktree_name_valid(const char *name)
 	return 1;
 }
 
-int runner_branch_name_valid(const char *branch)
+int worktree_branch_name_valid(const char *branch)
 {
 	char ref[512];
 	int valid = 0;
@@ -278,7 +277,7 @@ out:
 	return error;
 }
 
-int runner_worktree_add(const char *repo_root, const char *name, const char *path,
+int worktree_add(const char *repo_root, const char *name, const char *path,
 			const char *branch, const char *base_oid_hex, int *reused,
 			struct sl_err *err)
 {
@@ -287,11 +286,11 @@ int runner_worktree_add(const char *repo_root, const char *name, const char *pat
 
 	if (reused)
 		*reused = 0;
-	if (!runner_worktree_name_valid(name))
+	if (!worktree_name_valid(name))
 		return sl_err_set(err, SL_EINVALID,
 				  "'%s' cannot name a worktree; use letters, digits, '.', '_', '-'",
 				  name ? name : "");
-	if (!runner_branch_name_valid(branch))
+	if (!worktree_branch_name_valid(branch))
 		return sl_err_set(err, SL_EINVALID, "'%s' is not a valid branch name",
 				  branch ? branch : "");
 	if (!path || path[0] != '/')
@@ -313,7 +312,7 @@ out:
 	return error;
 }
 
-int runner_worktree_create(const char *repo_root, const char *run_id, const char *branch_name,
+int worktree_create(const char *repo_root, const char *run_id, const char *branch_name,
 			   const char *base_oid_hex, char **out_path, int *reused,
 			   struct sl_err *err)
 {
@@ -322,12 +321,12 @@ int runner_worktree_create(const char *repo_root, const char *run_id, const char
 
 	if (out_path)
 		*out_path = NULL;
-	if (!runner_worktree_name_valid(run_id))
+	if (!worktree_name_valid(run_id))
 		return sl_err_set(err, SL_EINVALID, "'%s' is not a valid run id",
 				  run_id ? run_id : "");
 	if (asprintf(&path, "%s/.system/runs/%s/worktree", repo_root, run_id) < 0)
 		return sl_err_set(err, SL_ERROR, "out of memory");
-	error = runner_worktree_add(repo_root, run_id, path, branch_name, base_oid_hex, reused,
+	error = worktree_add(repo_root, run_id, path, branch_name, base_oid_hex, reused,
 				    err);
 	if (!error && out_path) {
 		*out_path = path;
@@ -403,17 +402,17 @@ static int make_writable(const char *path, struct sl_err *err)
 
 static int refuse_dirty(const char *path, const char *const *excluded, struct sl_err *err)
 {
-	struct runner_changes ch = RUNNER_CHANGES_INIT;
+	struct worktree_changes ch = WORKTREE_CHANGES_INIT;
 	int error;
 
-	if ((error = runner_worktree_changes(path, excluded, &ch, err)) < 0)
+	if ((error = worktree_changes(path, excluded, &ch, err)) < 0)
 		return error;
 	if (ch.count)
 		error = sl_err_set(err, SL_ECONFLICT,
 				   "cannot remove worktree '%s': uncommitted changes present (%zu "
 				   "path(s), e.g. '%s'); commit them, or use --force to discard them",
 				   path, ch.count, ch.first);
-	runner_changes_release(&ch);
+	worktree_changes_release(&ch);
 	return error;
 }
 
@@ -435,7 +434,7 @@ static int delete_branch_named(git_repository *repo, const char *branch, struct 
 	return rc == 0 ? 1 : 0;
 }
 
-int runner_worktree_remove(const char *repo_root, const char *name_or_path,
+int worktree_remove(const char *repo_root, const char *name_or_path,
 			   const char *const *excluded, int force, int delete_branch,
 			   int *branch_deleted, struct sl_err *err)
 {
@@ -555,7 +554,7 @@ static int is_run_entry(git_worktree *wt, const char *root, const char *name)
 {
 	char want[4200];
 
-	if (!runner_worktree_name_valid(name))
+	if (!worktree_name_valid(name))
 		return 0;
 	snprintf(want, sizeof(want), "%s/.system/runs/%s/worktree", root, name);
 	return !strcmp(git_worktree_path(wt), want);
@@ -572,7 +571,7 @@ static time_t gitdir_mtime(git_repository *repo, const char *name)
 	return lstat(path, &st) == 0 ? st.st_mtime : 0;
 }
 
-int runner_worktree_prune_stale(const char *repo_root, int (*known)(const char *, void *),
+int worktree_prune_stale(const char *repo_root, int (*known)(const char *, void *),
 				void *data, size_t *pruned, struct sl_err *err)
 {
 	git_repository *repo = NULL;
@@ -617,11 +616,11 @@ out:
 
 /* ---- listing for reconciliation ---- */
 
-static int list_add_wt(struct runner_wt_list *l, git_repository *repo, const char *name,
+static int list_add_wt(struct worktree_list *l, git_repository *repo, const char *name,
 		       const char *runs_prefix)
 {
 	git_worktree *wt = NULL;
-	struct runner_wt_entry *e, *v;
+	struct worktree_entry *e, *v;
 
 	if (git_worktree_lookup(&wt, repo, name) < 0)
 		return 0;
@@ -642,9 +641,9 @@ static int list_add_wt(struct runner_wt_list *l, git_repository *repo, const cha
 	return e->name && e->path ? 0 : -1;
 }
 
-static int list_add_branch(struct runner_wt_list *l, git_reference *ref)
+static int list_add_branch(struct worktree_list *l, git_reference *ref)
 {
-	struct runner_branch_entry *e, *v;
+	struct worktree_branch_entry *e, *v;
 	const char *name = git_reference_shorthand(ref);
 	const git_oid *oid = git_reference_target(ref);
 
@@ -662,7 +661,7 @@ static int list_add_branch(struct runner_wt_list *l, git_reference *ref)
 	return e->name ? 0 : -1;
 }
 
-static int list_branches(struct runner_wt_list *l, git_repository *repo, struct sl_err *err)
+static int list_branches(struct worktree_list *l, git_repository *repo, struct sl_err *err)
 {
 	git_branch_iterator *it = NULL;
 	git_reference *ref;
@@ -682,7 +681,7 @@ static int list_branches(struct runner_wt_list *l, git_repository *repo, struct 
 	return error;
 }
 
-int runner_worktree_list(const char *repo_root, struct runner_wt_list *out, struct sl_err *err)
+int worktree_list(const char *repo_root, struct worktree_list *out, struct sl_err *err)
 {
 	git_repository *repo = NULL;
 	git_strarray names = { 0 };
@@ -709,14 +708,14 @@ int runner_worktree_list(const char *repo_root, struct runner_wt_list *out, stru
 		error = list_branches(out, repo, err);
 out:
 	if (error)
-		runner_wt_list_release(out);
+		worktree_list_release(out);
 	free(runs);
 	git_strarray_dispose(&names);
 	git_repository_free(repo);
 	return error;
 }
 
-void runner_wt_list_release(struct runner_wt_list *l)
+void worktree_list_release(struct worktree_list *l)
 {
 	size_t i;
 
@@ -907,19 +906,19 @@ static int each_env_path(const char *repo_root, const char *wt_path, const char 
 	return error;
 }
 
-int runner_worktree_share(const char *repo_root, const char *wt_path, const char *const *paths,
+int worktree_share(const char *repo_root, const char *wt_path, const char *const *paths,
 			  struct sl_buf *notes, struct sl_err *err)
 {
 	return each_env_path(repo_root, wt_path, paths, 0, notes, err);
 }
 
-int runner_worktree_copy(const char *repo_root, const char *wt_path, const char *const *paths,
+int worktree_copy(const char *repo_root, const char *wt_path, const char *const *paths,
 			 struct sl_buf *notes, struct sl_err *err)
 {
 	return each_env_path(repo_root, wt_path, paths, 1, notes, err);
 }
 
-int runner_worktree_exclude_system(const char *repo_root, struct sl_err *err)
+int worktree_exclude_system(const char *repo_root, struct sl_err *err)
 {
 	git_repository *repo = NULL;
 	struct sl_buf b = SL_BUF_INIT;

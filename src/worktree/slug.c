@@ -1,5 +1,5 @@
 /* Slugs of task descriptions, as the rp1 worktree tool makes them. */
-#include "runner/worktree.h"
+#include "worktree/worktree.h"
 
 #include <string.h>
 
@@ -58,18 +58,18 @@ static size_t append(char *out, size_t len, const char *w, size_t n)
 	return len;
 }
 
-/* Cut at RUNNER_SLUG_MAX on a word boundary (a hyphen), trailing hyphens off. */
+/* Cut at WORKTREE_SLUG_MAX on a word boundary (a hyphen), trailing hyphens off. */
 static size_t truncate_slug(char *s, size_t len)
 {
 	size_t cut;
 
 	while (len && s[len - 1] == '-')
 		len--;
-	if (len > RUNNER_SLUG_MAX) {
-		cut = RUNNER_SLUG_MAX;
+	if (len > WORKTREE_SLUG_MAX) {
+		cut = WORKTREE_SLUG_MAX;
 		while (cut && s[cut] != '-')
 			cut--;
-		len = cut ? cut : RUNNER_SLUG_MAX;
+		len = cut ? cut : WORKTREE_SLUG_MAX;
 		while (len && s[len - 1] == '-')
 			len--;
 	}
@@ -94,7 +94,7 @@ static size_t build(const char *w, char *slug, int drop_stop)
 	return truncate_slug(slug, len);
 }
 
-size_t runner_slug(const char *text, char *out, size_t n)
+size_t worktree_slug(const char *text, char *out, size_t n)
 {
 	char w[1024], slug[1024];
 	size_t len;

@@ -1,6 +1,6 @@
 /* The builder process (builder.h). */
 #include "core/fs.h"
-#include "runner/builder.h"
+#include "build/build.h"
 #include "core/time.h"
 
 #include <errno.h>
@@ -26,12 +26,12 @@ static const char *const git_redirects[] = {
 	"GIT_PREFIX", NULL,
 };
 
-const char *const *runner_builder_hooks_env(const struct sl_config *cfg)
+const char *const *build_hooks_env(const struct sl_config *cfg)
 {
 	return cfg->worktree.hooks ? hooks_on : hooks_off;
 }
 
-int runner_builder_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
+int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
 			struct sl_err *err)
 {
 	const char *const *src = argv_override;
@@ -48,7 +48,7 @@ int runner_builder_argv(sl_strv *out, const struct sl_config *cfg, const char *c
 			  ".system/config.yaml");
 }
 
-int runner_builder_env_drop(sl_strv *out, const struct sl_config *cfg, struct sl_err *err)
+int build_env_drop(sl_strv *out, const struct sl_config *cfg, struct sl_err *err)
 {
 	size_t n = 0;
 
@@ -69,7 +69,7 @@ oom:
 }
 
 /* SLUICE_* entries, cfg->builder.env, the hooks triple: new strings in env (n at most cap). */
-static int build_env(sl_strv env, size_t cap, const struct runner_builder_opts *o)
+static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 {
 	const char *mode = o->mode ? o->mode : "build";
 	const char *wo = o->work_order_id ? o->work_order_id : "";
@@ -88,7 +88,7 @@ static int build_env(sl_strv env, size_t cap, const struct runner_builder_opts *
 	for (char **e = o->cfg->builder.env; e && *e && n < cap; e++)
 		if (!(env[n++] = strdup(*e)))
 			return SL_ERROR;
-	for (const char *const *h = runner_builder_hooks_env(o->cfg); *h && n < cap; h++)
+	for (const char *const *h = build_hooks_env(o->cfg); *h && n < cap; h++)
 		if (!(env[n++] = strdup(*h)))
 			return SL_ERROR;
 	return 0;
@@ -118,7 +118,7 @@ static void log_line(const char *log, const char *line)
 	close(fd);
 }
 
-static void log_header(const char *log, const struct runner_builder_opts *o,
+static void log_header(const char *log, const struct build_opts *o,
 		       const char *const *argv)
 {
 	char when[64], cmd[1024], line[1200];
@@ -130,7 +130,7 @@ static void log_header(const char *log, const struct runner_builder_opts *o,
 	log_line(log, line);
 }
 
-static void log_footer(const char *log, const struct runner_builder_opts *o,
+static void log_footer(const char *log, const struct build_opts *o,
 		       const struct sl_proc_result *res, const struct sl_err *err, int error)
 {
 	char how[SL_ERR_MSG_MAX], line[SL_ERR_MSG_MAX + 128];
@@ -143,7 +143,7 @@ static void log_footer(const char *log, const struct runner_builder_opts *o,
 	log_line(log, line);
 }
 
-int runner_builder_run(const struct runner_builder_opts *o, struct sl_proc_result *res,
+int build_run(const struct build_opts *o, struct sl_proc_result *res,
 		       struct sl_err *err)
 {
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
@@ -153,13 +153,13 @@ int runner_builder_run(const struct runner_builder_opts *o, struct sl_proc_resul
 	int error;
 
 	memset(res, 0, sizeof(*res));
-	if ((error = runner_builder_argv(&argv, o->cfg, o->argv_override, err)) < 0)
+	if ((error = build_argv(&argv, o->cfg, o->argv_override, err)) < 0)
 		goto out;
-	if ((error = runner_builder_env_drop(&drop, o->cfg, err)) < 0)
+	if ((error = build_env_drop(&drop, o->cfg, err)) < 0)
 		goto out;
 	if (!(env = calloc(cap + 1, sizeof(*env))) || build_env(env, cap, o) < 0 ||
 	    asprintf(&log, "%s/builder.log", o->run_dir) < 0 ||
-	    asprintf(&owner, "%s/" RUNNER_CHILD_OWNER_FILE, o->run_dir) < 0) {
+	    asprintf(&owner, "%s/" BUILD_CHILD_OWNER_FILE, o->run_dir) < 0) {
 		log = owner = NULL;
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "core/fs.h"
-#include "runner/snapshot.h"
-#include "runner/worktree.h"
+#include "worktree/worktree.h"
+#include "worktree/worktree.h"
 #include "test_helpers.h"
 
 static char tmp[PATH_MAX], repo[PATH_MAX + 16], base[64];
@@ -34,9 +34,9 @@ static int setup(void **state)
 	   "-m second && echo local >conf/local.yaml",
 	   repo, repo);
 	snprintf(base, sizeof(base), "%s", sh_all("git -C '%s' rev-parse main", repo));
-	if (runner_worktree_create(repo, "S1", "run/WO-1", base, &wt, NULL, &err) < 0 ||
-	    runner_worktree_share(repo, wt, excl, NULL, &err) < 0 ||
-	    runner_worktree_copy(repo, wt, excl + 1, NULL, &err) < 0) {
+	if (worktree_create(repo, "S1", "run/WO-1", base, &wt, NULL, &err) < 0 ||
+	    worktree_share(repo, wt, excl, NULL, &err) < 0 ||
+	    worktree_copy(repo, wt, excl + 1, NULL, &err) < 0) {
 		fprintf(stderr, "setup: %s\n", err.msg);
 		return -1;
 	}
@@ -54,7 +54,7 @@ static int teardown(void **state)
 static void test_snapshot_commits_everything_but_excluded(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct runner_changes ch = RUNNER_CHANGES_INIT;
+	struct worktree_changes ch = WORKTREE_CHANGES_INIT;
 	char head[41];
 	int committed = -1;
 
@@ -62,10 +62,10 @@ static void test_snapshot_commits_everything_but_excluded(void **state)
 	   "echo n >new/deep/n.txt && echo staged >s.txt && git add s.txt && echo l >x.log && "
 	   "echo changed >conf/local.yaml",
 	   wt);
-	assert_int_equal(runner_worktree_changes(wt, excl, &ch, &err), 0);
+	assert_int_equal(worktree_changes(wt, excl, &ch, &err), 0);
 	assert_int_equal(ch.count, 4);
-	runner_changes_release(&ch);
-	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "sluice snapshot: S1 attempt 1",
+	worktree_changes_release(&ch);
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "sluice snapshot: S1 attempt 1",
 					 head, &committed, &err), 0);
 	assert_int_equal(committed, 1);
 	assert_string_equal(head, sh_all("git -C '%s' rev-parse run/WO-1", repo));
@@ -77,7 +77,7 @@ static void test_snapshot_commits_everything_but_excluded(void **state)
 	/* ignored and excluded stay out; the worktree is clean afterwards */
 	assert_string_equal(sh_all("git -C '%s' status --porcelain", wt),
 			    "?? conf/local.yaml\n?? node_modules");
-	assert_int_equal(runner_worktree_changes(wt, excl, &ch, &err), 0);
+	assert_int_equal(worktree_changes(wt, excl, &ch, &err), 0);
 	assert_int_equal(ch.count, 0);
 }
 
@@ -88,7 +88,7 @@ static void test_embedded_repository_left_out(void **state)
 	int committed = -1;
 
 	sh("cd '%s' && git init -q sub && echo s >sub/s && echo t >top.txt", wt);
-	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
 			 0);
 	assert_int_equal(committed, 1);
 	assert_string_equal(sh_all("git -C '%s' diff --name-status %s run/WO-1", repo, base),
@@ -110,7 +110,7 @@ static void test_filtered_files_cleaned(void **state)
 	sh("cd '%s' && echo 'SMUDGED new' >n.dat && echo plain >p.txt && "
 	   "echo 'SMUDGED m' >node_modules/x.dat",
 	   wt);
-	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
 			 0);
 	assert_int_equal(committed, 1);
 	assert_string_equal(sh_all("git -C '%s' show run/WO-1:n.dat", repo), "new");
@@ -127,7 +127,7 @@ static void test_nothing_changed(void **state)
 	char head[41];
 	int committed = -1;
 
-	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
 			 SL_ENOTFOUND);
 	assert_non_null(strstr(err.msg, "the builder changed nothing"));
 	assert_string_equal(head, base);
@@ -142,7 +142,7 @@ static void test_builder_commits_kept(void **state)
 
 	sh("cd '%s' && echo x >>src/a.c && git commit -qam 'builder commit'", wt);
 	snprintf(tip, sizeof(tip), "%s", sh_all("git -C '%s' rev-parse HEAD", wt));
-	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
 			 0);
 	assert_int_equal(committed, 0);
 	assert_string_equal(head, tip);
@@ -153,7 +153,7 @@ static void expect_refused(const char *what)
 	struct sl_err err = SL_ERR_INIT;
 	char head[41];
 
-	assert_int_equal(runner_snapshot(wt, "run/WO-1", base, excl, "m", head, NULL, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, NULL, &err),
 			 SL_ECONFLICT);
 	if (!strstr(err.msg, what))
 		fail_msg("'%s' not in '%s'", what, err.msg);
@@ -194,7 +194,7 @@ static void test_reset(void **state)
 	   "mkdir -p u/v && echo u >u/v/w.txt && echo u >top.txt && echo l >keep.log && "
 	   "echo changed >conf/local.yaml",
 	   wt);
-	assert_int_equal(runner_worktree_reset(wt, base, excl, &err), 0);
+	assert_int_equal(worktree_reset(wt, base, excl, &err), 0);
 	assert_string_equal(sh_all("git -C '%s' rev-parse run/WO-1", repo), base);
 	assert_string_equal(sh_all("git -C '%s' status --porcelain --ignored", wt),
 			    "?? conf/local.yaml\n?? node_modules\n!! keep.log");

@@ -1,5 +1,5 @@
 /* A run worktree after its builder: changes, the snapshot commit, the reset. */
-#include "runner/snapshot.h"
+#include "worktree/worktree.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/proc.h"
@@ -85,8 +85,8 @@ static int status_list(git_status_list **out, git_repository *repo, int workdir_
 	return git_status_list_new(out, repo, &so);
 }
 
-int runner_worktree_changes(const char *wt_path, const char *const *excluded,
-			    struct runner_changes *out, struct sl_err *err)
+int worktree_changes(const char *wt_path, const char *const *excluded,
+			    struct worktree_changes *out, struct sl_err *err)
 {
 	git_repository *repo = NULL;
 	git_status_list *st = NULL;
@@ -115,7 +115,7 @@ out:
 	return error;
 }
 
-void runner_changes_release(struct runner_changes *ch)
+void worktree_changes_release(struct worktree_changes *ch)
 {
 	free(ch->first);
 	ch->first = NULL;
@@ -296,7 +296,7 @@ static int commit_tree(git_repository *repo, const char *branch, const git_oid *
 	int rc, error = 0;
 
 	snprintf(ref, sizeof(ref), "refs/heads/%s", branch);
-	if ((rc = git_signature_now(&sig, RUNNER_SNAPSHOT_NAME, RUNNER_SNAPSHOT_EMAIL)) < 0 ||
+	if ((rc = git_signature_now(&sig, WORKTREE_SNAPSHOT_NAME, WORKTREE_SNAPSHOT_EMAIL)) < 0 ||
 	    (rc = git_commit_lookup(&parent, repo, tip)) < 0 ||
 	    (rc = git_tree_lookup(&tree, repo, tree_id)) < 0) {
 		error = sl_err_git(err, rc, "cannot prepare the snapshot commit");
@@ -318,7 +318,7 @@ out:
 	return error;
 }
 
-int runner_snapshot(const char *wt_path, const char *branch_name, const char *base_oid_hex,
+int worktree_snapshot(const char *wt_path, const char *branch_name, const char *base_oid_hex,
 		    const char *const *excluded, const char *message, char head_hex[41],
 		    int *committed, struct sl_err *err)
 {
@@ -401,7 +401,7 @@ static int clean_untracked(git_repository *repo, const char *wt, const char *con
 	return 0;
 }
 
-int runner_worktree_reset(const char *wt_path, const char *oid_hex, const char *const *excluded,
+int worktree_reset(const char *wt_path, const char *oid_hex, const char *const *excluded,
 			  struct sl_err *err)
 {
 	git_repository *repo = NULL;

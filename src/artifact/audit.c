@@ -1,8 +1,6 @@
 /* sluice audit: verify merged runs' artifacts against their manifests, the chain and git. */
-#include "runner/audit.h"
-#include "runner/diff.h"
-#include "runner/manifest.h"
-#include "runner/target.h"
+#include "artifact/artifact.h"
+#include "worktree/worktree.h"
 #include "store/runs.h"
 #include "store/target.h"
 #include "core/fs.h"
@@ -18,10 +16,10 @@
 #define JSON_MAX ((size_t)16 << 20)
 
 struct audit {
-	struct runner_ctx *ctx;
-	struct runner_audit_result *res;
+	struct sl_ctx *ctx;
+	struct artifact_audit_result *res;
 	git_repository *git;
-	struct runner_chain chain;
+	struct artifact_chain chain;
 	const struct store_run *run;
 	char *dir;
 	json_t *manifest;  /* NULL when missing or malformed */
@@ -30,7 +28,7 @@ struct audit {
 
 static void add_finding(struct audit *a, const char *run, const char *where, const char *what)
 {
-	struct runner_audit_finding *v;
+	struct artifact_audit_finding *v;
 
 	if (!(v = realloc(a->res->v, (a->res->n + 1) * sizeof(*v))))
 		return;
@@ -101,13 +99,13 @@ static int same(const char *x, const char *y)
 
 static int cmp_path(const void *key, const void *elem)
 {
-	return strcmp(key, ((const struct runner_artifact_hash *)elem)->path);
+	return strcmp(key, ((const struct artifact_hash *)elem)->path);
 }
 
 /* Every file listed with its hash; every file present is listed. */
 static void check_artifacts(struct audit *a)
 {
-	struct runner_artifact_hashes h = RUNNER_ARTIFACT_HASHES_INIT;
+	struct artifact_hashes h = ARTIFACT_HASHES_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *arts = json_object_get(a->manifest, "artifacts"), *v;
 	const char *path;
@@ -117,7 +115,7 @@ static void check_artifacts(struct audit *a)
 		finding(a, "manifest.json", "manifest lists no artifacts");
 		return;
 	}
-	if (runner_artifacts_hash(a->dir, &h, &err) != 0) {
+	if (artifact_hash_files(a->dir, &h, &err) != 0) {
 		finding(a, a->dir, "cannot hash the artifacts: %s", err.msg);
 		return;
 	}
@@ -134,7 +132,7 @@ static void check_artifacts(struct audit *a)
 			finding(a, path, "artifact missing (listed in the manifest)");
 		a->res->artifacts++;
 	}
-	runner_artifact_hashes_release(&h);
+	artifact_hashes_release(&h);
 }
 
 /* The manifest itself: there, parses, names this run. */
@@ -156,15 +154,15 @@ static int check_manifest(struct audit *a)
 		finding(a, "manifest.json", "manifest names run '%s', not this one (moved or swapped)",
 			jstr(a->manifest, "run") ? jstr(a->manifest, "run") : "(none)");
 	}
-	if (json_integer_value(json_object_get(a->manifest, "version")) != RUNNER_MANIFEST_VERSION)
-		finding(a, "manifest.json", "manifest version is not %d", RUNNER_MANIFEST_VERSION);
+	if (json_integer_value(json_object_get(a->manifest, "version")) != ARTIFACT_MANIFEST_VERSION)
+		finding(a, "manifest.json", "manifest version is not %d", ARTIFACT_MANIFEST_VERSION);
 	return 0;
 }
 
 /* The chain: this link points at the link before it in merge order. */
 static void check_chain(struct audit *a)
 {
-	const struct runner_chain_link *l = NULL, *prev = NULL;
+	const struct artifact_chain_link *l = NULL, *prev = NULL;
 	size_t i;
 
 	for (i = 0; i < a->chain.n && !l; i++)
@@ -220,7 +218,7 @@ static void check_diff(struct audit *a, const char *base, const char *head)
 	}
 	now = sl_path_join(dir, "diff.patch");
 	patch = sl_path_join(a->dir, "diff.patch");
-	if (runner_diff_patch(a->ctx->repo.root, base, head, now, &err) != 0)
+	if (worktree_diff_patch(a->ctx->repo.root, base, head, now, &err) != 0)
 		finding(a, "diff.patch", "git cannot compute the diff %.12s..%.12s now: %s", base,
 			head, err.msg);
 	else if (sl_sha256_file(h1, patch, &err) != 0 || sl_sha256_file(h2, now, &err) != 0 ||
@@ -247,7 +245,7 @@ static void check_trailers(struct audit *a, const git_commit *c, const char *mc)
 		return;
 	}
 	for (i = 0; i < 3; i++) {
-		const char *got = runner__trailer(&arr, want[i][0]);
+		const char *got = artifact_trailer(&arr, want[i][0]);
 		if (!got)
 			finding(a, mc, "merge commit lacks the %s: trailer", want[i][0]);
 		else if (want[i][1] && strcmp(got, want[i][1]))
@@ -364,7 +362,7 @@ static void check_work_order(struct audit *a)
 
 static void audit_one(struct audit *a, const struct store_run *run)
 {
-	char *tomb = runner_tombstone_path(&a->ctx->repo, run->id);
+	char *tomb = artifact_tombstone_path(&a->ctx->repo, run->id);
 	const char *base, *head;
 
 	a->run = run;
@@ -452,7 +450,7 @@ static int accounted(struct audit *a, const char *hex)
  * One commit of the target's first-parent line. from_runs: also check that
  * it is not from a run (only after the first tip sluice observed).
  */
-static void check_line_commit(struct audit *a, const struct runner_runset *set,
+static void check_line_commit(struct audit *a, const struct artifact_runset *set,
 			      const git_commit *c, int from_runs)
 {
 	git_message_trailer_array arr = { 0 };
@@ -462,13 +460,13 @@ static void check_line_commit(struct audit *a, const struct runner_runset *set,
 
 	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
 	if (git_message_trailers(&arr, git_commit_message(c)) == 0 &&
-	    (sr = runner__trailer(&arr, "Sluice-Run")) != NULL) {
+	    (sr = artifact_trailer(&arr, "Sluice-Run")) != NULL) {
 		check_sluice_merge(a, hex, sr);
 		goto out;
 	}
 	if (!from_runs || accounted(a, hex))
 		goto out;
-	if ((run = runner__runset_owner(set, git_commit_id(c)))) {
+	if ((run = artifact_runset_owner(set, git_commit_id(c)))) {
 		target_finding(a, run, hex, "commit on '%s' came from run %s, and sluice did not land "
 			       "it (unreviewed): reset '%s' to before it or 'sluice accept-target "
 			       "%s'", t, run, t, hex);
@@ -477,7 +475,7 @@ static void check_line_commit(struct audit *a, const struct runner_runset *set,
 	for (i = 1; i < git_commit_parentcount(c); i++) {
 		git_oid_tostr(phex, sizeof(phex), git_commit_parent_id(c, i));
 		if (accounted(a, phex) ||
-		    !(run = runner__runset_owner(set, git_commit_parent_id(c, i))))
+		    !(run = artifact_runset_owner(set, git_commit_parent_id(c, i))))
 			continue;
 		target_finding(a, run, hex, "merge on '%s' brings commit %.12s of run %s, which "
 			       "sluice did not land (unreviewed): reset '%s' to before it or "
@@ -511,7 +509,7 @@ static int oldest_base(struct audit *a, git_oid *out)
  */
 static int audit_target(struct audit *a, struct sl_err *err)
 {
-	struct runner_runset set = RUNNER_RUNSET_INIT;
+	struct artifact_runset set = ARTIFACT_RUNSET_INIT;
 	git_revwalk *walk = NULL;
 	char *root = NULL, *last = NULL;
 	git_oid tip, rid, id, stop;
@@ -525,7 +523,7 @@ static int audit_target(struct audit *a, struct sl_err *err)
 		have_root = git_oid_fromstr(&rid, root) == 0;
 	sl_err_clear(err);
 	have_stop = oldest_base(a, &stop);
-	if ((error = runner__runset_load(a->ctx, a->git, have_root ? &rid : NULL, &set, err)) != 0)
+	if ((error = artifact_runset_load(a->ctx, a->git, have_root ? &rid : NULL, &set, err)) != 0)
 		goto out;
 	if ((error = git_revwalk_new(&walk, a->git)) != 0 ||
 	    (error = git_revwalk_push(walk, &tip)) != 0) {
@@ -554,14 +552,14 @@ static int audit_target(struct audit *a, struct sl_err *err)
 	git_error_clear();
 out:
 	git_revwalk_free(walk);
-	runner__runset_release(&set);
+	artifact_runset_release(&set);
 	free(root);
 	free(last);
 	return error;
 }
 
 /* The runs to audit: the named ones (each must be merged), or every merged run, oldest first. */
-static int pick_runs(struct runner_ctx *ctx, const char *const *names, size_t nn,
+static int pick_runs(struct sl_ctx *ctx, const char *const *names, size_t nn,
 		     struct store_run **out, size_t *n, struct sl_err *err)
 {
 	size_t i;
@@ -589,8 +587,8 @@ static int pick_runs(struct runner_ctx *ctx, const char *const *names, size_t nn
 	return 0;
 }
 
-int runner_audit(struct runner_ctx *ctx, const char *const *runs, size_t nruns,
-		 struct runner_audit_result *res, struct sl_err *err)
+int artifact_audit(struct sl_ctx *ctx, const char *const *runs, size_t nruns,
+		 struct artifact_audit_result *res, struct sl_err *err)
 {
 	struct audit a;
 	struct store_run *list = NULL;
@@ -607,20 +605,20 @@ int runner_audit(struct runner_ctx *ctx, const char *const *runs, size_t nruns,
 		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
 		goto out;
 	}
-	if ((error = runner_chain_load(&ctx->repo, NULL, &a.chain, err)) != 0)
+	if ((error = artifact_chain_load(&ctx->repo, NULL, &a.chain, err)) != 0)
 		goto out;
 	for (i = 0; i < n; i++)
 		audit_one(&a, &list[i]);
 	if (!nruns)
 		error = audit_target(&a, err);
 out:
-	runner_chain_release(&a.chain);
+	artifact_chain_release(&a.chain);
 	git_repository_free(a.git);
 	store_runs_free(list, nruns ? nruns : n);
 	return error;
 }
 
-void runner_audit_result_release(struct runner_audit_result *res)
+void artifact_audit_result_release(struct artifact_audit_result *res)
 {
 	size_t i;
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
-#include "runner/worktree.h"
+#include "worktree/worktree.h"
 #include "test_helpers.h"
 
 static char tmp[PATH_MAX], repo[PATH_MAX + 16];
@@ -67,7 +67,7 @@ static void test_create_leaves_dirty_main_alone(void **state)
 	   "echo new >untracked.txt && echo x >README",
 	   repo);
 	snprintf(before, sizeof(before), "%s", main_state());
-	assert_int_equal(runner_worktree_create(repo, "R1", "run/WO-1-abcdefgh", base_oid(), &path,
+	assert_int_equal(worktree_create(repo, "R1", "run/WO-1-abcdefgh", base_oid(), &path,
 						&reused, &err), 0);
 	snprintf(want, sizeof(want), "%s/.system/runs/R1/worktree", repo);
 	assert_string_equal(path, want);
@@ -88,17 +88,17 @@ static void test_create_is_idempotent(void **state)
 	char *path = NULL;
 	int reused = -1;
 
-	assert_int_equal(runner_worktree_create(repo, "R2", "run/WO-2-x", base_oid(), &path,
+	assert_int_equal(worktree_create(repo, "R2", "run/WO-2-x", base_oid(), &path,
 						&reused, &err), 0);
 	assert_int_equal(reused, 0);
 	sh("echo work >'%s/new.txt'", path);
 	free(path);
-	assert_int_equal(runner_worktree_create(repo, "R2", "run/WO-2-x", base_oid(), &path,
+	assert_int_equal(worktree_create(repo, "R2", "run/WO-2-x", base_oid(), &path,
 						&reused, &err), 0);
 	assert_int_equal(reused, 1);
 	assert_string_equal(sh_line("cat '%s/new.txt'", path), "work");
 	/* the same run on another branch is refused */
-	assert_int_equal(runner_worktree_create(repo, "R2", "run/WO-2-y", base_oid(), NULL,
+	assert_int_equal(worktree_create(repo, "R2", "run/WO-2-y", base_oid(), NULL,
 						&reused, &err), SL_EEXISTS);
 	free(path);
 }
@@ -112,7 +112,7 @@ static void test_failed_create_is_undone(void **state)
 	/* git cannot be found: the add succeeds, filling the worktree fails */
 	snprintf(base, sizeof(base), "%s", base_oid());
 	setenv("PATH", "/nonexistent", 1);
-	rc = runner_worktree_create(repo, "R3", "run/WO-3-x", base, NULL, NULL, &err);
+	rc = worktree_create(repo, "R3", "run/WO-3-x", base, NULL, NULL, &err);
 	setenv("PATH", old, 1);
 	free(old);
 	assert_int_equal(rc, SL_ENOTFOUND);
@@ -121,7 +121,7 @@ static void test_failed_create_is_undone(void **state)
 	assert_string_equal(sh_line("git -C '%s' branch --list 'run/WO-3-x' | wc -l", repo), "0");
 	/* and a retry works */
 	sl_err_clear(&err);
-	assert_int_equal(runner_worktree_create(repo, "R3", "run/WO-3-x", base_oid(), NULL, NULL,
+	assert_int_equal(worktree_create(repo, "R3", "run/WO-3-x", base_oid(), NULL, NULL,
 						&err), 0);
 }
 
@@ -129,17 +129,17 @@ static void test_bad_names_refused(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
 
-	assert_int_equal(runner_worktree_create(repo, "../x", "run/a", base_oid(), NULL, NULL,
+	assert_int_equal(worktree_create(repo, "../x", "run/a", base_oid(), NULL, NULL,
 						&err), SL_EINVALID);
 	sl_err_clear(&err);
-	assert_int_equal(runner_worktree_create(repo, "R4", "-b", base_oid(), NULL, NULL, &err),
+	assert_int_equal(worktree_create(repo, "R4", "-b", base_oid(), NULL, NULL, &err),
 			 SL_EINVALID);
 	sl_err_clear(&err);
-	assert_int_equal(runner_worktree_create(repo, "R4", "run/a", "HEAD", NULL, NULL, &err),
+	assert_int_equal(worktree_create(repo, "R4", "run/a", "HEAD", NULL, NULL, &err),
 			 SL_EINVALID);
-	assert_false(runner_worktree_name_valid("a.lock"));
-	assert_false(runner_worktree_name_valid("-a"));
-	assert_true(runner_worktree_name_valid("20260101T000000Z-ab12cd34"));
+	assert_false(worktree_name_valid("a.lock"));
+	assert_false(worktree_name_valid("-a"));
+	assert_true(worktree_name_valid("20260101T000000Z-ab12cd34"));
 }
 
 static void test_path_exists_refused(void **state)
@@ -147,7 +147,7 @@ static void test_path_exists_refused(void **state)
 	struct sl_err err = SL_ERR_INIT;
 
 	sh("mkdir -p '%s/.system/runs/R5/worktree'", repo);
-	assert_int_equal(runner_worktree_create(repo, "R5", "run/WO-5", base_oid(), NULL, NULL,
+	assert_int_equal(worktree_create(repo, "R5", "run/WO-5", base_oid(), NULL, NULL,
 						&err), SL_EEXISTS);
 	assert_non_null(strstr(err.msg, "already exists and is not a git worktree"));
 	assert_string_equal(sh_line("git -C '%s' branch --list 'run/WO-5' | wc -l", repo), "0");
@@ -161,12 +161,12 @@ static void test_remove(void **state)
 	int deleted = -1;
 
 	sh("mkdir -p '%s/shared' && echo keep >'%s/shared/f'", repo, repo);
-	assert_int_equal(runner_worktree_create(repo, "R6", "run/WO-6", base_oid(), &path, NULL,
+	assert_int_equal(worktree_create(repo, "R6", "run/WO-6", base_oid(), &path, NULL,
 						&err), 0);
-	assert_int_equal(runner_worktree_share(repo, path, excl, NULL, &err), 0);
+	assert_int_equal(worktree_share(repo, path, excl, NULL, &err), 0);
 	/* the shared symlink alone does not make it dirty */
 	sh("echo dirty >'%s/untracked'", path);
-	assert_int_equal(runner_worktree_remove(repo, "R6", excl, 0, 1, &deleted, &err),
+	assert_int_equal(worktree_remove(repo, "R6", excl, 0, 1, &deleted, &err),
 			 SL_ECONFLICT);
 	assert_non_null(strstr(err.msg, "uncommitted changes"));
 	assert_non_null(strstr(err.msg, "--force"));
@@ -175,7 +175,7 @@ static void test_remove(void **state)
 	/* ignored read-only files do not count and do not stop the removal */
 	sh("cd '%s' && mv ro ignored", path);
 	sl_err_clear(&err);
-	assert_int_equal(runner_worktree_remove(repo, path, excl, 0, 1, &deleted, &err), 0);
+	assert_int_equal(worktree_remove(repo, path, excl, 0, 1, &deleted, &err), 0);
 	assert_int_equal(deleted, 1);
 	assert_false(sl_path_exists(path));
 	assert_string_equal(sh_line("cat '%s/shared/f'", repo), "keep");
@@ -190,15 +190,15 @@ static void test_remove_force_keeps_branch(void **state)
 	char *path = NULL;
 	int deleted = -1;
 
-	assert_int_equal(runner_worktree_create(repo, "R7", "run/WO-7", base_oid(), &path, NULL,
+	assert_int_equal(worktree_create(repo, "R7", "run/WO-7", base_oid(), &path, NULL,
 						&err), 0);
 	sh("echo x >>'%s/README'", path);
-	assert_int_equal(runner_worktree_remove(repo, "R7", NULL, 1, 0, &deleted, &err), 0);
+	assert_int_equal(worktree_remove(repo, "R7", NULL, 1, 0, &deleted, &err), 0);
 	assert_int_equal(deleted, 0);
 	assert_false(sl_path_exists(path));
 	assert_string_equal(sh_line("git -C '%s' branch --list 'run/WO-7' | wc -l", repo), "1");
 	sl_err_clear(&err);
-	assert_int_equal(runner_worktree_remove(repo, "R7", NULL, 1, 0, NULL, &err),
+	assert_int_equal(worktree_remove(repo, "R7", NULL, 1, 0, NULL, &err),
 			 SL_ENOTFOUND);
 	free(path);
 }
@@ -218,18 +218,18 @@ static int known_all(const char *id, void *data)
 static void test_prune_and_list(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct runner_wt_list l = RUNNER_WT_LIST_INIT;
+	struct worktree_list l = WORKTREE_LIST_INIT;
 	char *path = NULL;
 	size_t pruned = 0, i;
 	int seen = 0;
 
-	assert_int_equal(runner_worktree_create(repo, "R8", "run/WO-8", base_oid(), &path, NULL,
+	assert_int_equal(worktree_create(repo, "R8", "run/WO-8", base_oid(), &path, NULL,
 						&err), 0);
-	assert_int_equal(runner_worktree_create(repo, "R9", "run/WO-9", base_oid(), NULL, NULL,
+	assert_int_equal(worktree_create(repo, "R9", "run/WO-9", base_oid(), NULL, NULL,
 						&err), 0);
 	sh("git -C '%s' branch run/orphan main", repo);
 	sh("rm -rf '%s'", path);
-	assert_int_equal(runner_worktree_list(repo, &l, &err), 0);
+	assert_int_equal(worktree_list(repo, &l, &err), 0);
 	assert_int_equal(l.nwts, 2);
 	for (i = 0; i < l.nwts; i++) {
 		assert_true(l.wts[i].under_runs);
@@ -246,25 +246,25 @@ static void test_prune_and_list(void **state)
 		else if (!strcmp(l.branches[i].name, "run/WO-9"))
 			assert_true(l.branches[i].has_worktree), seen++;
 	assert_int_equal(seen, 3);
-	runner_wt_list_release(&l);
+	worktree_list_release(&l);
 	/* a run sluice does not know, or an entry within git's grace period: kept */
-	assert_int_equal(runner_worktree_prune_stale(repo, known_none, NULL, &pruned, &err), 0);
+	assert_int_equal(worktree_prune_stale(repo, known_none, NULL, &pruned, &err), 0);
 	assert_int_equal(pruned, 0);
-	assert_int_equal(runner_worktree_prune_stale(repo, known_all, NULL, &pruned, &err), 0);
+	assert_int_equal(worktree_prune_stale(repo, known_all, NULL, &pruned, &err), 0);
 	assert_int_equal(pruned, 0);
 	/* a locked one: kept whatever its age */
 	sh("touch -d 2020-01-01 '%s/.git/worktrees/R8/gitdir'", repo);
 	sh("echo disk >'%s/.git/worktrees/R8/locked'", repo);
-	assert_int_equal(runner_worktree_prune_stale(repo, known_all, NULL, &pruned, &err), 0);
+	assert_int_equal(worktree_prune_stale(repo, known_all, NULL, &pruned, &err), 0);
 	assert_int_equal(pruned, 0);
 	sh("rm '%s/.git/worktrees/R8/locked'", repo);
 	sh("touch -d 2020-01-01 '%s/.git/worktrees/R8/gitdir'", repo);
-	assert_int_equal(runner_worktree_prune_stale(repo, known_all, NULL, &pruned, &err), 0);
+	assert_int_equal(worktree_prune_stale(repo, known_all, NULL, &pruned, &err), 0);
 	assert_int_equal(pruned, 1);
 	assert_false(sl_path_exists(sh_line("echo '%s/.git/worktrees/R8'", repo)));
 	assert_true(sl_path_exists(sh_line("echo '%s/.git/worktrees/R9'", repo)));
 	/* the branch of the pruned worktree can be checked out again */
-	assert_int_equal(runner_worktree_create(repo, "R8", "run/WO-8", base_oid(), NULL, NULL,
+	assert_int_equal(worktree_create(repo, "R8", "run/WO-8", base_oid(), NULL, NULL,
 						&err), 0);
 	free(path);
 }
@@ -283,26 +283,26 @@ static void test_share_and_copy(void **state)
 	sh("cd '%s' && mkdir -p node_modules/x conf && echo m >node_modules/x/i.js && "
 	   "echo SECRET=1 >.env && echo c >conf/c.yaml && ln -s /etc etc-link",
 	   repo);
-	assert_int_equal(runner_worktree_create(repo, "R10", "run/WO-10", base_oid(), &path, NULL,
+	assert_int_equal(worktree_create(repo, "R10", "run/WO-10", base_oid(), &path, NULL,
 						&err), 0);
-	assert_int_equal(runner_worktree_share(repo, path, share, &notes, &err), 0);
+	assert_int_equal(worktree_share(repo, path, share, &notes, &err), 0);
 	assert_non_null(strstr(sl_buf_cstr(&notes), "missing/dir"));
 	assert_string_equal(sh_line("readlink '%s/node_modules'", path),
 			    sh_line("echo '%s/node_modules'", repo));
 	/* again: idempotent */
-	assert_int_equal(runner_worktree_share(repo, path, share, NULL, &err), 0);
-	assert_int_equal(runner_worktree_copy(repo, path, copy, NULL, &err), 0);
+	assert_int_equal(worktree_share(repo, path, share, NULL, &err), 0);
+	assert_int_equal(worktree_copy(repo, path, copy, NULL, &err), 0);
 	assert_string_equal(sh_line("cat '%s/.env'", path), "SECRET=1");
 	assert_string_equal(sh_line("cat '%s/conf/c.yaml'", path), "c");
-	assert_int_equal(runner_worktree_copy(repo, path, copy, NULL, &err), 0);
-	assert_int_equal(runner_worktree_share(repo, path, bad1, NULL, &err), SL_EINVALID);
+	assert_int_equal(worktree_copy(repo, path, copy, NULL, &err), 0);
+	assert_int_equal(worktree_share(repo, path, bad1, NULL, &err), SL_EINVALID);
 	sl_err_clear(&err);
-	assert_int_equal(runner_worktree_share(repo, path, bad2, NULL, &err), SL_EINVALID);
+	assert_int_equal(worktree_share(repo, path, bad2, NULL, &err), SL_EINVALID);
 	assert_non_null(strstr(err.msg, "outside the repository"));
 	sl_err_clear(&err);
-	assert_int_equal(runner_worktree_share(repo, path, bad3, NULL, &err), SL_EEXISTS);
+	assert_int_equal(worktree_share(repo, path, bad3, NULL, &err), SL_EEXISTS);
 	sl_err_clear(&err);
-	assert_int_equal(runner_worktree_copy(repo, path, bad3, NULL, &err), SL_EEXISTS);
+	assert_int_equal(worktree_copy(repo, path, bad3, NULL, &err), SL_EEXISTS);
 	assert_false(sl_path_exists(sh_line("echo '%s/etc-link'", path)));
 	sl_buf_release(&notes);
 	free(path);
@@ -313,8 +313,8 @@ static void test_exclude_system(void **state)
 	struct sl_err err = SL_ERR_INIT;
 
 	sh("printf 'foo' >'%s/.git/info/exclude'", repo);
-	assert_int_equal(runner_worktree_exclude_system(repo, &err), 0);
-	assert_int_equal(runner_worktree_exclude_system(repo, &err), 0);
+	assert_int_equal(worktree_exclude_system(repo, &err), 0);
+	assert_int_equal(worktree_exclude_system(repo, &err), 0);
 	assert_string_equal(sh_line("grep -c '^/.system/$' '%s/.git/info/exclude'", repo), "1");
 	assert_string_equal(sh_line("head -1 '%s/.git/info/exclude'", repo), "foo");
 }
@@ -323,7 +323,7 @@ static void slug_is(const char *in, const char *want)
 {
 	char out[128];
 
-	runner_slug(in, out, sizeof(out));
+	worktree_slug(in, out, sizeof(out));
 	assert_string_equal(out, want);
 }
 
@@ -343,7 +343,7 @@ static void test_slug(void **state)
 		"implement-comprehensive-authentication-middleware");
 	slug_is("abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdef",
 		"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwx");
-	assert_int_equal(runner_slug("hello world", small, sizeof(small)), 7);
+	assert_int_equal(worktree_slug("hello world", small, sizeof(small)), 7);
 	assert_string_equal(small, "hello-w");
 }
 

@@ -2,7 +2,7 @@
  * The commits of the runs, each with its run: what the runs brought, as
  * opposed to the target history they started from (runner/target.h).
  */
-#include "runner/target.h"
+#include "artifact/artifact.h"
 #include "store/target.h"
 #include "core/fs.h"
 
@@ -12,7 +12,7 @@
 
 #define REFLOG_MAX ((size_t)4 << 20)
 
-int runner__oids_add(struct runner_oids *o, const git_oid *id)
+int artifact_oids_add(struct artifact_oids *o, const git_oid *id)
 {
 	git_oid *nv;
 
@@ -26,13 +26,13 @@ int runner__oids_add(struct runner_oids *o, const git_oid *id)
 	return 0;
 }
 
-int runner__oid_cmp(const void *a, const void *b)
+int artifact_oid_cmp(const void *a, const void *b)
 {
 	return git_oid_cmp(a, b);
 }
 
 struct tipctx {
-	struct runner_runset *set;
+	struct artifact_runset *set;
 	git_revwalk *walk;
 	const char *run;
 	const git_oid *base;
@@ -40,8 +40,8 @@ struct tipctx {
 
 static int add_tip(struct tipctx *t, const git_oid *id)
 {
-	struct runner_runset *set = t->set;
-	struct runner_runset_tip *nv;
+	struct artifact_runset *set = t->set;
+	struct artifact_runset_tip *nv;
 
 	if (git_revwalk_push(t->walk, id) != 0) {
 		git_error_clear();
@@ -89,7 +89,7 @@ out:
 }
 
 /* A run's branch, its reflog and its worktree's HEAD reflog. */
-static int add_branch(struct runner_ctx *ctx, struct tipctx *t, git_repository *git,
+static int add_branch(struct sl_ctx *ctx, struct tipctx *t, git_repository *git,
 		      const char *branch)
 {
 	char ref[512], *log = NULL, *wt = NULL;
@@ -129,8 +129,8 @@ static int add_sluice_ref(const char *name, void *data)
 	return add_tip(g->t, &id) ? -1 : 0;
 }
 
-static int add_run(struct runner_ctx *ctx, git_repository *git, git_revwalk *walk,
-		   struct runner_runset *set, const struct store_run_commit *rc)
+static int add_run(struct sl_ctx *ctx, git_repository *git, git_revwalk *walk,
+		   struct artifact_runset *set, const struct store_run_commit *rc)
 {
 	struct tipctx t = { set, walk, rc->run_id, NULL };
 	git_oid base, head;
@@ -144,13 +144,13 @@ static int add_run(struct runner_ctx *ctx, git_repository *git, git_revwalk *wal
 
 static int cmp_owned(const void *a, const void *b)
 {
-	return git_oid_cmp(&((const struct runner_owned *)a)->id,
-			   &((const struct runner_owned *)b)->id);
+	return git_oid_cmp(&((const struct artifact_owned *)a)->id,
+			   &((const struct artifact_owned *)b)->id);
 }
 
-static int owned_add(struct runner_runset *set, size_t *cap, const git_oid *id, const char *run)
+static int owned_add(struct artifact_runset *set, size_t *cap, const git_oid *id, const char *run)
 {
-	struct runner_owned *nv;
+	struct artifact_owned *nv;
 
 	if (set->n == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
@@ -163,19 +163,19 @@ static int owned_add(struct runner_runset *set, size_t *cap, const git_oid *id, 
 	return 0;
 }
 
-static int in_oids(const struct runner_oids *o, const git_oid *id)
+static int in_oids(const struct artifact_oids *o, const git_oid *id)
 {
-	return o->n && bsearch(id, o->v, o->n, sizeof(*o->v), runner__oid_cmp) != NULL;
+	return o->n && bsearch(id, o->v, o->n, sizeof(*o->v), artifact_oid_cmp) != NULL;
 }
 
 /*
  * One run's own commits: its tips [from, to) that `live` holds (the others
  * are reachable from `hide`), minus what its base or `hide` reaches.
  */
-static int own_run(struct runner_runset *set, size_t *cap, git_revwalk *walk, size_t from,
-		   size_t to, const struct runner_oids *live, const git_oid *hide)
+static int own_run(struct artifact_runset *set, size_t *cap, git_revwalk *walk, size_t from,
+		   size_t to, const struct artifact_oids *live, const git_oid *hide)
 {
-	const struct runner_runset_tip *t = &set->tips[from];
+	const struct artifact_runset_tip *t = &set->tips[from];
 	git_oid id;
 	size_t i;
 	int pushed = 0, error = 0;
@@ -202,11 +202,11 @@ static int own_run(struct runner_runset *set, size_t *cap, git_revwalk *walk, si
 	return error;
 }
 
-int runner__runset_load(struct runner_ctx *ctx, git_repository *git, const git_oid *hide,
-			struct runner_runset *set, struct sl_err *err)
+int artifact_runset_load(struct sl_ctx *ctx, git_repository *git, const git_oid *hide,
+			struct artifact_runset *set, struct sl_err *err)
 {
 	struct store_run_commit *rc = NULL;
-	struct runner_oids live = { NULL, 0, 0 };
+	struct artifact_oids live = { NULL, 0, 0 };
 	struct tipctx t;
 	struct glob_data g;
 	git_revwalk *walk = NULL;
@@ -236,11 +236,11 @@ int runner__runset_load(struct runner_ctx *ctx, git_repository *git, const git_o
 	if (hide && git_revwalk_hide(walk, hide) != 0)
 		git_error_clear();
 	while (set->ntips && !git_revwalk_next(&id, walk))
-		if (runner__oids_add(&live, &id))
+		if (artifact_oids_add(&live, &id))
 			goto oom;
 	git_error_clear();
 	if (live.n)
-		qsort(live.v, live.n, sizeof(*live.v), runner__oid_cmp);
+		qsort(live.v, live.n, sizeof(*live.v), artifact_oid_cmp);
 	for (from = 0; from < set->ntips && !error; from = i) {
 		for (i = from + 1; i < set->ntips && !strcmp(set->tips[i].run, set->tips[from].run);
 		     i++)
@@ -261,9 +261,9 @@ out:
 	return error;
 }
 
-const char *runner__runset_owner(const struct runner_runset *set, const git_oid *id)
+const char *artifact_runset_owner(const struct artifact_runset *set, const git_oid *id)
 {
-	struct runner_owned key, *o;
+	struct artifact_owned key, *o;
 
 	if (!set->n)
 		return NULL;
@@ -275,7 +275,7 @@ const char *runner__runset_owner(const struct runner_runset *set, const git_oid 
 	return o->run && o->run[0] ? o->run : NULL;
 }
 
-void runner__runset_release(struct runner_runset *set)
+void artifact_runset_release(struct artifact_runset *set)
 {
 	size_t i;
 
@@ -288,7 +288,7 @@ void runner__runset_release(struct runner_runset *set)
 
 /* What one observation found. */
 
-const char *runner__trailer(const git_message_trailer_array *arr, const char *key)
+const char *artifact_trailer(const git_message_trailer_array *arr, const char *key)
 {
 	size_t i;
 

@@ -17,7 +17,7 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/fs.h"
-#include "runner/retry.h"
+#include "build/build.h"
 #include "store/runs.h"
 #include "store/store.h"
 #include "store/workorders.h"
@@ -31,7 +31,7 @@ static char *agent_thinking[] = { s_thinking, NULL };
 static char *agent_opus[] = { s_opus, NULL };
 
 /* Which agent runs each attempt, following decisions from attempt 1. */
-static const char *agent_for(const struct runner_retry_overrides *ov)
+static const char *agent_for(const struct build_retry_overrides *ov)
 {
 	return ov->builder ? ov->builder[0] : agent_default[0];
 }
@@ -45,9 +45,9 @@ static void test_seed_table(void **state)
 		{ SL_RETRY_EXIT, 7, NULL, NULL, NULL, 0, 5 },
 	};
 	struct sl_config cfg;
-	struct runner_retry_state st = RUNNER_RETRY_STATE_INIT;
-	struct runner_retry_decision d;
-	struct runner_retry_overrides ov;
+	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
+	struct build_retry_overrides ov;
 	const char *failed[] = { "test", NULL };
 	const char *want[] = { NULL, "claude-sonnet", "claude-sonnet", "claude-sonnet-thinking",
 			       "claude-sonnet-thinking", "claude-opus", "claude-opus", "claude-opus" };
@@ -56,16 +56,16 @@ static void test_seed_table(void **state)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.retry = rules;
 	cfg.nretry = 3;
-	runner_retry_overrides(&cfg, &st, &ov);
+	build_retry_overrides(&cfg, &st, &ov);
 	assert_string_equal(agent_for(&ov), want[1]);
 	for (int attempt = 1; attempt < 7; attempt++) {
-		assert_int_equal(runner_retry_decide(&cfg, &st, attempt, failed, 0, &d, &err), 0);
+		assert_int_equal(build_retry_decide(&cfg, &st, attempt, failed, 0, &d, &err), 0);
 		assert_int_equal(d.retry, 1);
 		assert_int_equal(d.next_attempt, attempt + 1);
 		assert_string_equal(agent_for(&d.overrides), want[attempt + 1]);
 		st = d.state;
 	}
-	assert_int_equal(runner_retry_decide(&cfg, &st, 7, failed, 0, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &st, 7, failed, 0, &d, &err), 0);
 	assert_int_equal(d.retry, 0);
 	assert_string_equal(d.reason, "gate 'test' failed on attempt 7; retry exit at 7");
 }
@@ -73,13 +73,13 @@ static void test_seed_table(void **state)
 static void test_no_rules_fatal(void **state)
 {
 	struct sl_config cfg;
-	struct runner_retry_state st = RUNNER_RETRY_STATE_INIT;
-	struct runner_retry_decision d;
+	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
 	const char *failed[] = { "test", "lint", NULL };
 	struct sl_err err = SL_ERR_INIT;
 
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(runner_retry_decide(&cfg, &st, 1, failed, 0, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &st, 1, failed, 0, &d, &err), 0);
 	assert_int_equal(d.retry, 0);
 	assert_string_equal(d.reason, "gates 'test', 'lint' failed on attempt 1; no retry rules");
 }
@@ -88,14 +88,14 @@ static void test_no_exit_fatal(void **state)
 {
 	struct sl_retry_rule rules[] = { { SL_RETRY_ATTEMPT, 2, NULL, agent_opus, NULL, 0, 1 } };
 	struct sl_config cfg;
-	struct runner_retry_state st = RUNNER_RETRY_STATE_INIT;
-	struct runner_retry_decision d;
+	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
 	struct sl_err err = SL_ERR_INIT;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.retry = rules;
 	cfg.nretry = 1;
-	assert_int_equal(runner_retry_decide(&cfg, &st, 1, NULL, 3, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &st, 1, NULL, 3, &d, &err), 0);
 	assert_int_equal(d.retry, 0);
 	assert_non_null(strstr(d.reason, "builder failed (exit 3) on attempt 1"));
 	assert_non_null(strstr(d.reason, "no 'exit'"));
@@ -105,22 +105,22 @@ static void test_exit_only_plain_retries(void **state)
 {
 	struct sl_retry_rule rules[] = { { SL_RETRY_EXIT, 3, NULL, NULL, NULL, 0, 1 } };
 	struct sl_config cfg;
-	struct runner_retry_state st = RUNNER_RETRY_STATE_INIT;
-	struct runner_retry_decision d;
+	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
 	const char *review[] = { "review", NULL };
 	struct sl_err err = SL_ERR_INIT;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.retry = rules;
 	cfg.nretry = 1;
-	assert_int_equal(runner_retry_decide(&cfg, &st, 1, review, 0, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &st, 1, review, 0, &d, &err), 0);
 	assert_int_equal(d.retry, 1);
 	assert_null(d.overrides.builder);
 	assert_null(d.overrides.prompt);
 	assert_int_equal(d.overrides.worktree_reset, 0);
 	assert_string_equal(d.reason,
 			    "reviewer requested changes on attempt 1; retrying as attempt 2 of 3");
-	assert_int_equal(runner_retry_decide(&cfg, &d.state, 3, review, 0, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &d.state, 3, review, 0, &d, &err), 0);
 	assert_int_equal(d.retry, 0);
 }
 
@@ -133,8 +133,8 @@ static void test_not_gate(void **state)
 		{ SL_RETRY_EXIT, 6, NULL, NULL, NULL, 0, 7 },
 	};
 	struct sl_config cfg;
-	struct runner_retry_state st = RUNNER_RETRY_STATE_INIT;
-	struct runner_retry_decision d;
+	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
 	const char *lint[] = { "lint", NULL }, *test[] = { "test", NULL };
 	struct sl_err err = SL_ERR_INIT;
 
@@ -142,20 +142,20 @@ static void test_not_gate(void **state)
 	cfg.retry = rules;
 	cfg.nretry = 3;
 	/* attempt 1 fails lint: no override */
-	assert_int_equal(runner_retry_decide(&cfg, &st, 1, lint, 0, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &st, 1, lint, 0, &d, &err), 0);
 	assert_null(d.overrides.builder);
 	/* attempt 2 fails test: attempt 3 gets both rules; the later-listed builder wins */
-	assert_int_equal(runner_retry_decide(&cfg, &d.state, 2, test, 0, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &d.state, 2, test, 0, &d, &err), 0);
 	assert_string_equal(d.overrides.builder[0], "claude-sonnet-thinking");
 	assert_string_equal(d.overrides.prompt, "Fix {error}");
 	assert_int_equal(d.overrides.worktree_reset, 1);
 	assert_non_null(strstr(d.reason, "builder from retry rule 2"));
 	/* attempt 3 fails lint: everything sticks */
-	assert_int_equal(runner_retry_decide(&cfg, &d.state, 3, lint, 0, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &d.state, 3, lint, 0, &d, &err), 0);
 	assert_string_equal(d.overrides.builder[0], "claude-sonnet-thinking");
 	assert_int_equal(d.overrides.worktree_reset, 1);
 	/* attempt 4 fails test again: not: gate.test activates again, opus replaces */
-	assert_int_equal(runner_retry_decide(&cfg, &d.state, 4, test, 0, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &d.state, 4, test, 0, &d, &err), 0);
 	assert_string_equal(d.overrides.builder[0], "claude-opus");
 	assert_string_equal(d.overrides.prompt, "Fix {error}");
 	assert_int_equal(d.next_attempt, 5);
@@ -168,14 +168,14 @@ static void test_not_builder(void **state)
 		{ SL_RETRY_EXIT, 3, NULL, NULL, NULL, 0, 2 },
 	};
 	struct sl_config cfg;
-	struct runner_retry_state st = RUNNER_RETRY_STATE_INIT;
-	struct runner_retry_decision d;
+	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
 	struct sl_err err = SL_ERR_INIT;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.retry = rules;
 	cfg.nretry = 2;
-	assert_int_equal(runner_retry_decide(&cfg, &st, 1, NULL, 124, &d, &err), 0);
+	assert_int_equal(build_retry_decide(&cfg, &st, 1, NULL, 124, &d, &err), 0);
 	assert_int_equal(d.retry, 1);
 	assert_string_equal(d.overrides.builder[0], "claude-opus");
 }
@@ -215,17 +215,17 @@ static int setup_run(void **state)
 static void test_save_load(void **state)
 {
 	struct test_store *f = *state;
-	struct runner_retry_state st = { 2, -1, 0 }, back = { 9, 9, 9 };
+	struct build_retry_state st = { 2, -1, 0 }, back = { 9, 9, 9 };
 	struct sl_err err = SL_ERR_INIT;
 	char *copy = sl_path_join(f->dir, "retry.json");
 	struct sl_buf b = SL_BUF_INIT;
 
-	assert_int_equal(runner_retry_load(f->st, "R-1", &back, &err), 0);
+	assert_int_equal(build_retry_load(f->st, "R-1", &back, &err), 0);
 	assert_int_equal(back.builder_rule, -1);
 	assert_int_equal(back.prompt_rule, -1);
 	assert_int_equal(back.reset_rule, -1);
-	assert_int_equal(runner_retry_save(f->st, "R-1", f->dir, &st, &err), 0);
-	assert_int_equal(runner_retry_load(f->st, "R-1", &back, &err), 0);
+	assert_int_equal(build_retry_save(f->st, "R-1", f->dir, &st, &err), 0);
+	assert_int_equal(build_retry_load(f->st, "R-1", &back, &err), 0);
 	assert_int_equal(back.builder_rule, 2);
 	assert_int_equal(back.prompt_rule, -1);
 	assert_int_equal(back.reset_rule, 0);
@@ -240,16 +240,16 @@ static void test_copy_never_read(void **state)
 {
 	/* what a builder or a gate writes over the copy changes nothing */
 	struct test_store *f = *state;
-	struct runner_retry_state st = { -1, 1, -1 }, back;
+	struct build_retry_state st = { -1, 1, -1 }, back;
 	struct sl_err err = SL_ERR_INIT;
 	char *copy = sl_path_join(f->dir, "retry.json");
 	const char *forged[] = { "{not json", "{\"builder_rule\": 0, \"prompt_rule\": 0, "
 			         "\"reset_rule\": 0}", "" };
 
-	assert_int_equal(runner_retry_save(f->st, "R-1", f->dir, &st, &err), 0);
+	assert_int_equal(build_retry_save(f->st, "R-1", f->dir, &st, &err), 0);
 	for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
 		assert_int_equal(sl_write_file_atomic(copy, forged[i], strlen(forged[i]), &err), 0);
-		assert_int_equal(runner_retry_load(f->st, "R-1", &back, &err), 0);
+		assert_int_equal(build_retry_load(f->st, "R-1", &back, &err), 0);
 		assert_int_equal(back.builder_rule, -1);
 		assert_int_equal(back.prompt_rule, 1);
 		assert_int_equal(back.reset_rule, -1);
@@ -257,11 +257,11 @@ static void test_copy_never_read(void **state)
 	/* a copy that cannot be written (a folder in its place) is no error */
 	assert_int_equal(unlink(copy), 0);
 	assert_int_equal(mkdir(copy, 0700), 0);
-	assert_int_equal(runner_retry_save(f->st, "R-1", f->dir, &st, &err), 0);
+	assert_int_equal(build_retry_save(f->st, "R-1", f->dir, &st, &err), 0);
 	/* a person's retry forgets the state */
 	assert_int_equal(rmdir(copy), 0);
-	assert_int_equal(runner_retry_forget(f->st, "R-1", f->dir, &err), 0);
-	assert_int_equal(runner_retry_load(f->st, "R-1", &back, &err), 0);
+	assert_int_equal(build_retry_forget(f->st, "R-1", f->dir, &err), 0);
+	assert_int_equal(build_retry_load(f->st, "R-1", &back, &err), 0);
 	assert_int_equal(back.prompt_rule, -1);
 	free(copy);
 }
@@ -270,11 +270,11 @@ static void test_stale_state_ignored(void **state)
 {
 	/* A state from an older config (index past the list) means no override. */
 	struct sl_config cfg;
-	struct runner_retry_state st = { 5, 5, 5 };
-	struct runner_retry_overrides ov;
+	struct build_retry_state st = { 5, 5, 5 };
+	struct build_retry_overrides ov;
 
 	memset(&cfg, 0, sizeof(cfg));
-	runner_retry_overrides(&cfg, &st, &ov);
+	build_retry_overrides(&cfg, &st, &ov);
 	assert_null(ov.builder);
 	assert_null(ov.prompt);
 	assert_int_equal(ov.worktree_reset, 0);
