@@ -1,5 +1,5 @@
 /* The building and gating states: prompt, builder, snapshot, diff, gates, retry rules. */
-#include "runner/pipeline.h"
+#include "runner/step.h"
 #include "store/workorders.h"
 #include "build/build.h"
 #include "worktree/worktree.h"

@@ -1,5 +1,5 @@
 /* The merging and resolving states: the merge, the conflict context, the resolution. */
-#include "runner/pipeline.h"
+#include "runner/step.h"
 #include "store/workorders.h"
 #include "worktree/worktree.h"
 #include "artifact/artifact.h"

@@ -1,5 +1,5 @@
 /* The reviewing state: the review package, the reviewer, the verdict. */
-#include "runner/pipeline.h"
+#include "runner/step.h"
 #include "store/workorders.h"
 #include "worktree/worktree.h"
 #include "reviewer/reviewer.h"

@@ -1,5 +1,5 @@
-#ifndef SL_RUNNER_PIPELINE_H
-#define SL_RUNNER_PIPELINE_H
+#ifndef SL_RUNNER_STEP_H
+#define SL_RUNNER_STEP_H
 /*
  * The run state machine, inside the runner module (DESIGN.md section 5).
  * Each step handler works on a run in one state and moves it on:
