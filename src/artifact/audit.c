@@ -1,8 +1,7 @@
 /* sluice audit: verify merged runs' artifacts against their manifests, the chain and git. */
 #include "artifact/artifact.h"
 #include "worktree/worktree.h"
-#include "store/runs.h"
-#include "store/target.h"
+#include "store/store.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 

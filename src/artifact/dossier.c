@@ -1,8 +1,7 @@
 /* sluice show: one run's dossier as a JSON document (schema/show.schema.json). */
 #include "artifact/artifact.h"
 #include "worktree/worktree.h"
-#include "store/runs.h"
-#include "store/workorders.h"
+#include "store/store.h"
 #include "merge/merge.h"
 #include "core/fs.h"
 #include "core/time.h"

@@ -1,6 +1,6 @@
 /* manifest.json: the hashes of a merged run's artifacts, chained in merge order. */
 #include "artifact/artifact.h"
-#include "store/runs.h"
+#include "store/store.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 

@@ -1,6 +1,6 @@
 /* sluice report: one self-contained HTML page of the queue and runs; the graph in DOT. */
 #include "artifact/artifact.h"
-#include "store/runs.h"
+#include "store/store.h"
 #include "core/time.h"
 #include "core/utf8.h"
 

@@ -3,7 +3,7 @@
  * opposed to the target history they started from (runner/target.h).
  */
 #include "artifact/artifact.h"
-#include "store/target.h"
+#include "store/store.h"
 #include "core/fs.h"
 
 #include <stdio.h>

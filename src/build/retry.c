@@ -3,7 +3,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/log.h"
-#include "store/runs.h"
+#include "store/store.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include <jansson.h>
 #include "cli/cli.h"
 #include "runner/runner.h"
-#include "store/runs.h"
+#include "store/store.h"
 
 /* Open the runner context for -C DIR; prints the error; CLI_OK or CLI_FAIL. */
 int cli_ctx_open(struct cli *cli, struct sl_ctx *ctx);

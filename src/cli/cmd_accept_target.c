@@ -1,6 +1,6 @@
 /* sluice accept-target COMMIT: record commits on the target as the user's. */
 #include "cli/cli_runner.h"
-#include "runner/target.h"
+#include "runner/runner.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* sluice gc: remove old finished runs. */
 #include "cli/cli_runner.h"
-#include "runner/gc.h"
+#include "runner/runner.h"
 
 #include <getopt.h>
 #include <stdlib.h>

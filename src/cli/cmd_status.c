@@ -1,7 +1,7 @@
 /* sluice status [RUN|WO-ID]: a one-screen summary. */
 #include "cli/cli_runner.h"
 #include "queue/queue.h"
-#include "runner/target.h"
+#include "runner/runner.h"
 
 #include <getopt.h>
 #include <string.h>

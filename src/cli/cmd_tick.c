@@ -1,6 +1,6 @@
 /* sluice tick: one cron pass. Also the engine of `sluice run`. */
 #include "cli/cli_runner.h"
-#include "runner/target.h"
+#include "runner/runner.h"
 #include "core/time.h"
 
 #include <getopt.h>

@@ -2,8 +2,8 @@
  * runner_advance(): carry one run as far as it can go now. The process
  * holds the run lock throughout, so no other tick works on the same run.
  */
-#include "runner/step.h"
-#include "store/workorders.h"
+#include "runner/runner_int.h"
+#include "store/store.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/fault.h"

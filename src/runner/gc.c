@@ -1,5 +1,5 @@
 /* sluice gc: remove the worktrees, branches and folders of old finished runs. */
-#include "runner/gc.h"
+#include "runner/runner.h"
 #include "artifact/artifact.h"
 #include "runner/runner_int.h"
 #include "worktree/worktree.h"

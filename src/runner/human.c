@@ -1,6 +1,6 @@
 /* The human commands: approve, reject, retry, abandon (DESIGN.md sections 5, 10b). */
-#include "store/workorders.h"
-#include "runner/step.h"
+#include "store/store.h"
+#include "runner/runner_int.h"
 #include "worktree/worktree.h"
 #include "build/build.h"
 #include "reviewer/reviewer.h"

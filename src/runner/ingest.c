@@ -1,5 +1,5 @@
 /* The runner's use of the queue module: ingest, what may start, work-order outcomes. */
-#include "store/workorders.h"
+#include "store/store.h"
 #include "runner/runner_int.h"
 #include "queue/queue.h"
 

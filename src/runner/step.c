@@ -2,8 +2,8 @@
  * The helpers every step shares: moving a run between states with its event,
  * reading and writing its artifacts, the target's tip, the run folder's checks.
  */
-#include "runner/step.h"
-#include "store/workorders.h"
+#include "runner/runner_int.h"
+#include "store/store.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/fault.h"

@@ -1,6 +1,6 @@
 /* The building and gating states: prompt, builder, snapshot, diff, gates, retry rules. */
-#include "runner/step.h"
-#include "store/workorders.h"
+#include "runner/runner_int.h"
+#include "store/store.h"
 #include "build/build.h"
 #include "worktree/worktree.h"
 #include "merge/merge.h"

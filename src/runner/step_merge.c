@@ -1,9 +1,9 @@
 /* The merging and resolving states: the merge, the conflict context, the resolution. */
-#include "runner/step.h"
-#include "store/workorders.h"
+#include "runner/runner_int.h"
+#include "store/store.h"
 #include "worktree/worktree.h"
 #include "artifact/artifact.h"
-#include "runner/target.h"
+#include "runner/runner.h"
 #include "merge/merge.h"
 #include "core/fs.h"
 #include "core/fault.h"

@@ -2,8 +2,8 @@
  * step_prepare(): the run's worktree and branch at the recorded base, made
  * again when a crash left it half made; the work order written into the run folder.
  */
-#include "runner/step.h"
-#include "store/workorders.h"
+#include "runner/runner_int.h"
+#include "store/store.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/fault.h"

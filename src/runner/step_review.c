@@ -1,6 +1,6 @@
 /* The reviewing state: the review package, the reviewer, the verdict. */
-#include "runner/step.h"
-#include "store/workorders.h"
+#include "runner/runner_int.h"
+#include "store/store.h"
 #include "worktree/worktree.h"
 #include "reviewer/reviewer.h"
 #include "core/fs.h"

@@ -2,10 +2,10 @@
  * Moves of the target branch that sluice did not make: observe the tip,
  * classify what it brings, stop landing on an unreviewed one (target.h).
  */
-#include "runner/target.h"
+#include "runner/runner.h"
 #include "artifact/artifact.h"
 #include "runner/runner_int.h"
-#include "store/target.h"
+#include "store/store.h"
 #include "core/lock.h"
 #include "merge/merge.h"
 

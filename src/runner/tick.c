@@ -5,8 +5,7 @@
  */
 #include "runner/runner.h"
 #include "runner/runner_int.h"
-#include "runner/target.h"
-#include "store/runs.h"
+#include "store/store.h"
 #include "reviewer/reviewer.h"
 #include "core/id.h"
 #include "core/fault.h"

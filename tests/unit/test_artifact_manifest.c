@@ -12,7 +12,7 @@
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "artifact/artifact.h"
-#include "store/runs.h"
+#include "store/store.h"
 
 struct fixture {
 	char root[256];

@@ -18,9 +18,7 @@
 #include "core/config.h"
 #include "core/fs.h"
 #include "build/build.h"
-#include "store/runs.h"
 #include "store/store.h"
-#include "store/workorders.h"
 #include "test_helpers.h"
 
 static char s_default[] = "claude-sonnet", s_thinking[] = "claude-sonnet-thinking",

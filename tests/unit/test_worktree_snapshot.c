@@ -14,7 +14,6 @@
 
 #include "core/fs.h"
 #include "worktree/worktree.h"
-#include "worktree/worktree.h"
 #include "test_helpers.h"
 
 static char tmp[PATH_MAX], repo[PATH_MAX + 16], base[64];

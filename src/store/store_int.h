@@ -1,5 +1,5 @@
-#ifndef SL_STORE_MIGRATIONS_H
-#define SL_STORE_MIGRATIONS_H
+#ifndef SL_STORE_INT_H
+#define SL_STORE_INT_H
 /* The schema/db migration files, embedded at build time (cmake/embed_migrations.cmake). */
 struct store_migration {
 	int version;
