@@ -62,76 +62,113 @@ static void usage(FILE *out)
 		     "See sluice(1) and README.md for the work-order format and configuration.\n");
 }
 
-int main(int argc, char **argv)
-{
-	struct cli cli = { NULL, 0, 0, "sluice" };
-	static char progname[64];
-	const struct command *c;
-	int i = 1, rc;
+/* The value of a global option parser that did not end the program. */
+#define GO_ON (-1)
 
-	signal(SIGPIPE, SIG_IGN);
-	while (i < argc && argv[i][0] == '-') {
-		if (!strcmp(argv[i], "-C") && (i + 1 >= argc || !argv[i + 1][0])) {
+/*
+ * The global options before the command: -C DIR, -v, --help, --version.
+ * *i: the index of the first argument that is no option. Returns GO_ON, or
+ * the exit status when sluice is done (help, version, a usage error).
+ */
+static int global_options(struct cli *cli, int argc, char **argv, int *i)
+{
+	while (*i < argc && argv[*i][0] == '-') {
+		const char *a = argv[*i];
+
+		if (!strcmp(a, "-C") && (*i + 1 >= argc || !argv[*i + 1][0])) {
 			fprintf(stderr, "sluice: -C needs a directory: sluice -C DIR <command>\n");
 			return CLI_USAGE;
-		} else if (!strcmp(argv[i], "-C")) {
-			cli.dir = argv[i + 1];
-			i += 2;
-		} else if (!strncmp(argv[i], "-C", 2) && argv[i][2]) {
-			cli.dir = argv[i] + 2;
-			i++;
-		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			cli.verbose++;
-			i++;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		} else if (!strcmp(a, "-C")) {
+			cli->dir = argv[*i + 1];
+			*i += 2;
+		} else if (!strncmp(a, "-C", 2) && a[2]) {
+			cli->dir = a + 2;
+			(*i)++;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			cli->verbose++;
+			(*i)++;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return CLI_OK;
-		} else if (!strcmp(argv[i], "--version")) {
+		} else if (!strcmp(a, "--version")) {
 			printf("sluice %s\n", SLUICE_VERSION);
 			return CLI_OK;
 		} else {
-			fprintf(stderr, "sluice: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "sluice: unknown option '%s'\n", a);
 			usage(stderr);
 			return CLI_USAGE;
 		}
 	}
+	return GO_ON;
+}
+
+/* The command called name, listed or hidden; NULL when there is none. */
+static const struct command *find_command(const char *name)
+{
+	const struct command *c;
+
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	for (c = hidden; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* `sluice help [COMMAND]`: the listed command's --help, or the usage. */
+static int help(struct cli *cli, char *name)
+{
+	const struct command *c;
+
+	if (name) {
+		char *hargv[] = { name, (char *)"--help", NULL };
+		for (c = commands; c->name; c++)
+			if (!strcmp(c->name, name))
+				return c->fn(cli, 2, hargv);
+	}
+	usage(stdout);
+	return CLI_OK;
+}
+
+/* Run command c with its arguments (argv[0] its name), libgit2 set up around it. */
+static int run_command(struct cli *cli, const struct command *c, int argc, char **argv)
+{
+	static char progname[64];
+	/* repositories of sparse-checkout users have extensions.worktreeConfig */
+	const char *ext[] = { "worktreeconfig" };
+	int rc;
+
+	git_libgit2_init();
+	git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, ext, (size_t)1);
+	if (cli->verbose)
+		sl_log_level = cli->verbose > 1 ? SL_LOG_DEBUG : SL_LOG_INFO;
+	/* getopt names the command in its messages: "sluice tick: unrecognized option" */
+	snprintf(progname, sizeof(progname), "sluice %s", c->name);
+	argv[0] = progname;
+	rc = c->fn(cli, argc, argv);
+	git_libgit2_shutdown();
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { NULL, 0, 0, "sluice" };
+	const struct command *c;
+	int i = 1, rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	if ((rc = global_options(&cli, argc, argv, &i)) != GO_ON)
+		return rc;
 	if (i >= argc) {
 		usage(stderr);
 		return CLI_USAGE;
 	}
-	if (!strcmp(argv[i], "help")) {
-		if (i + 1 < argc) {
-			char *hargv[] = { argv[i + 1], (char *)"--help", NULL };
-			for (c = commands; c->name; c++)
-				if (!strcmp(c->name, argv[i + 1]))
-					return c->fn(&cli, 2, hargv);
-		}
-		usage(stdout);
-		return CLI_OK;
-	}
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[i]))
-			break;
-	if (!c->name)
-		for (c = hidden; c->name; c++)
-			if (!strcmp(c->name, argv[i]))
-				break;
-	if (!c->name) {
+	if (!strcmp(argv[i], "help"))
+		return help(&cli, i + 1 < argc ? argv[i + 1] : NULL);
+	if ((c = find_command(argv[i])) == NULL) {
 		fprintf(stderr, "sluice: '%s' is not a sluice command; see 'sluice --help'\n", argv[i]);
 		return CLI_USAGE;
 	}
-	git_libgit2_init();
-	{
-		/* repositories of sparse-checkout users have extensions.worktreeConfig */
-		const char *ext[] = { "worktreeconfig" };
-		git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, ext, (size_t)1);
-	}
-	if (cli.verbose)
-		sl_log_level = cli.verbose > 1 ? SL_LOG_DEBUG : SL_LOG_INFO;
-	/* getopt names the command in its messages: "sluice tick: unrecognized option" */
-	snprintf(progname, sizeof(progname), "sluice %s", c->name);
-	argv[i] = progname;
-	rc = c->fn(&cli, argc - i, argv + i);
-	git_libgit2_shutdown();
-	return rc;
+	return run_command(&cli, c, argc - i, argv + i);
 }

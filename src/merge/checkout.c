@@ -565,6 +565,106 @@ static int staged_under(struct co *c, const char *prefix, struct merge_paths *ou
 }
 
 /*
+ * Where the changed `path` goes, by its index entry `ie` against the old
+ * entry `oe` and the new one `ne`: left alone by the way there (c->keep),
+ * the user's staged change (*staged), a skip-worktree entry (c->index_only),
+ * the target already (c->keep), or the old entry (c->write).
+ */
+static int sort_path(struct co *c, const char *path, const git_index_entry *ie,
+		     const git_tree_entry *oe, const git_tree_entry *ne, struct merge_paths *staged)
+{
+	int old = same_entry(ie, oe), new = same_entry(ie, ne);
+
+	if (c->left && merge_paths_has(c->left, path))
+		return merge_paths_add(&c->keep, path);
+	if (!old && !new)
+		return merge_paths_add(staged, path);
+	if (ie && (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE))
+		return merge_paths_add(&c->index_only, path);
+	if (!old)
+		return merge_paths_add(&c->keep, path);
+	return merge_paths_add(&c->write, path);
+}
+
+/*
+ * The folders above `path`, where the merge writes a file: one the index
+ * tracks as a file other than the old tree's is the user's (*staged); an
+ * untracked file there is in the way (*at, when nothing is yet).
+ */
+static int check_parents(struct co *c, const char *path, struct merge_paths *staged, char *at,
+			 size_t n)
+{
+	char parent[PATH_MAX], buf[PATH_MAX];
+	const git_index_entry *pe;
+	git_tree_entry *pt;
+	const char *p, *f;
+	struct stat st;
+	int error = 0;
+
+	for (p = strchr(path, '/'); !error && p; p = strchr(p + 1, '/')) {
+		snprintf(parent, sizeof(parent), "%.*s", (int)(p - path), path);
+		if (!(pe = git_index_get_bypath(c->idx, parent, 0))) {
+			if (!at[0] && (f = full(c, parent, buf, sizeof(buf))) && lstat(f, &st) == 0 &&
+			    !S_ISDIR(st.st_mode))
+				snprintf(at, n, "%s", parent); /* untracked */
+			continue;
+		}
+		pt = entry_at(c->from, parent);
+		if (!same_entry(pe, pt))
+			error = merge_paths_add(staged, parent);
+		git_tree_entry_free(pt);
+	}
+	return error;
+}
+
+/*
+ * Room for the file the merge writes at `path` (old entry `oe`): a file
+ * where the old tree may have a folder, folders where it may have a file.
+ * The user's staged entries under or above it go to *staged; an untracked
+ * file above it, or a folder at it holding anything of the user's, sets *at
+ * (when nothing is yet).
+ */
+static int check_room(struct co *c, const char *path, const git_tree_entry *oe,
+		      struct merge_paths *staged, char *at, size_t n)
+{
+	char buf[PATH_MAX];
+	const char *f;
+	struct stat st;
+	int error;
+
+	if ((error = staged_under(c, path, staged)) == 0)
+		error = check_parents(c, path, staged, at, n);
+	if (!error && !at[0] && (!oe || git_tree_entry_type(oe) != GIT_OBJECT_COMMIT) &&
+	    (f = full(c, path, buf, sizeof(buf))) && lstat(f, &st) == 0 && S_ISDIR(st.st_mode))
+		dir_in_way(c, path, at, n);
+	return error;
+}
+
+/* plan()'s verdict: out of memory (error), the user's staged paths, a path in the way (at). */
+static int plan_verdict(struct co *c, int error, const struct merge_paths *staged, const char *at,
+			struct sl_err *err)
+{
+	char paths[256];
+	size_t i;
+
+	if (error)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (staged->n) {
+		describe_paths(paths, sizeof(paths), staged);
+		for (i = 0; i < staged->n && !error; i++)
+			error = merge_paths_add(&c->res->paths, staged->v[i]);
+		return defer(c->res, err, "staged changes in '%s' collide with the merge (%s); commit "
+			     "or unstage them, the merge is retried next tick", c->where, paths);
+	}
+	if (at[0]) {
+		merge_paths_add(&c->res->paths, at);
+		return defer(c->res, err, "untracked or ignored files in '%s' are in the way of the "
+			     "merge (%s); move them away, the merge is retried next tick", c->where, at);
+	}
+	return 0;
+}
+
+/*
  * What `git read-tree -m -u` checks before it writes anything (two-way
  * merge): any index entry that differs from the old tree is the user's; a
  * path the merge changes whose entry is neither the old nor the new one
@@ -574,69 +674,22 @@ static int staged_under(struct co *c, const char *prefix, struct merge_paths *ou
 static int plan(struct co *c, struct sl_err *err)
 {
 	struct merge_paths staged = MERGE_PATHS_INIT;
-	char paths[256], at[PATH_MAX] = "", buf[PATH_MAX];
-	const char *f;
-	struct stat st;
+	char at[PATH_MAX] = "";
 	size_t i;
 	int error = 0;
 
 	for (i = 0; !error && i < c->changed.n; i++) {
-		const char *path = c->changed.v[i], *p;
+		const char *path = c->changed.v[i];
 		const git_index_entry *ie = git_index_get_bypath(c->idx, path, 0);
 		git_tree_entry *oe = entry_at(c->from, path), *ne = entry_at(c->to, path);
-		int old = same_entry(ie, oe), new = same_entry(ie, ne);
 
-		if (c->left && merge_paths_has(c->left, path))
-			error = merge_paths_add(&c->keep, path);
-		else if (!old && !new)
-			error = merge_paths_add(&staged, path);
-		else if (ie && (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE))
-			error = merge_paths_add(&c->index_only, path);
-		else if (!old)
-			error = merge_paths_add(&c->keep, path);
-		else
-			error = merge_paths_add(&c->write, path);
-		if (!error && ne && git_tree_entry_type(ne) == GIT_OBJECT_BLOB) {
-			/* a file where the old tree may have a folder, folders where it may have a file */
-			error = staged_under(c, path, &staged);
-			for (p = strchr(path, '/'); !error && p; p = strchr(p + 1, '/')) {
-				char parent[PATH_MAX];
-				const git_index_entry *pe;
-				git_tree_entry *pt;
-
-				snprintf(parent, sizeof(parent), "%.*s", (int)(p - path), path);
-				if (!(pe = git_index_get_bypath(c->idx, parent, 0))) {
-					if (!at[0] && (f = full(c, parent, buf, sizeof(buf))) &&
-					    lstat(f, &st) == 0 && !S_ISDIR(st.st_mode))
-						snprintf(at, sizeof(at), "%s", parent); /* untracked */
-					continue;
-				}
-				pt = entry_at(c->from, parent);
-				if (!same_entry(pe, pt))
-					error = merge_paths_add(&staged, parent);
-				git_tree_entry_free(pt);
-			}
-			if (!error && !at[0] && (!oe || git_tree_entry_type(oe) != GIT_OBJECT_COMMIT) &&
-			    (f = full(c, path, buf, sizeof(buf))) && lstat(f, &st) == 0 &&
-			    S_ISDIR(st.st_mode))
-				dir_in_way(c, path, at, sizeof(at));
-		}
+		error = sort_path(c, path, ie, oe, ne, &staged);
+		if (!error && ne && git_tree_entry_type(ne) == GIT_OBJECT_BLOB)
+			error = check_room(c, path, oe, &staged, at, sizeof(at));
 		git_tree_entry_free(oe);
 		git_tree_entry_free(ne);
 	}
-	if (error) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-	} else if (staged.n) {
-		describe_paths(paths, sizeof(paths), &staged);
-		for (i = 0; i < staged.n && !error; i++)
-			error = merge_paths_add(&c->res->paths, staged.v[i]);
-		error = defer(c->res, err, "staged changes in '%s' collide with the merge (%s); commit "
-			      "or unstage them, the merge is retried next tick", c->where, paths);
-	} else if (at[0]) {
-		error = merge_paths_add(&c->res->paths, at);
-		error = defer(c->res, err, "untracked or ignored files in '%s' are in the way of the "
-			      "merge (%s); move them away, the merge is retried next tick", c->where, at);
-	}
+	error = plan_verdict(c, error, &staged, at, err);
 	merge_paths_release(&staged);
 	return error;
 }
@@ -950,6 +1003,87 @@ static int minus(struct merge_paths *out, const struct merge_paths *all, const s
 	return error;
 }
 
+/* Read c->w's index into c->idx; deferred when it has conflicts. */
+static int open_index(struct co *c, struct sl_err *err)
+{
+	int error;
+
+	if ((error = git_repository_index(&c->idx, c->w)) || (error = git_index_read(c->idx, 1)))
+		return sl_err_git(err, error, "cannot read the index of '%s'", c->where);
+	if (git_index_has_conflicts(c->idx))
+		return defer(c->res, err, "the index of '%s' has unresolved conflicts%s; resolve "
+			     "them, the merge is retried next tick", c->where, "");
+	return 0;
+}
+
+/*
+ * The dry run found paths in the way (c->res->paths). When every one holds
+ * the merged content already (a checkout of this very merge cut off by a
+ * crash, or the user made the same change), nothing is written there, only
+ * their index entries: they move to *adopted, out of c->write, and *dry is
+ * the result of a new dry run. Returns an error only when out of memory.
+ */
+static int adopt(struct co *c, struct merge_paths *adopted, int *dry, struct sl_err *err)
+{
+	struct merge_paths rest = MERGE_PATHS_INIT;
+	size_t i;
+
+	for (i = 0; i < c->res->paths.n; i++)
+		if (!holds_target(c->w, git_tree_id(c->to), c->res->paths.v[i]))
+			return 0;
+	*adopted = c->res->paths;
+	memset(&c->res->paths, 0, sizeof(c->res->paths));
+	if (minus(&rest, &c->write, adopted)) {
+		merge_paths_release(&rest);
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	merge_paths_release(&c->write);
+	c->write = rest;
+	*dry = checkout_write(c, 1);
+	return 0;
+}
+
+/*
+ * Check out c->write as a dry run: deferred, touching nothing, when the
+ * user's uncommitted changes are in the way (unless they are the merged
+ * content already and `revert` is 0: adopted, see adopt()).
+ */
+static int dry_run(struct co *c, int revert, struct merge_paths *adopted, struct sl_err *err)
+{
+	char paths[256];
+	int error = checkout_write(c, 1), oom;
+
+	if (!revert && (error == GIT_ECONFLICT || (!error && c->res->paths.n)) &&
+	    (oom = adopt(c, adopted, &error, err)) != 0)
+		return oom;
+	if (error == GIT_ECONFLICT || (!error && c->res->paths.n)) {
+		describe_paths(paths, sizeof(paths), &c->res->paths);
+		return defer(c->res, err, "uncommitted changes in '%s' collide with the merge "
+			     "(%s); commit or stash them, the merge is retried next tick",
+			     c->where, paths);
+	}
+	if (error)
+		return sl_err_git(err, error, "cannot update the checkout '%s'", c->where);
+	return 0;
+}
+
+/* The index entries of what the checkout wrote, adopted, and the skip-worktree entries. */
+static int set_entries(struct co *c, const struct merge_paths *adopted, struct sl_err *err)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; !error && i < c->write.n; i++)
+		error = set_entry(c, c->write.v[i], 1);
+	for (i = 0; !error && i < adopted->n; i++)
+		error = set_entry(c, adopted->v[i], 1);
+	for (i = 0; !error && i < c->index_only.n; i++)
+		error = set_entry(c, c->index_only.v[i], 0);
+	if (error)
+		return sl_err_git(err, error, "cannot update the index of '%s'", c->where);
+	return 0;
+}
+
 /*
  * Bring c->w from c->from to c->to, holding its index lock throughout:
  * check everything first (deferred with nothing touched), then write the
@@ -957,73 +1091,21 @@ static int minus(struct merge_paths *out, const struct merge_paths *all, const s
  */
 static int bring(struct co *c, int revert, struct sl_err *err)
 {
-	struct merge_paths adopted = MERGE_PATHS_INIT, rest = MERGE_PATHS_INIT;
-	char paths[256];
-	size_t i;
+	struct merge_paths adopted = MERGE_PATHS_INIT;
 	int error;
 
-	if ((error = take_lock(c, err)) != 0)
+	if ((error = take_lock(c, err)) != 0 || (error = open_index(c, err)) != 0 ||
+	    (error = plan(c, err)) != 0 || (error = dry_run(c, revert, &adopted, err)) != 0 ||
+	    (error = merge__journal_write_mark(c->journal, err)) != 0)
 		goto out;
-	if ((error = git_repository_index(&c->idx, c->w)) || (error = git_index_read(c->idx, 1))) {
-		error = sl_err_git(err, error, "cannot read the index of '%s'", c->where);
-		goto out;
-	}
-	if (git_index_has_conflicts(c->idx)) {
-		error = defer(c->res, err, "the index of '%s' has unresolved conflicts%s; resolve "
-			      "them, the merge is retried next tick", c->where, "");
-		goto out;
-	}
-	if ((error = plan(c, err)) != 0)
-		goto out;
-	error = checkout_write(c, 1);
-	if (!revert && (error == GIT_ECONFLICT || (!error && c->res->paths.n))) {
-		/*
-		 * Paths that hold the merged content already (a checkout of this
-		 * very merge cut off by a crash, or the user made the same
-		 * change): nothing to write there, only their index entries.
-		 */
-		for (i = 0; i < c->res->paths.n; i++)
-			if (!holds_target(c->w, git_tree_id(c->to), c->res->paths.v[i]))
-				break;
-		if (i == c->res->paths.n) {
-			adopted = c->res->paths;
-			memset(&c->res->paths, 0, sizeof(c->res->paths));
-			if (minus(&rest, &c->write, &adopted)) {
-				error = sl_err_set(err, SL_ERROR, "out of memory");
-				goto out;
-			}
-			merge_paths_release(&c->write);
-			c->write = rest;
-			memset(&rest, 0, sizeof(rest));
-			error = checkout_write(c, 1);
-		}
-	}
-	if (error == GIT_ECONFLICT || (!error && c->res->paths.n)) {
-		describe_paths(paths, sizeof(paths), &c->res->paths);
-		error = defer(c->res, err, "uncommitted changes in '%s' collide with the merge "
-			      "(%s); commit or stash them, the merge is retried next tick",
-			      c->where, paths);
-		goto out;
-	}
-	if (!error && (error = merge__journal_write_mark(c->journal, err)) != 0)
-		goto out;
-	if (!error)
-		clear_empty_dirs(c);
-	if (error || (error = checkout_write(c, 0)) != 0) {
+	clear_empty_dirs(c);
+	if ((error = checkout_write(c, 0)) != 0) {
 		error = sl_err_git(err, error, "cannot update the checkout '%s'", c->where);
 		goto out;
 	}
 	sl_fault("merge.after_checkout_files");
-	for (i = 0; !error && i < c->write.n; i++)
-		error = set_entry(c, c->write.v[i], 1);
-	for (i = 0; !error && i < adopted.n; i++)
-		error = set_entry(c, adopted.v[i], 1);
-	for (i = 0; !error && i < c->index_only.n; i++)
-		error = set_entry(c, c->index_only.v[i], 0);
-	if (error) {
-		error = sl_err_git(err, error, "cannot update the index of '%s'", c->where);
+	if ((error = set_entries(c, &adopted, err)) != 0)
 		goto out;
-	}
 	if ((error = write_index(c, err)) == 0 && !revert) {
 		merge_paths_release(&c->res->kept);
 		c->res->kept = c->keep;
@@ -1032,7 +1114,6 @@ static int bring(struct co *c, int revert, struct sl_err *err)
 out:
 	drop_lock(c);
 	merge_paths_release(&adopted);
-	merge_paths_release(&rest);
 	return error;
 }
 

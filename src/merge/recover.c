@@ -214,15 +214,55 @@ int merge_journal_dead(const char *journal)
 	return read_journal(journal, owner, sizeof(owner), &a, &b) == 0 && !sl_owner_alive(owner);
 }
 
+/*
+ * Put the files of the checkout `w` that the dead merge from old_tree to
+ * new_tree wrote back as the target's tree `tip_tree` has them (restore()),
+ * unless git holds its index lock. *recovered: 1 when there were any.
+ */
+static int tidy_checkout(git_repository *w, const git_oid *old_tree, const git_oid *new_tree,
+			 const git_oid *tip_tree, int *recovered, struct sl_err *err)
+{
+	struct merge_paths changed = MERGE_PATHS_INIT, ours = MERGE_PATHS_INIT;
+	char *lock = NULL;
+	size_t i;
+	int rc, error = 0;
+
+	if ((rc = merge__changed_paths(w, old_tree, new_tree, &ours, &changed)) < 0) {
+		error = sl_err_git(err, rc, "cannot list the paths of the interrupted merge");
+		goto out;
+	}
+	for (i = 0; i < changed.n; i++)
+		if (written_by_merge(w, old_tree, new_tree, changed.v[i]) &&
+		    (error = merge_paths_add(&ours, changed.v[i])) != 0)
+			goto out;
+	if (ours.n && (lock = sl_path_join(git_repository_path(w), "index.lock")) &&
+	    sl_path_exists(lock)) {
+		error = sl_err_set(err, SL_ETRANSIENT, "an interrupted merge left files in '%s' to put "
+				   "back in line, and its index is locked (%s: is git running there?); "
+				   "recovered on a later tick", git_repository_workdir(w), lock);
+		goto out;
+	}
+	if (ours.n && (rc = restore(w, tip_tree, &ours)) < 0) {
+		error = sl_err_git(err, rc, "cannot put '%s' back in order after an interrupted "
+				   "merge; run 'git status' there",
+				   git_repository_workdir(w));
+		goto out;
+	}
+	*recovered = ours.n > 0;
+out:
+	free(lock);
+	merge_paths_release(&changed);
+	merge_paths_release(&ours);
+	return error;
+}
+
 int merge_recover_checkout(const char *repo_path, const char *target, const char *journal,
 			   int *recovered, struct sl_err *err)
 {
 	git_repository *repo = NULL, *w = NULL;
-	struct merge_paths changed = MERGE_PATHS_INIT, ours = MERGE_PATHS_INIT;
 	git_commit *tip = NULL;
 	git_oid old_tree, new_tree, tip_id;
-	char owner[64], refname[512], *lock = NULL;
-	size_t i;
+	char owner[64], refname[512];
 	int rc, error = 0;
 
 	*recovered = 0;
@@ -245,36 +285,13 @@ int merge_recover_checkout(const char *repo_path, const char *target, const char
 	}
 	if ((error = merge__find_checkout(&w, repo, refname, err)) != 0)
 		goto out; /* busy (a rebase, a missing work tree): recovered later */
-	if (!w || !journal_wrote(journal))
-		goto done; /* not checked out anywhere, or no file written: nothing to put in order */
-	if ((rc = merge__changed_paths(w, &old_tree, &new_tree, &ours, &changed)) < 0) {
-		error = sl_err_git(err, rc, "cannot list the paths of the interrupted merge");
+	/* not checked out anywhere, or no file written: nothing to put in order */
+	if (w && journal_wrote(journal) &&
+	    (error = tidy_checkout(w, &old_tree, &new_tree, git_commit_tree_id(tip), recovered,
+				   err)) != 0)
 		goto out;
-	}
-	for (i = 0; i < changed.n; i++)
-		if (written_by_merge(w, &old_tree, &new_tree, changed.v[i]) &&
-		    (error = merge_paths_add(&ours, changed.v[i])) != 0)
-			goto out;
-	if (ours.n && (lock = sl_path_join(git_repository_path(w), "index.lock")) &&
-	    sl_path_exists(lock)) {
-		error = sl_err_set(err, SL_ETRANSIENT, "an interrupted merge left files in '%s' to put "
-				   "back in line, and its index is locked (%s: is git running there?); "
-				   "recovered on a later tick", git_repository_workdir(w), lock);
-		goto out;
-	}
-	if (ours.n && (rc = restore(w, git_commit_tree_id(tip), &ours)) < 0) {
-		error = sl_err_git(err, rc, "cannot put '%s' back in order after an interrupted "
-				   "merge; run 'git status' there",
-				   git_repository_workdir(w));
-		goto out;
-	}
-	*recovered = ours.n > 0;
-done:
 	unlink(journal);
 out:
-	free(lock);
-	merge_paths_release(&changed);
-	merge_paths_release(&ours);
 	git_commit_free(tip);
 	git_repository_free(w);
 	git_repository_free(repo);

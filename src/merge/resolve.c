@@ -94,27 +94,22 @@ out:
 	return error;
 }
 
-int merge_into_worktree(const char *wt_path, const char *target_oid,
-			struct merge_paths *conflicted, struct sl_err *err)
+/*
+ * A merge driver in the shared config (a builder can plant one, chosen by
+ * .git/info/attributes or merge.default) must not run here, with the
+ * repository lock held: each one configured is replaced by git's own
+ * text merge (`git merge-file`, markers and exit status as git's), as the
+ * cross-check's private git directory does. *overrides: the values of
+ * `git -c` that do it, "merge.<name>.driver=...".
+ */
+static int driver_overrides(const char *wt_path, const char *target_oid,
+			    struct merge_paths *overrides, struct sl_err *err)
 {
-	const char *tail[] = { "merge", "--no-ff", "--no-commit", "--no-edit", "-q", target_oid,
-			       NULL };
-	struct merge_paths drivers = MERGE_PATHS_INIT, overrides = MERGE_PATHS_INIT;
+	struct merge_paths drivers = MERGE_PATHS_INIT;
 	struct sl_buf q = SL_BUF_INIT;
-	const char **args = NULL;
-	size_t i, n = 0;
-	int error, code = 0;
+	size_t i;
+	int error;
 
-	if (!is_full_hex(target_oid))
-		return sl_err_set(err, SL_EINVALID, "'%s' is not a full commit id",
-				  target_oid ? target_oid : "");
-	/*
-	 * A merge driver in the shared config (a builder can plant one, chosen by
-	 * .git/info/attributes or merge.default) must not run here, with the
-	 * repository lock held: each one configured is replaced by git's own
-	 * text merge (`git merge-file`, markers and exit status as git's), as the
-	 * cross-check's private git directory does.
-	 */
 	if ((error = planted_drivers(wt_path, &drivers, err)) < 0)
 		goto out;
 	/* the driver's command line goes through the shell: git's path single-quoted */
@@ -130,11 +125,30 @@ int merge_into_worktree(const char *wt_path, const char *target_oid,
 
 		if (sl_buf_addf(&o, "merge.%s.driver=%s merge-file --marker-size=%%L -L HEAD "
 				"-L base -L %s %%A %%O %%B", drivers.v[i], sl_buf_cstr(&q),
-				target_oid) || merge_paths_add(&overrides, sl_buf_cstr(&o)))
+				target_oid) || merge_paths_add(overrides, sl_buf_cstr(&o)))
 			error = sl_err_set(err, SL_ERROR, "out of memory");
 		sl_buf_release(&o);
 	}
-	if (error)
+out:
+	sl_buf_release(&q);
+	merge_paths_release(&drivers);
+	return error;
+}
+
+int merge_into_worktree(const char *wt_path, const char *target_oid,
+			struct merge_paths *conflicted, struct sl_err *err)
+{
+	const char *tail[] = { "merge", "--no-ff", "--no-commit", "--no-edit", "-q", target_oid,
+			       NULL };
+	struct merge_paths overrides = MERGE_PATHS_INIT;
+	const char **args = NULL;
+	size_t i, n = 0;
+	int error, code = 0;
+
+	if (!is_full_hex(target_oid))
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a full commit id",
+				  target_oid ? target_oid : "");
+	if ((error = driver_overrides(wt_path, target_oid, &overrides, err)) != 0)
 		goto out;
 	if (!(args = calloc(2 * overrides.n + sizeof(tail) / sizeof(tail[0]), sizeof(*args)))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
@@ -154,8 +168,6 @@ int merge_into_worktree(const char *wt_path, const char *target_oid,
 				   "run it there to see why", target_oid, wt_path);
 out:
 	free(args);
-	sl_buf_release(&q);
-	merge_paths_release(&drivers);
 	merge_paths_release(&overrides);
 	return error;
 }

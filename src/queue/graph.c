@@ -397,27 +397,36 @@ out:
 	return error;
 }
 
-/* Kahn's algorithm over the entries whose state depends on their dependencies. */
-static int states(struct graph *g)
+/*
+ * The states that do not depend on the dependencies; pending[i] is 1 for an
+ * entry whose state does (1 + the dependencies not decided yet, below).
+ */
+static int own_states(struct graph *g, size_t *pending)
 {
-	size_t n = g->scan->n, i, k, head = 0, tail = 0;
-	size_t *pending = calloc(n + 1, sizeof(*pending)), *queue = calloc(n + 1, sizeof(*queue));
-	json_t *dependents = json_object();
+	size_t i;
 	int error = 0, set;
 
-	if (!pending || !queue || !dependents) {
-		error = oom(g);
-		goto out;
-	}
-	for (i = 0; !error && i < n; i++) {
+	for (i = 0; !error && i < g->scan->n; i++) {
 		struct queue_entry *e = &g->scan->v[i];
 		if (!e->owner)
 			error = set_state(g, e, "invalid", "%s",
 			                  e->error ? e->error : "unreadable");
 		else if ((error = own_state(g, e, &set)) == 0 && !set)
-			pending[i] = 1; /* 1 + the dependencies not decided yet */
+			pending[i] = 1;
 	}
-	for (i = 0; !error && i < n; i++) {
+	return error;
+}
+
+/*
+ * The edges of the pending entries to their dependencies not decided yet:
+ * dependents["<d>"] lists the entries waiting on entry d, pending[i] counts
+ * them for entry i.
+ */
+static int link_dependents(struct graph *g, size_t *pending, json_t *dependents)
+{
+	size_t i, k;
+
+	for (i = 0; i < g->scan->n; i++) {
 		struct queue_entry *e = &g->scan->v[i];
 		for (k = 0; pending[i] && k < ndeps(e); k++) {
 			struct queue_entry *d = edge(g, e, k);
@@ -427,18 +436,23 @@ static int states(struct graph *g)
 				continue; /* no dependency, or one already decided */
 			snprintf(key, sizeof(key), "%zu", (size_t)(d - g->scan->v));
 			if (!(list = json_object_get(dependents, key)) &&
-			    (json_object_set_new(dependents, key, list = json_array()) || !list)) {
-				error = oom(g);
-				break;
-			}
-			if (json_array_append_new(list, json_integer((json_int_t)i))) {
-				error = oom(g);
-				break;
-			}
+			    (json_object_set_new(dependents, key, list = json_array()) || !list))
+				return oom(g);
+			if (json_array_append_new(list, json_integer((json_int_t)i)))
+				return oom(g);
 			pending[i]++;
 		}
 	}
-	for (i = 0; !error && i < n; i++)
+	return 0;
+}
+
+/* Decide the entries whose dependencies are decided, in order, until none is left. */
+static int decide_in_order(struct graph *g, size_t *pending, size_t *queue, json_t *dependents)
+{
+	size_t i, k, head = 0, tail = 0;
+	int error = 0;
+
+	for (i = 0; i < g->scan->n; i++)
 		if (pending[i] == 1)
 			queue[tail++] = i;
 	while (!error && head < tail) {
@@ -457,6 +471,25 @@ static int states(struct graph *g)
 				queue[tail++] = w;
 		}
 	}
+	return error;
+}
+
+/* Kahn's algorithm over the entries whose state depends on their dependencies. */
+static int states(struct graph *g)
+{
+	size_t n = g->scan->n, i;
+	size_t *pending = calloc(n + 1, sizeof(*pending)), *queue = calloc(n + 1, sizeof(*queue));
+	json_t *dependents = json_object();
+	int error = 0;
+
+	if (!pending || !queue || !dependents) {
+		error = oom(g);
+		goto out;
+	}
+	if ((error = own_states(g, pending)) != 0 ||
+	    (error = link_dependents(g, pending, dependents)) != 0 ||
+	    (error = decide_in_order(g, pending, queue, dependents)) != 0)
+		goto out;
 	for (i = 0; !error && i < n; i++) /* cannot happen: the graph has no cycle left */
 		if (!g->scan->v[i].state)
 			error = set_state(g, &g->scan->v[i], "invalid", "dependency cycle");
