@@ -27,6 +27,9 @@ there is any (0 when none, 2 on a usage error). The rules:
             a word of a message) says so in a comment on its line:
             /* not a run state */
   warning   CMakeLists.txt does not turn -Wformat-truncation off
+  path      no snprintf into a fixed path buffer (a local char array sized
+            PATH_MAX, or of 4096 bytes or more with a '/' in the format) as a
+            statement of its own: what it returns says whether the path fit
 """
 import os
 import re
@@ -48,6 +51,7 @@ MANY_HEADERS = ("core", "cli")
 # moot.
 SKIP_STATE_WITHOUT_TABLE = True  # until src/store/state.c exists
 SKIP_WARNING_WHILE_OFF = True    # until CMakeLists.txt drops -Wno-format-truncation
+                                 # (the path check too: the same change)
 
 violations = []
 
@@ -333,6 +337,67 @@ def check_states(root, files):
                           % (found if found.startswith("'") else '"%s"' % found, STATE_TABLE))
 
 
+# --- path --------------------------------------------------------------------
+
+def call_discarded(code, start):
+    """1 when the call whose '(' is at code[start] is a statement of its own
+    (its value unused): the matching ')' is followed by ';'."""
+    depth = 0
+    for j in range(start, len(code)):
+        if code[j] == "(":
+            depth += 1
+        elif code[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return code[j + 1:].lstrip().startswith(";")
+    return False
+
+
+def path_buffers(root, files):
+    """(file, line, buffer) of each snprintf into a fixed path buffer whose
+    result is not looked at: a local char array sized PATH_MAX, or of 4096
+    bytes or more with a '/' in the format; the format converts something."""
+    found = []
+    for rel in files:
+        if not rel.endswith(".c"):
+            continue
+        text = read(root, rel)
+        raw = text.split("\n")
+        code = blank_comments_and_strings(text)
+        lines = code.split("\n")
+        offsets = [0]
+        for line in lines:
+            offsets.append(offsets[-1] + len(line) + 1)
+        for _, _, brace, body, _ in functions(text):
+            sizes = {}
+            for line in lines[brace:brace + body]:
+                m = re.match(r"\s*(?:static\s+)?char\s+([^;=(]*)[;=]", line)
+                for d in m.group(1).split(",") if m else ():
+                    b = re.match(r"\s*([A-Za-z_]\w*)\s*\[([^]]*)\]", d)
+                    if b:
+                        sizes[b.group(1)] = b.group(2)
+            for i in range(brace, brace + body):
+                m = re.match(r"(\s*(?:\(void\)\s*)?snprintf)\(\s*([A-Za-z_]\w*)\s*,", lines[i])
+                if not m or m.group(2) not in sizes:
+                    continue
+                size = sizes[m.group(2)]
+                big = re.match(r"\s*\d+\s*$", size) and int(size) >= 4096
+                fmt = re.search(r'"((?:[^"\\]|\\.)*)"', raw[i])
+                if not fmt or "%" not in fmt.group(1):
+                    continue  # a constant: it fits or the compiler says so
+                if "PATH_MAX" not in size and not (big and "/" in fmt.group(1)):
+                    continue
+                if call_discarded(code, offsets[i] + len(m.group(1))):
+                    found.append((rel, i + 1, m.group(2)))
+    return found
+
+
+def check_paths(root, files):
+    for rel, line, buf in path_buffers(root, files):
+        violation(rel, line, "snprintf into the path buffer %s with no check of its length: "
+                  "check what it returns, or use an allocating path helper" % buf)
+
+
 # --- warning -----------------------------------------------------------------
 
 def check_warning(root):
@@ -358,8 +423,11 @@ def main(argv):
     cmake = read(root, "CMakeLists.txt")
     if SKIP_WARNING_WHILE_OFF and re.search(r"^[^#\n]*-Wno-format-truncation", cmake, re.M):
         print("format-truncation check: skipped, CMakeLists.txt still has -Wno-format-truncation")
+        print("path-buffer check: skipped as well, %d unchecked snprintf into path buffers"
+              % len(path_buffers(root, files)))
     else:
         check_warning(root)
+        check_paths(root, files)
     for v in violations:
         print(v)
     print("shape: %d violation%s" % (len(violations), "" if len(violations) == 1 else "s"))

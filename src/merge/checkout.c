@@ -594,7 +594,7 @@ static int sort_path(struct co *c, const char *path, const git_index_entry *ie,
 static int check_parents(struct co *c, const char *path, struct merge_paths *staged, char *at,
 			 size_t n)
 {
-	char parent[PATH_MAX], buf[PATH_MAX];
+	char buf[PATH_MAX], *parent;
 	const git_index_entry *pe;
 	git_tree_entry *pt;
 	const char *p, *f;
@@ -602,17 +602,19 @@ static int check_parents(struct co *c, const char *path, struct merge_paths *sta
 	int error = 0;
 
 	for (p = strchr(path, '/'); !error && p; p = strchr(p + 1, '/')) {
-		snprintf(parent, sizeof(parent), "%.*s", (int)(p - path), path);
+		if (!(parent = strndup(path, (size_t)(p - path))))
+			return SL_ERROR; /* plan_verdict(): out of memory */
 		if (!(pe = git_index_get_bypath(c->idx, parent, 0))) {
 			if (!at[0] && (f = full(c, parent, buf, sizeof(buf))) && lstat(f, &st) == 0 &&
 			    !S_ISDIR(st.st_mode))
 				snprintf(at, n, "%s", parent); /* untracked */
-			continue;
+		} else {
+			pt = entry_at(c->from, parent);
+			if (!same_entry(pe, pt))
+				error = merge_paths_add(staged, parent);
+			git_tree_entry_free(pt);
 		}
-		pt = entry_at(c->from, parent);
-		if (!same_entry(pe, pt))
-			error = merge_paths_add(staged, parent);
-		git_tree_entry_free(pt);
+		free(parent);
 	}
 	return error;
 }

@@ -123,6 +123,37 @@ test_expect_success 'a run-state literal outside the state table fails' '
 	test_grep -v "^src/store/state.c" out2
 '
 
+# The number of unchecked path buffers the check counts while it skips.
+skipped_paths() { # OUT
+	sed -n "s/^path-buffer check: skipped as well, \([0-9]*\) unchecked.*/\1/p" "$1"
+}
+
+test_expect_success 'an unchecked snprintf into a path buffer is found' '
+	copy_tree t &&
+	{ python3 "$SHAPE" t >before || true; } &&
+	at=$(($(wc -l <t/src/core/fs.c) + 6)) &&
+	cat >>t/src/core/fs.c <<-\EOF &&
+
+	int shape_paths(const char *a);
+	int shape_paths(const char *a)
+	{
+		char p[PATH_MAX], q[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/x", a);
+		if (snprintf(q, sizeof(q), "%s/y", a) >= (int)sizeof(q))
+			return -1;
+		snprintf(q, sizeof(q), "/proc/self/exe");
+		return p[0] + q[0];
+	}
+	EOF
+	{ python3 "$SHAPE" t >out || true; } &&
+	if grep -q "^path-buffer check: skipped" out; then
+		test "$(skipped_paths out)" = "$(($(skipped_paths before) + 1))"
+	else
+		test_grep "^src/core/fs.c:$at: snprintf into the path buffer p with no check" out &&
+		test "$(grep -c "^src/core/fs.c:" out)" = 1
+	fi
+'
+
 test_expect_success '-Wno-format-truncation in CMakeLists.txt is reported' '
 	copy_tree t &&
 	echo "add_compile_options(-Wno-format-truncation)" >>t/CMakeLists.txt &&
