@@ -155,7 +155,7 @@ void store_runs_free(struct store_run *runs, size_t n);
  * A run as JSON (store/run_json.c), the one encoder of `runs --json`,
  * `status --json` and the run of `show --json`: the keys of
  * schema/run.schema.json, named like the runs table's columns, times in ms
- * (finished_ms null until final). With STORE_RUN_JSON_ALIASES also the keys
+ * (finished_ms null until the run first ends). With STORE_RUN_JSON_ALIASES also the keys
  * `show --json` used in 0.1 (branch, base, head, conflict_with_run,
  * created_at, finished_at: ISO 8601), deprecated, removed in 0.3.
  * Returns a new reference (json_decref), NULL when out of memory.
