@@ -39,6 +39,7 @@ git config --global protocol.file.allow always
 test_count=0
 test_failed=0
 test_skipped=0
+test_known=0
 test_cleanup_cmds=""
 
 sluice() { "$SLUICE" "$@"; }
@@ -68,10 +69,10 @@ echo OK-\$?") </dev/null >"$TRASH/.lint.$test_count" 2>&1
 	[ "$_lint" = OK-117 ]
 }
 
-test_expect_success() {
+test_run_() { # success|failure TITLE BODY
 	test_count=$((test_count + 1))
-	_title=$1
-	_body=$2
+	_title=$2
+	_body=$3
 	if [ "${SLUICE_TEST_CHAIN_LINT:-1}" != 0 ] && ! test_chain_lint_ "$_body"; then
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $_title (broken &&-chain in test $test_count)"
@@ -86,6 +87,14 @@ test_expect_success() {
 	if [ -f "$TRASH/.skip.$test_count" ] && { [ $_rc -eq 0 ] || [ $_rc -eq 77 ]; }; then
 		test_skipped=$((test_skipped + 1))
 		echo "ok $test_count - $_title # skipped: $(cat "$TRASH/.skip.$test_count")"
+	elif [ "$1" = failure ]; then
+		test_known=$((test_known + 1))
+		if [ $_rc -eq 0 ]; then
+			echo "ok $test_count - $_title # TODO known breakage vanished: make it test_expect_success"
+		else
+			echo "not ok $test_count - $_title # TODO known breakage (exit $_rc)"
+			sed 's/^/#	/' "$TRASH/.out.$test_count" | tail -n 20
+		fi
 	elif [ $_rc -eq 0 ]; then
 		echo "ok $test_count - $_title"
 	else
@@ -93,6 +102,16 @@ test_expect_success() {
 		echo "not ok $test_count - $_title (exit $_rc)"
 		sed 's/^/#	/' "$TRASH/.out.$test_count" | tail -n 60
 	fi
+}
+
+test_expect_success() { # TITLE BODY
+	test_run_ success "$1" "$2"
+}
+
+# A known bug of sluice, written as the test that will pass once it is fixed:
+# shown as "not ok ... # TODO known breakage", it does not fail the script.
+test_expect_failure() { # TITLE BODY
+	test_run_ failure "$1" "$2"
 }
 
 # Skip because REASON: inside a body the rest of this test, outside of one
@@ -376,7 +395,9 @@ test_skip_all() { # REASON
 # The end of a script: 1 if a test failed, else 77 if one was skipped, else 0.
 test_done() {
 	test_finish_
-	echo "$((test_count - test_failed - test_skipped)) passed, $test_failed failed, $test_skipped skipped"
+	_known=""
+	[ "$test_known" -eq 0 ] || _known=", $test_known known breakage"
+	echo "$((test_count - test_failed - test_skipped - test_known)) passed, $test_failed failed, $test_skipped skipped$_known"
 	[ "$test_failed" -eq 0 ] || exit 1
 	[ "$test_skipped" -eq 0 ] || exit 77
 	exit 0
