@@ -83,8 +83,8 @@ def module_of(rel):
 
 
 def blank_comments_and_strings(text, keep_strings=False):
-    """The text with comments (and string/char literals unless keep_strings)
-    replaced by spaces, newlines kept, so that line numbers stay right."""
+    """The text with comments, character literals and (unless keep_strings)
+    string literals blanked, newlines kept, so that line numbers stay right."""
     out = []
     i, n = 0, len(text)
     while i < n:
@@ -105,7 +105,8 @@ def blank_comments_and_strings(text, keep_strings=False):
                 j += 2 if text[j] == "\\" else 1
             j = min(j + 1, n)
             lit = text[i:j]
-            out.append(lit if keep_strings else c + re.sub(r"[^\n]", " ", lit[1:-1]) + c)
+            keep = keep_strings and c == '"'
+            out.append(lit if keep else c + re.sub(r"[^\n]", " ", lit[1:-1]) + c)
             i = j
         else:
             out.append(c)
