@@ -228,4 +228,17 @@ int runner_init(const struct sl_repo *repo, const struct runner_init_opts *o,
 		struct runner_init_result *res, struct sl_err *err);
 void runner_init_result_release(struct runner_init_result *res);
 
+/*
+ * sluice check (check.c): validate config.yaml and every work order of the
+ * inbox without running anything, and the config against the repository
+ * (the target is a branch; worktree.share/copy entries stay inside it and
+ * are untracked). Each problem is appended to `problems` as one line
+ * "path[:line:col]: message" (paths relative to the root); *nwo is the
+ * number of work orders seen. Returns the number of problems, or a
+ * negative error when the check itself could not run.
+ */
+struct sl_buf;
+int runner_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
+		 struct sl_err *err);
+
 #endif
