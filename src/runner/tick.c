@@ -1,7 +1,8 @@
 /*
  * The cron tick: reconcile, ingest, claim, and advance runs in worker
  * processes (one per run, up to `jobs` at once). The parent only claims,
- * forks, waits and reports the events the workers append.
+ * starts workers (core/proc.h), waits for every one of them and reports the
+ * events they append.
  */
 #include "runner/runner.h"
 #include "runner/runner_int.h"
@@ -15,12 +16,9 @@
 #include "core/time.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 struct worklist {
