@@ -268,7 +268,8 @@ int runner_init(const struct sl_repo *repo, const struct runner_init_opts *o,
 	in.target_opt = o->target;
 	in.o = o;
 	in.err = err;
-	error = init_all(&in);
+	if ((error = init_all(&in)) != 0 && err->code < 0)
+		error = err->code; /* the steps say -1; the message has the reason's code */
 	res->changed = in.changed;
 	res->target = in.target;
 	return error;
