@@ -327,6 +327,9 @@ def main():
             report(rel, None if errors else
                    "the schema accepts it (sluice refuses it); fix the schema or list it "
                    "in tests/schema/not-in-schema.txt with the reason")
+    known = set(rel for rel, _, _ in fixtures(fx))
+    for rel in sorted(set(c_fields) - known):
+        report(rel, "sluice stored fields for it but it is no fixture (a path changed?)")
     for path in sys.argv[5:]:
         try:
             with open(path, "rb") as f:
