@@ -30,6 +30,42 @@ stored_fields() { # DIR SUBDIR
 		sed "s|^work_orders/|work_orders/$2|"
 }
 
+# The schema side: one line per fixture, "ok <fixture>" or "FAIL <fixture>: why".
+# Written to schema.out; the lines that are not ok are shown on failure.
+run_check_fixtures() {
+	$PY "$SLUICE_SOURCE_DIR/tests/schema/check_fixtures.py" "$SLUICE_SOURCE_DIR/schema" \
+		"$FIXTURES" "$SLUICE_SOURCE_DIR/tests/schema/not-in-schema.txt" c-fields.tsv \
+		init-config.yaml >schema.out 2>&1 && return 0
+	grep -v "^ok " schema.out >&2
+	return 1
+}
+
+# check_accepts DIR: sluice check finds no problem in DIR (its output shown if it does).
+check_accepts() {
+	"$SLUICE" -C "$1" check >"$TRASH/check.out" 2>&1 && return 0
+	cat "$TRASH/check.out" >&2
+	return 1
+}
+
+# said OUT EXPECTED: every line of the file EXPECTED is in the file OUT.
+said() {
+	while IFS= read -r _l; do
+		grep -F -e "$_l" "$1" >/dev/null && continue
+		echo "sluice check did not say: $_l" >&2
+		cat "$1" >&2
+		return 1
+	done <"$2"
+}
+
+# schema_ok FIXTURE...: check_fixtures.py said ok for each (and said something).
+schema_ok() {
+	for _f in "$@"; do
+		grep -qxF "ok $_f" schema.out && continue
+		grep -F " $_f" schema.out >&2 || echo "check_fixtures.py said nothing of $_f" >&2
+		return 1
+	done
+}
+
 test_expect_success 'setup: a repository with the branches the config fixtures name' '
 	test_repo r && git -C r branch master && git -C r branch release/1.x &&
 	sluice -C r init >/dev/null && cp r/.system/config.yaml init-config.yaml &&
@@ -40,7 +76,7 @@ test_expect_success 'valid work orders (valid/, seed/, edge/): sluice check acce
 	test_repo good && sluice -C good init >/dev/null && mkdir -p good/work_orders &&
 	cp -R "$WO/valid" "$WO/seed" "$WO/edge" good/work_orders/ &&
 	wo good WO-2025-004 "status: done" &&
-	sluice -C good check >out 2>&1 || { cat out; false; } &&
+	check_accepts good &&
 	sluice -C good queue >/dev/null &&
 	stored_fields good "" | grep -v "^work_orders/WO-2025-004.md$TAB" >>c-fields.tsv &&
 	test_grep "^work_orders/edge/E-EDGES.md$TAB" c-fields.tsv
@@ -58,31 +94,19 @@ test_expect_success 'invalid work orders: sluice check refuses them all' '
 
 test_expect_success 'every invalid work order has its expected message' '
 	for f in "$WO"/invalid/*.md "$WO"/invalid/*.gen; do
-		case $f in *.part[0-9].md) continue ;; esac
-		c=${f##*/} && c=${c%.*} &&
-		test -s "$WO/invalid/$c.expected" || { echo "no $c.expected"; exit 1; }
+		c=${f##*/} && c=${c%%.*} &&
+		test -s "$WO/invalid/$c.expected" || { echo "no $c.expected" >&2; return 1; }
 	done
 '
 
 test_expect_success 'the schemas, read as sluice reads YAML, against every fixture' '
-	$PY "$SLUICE_SOURCE_DIR/tests/schema/check_fixtures.py" "$SLUICE_SOURCE_DIR/schema" \
-		"$FIXTURES" "$SLUICE_SOURCE_DIR/tests/schema/not-in-schema.txt" c-fields.tsv \
-		init-config.yaml >schema.out 2>&1 ||
-		{ grep -v "^ok " schema.out; false; }
+	run_check_fixtures &&
+	test_grep "^ok work_orders/valid/WO-100.md$" schema.out
 '
 
 test_expect_success 'the config sluice init writes passes the schema' '
 	test_grep "^ok init-config.yaml$" schema.out
 '
-
-# schema_ok FIXTURE...: check_fixtures.py said ok for each (and said something).
-schema_ok() {
-	for _f in "$@"; do
-		grep -qxF "ok $_f" schema.out && continue
-		grep -F " $_f" schema.out >&2 || echo "check_fixtures.py said nothing of $_f" >&2
-		return 1
-	done
-}
 
 for f in $(cd "$FIXTURES" && find work_orders/valid work_orders/seed work_orders/edge -name "*.md" | sort); do
 	test_expect_success "valid work order $f: the schema accepts it" '
@@ -93,8 +117,7 @@ done
 for exp in "$WO"/invalid/*.expected; do
 	c=$(basename "$exp" .expected)
 	test_expect_success "invalid work order $c: sluice check and the schema refuse it" '
-		grep -F -e "$(cat "$exp")" bad.out >/dev/null ||
-			{ echo "sluice check did not say: $(cat "$exp")"; cat bad.out; exit 1; } &&
+		said bad.out "$exp" &&
 		files=$(cd "$FIXTURES" && for g in work_orders/invalid/$c.md \
 			work_orders/invalid/$c.part*.md work_orders/invalid/$c.gen; do
 				if test -f "$g"; then echo "$g"; fi
@@ -109,16 +132,13 @@ for y in "$CFG"/*.yaml; do
 		test_expect_success "invalid config $c: sluice check and the schema refuse it" '
 			cp "$y" r/.system/config.yaml &&
 			test_expect_failure_code 1 sluice -C r check >out 2>&1 &&
-			while IFS= read -r line; do
-				grep -F -e "$line" out >/dev/null ||
-					{ echo "sluice check did not say: $line"; cat out; exit 1; }
-			done <"$CFG/$c.expected" &&
+			said out "$CFG/$c.expected" &&
 			schema_ok "config/$c.yaml"
 		'
 	else
 		test_expect_success "valid config $c: sluice check and the schema accept it" '
 			cp "$y" r/.system/config.yaml &&
-			sluice -C r check >out 2>&1 || { cat out; false; } &&
+			check_accepts r &&
 			schema_ok "config/$c.yaml"
 		'
 	fi
