@@ -6,6 +6,7 @@
 # message and by the schema too, unless tests/schema/not-in-schema.txt says
 # why no schema can state its rule. The JSON the schema judges is read by
 # tests/schema/check_fixtures.py, checked equal to the fields sluice stored.
+# Then tests/schema/differential.py compares the two on random cases.
 . "$(dirname "$0")/lib.sh"
 
 PY=""
@@ -37,6 +38,14 @@ run_check_fixtures() {
 		"$FIXTURES" "$SLUICE_SOURCE_DIR/tests/schema/not-in-schema.txt" c-fields.tsv \
 		init-config.yaml >schema.out 2>&1 && return 0
 	grep -v "^ok " schema.out >&2
+	return 1
+}
+
+# run_differential REPO CASES: written to random.out, shown on failure.
+run_differential() {
+	$PY "$SLUICE_SOURCE_DIR/tests/schema/differential.py" "$SLUICE" "$1" \
+		"$SLUICE_SOURCE_DIR/schema" "$2" >random.out 2>&1 && return 0
+	cat random.out >&2
 	return 1
 }
 
@@ -143,5 +152,12 @@ for y in "$CFG"/*.yaml; do
 		'
 	fi
 done
+
+# Rules without a fixture of their own: random cases from pools of values.
+test_expect_success 'random work orders and configs: sluice check and the schemas agree' '
+	test_repo rand && sluice -C rand init >/dev/null &&
+	run_differential rand 300 &&
+	test_grep "^300 of 300 random cases agree$" random.out
+'
 
 test_done
