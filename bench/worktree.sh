@@ -1,6 +1,6 @@
 #!/bin/sh
 # Worktree acquisition: sluice (libgit2 git_worktree_add without checkout +
-# `git reset --hard` in the new worktree, what runner_worktree_add does, run
+# `git reset --hard` in the new worktree, what worktree_add does, run
 # through `sluice worktree create`) against `git worktree add -b` and against
 # a pure libgit2 checkout (git_worktree_add with GIT_CHECKOUT_SAFE, the
 # research's baseline), on generated repositories of 1k, 10k and 50k files.

@@ -1,6 +1,6 @@
 # Writes OUT, a C file holding every schema/db/*.sql migration in order:
 #   const struct store_migration store_migrations[]; const int store_migrations_count;
-set(body "/* generated from schema/db/NNN_name.sql: do not edit */\n#include \"store/migrations.h\"\n\nconst struct store_migration store_migrations[] = {\n")
+set(body "/* generated from schema/db/NNN_name.sql: do not edit */\n#include \"store/store_int.h\"\n\nconst struct store_migration store_migrations[] = {\n")
 set(count 0)
 foreach(f ${FILES})
 	get_filename_component(name ${f} NAME)

@@ -4,13 +4,10 @@
 #include <jansson.h>
 #include "cli/cli.h"
 #include "runner/runner.h"
-#include "store/runs.h"
+#include "store/store.h"
 
 /* Open the runner context for -C DIR; prints the error; CLI_OK or CLI_FAIL. */
-int cli_ctx_open(struct cli *cli, struct runner_ctx *ctx);
-
-/* A run as JSON (a new reference). */
-json_t *cli_run_json(const struct store_run *r);
+int cli_ctx_open(struct cli *cli, struct sl_ctx *ctx);
 
 /* Print a JSON document to stdout with a final newline; CLI_OK. */
 int cli_print_json(json_t *j);
@@ -24,7 +21,7 @@ struct cli_run_action {
 	const char *name;       /* the command */
 	const char *help;       /* its --help text */
 	int needs_message;
-	int (*act)(struct runner_ctx *ctx, const char *run, const char *message,
+	int (*act)(struct sl_ctx *ctx, const char *run, const char *message,
 		   int delete_branch, struct sl_err *err);
 	const char *done_fmt;   /* printed on success with the run name */
 };

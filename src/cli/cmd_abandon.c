@@ -9,7 +9,7 @@ static const char help[] =
 	"nothing is lost; then the worktree is removed. The branch is kept unless\n"
 	"--delete-branch.\n";
 
-static int act_abandon(struct runner_ctx *ctx, const char *run, const char *message,
+static int act_abandon(struct sl_ctx *ctx, const char *run, const char *message,
 		       int delete_branch, struct sl_err *err)
 {
 	return runner_abandon(ctx, run, delete_branch, err);

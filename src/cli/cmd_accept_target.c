@@ -1,6 +1,6 @@
 /* sluice accept-target COMMIT: record commits on the target as the user's. */
 #include "cli/cli_runner.h"
-#include "runner/target.h"
+#include "runner/runner.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ static const char accept_target_help[] =
 int cmd_accept_target(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct runner_target_alert a;
 	struct sl_err err = SL_ERR_INIT;
 	size_t n = 0;

@@ -13,7 +13,7 @@ static const char help[] =
 	"\n"
 	"  -m, --message TEXT   a comment kept in review.json\n";
 
-static int act_approve(struct runner_ctx *ctx, const char *run, const char *message,
+static int act_approve(struct sl_ctx *ctx, const char *run, const char *message,
 		       int delete_branch, struct sl_err *err)
 {
 	return runner_approve(ctx, run, message, err);

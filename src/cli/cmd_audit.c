@@ -1,7 +1,6 @@
 /* sluice audit [RUN...]: verify merged runs' artifacts against their manifests and git. */
 #include "cli/cli_runner.h"
-#include "runner/audit.h"
-#include "runner/manifest.h"
+#include "artifact/artifact.h"
 #include "core/fs.h"
 
 #include <getopt.h>
@@ -37,7 +36,7 @@ static const char audit_help[] =
 
 static int seal(struct cli *cli, const char *run)
 {
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct store_run r;
 	struct sl_err err = SL_ERR_INIT;
 	char *path = NULL;
@@ -50,11 +49,11 @@ static int seal(struct cli *cli, const char *run)
 		rc = cli_report(&err);
 		goto out;
 	}
-	path = runner_artifact(&ctx, r.id, "manifest.json");
+	path = sl_repo_run_path(&ctx.repo, r.id, "manifest.json");
 	if (strcmp(r.state, "merged") || (path && sl_path_exists(path)))
 		rc = sl_err_set(&err, SL_EINVALID, "run '%s' is not merged or has a manifest "
 				"already; nothing to seal", r.id);
-	if (rc != CLI_OK || runner_manifest_write(&ctx.repo, ctx.st, r.id, &err) != 0)
+	if (rc != CLI_OK || artifact_manifest_write(&ctx.repo, ctx.st, r.id, &err) != 0)
 		rc = cli_report(&err);
 	else
 		printf("sealed %s\n", r.id);
@@ -65,7 +64,7 @@ out:
 	return rc;
 }
 
-static int print_json(const struct runner_audit_result *res)
+static int print_json(const struct artifact_audit_result *res)
 {
 	json_t *a = json_array(), *doc;
 	size_t i;
@@ -82,7 +81,7 @@ static int print_json(const struct runner_audit_result *res)
 	return rc;
 }
 
-static int print_text(const struct runner_audit_result *res)
+static int print_text(const struct artifact_audit_result *res)
 {
 	size_t i;
 
@@ -109,8 +108,8 @@ int cmd_audit(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = { CLI_COMMON_LONGOPTS,
 					      { "write-manifest", required_argument, NULL, 'W' },
 					      { NULL, 0, NULL, 0 } };
-	struct runner_audit_result res = RUNNER_AUDIT_RESULT_INIT;
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct artifact_audit_result res = ARTIFACT_AUDIT_RESULT_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	const char *seal_run = NULL;
 	int c, rc;
@@ -128,14 +127,14 @@ int cmd_audit(struct cli *cli, int argc, char **argv)
 		return seal(cli, seal_run);
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
-	if (runner_audit(&ctx, (const char *const *)argv + optind, (size_t)(argc - optind), &res,
+	if (artifact_audit(&ctx, (const char *const *)argv + optind, (size_t)(argc - optind), &res,
 			 &err) != 0)
 		rc = cli_report(&err);
 	else if (cli->json)
 		rc = print_json(&res) == CLI_OK && res.n == 0 ? CLI_OK : CLI_FAIL;
 	else
 		rc = print_text(&res);
-	runner_audit_result_release(&res);
+	artifact_audit_result_release(&res);
 	runner_ctx_release(&ctx);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /* sluice gc: remove old finished runs. */
 #include "cli/cli_runner.h"
-#include "runner/gc.h"
+#include "runner/runner.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -111,7 +111,7 @@ static int print_text(const struct gc_opts *o, const struct runner_gc_plan *plan
 
 static int gc(struct cli *cli, struct gc_opts *o)
 {
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct runner_gc_plan plan = RUNNER_GC_PLAN_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	size_t kept_unmerged = 0, i;

@@ -15,7 +15,7 @@ static const char log_help[] =
 int cmd_log(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct store_event *ev = NULL;
 	struct store_run run;
 	struct sl_err err = SL_ERR_INIT;

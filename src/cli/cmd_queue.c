@@ -4,7 +4,6 @@
 #include "core/repo.h"
 #include "queue/queue.h"
 #include "store/store.h"
-#include "store/workorders.h"
 
 #include <getopt.h>
 #include <jansson.h>

@@ -9,7 +9,7 @@ static const char help[] =
 	"\n"
 	"  -m, --message TEXT   why (required)\n";
 
-static int act_reject(struct runner_ctx *ctx, const char *run, const char *message,
+static int act_reject(struct sl_ctx *ctx, const char *run, const char *message,
 		      int delete_branch, struct sl_err *err)
 {
 	return runner_reject(ctx, run, message, err);

@@ -1,6 +1,6 @@
 /* sluice report: the queue and runs as one HTML page; the dependency graph in DOT. */
 #include "cli/cli_runner.h"
-#include "runner/report.h"
+#include "artifact/artifact.h"
 #include "core/fs.h"
 
 #include <getopt.h>
@@ -30,17 +30,17 @@ static int emit(const char *file, const struct sl_buf *b, struct sl_err *err)
 
 static int report(struct cli *cli, const char *html, const char *dot)
 {
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	int rc;
 
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
-	if (html && (runner_report_html(&ctx, &b, &err) != 0 || emit(html, &b, &err) != 0))
+	if (html && (artifact_report_html(&ctx, &b, &err) != 0 || emit(html, &b, &err) != 0))
 		goto fail;
 	sl_buf_reset(&b);
-	if (dot && (runner_report_dot(&ctx, &b, &err) != 0 || emit(dot, &b, &err) != 0))
+	if (dot && (artifact_report_dot(&ctx, &b, &err) != 0 || emit(dot, &b, &err) != 0))
 		goto fail;
 	if (html && strcmp(html, "-"))
 		fprintf(stderr, "wrote %s\n", html);

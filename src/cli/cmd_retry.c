@@ -16,7 +16,7 @@ static const char help[] =
 	"                   run: the newer work wins\n"
 	"  reviewing, approved  try the review or the merge again at the next tick\n";
 
-static int act_retry(struct runner_ctx *ctx, const char *run, const char *message,
+static int act_retry(struct sl_ctx *ctx, const char *run, const char *message,
 		     int delete_branch, struct sl_err *err)
 {
 	char next[64];

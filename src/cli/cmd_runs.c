@@ -26,7 +26,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 					      { "state", required_argument, NULL, 's' },
 					      { "wo", required_argument, NULL, 'w' },
 					      { NULL, 0, NULL, 0 } };
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
 	const char *state = NULL, *wo = NULL;
@@ -57,7 +57,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	if (cli->json) {
 		json_t *a = json_array();
 		for (i = 0; i < n; i++)
-			json_array_append_new(a, cli_run_json(&runs[i]));
+			json_array_append_new(a, store_run_json(&runs[i], 0));
 		rc = cli_print_json(a);
 		json_decref(a);
 		goto out;

@@ -1,6 +1,6 @@
 /* sluice show RUN: one run's dossier. */
 #include "cli/cli_runner.h"
-#include "runner/report.h"
+#include "artifact/artifact.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -34,8 +34,9 @@ static void show_head(json_t *d)
 	       *js(wo, "path") ? js(wo, "path") : "no longer in the inbox", js(wo, "state"),
 	       *js(wo, "reason") ? ": " : "", js(wo, "reason"));
 	printf("branch %s  base %.12s  head %.12s  approved tree %.12s\n",
-	       *js(r, "branch") ? js(r, "branch") : "-", *js(r, "base") ? js(r, "base") : "-",
-	       *js(r, "head") ? js(r, "head") : "-",
+	       *js(r, "branch_name") ? js(r, "branch_name") : "-",
+	       *js(r, "base_commit") ? js(r, "base_commit") : "-",
+	       *js(r, "head_commit") ? js(r, "head_commit") : "-",
 	       *js(r, "approved_tree") ? js(r, "approved_tree") : "-");
 }
 
@@ -172,7 +173,7 @@ static void show_tail(json_t *d)
 int cmd_show(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *d = NULL;
 	int c, rc;
@@ -188,7 +189,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		return cli_usage("show", "name one run");
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
-	if (runner_dossier(&ctx, argv[optind], &d, &err) != 0) {
+	if (artifact_dossier(&ctx, argv[optind], &d, &err) != 0) {
 		rc = cli_report(&err);
 	} else if (cli->json) {
 		rc = cli_print_json(d);

@@ -1,7 +1,7 @@
 /* sluice status [RUN|WO-ID]: a one-screen summary. */
 #include "cli/cli_runner.h"
 #include "queue/queue.h"
-#include "runner/target.h"
+#include "runner/runner.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -32,7 +32,7 @@ static void print_run(const struct store_run *r)
 	       cli_esc(r->reason));
 }
 
-static int wo_counts(struct runner_ctx *ctx, json_t *counts, struct sl_err *err)
+static int wo_counts(struct sl_ctx *ctx, json_t *counts, struct sl_err *err)
 {
 	struct queue_plan plan = QUEUE_PLAN_INIT;
 	struct queue_plan_opts po = QUEUE_PLAN_OPTS_INIT;
@@ -53,7 +53,7 @@ static int wo_counts(struct runner_ctx *ctx, json_t *counts, struct sl_err *err)
 	return 0;
 }
 
-static int one(struct cli *cli, struct runner_ctx *ctx, const char *name)
+static int one(struct cli *cli, struct sl_ctx *ctx, const char *name)
 {
 	struct store_run r, *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
@@ -64,7 +64,7 @@ static int one(struct cli *cli, struct runner_ctx *ctx, const char *name)
 		return cli_report(&err);
 	if (found == 0) {
 		if (cli->json) {
-			json_t *j = cli_run_json(&r);
+			json_t *j = store_run_json(&r, 0);
 			rc = cli_print_json(j);
 			json_decref(j);
 		} else {
@@ -83,7 +83,7 @@ static int one(struct cli *cli, struct runner_ctx *ctx, const char *name)
 	} else if (cli->json) {
 		json_t *a = json_array();
 		for (i = 0; i < n; i++)
-			json_array_append_new(a, cli_run_json(&runs[i]));
+			json_array_append_new(a, store_run_json(&runs[i], 0));
 		rc = cli_print_json(a);
 		json_decref(a);
 	} else {
@@ -95,7 +95,7 @@ static int one(struct cli *cli, struct runner_ctx *ctx, const char *name)
 }
 
 /* The target's unreviewed landing, if any (read only): JSON null or {commit, run, count}. */
-static json_t *target_alert(struct runner_ctx *ctx, struct runner_target_alert *a)
+static json_t *target_alert(struct sl_ctx *ctx, struct runner_target_alert *a)
 {
 	struct sl_err err = SL_ERR_INIT;
 	int rc = runner_target_watch(ctx, NULL, 0, a, &err);
@@ -110,7 +110,7 @@ static json_t *target_alert(struct runner_ctx *ctx, struct runner_target_alert *
 			 "count", (json_int_t)a->count);
 }
 
-static void print_alert(struct runner_ctx *ctx, const struct runner_target_alert *a)
+static void print_alert(struct sl_ctx *ctx, const struct runner_target_alert *a)
 {
 	printf("target %s: UNREVIEWED LANDING: it carries commit %s from run %s (%zu unreviewed "
 	       "commit%s) that sluice did not land; no run lands\n", ctx->cfg->target, a->commit,
@@ -119,7 +119,7 @@ static void print_alert(struct runner_ctx *ctx, const struct runner_target_alert
 	       "sluice accept-target %s\n", ctx->cfg->target, a->commit);
 }
 
-static int summary(struct cli *cli, struct runner_ctx *ctx)
+static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct runner_target_alert alert;
 	json_t *unreviewed = target_alert(ctx, &alert);
@@ -137,9 +137,9 @@ static int summary(struct cli *cli, struct runner_ctx *ctx)
 	}
 	for (i = 0; i < n; i++) {
 		if (needs_person(runs[i].state))
-			json_array_append_new(people, cli_run_json(&runs[i]));
+			json_array_append_new(people, store_run_json(&runs[i], 0));
 		else if (!store_run_state_is_final(runs[i].state))
-			json_array_append_new(flight, cli_run_json(&runs[i]));
+			json_array_append_new(flight, store_run_json(&runs[i], 0));
 	}
 	if (cli->json) {
 		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}}", "work_orders", counts,
@@ -185,7 +185,7 @@ out:
 int cmd_status(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	int c, rc;
 
 	optind = 1;

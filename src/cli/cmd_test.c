@@ -2,13 +2,13 @@
  * Hidden commands for tests and benchmarks (fossil's test-* commands): not
  * listed by --help, not part of the contract.
  *
- *   sluice test-diff BASE HEAD PATCH FILES_JSON   runner_diff_write(), as a run does
+ *   sluice test-diff BASE HEAD PATCH FILES_JSON   worktree_diff_write(), as a run does
  *   sluice advance-run RUN [--token-fd=N]          a tick's worker process: advance one run
  *                                                  (the reviewer token read from fd N)
  */
 #include "cli/cli.h"
 #include "core/repo.h"
-#include "runner/diff.h"
+#include "worktree/worktree.h"
 #include "runner/runner.h"
 #include "core/log.h"
 #include "reviewer/reviewer.h"
@@ -20,7 +20,7 @@
 int cmd_test_diff(struct cli *cli, int argc, char **argv);
 int cmd_test_diff(struct cli *cli, int argc, char **argv)
 {
-	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
 	struct sl_repo repo = SL_REPO_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	int rc = CLI_OK;
@@ -28,11 +28,11 @@ int cmd_test_diff(struct cli *cli, int argc, char **argv)
 	if (argc != 5)
 		return cli_usage("test-diff", "expected BASE HEAD PATCH FILES_JSON (full commit ids)");
 	if (sl_repo_find(&repo, cli->dir, &err) != 0 ||
-	    runner_diff_write(repo.root, argv[1], argv[2], argv[3], argv[4], &fc, &err) != 0)
+	    worktree_diff_write(repo.root, argv[1], argv[2], argv[3], argv[4], &fc, &err) != 0)
 		rc = cli_report(&err);
 	else
 		printf("%zu files changed\n", fc.n);
-	runner_file_changes_release(&fc);
+	worktree_file_changes_release(&fc);
 	sl_repo_release(&repo);
 	return rc;
 }
@@ -40,7 +40,7 @@ int cmd_test_diff(struct cli *cli, int argc, char **argv)
 int cmd_advance_run(struct cli *cli, int argc, char **argv);
 int cmd_advance_run(struct cli *cli, int argc, char **argv)
 {
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char *end;
 	long fd;

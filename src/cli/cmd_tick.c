@@ -1,6 +1,6 @@
 /* sluice tick: one cron pass. Also the engine of `sluice run`. */
 #include "cli/cli_runner.h"
-#include "runner/target.h"
+#include "runner/runner.h"
 #include "core/time.h"
 
 #include <getopt.h>
@@ -30,7 +30,7 @@ static const char tick_help[] =
 
 struct live {
 	int tty;
-	struct runner_ctx *ctx;
+	struct sl_ctx *ctx;
 	int lines; /* lines drawn last time, on a terminal */
 };
 
@@ -76,7 +76,7 @@ static void on_tick(void *data)
 }
 
 /* An unreviewed landing on the target fails the tick, loudly. *json: null or {commit, run, count}. */
-static int report_target(struct runner_ctx *ctx, json_t **json)
+static int report_target(struct sl_ctx *ctx, json_t **json)
 {
 	struct runner_target_alert a;
 	struct sl_err err = SL_ERR_INIT;
@@ -101,7 +101,7 @@ static int report_target(struct runner_ctx *ctx, json_t **json)
 int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs);
 int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 {
-	struct runner_ctx ctx = RUNNER_CTX_INIT;
+	struct sl_ctx ctx = SL_CTX_INIT;
 	struct runner_tick_opts o = RUNNER_TICK_OPTS_INIT;
 	struct runner_tick_result res;
 	struct runner_progress p;

@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "core/fs.h"
 #include "core/repo.h"
-#include "runner/worktree.h"
+#include "worktree/worktree.h"
 
 #include <getopt.h>
 #include <git2.h>
@@ -145,12 +145,12 @@ static int do_create(const char *root, const char *slug, const char *prefix, con
 	int error;
 
 	snprintf(name, sizeof(name), "%s-%s", prefix, slug);
-	if (!runner_branch_name_valid(name))
+	if (!worktree_branch_name_valid(name))
 		return sl_err_set(err, SL_EINVALID, "'%s' is not a valid branch name; fix --prefix",
 				  name);
 	if ((error = resolve_base(root, base, hex, err)) < 0 ||
 	    (error = free_branch(root, name, branch, sizeof(branch), err)) < 0 ||
-	    (error = runner_worktree_exclude_system(root, err)) < 0)
+	    (error = worktree_exclude_system(root, err)) < 0)
 		return error;
 	snprintf(name, sizeof(name), "%s", branch);
 	for (p = name; *p; p++)
@@ -164,7 +164,7 @@ static int do_create(const char *root, const char *slug, const char *prefix, con
 				   "'%s') or use a different slug",
 				   path, path);
 	else
-		error = runner_worktree_add(root, name, path, branch, hex, NULL, err);
+		error = worktree_add(root, name, path, branch, hex, NULL, err);
 	if (!error) {
 		success(json_pack("{s:s, s:s, s:s}", "path", path, "branch", branch, "basedOn", hex));
 		fprintf(stderr, "sluice: hooks stay out when git runs with " HOOKS_ENV "\n");
@@ -233,7 +233,7 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage("worktree cleanup", "expected one PATH");
 	if (cleanup_path(root, argv[optind], abs, &err) < 0 ||
-	    runner_worktree_remove(root, abs, NULL, force, !keep, &deleted, &err) < 0)
+	    worktree_remove(root, abs, NULL, force, !keep, &deleted, &err) < 0)
 		return failure(&err);
 	return success(json_pack("{s:b, s:b, s:s}", "removed", 1, "branchDeleted", deleted, "path",
 				 abs));
@@ -249,7 +249,7 @@ static int sub_create(const char *root, int argc, char **argv)
 	};
 	struct sl_err err = SL_ERR_INIT;
 	const char *prefix = "quick-build", *base = "HEAD";
-	char slug[RUNNER_SLUG_MAX + 1];
+	char slug[WORKTREE_SLUG_MAX + 1];
 	int c;
 
 	optind = 0;
@@ -265,7 +265,7 @@ static int sub_create(const char *root, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage("worktree create", "expected one SLUG");
-	if (!runner_slug(argv[optind], slug, sizeof(slug)))
+	if (!worktree_slug(argv[optind], slug, sizeof(slug)))
 		return cli_usage("worktree create", "'%s' has nothing to make a slug of",
 				 argv[optind]);
 	if (do_create(root, slug, prefix, base, &err) < 0)

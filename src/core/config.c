@@ -588,7 +588,7 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 		struct sl_retry_rule *r = &cfg->retry[i];
 		if (r->kind == SL_RETRY_EXIT && r->n)
 			exits++;
-		/* "builder" and "review" are the pseudo-gates of the retry rules (runner/retry.h) */
+		/* "builder" and "review" are the pseudo-gates of the retry rules (build/build.h) */
 		if (r->kind == SL_RETRY_NOT_GATE && r->gate && strcmp(r->gate, "builder") &&
 		    strcmp(r->gate, "review")) {
 			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)

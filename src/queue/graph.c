@@ -5,7 +5,7 @@
  */
 #include "queue/queue.h"
 #include "queue/queue_int.h"
-#include "store/workorders.h"
+#include "store/store.h"
 
 #include <stdarg.h>
 #include <stdio.h>

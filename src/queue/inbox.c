@@ -5,7 +5,7 @@
 #include "queue/queue.h"
 #include "queue/queue_int.h"
 #include "core/fs.h"
-#include "store/workorders.h"
+#include "store/store.h"
 
 #include <dirent.h>
 #include <errno.h>

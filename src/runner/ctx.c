@@ -21,7 +21,7 @@ static char **excluded_paths(const struct sl_config *cfg)
 	return v;
 }
 
-int runner_ctx_open(struct runner_ctx *ctx, const char *dir, struct sl_err *err)
+int runner_ctx_open(struct sl_ctx *ctx, const char *dir, struct sl_err *err)
 {
 	int error;
 
@@ -47,7 +47,7 @@ out:
 	return error;
 }
 
-void runner_ctx_release(struct runner_ctx *ctx)
+void runner_ctx_release(struct sl_ctx *ctx)
 {
 	free(ctx->excluded); /* the strings belong to cfg */
 	ctx->excluded = NULL;
@@ -56,9 +56,4 @@ void runner_ctx_release(struct runner_ctx *ctx)
 	sl_config_free(ctx->cfg);
 	ctx->cfg = NULL;
 	sl_repo_release(&ctx->repo);
-}
-
-char *runner_artifact(const struct runner_ctx *ctx, const char *run_id, const char *name)
-{
-	return sl_repo_run_path(&ctx->repo, run_id, name);
 }

@@ -1,8 +1,8 @@
 /* sluice gc: remove the worktrees, branches and folders of old finished runs. */
-#include "runner/gc.h"
-#include "runner/manifest.h"
+#include "runner/runner.h"
+#include "artifact/artifact.h"
 #include "runner/runner_int.h"
-#include "runner/worktree.h"
+#include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/sha256.h"
@@ -45,7 +45,7 @@ static int branch_exists(git_repository *git, const char *branch)
 	return found;
 }
 
-static int worktree_entry_exists(struct runner_ctx *ctx, const char *run_id)
+static int worktree_entry_exists(struct sl_ctx *ctx, const char *run_id)
 {
 	char path[4096];
 
@@ -53,7 +53,7 @@ static int worktree_entry_exists(struct runner_ctx *ctx, const char *run_id)
 	return sl_path_exists(path);
 }
 
-static int fill_item(struct runner_ctx *ctx, git_repository *git, const struct store_run *r,
+static int fill_item(struct sl_ctx *ctx, git_repository *git, const struct store_run *r,
 		     struct runner_gc_item *it)
 {
 	char *dir = sl_repo_run_path(&ctx->repo, r->id, NULL);
@@ -110,7 +110,7 @@ static void plan_reverse(struct runner_gc_plan *plan)
 	}
 }
 
-int runner_gc_plan(struct runner_ctx *ctx, int keep_last, struct runner_gc_plan *plan,
+int runner_gc_plan(struct sl_ctx *ctx, int keep_last, struct runner_gc_plan *plan,
 		   struct sl_err *err)
 {
 	struct store_run *runs = NULL;
@@ -195,10 +195,10 @@ static json_t *load_json(const char *dir, const char *name, char sha[65])
 }
 
 /* .system/runs/<id>.gc: what was there, so show and audit know. */
-static int write_tombstone(struct runner_ctx *ctx, const struct runner_gc_item *it,
+static int write_tombstone(struct sl_ctx *ctx, const struct runner_gc_item *it,
 			   struct sl_err *err)
 {
-	char sha[65] = "", when[40], *path = runner_tombstone_path(&ctx->repo, it->run), *text;
+	char sha[65] = "", when[40], *path = artifact_tombstone_path(&ctx->repo, it->run), *text;
 	json_t *m = it->folder ? load_json(it->folder, "manifest.json", sha) : NULL;
 	json_t *mj = it->folder ? load_json(it->folder, "merge.json", NULL) : NULL, *t;
 	int error;
@@ -240,7 +240,7 @@ static int delete_branch(git_repository *git, const char *branch, struct sl_err 
 }
 
 /* Is anything of the run still there? */
-static int verify_gone(struct runner_ctx *ctx, git_repository *git, struct runner_gc_item *it)
+static int verify_gone(struct sl_ctx *ctx, git_repository *git, struct runner_gc_item *it)
 {
 	char what[256] = "";
 	char *dir = sl_repo_run_path(&ctx->repo, it->run, NULL);
@@ -261,7 +261,7 @@ static int verify_gone(struct runner_ctx *ctx, git_repository *git, struct runne
 
 /* The shared and copied paths, which do not make a worktree dirty. */
 /* Still final, and nobody works on it (a `sluice retry` may have come in). */
-static int claim(struct runner_ctx *ctx, struct runner_gc_item *it, struct sl_lock *lock,
+static int claim(struct sl_ctx *ctx, struct runner_gc_item *it, struct sl_lock *lock,
 		 struct sl_err *err)
 {
 	struct store_run r;
@@ -279,7 +279,7 @@ static int claim(struct runner_ctx *ctx, struct runner_gc_item *it, struct sl_lo
 	return error;
 }
 
-static int remove_item(struct runner_ctx *ctx, git_repository *git, struct runner_gc_item *it,
+static int remove_item(struct sl_ctx *ctx, git_repository *git, struct runner_gc_item *it,
 		       struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -292,7 +292,7 @@ static int remove_item(struct runner_ctx *ctx, git_repository *git, struct runne
 		goto out;
 	if (it->has_worktree) {
 		/* forced only because the run is final and its diff was saved */
-		error = runner_worktree_remove(ctx->repo.root, it->run, skip, force, 1, NULL, err);
+		error = worktree_remove(ctx->repo.root, it->run, skip, force, 1, NULL, err);
 		/* git no longer knows it (a builder replaced its .git): its work is saved */
 		if (error && error != SL_ENOTFOUND && force) {
 			sl_err_clear(err);
@@ -314,7 +314,7 @@ out:
 	return error;
 }
 
-int runner_gc_apply(struct runner_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed,
+int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed,
 		    struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;

@@ -1,10 +1,8 @@
 /* The human commands: approve, reject, retry, abandon (DESIGN.md sections 5, 10b). */
-#include "store/workorders.h"
-#include "runner/pipeline.h"
-#include "runner/diff.h"
-#include "runner/retry.h"
-#include "runner/snapshot.h"
-#include "runner/worktree.h"
+#include "store/store.h"
+#include "runner/runner_int.h"
+#include "worktree/worktree.h"
+#include "build/build.h"
 #include "reviewer/reviewer.h"
 #include "merge/merge.h"
 #include "core/fs.h"
@@ -21,7 +19,7 @@
 #define REVIEW_REQUEST_MAX ((size_t)64 << 20)
 
 /* Open a step on a run named by id or prefix, holding its run lock. */
-static int step_open(struct step *s, struct runner_ctx *ctx, const char *run, struct sl_lock *lock,
+static int step_open(struct step *s, struct sl_ctx *ctx, const char *run, struct sl_lock *lock,
 		     struct sl_err *err)
 {
 	int error;
@@ -116,7 +114,7 @@ out:
 	return error;
 }
 
-static int manual_verdict(struct runner_ctx *ctx, const char *run, const char *verdict,
+static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdict,
 			  const char *message, struct sl_err *err)
 {
 	struct reviewer_verdict v = REVIEWER_VERDICT_INIT;
@@ -163,13 +161,13 @@ out:
 	return error;
 }
 
-int runner_approve(struct runner_ctx *ctx, const char *run, const char *message,
+int runner_approve(struct sl_ctx *ctx, const char *run, const char *message,
 		   struct sl_err *err)
 {
 	return manual_verdict(ctx, run, "approve", message, err);
 }
 
-int runner_reject(struct runner_ctx *ctx, const char *run, const char *message,
+int runner_reject(struct sl_ctx *ctx, const char *run, const char *message,
 		  struct sl_err *err)
 {
 	if (!message || !*message)
@@ -237,7 +235,7 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 		store_conflict_release(&c);
 		merge_paths_release(&conflicted);
 	} else {
-		error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
+		error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
 					step__excluded(s), "sluice: resolution by a person", head,
 					&committed, err);
 		if (error == SL_ENOTFOUND) /* nothing new: the person committed already */
@@ -304,7 +302,7 @@ static int save_worktree(struct step *s, const char *message, struct sl_err *err
 		return 0;
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
-	error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
+	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
 				message, head, &committed, err);
 	sl_lock_release(&lock);
 	if (error == SL_ENOTFOUND) /* nothing there */
@@ -327,7 +325,7 @@ static int retry_failed(struct step *s, struct sl_err *err)
 	 * `worktree: reset` above all) undoes what the person left in the worktree.
 	 */
 	sl_fault("retry.after_save");
-	if ((error = runner_retry_forget(s->ctx->st, s->run.id, s->run_dir, err)) != 0)
+	if ((error = build_retry_forget(s->ctx->st, s->run.id, s->run_dir, err)) != 0)
 		return error;
 	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
 	snprintf(reason, sizeof(reason), "retried by %s", who());
@@ -344,7 +342,7 @@ static int retry_failed(struct step *s, struct sl_err *err)
 	return step__reload(s, err);
 }
 
-int runner_retry(struct runner_ctx *ctx, const char *run, char *next_state, size_t n,
+int runner_retry(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
 		 struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -372,7 +370,7 @@ out:
 	return error > 0 ? 0 : error;
 }
 
-int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
+int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 		   struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT, repo_lock = SL_LOCK_INIT;
@@ -390,7 +388,7 @@ int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
 		goto out;
 	if (sl_path_exists(s.wt) && s.run.base_commit) {
 		/* save everything first: commit what is uncommitted, write the diff */
-		error = runner_snapshot(s.wt, s.run.branch_name, s.run.base_commit,
+		error = worktree_snapshot(s.wt, s.run.branch_name, s.run.base_commit,
 					step__excluded(&s), "sluice: saved before abandoning", head,
 					&committed, err);
 		if (error == SL_ENOTFOUND) /* nothing was ever changed: an empty diff */
@@ -399,7 +397,7 @@ int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
 		    (error = step__record_diff(&s, head, err)) != 0)
 			goto out;
 		sl_fault("abandon.after_save");
-		if ((error = runner_worktree_remove(ctx->repo.root, s.run.id, step__excluded(&s), 1,
+		if ((error = worktree_remove(ctx->repo.root, s.run.id, step__excluded(&s), 1,
 						    delete_branch, &deleted, err)) != 0)
 			goto out;
 	}

@@ -1,17 +1,17 @@
 /* The runner's use of the queue module: ingest, what may start, work-order outcomes. */
-#include "store/workorders.h"
+#include "store/store.h"
 #include "runner/runner_int.h"
 #include "queue/queue.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int runner__ingest(struct runner_ctx *ctx, struct sl_err *err)
+int runner__ingest(struct sl_ctx *ctx, struct sl_err *err)
 {
 	return queue_ingest(ctx->st, ctx->repo.root, ctx->cfg->queue.inbox, NULL, err);
 }
 
-int runner__ready(struct runner_ctx *ctx, const char *only_wo, struct runner_ready **out,
+int runner__ready(struct sl_ctx *ctx, const char *only_wo, struct runner_ready **out,
 		  size_t *n, struct sl_err *err)
 {
 	struct queue_plan plan = QUEUE_PLAN_INIT;
@@ -69,7 +69,7 @@ void runner__ready_free(struct runner_ready *r, size_t n)
 	free(r);
 }
 
-int runner__count_waiting(struct runner_ctx *ctx)
+int runner__count_waiting(struct sl_ctx *ctx)
 {
 	struct sl_err err = SL_ERR_INIT;
 	int n = store_runs_count(ctx->st, ",awaiting_review,reviewing,approved,merge_conflict,", &err);

@@ -7,9 +7,9 @@
  * .git/index.lock is never touched.
  */
 #include "runner/runner_int.h"
-#include "runner/manifest.h"
-#include "runner/builder.h"
-#include "runner/worktree.h"
+#include "artifact/artifact.h"
+#include "build/build.h"
+#include "worktree/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"
 #include "core/fault.h"
@@ -26,28 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int runner__lock_repo(struct runner_ctx *ctx, struct sl_lock *lock, struct sl_err *err)
-{
-	return sl_lock_acquire(lock, ctx->repo.lock_path, 10 * 60 * 1000, err);
-}
-
-int runner__lock_run(struct runner_ctx *ctx, const char *run_id, int64_t timeout_ms,
-		     struct sl_lock *lock, struct sl_err *err)
-{
-	char *dir = sl_repo_run_path(&ctx->repo, run_id, NULL);
-	char *path = sl_repo_run_path(&ctx->repo, run_id, "lock");
-	int error;
-
-	if (!dir || !path)
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if ((error = sl_mkdir_p(dir, err)) == 0)
-		error = sl_lock_acquire(lock, path, timeout_ms, err);
-	free(dir);
-	free(path);
-	return error;
-}
-
-int runner__discard_worktree(struct runner_ctx *ctx, const char *run_id, struct sl_err *err)
+int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 {
 	char entry[4200], *wt = runner__worktree_path(ctx, run_id);
 	int error;
@@ -61,7 +40,7 @@ int runner__discard_worktree(struct runner_ctx *ctx, const char *run_id, struct 
 	return error;
 }
 
-char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id)
+char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id)
 {
 	return sl_repo_run_path(&ctx->repo, run_id, "worktree");
 }
@@ -77,7 +56,7 @@ static void remove_lock(const char *path, const char *run_id)
  * Every *.lock in the run worktree's own git dir (index, HEAD, ...) and on
  * its branch: only this run's processes use them, and they are gone.
  */
-static void remove_stale_locks(struct runner_ctx *ctx, const struct store_run *run)
+static void remove_stale_locks(struct sl_ctx *ctx, const struct store_run *run)
 {
 	char dir[4096], path[4400];
 	struct dirent *de;
@@ -119,7 +98,7 @@ static const char *restart_state(const struct store_run *run)
 }
 
 /* Requeue an active run whose owner is gone; *done = 1 when it was requeued. */
-static int requeue(struct runner_ctx *ctx, const struct store_run *listed, int *done,
+static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done,
 		   struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -139,7 +118,7 @@ static int requeue(struct runner_ctx *ctx, const struct store_run *listed, int *
 	    !store_run_state_is_active(run.state))
 		goto out;
 	/* a builder or gate of the dead process may still run: end its group first */
-	if ((owner = sl_repo_run_path(&ctx->repo, run.id, RUNNER_CHILD_OWNER_FILE)) != NULL &&
+	if ((owner = sl_repo_run_path(&ctx->repo, run.id, BUILD_CHILD_OWNER_FILE)) != NULL &&
 	    sl_owner_kill_group(owner))
 		sl_log(SL_LOG_WARN, "ended the builder left running by interrupted run %s", run.id);
 	free(owner);
@@ -188,7 +167,7 @@ static int run_known(const struct store_run *runs, size_t n, const char *id, con
 	return 0;
 }
 
-static int count_orphans(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
+static int count_orphans(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
 {
 	git_repository *repo = NULL;
 	git_branch_iterator *it = NULL;
@@ -239,7 +218,7 @@ out:
  * run without a manifest is a finding for `sluice audit`, never something
  * to paper over.
  */
-static int seal_in(struct runner_ctx *ctx, const struct store_run *runs, size_t n,
+static int seal_in(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
 		   struct sl_lock *lock, struct sl_err *err)
 {
 	const struct store_run *newest = NULL;
@@ -254,10 +233,10 @@ static int seal_in(struct runner_ctx *ctx, const struct store_run *runs, size_t 
 	if (!newest)
 		return 0;
 	manifest = sl_repo_run_path(&ctx->repo, newest->id, "manifest.json");
-	tomb = runner_tombstone_path(&ctx->repo, newest->id);
+	tomb = artifact_tombstone_path(&ctx->repo, newest->id);
 	if (manifest && tomb && !sl_path_exists(manifest) && !sl_path_exists(tomb) &&
 	    (!lock || (error = runner__lock_repo(ctx, lock, err)) == 0) &&
-	    (error = runner_manifest_write(&ctx->repo, ctx->st, newest->id, err)) == 0)
+	    (error = artifact_manifest_write(&ctx->repo, ctx->st, newest->id, err)) == 0)
 		sl_log(SL_LOG_WARN, "run %s merged without a manifest (interrupted); sealed it now",
 		       newest->id);
 	free(manifest);
@@ -265,7 +244,7 @@ static int seal_in(struct runner_ctx *ctx, const struct store_run *runs, size_t 
 	return error;
 }
 
-static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, size_t n,
+static int seal_merged(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
 		       struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -275,7 +254,7 @@ static int seal_merged(struct runner_ctx *ctx, const struct store_run *runs, siz
 	return error;
 }
 
-void runner__seal_newest(struct runner_ctx *ctx)
+void runner__seal_newest(struct sl_ctx *ctx)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct store_run *runs = NULL;
@@ -299,7 +278,7 @@ void runner__seal_newest(struct runner_ctx *ctx)
  * The branch of a merged run, left behind by a crash after its worktree
  * went: delete it when its tip is in the target's history (nothing lost).
  */
-static void delete_merged_branch(struct runner_ctx *ctx, git_repository *repo,
+static void delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 				 const struct store_run *run)
 {
 	git_reference *ref = NULL;
@@ -340,7 +319,7 @@ static void remove_if_older(const char *path, long seconds)
 		sl_log(SL_LOG_WARN, "removed '%s', a lock older than %ld seconds", path, seconds);
 }
 
-static void remove_target_lock_older_than(struct runner_ctx *ctx, long seconds)
+static void remove_target_lock_older_than(struct sl_ctx *ctx, long seconds)
 {
 	char path[4200];
 
@@ -350,7 +329,7 @@ static void remove_target_lock_older_than(struct runner_ctx *ctx, long seconds)
 		remove_if_older(path, seconds);
 }
 
-static void remove_stale_ref_locks(struct runner_ctx *ctx)
+static void remove_stale_ref_locks(struct sl_ctx *ctx)
 {
 	char path[4200];
 
@@ -369,7 +348,7 @@ static void remove_stale_ref_locks(struct runner_ctx *ctx)
  * journal and older than 10 s (git holds ref locks for milliseconds).
  */
 /* Returns 1 when such a lock is still there (too young to remove yet). */
-static int remove_locks_of_dead_merge(struct runner_ctx *ctx, const char *journal)
+static int remove_locks_of_dead_merge(struct sl_ctx *ctx, const char *journal)
 {
 	char path[4800];
 	struct stat js, st;
@@ -392,7 +371,7 @@ static int remove_locks_of_dead_merge(struct runner_ctx *ctx, const char *journa
 }
 
 /* A merge that died while bringing the checked-out target along: put its files in order. */
-static void recover_checkout(struct runner_ctx *ctx)
+static void recover_checkout(struct sl_ctx *ctx)
 {
 	struct sl_err err = SL_ERR_INIT;
 	char *journal = sl_path_join(ctx->repo.sysdir, RUNNER_MERGE_JOURNAL);
@@ -416,7 +395,7 @@ static void recover_checkout(struct runner_ctx *ctx)
 
 /*
  * 1 when `name` is "<file>.tmp.<pid>", the temporary file of an atomic write
- * (sl_write_file_atomic, runner_diff_patch), and that pid is gone.
+ * (sl_write_file_atomic, worktree_diff_patch), and that pid is gone.
  */
 static int dead_tmp(const char *name)
 {
@@ -468,7 +447,7 @@ static size_t remove_dead_tmp_in(int at, const char *name)
  * .system/ and every run folder: each tick, with the repository lock held.
  * A runs folder that is a link (a builder's) is not entered.
  */
-static void remove_dead_tmp(struct runner_ctx *ctx)
+static void remove_dead_tmp(struct sl_ctx *ctx)
 {
 	const struct dirent *de;
 	size_t removed = remove_dead_tmp_in(AT_FDCWD, ctx->repo.sysdir);
@@ -505,7 +484,7 @@ static int run_id_known(const char *id, void *data)
 	return 0;
 }
 
-static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs, size_t n)
+static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
 {
 	struct known_runs known = { runs, n };
 	git_repository *repo = NULL;
@@ -529,7 +508,7 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 		if (wt && sl_path_exists(wt)) {
 			int rc;
 			sl_err_clear(&err);
-			rc = runner_worktree_remove(ctx->repo.root, runs[i].id,
+			rc = worktree_remove(ctx->repo.root, runs[i].id,
 						    (const char *const *)ctx->excluded, 0, merged,
 						    &deleted, &err);
 			if (rc == SL_ENOTFOUND)
@@ -550,7 +529,7 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
 	remove_stale_ref_locks(ctx);
 	remove_dead_tmp(ctx);
 	sl_err_clear(&err);
-	if (runner_worktree_prune_stale(ctx->repo.root, run_id_known, &known, &pruned, &err) == 0 &&
+	if (worktree_prune_stale(ctx->repo.root, run_id_known, &known, &pruned, &err) == 0 &&
 	    pruned)
 		sl_log(SL_LOG_INFO, "pruned %zu stale worktree entr%s", pruned,
 		       pruned == 1 ? "y" : "ies");
@@ -562,7 +541,7 @@ static void finish_cleanups(struct runner_ctx *ctx, const struct store_run *runs
  * and fail to prepare, tick after tick. SL_EINVALID says so, and nothing
  * is started (a config mistake, or the branch was deleted or renamed).
  */
-static int target_exists(struct runner_ctx *ctx, struct sl_err *err)
+static int target_exists(struct sl_ctx *ctx, struct sl_err *err)
 {
 	git_repository *repo = NULL;
 	git_reference *ref = NULL;
@@ -583,7 +562,7 @@ static int target_exists(struct runner_ctx *ctx, struct sl_err *err)
 	return error;
 }
 
-int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct sl_err *err)
+int runner_reconcile(struct sl_ctx *ctx, int *requeued, int *orphans, struct sl_err *err)
 {
 	struct store_run *runs = NULL;
 	size_t n = 0, i;

@@ -10,27 +10,17 @@
  * dies); git mutations of the service take the repository lock
  * (.system/lock). Every state change is one transaction plus an event.
  */
-#include "core/config.h"
+#include "core/ctx.h"
 #include "core/err.h"
-#include "core/repo.h"
 #include "store/store.h"
 
-struct runner_ctx {
-	struct sl_repo repo;
-	struct sl_config *cfg;
-	struct store *st;
-	char target_ref[512];   /* refs/heads/<cfg->target> */
-	char **excluded;        /* worktree.share + worktree.copy: never committed, never "dirty" */
-};
-
-#define RUNNER_CTX_INIT { SL_REPO_INIT, NULL, NULL, { 0 }, NULL }
 
 /*
  * Find the repository containing dir, check it is initialized, load the
  * config and open the store. Release with runner_ctx_release().
  */
-int runner_ctx_open(struct runner_ctx *ctx, const char *dir, struct sl_err *err);
-void runner_ctx_release(struct runner_ctx *ctx);
+int runner_ctx_open(struct sl_ctx *ctx, const char *dir, struct sl_err *err);
+void runner_ctx_release(struct sl_ctx *ctx);
 
 /* Progress callback: called by the tick's parent as runs change state. */
 struct runner_progress {
@@ -64,7 +54,7 @@ struct runner_tick_result {
  * (respecting dependencies and the overlap rule) and advance every run
  * that can move, in parallel up to `jobs` worker processes.
  */
-int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *opts,
+int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *opts,
 		struct runner_tick_result *res, struct sl_err *err);
 
 /*
@@ -72,26 +62,142 @@ int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *opts,
  * interrupted: they become `interrupted` and then `queued` again. Orphan
  * worktrees and run/ branches are counted (and logged).
  */
-int runner_reconcile(struct runner_ctx *ctx, int *requeued, int *orphans, struct sl_err *err);
+int runner_reconcile(struct sl_ctx *ctx, int *requeued, int *orphans, struct sl_err *err);
 
 /*
  * Advance one run as far as it can go now, in this process (the worker
  * side of a tick). Takes the run lock; SL_ELOCKED if another process
  * holds it.
  */
-int runner_advance(struct runner_ctx *ctx, const char *run_id, struct sl_err *err);
+int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
 
 /* The human commands. `run` is an id or a unique prefix. */
-int runner_approve(struct runner_ctx *ctx, const char *run, const char *message,
+int runner_approve(struct sl_ctx *ctx, const char *run, const char *message,
 		   struct sl_err *err);
-int runner_reject(struct runner_ctx *ctx, const char *run, const char *message,
+int runner_reject(struct sl_ctx *ctx, const char *run, const char *message,
 		  struct sl_err *err);
-int runner_retry(struct runner_ctx *ctx, const char *run, char *next_state, size_t n,
+int runner_retry(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
 		 struct sl_err *err);
-int runner_abandon(struct runner_ctx *ctx, const char *run, int delete_branch,
+int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 		   struct sl_err *err);
 
-/* Path of a run's artifact (new string, the caller's). */
-char *runner_artifact(const struct runner_ctx *ctx, const char *run_id, const char *name);
+/*
+ * sluice gc (DESIGN.md section 10b): remove the worktrees, run/ branches
+ * and artifact folders of the oldest finished runs beyond the newest
+ * `keep_last` finished ones (finished: merged, rejected, failed,
+ * abandoned). Merged runs go; runs that did not merge go only when the
+ * caller says so. A run in any other state is never touched. Store rows
+ * stay (the events table is append-only).
+ *
+ * A removed run leaves a tombstone, .system/runs/<id>.gc (JSON: run,
+ * state, removed_at, merged_at, manifest_sha256, previous_manifest,
+ * previous_run, merge_commit, bytes): `sluice show` says "artifacts
+ * removed by gc", and `sluice audit` counts the run as removed and keeps
+ * the manifest chain whole through it.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+struct runner_gc_item {
+	char *run;
+	char *work_order;
+	char *state;
+	int merged;           /* 1: merged; 0: failed, rejected or abandoned */
+	int64_t bytes;        /* the run folder's size (worktree included) */
+	char *folder;         /* the run folder, or NULL when gone */
+	char *branch;         /* the run branch if it still exists, else NULL */
+	int has_worktree;     /* a worktree entry or folder exists */
+	int removed;          /* runner_gc_apply removed everything and verified it */
+	char *error;          /* why it could not be removed (apply), or NULL */
+};
+
+struct runner_gc_plan {
+	struct runner_gc_item *v;  /* oldest first */
+	size_t n;
+	size_t kept_finished;      /* the newest finished runs kept */
+	size_t kept_active;        /* runs not in a final state (never touched) */
+};
+
+#define RUNNER_GC_PLAN_INIT { NULL, 0, 0, 0 }
+
+/*
+ * What gc would remove: finished runs older than the newest `keep_last`
+ * finished ones that still have a folder, a worktree or a branch. Both
+ * merged and unmerged ones are listed; the caller filters with
+ * runner_gc_drop_unmerged(). *plan: runner_gc_plan_release().
+ */
+int runner_gc_plan(struct sl_ctx *ctx, int keep_last, struct runner_gc_plan *plan,
+		   struct sl_err *err);
+
+/* Leave the runs that did not merge out of the plan; returns how many. */
+size_t runner_gc_drop_unmerged(struct runner_gc_plan *plan);
+
+/*
+ * Remove what the plan lists, under the repository lock: the worktree
+ * (worktree_remove; forced, since the run is final and its diff was
+ * saved, when diff.patch exists), the branch, then the folder, after
+ * writing the tombstone. Each item is verified afterwards (folder, branch
+ * and worktree entry gone): item->removed, or item->error. *freed: the
+ * bytes of the items removed. Returns an error only when gc could not run
+ * at all (the lock, the repository).
+ */
+int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed,
+		    struct sl_err *err);
+
+void runner_gc_plan_release(struct runner_gc_plan *plan);
+
+
+/*
+ * Moves of the target branch that sluice did not make (docs/audit.md).
+ *
+ * sluice records the tip of the target it last observed or landed on. A
+ * later tip is classified by the commits it brings (reachable from it, not
+ * from the last observed tip):
+ *  - a sluice landing (a merged run's merge commit, or the merge commit of
+ *    an approved run whose landing a crash cut short), and the run commits
+ *    it merges: sluice's own;
+ *  - a commit recorded as the user's (observed earlier or accepted);
+ *  - a commit from a run: reachable from a run's recorded head, an attempt's
+ *    head, a run/ branch, an entry of a run branch's or run worktree's
+ *    reflog, or a refs/sluice/ ref, and not from any run's base: an
+ *    unreviewed landing. Landing stops until the target no longer carries
+ *    it (a person reset the target) or a person accepts it;
+ *  - anything else (a person's commit, a pull, a reset backwards): the
+ *    user's, recorded as such.
+ */
+#include <git2.h>
+
+struct runner_target_alert {
+	char commit[GIT_OID_HEXSZ + 1]; /* the newest unreviewed commit on the target */
+	char run[64];                   /* the run it came from ("" when unknown) */
+	size_t count;                   /* unreviewed commits on the target in all */
+};
+
+/*
+ * Observe the target: classify the commits the tip brings (`tip`; NULL:
+ * the target's tip now). record: write what was found (the new tip, the
+ * user's commits, an alert with its event): hold the repository lock. Not
+ * recording only reads. Returns 0 when the target carries nothing
+ * unreviewed, 1 when it does (*alert filled), or a negative error.
+ */
+int runner_target_watch(struct sl_ctx *ctx, const git_oid *tip, int record,
+			struct runner_target_alert *alert, struct sl_err *err);
+
+/* The same under the repository lock, recording (what a tick does at its start and end). */
+int runner_target_watch_locked(struct sl_ctx *ctx, struct runner_target_alert *alert,
+			       struct sl_err *err);
+
+/* sluice landed `commit` (hex) on the target: the last observed tip. Hold the lock. */
+int runner_target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *err);
+
+/*
+ * sluice accept-target COMMIT: record every commit reachable from COMMIT
+ * (on the target) and not from the last observed tip as the user's, then
+ * observe again. *n: how many were recorded. SL_ENOTFOUND: no such
+ * commit; SL_ECONFLICT: it is not on the target.
+ */
+int runner_target_accept(struct sl_ctx *ctx, const char *commit, size_t *n,
+			 struct runner_target_alert *alert, struct sl_err *err);
+
 
 #endif

@@ -2,7 +2,7 @@
 #define SL_RUNNER_INT_H
 /* Shared inside the runner module only. */
 #include "runner/runner.h"
-#include "store/runs.h"
+#include "store/store.h"
 #include "core/lock.h"
 
 /* .system/<this>: kept while a merge brings the checked-out target along (merge.h). */
@@ -15,7 +15,7 @@ struct runner_ready {
 };
 
 /* Ingest the inbox into the store (queue module). */
-int runner__ingest(struct runner_ctx *ctx, struct sl_err *err);
+int runner__ingest(struct sl_ctx *ctx, struct sl_err *err);
 
 /*
  * Work orders that may start now, in schedule order (dependencies merged,
@@ -23,23 +23,23 @@ int runner__ingest(struct runner_ctx *ctx, struct sl_err *err);
  * only_wo: just that one (it must be ready). *out is the caller's:
  * runner__ready_free().
  */
-int runner__ready(struct runner_ctx *ctx, const char *only_wo, struct runner_ready **out,
+int runner__ready(struct sl_ctx *ctx, const char *only_wo, struct runner_ready **out,
 		  size_t *n, struct sl_err *err);
 void runner__ready_free(struct runner_ready *r, size_t n);
 
 /* Runs waiting on something: awaiting_review, reviewing, approved, merge_conflict. */
-int runner__count_waiting(struct runner_ctx *ctx);
+int runner__count_waiting(struct sl_ctx *ctx);
 
 /* The repository lock (.system/lock), waiting up to 10 minutes. */
-int runner__lock_repo(struct runner_ctx *ctx, struct sl_lock *lock, struct sl_err *err);
+int runner__lock_repo(struct sl_ctx *ctx, struct sl_lock *lock, struct sl_err *err);
 
 /* A run's own lock (.system/runs/<id>/lock); 0 = do not wait. */
-int runner__lock_run(struct runner_ctx *ctx, const char *run_id, int64_t timeout_ms,
+int runner__lock_run(struct sl_ctx *ctx, const char *run_id, int64_t timeout_ms,
 		     struct sl_lock *lock, struct sl_err *err);
 
 /* Write a JSON document as a run artifact (atomically). */
 struct json_t;
-int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, const char *name,
+int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const char *name,
 				struct json_t *json, struct sl_err *err);
 
 /*
@@ -49,17 +49,118 @@ int runner__write_artifact_json(struct runner_ctx *ctx, const char *run_id, cons
  * (merged, abandoned, or with diff.patch written). Links are removed, never
  * followed. Hold the repository lock.
  */
-int runner__discard_worktree(struct runner_ctx *ctx, const char *run_id, struct sl_err *err);
+int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
 
 /*
  * Seal the newest merged run when a killed merge left it without
  * manifest.json, so that the chain stays in merge order. Hold the repository
  * lock; every merge calls it first. Failures are logged.
  */
-void runner__seal_newest(struct runner_ctx *ctx);
+void runner__seal_newest(struct sl_ctx *ctx);
 
 /* The run's worktree path (new string). */
-char *runner__worktree_path(struct runner_ctx *ctx, const char *run_id);
+char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id);
+
+
+/*
+ * The run state machine, inside the runner module (DESIGN.md section 5).
+ * Each step handler works on a run in one state and moves it on:
+ * it returns STEP_NEXT (the state changed, go on), STEP_STOP (the run waits
+ * for a later tick or a person) or a negative error (the run keeps its
+ * state; the error is logged and the next tick tries again).
+ */
+#include <jansson.h>
+
+#define STEP_NEXT 0
+#define STEP_STOP 1
+
+struct step {
+	struct sl_ctx *ctx;
+	struct store_run run; /* the row as last read */
+	char *run_dir;
+	char *wt;
+};
+
+/*
+ * End a run: its final state and its work order's state, in one
+ * transaction with both events.
+ */
+int step__finish(struct step *s, const char *state, const char *wo_state, const char *reason,
+		 const char *wo_reason, struct sl_err *err);
+
+/* Move the run to `to` with a reason (printf-style), from its current state. */
+int step__move(struct step *s, const char *to, struct sl_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Re-read the run row. */
+int step__reload(struct step *s, struct sl_err *err);
+/* Update run columns (name, value, ..., NULL). */
+int step__set(struct step *s, struct sl_err *err, ...);
+/* A run artifact's path (new string). */
+char *step__path(struct step *s, const char *name);
+/* Read a run artifact into a new string (NULL when missing); max bytes. */
+char *step__read(struct step *s, const char *name, size_t max);
+/* Read a JSON artifact (NULL when missing or malformed). */
+json_t *step__read_json(struct step *s, const char *name);
+/* Write a JSON artifact atomically. */
+int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err *err);
+/* The tree id of a commit, hex. */
+int step__tree_of(struct step *s, const char *commit_hex, char tree_hex[41], struct sl_err *err);
+/* The target branch's tip, hex. */
+int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err);
+/* The shared/copied paths that snapshots and cleanliness checks leave out. */
+const char *const *step__excluded(struct step *s);
+/*
+ * 1 when the run folder is no longer a plain folder (a builder or gate put a
+ * link there); err then says so. Such an error is final (runner_advance).
+ */
+int step__run_dir_linked(struct step *s, struct sl_err *err);
+
+/* The run failed for good: run failed/rejected, work order failed. */
+int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * The builder and gates can write in the run folder ($SLUICE_RUN_DIR, for
+ * summary.md): remove anything there that is not a regular file or a
+ * directory (symlinks, FIFOs, sockets), outside worktree/, before sluice
+ * writes or reads artifacts again. Artifacts are never links.
+ */
+void step__sanitize_run_dir(struct step *s);
+
+/*
+ * A resolution's ConflictContext for its reviewer, rebuilt from the store
+ * (the tip, run head and paths recorded when the merge conflicted, the
+ * rival runs) and git (git's conflict output, both runs' diffs): never
+ * conflict.json, which the resolving builder can rewrite. SL_ENOTFOUND when
+ * no conflict is recorded.
+ */
+int step__conflict_context(struct step *s, json_t **out, struct sl_err *err);
+
+/*
+ * review-request.json for the current head (tree: its tree), from git
+ * objects, the store and the config; diff.patch and files_changed.json are
+ * written again from the same commits.
+ */
+int step__review_request(struct step *s, const char *tree, json_t **out, struct sl_err *err);
+
+/* Write diff.patch and files_changed.json for base..head, and record the files. */
+int step__record_diff(struct step *s, const char *head, struct sl_err *err);
+
+/* The handlers. */
+int step_prepare(struct step *s, struct sl_err *err);
+int step_build(struct step *s, struct sl_err *err);
+int step_gate(struct step *s, struct sl_err *err);
+int step_review(struct step *s, struct sl_err *err);
+int step_merge(struct step *s, struct sl_err *err);
+int step_resolve(struct step *s, struct sl_err *err);
+
+/*
+ * A failed attempt: apply the retry rules. failed: names of failed gates
+ * and pseudo-gates ("builder", "review"). Moves the run to building (next
+ * attempt) or failed; in resolve mode to resolving or merge_conflict.
+ */
+int step__retry_or_fail(struct step *s, const char *const *failed, int builder_exit,
+			const char *why, struct sl_err *err);
 
 
 #endif

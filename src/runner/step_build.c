@@ -1,12 +1,8 @@
 /* The building and gating states: prompt, builder, snapshot, diff, gates, retry rules. */
-#include "runner/pipeline.h"
-#include "store/workorders.h"
-#include "runner/builder.h"
-#include "runner/diff.h"
-#include "runner/gates.h"
-#include "runner/prompt.h"
-#include "runner/retry.h"
-#include "runner/snapshot.h"
+#include "runner/runner_int.h"
+#include "store/store.h"
+#include "build/build.h"
+#include "worktree/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"
 #include "core/fault.h"
@@ -29,11 +25,11 @@ static char *review_comments(struct step *s)
 }
 
 /* Render attempts/<n>/prompt.md for the attempt about to run. */
-static int write_prompt(struct step *s, const struct runner_retry_overrides *ov, char **path,
+static int write_prompt(struct step *s, const struct build_retry_overrides *ov, char **path,
 			struct sl_err *err)
 {
-	struct runner_prompt_ctx pc = RUNNER_PROMPT_CTX_INIT;
-	struct runner_gate_results gates = RUNNER_GATE_RESULTS_INIT;
+	struct build_prompt_ctx pc = BUILD_PROMPT_CTX_INIT;
+	struct build_gate_results gates = BUILD_GATE_RESULTS_INIT;
 	struct sl_err ignored = SL_ERR_INIT;
 	struct store_wo wo = STORE_WO_INIT;
 	char *wo_text = step__read(s, "work_order.md", ARTIFACT_READ_MAX);
@@ -61,16 +57,16 @@ static int write_prompt(struct step *s, const struct runner_retry_overrides *ov,
 	} else if (s->run.attempt > 1) {
 		diff = step__read(s, "diff.patch", ARTIFACT_READ_MAX);
 		comments = review_comments(s);
-		if (runner_gates_load(s->run_dir, &gates, &ignored) == 0)
+		if (build_gates_load(s->run_dir, &gates, &ignored) == 0)
 			pc.gates = &gates;
 		pc.error = s->run.reason;
 		pc.diff = diff;
 		pc.review_comments = comments;
 		pc.prompt_override = ov->prompt;
 	}
-	error = runner_prompt_write(s->run_dir, &pc, path, err);
+	error = build_prompt_write(s->run_dir, &pc, path, err);
 out:
-	runner_gate_results_release(&gates);
+	build_gate_results_release(&gates);
 	store_wo_release(&wo);
 	json_decref(fields);
 	json_decref(conflict);
@@ -80,10 +76,10 @@ out:
 	return error;
 }
 
-static int run_builder(struct step *s, const struct runner_retry_overrides *ov,
+static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 		       const char *prompt, struct sl_proc_result *res, struct sl_err *err)
 {
-	struct runner_builder_opts bo = RUNNER_BUILDER_OPTS_INIT;
+	struct build_opts bo = BUILD_OPTS_INIT;
 
 	bo.cfg = s->ctx->cfg;
 	bo.run_id = s->run.id;
@@ -94,7 +90,7 @@ static int run_builder(struct step *s, const struct runner_retry_overrides *ov,
 	bo.mode = s->run.mode;
 	bo.attempt = s->run.attempt;
 	bo.argv_override = ov->builder;
-	return runner_builder_run(&bo, res, err);
+	return build_run(&bo, res, err);
 }
 
 /* Commit what the builder left; for a resolution, finish the merge. */
@@ -124,7 +120,7 @@ static int snapshot(struct step *s, char head[41], struct sl_err *err)
 	} else {
 		snprintf(msg, sizeof(msg), "sluice snapshot: run %s attempt %d", s->run.id,
 			 s->run.attempt);
-		error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
+		error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
 					step__excluded(s), msg, head, &committed, err);
 	}
 	merge_paths_release(&conflicted);
@@ -134,13 +130,13 @@ static int snapshot(struct step *s, char head[41], struct sl_err *err)
 
 int step__record_diff(struct step *s, const char *head, struct sl_err *err)
 {
-	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
 	struct store_file_change *sf = NULL;
 	char *patch = step__path(s, "diff.patch"), *files = step__path(s, "files_changed.json");
 	size_t i;
 	int error;
 
-	if ((error = runner_diff_write(s->ctx->repo.root, s->run.base_commit, head, patch, files,
+	if ((error = worktree_diff_write(s->ctx->repo.root, s->run.base_commit, head, patch, files,
 				       &fc, err)) != 0)
 		goto out;
 	if (!(sf = calloc(fc.n + 1, sizeof(*sf)))) {
@@ -153,7 +149,7 @@ int step__record_diff(struct step *s, const char *head, struct sl_err *err)
 	}
 	error = store_files_changed_set(s->ctx->st, s->run.id, sf, fc.n, err);
 out:
-	runner_file_changes_release(&fc);
+	worktree_file_changes_release(&fc);
 	free(sf);
 	free(patch);
 	free(files);
@@ -162,19 +158,19 @@ out:
 
 int step_build(struct step *s, struct sl_err *err)
 {
-	struct runner_retry_state rs = RUNNER_RETRY_STATE_INIT;
-	struct runner_retry_overrides ov;
+	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
+	struct build_retry_overrides ov;
 	struct sl_proc_result res;
 	char *prompt = NULL, head[41], how[160];
 	const char *builder_failed[] = { "builder", NULL };
 	int error;
 
 	memset(&res, 0, sizeof(res));
-	if ((error = runner_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0)
+	if ((error = build_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0)
 		goto out;
-	runner_retry_overrides(s->ctx->cfg, &rs, &ov);
+	build_retry_overrides(s->ctx->cfg, &rs, &ov);
 	if (s->run.attempt > 1 && ov.worktree_reset && strcmp(s->run.mode, "resolve") &&
-	    (error = runner_worktree_reset(s->wt, s->run.base_commit, step__excluded(s), err)) != 0)
+	    (error = worktree_reset(s->wt, s->run.base_commit, step__excluded(s), err)) != 0)
 		goto out;
 	if ((error = write_prompt(s, &ov, &prompt, err)) != 0)
 		goto out;
@@ -262,7 +258,7 @@ static int keep_gate_output(struct step *s, struct sl_err *err)
 		 s->run.attempt);
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
-	error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
+	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
 				msg, head, &committed, err);
 	sl_lock_release(&lock);
 	if (error || !committed)
@@ -278,19 +274,19 @@ static int keep_gate_output(struct step *s, struct sl_err *err)
 
 int step_gate(struct step *s, struct sl_err *err)
 {
-	struct runner_gate_results gr = RUNNER_GATE_RESULTS_INIT;
+	struct build_gate_results gr = BUILD_GATE_RESULTS_INIT;
 	const char **failed = NULL;
 	char why[512], name[64];
 	int error;
 
-	error = runner_gates_run(s->ctx->cfg, s->wt, s->run_dir, &gr, err);
+	error = build_gates_run(s->ctx->cfg, s->wt, s->run_dir, &gr, err);
 	step__sanitize_run_dir(s);
 	if (error)
 		goto out;
 	/* keep each attempt's gate results beside its prompt */
 	snprintf(name, sizeof(name), "attempts/%d/gates.json", s->run.attempt);
 	{
-		json_t *j = runner_gates_json(&gr);
+		json_t *j = build_gates_json(&gr);
 		if (j)
 			step__write_json(s, name, j, err);
 		json_decref(j);
@@ -304,7 +300,7 @@ int step_gate(struct step *s, struct sl_err *err)
 				   gr.n, gr.n == 1 ? "" : "s");
 		goto out;
 	}
-	if (!(failed = runner_gates_failed(&gr))) {
+	if (!(failed = build_gates_failed(&gr))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
@@ -313,7 +309,7 @@ int step_gate(struct step *s, struct sl_err *err)
 	error = step__retry_or_fail(s, failed, 0, why, err);
 out:
 	free(failed);
-	runner_gate_results_release(&gr);
+	build_gate_results_release(&gr);
 	return error;
 }
 
@@ -338,20 +334,20 @@ static int resolution_failed(struct step *s, const char *why, struct sl_err *err
 int step__retry_or_fail(struct step *s, const char *const *failed, int builder_exit,
 			const char *why, struct sl_err *err)
 {
-	struct runner_retry_state rs = RUNNER_RETRY_STATE_INIT;
-	struct runner_retry_decision d;
+	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
 	char n[16];
 	int error;
 
 	if (!strcmp(s->run.mode, "resolve"))
 		return resolution_failed(s, why, err);
-	if ((error = runner_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0 ||
-	    (error = runner_retry_decide(s->ctx->cfg, &rs, s->run.attempt, failed, builder_exit,
+	if ((error = build_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0 ||
+	    (error = build_retry_decide(s->ctx->cfg, &rs, s->run.attempt, failed, builder_exit,
 					 &d, err)) != 0)
 		return error;
 	if (!d.retry)
 		return step__fail(s, "failed", err, "%s; %s", why, d.reason);
-	if ((error = runner_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0)
+	if ((error = build_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0)
 		return error;
 	snprintf(n, sizeof(n), "%d", d.next_attempt);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)

@@ -1,11 +1,9 @@
 /* The merging and resolving states: the merge, the conflict context, the resolution. */
-#include "runner/pipeline.h"
-#include "store/workorders.h"
-#include "runner/diff.h"
-#include "runner/manifest.h"
-#include "runner/snapshot.h"
-#include "runner/target.h"
-#include "runner/worktree.h"
+#include "runner/runner_int.h"
+#include "store/store.h"
+#include "worktree/worktree.h"
+#include "artifact/artifact.h"
+#include "runner/runner.h"
 #include "merge/merge.h"
 #include "core/fs.h"
 #include "core/fault.h"
@@ -35,7 +33,7 @@ static json_t *wo_fields(struct step *s, const char *wo_id, char **title)
 	return j ? j : json_object();
 }
 
-static char *read_run_file(struct runner_ctx *ctx, const char *run_id, const char *name)
+static char *read_run_file(struct sl_ctx *ctx, const char *run_id, const char *name)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
@@ -64,13 +62,13 @@ static json_t *run_context(struct step *s, const struct store_run *r, const char
 
 	sl_buf_init(&diff, CONTEXT_DIFF_MAX);
 	if (!base || !head ||
-	    runner_diff_patch_mem(s->ctx->repo.root, base, head, &diff, &total, &err) != 0)
+	    worktree_diff_patch_mem(s->ctx->repo.root, base, head, &diff, &total, &err) != 0)
 		sl_buf_reset(&diff);
 	/* text that need not be UTF-8 (a file's bytes) is kept with U+FFFD, not refused */
 	j = json_pack("{s:s, s:o, s:o, s:o}", "id", r->id, "workOrder",
 		      wo_fields(s, r->work_order_id, NULL), "diff",
-		      runner_diff_json_text(sl_buf_cstr(&diff), diff.len), "builderSummary",
-		      runner_diff_json_text(summary ? summary : "", summary ? strlen(summary) : 0));
+		      worktree_diff_json_text(sl_buf_cstr(&diff), diff.len), "builderSummary",
+		      worktree_diff_json_text(summary ? summary : "", summary ? strlen(summary) : 0));
 
 	if (j && !strcmp(r->state, "merged")) {
 		char when[40];
@@ -103,7 +101,7 @@ static int conflict_context(struct step *s, const char *tip, const char *run_hea
 	*out = NULL;
 	memset(&rival, 0, sizeof(rival));
 	for (i = 0; i < ci->paths.n; i++)
-		json_array_append_new(files, runner_diff_json_text(ci->paths.v[i],
+		json_array_append_new(files, worktree_diff_json_text(ci->paths.v[i],
 								   strlen(ci->paths.v[i])));
 	if ((error = store_rivals(s->ctx->st, s->run.id, (const char *const *)ci->paths.v,
 				  ci->paths.n, s->run.created_ms, &ids, err)) != 0)
@@ -113,7 +111,7 @@ static int conflict_context(struct step *s, const char *tip, const char *run_hea
 	ctx = json_pack("{s:o, s:O, s:o, s:s, s:s, s:s, s:s, s:O}", "currentRun",
 			run_context(s, &s->run, base, run_head), "conflictFiles", files,
 			"gitConflictOutput",
-			runner_diff_json_text(sl_buf_cstr(&ci->output), ci->output.len), "target",
+			worktree_diff_json_text(sl_buf_cstr(&ci->output), ci->output.len), "target",
 			s->ctx->cfg->target, "targetTip", tip, "runHead", run_head,
 			"originalBase", base, "rivalRuns", rivals);
 	if (!ctx) {
@@ -269,7 +267,7 @@ static void cleanup_after_merge(struct step *s)
 	int deleted = 0;
 
 	if (sl_path_exists(s->wt) &&
-	    runner_worktree_remove(s->ctx->repo.root, s->run.id, step__excluded(s), 0, 1, &deleted,
+	    worktree_remove(s->ctx->repo.root, s->run.id, step__excluded(s), 0, 1, &deleted,
 				   &err) != 0)
 		sl_log(SL_LOG_WARN, "run %s merged, but its worktree stays: %s", s->run.id, err.msg);
 }
@@ -295,7 +293,7 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 	if ((error = step__finish(s, "merged", "done", reason, why, err)) != 0)
 		return error;
 	sl_fault("merge.after_store");
-	if (runner_manifest_write(&s->ctx->repo, s->ctx->st, s->run.id, err) != 0) {
+	if (artifact_manifest_write(&s->ctx->repo, s->ctx->st, s->run.id, err) != 0) {
 		/* the next tick's reconciliation seals it */
 		sl_log(SL_LOG_ERROR, "run %s merged, but its manifest.json could not be written: %s",
 		       s->run.id, err->msg);
@@ -392,7 +390,7 @@ static int unchanged_since_review(struct step *s, struct sl_err *err)
 		return 0;
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
-	error = runner_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
+	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
 				"sluice snapshot: changes after the review", head, &committed, err);
 	sl_lock_release(&lock);
 	if (error == SL_ECONFLICT || error == SL_EINVALID)
@@ -531,7 +529,7 @@ int step_resolve(struct step *s, struct sl_err *err)
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
 	/* start from the run's own head again (a failed resolution may have left a half merge) */
-	if ((error = runner_worktree_reset(s->wt, run_head, step__excluded(s), err)) == 0)
+	if ((error = worktree_reset(s->wt, run_head, step__excluded(s), err)) == 0)
 		error = merge_into_worktree(s->wt, tip, &conflicted, err);
 	sl_lock_release(&lock);
 	if (error)

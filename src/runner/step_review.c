@@ -1,7 +1,7 @@
 /* The reviewing state: the review package, the reviewer, the verdict. */
-#include "runner/pipeline.h"
-#include "store/workorders.h"
-#include "runner/diff.h"
+#include "runner/runner_int.h"
+#include "store/store.h"
+#include "worktree/worktree.h"
 #include "reviewer/reviewer.h"
 #include "core/fs.h"
 #include "core/fault.h"
@@ -149,7 +149,7 @@ static char *read_summary(struct step *s)
 static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t **files,
 		    struct sl_err *err)
 {
-	struct runner_file_changes fc = RUNNER_FILE_CHANGES_INIT;
+	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
 	const char *root = s->ctx->repo.root, *base = s->run.base_commit, *head = s->run.head_commit;
 	char *patch_path = step__path(s, "diff.patch");
 	char *files_path = step__path(s, "files_changed.json"), *text = NULL;
@@ -160,10 +160,10 @@ static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t 
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	if ((error = runner_diff_patch_mem(root, base, head, patch, total, err)) != 0 ||
-	    (error = runner_diff_files(root, base, head, &fc, err)) != 0)
+	if ((error = worktree_diff_patch_mem(root, base, head, patch, total, err)) != 0 ||
+	    (error = worktree_diff_files(root, base, head, &fc, err)) != 0)
 		goto out;
-	if (!(*files = runner_file_changes_to_json(&fc)) ||
+	if (!(*files = worktree_file_changes_to_json(&fc)) ||
 	    !(text = json_dumps(*files, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory listing the files of run '%s'",
 				   s->run.id);
@@ -175,13 +175,13 @@ static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t 
 		error = sl_write_file_atomic(patch_path, patch->ptr ? patch->ptr : "", patch->len,
 					     err);
 	else
-		error = runner_diff_patch(root, base, head, patch_path, err);
+		error = worktree_diff_patch(root, base, head, patch_path, err);
 out:
 	if (error) {
 		json_decref(*files);
 		*files = NULL;
 	}
-	runner_file_changes_release(&fc);
+	worktree_file_changes_release(&fc);
 	free(patch_path);
 	free(files_path);
 	free(text);

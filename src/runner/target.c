@@ -2,9 +2,10 @@
  * Moves of the target branch that sluice did not make: observe the tip,
  * classify what it brings, stop landing on an unreviewed one (target.h).
  */
-#include "runner/target.h"
+#include "runner/runner.h"
+#include "artifact/artifact.h"
 #include "runner/runner_int.h"
-#include "store/target.h"
+#include "store/store.h"
 #include "core/lock.h"
 #include "merge/merge.h"
 
@@ -15,12 +16,12 @@
 #define NEW_MAX 1000000 /* commits one move may bring that are looked at */
 
 struct watch {
-	struct runner_ctx *ctx;
+	struct sl_ctx *ctx;
 	git_repository *git;
-	struct runner_runset set;
-	struct runner_oids user;     /* the user's commits to record */
-	struct runner_oids excused;  /* second parents of landings: the run commits they merge */
-	struct runner_oids suspect;  /* from a run, unless a landing merges them */
+	struct artifact_runset set;
+	struct artifact_oids user;     /* the user's commits to record */
+	struct artifact_oids excused;  /* second parents of landings: the run commits they merge */
+	struct artifact_oids suspect;  /* from a run, unless a landing merges them */
 };
 
 /* 1 when `c`'s tree is the one sluice's merge of its two parents makes. */
@@ -61,7 +62,7 @@ static int pending_landing(struct watch *w, const git_commit *c)
 	memset(&r, 0, sizeof(r));
 	if (git_commit_parentcount(c) != 2 || git_message_trailers(&arr, git_commit_message(c)))
 		goto out;
-	if (!(id = runner__trailer(&arr, "Sluice-Run")) || store_run_get(w->ctx->st, id, &r, &err) ||
+	if (!(id = artifact_trailer(&arr, "Sluice-Run")) || store_run_get(w->ctx->st, id, &r, &err) ||
 	    strcmp(r.id, id) || git_commit_parent(&p2, c, 1))
 		goto out;
 	yes = (!strcmp(r.state, "approved") || !strcmp(r.state, "merging") ||
@@ -82,7 +83,7 @@ static int excuse(struct watch *w, const git_commit *c)
 	unsigned int i;
 
 	for (i = 1; i < git_commit_parentcount(c); i++)
-		if (runner__oids_add(&w->excused, git_commit_parent_id(c, i)))
+		if (artifact_oids_add(&w->excused, git_commit_parent_id(c, i)))
 			return SL_ERROR;
 	return 0;
 }
@@ -113,7 +114,7 @@ static int classify(struct watch *w, const git_oid *id, struct sl_err *err)
 		goto out;
 	}
 	if (rc == 0)
-		error = runner__oids_add(runner__runset_owner(&w->set, id) ? &w->suspect : &w->user, id);
+		error = artifact_oids_add(artifact_runset_owner(&w->set, id) ? &w->suspect : &w->user, id);
 out:
 	git_commit_free(c);
 	return error < 0 && !err->msg[0] ? sl_err_set(err, SL_ERROR, "out of memory") : error;
@@ -133,7 +134,7 @@ static int excused(struct watch *w, const git_oid *id)
 
 /* The commits reachable from `from` and not from `hide` (may be NULL), newest first. */
 static int walk_new(git_repository *git, const git_oid *from, const git_oid *hide,
-		    struct runner_oids *out, struct sl_err *err)
+		    struct artifact_oids *out, struct sl_err *err)
 {
 	git_revwalk *walk = NULL;
 	git_oid id;
@@ -148,7 +149,7 @@ static int walk_new(git_repository *git, const git_oid *from, const git_oid *hid
 	if (hide && git_revwalk_hide(walk, hide) != 0)
 		git_error_clear();
 	while (out->n < NEW_MAX && !git_revwalk_next(&id, walk))
-		if (runner__oids_add(out, &id)) {
+		if (artifact_oids_add(out, &id)) {
 			error = sl_err_set(err, SL_ERROR, "out of memory");
 			goto out;
 		}
@@ -158,7 +159,7 @@ out:
 	return error;
 }
 
-static const char *short_target(struct runner_ctx *ctx)
+static const char *short_target(struct sl_ctx *ctx)
 {
 	return ctx->cfg->target;
 }
@@ -222,7 +223,7 @@ static int record_clean(struct watch *w, const char *tip, struct sl_err *err)
 static int observe(struct watch *w, const git_oid *tip, int record,
 		   struct runner_target_alert *alert, struct sl_err *err)
 {
-	struct runner_oids fresh = { NULL, 0, 0 };
+	struct artifact_oids fresh = { NULL, 0, 0 };
 	char *root = NULL, *last = NULL, thex[GIT_OID_HEXSZ + 1];
 	const char *run;
 	git_oid lid;
@@ -251,7 +252,7 @@ static int observe(struct watch *w, const git_oid *tip, int record,
 	if (!have_last || !git_oid_equal(&lid, tip)) {
 		if ((error = walk_new(w->git, tip, have_last ? &lid : NULL, &fresh, err)) != 0)
 			goto out;
-		if (fresh.n && (error = runner__runset_load(w->ctx, w->git, have_last ? &lid : NULL,
+		if (fresh.n && (error = artifact_runset_load(w->ctx, w->git, have_last ? &lid : NULL,
 							    &w->set, err)) != 0)
 			goto out;
 	}
@@ -262,7 +263,7 @@ static int observe(struct watch *w, const git_oid *tip, int record,
 	for (i = 0; i < w->suspect.n && !error; i++) {
 		if (excused(w, &w->suspect.v[i]))
 			continue;
-		run = runner__runset_owner(&w->set, &w->suspect.v[i]);
+		run = artifact_runset_owner(&w->set, &w->suspect.v[i]);
 		if (!alert->count++) {
 			git_oid_tostr(alert->commit, sizeof(alert->commit), &w->suspect.v[i]);
 			snprintf(alert->run, sizeof(alert->run), "%s", run);
@@ -283,7 +284,7 @@ out:
 	return error;
 }
 
-int runner_target_watch(struct runner_ctx *ctx, const git_oid *tip, int record,
+int runner_target_watch(struct sl_ctx *ctx, const git_oid *tip, int record,
 			struct runner_target_alert *alert, struct sl_err *err)
 {
 	struct watch w;
@@ -311,7 +312,7 @@ int runner_target_watch(struct runner_ctx *ctx, const git_oid *tip, int record,
 	}
 	error = observe(&w, tip, record, alert, err);
 out:
-	runner__runset_release(&w.set);
+	artifact_runset_release(&w.set);
 	free(w.user.v);
 	free(w.excused.v);
 	free(w.suspect.v);
@@ -319,7 +320,7 @@ out:
 	return error;
 }
 
-int runner_target_watch_locked(struct runner_ctx *ctx, struct runner_target_alert *alert,
+int runner_target_watch_locked(struct sl_ctx *ctx, struct runner_target_alert *alert,
 			       struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -333,7 +334,7 @@ int runner_target_watch_locked(struct runner_ctx *ctx, struct runner_target_aler
 	return error;
 }
 
-int runner_target_landed(struct runner_ctx *ctx, const char *commit, struct sl_err *err)
+int runner_target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *err)
 {
 	int error;
 
@@ -346,7 +347,7 @@ int runner_target_landed(struct runner_ctx *ctx, const char *commit, struct sl_e
 	return error;
 }
 
-static int record_accepted(struct runner_ctx *ctx, const struct runner_oids *all, const char *commit,
+static int record_accepted(struct sl_ctx *ctx, const struct artifact_oids *all, const char *commit,
 			   struct sl_err *err)
 {
 	char hex[GIT_OID_HEXSZ + 1], reason[512];
@@ -371,7 +372,7 @@ static int record_accepted(struct runner_ctx *ctx, const struct runner_oids *all
 }
 
 /* The commit a person named, on the target. */
-static int resolve_on_target(struct runner_ctx *ctx, git_repository *git, const char *name,
+static int resolve_on_target(struct sl_ctx *ctx, git_repository *git, const char *name,
 			     git_oid *out, struct sl_err *err)
 {
 	git_object *obj = NULL, *c = NULL;
@@ -397,11 +398,11 @@ static int resolve_on_target(struct runner_ctx *ctx, git_repository *git, const 
 	return 0;
 }
 
-int runner_target_accept(struct runner_ctx *ctx, const char *commit, size_t *n,
+int runner_target_accept(struct sl_ctx *ctx, const char *commit, size_t *n,
 			 struct runner_target_alert *alert, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	struct runner_oids all = { NULL, 0, 0 };
+	struct artifact_oids all = { NULL, 0, 0 };
 	git_repository *git = NULL;
 	char *root = NULL, *last = NULL;
 	git_oid id, lid;
@@ -423,7 +424,7 @@ int runner_target_accept(struct runner_ctx *ctx, const char *commit, size_t *n,
 		goto out;
 	sl_err_clear(err);
 	/* nothing observed yet: just that commit (the first observation takes the rest) */
-	if (!have_last && runner__oids_add(&all, &id)) {
+	if (!have_last && artifact_oids_add(&all, &id)) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}

@@ -5,8 +5,7 @@
  */
 #include "runner/runner.h"
 #include "runner/runner_int.h"
-#include "runner/target.h"
-#include "store/runs.h"
+#include "store/store.h"
 #include "reviewer/reviewer.h"
 #include "core/id.h"
 #include "core/fault.h"
@@ -61,7 +60,7 @@ static void worklist_release(struct worklist *w)
 /* Runs that a tick may move on: not final, not active, not waiting for a person. */
 #define RUNNABLE_STATES ",queued,reviewing,approved,resolving,"
 
-static int collect_runnable(struct runner_ctx *ctx, const char *only_wo, struct worklist *w,
+static int collect_runnable(struct sl_ctx *ctx, const char *only_wo, struct worklist *w,
 			    struct sl_err *err)
 {
 	struct store_run *runs = NULL;
@@ -77,7 +76,7 @@ static int collect_runnable(struct runner_ctx *ctx, const char *only_wo, struct 
 	return error ? sl_err_set(err, error, "out of memory") : 0;
 }
 
-static int claim_one(struct runner_ctx *ctx, const char *wo_id, const char *wo_hash,
+static int claim_one(struct sl_ctx *ctx, const char *wo_id, const char *wo_hash,
 		     char *run_id_out, struct sl_err *err)
 {
 	struct store_run run;
@@ -97,9 +96,9 @@ static int claim_one(struct runner_ctx *ctx, const char *wo_id, const char *wo_h
 	return store_run_claim(ctx->st, &run, err);
 }
 
-static int count_building(struct runner_ctx *ctx, struct sl_err *err);
+static int count_building(struct sl_ctx *ctx, struct sl_err *err);
 
-static int claim_new(struct runner_ctx *ctx, const struct runner_tick_opts *o, int jobs,
+static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int jobs,
 		     struct worklist *w, int *started, struct sl_err *err)
 {
 	struct runner_ready *ready = NULL;
@@ -145,7 +144,7 @@ static int claim_new(struct runner_ctx *ctx, const struct runner_tick_opts *o, i
 	return error;
 }
 
-static void report_events(struct runner_ctx *ctx, const struct runner_progress *p, int64_t *seq,
+static void report_events(struct sl_ctx *ctx, const struct runner_progress *p, int64_t *seq,
 			  struct runner_tick_result *res)
 {
 	struct store_event *ev = NULL;
@@ -176,7 +175,7 @@ static void report_events(struct runner_ctx *ctx, const struct runner_progress *
  * connection must not live on in the child (SQLite forbids using or even
  * inheriting a connection across fork).
  */
-static void worker(struct runner_ctx *parent, const char *run_id, const char *self, int token_fd)
+static void worker(struct sl_ctx *parent, const char *run_id, const char *self, int token_fd)
 {
 	char fdarg[32];
 	char *const argv[] = { (char *)"sluice", (char *)"-C", parent->repo.root,
@@ -192,7 +191,7 @@ static void worker(struct runner_ctx *parent, const char *run_id, const char *se
 	_exit(127);
 }
 
-static int run_workers(struct runner_ctx *ctx, struct worklist *w, int jobs,
+static int run_workers(struct sl_ctx *ctx, struct worklist *w, int jobs,
 		       const struct runner_progress *p, int64_t *seq,
 		       struct runner_tick_result *res, struct sl_err *err)
 {
@@ -246,7 +245,7 @@ static int run_workers(struct runner_ctx *ctx, struct worklist *w, int jobs,
 	return 0;
 }
 
-static int count_building(struct runner_ctx *ctx, struct sl_err *err)
+static int count_building(struct sl_ctx *ctx, struct sl_err *err)
 {
 	/* the active states, and queued: claimed, about to build */
 	int n = store_runs_count(ctx->st, ",queued,preparing,building,gating,merging,resolving,", err);
@@ -260,7 +259,7 @@ static int count_building(struct runner_ctx *ctx, struct sl_err *err)
  * every merge; runner/target.h). A failure here is logged, not fatal: the
  * same check runs again right before each landing.
  */
-static void watch_target(struct runner_ctx *ctx)
+static void watch_target(struct sl_ctx *ctx)
 {
 	struct runner_target_alert a;
 	struct sl_err err = SL_ERR_INIT;
@@ -269,7 +268,7 @@ static void watch_target(struct runner_ctx *ctx)
 		sl_log(SL_LOG_WARN, "cannot observe the target '%s': %s", ctx->cfg->target, err.msg);
 }
 
-int runner_tick(struct runner_ctx *ctx, const struct runner_tick_opts *o,
+int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 		struct runner_tick_result *res, struct sl_err *err)
 {
 	struct worklist w = { 0 };

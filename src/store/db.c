@@ -1,5 +1,5 @@
 #include "store/store.h"
-#include "store/migrations.h"
+#include "store/store_int.h"
 #include "core/time.h"
 
 #include <stdio.h>

@@ -1,5 +1,4 @@
-#include "store/runs.h"
-#include "store/workorders.h"
+#include "store/store.h"
 #include "core/buf.h"
 #include "core/time.h"
 

@@ -47,4 +47,381 @@ int store__bind_text(sqlite3_stmt *s, int i, const char *v);
 /* A column as a new string (strdup; NULL for SQL NULL). */
 char *store__col_dup(sqlite3_stmt *s, int i);
 
+/*
+ * Runs, attempts, files changed (schema/db/001_init.sql). Every state
+ * change is one transaction that also appends an event (DESIGN.md section
+ * 5): store_run_transition() is the only way a run's state moves.
+ */
+
+struct store_run {
+	char *id;
+	char *work_order_id;
+	char *wo_content_hash;
+	char *state;
+	char *reason;
+	char *target;
+	char *branch_name;
+	char *base_commit;
+	char *head_commit;
+	char *approved_tree;
+	char *merge_commit;
+	char *merge_status;
+	char *conflict_with_run_id;
+	char *reviewer;
+	char *mode;
+	int attempt;
+	int resolve_attempts;
+	int review_tries;
+	int64_t owner_pid;
+	char *owner_start;
+	int64_t created_ms;
+	int64_t updated_ms;
+	int64_t finished_ms;
+};
+
+/* 1 for the states a run never leaves: merged, rejected, failed, abandoned. */
+int store_run_state_is_final(const char *state);
+
+/*
+ * 1 for states in which a live sluice process must be working on the run
+ * (preparing, building, gating, merging, resolving): a run found in one of
+ * these with its owner gone was interrupted.
+ */
+int store_run_state_is_active(const char *state);
+
+/* 1 if `state` is one of the run states of DESIGN.md section 5. */
+int store_run_state_valid(const char *state);
+
+/*
+ * Insert a new run in state 'queued' (inside the caller's transaction).
+ * Sets created/updated times; appends the creation event.
+ */
+int store_run_insert(struct store *st, const struct store_run *run, struct sl_err *err);
+
+/*
+ * Look a run up by its full id or a unique prefix. SL_ENOTFOUND,
+ * SL_EAMBIGUOUS (the message lists the matches). *out is the caller's:
+ * store_run_release().
+ */
+int store_run_get(struct store *st, const char *id_or_prefix, struct store_run *out,
+		  struct sl_err *err);
+
+/*
+ * Move a run from `from` (NULL: any state) to `to` with a reason, in its
+ * own transaction (or the caller's when one is open: pass in_tx=1), with
+ * an event. SL_ECONFLICT if the run is no longer in `from`. A final state
+ * also sets finished_ms.
+ */
+int store_run_transition(struct store *st, const char *run_id, const char *from, const char *to,
+			 const char *reason, int in_tx, struct sl_err *err);
+
+/* Set the reason of the current state without moving (with an event when it changes). */
+int store_run_set_reason(struct store *st, const char *run_id, const char *reason,
+			 struct sl_err *err);
+
+/*
+ * Update columns of a run: `fields` is a NULL-terminated list of
+ * name, value pairs (value NULL sets SQL NULL). Only the text columns
+ * branch_name, base_commit, head_commit, approved_tree, merge_commit,
+ * merge_status, conflict_with_run_id, reviewer, mode, owner_start and the
+ * integer columns attempt, resolve_attempts, review_tries, owner_pid
+ * (decimal text) are accepted; others are SL_EINVALID. Runs in its own
+ * transaction unless in_tx.
+ */
+int store_run_update(struct store *st, const char *run_id, const char *const *fields, int in_tx,
+		     struct sl_err *err);
+
+/*
+ * Runs, newest first, filtered by state and/or work order (NULL: any).
+ * *out is the caller's: store_runs_free(*out, *n).
+ */
+int store_runs_list(struct store *st, const char *state, const char *wo_id,
+		    struct store_run **out, size_t *n, struct sl_err *err);
+
+/*
+ * The same for several states at once, given as ",queued,reviewing," (NULL:
+ * any): what a tick looks at, without loading every finished run.
+ */
+int store_runs_list_states(struct store *st, const char *states, const char *wo_id,
+			   struct store_run **out, size_t *n, struct sl_err *err);
+
+/* How many runs are in one of `states` (",a,b,"; NULL: all); or a negative error. */
+int store_runs_count(struct store *st, const char *states, struct sl_err *err);
+
+void store_run_release(struct store_run *run);
+void store_runs_free(struct store_run *runs, size_t n);
+
+/*
+ * A run as JSON (store/run_json.c), the one encoder of `runs --json`,
+ * `status --json` and the run of `show --json`: the keys of
+ * schema/run.schema.json, named like the runs table's columns, times in ms
+ * (finished_ms null until the run first ends). With STORE_RUN_JSON_ALIASES also the keys
+ * `show --json` used in 0.1 (branch, base, head, conflict_with_run,
+ * created_at, finished_at: ISO 8601), deprecated, removed in 0.3.
+ * Returns a new reference (json_decref), NULL when out of memory.
+ */
+struct json_t;
+#define STORE_RUN_JSON_ALIASES 0x1u
+struct json_t *store_run_json(const struct store_run *r, unsigned flags);
+
+/* Attempts. */
+int store_attempt_start(struct store *st, const char *run_id, int n, const char *mode,
+			struct sl_err *err);
+int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
+			 const char *outcome, const char *head, struct sl_err *err);
+
+/* Replace the files a run changed (inside its own transaction). */
+struct store_file_change {
+	char status;
+	const char *path;
+};
+int store_files_changed_set(struct store *st, const char *run_id,
+			    const struct store_file_change *files, size_t n, struct sl_err *err);
+
+/*
+ * Merged runs (not `run_id`) that changed any of `paths` and merged after
+ * `since_ms`, newest first: their ids (a NULL-terminated array, the
+ * caller's: free each and the array).
+ */
+int store_rivals(struct store *st, const char *run_id, const char *const *paths, size_t npaths,
+		 int64_t since_ms, char ***out, struct sl_err *err);
+
+/* The event stream (of one run, or all when run_id is NULL) after seq `since`, oldest first. */
+struct store_event {
+	int64_t seq;
+	int64_t at_ms;
+	char *run_id;
+	char *work_order_id;
+	char *from_state;
+	char *to_state;
+	char *reason;
+};
+int store_events_list(struct store *st, const char *run_id, int64_t since,
+		      struct store_event **out, size_t *n, struct sl_err *err);
+void store_events_free(struct store_event *ev, size_t n);
+
+/* The newest event's seq (0 when there is none). */
+int64_t store_events_last(struct store *st);
+
+/*
+ * Claim a work order for a new run, in one BEGIN IMMEDIATE transaction:
+ * the work order must be 'ready' (its content hash `wo_hash`) with no
+ * unfinished run; the run is inserted as queued and the work order becomes
+ * 'running'. SL_ECONFLICT when someone else claimed it first.
+ */
+int store_run_claim(struct store *st, const struct store_run *run, struct sl_err *err);
+
+
+
+
+
+/*
+ * What a run's next step decides on, kept here rather than in the run
+ * folder, which builders, gates and resolvers can write (schema/db/003).
+ *
+ * The retry rules' active overrides (build/build.h): rule indices, -1 for
+ * none. A run without a row reads as all -1 (the rules start over).
+ */
+struct store_retry_state {
+	int builder_rule;
+	int prompt_rule;
+	int reset_rule;
+};
+int store_retry_get(struct store *st, const char *run_id, struct store_retry_state *out,
+		    struct sl_err *err);
+/* Replace it, in one transaction. */
+int store_retry_set(struct store *st, const char *run_id, const struct store_retry_state *rs,
+		    struct sl_err *err);
+/* Forget it: the next attempt starts the rules over. */
+int store_retry_clear(struct store *st, const char *run_id, struct sl_err *err);
+
+/*
+ * The merge conflict a resolution starts from: the target tip and the run
+ * head that conflicted, and the paths git found conflicted.
+ * store_conflict_set replaces what was recorded, in one transaction;
+ * store_conflict_get is SL_ENOTFOUND when nothing was. *out is the
+ * caller's: store_conflict_release().
+ */
+struct store_conflict {
+	char *target_tip;
+	char *run_head;
+	char **paths; /* npaths entries, sorted */
+	size_t npaths;
+};
+int store_conflict_set(struct store *st, const char *run_id, const char *target_tip,
+		       const char *run_head, const char *const *paths, size_t npaths,
+		       struct sl_err *err);
+int store_conflict_get(struct store *st, const char *run_id, struct store_conflict *out,
+		       struct sl_err *err);
+void store_conflict_release(struct store_conflict *c);
+
+
+/*
+ * Work-order rows (table work_orders) and inbox errors (table inbox_errors).
+ * The file in the inbox is the source of truth; a row is what sluice made of
+ * its latest revision, and its state: invalid, waiting, ready, running,
+ * done, failed, blocked, skipped, each with a reason for people.
+ *
+ * Functions named *_tx run inside the caller's transaction (store_begin);
+ * the others open and commit their own. Every state change appends an event.
+ */
+#include <stddef.h>
+#include "core/buf.h"
+
+struct store_wo {
+	char *id, *path, *content_hash, *fields_json, *body, *title, *created_at, *status;
+	char *state, *reason;
+	int priority;
+	int present; /* 0 once the file is gone from the inbox */
+	int64_t first_seen_ms, updated_ms;
+};
+
+#define STORE_WO_INIT                                                                              \
+	{                                                                                          \
+		0                                                                                  \
+	}
+
+/* Free the contents of one row / of an array of rows (and the array). */
+void store_wo_release(struct store_wo *wo);
+void store_wo_list_free(struct store_wo *v, size_t n);
+
+/* 1 when state is one of the eight work-order states. */
+int store_wo_state_valid(const char *state);
+
+/* One row (without the content). SL_ENOTFOUND if there is none. */
+int store_wo_get(struct store *st, const char *id, struct store_wo *out, struct sl_err *err);
+
+/* Every row, by id. *out is the caller's: store_wo_list_free(*out, *n). */
+int store_wo_list(struct store *st, struct store_wo **out, size_t *n, struct sl_err *err);
+
+/* The exact bytes of the revision a row holds (appended to out). */
+int store_wo_content(struct store *st, const char *id, struct sl_buf *out, struct sl_err *err);
+
+/*
+ * Insert or replace a row with all its columns (first_seen_ms is kept for
+ * an existing row). No event: the caller adds one for a state change.
+ */
+int store_wo_put_tx(struct store *st, const struct store_wo *wo, const void *content, size_t len,
+                    struct sl_err *err);
+
+/* Set present = 0 and the reason, keep the state; appends an event. */
+int store_wo_mark_gone_tx(struct store *st, const char *id, const char *reason, struct sl_err *err);
+
+/*
+ * Set a work order's state and reason, appending an event (from, to,
+ * reason). For the runner: running when a run starts, done when it merged,
+ * failed when it failed or was abandoned. SL_ENOTFOUND for an unknown id,
+ * SL_EINVALID for an unknown state.
+ */
+int store_wo_set_state_tx(struct store *st, const char *id, const char *state, const char *reason,
+                          struct sl_err *err);
+int store_wo_set_state(struct store *st, const char *id, const char *state, const char *reason,
+                       struct sl_err *err);
+
+/* Inbox problems of files without a usable id: one row per file. */
+struct store_inbox_error {
+	char *path;
+	char *message;
+};
+
+/* Replace every inbox error with v[0..n). */
+int store_inbox_errors_replace_tx(struct store *st, const struct store_inbox_error *v, size_t n,
+                                  struct sl_err *err);
+int store_inbox_errors_list(struct store *st, struct store_inbox_error **out, size_t *n,
+                            struct sl_err *err);
+void store_inbox_errors_free(struct store_inbox_error *v, size_t n);
+
+/*
+ * What the runs say about each work order that has runs: its latest active
+ * run (any revision), and its latest finished run for each revision is
+ * looked up through store_wo_runs_find(). Active run states: queued,
+ * preparing, building, gating, reviewing, awaiting_review, approved,
+ * merging, resolving, merge_conflict, interrupted. Finished: merged,
+ * rejected, failed, abandoned.
+ */
+struct store_wo_run {
+	char *wo_id;
+	char *content_hash; /* the revision it ran */
+	char *run_id;
+	char *state;
+	char *reason;
+	int active;
+};
+
+/* Every work order's latest run per revision, and every active run; by wo_id. */
+int store_wo_runs(struct store *st, struct store_wo_run **out, size_t *n, struct sl_err *err);
+void store_wo_runs_free(struct store_wo_run *v, size_t n);
+
+/* 1 when a run state is not final. */
+int store_run_state_active(const char *state);
+
+
+/*
+ * Watching the target branch (schema/db/002_target_watch.sql): the tips
+ * sluice observed or moved the target to, the commits recorded as the
+ * user's, and the unreviewed landings found (alerts). Functions marked
+ * "in the caller's transaction" need store_begin() first.
+ */
+
+/* The root and last tip recorded for `target` (new strings). SL_ENOTFOUND: none yet. */
+int store_target_get(struct store *st, const char *target, char **root, char **tip,
+		     struct sl_err *err);
+
+/* Record `tip` as the last tip (and `root` when the row is new). In the caller's transaction. */
+int store_target_set(struct store *st, const char *target, const char *root, const char *tip,
+		     struct sl_err *err);
+
+/*
+ * Record a commit as the user's; how: "observed" or "accepted" (an
+ * accepted commit stays accepted). In the caller's transaction.
+ */
+int store_user_commit_add(struct store *st, const char *target, const char *commit,
+			  const char *how, struct sl_err *err);
+
+/* 1 if the commit is recorded as the user's, 0 if not, or a negative error. */
+int store_user_commit_has(struct store *st, const char *target, const char *commit,
+			  struct sl_err *err);
+
+/*
+ * Open an alert (an unreviewed landing) for `commit`: 1 when it is new (or
+ * was cleared before), 0 when it is open already. In the caller's transaction.
+ */
+int store_alert_open(struct store *st, const char *target, const char *commit,
+		     const char *run_id, struct sl_err *err);
+
+struct store_alert {
+	char *commit;
+	char *run_id;   /* NULL: unknown */
+	int64_t found_ms;
+};
+
+/* The open alerts of `target`, oldest first. *out: store_alerts_free(*out, *n). */
+int store_alerts_list(struct store *st, const char *target, struct store_alert **out, size_t *n,
+		      struct sl_err *err);
+void store_alerts_free(struct store_alert *v, size_t n);
+
+/* Clear the open alert of `commit`. In the caller's transaction. */
+int store_alert_clear(struct store *st, const char *target, const char *commit,
+		      struct sl_err *err);
+
+/* The merged run whose merge commit is `commit` (new string in *run), or SL_ENOTFOUND. */
+int store_landing_run(struct store *st, const char *commit, char **run, struct sl_err *err);
+
+/*
+ * What the runs recorded: one row per run (head, base, branch) and one per
+ * attempt with a head (head, the run's base; branch NULL). Any may be NULL.
+ */
+struct store_run_commit {
+	char *run_id;
+	char *head;
+	char *base;
+	char *branch;
+};
+
+/* All of them. *out: store_run_commits_free(*out, *n). */
+int store_run_commits(struct store *st, struct store_run_commit **out, size_t *n,
+		      struct sl_err *err);
+void store_run_commits_free(struct store_run_commit *v, size_t n);
+
+
 #endif

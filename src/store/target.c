@@ -1,5 +1,5 @@
 /* Watching the target branch: observed tips, the user's commits, unreviewed landings. */
-#include "store/target.h"
+#include "store/store.h"
 #include "core/time.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Work-order rows and inbox errors (see workorders.h). */
-#include "store/workorders.h"
+#include "store/store.h"
 #include "core/time.h"
 
 #include <stdio.h>

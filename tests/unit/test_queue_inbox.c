@@ -13,7 +13,6 @@
 #include "core/fs.h"
 #include "queue/queue.h"
 #include "store/store.h"
-#include "store/workorders.h"
 #include "test_helpers.h"
 
 static int setup(void **state)

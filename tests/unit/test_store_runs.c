@@ -10,9 +10,7 @@
 #include <string.h>
 
 #include "core/fs.h"
-#include "store/runs.h"
 #include "store/store.h"
-#include "store/workorders.h"
 #include "test_helpers.h"
 
 static int setup(void **state)

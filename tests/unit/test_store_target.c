@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "store/store.h"
-#include "store/target.h"
 #include "test_helpers.h"
 
 #define T "refs/heads/main"

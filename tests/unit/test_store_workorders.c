@@ -11,7 +11,6 @@
 
 #include "core/fs.h"
 #include "store/store.h"
-#include "store/workorders.h"
 #include "test_helpers.h"
 
 static int setup(void **state)

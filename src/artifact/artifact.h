@@ -1,0 +1,231 @@
+#ifndef SL_ARTIFACT_H
+#define SL_ARTIFACT_H
+/*
+ * manifest.json (DESIGN.md section 9, schema/manifest.schema.json): the
+ * SHA-256 of every artifact of a merged run, the commits it recorded, and
+ * the hash of the previous merged run's manifest.json: a chain in merge
+ * order.
+ *
+ * Artifacts: every regular file under .system/runs/<id>/, recursively,
+ * except `lock` (an flock target), `worktree/`, manifest.json itself and
+ * the temporaries of atomic writes (names containing ".tmp.").
+ *
+ * Merge order: the key of a link is (merged_at of merge.json, run id).
+ * "Previous" is the link with the greatest key among the other manifests
+ * and gc tombstones (.system/runs/<id>.gc, written by runner_gc); the
+ * writer holds the repository lock, so the newest merge is the last link.
+ */
+#include <stddef.h>
+#include <git2.h>
+#include "core/err.h"
+#include "core/repo.h"
+#include "store/store.h"
+
+#define ARTIFACT_MANIFEST_VERSION 1
+
+/*
+ * Write .system/runs/<run_id>/manifest.json, last and atomically. The
+ * commits come from merge.json (falling back to the store's run row).
+ * Call it right after merge.json is written, holding the repository lock.
+ * SL_ENOTFOUND: no such run or no merge.json.
+ */
+int artifact_manifest_write(const struct sl_repo *repo, struct store *st, const char *run_id,
+			  struct sl_err *err);
+
+/* 1 when `rel` (a path relative to a run folder) names an artifact. */
+int artifact_manifest_is_artifact(const char *rel);
+
+struct artifact_hash {
+	char *path;                        /* relative to the run folder */
+	char sha256[65];
+	long long size;
+};
+
+struct artifact_hashes {
+	struct artifact_hash *v;    /* sorted by path (strcmp) */
+	size_t n;
+};
+
+#define ARTIFACT_HASHES_INIT { NULL, 0 }
+
+/*
+ * Hash every artifact file under `run_dir`. *out is the caller's:
+ * artifact_hashes_release(). A missing folder is SL_ENOTFOUND.
+ */
+int artifact_hash_files(const char *run_dir, struct artifact_hashes *out,
+			  struct sl_err *err);
+void artifact_hashes_release(struct artifact_hashes *a);
+
+/* One link of the chain: a manifest.json or a gc tombstone. */
+struct artifact_chain_link {
+	char *run;
+	char *merged_at;          /* ISO 8601 UTC, the merge.json time ("" if unknown) */
+	char *previous_run;       /* NULL for the first link */
+	char *previous_manifest;  /* sha256 hex, NULL for the first link */
+	char sha256[65];          /* of the manifest.json (for a tombstone: as it was) */
+	int removed;              /* 1: a gc tombstone, the folder is gone */
+};
+
+struct artifact_chain {
+	struct artifact_chain_link *v; /* in merge order: by (merged_at, run) */
+	size_t n;
+};
+
+#define ARTIFACT_CHAIN_INIT { NULL, 0 }
+
+/*
+ * Every link under repo->runs_dir (folders with a manifest.json that
+ * parses, and <id>.gc tombstones), in merge order; `skip_run` (may be
+ * NULL) is left out. merged_at comes from the run's merge.json when it
+ * has one (else the manifest's own field). *out: artifact_chain_release().
+ */
+int artifact_chain_load(const struct sl_repo *repo, const char *skip_run, struct artifact_chain *out,
+		      struct sl_err *err);
+void artifact_chain_release(struct artifact_chain *c);
+
+/* <runs_dir>/<run_id>.gc, the tombstone path (new string, the caller's). */
+char *artifact_tombstone_path(const struct sl_repo *repo, const char *run_id);
+
+
+/*
+ * sluice audit (DESIGN.md section 9): prove that what was reviewed is what
+ * was merged. For every merged run (or the ones named):
+ *  - manifest.json exists, parses and names the run; every artifact's
+ *    SHA-256 matches; no artifact is missing and none was added;
+ *  - the chain: each manifest's previous_manifest is the SHA-256 of the
+ *    previous merged run's manifest.json, in merge order (artifact/manifest.c);
+ *  - base and head agree between the manifest, merge.json and the store,
+ *    and diff.patch equals the diff git computes now from them;
+ *  - the merge commit exists, is reachable from the target branch, has the
+ *    run's head as its second parent and carries the trailers Work-Order,
+ *    Sluice-Run and Reviewed-by of the run;
+ *  - the tree of the second parent is the approved tree (the store's, the
+ *    manifest's and the one the review request showed the reviewer);
+ *  - sha256(work_order.md) is the revision the store says was run.
+ * Runs whose folder gc removed (a tombstone .system/runs/<id>.gc) are
+ * counted as removed and only their git checks run.
+ *
+ * Without runs named, also the other way (docs/audit.md): every commit of
+ * the target's first-parent line, from its tip back to the oldest run's
+ * base, that carries Sluice-Run: is that run's landing in the store and has
+ * its manifest in the chain; back to the first tip sluice observed, every
+ * other commit there is a landing, recorded as the user's, or from no run
+ * (runner/target.h); a merge there that brings a run's commit not landed by
+ * sluice is a finding too.
+ *
+ * It only reads: the repository, the store and the run folders (the diff
+ * is recomputed into a temporary file under $TMPDIR).
+ */
+#include "core/ctx.h"
+
+struct artifact_audit_finding {
+	char *run;
+	char *what;    /* what is wrong */
+	char *where;   /* the file, commit or ref concerned */
+};
+
+struct artifact_audit_result {
+	struct artifact_audit_finding *v;
+	size_t n;
+	size_t runs;       /* merged runs audited */
+	size_t artifacts;  /* artifact files verified */
+	size_t manifests;  /* links of the chain verified (manifests + tombstones) */
+	size_t removed;    /* runs whose folder gc removed */
+	size_t line;       /* commits of the target's first-parent line checked */
+};
+
+#define ARTIFACT_AUDIT_RESULT_INIT { NULL, 0, 0, 0, 0, 0, 0 }
+
+/*
+ * Audit the merged runs named in `runs` (ids or unique prefixes; nruns 0:
+ * every merged run). Findings are not errors: the return value is 0 when
+ * the audit ran (look at res->n), negative when it could not (a run named
+ * that does not exist or is not merged: SL_ENOTFOUND / SL_EINVALID).
+ * *res is the caller's: artifact_audit_result_release().
+ */
+int artifact_audit(struct sl_ctx *ctx, const char *const *runs, size_t nruns,
+		 struct artifact_audit_result *res, struct sl_err *err);
+void artifact_audit_result_release(struct artifact_audit_result *res);
+
+
+/*
+ * What people read about runs: one run's dossier (`sluice show`,
+ * schema/show.schema.json) and the repository's report page (`sluice
+ * report`: a self-contained HTML page and the work-order dependency graph
+ * in Graphviz DOT). Both only read the store and the run folders.
+ */
+#include <jansson.h>
+#include "core/buf.h"
+
+/* How many bytes of conflict markers a dossier carries. */
+#define ARTIFACT_DOSSIER_MARKERS_MAX 4096
+
+/*
+ * The dossier of one run (`run`: an id or a unique prefix): the work
+ * order, the timeline of events with the time between them, the attempts
+ * with their prompt, gates and verdict, the verdict with per-criterion
+ * results, the diff stat, the conflict context summary, the merge, the
+ * worktree, what to type next, and every artifact. *out is a new reference
+ * (the caller's, json_decref()). SL_ENOTFOUND / SL_EAMBIGUOUS for `run`.
+ */
+int artifact_dossier(struct sl_ctx *ctx, const char *run, json_t **out, struct sl_err *err);
+
+/*
+ * The report page: the queue (work orders, state, reason), the runs by
+ * state, each run's timeline and the time spent per stage, and the
+ * dependency graph as inline SVG. Everything HTML-escaped; no scripts, no
+ * external assets. Appended to `out`.
+ */
+int artifact_report_html(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *err);
+
+/* The work-order dependency graph in Graphviz DOT, appended to `out`. */
+int artifact_report_dot(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *err);
+
+
+/*
+ * The commits of the runs (artifact/runset.c, shared by the audit and the target watch): for each run, the
+ * commits reachable from what it recorded or left behind (its head, its
+ * attempts' heads, its run/ branch, every entry of that branch's reflog and
+ * of its worktree's HEAD reflog) and not from its base nor from `hide` (may
+ * be NULL); a refs/sluice/ ref's own commit. Sorted by commit, each with its
+ * run: what a run brought, as opposed to the target history it started from.
+ */
+struct artifact_runset_tip {
+	git_oid id;
+	git_oid base;
+	int has_base;
+	char *run;
+};
+
+struct artifact_owned {
+	git_oid id;
+	const char *run; /* borrowed from the tips */
+};
+
+struct artifact_runset {
+	struct artifact_owned *v;
+	size_t n;
+	struct artifact_runset_tip *tips; /* grouped by run */
+	size_t ntips;
+};
+
+#define ARTIFACT_RUNSET_INIT { NULL, 0, NULL, 0 }
+
+int artifact_runset_load(struct sl_ctx *ctx, git_repository *git, const git_oid *hide,
+			struct artifact_runset *set, struct sl_err *err);
+/* The run `id` came from (borrowed from set), or NULL: from no run. */
+const char *artifact_runset_owner(const struct artifact_runset *set, const git_oid *id);
+void artifact_runset_release(struct artifact_runset *set);
+
+/* A growable list of commits (module-internal; free(v)). */
+struct artifact_oids {
+	git_oid *v;
+	size_t n, cap;
+};
+int artifact_oids_add(struct artifact_oids *o, const git_oid *id); /* SL_ERROR: out of memory */
+int artifact_oid_cmp(const void *a, const void *b);               /* for qsort and bsearch */
+
+/* The trailer `key` of a parsed commit message, or NULL (borrowed from arr): runset.c. */
+const char *artifact_trailer(const git_message_trailer_array *arr, const char *key);
+
+#endif

@@ -1,0 +1,631 @@
+/* sluice audit: verify merged runs' artifacts against their manifests, the chain and git. */
+#include "artifact/artifact.h"
+#include "worktree/worktree.h"
+#include "store/store.h"
+#include "core/fs.h"
+#include "core/sha256.h"
+
+#include <git2.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JSON_MAX ((size_t)16 << 20)
+
+struct audit {
+	struct sl_ctx *ctx;
+	struct artifact_audit_result *res;
+	git_repository *git;
+	struct artifact_chain chain;
+	const struct store_run *run;
+	char *dir;
+	json_t *manifest;  /* NULL when missing or malformed */
+	json_t *merge;     /* merge.json, NULL when missing */
+};
+
+static void add_finding(struct audit *a, const char *run, const char *where, const char *what)
+{
+	struct artifact_audit_finding *v;
+
+	if (!(v = realloc(a->res->v, (a->res->n + 1) * sizeof(*v))))
+		return;
+	a->res->v = v;
+	v[a->res->n].run = strdup(run);
+	v[a->res->n].what = strdup(what);
+	v[a->res->n].where = strdup(where ? where : "");
+	a->res->n++;
+}
+
+static void finding(struct audit *a, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void finding(struct audit *a, const char *where, const char *fmt, ...)
+{
+	char what[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	add_finding(a, a->run->id, where, what);
+}
+
+/* A finding about the target's history: named by the run concerned, or the target. */
+static void target_finding(struct audit *a, const char *run, const char *where,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void target_finding(struct audit *a, const char *run, const char *where,
+			   const char *fmt, ...)
+{
+	char what[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	add_finding(a, run ? run : a->ctx->cfg->target, where, what);
+}
+
+static json_t *read_json(const char *dir, const char *name)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = sl_path_join(dir, name);
+	json_t *j = NULL;
+
+	if (path && sl_read_file(&b, path, JSON_MAX, &err) == 0)
+		j = json_loadb(sl_buf_cstr(&b), b.len, 0, NULL);
+	sl_buf_release(&b);
+	free(path);
+	if (j && !json_is_object(j)) {
+		json_decref(j);
+		j = NULL;
+	}
+	return j;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int same(const char *x, const char *y)
+{
+	return x && y && !strcmp(x, y);
+}
+
+static int cmp_path(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct artifact_hash *)elem)->path);
+}
+
+/* Every file listed with its hash; every file present is listed. */
+static void check_artifacts(struct audit *a)
+{
+	struct artifact_hashes h = ARTIFACT_HASHES_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	json_t *arts = json_object_get(a->manifest, "artifacts"), *v;
+	const char *path;
+	size_t i;
+
+	if (!json_is_object(arts)) {
+		finding(a, "manifest.json", "manifest lists no artifacts");
+		return;
+	}
+	if (artifact_hash_files(a->dir, &h, &err) != 0) {
+		finding(a, a->dir, "cannot hash the artifacts: %s", err.msg);
+		return;
+	}
+	for (i = 0; i < h.n; i++) {
+		const char *want = jstr(arts, h.v[i].path);
+		if (!want)
+			finding(a, h.v[i].path, "artifact not in the manifest (added after the merge)");
+		else if (strcmp(want, h.v[i].sha256))
+			finding(a, h.v[i].path, "artifact changed since the manifest (sha256 %.12s, "
+				"manifest says %.12s)", h.v[i].sha256, want);
+	}
+	json_object_foreach(arts, path, v) {
+		if (!h.n || !bsearch(path, h.v, h.n, sizeof(*h.v), cmp_path))
+			finding(a, path, "artifact missing (listed in the manifest)");
+		a->res->artifacts++;
+	}
+	artifact_hashes_release(&h);
+}
+
+/* The manifest itself: there, parses, names this run. */
+static int check_manifest(struct audit *a)
+{
+	char *path = sl_path_join(a->dir, "manifest.json");
+	int present = path && sl_path_exists(path);
+
+	free(path);
+	if (!present) {
+		finding(a, "manifest.json", "manifest missing");
+		return -1;
+	}
+	if (!(a->manifest = read_json(a->dir, "manifest.json"))) {
+		finding(a, "manifest.json", "manifest does not parse as a JSON object");
+		return -1;
+	}
+	if (!same(jstr(a->manifest, "run"), a->run->id)) {
+		finding(a, "manifest.json", "manifest names run '%s', not this one (moved or swapped)",
+			jstr(a->manifest, "run") ? jstr(a->manifest, "run") : "(none)");
+	}
+	if (json_integer_value(json_object_get(a->manifest, "version")) != ARTIFACT_MANIFEST_VERSION)
+		finding(a, "manifest.json", "manifest version is not %d", ARTIFACT_MANIFEST_VERSION);
+	return 0;
+}
+
+/* The chain: this link points at the link before it in merge order. */
+static void check_chain(struct audit *a)
+{
+	const struct artifact_chain_link *l = NULL, *prev = NULL;
+	size_t i;
+
+	for (i = 0; i < a->chain.n && !l; i++)
+		if (!strcmp(a->chain.v[i].run, a->run->id)) {
+			l = &a->chain.v[i];
+			prev = i ? &a->chain.v[i - 1] : NULL;
+		}
+	if (!l)
+		return; /* no manifest: reported already */
+	a->res->manifests++;
+	if (!prev && (l->previous_run || l->previous_manifest))
+		finding(a, "manifest.json", "manifest chain broken: it names previous run '%s', but "
+			"no run merged before this one has a manifest",
+			l->previous_run ? l->previous_run : "(none)");
+	else if (prev && !same(l->previous_run, prev->run))
+		finding(a, "manifest.json", "manifest chain broken: previous_run is '%s', but the run "
+			"merged before this one is '%s'", l->previous_run ? l->previous_run : "null",
+			prev->run);
+	else if (prev && !same(l->previous_manifest, prev->sha256))
+		finding(a, "manifest.json", "manifest chain broken: previous_manifest is not the "
+			"sha256 of run '%s''s manifest.json", prev->run);
+}
+
+/* One recorded value agrees in the store, the manifest and merge.json. */
+static const char *agree(struct audit *a, const char *what, const char *stored, const char *key)
+{
+	const char *m = a->manifest ? jstr(a->manifest, key) : NULL;
+	const char *mj = a->merge ? jstr(a->merge, key) : NULL;
+
+	if (a->manifest && !same(stored, m))
+		finding(a, "manifest.json", "%s differs: store says %.12s, manifest says %.12s",
+			what, stored ? stored : "(none)", m ? m : "(none)");
+	if (a->merge && !same(stored, mj))
+		finding(a, "merge.json", "%s differs: store says %.12s, merge.json says %.12s", what,
+			stored ? stored : "(none)", mj ? mj : "(none)");
+	return stored;
+}
+
+/* diff.patch is what git computes now from the recorded base and head. */
+static void check_diff(struct audit *a, const char *base, const char *head)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct sl_err err = SL_ERR_INIT;
+	char *dir = NULL, *now = NULL, *patch = NULL, h1[65], h2[65];
+
+	if (!base || !head)
+		return;
+	if (asprintf(&dir, "%s/sluice-audit.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+		dir = NULL;
+	if (!dir || !mkdtemp(dir)) {
+		finding(a, "diff.patch", "cannot make a temporary folder to recompute the diff");
+		goto out;
+	}
+	now = sl_path_join(dir, "diff.patch");
+	patch = sl_path_join(a->dir, "diff.patch");
+	if (worktree_diff_patch(a->ctx->repo.root, base, head, now, &err) != 0)
+		finding(a, "diff.patch", "git cannot compute the diff %.12s..%.12s now: %s", base,
+			head, err.msg);
+	else if (sl_sha256_file(h1, patch, &err) != 0 || sl_sha256_file(h2, now, &err) != 0 ||
+		 strcmp(h1, h2))
+		finding(a, "diff.patch", "diff.patch is not the diff git computes now from %.12s to "
+			"%.12s", base, head);
+	sl_rm_rf(dir, &err);
+out:
+	free(dir);
+	free(now);
+	free(patch);
+}
+
+static void check_trailers(struct audit *a, const git_commit *c, const char *mc)
+{
+	git_message_trailer_array arr = { 0 };
+	const char *want[3][2] = { { "Work-Order", a->run->work_order_id },
+				   { "Sluice-Run", a->run->id },
+				   { "Reviewed-by", a->run->reviewer } };
+	size_t i;
+
+	if (git_message_trailers(&arr, git_commit_message(c)) != 0) {
+		finding(a, mc, "merge commit message has no trailers");
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		const char *got = artifact_trailer(&arr, want[i][0]);
+		if (!got)
+			finding(a, mc, "merge commit lacks the %s: trailer", want[i][0]);
+		else if (want[i][1] && strcmp(got, want[i][1]))
+			finding(a, mc, "merge commit says %s: %s, the run says %s", want[i][0], got,
+				want[i][1]);
+	}
+	git_message_trailer_array_free(&arr);
+}
+
+/* The tree of the merged head is the tree the reviewer approved. */
+static void check_tree(struct audit *a, const git_commit *head, const char *mc)
+{
+	char tree[GIT_OID_HEXSZ + 1];
+	json_t *req = a->dir ? read_json(a->dir, "review-request.json") : NULL;
+	json_t *rev = a->dir ? read_json(a->dir, "review.json") : NULL;
+	const char *approved = agree(a, "approved tree", a->run->approved_tree, "approved_tree");
+	const char *seen = req ? jstr(req, "tree") : NULL, *said = rev ? jstr(rev, "tree") : NULL;
+
+	git_oid_tostr(tree, sizeof(tree), git_commit_tree_id(head));
+	if (!same(approved, tree))
+		finding(a, mc, "the merged head's tree %.12s is not the approved tree %.12s", tree,
+			approved ? approved : "(none)");
+	if (req && !same(seen, tree))
+		finding(a, "review-request.json", "the reviewer was shown tree %.12s, but %.12s was "
+			"merged", seen ? seen : "(none)", tree);
+	if (said && strcmp(said, tree))
+		finding(a, "review.json", "the verdict approved tree %.12s, but %.12s was merged",
+			said, tree);
+	json_decref(req);
+	json_decref(rev);
+}
+
+static int reachable(struct audit *a, const git_oid *mc)
+{
+	git_oid tip;
+
+	if (git_reference_name_to_id(&tip, a->git, a->run->target) != 0)
+		return 0;
+	return git_oid_equal(&tip, mc) || git_graph_descendant_of(a->git, &tip, mc) == 1;
+}
+
+/*
+ * 1 when `c`'s tree is what sluice's merge of its two parents makes (the
+ * merge stays in memory: nothing is written). A forged merge commit with
+ * the run's parents and trailers but a tree of its own is found here.
+ */
+static int tree_is_merge(struct audit *a, const git_commit *c)
+{
+	git_commit *p1 = NULL, *p2 = NULL;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	git_diff *diff = NULL;
+	git_merge_options mo;
+	int yes = 0;
+
+	git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+	if (git_commit_parent(&p1, c, 0) == 0 && git_commit_parent(&p2, c, 1) == 0 &&
+	    git_merge_commits(&idx, a->git, p1, p2, &mo) == 0 && !git_index_has_conflicts(idx) &&
+	    git_commit_tree(&tree, c) == 0 &&
+	    git_diff_tree_to_index(&diff, a->git, tree, idx, NULL) == 0)
+		yes = git_diff_num_deltas(diff) == 0;
+	git_error_clear();
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_index_free(idx);
+	git_commit_free(p2);
+	git_commit_free(p1);
+	return yes;
+}
+
+/* The merge commit: exists, on the target, second parent = head, trailers, tree. */
+static void check_merge_commit(struct audit *a, const char *head)
+{
+	const char *mc = agree(a, "merge commit", a->run->merge_commit, "merge_commit");
+	git_commit *c = NULL, *p2 = NULL;
+	git_oid oid;
+
+	if (!mc || git_oid_fromstr(&oid, mc) != 0 || git_commit_lookup(&c, a->git, &oid) != 0) {
+		finding(a, mc ? mc : "runs.merge_commit", "merge commit does not exist");
+		goto out;
+	}
+	if (!reachable(a, &oid))
+		finding(a, a->run->target, "merge commit %.12s is not reachable from the target "
+			"(history rewritten?)", mc);
+	check_trailers(a, c, mc);
+	if (git_commit_parentcount(c) != 2 || git_commit_parent(&p2, c, 1) != 0) {
+		finding(a, mc, "merge commit does not have two parents");
+		goto out;
+	}
+	if (head && strncmp(git_oid_tostr_s(git_commit_id(p2)), head, GIT_OID_HEXSZ))
+		finding(a, mc, "the merge commit's second parent %.12s is not the run head %.12s",
+			git_oid_tostr_s(git_commit_id(p2)), head);
+	check_tree(a, p2, mc);
+	if (!tree_is_merge(a, c))
+		finding(a, mc, "the merge commit's tree %.12s is not the merge of its parents (sluice "
+			"did not make it: changed content beside the reviewed head)",
+			git_oid_tostr_s(git_commit_tree_id(c)));
+out:
+	git_commit_free(p2);
+	git_commit_free(c);
+}
+
+/* work_order.md holds the bytes of the revision the store says was run. */
+static void check_work_order(struct audit *a)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = sl_path_join(a->dir, "work_order.md"), h[65];
+
+	if (path && sl_sha256_file(h, path, &err) == 0 && !same(h, a->run->wo_content_hash))
+		finding(a, "work_order.md", "work order bytes are not the revision run (sha256 "
+			"%.12s, the store says %.12s)", h, a->run->wo_content_hash);
+	free(path);
+}
+
+static void audit_one(struct audit *a, const struct store_run *run)
+{
+	char *tomb = artifact_tombstone_path(&a->ctx->repo, run->id);
+	const char *base, *head;
+
+	a->run = run;
+	a->dir = sl_repo_run_path(&a->ctx->repo, run->id, NULL);
+	a->res->runs++;
+	if (a->dir && !sl_is_dir(a->dir) && tomb && sl_path_exists(tomb)) {
+		a->res->removed++;
+		free(a->dir);
+		a->dir = NULL;
+		check_chain(a);
+		check_merge_commit(a, run->head_commit);
+		goto out;
+	}
+	if (a->dir && !sl_is_dir(a->dir)) {
+		finding(a, a->dir, "run folder missing (and no gc tombstone says gc removed it)");
+		check_merge_commit(a, run->head_commit);
+		goto out;
+	}
+	if (check_manifest(a) == 0)
+		check_artifacts(a);
+	a->merge = read_json(a->dir, "merge.json");
+	check_chain(a);
+	base = agree(a, "base commit", run->base_commit, "base");
+	head = agree(a, "head commit", run->head_commit, "head");
+	check_diff(a, base, head);
+	check_merge_commit(a, head);
+	check_work_order(a);
+out:
+	json_decref(a->manifest);
+	json_decref(a->merge);
+	a->manifest = a->merge = NULL;
+	free(a->dir);
+	a->dir = NULL;
+	free(tomb);
+}
+
+/* A Sluice-Run merge on the target: the store has it as that run's landing, the chain has its manifest. */
+static void check_sluice_merge(struct audit *a, const char *hex, const char *run_id)
+{
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	const char *t = a->ctx->cfg->target;
+	int landing = 0;
+	size_t i;
+
+	memset(&r, 0, sizeof(r));
+	if (store_run_get(a->ctx->st, run_id, &r, &err) != 0 || strcmp(r.id, run_id))
+		target_finding(a, run_id, hex, "merge commit on '%s' carries Sluice-Run: %s, but the "
+			       "store has no run %s (a landing deleted from the store?)", t, run_id,
+			       run_id);
+	else if (strcmp(r.state, "merged"))
+		target_finding(a, run_id, hex, "merge commit on '%s' carries Sluice-Run: %s, but the "
+			       "store says run %s is %s, not merged", t, run_id, run_id, r.state);
+	else if (!same(r.merge_commit, hex))
+		target_finding(a, run_id, hex, "merge commit on '%s' carries Sluice-Run: %s, but the "
+			       "store records merge commit %.12s for that run", t, run_id,
+			       r.merge_commit ? r.merge_commit : "(none)");
+	else
+		landing = 1;
+	/* a landing in the store: the run's own audit checks its manifest and the chain */
+	for (i = 0; !landing && i < a->chain.n; i++)
+		if (!strcmp(a->chain.v[i].run, run_id))
+			landing = 1;
+	if (!landing)
+		target_finding(a, run_id, hex, "merge commit on '%s' of run %s is not in the "
+			       "manifest chain (no manifest.json or gc tombstone of that run)", t,
+			       run_id);
+	store_run_release(&r);
+}
+
+/* 1 if the commit is a landing in the store or recorded as the user's. */
+static int accounted(struct audit *a, const char *hex)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *run = NULL;
+	int rc = store_landing_run(a->ctx->st, hex, &run, &err);
+
+	free(run);
+	if (rc == 0)
+		return 1;
+	return store_user_commit_has(a->ctx->st, a->ctx->target_ref, hex, &err) == 1;
+}
+
+/*
+ * One commit of the target's first-parent line. from_runs: also check that
+ * it is not from a run (only after the first tip sluice observed).
+ */
+static void check_line_commit(struct audit *a, const struct artifact_runset *set,
+			      const git_commit *c, int from_runs)
+{
+	git_message_trailer_array arr = { 0 };
+	const char *t = a->ctx->cfg->target, *run, *sr;
+	char hex[GIT_OID_HEXSZ + 1], phex[GIT_OID_HEXSZ + 1];
+	unsigned int i;
+
+	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	if (git_message_trailers(&arr, git_commit_message(c)) == 0 &&
+	    (sr = artifact_trailer(&arr, "Sluice-Run")) != NULL) {
+		check_sluice_merge(a, hex, sr);
+		goto out;
+	}
+	if (!from_runs || accounted(a, hex))
+		goto out;
+	if ((run = artifact_runset_owner(set, git_commit_id(c)))) {
+		target_finding(a, run, hex, "commit on '%s' came from run %s, and sluice did not land "
+			       "it (unreviewed): reset '%s' to before it or 'sluice accept-target "
+			       "%s'", t, run, t, hex);
+		goto out;
+	}
+	for (i = 1; i < git_commit_parentcount(c); i++) {
+		git_oid_tostr(phex, sizeof(phex), git_commit_parent_id(c, i));
+		if (accounted(a, phex) ||
+		    !(run = artifact_runset_owner(set, git_commit_parent_id(c, i))))
+			continue;
+		target_finding(a, run, hex, "merge on '%s' brings commit %.12s of run %s, which "
+			       "sluice did not land (unreviewed): reset '%s' to before it or "
+			       "'sluice accept-target %s'", t, phex, run, t, hex);
+	}
+out:
+	git_error_clear();
+	git_message_trailer_array_free(&arr);
+}
+
+/* Where the line's Sluice-Run check may stop: the oldest run's base, when there is one. */
+static int oldest_base(struct audit *a, git_oid *out)
+{
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+	int found = 0;
+
+	if (store_runs_list(a->ctx->st, NULL, NULL, &runs, &n, &err) == 0)
+		for (i = n; i-- > 0 && !found;) /* newest first: the oldest is last */
+			found = runs[i].base_commit && git_oid_fromstr(out, runs[i].base_commit) == 0;
+	store_runs_free(runs, n);
+	return found;
+}
+
+/*
+ * The target's first-parent line, from its tip back to the oldest run's base
+ * (or the whole line): every Sluice-Run merge is a landing the store and the
+ * chain know; and back to the first tip sluice observed (the root), every
+ * commit is a landing, the user's, or from no run at all.
+ */
+static int audit_target(struct audit *a, struct sl_err *err)
+{
+	struct artifact_runset set = ARTIFACT_RUNSET_INIT;
+	git_revwalk *walk = NULL;
+	char *root = NULL, *last = NULL;
+	git_oid tip, rid, id, stop;
+	int error, have_root = 0, have_stop, from_runs = 1;
+
+	if ((error = git_reference_name_to_id(&tip, a->git, a->ctx->target_ref)) != 0) {
+		git_error_clear();
+		return 0; /* no target: the per-run checks say what is missing */
+	}
+	if (store_target_get(a->ctx->st, a->ctx->target_ref, &root, &last, err) == 0)
+		have_root = git_oid_fromstr(&rid, root) == 0;
+	sl_err_clear(err);
+	have_stop = oldest_base(a, &stop);
+	if ((error = artifact_runset_load(a->ctx, a->git, have_root ? &rid : NULL, &set, err)) != 0)
+		goto out;
+	if ((error = git_revwalk_new(&walk, a->git)) != 0 ||
+	    (error = git_revwalk_push(walk, &tip)) != 0) {
+		error = sl_err_git(err, error, "cannot walk the target '%s'", a->ctx->cfg->target);
+		goto out;
+	}
+	git_revwalk_simplify_first_parent(walk);
+	while (!git_revwalk_next(&id, walk)) {
+		git_commit *c = NULL;
+
+		if (have_root && git_oid_equal(&id, &rid))
+			from_runs = 0;
+		if (git_commit_lookup(&c, a->git, &id) == 0)
+			check_line_commit(a, &set, c, from_runs);
+		git_commit_free(c);
+		a->res->line++;
+		/*
+		 * What precedes both the oldest run's base and the root was there
+		 * before any run and before sluice watched.
+		 */
+		if (have_stop && git_oid_equal(&id, &stop))
+			have_stop = -1;
+		if ((have_stop == -1 || (!have_stop && have_root)) && (!from_runs || !have_root))
+			break;
+	}
+	git_error_clear();
+out:
+	git_revwalk_free(walk);
+	artifact_runset_release(&set);
+	free(root);
+	free(last);
+	return error;
+}
+
+/* The runs to audit: the named ones (each must be merged), or every merged run, oldest first. */
+static int pick_runs(struct sl_ctx *ctx, const char *const *names, size_t nn,
+		     struct store_run **out, size_t *n, struct sl_err *err)
+{
+	size_t i;
+	int error;
+
+	if (!nn) {
+		if ((error = store_runs_list(ctx->st, "merged", NULL, out, n, err)) != 0)
+			return error;
+		for (i = 0; i < *n / 2; i++) {
+			struct store_run t = (*out)[i];
+			(*out)[i] = (*out)[*n - 1 - i];
+			(*out)[*n - 1 - i] = t;
+		}
+		return 0;
+	}
+	if (!(*out = calloc(nn, sizeof(**out))))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	for (*n = 0; *n < nn; (*n)++) {
+		if ((error = store_run_get(ctx->st, names[*n], &(*out)[*n], err)) != 0)
+			return error;
+		if (strcmp((*out)[*n].state, "merged"))
+			return sl_err_set(err, SL_EINVALID, "run '%s' is %s, not merged; audit "
+					  "verifies merged runs only", (*out)[*n].id, (*out)[*n].state);
+	}
+	return 0;
+}
+
+int artifact_audit(struct sl_ctx *ctx, const char *const *runs, size_t nruns,
+		 struct artifact_audit_result *res, struct sl_err *err)
+{
+	struct audit a;
+	struct store_run *list = NULL;
+	size_t n = 0, i;
+	int error;
+
+	memset(&a, 0, sizeof(a));
+	memset(res, 0, sizeof(*res));
+	a.ctx = ctx;
+	a.res = res;
+	if ((error = pick_runs(ctx, runs, nruns, &list, &n, err)) != 0)
+		goto out;
+	if ((error = git_repository_open(&a.git, ctx->repo.root)) != 0) {
+		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
+		goto out;
+	}
+	if ((error = artifact_chain_load(&ctx->repo, NULL, &a.chain, err)) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		audit_one(&a, &list[i]);
+	if (!nruns)
+		error = audit_target(&a, err);
+out:
+	artifact_chain_release(&a.chain);
+	git_repository_free(a.git);
+	store_runs_free(list, nruns ? nruns : n);
+	return error;
+}
+
+void artifact_audit_result_release(struct artifact_audit_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->n; i++) {
+		free(res->v[i].run);
+		free(res->v[i].what);
+		free(res->v[i].where);
+	}
+	free(res->v);
+	memset(res, 0, sizeof(*res));
+}

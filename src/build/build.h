@@ -1,0 +1,266 @@
+#ifndef SL_BUILD_H
+#define SL_BUILD_H
+/*
+ * The builder process (DESIGN.md section 6.2, docs/builders.md): the
+ * configured argv (builder.command, a preset, or a retry override) run in
+ * the worktree, in its own process group, with a timeout, the SLUICE_*
+ * environment and a bounded log appended to <run_dir>/builder.log.
+ */
+#include "core/config.h"
+#include "core/err.h"
+#include "core/proc.h"
+
+/*
+ * The file in a run's folder naming the builder's or a gate's process group
+ * while it runs: reconciliation ends that group when its sluice died.
+ */
+#define BUILD_CHILD_OWNER_FILE "child.owner"
+
+struct build_opts {
+	const struct sl_config *cfg;
+	const char *run_id;
+	const char *work_order_id;
+	const char *run_dir;       /* absolute: .system/runs/<id> */
+	const char *worktree;      /* absolute; the builder's cwd */
+	const char *prompt_file;   /* absolute: <run_dir>/attempts/<n>/prompt.md */
+	const char *mode;          /* "build" or "resolve"; NULL: "build" */
+	int attempt;               /* 1, 2, ... ($SLUICE_ATTEMPT) */
+	const char *const *argv_override; /* a retry rule's builder argv, or NULL */
+	int64_t kill_grace_ms;     /* SIGTERM -> SIGKILL; 0: 2 s */
+};
+
+#define BUILD_OPTS_INIT { 0 }
+
+/*
+ * The argv to run: the override, else cfg->builder.command, else the
+ * preset's. *out is the caller's: sl_strv_free(). SL_EINVALID when no
+ * builder is configured.
+ */
+int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
+			struct sl_err *err);
+
+/*
+ * The environment entries every child that works in a worktree gets
+ * (builder and gates): the GIT_CONFIG_* triple that sets core.hooksPath to
+ * /dev/null unless cfg->worktree.hooks. A static NULL-terminated array.
+ */
+const char *const *build_hooks_env(const struct sl_config *cfg);
+
+/*
+ * The names removed from the environment of the builder and the gates:
+ * the reviewer's token variable (cfg->reviewer.token_env) and the GIT_*
+ * variables that would point git elsewhere (GIT_DIR, GIT_WORK_TREE,
+ * GIT_INDEX_FILE, ...). *out is the caller's: sl_strv_free().
+ */
+int build_env_drop(sl_strv *out, const struct sl_config *cfg, struct sl_err *err);
+
+/*
+ * Run the builder to completion. A header line per attempt goes into
+ * builder.log before its output, and a footer line with how it ended.
+ * Returns 0 when it ran (see res->exit_code, res->timed_out); SL_ENOTFOUND
+ * when the program does not exist, SL_EINVALID when nothing is configured.
+ */
+int build_run(const struct build_opts *o, struct sl_proc_result *res,
+		       struct sl_err *err);
+
+
+/*
+ * Gates (DESIGN.md section 6.4, docs/builders.md): each configured gate's
+ * argv runs in the worktree, in config order, each in its own process group
+ * with its own timeout and the builder's git environment (no hooks, no
+ * reviewer token). Every gate runs even when an earlier one failed, so the
+ * builder's next attempt and the reviewer see every failure at once.
+ *
+ * Output: <run_dir>/gates/<name>.log (stdout+stderr, bounded by
+ * builder.log_max, rewritten at each run) and <run_dir>/gates.json:
+ * [{name, argv, exit_code, passed, duration_ms, timed_out, log, error?}].
+ */
+#include <stdint.h>
+
+/* How much of a gate's log (its end) is kept in `output`. */
+#define BUILD_GATE_TAIL ((size_t)16 << 10)
+
+struct build_gate_result {
+	char *name;
+	sl_strv argv;
+	int exit_code;      /* 127 when the program could not be started */
+	int passed;         /* exit 0 and not timed out */
+	int timed_out;
+	int64_t duration_ms;
+	char *log;          /* "gates/<name>.log", relative to the run dir */
+	char *output;       /* the log's last BUILD_GATE_TAIL bytes */
+	char *error;        /* why it could not start, or NULL */
+};
+
+struct build_gate_results {
+	struct build_gate_result *v;
+	size_t n;
+	int all_passed;     /* 1 also when no gate is configured */
+};
+
+#define BUILD_GATE_RESULTS_INIT { NULL, 0, 1 }
+
+/*
+ * Run every gate of cfg in wt. Returns 0 when all of them ran, whatever
+ * their results (see out->all_passed); an error only when the artifacts
+ * cannot be written. *out is the caller's: build_gate_results_release().
+ */
+int build_gates_run(const struct sl_config *cfg, const char *wt, const char *run_dir,
+		     struct build_gate_results *out, struct sl_err *err);
+
+/*
+ * Read <run_dir>/gates.json back, with each log's tail (for a later tick
+ * that renders the retry prompt or the review request). SL_ENOTFOUND if
+ * the gates never ran. *out is the caller's: build_gate_results_release().
+ */
+int build_gates_load(const char *run_dir, struct build_gate_results *out, struct sl_err *err);
+
+/*
+ * The names of the failed gates, a NULL-terminated array of strings
+ * borrowed from r (free() the array only). NULL on out-of-memory.
+ */
+const char **build_gates_failed(const struct build_gate_results *r);
+
+/* The results as gates.json's array (a new reference, the caller's). */
+struct json_t;
+struct json_t *build_gates_json(const struct build_gate_results *r);
+
+void build_gate_results_release(struct build_gate_results *r);
+
+
+/*
+ * The builder's prompt (DESIGN.md section 6.2, docs/builders.md), written
+ * to <run_dir>/attempts/<n>/prompt.md and named by $SLUICE_PROMPT_FILE.
+ *
+ * build mode: a short preamble (what the builder must do) and the whole
+ * work order file, byte for byte. On a retry (attempt > 1) a retry section
+ * follows: the attempt number, the error, the failed gates' output (tails),
+ * the reviewer's comments and the previous diff, each bounded. A retry rule's
+ * `prompt` template replaces that retry section (not the work order: every
+ * attempt is a new process with no memory of the previous one).
+ *
+ * resolve mode: the seed's conflict-resolution prompt filled from the
+ * conflict context (conflict.json: currentRun, conflictingRun,
+ * conflictFiles, gitConflictOutput) and the instructions for markers.
+ *
+ * Template variables: {work_order.<field>} (front matter), {error}, {diff},
+ * {attempt}, {review.comments}, {gate.<name>.output}, {gate.<name>.exit}.
+ */
+#include "core/buf.h"
+
+
+/* Bounds of what goes into a prompt. */
+#define BUILD_PROMPT_DIFF_MAX ((size_t)64 << 10)
+#define BUILD_PROMPT_GATE_MAX ((size_t)8 << 10)
+#define BUILD_PROMPT_TEXT_MAX ((size_t)16 << 10)
+#define BUILD_PROMPT_MAX ((size_t)4 << 20)
+
+struct json_t;
+
+struct build_prompt_ctx {
+	const char *mode;              /* "build" (NULL) or "resolve" */
+	const char *work_order_text;   /* the work order file's exact text */
+	struct json_t *work_order;     /* its front matter fields (object), borrowed; may be NULL */
+	int attempt;                   /* 1, 2, ... */
+	/* retry context, for attempt > 1 (each may be NULL) */
+	const char *error;             /* why the previous attempt failed */
+	const char *diff;              /* the previous attempt's diff (base..head) */
+	const char *review_comments;   /* the reviewer's comments */
+	const struct build_gate_results *gates; /* the previous attempt's gates */
+	const char *prompt_override;   /* a retry rule's template, or NULL */
+	/* resolve mode */
+	struct json_t *conflict;       /* the conflict context (object), borrowed */
+};
+
+#define BUILD_PROMPT_CTX_INIT { 0 }
+
+/* Render the prompt into out (bounded at BUILD_PROMPT_MAX unless out's max is set). */
+int build_prompt_render(struct sl_buf *out, const struct build_prompt_ctx *c, struct sl_err *err);
+
+/*
+ * Render and write <run_dir>/attempts/<attempt>/prompt.md (creating the
+ * folders). *path_out (may be NULL) gets the file's path, the caller's
+ * (free()).
+ */
+int build_prompt_write(const char *run_dir, const struct build_prompt_ctx *c, char **path_out,
+			struct sl_err *err);
+
+
+/*
+ * Retry rules (seeds/002, DESIGN.md section 6.5, docs/builders.md).
+ *
+ * A failed attempt is fatal unless cfg->retry says otherwise. Failures are
+ * named like gates: every failed gate by its name, plus two pseudo-gates:
+ * "builder" (the builder exited non-zero or timed out) and "review" (the
+ * reviewer asked for changes). Each rule has one condition:
+ *   attempt: N      activates when attempt N starts (and stays: sticky)
+ *   not: gate.X     activates for the next attempt whenever X failed
+ *   exit: N         when attempt N (or later) fails, stop: fatal
+ * and overrides (builder argv, prompt template, worktree: reset) that, once
+ * activated, stay for every later attempt until a rule activated later (or,
+ * at the same attempt, listed later) overrides the same keyword.
+ *
+ * The active overrides are the state carried from attempt to attempt: one
+ * rule index per keyword. build_retry_save/load keep it in the store
+ * (table run_retry) so that the next tick (another process) sees it; the
+ * run folder, which builders and gates can write, only gets a copy for
+ * people (retry.json) that sluice never reads back.
+ */
+
+struct store;
+
+struct build_retry_state {
+	int builder_rule;  /* index into cfg->retry of the active builder override, or -1 */
+	int prompt_rule;   /* ... prompt override, or -1 */
+	int reset_rule;    /* ... worktree: reset, or -1 */
+};
+
+#define BUILD_RETRY_STATE_INIT { -1, -1, -1 }
+
+/* The overrides a state means, borrowed from cfg. */
+struct build_retry_overrides {
+	const char *const *builder; /* NULL: the configured builder */
+	const char *prompt;         /* NULL: the automatic retry context */
+	int worktree_reset;         /* 1: reset the worktree to the base before building */
+};
+
+struct build_retry_decision {
+	int retry;                        /* 1: run next_attempt; 0: fatal */
+	int next_attempt;
+	struct build_retry_state state;  /* the overrides active for next_attempt */
+	struct build_retry_overrides overrides;
+	char reason[512];                 /* "gate 'test' failed on attempt 3; retry exit at 3" */
+};
+
+/*
+ * Decide what follows a failed attempt. prev: the state the failed attempt
+ * ran with (BUILD_RETRY_STATE_INIT for attempt 1). failed: the names of the
+ * failed gates and pseudo-gates (NULL-terminated; may be NULL); a
+ * builder_exit other than 0 counts as "builder" failing. prev may point at
+ * d->state. d->reason is a whole sentence ("gate 'test' failed on attempt
+ * 3; retry exit at 3"). Returns 0 (the rules were validated at load).
+ */
+int build_retry_decide(const struct sl_config *cfg, const struct build_retry_state *prev,
+			int attempt_failed, const char *const *failed, int builder_exit,
+			struct build_retry_decision *d, struct sl_err *err);
+
+/* The overrides of a state (borrowed from cfg). */
+void build_retry_overrides(const struct sl_config *cfg, const struct build_retry_state *st,
+			    struct build_retry_overrides *out);
+
+/*
+ * Keep/read the state of run `run_id` in the store; a run with none loads
+ * as INIT. save also writes <run_dir>/retry.json (run_dir may be NULL), a
+ * copy for people: a failure to write it is not an error.
+ */
+int build_retry_save(struct store *st, const char *run_id, const char *run_dir,
+		      const struct build_retry_state *rs, struct sl_err *err);
+int build_retry_load(struct store *st, const char *run_id, struct build_retry_state *rs,
+		      struct sl_err *err);
+
+/* Forget the state: the next attempt starts the rules over (a person's retry). */
+int build_retry_forget(struct store *st, const char *run_id, const char *run_dir,
+			struct sl_err *err);
+
+
+#endif

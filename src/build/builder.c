@@ -1,0 +1,186 @@
+/* The builder process (builder.h). */
+#include "core/fs.h"
+#include "build/build.h"
+#include "core/time.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const hooks_off[] = {
+	"GIT_CONFIG_COUNT=1",
+	"GIT_CONFIG_KEY_0=core.hooksPath",
+	"GIT_CONFIG_VALUE_0=/dev/null",
+	NULL,
+};
+
+static const char *const hooks_on[] = { NULL };
+
+/* Variables that would send the builder's git to another repository. */
+static const char *const git_redirects[] = {
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
+	"GIT_PREFIX", NULL,
+};
+
+const char *const *build_hooks_env(const struct sl_config *cfg)
+{
+	return cfg->worktree.hooks ? hooks_on : hooks_off;
+}
+
+int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
+			struct sl_err *err)
+{
+	const char *const *src = argv_override;
+
+	*out = NULL;
+	if (!src || !src[0])
+		src = (const char *const *)cfg->builder.command;
+	if (src && src[0])
+		return (*out = sl_strv_copy(src)) ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
+	if (cfg->builder.preset)
+		return sl_config_preset(out, cfg->builder.preset, err);
+	return sl_err_set(err, SL_EINVALID,
+			  "no builder configured; set builder.command or builder.preset in "
+			  ".system/config.yaml");
+}
+
+int build_env_drop(sl_strv *out, const struct sl_config *cfg, struct sl_err *err)
+{
+	size_t n = 0;
+
+	*out = calloc(sizeof(git_redirects) / sizeof(*git_redirects) + 1, sizeof(char *));
+	if (!*out)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	for (const char *const *g = git_redirects; *g; g++)
+		if (!((*out)[n++] = strdup(*g)))
+			goto oom;
+	if (cfg->reviewer.token_env && cfg->reviewer.token_env[0])
+		if (!((*out)[n++] = strdup(cfg->reviewer.token_env)))
+			goto oom;
+	return 0;
+oom:
+	sl_strv_free(*out);
+	*out = NULL;
+	return sl_err_set(err, SL_ERROR, "out of memory");
+}
+
+/* SLUICE_* entries, cfg->builder.env, the hooks triple: new strings in env (n at most cap). */
+static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
+{
+	const char *mode = o->mode ? o->mode : "build";
+	const char *wo = o->work_order_id ? o->work_order_id : "";
+	const char *prompt = o->prompt_file ? o->prompt_file : "";
+	size_t n = 0;
+
+	if (asprintf(&env[n++], "SLUICE_RUN_ID=%s", o->run_id ? o->run_id : "") < 0 ||
+	    asprintf(&env[n++], "SLUICE_WORK_ORDER_ID=%s", wo) < 0 ||
+	    asprintf(&env[n++], "SLUICE_PROMPT_FILE=%s", prompt) < 0 ||
+	    asprintf(&env[n++], "SLUICE_RUN_DIR=%s", o->run_dir ? o->run_dir : "") < 0 ||
+	    asprintf(&env[n++], "SLUICE_MODE=%s", mode) < 0 ||
+	    asprintf(&env[n++], "SLUICE_ATTEMPT=%d", o->attempt) < 0) {
+		env[n - 1] = NULL;
+		return SL_ERROR;
+	}
+	for (char **e = o->cfg->builder.env; e && *e && n < cap; e++)
+		if (!(env[n++] = strdup(*e)))
+			return SL_ERROR;
+	for (const char *const *h = build_hooks_env(o->cfg); *h && n < cap; h++)
+		if (!(env[n++] = strdup(*h)))
+			return SL_ERROR;
+	return 0;
+}
+
+static void describe_argv(char *out, size_t n, const char *const *argv)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (; *argv && len + 1 < n; argv++) {
+		snprintf(out + len, n - len, "%s%s", len ? " " : "", *argv);
+		len = strlen(out);
+	}
+}
+
+static void log_line(const char *log, const char *line)
+{
+	struct sl_err e = SL_ERR_INIT;
+	int fd = -1;
+
+	if (sl_open_file(log, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
+		return;
+	if (write(fd, line, strlen(line)) < 0) {
+		/* the log is best effort; the run's outcome is recorded elsewhere */
+	}
+	close(fd);
+}
+
+static void log_header(const char *log, const struct build_opts *o,
+		       const char *const *argv)
+{
+	char when[64], cmd[1024], line[1200];
+
+	sl_time_iso(when, sizeof(when), sl_now_ms());
+	describe_argv(cmd, sizeof(cmd), argv);
+	snprintf(line, sizeof(line), "==== sluice: attempt %d (%s) started %s: %s ====\n",
+		 o->attempt, o->mode ? o->mode : "build", when, cmd);
+	log_line(log, line);
+}
+
+static void log_footer(const char *log, const struct build_opts *o,
+		       const struct sl_proc_result *res, const struct sl_err *err, int error)
+{
+	char how[SL_ERR_MSG_MAX], line[SL_ERR_MSG_MAX + 128];
+
+	if (error)
+		snprintf(how, sizeof(how), "%s", err->msg);
+	else
+		sl_proc_describe(how, sizeof(how), res);
+	snprintf(line, sizeof(line), "\n==== sluice: attempt %d ended: %s ====\n", o->attempt, how);
+	log_line(log, line);
+}
+
+int build_run(const struct build_opts *o, struct sl_proc_result *res,
+		       struct sl_err *err)
+{
+	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
+	sl_strv argv = NULL, env = NULL, drop = NULL;
+	size_t cap = 6 + sl_strv_len(o->cfg->builder.env) + 4;
+	char *log = NULL, *owner = NULL;
+	int error;
+
+	memset(res, 0, sizeof(*res));
+	if ((error = build_argv(&argv, o->cfg, o->argv_override, err)) < 0)
+		goto out;
+	if ((error = build_env_drop(&drop, o->cfg, err)) < 0)
+		goto out;
+	if (!(env = calloc(cap + 1, sizeof(*env))) || build_env(env, cap, o) < 0 ||
+	    asprintf(&log, "%s/builder.log", o->run_dir) < 0 ||
+	    asprintf(&owner, "%s/" BUILD_CHILD_OWNER_FILE, o->run_dir) < 0) {
+		log = owner = NULL;
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	log_header(log, o, (const char *const *)argv);
+	po.argv = (const char *const *)argv;
+	po.env_add = (const char *const *)env;
+	po.env_drop = (const char *const *)drop;
+	po.cwd = o->worktree;
+	po.log_path = log;
+	po.log_max = o->cfg->builder.log_max;
+	po.timeout_ms = o->cfg->builder.timeout_ms;
+	po.kill_grace_ms = o->kill_grace_ms;
+	po.owner_file = owner;
+	error = sl_proc_run(&po, res, err);
+	log_footer(log, o, res, err, error);
+out:
+	free(log);
+	free(owner);
+	sl_strv_free(argv);
+	sl_strv_free(env);
+	sl_strv_free(drop);
+	return error;
+}

@@ -1,0 +1,326 @@
+/* Gates (gates.h): run every configured gate, record gates.json and logs. */
+#include "build/build.h"
+#include "core/fs.h"
+#include "core/fault.h"
+#include "core/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GATES_LOG_DEFAULT_MAX ((size_t)10 << 20)
+
+/* The last `max` bytes of a file, a new string ("" when unreadable). */
+static char *tail_file(const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	char *buf = NULL;
+	size_t want, got = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		goto out;
+	want = (size_t)st.st_size > max ? max : (size_t)st.st_size;
+	if (!(buf = malloc(want + 1)))
+		goto out;
+	while (got < want) {
+		ssize_t r = pread(fd, buf + got, want - got, st.st_size - (off_t)want + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+out:
+	if (fd >= 0)
+		close(fd);
+	return buf ? buf : strdup("");
+}
+
+static int gate_name_ok(const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
+			return 0;
+	return 1;
+}
+
+struct gate_env {
+	char *add[8];
+	sl_strv drop;
+};
+
+static int gate_env_init(struct gate_env *ge, const struct sl_config *cfg, const char *run_dir,
+			 const char *name, struct sl_err *err)
+{
+	size_t n = 0;
+
+	memset(ge, 0, sizeof(*ge));
+	if (build_env_drop(&ge->drop, cfg, err) < 0)
+		return SL_ERROR;
+	if (asprintf(&ge->add[n++], "SLUICE_RUN_DIR=%s", run_dir) < 0 ||
+	    asprintf(&ge->add[n++], "SLUICE_GATE=%s", name) < 0) {
+		ge->add[n - 1] = NULL;
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	for (const char *const *h = build_hooks_env(cfg); *h; h++)
+		if (!(ge->add[n++] = strdup(*h)))
+			return sl_err_set(err, SL_ERROR, "out of memory");
+	return 0;
+}
+
+static void gate_env_release(struct gate_env *ge)
+{
+	for (size_t i = 0; i < sizeof(ge->add) / sizeof(*ge->add); i++)
+		free(ge->add[i]);
+	sl_strv_free(ge->drop);
+}
+
+static void log_start_error(const char *log, const char *msg)
+{
+	struct sl_err e = SL_ERR_INIT;
+	int fd = -1;
+
+	if (sl_open_file(log, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
+		return;
+	if (write(fd, msg, strlen(msg)) < 0 || write(fd, "\n", 1) < 0) {
+		/* best effort: the message is also in gates.json */
+	}
+	close(fd);
+}
+
+/* Run one gate; the result's fields are filled in (strings owned by r). */
+static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const char *wt,
+		   const char *run_dir, struct build_gate_result *r, struct sl_err *err)
+{
+	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_err perr = SL_ERR_INIT;
+	struct gate_env ge;
+	char *path = NULL, *owner = NULL;
+	int error;
+
+	if (!(r->name = strdup(g->name)) || !(r->argv = sl_strv_copy((const char *const *)g->argv)) ||
+	    asprintf(&r->log, "gates/%s.log", g->name) < 0 ||
+	    !(path = sl_path_join(run_dir, r->log)) ||
+	    !(owner = sl_path_join(run_dir, BUILD_CHILD_OWNER_FILE))) {
+		free(path);
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	if ((error = gate_env_init(&ge, cfg, run_dir, g->name, err)) < 0)
+		goto out;
+	/* a fresh log each attempt; unlink, never truncate through a planted symlink */
+	if ((error = sl_unlink(path, err)) < 0)
+		goto out;
+	po.argv = (const char *const *)g->argv;
+	po.env_add = (const char *const *)ge.add;
+	po.env_drop = (const char *const *)ge.drop;
+	po.cwd = wt;
+	po.log_path = path;
+	po.log_max = cfg->builder.log_max ? cfg->builder.log_max : GATES_LOG_DEFAULT_MAX;
+	po.timeout_ms = g->timeout_ms;
+	po.owner_file = owner;
+	if (sl_proc_run(&po, &res, &perr) < 0) {
+		r->exit_code = 127;
+		r->duration_ms = res.duration_ms;
+		r->error = strdup(perr.msg);
+		log_start_error(path, perr.msg);
+	} else {
+		r->exit_code = res.exit_code;
+		r->timed_out = res.timed_out;
+		r->duration_ms = res.duration_ms;
+		r->passed = res.exit_code == 0 && !res.timed_out;
+	}
+	r->output = tail_file(path, BUILD_GATE_TAIL);
+out:
+	gate_env_release(&ge);
+	free(path);
+	free(owner);
+	return error;
+}
+
+static json_t *result_json(const struct build_gate_result *r)
+{
+	json_t *argv = json_array(), *o;
+
+	for (char **a = r->argv; a && *a; a++)
+		json_array_append_new(argv, json_string(*a));
+	o = json_pack("{s:s, s:o, s:i, s:b, s:I, s:b, s:s}", "name", r->name, "argv", argv,
+		      "exit_code", r->exit_code, "passed", r->passed, "duration_ms",
+		      (json_int_t)r->duration_ms, "timed_out", r->timed_out, "log", r->log);
+	if (o && r->error)
+		json_object_set_new(o, "error", json_string(r->error));
+	return o;
+}
+
+json_t *build_gates_json(const struct build_gate_results *r)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < r->n; i++)
+		json_array_append_new(arr, result_json(&r->v[i]));
+	return arr;
+}
+
+static int write_json(const char *run_dir, const struct build_gate_results *r, struct sl_err *err)
+{
+	json_t *arr = build_gates_json(r);
+	char *text = arr ? json_dumps(arr, JSON_INDENT(2)) : NULL;
+	char *path = sl_path_join(run_dir, "gates.json");
+	int error;
+
+	if (!text || !path)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else
+		error = sl_write_file_atomic(path, text, strlen(text), err);
+	json_decref(arr);
+	free(text);
+	free(path);
+	return error;
+}
+
+int build_gates_run(const struct sl_config *cfg, const char *wt, const char *run_dir,
+		     struct build_gate_results *out, struct sl_err *err)
+{
+	char *dir = sl_path_join(run_dir, "gates");
+	int error = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	out->all_passed = 1;
+	if (!dir || (cfg->ngates && !(out->v = calloc(cfg->ngates, sizeof(*out->v))))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = sl_mkdir_p(dir, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < cfg->ngates; i++) {
+		const struct sl_gate *g = &cfg->gates[i];
+
+		if (!gate_name_ok(g->name) || !g->argv || !g->argv[0]) {
+			error = sl_err_set(err, SL_EINVALID, "gate %zu has a bad name or no "
+					   "command; fix gates in .system/config.yaml", i + 1);
+			goto out;
+		}
+		out->n++;
+		sl_fault("gates.before_gate");
+		if ((error = run_one(cfg, &cfg->gates[i], wt, run_dir, &out->v[i], err)) < 0)
+			goto out;
+		sl_fault("gates.after_gate");
+		if (!out->v[i].passed)
+			out->all_passed = 0;
+	}
+	error = write_json(run_dir, out, err);
+out:
+	free(dir);
+	return error;
+}
+
+static int load_one(const char *run_dir, json_t *o, struct build_gate_result *r)
+{
+	json_t *argv = json_object_get(o, "argv"), *v;
+	const char *name = json_string_value(json_object_get(o, "name"));
+	const char *log = json_string_value(json_object_get(o, "log"));
+	const char *error = json_string_value(json_object_get(o, "error"));
+	char *path;
+	size_t i;
+
+	if (!name || !log || !json_is_array(argv) || !sl_path_is_safe_relative(log))
+		return SL_EINVALID;
+	if (!(r->name = strdup(name)) || !(r->log = strdup(log)) ||
+	    !(r->argv = calloc(json_array_size(argv) + 1, sizeof(char *))))
+		return SL_ERROR;
+	json_array_foreach(argv, i, v)
+		if (!(r->argv[i] = strdup(json_string_value(v) ? json_string_value(v) : "")))
+			return SL_ERROR;
+	if (error && !(r->error = strdup(error)))
+		return SL_ERROR;
+	r->exit_code = (int)json_integer_value(json_object_get(o, "exit_code"));
+	r->passed = json_is_true(json_object_get(o, "passed"));
+	r->timed_out = json_is_true(json_object_get(o, "timed_out"));
+	r->duration_ms = json_integer_value(json_object_get(o, "duration_ms"));
+	if (!(path = sl_path_join(run_dir, log)))
+		return SL_ERROR;
+	r->output = tail_file(path, BUILD_GATE_TAIL);
+	free(path);
+	return 0;
+}
+
+int build_gates_load(const char *run_dir, struct build_gate_results *out, struct sl_err *err)
+{
+	char *path = sl_path_join(run_dir, "gates.json");
+	json_error_t jerr;
+	json_t *arr = NULL, *o;
+	size_t i;
+	int error = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	out->all_passed = 1;
+	if (!path)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (!sl_path_exists(path)) {
+		error = sl_err_set(err, SL_ENOTFOUND, "no gate results in '%s'; the gates have not "
+				   "run", run_dir);
+		goto out;
+	}
+	if (!(arr = json_load_file(path, 0, &jerr)) || !json_is_array(arr)) {
+		error = sl_err_set(err, SL_EINVALID, "cannot read '%s': %s", path,
+				   arr ? "not an array" : jerr.text);
+		goto out;
+	}
+	if (!(out->v = calloc(json_array_size(arr) + 1, sizeof(*out->v)))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	json_array_foreach(arr, i, o) {
+		out->n++;
+		if ((error = load_one(run_dir, o, &out->v[i])) < 0) {
+			sl_err_set(err, error, "bad entry %zu in '%s'; rerun the gates", i + 1,
+				   path);
+			goto out;
+		}
+		if (!out->v[i].passed)
+			out->all_passed = 0;
+	}
+out:
+	json_decref(arr);
+	free(path);
+	return error;
+}
+
+const char **build_gates_failed(const struct build_gate_results *r)
+{
+	const char **names = calloc(r->n + 1, sizeof(*names));
+	size_t k = 0;
+
+	for (size_t i = 0; names && i < r->n; i++)
+		if (!r->v[i].passed)
+			names[k++] = r->v[i].name;
+	return names;
+}
+
+void build_gate_results_release(struct build_gate_results *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].name);
+		sl_strv_free(r->v[i].argv);
+		free(r->v[i].log);
+		free(r->v[i].output);
+		free(r->v[i].error);
+	}
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+	r->all_passed = 1;
+}

@@ -1,0 +1,224 @@
+/* Retry rules (retry.h). */
+#include "build/build.h"
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "store/store.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int listed(const char *const *v, const char *name)
+{
+	for (; v && *v; v++)
+		if (strcmp(*v, name) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_pseudo(const char *name)
+{
+	return strcmp(name, "builder") == 0 || strcmp(name, "review") == 0;
+}
+
+static void describe_gates(struct sl_buf *b, const char *const *failed)
+{
+	size_t n = 0, k = 0;
+
+	for (const char *const *f = failed; f && *f; f++)
+		n += !is_pseudo(*f);
+	if (!n)
+		return;
+	sl_buf_puts(b, n > 1 ? "gates " : "gate ");
+	for (const char *const *f = failed; f && *f; f++)
+		if (!is_pseudo(*f))
+			sl_buf_addf(b, "%s'%s'", k++ ? ", " : "", *f);
+	sl_buf_puts(b, " failed");
+}
+
+/* "gate 'test' failed", "gates 'test', 'lint' failed; builder failed (exit 3)", ... */
+static void describe_failure(char *out, size_t n, const char *const *failed, int builder_exit)
+{
+	struct sl_buf b = SL_BUF_INIT;
+
+	if (builder_exit != 0)
+		sl_buf_addf(&b, "builder failed (exit %d)", builder_exit);
+	else if (listed(failed, "builder"))
+		sl_buf_puts(&b, "builder failed");
+	if (b.len)
+		sl_buf_puts(&b, "; ");
+	describe_gates(&b, failed);
+	if (b.len >= 2 && strcmp(b.ptr + b.len - 2, "; ") == 0)
+		b.ptr[b.len -= 2] = '\0';
+	if (listed(failed, "review"))
+		sl_buf_addf(&b, "%sreviewer requested changes", b.len ? "; " : "");
+	snprintf(out, n, "%s", b.len ? b.ptr : "attempt failed");
+	sl_buf_release(&b);
+}
+
+/* Does rule r activate for the attempt `next` after `failed` failed? */
+static int activates(const struct sl_retry_rule *r, int next, const char *const *failed,
+		     int builder_exit)
+{
+	switch (r->kind) {
+	case SL_RETRY_ATTEMPT:
+		return next == r->n;
+	case SL_RETRY_NOT_GATE:
+		return r->gate && (listed(failed, r->gate) ||
+				   (strcmp(r->gate, "builder") == 0 && builder_exit != 0));
+	default:
+		return 0;
+	}
+}
+
+static void activate(struct build_retry_state *st, const struct sl_retry_rule *r, int idx)
+{
+	if (r->builder)
+		st->builder_rule = idx;
+	if (r->prompt)
+		st->prompt_rule = idx;
+	if (r->worktree_reset)
+		st->reset_rule = idx;
+}
+
+/* The smallest exit: N, or 0 when there is none. */
+static int exit_at(const struct sl_config *cfg)
+{
+	int at = 0;
+
+	for (size_t i = 0; i < cfg->nretry; i++)
+		if (cfg->retry[i].kind == SL_RETRY_EXIT && (!at || cfg->retry[i].n < at))
+			at = cfg->retry[i].n;
+	return at;
+}
+
+static int valid_index(const struct sl_config *cfg, int i)
+{
+	return i >= 0 && (size_t)i < cfg->nretry;
+}
+
+void build_retry_overrides(const struct sl_config *cfg, const struct build_retry_state *st,
+			    struct build_retry_overrides *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (valid_index(cfg, st->builder_rule))
+		out->builder = (const char *const *)cfg->retry[st->builder_rule].builder;
+	if (valid_index(cfg, st->prompt_rule))
+		out->prompt = cfg->retry[st->prompt_rule].prompt;
+	if (valid_index(cfg, st->reset_rule))
+		out->worktree_reset = cfg->retry[st->reset_rule].worktree_reset;
+}
+
+static void describe_overrides(char *out, size_t n, const struct sl_config *cfg,
+			       const struct build_retry_state *st)
+{
+	size_t len = 0;
+	const int rules[3] = { st->builder_rule, st->prompt_rule, st->reset_rule };
+	const char *names[3] = { "builder", "prompt", "worktree reset" };
+
+	out[0] = '\0';
+	for (int k = 0; k < 3; k++)
+		if (valid_index(cfg, rules[k]) && len < n)
+			len += (size_t)snprintf(out + len, n - len, "%s%s from retry rule %d",
+						len ? ", " : " with ", names[k], rules[k] + 1);
+}
+
+int build_retry_decide(const struct sl_config *cfg, const struct build_retry_state *prev,
+			int attempt_failed, const char *const *failed, int builder_exit,
+			struct build_retry_decision *d, struct sl_err *err)
+{
+	struct build_retry_state start = *prev; /* prev may point into d */
+	char what[256], how[200];
+	int at = exit_at(cfg);
+
+	memset(d, 0, sizeof(*d));
+	d->state = start;
+	d->next_attempt = attempt_failed + 1;
+	describe_failure(what, sizeof(what), failed, builder_exit);
+	if (!cfg->nretry) {
+		snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; no retry rules", what,
+			 attempt_failed);
+		goto out;
+	}
+	if (!at) {
+		snprintf(d->reason, sizeof(d->reason),
+			 "%s on attempt %d; the retry rules have no 'exit' entry, so no retry",
+			 what, attempt_failed);
+		goto out;
+	}
+	if (attempt_failed >= at) {
+		snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; retry exit at %d", what,
+			 attempt_failed, at);
+		goto out;
+	}
+	for (size_t i = 0; i < cfg->nretry; i++)
+		if (activates(&cfg->retry[i], d->next_attempt, failed, builder_exit))
+			activate(&d->state, &cfg->retry[i], (int)i);
+	d->retry = 1;
+	describe_overrides(how, sizeof(how), cfg, &d->state);
+	snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; retrying as attempt %d of %d%s",
+		 what, attempt_failed, d->next_attempt, at, how);
+out:
+	build_retry_overrides(cfg, &d->state, &d->overrides);
+	return 0;
+}
+
+/* The copy for people in the run folder: written, never read back. */
+static void write_copy(const char *run_dir, const struct build_retry_state *rs)
+{
+	struct sl_err err = SL_ERR_INIT;
+	json_t *o = json_pack("{s:i, s:i, s:i, s:s}", "builder_rule", rs->builder_rule,
+			      "prompt_rule", rs->prompt_rule, "reset_rule", rs->reset_rule, "note",
+			      "a copy for people; sluice keeps this state in its database");
+	char *text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+	char *path = sl_path_join(run_dir, "retry.json");
+
+	if (text && path && sl_write_file_atomic(path, text, strlen(text), &err) != 0)
+		sl_log(SL_LOG_WARN, "cannot write '%s' (a copy for people): %s", path, err.msg);
+	json_decref(o);
+	free(text);
+	free(path);
+}
+
+int build_retry_save(struct store *st, const char *run_id, const char *run_dir,
+		      const struct build_retry_state *rs, struct sl_err *err)
+{
+	struct store_retry_state s = { rs->builder_rule, rs->prompt_rule, rs->reset_rule };
+	int error;
+
+	if ((error = store_retry_set(st, run_id, &s, err)) != 0)
+		return error;
+	if (run_dir)
+		write_copy(run_dir, rs);
+	return 0;
+}
+
+int build_retry_load(struct store *st, const char *run_id, struct build_retry_state *rs,
+		      struct sl_err *err)
+{
+	struct store_retry_state s;
+	int error;
+
+	rs->builder_rule = rs->prompt_rule = rs->reset_rule = -1;
+	if ((error = store_retry_get(st, run_id, &s, err)) != 0)
+		return error;
+	rs->builder_rule = s.builder_rule;
+	rs->prompt_rule = s.prompt_rule;
+	rs->reset_rule = s.reset_rule;
+	return 0;
+}
+
+int build_retry_forget(struct store *st, const char *run_id, const char *run_dir,
+			struct sl_err *err)
+{
+	char *path = run_dir ? sl_path_join(run_dir, "retry.json") : NULL;
+	struct sl_err ignored = SL_ERR_INIT;
+
+	if (path)
+		sl_unlink(path, &ignored); /* never through a link */
+	free(path);
+	return store_retry_clear(st, run_id, err);
+}

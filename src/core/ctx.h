@@ -1,0 +1,24 @@
+#ifndef SL_CORE_CTX_H
+#define SL_CORE_CTX_H
+/*
+ * An open sluice repository: its git repository paths, its config and its
+ * store, as every module below the runner receives it. runner_ctx_open()
+ * fills one and runner_ctx_release() releases it; the modules below only
+ * borrow it.
+ */
+#include "core/config.h"
+#include "core/repo.h"
+
+struct store;
+
+struct sl_ctx {
+	struct sl_repo repo;
+	struct sl_config *cfg;
+	struct store *st;
+	char target_ref[512];   /* refs/heads/<cfg->target> */
+	char **excluded;        /* worktree.share + worktree.copy: never committed, never "dirty" */
+};
+
+#define SL_CTX_INIT { SL_REPO_INIT, NULL, NULL, { 0 }, NULL }
+
+#endif

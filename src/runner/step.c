@@ -1,0 +1,267 @@
+/*
+ * The helpers every step shares: moving a run between states with its event,
+ * reading and writing its artifacts, the target's tip, the run folder's checks.
+ */
+#include "runner/runner_int.h"
+#include "store/store.h"
+#include "worktree/worktree.h"
+#include "core/fs.h"
+#include "core/fault.h"
+#include "core/log.h"
+#include "core/proc.h"
+#include "core/time.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int step__reload(struct step *s, struct sl_err *err)
+{
+	struct store_run r;
+	int error;
+
+	if ((error = store_run_get(s->ctx->st, s->run.id, &r, err)) != 0)
+		return error;
+	store_run_release(&s->run);
+	s->run = r;
+	return 0;
+}
+
+static int vmove(struct step *s, const char *to, struct sl_err *err, const char *fmt, va_list ap)
+{
+	char reason[1024];
+	int error;
+
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, to, reason, 0,
+					  err)) != 0)
+		return error;
+	return step__reload(s, err);
+}
+
+int step__move(struct step *s, const char *to, struct sl_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	error = vmove(s, to, err, fmt, ap);
+	va_end(ap);
+	return error ? error : STEP_NEXT;
+}
+
+int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
+{
+	char reason[1024];
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if ((error = step__finish(s, state, "failed", reason, reason, err)) < 0)
+		return error;
+	return STEP_STOP;
+}
+
+int step__finish(struct step *s, const char *state, const char *wo_state, const char *reason,
+		 const char *wo_reason, struct sl_err *err)
+{
+	int error;
+
+	/* one transaction: a crash never leaves the work order running behind a finished run */
+	if ((error = store_begin(s->ctx->st, err)) != 0)
+		return error;
+	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, state, reason, 1,
+					  err)) != 0 ||
+	    (error = store_wo_set_state_tx(s->ctx->st, s->run.work_order_id, wo_state, wo_reason,
+					   err)) != 0 ||
+	    (error = store_commit(s->ctx->st, err)) != 0) {
+		store_rollback(s->ctx->st);
+		return error;
+	}
+	return step__reload(s, err);
+}
+
+int step__set(struct step *s, struct sl_err *err, ...)
+{
+	const char *fields[32];
+	va_list ap;
+	int n = 0, error;
+
+	va_start(ap, err);
+	while (n < 30 && (fields[n] = va_arg(ap, const char *)) != NULL) {
+		fields[n + 1] = va_arg(ap, const char *);
+		n += 2;
+	}
+	va_end(ap);
+	fields[n] = NULL;
+	if ((error = store_run_update(s->ctx->st, s->run.id, fields, 0, err)) != 0)
+		return error;
+	return step__reload(s, err);
+}
+
+char *step__path(struct step *s, const char *name)
+{
+	return sl_path_join(s->run_dir, name);
+}
+
+char *step__read(struct step *s, const char *name, size_t max)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = step__path(s, name), *out = NULL;
+
+	if (path && sl_read_file(&b, path, max, &err) == 0)
+		out = sl_buf_detach(&b);
+	sl_buf_release(&b);
+	free(path);
+	return out;
+}
+
+json_t *step__read_json(struct step *s, const char *name)
+{
+	char *path = step__path(s, name);
+	json_t *j = path ? json_load_file(path, 0, NULL) : NULL;
+
+	free(path);
+	return j;
+}
+
+int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err *err)
+{
+	return runner__write_artifact_json(s->ctx, s->run.id, name, j, err);
+}
+
+int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const char *name,
+				json_t *json, struct sl_err *err)
+{
+	char *path = sl_repo_run_path(&ctx->repo, run_id, name);
+	char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
+	struct sl_buf b = SL_BUF_INIT;
+	char *dir = NULL;
+	int error;
+
+	if (!path || !text || sl_buf_puts(&b, text) || sl_buf_puts(&b, "\n") ||
+	    !(dir = strndup(path, (size_t)(strrchr(path, '/') - path))))
+		error = sl_err_set(err, SL_ERROR, "cannot write '%s': out of memory", name);
+	/* attempts/N/ removed by a builder is made again, never through a link */
+	else if ((error = sl_mkdir_p(dir, err)) == 0)
+		error = sl_write_file_atomic(path, b.ptr, b.len, err);
+	free(dir);
+	sl_buf_release(&b);
+	free(text);
+	free(path);
+	return error;
+}
+
+int step__tree_of(struct step *s, const char *commit_hex, char tree_hex[41], struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	git_oid oid;
+	int rc, error = 0;
+
+	if ((rc = git_repository_open(&repo, s->ctx->repo.root)) < 0 ||
+	    (rc = git_oid_fromstr(&oid, commit_hex ? commit_hex : "")) < 0 ||
+	    (rc = git_commit_lookup(&c, repo, &oid)) < 0)
+		error = sl_err_git(err, rc, "cannot read commit '%s'", commit_hex ? commit_hex : "");
+	else
+		git_oid_tostr(tree_hex, 41, git_commit_tree_id(c));
+	git_commit_free(c);
+	git_repository_free(repo);
+	return error;
+}
+
+int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_oid oid;
+	int rc, error = 0;
+
+	if ((rc = git_repository_open(&repo, s->ctx->repo.root)) < 0)
+		error = sl_err_git(err, rc, "cannot open the repository '%s'", s->ctx->repo.root);
+	else if ((rc = git_reference_name_to_id(&oid, repo, s->ctx->target_ref)) < 0)
+		error = sl_err_git(err, rc,
+				   "cannot read the target branch '%s'; check 'target' in "
+				   ".system/config.yaml",
+				   s->ctx->target_ref);
+	else
+		git_oid_tostr(tip_hex, 41, &oid);
+	git_repository_free(repo);
+	return error;
+}
+
+const char *const *step__excluded(struct step *s)
+{
+	return (const char *const *)s->ctx->excluded;
+}
+
+static void sanitize_dir(const char *dir, int top, const char *run_id)
+{
+	struct sl_err e = SL_ERR_INIT;
+	struct dirent *de;
+	struct stat st;
+	DIR *d = NULL;
+	int fd = -1;
+
+	/* never through a link: a run folder replaced by one is not cleaned, it is refused */
+	if (sl_open_file(dir, O_RDONLY | O_DIRECTORY, 0, &fd, &e) < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char *p;
+		/* worktree/ and a worktree.broken-* set aside are work trees, not artifacts */
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (top && !strncmp(de->d_name, "worktree", 8)))
+			continue;
+		if (!(p = sl_path_join(dir, de->d_name)))
+			continue;
+		if (lstat(p, &st) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				sanitize_dir(p, 0, run_id);
+			} else if (!S_ISREG(st.st_mode)) {
+				sl_log(SL_LOG_WARN, "run %s: removed '%s' from the run folder: "
+						    "artifacts are regular files",
+				       run_id, p);
+				unlink(p);
+			}
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+void step__sanitize_run_dir(struct step *s)
+{
+	sanitize_dir(s->run_dir, 1, s->run.id);
+}
+
+/*
+ * 1 when the run folder (or .system, .system/runs) is a link or no folder:
+ * sluice wrote nothing through it and will not; err says so. A permanent
+ * error, not one to retry every tick.
+ */
+int step__run_dir_linked(struct step *s, struct sl_err *err)
+{
+	struct sl_err e = SL_ERR_INIT;
+	int fd = -1;
+
+	if (sl_open_file(s->run_dir, O_RDONLY | O_DIRECTORY, 0, &fd, &e) == SL_EINVALID) {
+		sl_err_clear(err);
+		sl_err_set(err, SL_EINVALID, "the run folder was tampered with: %s", e.msg);
+		return 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}

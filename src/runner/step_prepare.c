@@ -1,0 +1,220 @@
+/*
+ * step_prepare(): the run's worktree and branch at the recorded base, made
+ * again when a crash left it half made; the work order written into the run folder.
+ */
+#include "runner/runner_int.h"
+#include "store/store.h"
+#include "worktree/worktree.h"
+#include "core/fs.h"
+#include "core/fault.h"
+#include "core/log.h"
+#include "core/proc.h"
+#include "core/time.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int write_work_order(struct step *s, struct sl_err *err)
+{
+	struct store_wo wo = STORE_WO_INIT;
+	struct sl_buf content = SL_BUF_INIT;
+	char *path = step__path(s, "work_order.md");
+	int error;
+
+	if (!path)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (sl_path_exists(path)) {
+		free(path);
+		return 0; /* written when the run started: keep the bytes that were run */
+	}
+	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) == 0 &&
+	    (error = store_wo_content(s->ctx->st, s->run.work_order_id, &content, err)) == 0) {
+		if (strcmp(wo.content_hash, s->run.wo_content_hash))
+			error = sl_err_set(err, SL_ECONFLICT,
+					   "work order '%s' changed after the run was claimed",
+					   s->run.work_order_id);
+		else
+			error = sl_write_file_atomic(path, content.ptr, content.len, err);
+	}
+	store_wo_release(&wo);
+	sl_buf_release(&content);
+	free(path);
+	return error;
+}
+
+static int run_setup(struct step *s, struct sl_err *err)
+{
+	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	char *log = step__path(s, "setup.log"), how[128];
+	int error;
+
+	po.argv = (const char *const *)s->ctx->cfg->worktree.setup;
+	po.cwd = s->wt;
+	po.log_path = log;
+	po.log_max = s->ctx->cfg->builder.log_max;
+	po.timeout_ms = s->ctx->cfg->worktree.setup_timeout_ms;
+	if ((error = sl_proc_run(&po, &res, err)) == 0 && (res.exit_code || res.timed_out)) {
+		sl_proc_describe(how, sizeof(how), &res);
+		error = sl_err_set(err, SL_ERROR, "worktree.setup failed (%s); see %s", how, log);
+	}
+	free(log);
+	return error;
+}
+
+/* <gitdir>/worktrees/<run id>: the run worktree's entry (new string). */
+static char *entry_path(struct step *s)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/worktrees/%s", s->ctx->repo.gitdir, s->run.id) < 0)
+		return NULL;
+	return p;
+}
+
+/* 1 when a folder holds nothing, or nothing but a .git file: no work in it. */
+static int only_git_file(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int empty = d != NULL;
+
+	while (d && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, ".git"))
+			empty = 0;
+	if (d)
+		closedir(d);
+	return empty;
+}
+
+/*
+ * The worktree folder exists but is no worktree of this run: a creation
+ * killed half way (libgit2 wrote the entry and the .git file, the checkout
+ * did not finish). Called with the repository lock held. A folder with
+ * nothing but its .git file goes; anything else is kept beside the run as
+ * worktree.broken-<time> (not an artifact), and said so: never lose a file.
+ */
+static int set_aside_half_made(struct step *s, struct sl_err *err)
+{
+	char aside[4200];
+	int error = 0;
+
+	char *entry = entry_path(s);
+
+	if (sl_path_exists(s->wt)) {
+		snprintf(aside, sizeof(aside), "%s/worktree.broken-%lld", s->run_dir,
+			 (long long)sl_now_ms());
+		if (rename(s->wt, aside) < 0) {
+			free(entry);
+			return sl_err_sys(err, errno, "cannot move the broken worktree '%s' aside",
+					  s->wt);
+		}
+		if (only_git_file(aside))
+			error = sl_rm_rf(aside, err);
+		else /* it may hold a builder's files: keep them, beside the run */
+			sl_log(SL_LOG_WARN, "run %s: a broken worktree was kept as '%s'", s->run.id,
+			       aside);
+	}
+	/* the .git/worktrees entry is named after this run: nobody else's */
+	if (!error && entry)
+		error = sl_rm_rf(entry, err);
+	free(entry);
+	return error;
+}
+
+/* A worktree of this run that is there in part: its folder or its entry in .git/worktrees. */
+static int half_made(struct step *s)
+{
+	char *entry = entry_path(s);
+	int some = sl_path_exists(s->wt) || (entry && sl_path_exists(entry));
+
+	free(entry);
+	return some;
+}
+
+int step_prepare(struct step *s, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct sl_buf notes = SL_BUF_INIT;
+	char tip[41], n[16], *done = NULL, *marker = NULL;
+	int error, reused = 0;
+
+	if ((error = write_work_order(s, err)) != 0) {
+		if (error == SL_ECONFLICT)
+			return step__fail(s, "failed", err, "%s", err->msg);
+		return error;
+	}
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	if (!s->run.base_commit) {
+		/* a target that is gone stays gone: the run ends, with the reason */
+		if ((error = step__target_tip(s, tip, err)) == SL_ENOTFOUND)
+			error = SL_EINVALID;
+		if (error || (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
+			goto out;
+	}
+	sl_fault("prepare.before_worktree_add");
+	error = worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
+				       s->run.base_commit, NULL, &reused, err);
+	if ((error == SL_EEXISTS || error == SL_ERROR) && half_made(s)) {
+		/* a creation cut off by a crash: set it aside and make it again */
+		sl_err_clear(err);
+		if ((error = set_aside_half_made(s, err)) == 0)
+			error = worktree_create(s->ctx->repo.root, s->run.id,
+						       s->run.branch_name, s->run.base_commit,
+						       NULL, &reused, err);
+	}
+	if (error)
+		goto out;
+	sl_fault("prepare.after_worktree_add");
+	if ((error = worktree_share(s->ctx->repo.root, s->wt,
+					   (const char *const *)s->ctx->cfg->worktree.share,
+					   &notes, err)) != 0 ||
+	    (error = worktree_copy(s->ctx->repo.root, s->wt,
+					  (const char *const *)s->ctx->cfg->worktree.copy, &notes,
+					  err)) != 0) {
+		if (error == SL_EEXISTS) /* tracked in the worktree: so on every tick */
+			error = SL_EINVALID;
+		goto out;
+	}
+	if (notes.len)
+		sl_log(SL_LOG_INFO, "run %s: %s", s->run.id, sl_buf_cstr(&notes));
+	sl_fault("prepare.after_environment");
+out:
+	sl_lock_release(&lock);
+	sl_buf_release(&notes);
+	/*
+	 * A bad share/copy path or a missing target branch is final. Anything
+	 * else (a worktree left half made by a crash that could not be set aside
+	 * this time, a lock) is tried again by the next tick: the run stays,
+	 * with the reason.
+	 */
+	if (error == SL_EINVALID)
+		return step__fail(s, "failed", err, "cannot prepare the worktree: %s", err->msg);
+	if (error)
+		return error;
+	/* setup runs until it once succeeded in this worktree (setup.done marks it) */
+	if (s->ctx->cfg->worktree.setup && !(done = step__read(s, "setup.done", 64))) {
+		if ((error = run_setup(s, err)) != 0)
+			return step__fail(s, "failed", err, "%s", err->msg);
+		sl_fault("prepare.after_setup");
+		if ((marker = step__path(s, "setup.done")) != NULL)
+			sl_write_file(marker, "ok\n", 3, err);
+		free(marker);
+		sl_err_clear(err);
+	}
+	free(done);
+	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
+	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
+		return error;
+	return step__move(s, "building", err, "attempt %d: worktree %s at %.12s", s->run.attempt,
+			  reused ? "reused" : "ready", s->run.base_commit);
+}

@@ -1,0 +1,429 @@
+/* A run worktree after its builder: changes, the snapshot commit, the reset. */
+#include "worktree/worktree.h"
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/proc.h"
+#include "merge/merge.h"
+
+#include <git2.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int is_excluded(const char *path, const char *const *excluded)
+{
+	size_t n;
+
+	for (; excluded && *excluded; excluded++) {
+		n = strlen(*excluded);
+		while (n > 1 && (*excluded)[n - 1] == '/')
+			n--;
+		if (!strncmp(path, *excluded, n) && (path[n] == '\0' || path[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Open the worktree itself, never a repository above it. */
+static int open_wt(git_repository **out, const char *wt, struct sl_err *err)
+{
+	char *dotgit = sl_path_join(wt, ".git");
+	struct stat st;
+	int rc, error = 0;
+
+	*out = NULL;
+	if (!dotgit)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (lstat(dotgit, &st) < 0 || !S_ISREG(st.st_mode)) {
+		error = sl_err_set(err, SL_ECONFLICT,
+				   "the builder deleted the worktree's .git file ('%s'); the run "
+				   "cannot be snapshotted, retry it in a fresh worktree",
+				   dotgit);
+		goto out;
+	}
+	rc = git_repository_open_ext(out, wt, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+	if (rc < 0) {
+		error = sl_err_set(err, SL_ECONFLICT,
+				   "the worktree '%s' no longer opens (%s); retry the run in a "
+				   "fresh worktree",
+				   wt, git_error_last() ? git_error_last()->message : "?");
+	} else if (!git_repository_is_worktree(*out)) {
+		error = sl_err_set(err, SL_ECONFLICT,
+				   "'%s' is no longer a linked worktree (its .git file was "
+				   "replaced); retry the run in a fresh worktree",
+				   wt);
+	}
+out:
+	if (error) {
+		git_repository_free(*out);
+		*out = NULL;
+	}
+	free(dotgit);
+	return error;
+}
+
+static const char *entry_path(const git_status_entry *e)
+{
+	const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+
+	if (!d)
+		return NULL;
+	return d->new_file.path ? d->new_file.path : d->old_file.path;
+}
+
+static int status_list(git_status_list **out, git_repository *repo, int workdir_only)
+{
+	git_status_options so;
+
+	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+	so.show = workdir_only ? GIT_STATUS_SHOW_WORKDIR_ONLY : GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+		   GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	return git_status_list_new(out, repo, &so);
+}
+
+int worktree_changes(const char *wt_path, const char *const *excluded,
+			    struct worktree_changes *out, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_status_list *st = NULL;
+	const char *p;
+	size_t i, n;
+	int rc, error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = open_wt(&repo, wt_path, err)) < 0)
+		goto out;
+	if ((rc = status_list(&st, repo, 0)) < 0) {
+		error = sl_err_git(err, rc, "cannot read the status of '%s'", wt_path);
+		goto out;
+	}
+	n = git_status_list_entrycount(st);
+	for (i = 0; i < n; i++) {
+		p = entry_path(git_status_byindex(st, i));
+		if (!p || is_excluded(p, excluded))
+			continue;
+		if (!out->count++ && !(out->first = strdup(p)))
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	}
+out:
+	git_status_list_free(st);
+	git_repository_free(repo);
+	return error;
+}
+
+void worktree_changes_release(struct worktree_changes *ch)
+{
+	free(ch->first);
+	ch->first = NULL;
+	ch->count = 0;
+}
+
+/* HEAD must still name the run branch; *tip is its commit. */
+static int check_head(git_repository *repo, const char *wt, const char *branch, git_oid *tip,
+		      struct sl_err *err)
+{
+	git_reference *head = NULL;
+	char want[512];
+	const char *target;
+	int error = 0;
+
+	snprintf(want, sizeof(want), "refs/heads/%s", branch);
+	if (git_reference_lookup(&head, repo, "HEAD") < 0)
+		return sl_err_set(err, SL_ECONFLICT, "cannot read HEAD of '%s'; retry the run", wt);
+	if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC) {
+		error = sl_err_set(err, SL_ECONFLICT,
+				   "the builder detached HEAD in '%s' (it should stay on '%s'); "
+				   "check out '%s' there and retry the run",
+				   wt, branch, branch);
+		goto out;
+	}
+	target = git_reference_symbolic_target(head);
+	if (strcmp(target, want) != 0) {
+		error = sl_err_set(err, SL_ECONFLICT,
+				   "the builder switched the worktree '%s' to '%s' (it should stay "
+				   "on '%s'); check out '%s' there and retry the run",
+				   wt, target, branch, branch);
+		goto out;
+	}
+	if (git_reference_name_to_id(tip, repo, want) < 0)
+		error = sl_err_set(err, SL_ECONFLICT,
+				   "the run branch '%s' is gone (the builder deleted it); retry the "
+				   "run",
+				   branch);
+out:
+	git_reference_free(head);
+	return error;
+}
+
+static int check_descends(git_repository *repo, const git_oid *tip, const char *base_hex,
+			  const char *branch, struct sl_err *err)
+{
+	git_oid base;
+
+	if (git_oid_fromstr(&base, base_hex) < 0)
+		return sl_err_set(err, SL_EINVALID, "base commit '%s' is not an object id",
+				  base_hex);
+	if (git_oid_equal(tip, &base) || git_graph_descendant_of(repo, tip, &base) == 1)
+		return 0;
+	return sl_err_set(err, SL_ECONFLICT,
+			  "the run branch '%s' no longer descends from its base %.12s (the "
+			  "builder reset or rewrote it); retry the run",
+			  branch, base_hex);
+}
+
+/* What staging needs to know about each path libgit2 would add. */
+struct stage_walk {
+	const char *const *excluded;
+	git_repository *repo;
+	struct sl_buf filtered; /* ":(literal)<path>\0" for each path merge_path_converted() names */
+	int oom;
+};
+
+/*
+ * Skip excluded paths and embedded repositories (reported as "dir/"); keep
+ * the paths with a filter driver for git (stage_filtered()).
+ */
+static int skip_excluded(const char *path, const char *matched, void *payload)
+{
+	struct stage_walk *w = payload;
+	size_t n = strlen(path);
+
+	(void)matched;
+	if (n && path[n - 1] == '/')
+		return 1;
+	if (is_excluded(path, w->excluded))
+		return 1;
+	if (!merge_path_converted(w->repo, path)) /* git runs its filters (stage_filtered) */
+		return 0;
+	if (sl_buf_puts(&w->filtered, ":(literal)") < 0 || sl_buf_add(&w->filtered, path, n + 1) < 0)
+		w->oom = 1;
+	return 1;
+}
+
+/*
+ * `git add -A` of the filtered paths in the worktree: libgit2 runs no
+ * filter driver, so it would commit the smudged bytes the worktree holds
+ * (an LFS file's content instead of its pointer), and a file rewritten with
+ * the same bytes would change. git runs the user's clean filter, with the
+ * overrides and the timeout of every git sluice starts (core/proc.h).
+ */
+static int stage_filtered(const char *wt, const struct sl_buf *paths, struct sl_err *err)
+{
+	/* an index libgit2 1.5 reads back: not split, not sparse */
+	const char *args[] = { "-c", "core.splitIndex=false", "-c", "index.sparse=false", "add", "-A",
+			       "--pathspec-from-file=-", "--pathspec-file-nul", NULL };
+	const char **argv = sl_git_argv(args);
+	char ceiling[4200], how[64];
+	const char *env[8];
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf errout;
+	int error;
+
+	if (!argv)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	sl_buf_init(&errout, 8192);
+	sl_git_ceiling(ceiling, sizeof(ceiling), wt);
+	sl_git_env(env, 8, ceiling);
+	o.argv = argv;
+	o.cwd = wt;
+	o.env_add = env;
+	o.env_drop = sl_git_env_drop;
+	o.stdin_data = paths->ptr;
+	o.stdin_len = paths->len;
+	o.errout = &errout;
+	o.timeout_ms = sl_git_timeout_ms();
+	if ((error = sl_proc_run(&o, &res, err)) == 0 && (res.exit_code || res.timed_out)) {
+		sl_proc_describe(how, sizeof(how), &res);
+		error = sl_err_set(err, SL_ERROR,
+				   "cannot stage the builder's changes to filtered files in '%s' "
+				   "('git add' %s: %s); check the filter drivers in the git config",
+				   wt, how, res.timed_out ? "a filter did not end" :
+				   sl_buf_cstr(&errout));
+	}
+	sl_buf_release(&errout);
+	free(argv);
+	return error;
+}
+
+/* Stage everything but the excluded paths; *tree is the staged tree. */
+static int stage_all(git_repository *repo, git_index *idx, const char *wt,
+		     const char *const *excluded, git_oid *tree, struct sl_err *err)
+{
+	struct stage_walk w = { excluded, repo, SL_BUF_INIT, 0 };
+	int rc, error = 0;
+
+	sl_buf_init(&w.filtered, 0);
+	if ((rc = git_index_add_all(idx, NULL, GIT_INDEX_ADD_DEFAULT, skip_excluded, &w)) < 0) {
+		error = sl_err_git(err, rc, "cannot stage the builder's changes");
+		goto out;
+	}
+	if (w.oom) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (w.filtered.len) {
+		if ((rc = git_index_write(idx)) < 0) {
+			error = sl_err_git(err, rc, "cannot write the index of '%s'", wt);
+			goto out;
+		}
+		if ((error = stage_filtered(wt, &w.filtered, err)) < 0)
+			goto out;
+		if ((rc = git_index_read(idx, 1)) < 0) {
+			error = sl_err_git(err, rc, "cannot read the index of '%s'", wt);
+			goto out;
+		}
+	}
+	if ((rc = git_index_write_tree(tree, idx)) < 0)
+		error = sl_err_git(err, rc, "cannot stage the builder's changes");
+out:
+	sl_buf_release(&w.filtered);
+	return error;
+}
+
+static int commit_tree(git_repository *repo, const char *branch, const git_oid *tip,
+		       const git_oid *tree_id, const char *message, git_oid *out,
+		       struct sl_err *err)
+{
+	git_signature *sig = NULL;
+	git_commit *parent = NULL;
+	git_tree *tree = NULL;
+	char ref[512];
+	int rc, error = 0;
+
+	snprintf(ref, sizeof(ref), "refs/heads/%s", branch);
+	if ((rc = git_signature_now(&sig, WORKTREE_SNAPSHOT_NAME, WORKTREE_SNAPSHOT_EMAIL)) < 0 ||
+	    (rc = git_commit_lookup(&parent, repo, tip)) < 0 ||
+	    (rc = git_tree_lookup(&tree, repo, tree_id)) < 0) {
+		error = sl_err_git(err, rc, "cannot prepare the snapshot commit");
+		goto out;
+	}
+	if (git_oid_equal(git_commit_tree_id(parent), tree_id)) {
+		git_oid_cpy(out, tip);
+		error = 1;
+		goto out;
+	}
+	rc = git_commit_create(out, repo, ref, sig, sig, NULL, message ? message : "sluice snapshot",
+			       tree, 1, (const git_commit **)&parent);
+	if (rc < 0)
+		error = sl_err_git(err, rc, "cannot commit the snapshot on '%s'", branch);
+out:
+	git_tree_free(tree);
+	git_commit_free(parent);
+	git_signature_free(sig);
+	return error;
+}
+
+int worktree_snapshot(const char *wt_path, const char *branch_name, const char *base_oid_hex,
+		    const char *const *excluded, const char *message, char head_hex[41],
+		    int *committed, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_index *idx = NULL;
+	git_oid tip, tree, head, base;
+	int rc, error;
+
+	if (committed)
+		*committed = 0;
+	head_hex[0] = '\0';
+	if ((error = open_wt(&repo, wt_path, err)) < 0 ||
+	    (error = check_head(repo, wt_path, branch_name, &tip, err)) < 0 ||
+	    (error = check_descends(repo, &tip, base_oid_hex, branch_name, err)) < 0)
+		goto out;
+	if ((rc = git_repository_index(&idx, repo)) < 0) {
+		error = sl_err_git(err, rc, "cannot read the index of '%s'", wt_path);
+		goto out;
+	}
+	if ((error = stage_all(repo, idx, wt_path, excluded, &tree, err)) < 0)
+		goto out;
+	if ((error = commit_tree(repo, branch_name, &tip, &tree, message, &head, err)) < 0)
+		goto out;
+	if (committed)
+		*committed = error == 0;
+	if ((rc = git_index_write(idx)) < 0) {
+		error = sl_err_git(err, rc, "cannot write the index of '%s'", wt_path);
+		goto out;
+	}
+	git_oid_tostr(head_hex, 41, &head);
+	git_oid_fromstr(&base, base_oid_hex);
+	error = 0;
+	if (git_oid_equal(&head, &base))
+		error = sl_err_set(err, SL_ENOTFOUND,
+				   "the builder changed nothing: '%s' is still at its base %.12s",
+				   branch_name, base_oid_hex);
+out:
+	git_index_free(idx);
+	git_repository_free(repo);
+	return error;
+}
+
+/* Remove `path` (under wt) and then its parents while they are empty. */
+static void remove_untracked(const char *wt, const char *rel)
+{
+	struct sl_err e = SL_ERR_INIT;
+	char *p = sl_path_join(wt, rel), *slash;
+	size_t root = strlen(wt);
+
+	if (!p)
+		return;
+	sl_rm_rf(p, &e);
+	while ((slash = strrchr(p, '/')) && (size_t)(slash - p) > root) {
+		*slash = '\0';
+		if (rmdir(p) < 0)
+			break;
+	}
+	free(p);
+}
+
+static int clean_untracked(git_repository *repo, const char *wt, const char *const *excluded,
+			   struct sl_err *err)
+{
+	git_status_list *st = NULL;
+	const git_status_entry *e;
+	const char *p;
+	size_t i, n;
+	int rc;
+
+	if ((rc = status_list(&st, repo, 1)) < 0)
+		return sl_err_git(err, rc, "cannot read the status of '%s'", wt);
+	n = git_status_list_entrycount(st);
+	for (i = 0; i < n; i++) {
+		e = git_status_byindex(st, i);
+		p = entry_path(e);
+		if ((e->status & GIT_STATUS_WT_NEW) && p && !is_excluded(p, excluded))
+			remove_untracked(wt, p);
+	}
+	git_status_list_free(st);
+	return 0;
+}
+
+int worktree_reset(const char *wt_path, const char *oid_hex, const char *const *excluded,
+			  struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_object *target = NULL;
+	git_oid oid;
+	int rc, error;
+
+	if ((error = open_wt(&repo, wt_path, err)) < 0)
+		goto out;
+	if (!oid_hex || git_oid_fromstr(&oid, oid_hex) < 0) {
+		error = sl_err_set(err, SL_EINVALID, "'%s' is not an object id",
+				   oid_hex ? oid_hex : "");
+		goto out;
+	}
+	if ((rc = git_object_lookup(&target, repo, &oid, GIT_OBJECT_COMMIT)) < 0 ||
+	    (rc = git_reset(repo, target, GIT_RESET_HARD, NULL)) < 0) {
+		error = sl_err_git(err, rc, "cannot reset '%s' to %.12s", wt_path, oid_hex);
+		goto out;
+	}
+	error = clean_untracked(repo, wt_path, excluded, err);
+out:
+	git_object_free(target);
+	git_repository_free(repo);
+	return error;
+}

@@ -1,0 +1,306 @@
+#ifndef SL_WORKTREE_H
+#define SL_WORKTREE_H
+/*
+ * Run worktrees (DESIGN.md section 6.1): a branch at the recorded base
+ * commit and a linked worktree of it, named after the run, at
+ * <root>/.system/runs/<run_id>/worktree; the environment contract (shared
+ * and copied paths); removal, stale-entry pruning and a listing for the
+ * tick's reconciliation.
+ *
+ * Creation is libgit2's git_worktree_add with an explicit branch and no
+ * checkout (it names the .git/worktrees/<name> entry and runs no hook),
+ * then `git reset --hard -q` inside the new worktree fills files and index
+ * (git's checkout is 1.5-2x faster than libgit2's; bench/RESULTS.md).
+ *
+ * Locking: the caller holds the .system/lock flock around create, remove
+ * and prune_stale: libgit2's worktree creation checks and then creates, so
+ * two creators at once may race. Nothing here touches the main checkout,
+ * its index or its HEAD.
+ *
+ * libgit2 must be initialised (git_libgit2_init) by the caller.
+ */
+#include <stddef.h>
+#include "core/buf.h"
+#include "core/err.h"
+
+/*
+ * 1 when `name` may name a worktree entry (a run id): one path component of
+ * [A-Za-z0-9._-], starting with a letter or digit, no "..", not ending in
+ * ".lock" or ".".
+ */
+int worktree_name_valid(const char *name);
+
+/* 1 when `branch` is a valid local branch name that cannot become an option. */
+int worktree_branch_name_valid(const char *branch);
+
+/*
+ * Add a worktree entry `name` at `path` (absolute; its parent is created)
+ * on local branch `branch`. A missing branch is created at `base_oid_hex`
+ * (40 hex digits; may be NULL only when the branch exists); an existing one
+ * is used as it is. Idempotent: when entry `name` already is a valid
+ * worktree at `path` on `branch`, nothing is done and *reused is 1. An
+ * entry whose directory is gone is pruned first. On failure everything this
+ * call made is undone (the entry, the directory, a branch it created).
+ * SL_EEXISTS: `path` exists and is not that worktree, or the entry is
+ * another worktree, or the branch is checked out elsewhere.
+ */
+int worktree_add(const char *repo_root, const char *name, const char *path,
+			const char *branch, const char *base_oid_hex, int *reused,
+			struct sl_err *err);
+
+/*
+ * The run worktree: worktree_add(root, run_id,
+ * "<root>/.system/runs/<run_id>/worktree", branch_name, base_oid_hex).
+ * *out_path (may be NULL) is the caller's, free().
+ */
+int worktree_create(const char *repo_root, const char *run_id, const char *branch_name,
+			   const char *base_oid_hex, char **out_path, int *reused,
+			   struct sl_err *err);
+
+/*
+ * Remove a worktree named by its entry name (a run id) or by its path.
+ * Refuses a worktree with uncommitted or untracked changes (the `excluded`
+ * shared/copied paths, NULL-terminated or NULL, do not count) with
+ * SL_ECONFLICT, and a locked one, unless `force`. Makes the tree writable
+ * (chmod -R u+w), prunes the entry and deletes the directory; then, if
+ * `delete_branch`, deletes the branch it had checked out (*branch_deleted,
+ * may be NULL, says whether it did). Symlinks in the tree are removed, never
+ * followed. SL_ENOTFOUND: no such worktree.
+ */
+int worktree_remove(const char *repo_root, const char *name_or_path,
+			   const char *const *excluded, int force, int delete_branch,
+			   int *branch_deleted, struct sl_err *err);
+
+/*
+ * Prune the .git/worktrees/<name> entries sluice made whose directory is
+ * gone: only entries recorded at <root>/.system/runs/<name>/worktree for
+ * which known(name, data) says 1 (a run sluice knows), never a locked one,
+ * and only after git's own grace period (gc.worktreePruneExpire, default
+ * 3 months, measured on the entry's gitdir file as git does). The user's
+ * worktrees are never touched, whatever state they are in.
+ */
+int worktree_prune_stale(const char *repo_root, int (*known)(const char *name, void *data),
+				void *data, size_t *pruned, struct sl_err *err);
+
+struct worktree_entry {
+	char *name;      /* the .git/worktrees/<name> entry */
+	char *path;      /* the worktree directory as recorded */
+	char *branch;    /* "run/WO-1-abcdefgh" (no refs/heads/), NULL if detached/unknown */
+	int valid;       /* git_worktree_validate passed (directory and gitdir exist) */
+	int locked;
+	int under_runs;  /* path is under <root>/.system/runs/ */
+};
+
+struct worktree_branch_entry {
+	char *name;       /* "run/..." */
+	char oid[41];
+	int has_worktree; /* checked out in some worktree */
+};
+
+struct worktree_list {
+	struct worktree_entry *wts;
+	size_t nwts;
+	struct worktree_branch_entry *branches; /* every local run/... branch */
+	size_t nbranches;
+};
+
+#define WORKTREE_LIST_INIT { NULL, 0, NULL, 0 }
+
+/* Every linked worktree and every run/... branch; release with worktree_list_release(). */
+int worktree_list(const char *repo_root, struct worktree_list *out, struct sl_err *err);
+void worktree_list_release(struct worktree_list *list);
+
+/*
+ * worktree.share: symlink each path (relative, NULL-terminated list) of the
+ * main checkout into the worktree at the same relative path, pointing to
+ * the absolute source. Refuses (SL_EINVALID) a path that is not
+ * safe-relative or whose source resolves outside the repository, and
+ * (SL_EEXISTS) one that exists in the worktree as something else; a missing
+ * source is skipped with a line in `notes` (may be NULL). A symlink already
+ * in place is kept (idempotent).
+ */
+int worktree_share(const char *repo_root, const char *wt_path, const char *const *paths,
+			  struct sl_buf *notes, struct sl_err *err);
+
+/*
+ * worktree.copy: copy each path (file or directory, `cp -R -P -p`) of the
+ * main checkout into the worktree. Same checks as share; an existing
+ * destination is replaced only when it is not tracked (a previous copy).
+ */
+int worktree_copy(const char *repo_root, const char *wt_path, const char *const *paths,
+			 struct sl_buf *notes, struct sl_err *err);
+
+/* Add "/.system/" to <gitdir>/info/exclude unless a line says so already. */
+int worktree_exclude_system(const char *repo_root, struct sl_err *err);
+
+/*
+ * The slug of a task description (the rp1 tool's rules): lower case,
+ * [a-z0-9-] only (anything else separates words), common stop words
+ * dropped, words joined by '-', at most 50 characters cut at a word
+ * boundary. "Fix the authentication bug in login" ->
+ * "fix-authentication-bug-login". Writes at most n-1 bytes and a NUL;
+ * returns the length (0: nothing usable in `text`).
+ */
+size_t worktree_slug(const char *text, char *out, size_t n);
+
+#define WORKTREE_SLUG_MAX 50
+
+
+/*
+ * The state of a run worktree after a builder (DESIGN.md section 6.3 and
+ * 6.5): what it left uncommitted, the snapshot commit of it, and the reset
+ * to a pre-attempt commit for `worktree: reset`.
+ *
+ * `excluded` lists (NULL-terminated, or NULL) are the worktree.share and
+ * worktree.copy paths: they are never counted, committed or cleaned. A path
+ * excludes itself and everything under it.
+ *
+ * libgit2 must be initialised by the caller.
+ */
+
+/* The service's identity on snapshot commits. */
+#define WORKTREE_SNAPSHOT_NAME "sluice"
+#define WORKTREE_SNAPSHOT_EMAIL "sluice@localhost"
+
+struct worktree_changes {
+	size_t count;  /* staged, unstaged and untracked (not ignored) paths */
+	char *first;   /* the first such path, for messages; NULL when count is 0 */
+};
+
+#define WORKTREE_CHANGES_INIT { 0, NULL }
+
+/* Count what `git status` would show in the worktree (minus `excluded`). */
+int worktree_changes(const char *wt_path, const char *const *excluded,
+			    struct worktree_changes *out, struct sl_err *err);
+void worktree_changes_release(struct worktree_changes *ch);
+
+/*
+ * Snapshot the worktree at `wt_path` after a builder exited: commit every
+ * added, modified, deleted and untracked (not ignored) path but `excluded`
+ * on the run branch as `sluice <sluice@localhost>` with `message`, and
+ * update the worktree's index to match. Paths with a `filter` attribute
+ * are staged by `git add -A` (the user's clean filter runs; libgit2 runs
+ * none), the rest by libgit2. An embedded repository (a
+ * directory with its own .git that the builder made) is left out: it
+ * cannot be committed as files.
+ *
+ * Checks first, each failing with SL_ECONFLICT and the reason: the
+ * worktree's .git file is still there and opens as a linked worktree of
+ * that directory; HEAD still names refs/heads/<branch_name> (not detached,
+ * not another branch); the branch tip is `base_oid_hex` or descends from it.
+ *
+ * head_hex receives the branch tip afterwards (41 bytes); *committed (may
+ * be NULL) is 1 when a snapshot commit was made. When the tip is still the
+ * base (the builder changed nothing and committed nothing) the return is
+ * SL_ENOTFOUND with "the builder changed nothing" and head_hex filled in:
+ * a failure for a build, the expected outcome of a read-only step.
+ */
+int worktree_snapshot(const char *wt_path, const char *branch_name, const char *base_oid_hex,
+		    const char *const *excluded, const char *message, char head_hex[41],
+		    int *committed, struct sl_err *err);
+
+/*
+ * `worktree: reset`: move the run branch and the worktree to `oid_hex` (git
+ * reset --hard) and remove untracked, not ignored files (git clean -fd),
+ * keeping `excluded` paths.
+ */
+int worktree_reset(const char *wt_path, const char *oid_hex, const char *const *excluded,
+			  struct sl_err *err);
+
+
+/*
+ * A run's diff artifacts (DESIGN.md section 9): diff.patch, byte for byte
+ * what `git diff --binary --full-index -M <base> <head>` prints, and
+ * files_changed.json, the list of changed files.
+ *
+ * The patch is written by the git CLI itself (libgit2 1.5's patches differ
+ * from git's: a TAB after names with spaces, headers of empty files, and
+ * the zlib bytes of binary patches), with every option that configuration
+ * could change pinned on the command line (prefixes, colour, external diff,
+ * textconv, algorithm, context, order file, quoting, rename limit,
+ * submodule format), so the bytes depend only on the two commits (and on
+ * .gitattributes, as for git). The file list comes from libgit2 with the
+ * same rename detection (renames only, 50% similarity, limit 1000).
+ */
+#include <jansson.h>
+
+struct worktree_file_change {
+	char status;    /* 'A' added, 'M' modified, 'D' deleted, 'R' renamed, 'C' copied, 'T' type changed */
+	char *path;     /* the path in head (in base for 'D') */
+	char *old_path; /* the path in base, for 'R' and 'C'; else NULL */
+};
+
+struct worktree_file_changes {
+	struct worktree_file_change *v; /* sorted by path (strcmp) */
+	size_t n;
+};
+
+#define WORKTREE_FILE_CHANGES_INIT { NULL, 0 }
+
+/* The rename limit both the patch and the list use (git's default). */
+#define WORKTREE_DIFF_RENAME_LIMIT 1000
+
+/*
+ * The files changed from base to head (commit ids, 40 hex digits) in the
+ * repository at `repo_path` (a work tree or a git dir). *out is the
+ * caller's: worktree_file_changes_release().
+ */
+int worktree_diff_files(const char *repo_path, const char *base_hex, const char *head_hex,
+		      struct worktree_file_changes *out, struct sl_err *err);
+void worktree_file_changes_release(struct worktree_file_changes *fc);
+
+/*
+ * files_changed.json: [{"path","status","old_path"?}]. A name that is not
+ * UTF-8 (git allows any bytes but NUL) is written with each such byte as
+ * U+FFFD, and beside it "path_quoted" (or "old_path_quoted"): the name as
+ * git quotes it in diff.patch (core.quotePath, without the quotes), which
+ * keeps every byte. worktree_file_changes_to_json(): a new reference, the
+ * caller's (NULL on out-of-memory); worktree_file_changes_json(): the text,
+ * a new string, the caller's (free()).
+ */
+/*
+ * A JSON string of n bytes of text that need not be UTF-8 (file contents in
+ * a diff, file names, git's messages): each byte that is not part of valid
+ * UTF-8, and NUL, becomes U+FFFD. A new reference; NULL on out-of-memory.
+ */
+json_t *worktree_diff_json_text(const char *s, size_t n);
+
+json_t *worktree_file_changes_to_json(const struct worktree_file_changes *fc);
+char *worktree_file_changes_json(const struct worktree_file_changes *fc);
+
+/*
+ * Write the patch of base..head to `patch_path` (atomically: a temporary
+ * file beside it, then rename) with `git diff` run in `repo_path`.
+ */
+int worktree_diff_patch(const char *repo_path, const char *base_hex, const char *head_hex,
+		      const char *patch_path, struct sl_err *err);
+
+/*
+ * A `git diff --stat` of base..head from git objects, with the file list's
+ * rename detection: *out is a new reference, the caller's:
+ * {"files_changed", "insertions", "deletions",
+ *  "files": [{"path", "binary", "insertions", "deletions"}]}.
+ */
+int worktree_diff_stat(const char *repo_path, const char *base_hex, const char *head_hex,
+		     json_t **out, struct sl_err *err);
+
+/*
+ * The same patch as worktree_diff_patch(), from git objects only, into `out`
+ * (bounded by out->max: the bytes past it are dropped) with its full size
+ * in *total. What the reviewer is shown comes from here, never from a file
+ * in the run folder, which builders and gates can write.
+ */
+int worktree_diff_patch_mem(const char *repo_path, const char *base_hex, const char *head_hex,
+			  struct sl_buf *out, size_t *total, struct sl_err *err);
+
+/*
+ * Both artifacts: diff.patch at `patch_path` and files_changed.json at
+ * `files_json_path` (either may be NULL to skip it). When `files` is not
+ * NULL it receives the list (the caller's, worktree_file_changes_release()).
+ */
+int worktree_diff_write(const char *repo_path, const char *base_hex, const char *head_hex,
+		      const char *patch_path, const char *files_json_path,
+		      struct worktree_file_changes *files, struct sl_err *err);
+
+
+#endif
