@@ -251,8 +251,8 @@ def load_list(path):
     out = {}
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
-            line = line.split("#", 1)[0].strip() if line.lstrip().startswith("#") else line.strip()
-            if not line:
+            line = line.strip()
+            if not line or line.startswith("#"):
                 continue
             parts = line.split(None, 2)
             if len(parts) < 3 or parts[1] not in ("file", "schema-passes"):
