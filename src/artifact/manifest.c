@@ -185,13 +185,16 @@ static int link_from(struct artifact_chain_link *l, json_t *j, const char *run, 
 /* The link of one entry of runs_dir: a run folder or a tombstone; 1 if none. */
 static int load_link(const struct sl_repo *repo, const char *name, struct artifact_chain_link *l)
 {
-	char path[4096], sha[65], *run = NULL;
+	char *path = NULL, sha[65], *run = NULL;
 	json_t *j = NULL, *mj = NULL;
 	size_t len = strlen(name);
 	int rc = 1;
 
 	if (len > 3 && !strcmp(name + len - 3, ".gc")) {
-		snprintf(path, sizeof(path), "%s/%s", repo->runs_dir, name);
+		if (!(path = sl_path_join(repo->runs_dir, name))) {
+			rc = -1;
+			goto out;
+		}
 		/* only merged runs that had a manifest are links of the chain */
 		if ((j = load_json(path, NULL)) && (run = jdup(j, "run")) &&
 		    json_string_value(json_object_get(j, "manifest_sha256")))
@@ -199,15 +202,23 @@ static int load_link(const struct sl_repo *repo, const char *name, struct artifa
 				       json_string_value(json_object_get(j, "merged_at")));
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/%s/manifest.json", repo->runs_dir, name);
+	if (!(path = sl_path_fmt("%s/%s/manifest.json", repo->runs_dir, name))) {
+		rc = -1;
+		goto out;
+	}
 	if (!(j = load_json(path, sha)))
 		goto out;
-	snprintf(path, sizeof(path), "%s/%s/merge.json", repo->runs_dir, name);
+	free(path);
+	if (!(path = sl_path_fmt("%s/%s/merge.json", repo->runs_dir, name))) {
+		rc = -1;
+		goto out;
+	}
 	mj = load_json(path, NULL);
 	rc = link_from(l, j, name, NULL,
 		       json_string_value(json_object_get(mj ? mj : j, "merged_at")));
 	memcpy(l->sha256, sha, sizeof(sha));
 out:
+	free(path);
 	free(run);
 	json_decref(j);
 	json_decref(mj);

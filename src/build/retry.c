@@ -132,7 +132,7 @@ int build_retry_decide(const struct sl_config *cfg, const struct build_retry_sta
 			struct build_retry_decision *d, struct sl_err *err)
 {
 	struct build_retry_state start = *prev; /* prev may point into d */
-	char what[256], how[200];
+	char what[256], how[128]; /* how: three " from retry rule N" at most, ~120 bytes */
 	int at = exit_at(cfg);
 
 	memset(d, 0, sizeof(*d));

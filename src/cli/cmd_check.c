@@ -88,7 +88,7 @@ static int check_paths_inside(const struct sl_repo *repo, const struct sl_config
 {
 	const char *keys[2] = {"worktree.share", "worktree.copy"};
 	char *const *lists[2];
-	char abs[PATH_MAX], real[PATH_MAX];
+	char *abs, real[PATH_MAX];
 	size_t rl = strlen(repo->root), i, k;
 	int n = 0;
 
@@ -98,8 +98,10 @@ static int check_paths_inside(const struct sl_repo *repo, const struct sl_config
 	lists[1] = cfg->worktree.copy;
 	for (k = 0; k < 2; k++)
 		for (i = 0; lists[k] && lists[k][i]; i++) {
-			snprintf(abs, sizeof(abs), "%s/%s", repo->root, lists[k][i]);
-			if (!realpath(abs, real))
+			int found = (abs = sl_path_join(repo->root, lists[k][i])) && realpath(abs, real);
+
+			free(abs);
+			if (!found)
 				continue; /* missing: said when a run prepares */
 			if (!strncmp(real, repo->root, rl) && (real[rl] == '/' || !real[rl]))
 				continue;

@@ -101,8 +101,9 @@ static int choose_target(struct init *in)
 		return head_branch(in);
 	if ((why = sl_config_target_problem(in->target_opt)) != NULL)
 		return sl_err_set(&in->err, SL_EINVALID, "--target '%s' %s", in->target_opt, why);
-	snprintf(ref, sizeof(ref), "refs/heads/%s", in->target_opt);
-	if (git_reference_name_is_valid(&valid, ref) < 0 || !valid)
+	/* a cut name could be valid and name another branch */
+	if (sl_fmt_fixed(ref, sizeof(ref), "refs/heads/%s", in->target_opt) != 0 ||
+	    git_reference_name_is_valid(&valid, ref) < 0 || !valid)
 		return sl_err_set(&in->err, SL_EINVALID,
 		                  "'%s' is not a valid branch name; pass --target BRANCH",
 		                  in->target_opt);

@@ -144,7 +144,9 @@ static int do_create(const char *root, const char *slug, const char *prefix, con
 	char branch[512], name[512], hex[41], *path = NULL, *p;
 	int error;
 
-	snprintf(name, sizeof(name), "%s-%s", prefix, slug);
+	if (sl_fmt_fixed(name, sizeof(name), "%s-%s", prefix, slug) != 0)
+		return sl_err_set(err, SL_EINVALID, "the branch name '%s-%s' is too long; use a "
+				  "shorter slug or --prefix", prefix, slug);
 	if (!worktree_branch_name_valid(name))
 		return sl_err_set(err, SL_EINVALID, "'%s' is not a valid branch name; fix --prefix",
 				  name);

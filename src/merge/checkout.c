@@ -54,8 +54,12 @@ static int head_names(git_repository *wrepo, const char *refname)
 static int defer(struct merge_commit_result *res, struct sl_err *err, const char *fmt,
 		 const char *path, const char *detail)
 {
+	int len;
+
 	res->status = MERGE_DEFERRED;
-	snprintf(res->reason, sizeof(res->reason), fmt, path, detail);
+	len = snprintf(res->reason, sizeof(res->reason), fmt, path, detail);
+	if (len < 0 || (size_t)len >= sizeof(res->reason)) /* a long path: cut, and said so */
+		memcpy(res->reason + sizeof(res->reason) - 4, "...", 4);
 	return sl_err_set(err, SL_ETRANSIENT, "%s", res->reason);
 }
 

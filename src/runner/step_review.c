@@ -76,7 +76,7 @@ static json_t *gates_for_review(struct step *s)
 	json_t *file = read_json_bounded(s, "gates.json"), *out = json_array(), *e, *g;
 	const struct sl_config *cfg = s->ctx->cfg;
 	const char *keep[] = { "exit_code", "passed", "duration_ms", "timed_out", NULL };
-	char log[256];
+	char *log;
 	size_t i, k;
 
 	for (i = 0; out && i < cfg->ngates; i++) {
@@ -86,8 +86,11 @@ static json_t *gates_for_review(struct step *s)
 
 		for (a = gate->argv; argv && a && *a; a++)
 			json_array_append_new(argv, json_string(*a));
-		snprintf(log, sizeof(log), "gates/%s.log", gate->name);
-		if (!(g = json_pack("{s:s, s:o, s:s}", "name", gate->name, "argv", argv, "log", log)))
+		log = sl_path_fmt("gates/%s.log", gate->name);
+		g = log ? json_pack("{s:s, s:o, s:s}", "name", gate->name, "argv", argv, "log", log)
+			: NULL;
+		free(log);
+		if (!g)
 			continue;
 		json_array_foreach(json_is_array(file) ? file : NULL, k, e) {
 			const char *name = json_string_value(json_object_get(e, "name"));
