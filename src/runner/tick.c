@@ -8,6 +8,7 @@
 #include "runner/runner_int.h"
 #include "store/store.h"
 #include "reviewer/reviewer.h"
+#include "core/fs.h"
 #include "core/id.h"
 #include "core/fault.h"
 #include "core/lock.h"
@@ -85,7 +86,9 @@ static int claim_one(struct sl_ctx *ctx, const char *wo_id, const char *wo_hash,
 	memset(&run, 0, sizeof(run));
 	if ((error = sl_id_new(run_id_out)) != 0)
 		return sl_err_set(err, SL_ERROR, "cannot make a run id (getrandom failed)");
-	snprintf(branch, sizeof(branch), "run/%s-%s", wo_id, sl_id_short(run_id_out));
+	if (sl_fmt_fixed(branch, sizeof(branch), "run/%s-%s", wo_id, sl_id_short(run_id_out)))
+		return sl_err_set(err, SL_EINVALID, "work order id '%s' is too long for a branch name",
+				  wo_id);
 	run.id = run_id_out;
 	run.work_order_id = (char *)wo_id;
 	run.wo_content_hash = (char *)wo_hash;

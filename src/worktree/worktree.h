@@ -255,8 +255,9 @@ void worktree_file_changes_release(struct worktree_file_changes *fc);
  * U+FFFD, and beside it "path_quoted" (or "old_path_quoted"): the name as
  * git quotes it in diff.patch (core.quotePath, without the quotes), which
  * keeps every byte. worktree_file_changes_to_json(): a new reference, the
- * caller's (NULL on out-of-memory); worktree_file_changes_json(): the text,
- * a new string, the caller's (free()).
+ * caller's (NULL on out-of-memory); worktree_file_changes_json(): the text
+ * as files_changed.json holds it (sl_json_format), a new string, the
+ * caller's (free()).
  */
 /*
  * A JSON string of n bytes of text that need not be UTF-8 (file contents in
