@@ -48,11 +48,13 @@ const char *const *build_hooks_env(const struct sl_config *cfg);
 
 /*
  * The names removed from the environment of the builder and the gates:
- * the reviewer's token variable (cfg->reviewer.token_env) and the GIT_*
- * variables that would point git elsewhere (GIT_DIR, GIT_WORK_TREE,
- * GIT_INDEX_FILE, ...). *out is the caller's: sl_strv_free().
+ * the reviewer's token variable (cfg->reviewer.token_env) and the one list
+ * of core/git.h (GIT_DIR & co., GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT,
+ * ...) less what builder.c keeps for them on purpose and less the names
+ * `add` sets (their own entries, "K=V"). *out is the caller's: sl_strv_free().
  */
-int build_env_drop(sl_strv *out, const struct sl_config *cfg, struct sl_err *err);
+int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const *add,
+		   struct sl_err *err);
 
 /*
  * Run the builder to completion. A header line per attempt goes into

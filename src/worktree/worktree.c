@@ -2,6 +2,7 @@
 #include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/fault.h"
+#include "core/git.h"
 #include "core/proc.h"
 
 #include <git2.h>
@@ -15,39 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* git with the safe overrides and timeout of core/proc.h; `args` after the program name. */
+/* git (core/git.h) in a worktree: never the main checkout above it. */
 static int run_git(const char *cwd, const char *const *args, struct sl_err *err)
 {
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result res;
-	struct sl_buf errout = SL_BUF_INIT;
-	char how[64], ceiling[4200];
-	const char *env[8];
-	const char **argv = sl_git_argv(args);
-	int error;
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
 
-	if (!argv)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	sl_buf_init(&errout, 8192);
-	sl_git_ceiling(ceiling, sizeof(ceiling), cwd); /* never the main checkout above */
-	sl_git_env(env, 8, ceiling);
-	o.argv = argv;
 	o.cwd = cwd;
-	o.env_add = env;
-	o.env_drop = sl_git_env_drop;
-	o.errout = &errout;
-	o.timeout_ms = sl_git_timeout_ms();
-	if ((error = sl_proc_run(&o, &res, err)) < 0)
-		goto out;
-	if (res.exit_code != 0) {
-		sl_proc_describe(how, sizeof(how), &res);
-		error = sl_err_set(err, SL_ERROR, "'git %s' in '%s' failed (%s): %s", args[0], cwd,
-				   how, sl_buf_cstr(&errout));
-	}
-out:
-	sl_buf_release(&errout);
-	free(argv);
-	return error;
+	o.ceiling = 1;
+	return sl_git_run(&o, args, NULL, err);
 }
 
 int worktree_name_valid(const char *name)

@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/fs.h"
+#include "core/git.h"
 #include "core/proc.h"
 #include "test_helpers.h"
 
