@@ -29,7 +29,7 @@ const char *sl_git_program(void)
 	return g && *g ? g : "git";
 }
 
-/* What no git sluice starts may run or write, whatever .git/config says (proc.h). */
+/* What no git sluice starts may run or write, whatever .git/config says (git.h). */
 static const char *const git_safe_config[] = {
 	"core.hooksPath=/dev/null",      /* hooks */
 	"core.fsmonitor=false",          /* a program run on every index refresh */

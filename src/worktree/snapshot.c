@@ -209,7 +209,7 @@ static int skip_excluded(const char *path, const char *matched, void *payload)
  * filter driver, so it would commit the smudged bytes the worktree holds
  * (an LFS file's content instead of its pointer), and a file rewritten with
  * the same bytes would change. git runs the user's clean filter, with the
- * overrides and the timeout of every git sluice starts (core/proc.h).
+ * overrides and the timeout of every git sluice starts (core/git.h).
  */
 static int stage_filtered(const char *wt, const struct sl_buf *paths, struct sl_err *err)
 {
