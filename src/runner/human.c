@@ -235,11 +235,9 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 		store_conflict_release(&c);
 		merge_paths_release(&conflicted);
 	} else {
-		error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
-					step__excluded(s), "sluice: resolution by a person", head,
-					&committed, err);
-		if (error == SL_ENOTFOUND) /* nothing new: the person committed already */
-			error = 0, sl_err_clear(err);
+		/* nothing new is fine: the person committed already */
+		error = step__snapshot(s, "sluice: resolution by a person", STEP_SNAP_NOTHING_OK,
+				       head, &committed, err);
 	}
 	sl_lock_release(&lock);
 	if (error)
@@ -294,19 +292,13 @@ static int still_current(struct step *s, struct sl_err *err)
 /* Save what a person left in the worktree before anything can reset it. */
 static int save_worktree(struct step *s, const char *message, struct sl_err *err)
 {
-	struct sl_lock lock = SL_LOCK_INIT;
 	char head[41];
 	int error, committed = 0;
 
 	if (!sl_path_exists(s->wt) || !s->run.base_commit)
 		return 0;
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
-				message, head, &committed, err);
-	sl_lock_release(&lock);
-	if (error == SL_ENOTFOUND) /* nothing there */
-		return sl_err_clear(err), 0;
+	error = step__snapshot(s, message, STEP_SNAP_LOCK | STEP_SNAP_NOTHING_OK, head,
+			       &committed, err);
 	if (!error && committed)
 		error = step__set(s, err, "head_commit", head, NULL);
 	return error;
@@ -388,11 +380,9 @@ int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 		goto out;
 	if (sl_path_exists(s.wt) && s.run.base_commit) {
 		/* save everything first: commit what is uncommitted, write the diff */
-		error = worktree_snapshot(s.wt, s.run.branch_name, s.run.base_commit,
-					step__excluded(&s), "sluice: saved before abandoning", head,
-					&committed, err);
-		if (error == SL_ENOTFOUND) /* nothing was ever changed: an empty diff */
-			error = 0, sl_err_clear(err);
+		/* nothing ever changed is fine: an empty diff */
+		error = step__snapshot(&s, "sluice: saved before abandoning", STEP_SNAP_NOTHING_OK,
+				       head, &committed, err);
 		if (error || (error = step__set(&s, err, "head_commit", head, NULL)) != 0 ||
 		    (error = step__record_diff(&s, head, err)) != 0)
 			goto out;

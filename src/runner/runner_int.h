@@ -146,6 +146,19 @@ int step__review_request(struct step *s, const char *tree, json_t **out, struct 
 /* Write diff.patch and files_changed.json for base..head, and record the files. */
 int step__record_diff(struct step *s, const char *head, struct sl_err *err);
 
+/*
+ * Commit what the run's worktree holds on the run branch: worktree_snapshot()
+ * with the run's branch, base and excluded paths and `message`. head gets the
+ * branch's tip, *committed 1 when a commit was made. flags: STEP_SNAP_LOCK
+ * holds the repository lock around it (a caller that holds it passes 0);
+ * STEP_SNAP_NOTHING_OK makes "nothing changed since the base" (SL_ENOTFOUND,
+ * head still filled in) a success.
+ */
+#define STEP_SNAP_LOCK 1u
+#define STEP_SNAP_NOTHING_OK 2u
+int step__snapshot(struct step *s, const char *message, unsigned flags, char head[41],
+		   int *committed, struct sl_err *err);
+
 /* The handlers. */
 int step_prepare(struct step *s, struct sl_err *err);
 int step_build(struct step *s, struct sl_err *err);

@@ -204,6 +204,25 @@ const char *const *step__excluded(struct step *s)
 	return (const char *const *)s->ctx->excluded;
 }
 
+int step__snapshot(struct step *s, const char *message, unsigned flags, char head[41],
+		   int *committed, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error;
+
+	*committed = 0;
+	if ((flags & STEP_SNAP_LOCK) && (error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
+				  message, head, committed, err);
+	sl_lock_release(&lock);
+	if (error == SL_ENOTFOUND && (flags & STEP_SNAP_NOTHING_OK)) {
+		sl_err_clear(err);
+		error = 0;
+	}
+	return error;
+}
+
 static void sanitize_dir(const char *dir, int top, const char *run_id)
 {
 	struct sl_err e = SL_ERR_INIT;

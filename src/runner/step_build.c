@@ -120,8 +120,7 @@ static int snapshot(struct step *s, char head[41], struct sl_err *err)
 	} else {
 		snprintf(msg, sizeof(msg), "sluice snapshot: run %s attempt %d", s->run.id,
 			 s->run.attempt);
-		error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
-					step__excluded(s), msg, head, &committed, err);
+		error = step__snapshot(s, msg, 0, head, &committed, err);
 	}
 	merge_paths_release(&conflicted);
 	sl_lock_release(&lock);
@@ -248,7 +247,6 @@ out:
  */
 static int keep_gate_output(struct step *s, struct sl_err *err)
 {
-	struct sl_lock lock = SL_LOCK_INIT;
 	char head[41], msg[128];
 	int error, committed = 0;
 
@@ -256,11 +254,7 @@ static int keep_gate_output(struct step *s, struct sl_err *err)
 		return 0; /* the resolution commit is a merge; the merge step catches changes */
 	snprintf(msg, sizeof(msg), "sluice snapshot: what the gates of attempt %d left",
 		 s->run.attempt);
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
-				msg, head, &committed, err);
-	sl_lock_release(&lock);
+	error = step__snapshot(s, msg, STEP_SNAP_LOCK, head, &committed, err);
 	if (error || !committed)
 		return error;
 	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)

@@ -382,17 +382,13 @@ static int render_subject(struct step *s, json_t *fields, struct sl_buf *out, st
 #define SENT_BACK 2
 static int unchanged_since_review(struct step *s, struct sl_err *err)
 {
-	struct sl_lock lock = SL_LOCK_INIT;
 	char head[41];
 	int error, committed = 0;
 
 	if (!sl_path_exists(s->wt))
 		return 0;
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
-				"sluice snapshot: changes after the review", head, &committed, err);
-	sl_lock_release(&lock);
+	error = step__snapshot(s, "sluice snapshot: changes after the review", STEP_SNAP_LOCK,
+			       head, &committed, err);
 	if (error == SL_ECONFLICT || error == SL_EINVALID)
 		return step__fail(s, "failed", err, "before the merge: %s", err->msg);
 	if (error) /* locked, busy: the run stays approved and the next tick tries again */
