@@ -47,10 +47,11 @@ static int branch_exists(git_repository *git, const char *branch)
 
 static int worktree_entry_exists(struct sl_ctx *ctx, const char *run_id)
 {
-	char path[4096];
+	char *path = worktree_entry_path(ctx->repo.gitdir, run_id, NULL);
+	int exists = path && sl_path_exists(path);
 
-	snprintf(path, sizeof(path), "%s/worktrees/%s", ctx->repo.gitdir, run_id);
-	return sl_path_exists(path);
+	free(path);
+	return exists;
 }
 
 static int fill_item(struct sl_ctx *ctx, git_repository *git, const struct store_run *r,

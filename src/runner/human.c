@@ -200,10 +200,11 @@ static int merge_base_with_target(struct step *s, const char *head, char out[41]
 /* 1 when the run's worktree is in the middle of a merge (MERGE_HEAD exists). */
 static int merge_in_progress(struct step *s)
 {
-	char path[4096];
+	char *path = worktree_entry_path(s->ctx->repo.gitdir, s->run.id, "MERGE_HEAD");
+	int yes = path && sl_path_exists(path);
 
-	snprintf(path, sizeof(path), "%s/worktrees/%s/MERGE_HEAD", s->ctx->repo.gitdir, s->run.id);
-	return sl_path_exists(path);
+	free(path);
+	return yes;
 }
 
 /* A person worked in the worktree of a merge_conflict run: record it and review again. */

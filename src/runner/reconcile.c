@@ -28,15 +28,16 @@
 
 int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 {
-	char entry[4200], *wt = runner__worktree_path(ctx, run_id);
+	char *entry = worktree_entry_path(ctx->repo.gitdir, run_id, NULL);
+	char *wt = runner__worktree_path(ctx, run_id);
 	int error;
 
-	if (!wt)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	snprintf(entry, sizeof(entry), "%s/worktrees/%s", ctx->repo.gitdir, run_id);
-	if ((error = sl_rm_rf(wt, err)) == 0)
+	if (!wt || !entry)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if ((error = sl_rm_rf(wt, err)) == 0)
 		error = sl_rm_rf(entry, err);
 	free(wt);
+	free(entry);
 	return error;
 }
 
@@ -58,12 +59,11 @@ static void remove_lock(const char *path, const char *run_id)
  */
 static void remove_stale_locks(struct sl_ctx *ctx, const struct store_run *run)
 {
-	char dir[4096], path[4400];
+	char *dir = worktree_entry_path(ctx->repo.gitdir, run->id, NULL), path[4400];
 	struct dirent *de;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s/worktrees/%s", ctx->repo.gitdir, run->id);
-	if ((d = opendir(dir)) != NULL) {
+	if (dir && (d = opendir(dir)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			size_t n = strlen(de->d_name);
 			if (n > 5 && !strcmp(de->d_name + n - 5, ".lock")) {
@@ -78,6 +78,7 @@ static void remove_stale_locks(struct sl_ctx *ctx, const struct store_run *run)
 			 run->branch_name);
 		remove_lock(path, run->id);
 	}
+	free(dir);
 }
 
 /*

@@ -73,11 +73,7 @@ static int run_setup(struct step *s, struct sl_err *err)
 /* <gitdir>/worktrees/<run id>: the run worktree's entry (new string). */
 static char *entry_path(struct step *s)
 {
-	char *p;
-
-	if (asprintf(&p, "%s/worktrees/%s", s->ctx->repo.gitdir, s->run.id) < 0)
-		return NULL;
-	return p;
+	return worktree_entry_path(s->ctx->repo.gitdir, s->run.id, NULL);
 }
 
 /* 1 when a folder holds nothing, or nothing but a .git file: no work in it. */

@@ -44,6 +44,15 @@ int worktree_name_valid(const char *name)
 	return 1;
 }
 
+char *worktree_entry_path(const char *gitdir, const char *name, const char *file)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/worktrees/%s%s%s", gitdir, name, file ? "/" : "", file ? file : "") < 0)
+		return NULL;
+	return p;
+}
+
 int worktree_branch_name_valid(const char *branch)
 {
 	char ref[512];
@@ -81,7 +90,7 @@ static char *wt_branch(git_repository *repo, const char *name)
 	struct sl_err e = SL_ERR_INIT;
 	const char *p;
 
-	if (asprintf(&path, "%s/worktrees/%s/HEAD", git_repository_commondir(repo), name) < 0)
+	if (!(path = worktree_entry_path(git_repository_commondir(repo), name, "HEAD")))
 		return NULL;
 	sl_buf_init(&b, 4096);
 	if (sl_read_file(&b, path, 4096, &e) == 0 && !strncmp(b.ptr, "ref: refs/heads/", 16)) {
@@ -181,7 +190,7 @@ static void undo_add(git_repository *repo, const char *name, const char *path,
 	if (git_worktree_lookup(&wt, repo, name) == 0)
 		git_worktree_prune(wt, &po);
 	git_worktree_free(wt);
-	if (asprintf(&entry, "%s/worktrees/%s", git_repository_commondir(repo), name) >= 0) {
+	if ((entry = worktree_entry_path(git_repository_commondir(repo), name, NULL))) {
 		sl_rm_rf(entry, &e);
 		free(entry);
 	}
@@ -539,12 +548,12 @@ static int is_run_entry(git_worktree *wt, const char *root, const char *name)
 /* The mtime of .git/worktrees/<name>/gitdir (git's clock for the grace period), 0 if none. */
 static time_t gitdir_mtime(git_repository *repo, const char *name)
 {
-	char path[4200];
+	char *path = worktree_entry_path(git_repository_commondir(repo), name, "gitdir");
 	struct stat st;
+	time_t t = path && lstat(path, &st) == 0 ? st.st_mtime : 0;
 
-	snprintf(path, sizeof(path), "%s/worktrees/%s/gitdir", git_repository_commondir(repo),
-		 name);
-	return lstat(path, &st) == 0 ? st.st_mtime : 0;
+	free(path);
+	return t;
 }
 
 int worktree_prune_stale(const char *repo_root, int (*known)(const char *, void *),
