@@ -16,16 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* git (core/git.h) in a worktree: never the main checkout above it. */
-static int run_git(const char *cwd, const char *const *args, struct sl_err *err)
-{
-	struct sl_git_opts o = SL_GIT_OPTS_INIT;
-
-	o.cwd = cwd;
-	o.ceiling = 1;
-	return sl_git_run(&o, args, NULL, err);
-}
-
 int worktree_name_valid(const char *name)
 {
 	size_t n = name ? strlen(name) : 0, i;
@@ -219,9 +209,12 @@ static int needs_populate(const char *path)
 static int populate(const char *path, struct sl_err *err)
 {
 	const char *args[] = { "reset", "--hard", "-q", "--no-recurse-submodules", NULL };
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
 
+	o.cwd = path;
+	o.ceiling = 1; /* never the main checkout above (core/git.h) */
 	sl_fault("prepare.before_populate");
-	return run_git(path, args, err);
+	return sl_git_run(&o, args, NULL, err);
 }
 
 static int add_new(git_repository *repo, const char *name, const char *path, const char *branch,
