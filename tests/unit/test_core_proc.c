@@ -696,6 +696,8 @@ static void test_git_run_output(void **state)
 	unsetenv("SLUICE_GIT");
 }
 
+#define ENV_OF_GIT "env | grep -E '^(GIT_CONFIG|GIT_DIR|GIT_CEIL|GIT_ALLOW|PAGER)' | sort"
+
 static void test_git_run_env(void **state)
 {
 	const char *extra[] = { "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=k", "GIT_DIR=/own", NULL };
@@ -717,7 +719,7 @@ static void test_git_run_env(void **state)
 	setenv("PAGER", "evil", 1);
 	sl_buf_init(&out, 1 << 16);
 	o.out = &out;
-	assert_int_equal(git_run("env | grep -E '^(GIT_CONFIG|GIT_DIR|GIT_CEIL|GIT_ALLOW|PAGER)' | sort", &o, &res, &err), 0);
+	assert_int_equal(git_run(ENV_OF_GIT, &o, &res, &err), 0);
 	assert_string_equal(sl_buf_cstr(&out), "GIT_ALLOW_PROTOCOL=none\n");
 	/* the caller's own entries stay; so do the ones it did not set */
 	sl_buf_reset(&out);
@@ -726,7 +728,7 @@ static void test_git_run_env(void **state)
 	tmp_path(wt, sizeof(wt), "wt");
 	assert_int_equal(mkdir(wt, 0755), 0);
 	o.cwd = wt;
-	assert_int_equal(git_run("env | grep -E '^(GIT_CONFIG|GIT_DIR|GIT_CEIL|GIT_ALLOW|PAGER)' | sort", &o, &res, &err), 0);
+	assert_int_equal(git_run(ENV_OF_GIT, &o, &res, &err), 0);
 	snprintf(want, sizeof(want), "GIT_ALLOW_PROTOCOL=none\nGIT_CEILING_DIRECTORIES=%s\n"
 		 "GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=k\nGIT_CONFIG_KEY_1=alias.x\nGIT_DIR=/own\n",
 		 tmpdir);
@@ -778,8 +780,8 @@ static void test_git_run_ignores_env_config(void **state)
 	(void)state;
 	tmp_path(repo, sizeof(repo), "envcfg");
 	tmp_path(cfg, sizeof(cfg), "evil.cfg");
-	snprintf(cmd, sizeof(cmd), "git init -q '%s' && printf '[sltest]\\n\\tglobal = 1\\n' >'%s'",
-		 repo, cfg);
+	assert_true(snprintf(cmd, sizeof(cmd), "git init -q '%s' && "
+			     "printf '[sltest]\\n\\tglobal = 1\\n' >'%s'", repo, cfg) < (int)sizeof(cmd));
 	assert_int_equal(system(cmd), 0);
 	setenv("GIT_CONFIG_COUNT", "1", 1);
 	setenv("GIT_CONFIG_KEY_0", "sltest.count", 1);

@@ -97,7 +97,7 @@ static void test_entry_path(void **state)
 	free(p);
 	assert_int_equal(worktree_create(repo, "R8", "run/WO-8-x", base_oid(), &path, &reused,
 					 &err), 0);
-	snprintf(gitdir, sizeof(gitdir), "%s/.git", repo);
+	assert_true(snprintf(gitdir, sizeof(gitdir), "%s/.git", repo) < (int)sizeof(gitdir));
 	p = worktree_entry_path(gitdir, "R8", "HEAD");
 	assert_string_equal(sh_line("cat '%s'", p), "ref: refs/heads/run/WO-8-x");
 	free(p);
