@@ -222,19 +222,7 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 		goto out;
 	if (merge_in_progress(s)) {
 		/* the person merged the target and fixed the files: finish that merge */
-		/* the marker check covers the paths recorded in the store, not conflictFiles */
-		struct merge_paths conflicted = MERGE_PATHS_INIT;
-		struct store_conflict c = { 0 };
-		size_t i;
-		git_oid oid;
-		if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
-			for (i = 0; i < c.npaths; i++)
-				merge_paths_add(&conflicted, c.paths[i]);
-		if (!error && (error = merge_commit_resolution(s->wt, NULL, &conflicted,
-								step__excluded(s), &oid, err)) == 0)
-			git_oid_tostr(head, sizeof(head), &oid);
-		store_conflict_release(&c);
-		merge_paths_release(&conflicted);
+		error = step__commit_resolution(s, NULL, head, err);
 	} else {
 		/* nothing new is fine: the person committed already */
 		error = step__snapshot(s, "sluice: resolution by a person", STEP_SNAP_NOTHING_OK,

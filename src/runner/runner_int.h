@@ -159,6 +159,15 @@ int step__record_diff(struct step *s, const char *head, struct sl_err *err);
 int step__snapshot(struct step *s, const char *message, unsigned flags, char head[41],
 		   int *committed, struct sl_err *err);
 
+/*
+ * Finish the merge in the run's resolution worktree (merge_commit_resolution()),
+ * checking for markers the conflicted paths recorded in the store, never the
+ * ones a builder names; message NULL: git's MERGE_MSG. head gets the commit.
+ * The caller holds the repository lock.
+ */
+int step__commit_resolution(struct step *s, const char *message, char head[41],
+			    struct sl_err *err);
+
 /* The handlers. */
 int step_prepare(struct step *s, struct sl_err *err);
 int step_build(struct step *s, struct sl_err *err);

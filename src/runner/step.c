@@ -5,6 +5,7 @@
 #include "runner/runner_int.h"
 #include "store/store.h"
 #include "worktree/worktree.h"
+#include "merge/merge.h"
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/log.h"
@@ -202,6 +203,25 @@ int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err)
 const char *const *step__excluded(struct step *s)
 {
 	return (const char *const *)s->ctx->excluded;
+}
+
+int step__commit_resolution(struct step *s, const char *message, char head[41],
+			    struct sl_err *err)
+{
+	struct merge_paths conflicted = MERGE_PATHS_INIT;
+	struct store_conflict c = { 0 };
+	git_oid oid;
+	int error;
+
+	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
+		for (size_t i = 0; i < c.npaths; i++)
+			merge_paths_add(&conflicted, c.paths[i]);
+	if (!error && (error = merge_commit_resolution(s->wt, message, &conflicted,
+							step__excluded(s), &oid, err)) == 0)
+		git_oid_tostr(head, 41, &oid);
+	store_conflict_release(&c);
+	merge_paths_release(&conflicted);
+	return error;
 }
 
 int step__snapshot(struct step *s, const char *message, unsigned flags, char head[41],

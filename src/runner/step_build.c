@@ -97,32 +97,20 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 static int snapshot(struct step *s, char head[41], struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	struct merge_paths conflicted = MERGE_PATHS_INIT;
 	char msg[256];
 	int error, committed = 0;
-	git_oid oid;
 
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
 	if (!strcmp(s->run.mode, "resolve")) {
-		/* the marker check covers the paths recorded in the store, not conflictFiles */
-		struct store_conflict c = { 0 };
-		size_t i;
-		if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
-			for (i = 0; i < c.npaths; i++)
-				merge_paths_add(&conflicted, c.paths[i]);
-		store_conflict_release(&c);
 		snprintf(msg, sizeof(msg), "Merge %s into %s (resolution, run %s)",
 			 s->ctx->cfg->target, s->run.branch_name, s->run.id);
-		if (!error && (error = merge_commit_resolution(s->wt, msg, &conflicted,
-								step__excluded(s), &oid, err)) == 0)
-			git_oid_tostr(head, 41, &oid);
+		error = step__commit_resolution(s, msg, head, err);
 	} else {
 		snprintf(msg, sizeof(msg), "sluice snapshot: run %s attempt %d", s->run.id,
 			 s->run.attempt);
 		error = step__snapshot(s, msg, 0, head, &committed, err);
 	}
-	merge_paths_release(&conflicted);
 	sl_lock_release(&lock);
 	return error;
 }
