@@ -88,7 +88,7 @@ test_expect_success 'diff.patch is a text diff: no attributes file from the envi
 '
 
 test_expect_success 'no hook, no filter from the environment ran, in sluice or in the builder' '
-	ls ran-* >ran 2>/dev/null || : &&
+	{ ls ran-* >ran 2>/dev/null || :; } &&
 	{ test ! -s ran || { cat ran; false; }; }
 '
 
