@@ -111,12 +111,18 @@ int64_t sl_git_timeout_ms(void)
 	return *end || v <= 0 ? SL_GIT_TIMEOUT_MS : (int64_t)v;
 }
 
-void sl_git_ceiling(char *out, size_t n, const char *dir)
+int sl_git_ceiling(char *out, size_t n, const char *dir)
 {
 	const char *slash = strrchr(dir, '/');
 	size_t len = slash && slash != dir ? (size_t)(slash - dir) : 1;
+	int w = snprintf(out, n, "GIT_CEILING_DIRECTORIES=%.*s", (int)len, dir);
 
-	snprintf(out, n, "GIT_CEILING_DIRECTORIES=%.*s", (int)len, dir);
+	if (w < 0 || (size_t)w >= n) {
+		if (n)
+			out[0] = '\0';
+		return -1;
+	}
+	return 0;
 }
 
 size_t sl_git_env_drop_but(const char **out, size_t cap, const char *const *keep,
@@ -170,7 +176,9 @@ static int git_env(const char **env, char *ceiling, size_t clen, const struct sl
 	size_t n = 0;
 
 	if (o->ceiling) {
-		sl_git_ceiling(ceiling, clen, o->cwd);
+		if (sl_git_ceiling(ceiling, clen, o->cwd) < 0)
+			return sl_err_set(err, SL_EINVALID, "the path '%.100s...' is too long (%zu "
+					  "bytes) to run git in", o->cwd, strlen(o->cwd));
 		env[n++] = ceiling;
 	}
 	for (const char *const *e = sl_git_env_add; *e; e++)

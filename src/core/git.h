@@ -78,9 +78,10 @@ int64_t sl_git_timeout_ms(void);
  * "GIT_CEILING_DIRECTORIES=<parent of dir>" into out: git run in `dir`
  * then never looks above it for a repository. For every git sluice runs in
  * a run's worktree: if a builder deleted its .git, git must fail there,
- * not find the main checkout above and act on the user's files.
+ * not find the main checkout above and act on the user's files. -1 (and
+ * out empty) when it does not fit: a cut path would name another folder.
  */
-void sl_git_ceiling(char *out, size_t n, const char *dir);
+int sl_git_ceiling(char *out, size_t n, const char *dir);
 
 /* How one git is run by sl_git_run(). */
 struct sl_git_opts {

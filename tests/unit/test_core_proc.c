@@ -592,6 +592,31 @@ static void test_git_env_drop_list(void **state)
 	assert_null(out[2]);
 }
 
+static void test_git_ceiling(void **state)
+{
+	char out[64], longdir[5000];
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	const char *args[] = { "status", NULL };
+
+	(void)state;
+	assert_int_equal(sl_git_ceiling(out, sizeof(out), "/r/.system/runs/R1/worktree"), 0);
+	assert_string_equal(out, "GIT_CEILING_DIRECTORIES=/r/.system/runs/R1");
+	assert_int_equal(sl_git_ceiling(out, sizeof(out), "/wt"), 0);
+	assert_string_equal(out, "GIT_CEILING_DIRECTORIES=/");
+	/* a cut path would name another folder: refused */
+	assert_int_equal(sl_git_ceiling(out, 30, "/r/.system/runs/R1/worktree"), -1);
+	assert_string_equal(out, "");
+	memset(longdir, 'a', sizeof(longdir) - 1);
+	longdir[0] = '/';
+	longdir[sizeof(longdir) - 1] = '\0';
+	longdir[4500] = '/'; /* its parent does not fit in the 4200 bytes */
+	o.cwd = longdir;
+	o.ceiling = 1;
+	assert_int_equal(sl_git_run(&o, args, NULL, &err), SL_EINVALID);
+	assert_non_null(strstr(err.msg, "too long"));
+}
+
 /* SLUICE_GIT = a fake git that evals the argument after "run". */
 static void fake_git(char *path, size_t n)
 {
@@ -910,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_git_overrides_beat_repo_config),
 		cmocka_unit_test(test_env_drop_pattern),
 		cmocka_unit_test(test_git_env_drop_list),
+		cmocka_unit_test(test_git_ceiling),
 		cmocka_unit_test(test_git_run_exit_codes),
 		cmocka_unit_test(test_git_run_output),
 		cmocka_unit_test(test_git_run_env),
