@@ -59,26 +59,27 @@ static void remove_lock(const char *path, const char *run_id)
  */
 static void remove_stale_locks(struct sl_ctx *ctx, const struct store_run *run)
 {
-	char *dir = worktree_entry_path(ctx->repo.gitdir, run->id, NULL), path[4400];
+	char *dir = worktree_entry_path(ctx->repo.gitdir, run->id, NULL), *path;
 	struct dirent *de;
 	DIR *d;
 
 	if (dir && (d = opendir(dir)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			size_t n = strlen(de->d_name);
-			if (n > 5 && !strcmp(de->d_name + n - 5, ".lock")) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (n > 5 && !strcmp(de->d_name + n - 5, ".lock") &&
+			    (path = sl_path_join(dir, de->d_name))) {
 				remove_lock(path, run->id);
+				free(path);
 			}
 		}
 		closedir(d);
 	}
-	if (run->branch_name) {
-		snprintf(path, sizeof(path), "%s/refs/heads/%s.lock", ctx->repo.gitdir,
-			 run->branch_name);
-		remove_lock(path, run->id);
-	}
 	free(dir);
+	if (run->branch_name &&
+	    (path = sl_path_fmt("%s/refs/heads/%s.lock", ctx->repo.gitdir, run->branch_name))) {
+		remove_lock(path, run->id);
+		free(path);
+	}
 }
 
 /*
@@ -284,14 +285,15 @@ static void delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 {
 	git_reference *ref = NULL;
 	git_oid target;
-	char name[600], lock[4800];
+	char *name, *lock;
 
-	if (!run->branch_name || !repo)
+	if (!run->branch_name || !repo ||
+	    !(name = sl_path_fmt("refs/heads/%s", run->branch_name)))
 		return;
-	snprintf(name, sizeof(name), "refs/heads/%s", run->branch_name);
 	/* a lock on a merged run's branch is one a killed sluice left (we hold the repo lock) */
-	snprintf(lock, sizeof(lock), "%s/%s.lock", ctx->repo.gitdir, name);
-	unlink(lock);
+	if ((lock = sl_path_fmt("%s/%s.lock", ctx->repo.gitdir, name)))
+		unlink(lock);
+	free(lock);
 	if (git_reference_lookup(&ref, repo, name) == 0 &&
 	    git_reference_name_to_id(&target, repo, ctx->target_ref) == 0 &&
 	    git_reference_target(ref) &&
@@ -301,6 +303,7 @@ static void delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 		sl_log(SL_LOG_INFO, "deleted the branch '%s' of merged run %s", run->branch_name,
 		       run->id);
 	git_reference_free(ref);
+	free(name);
 }
 
 /*
@@ -332,11 +335,12 @@ static void remove_target_lock_older_than(struct sl_ctx *ctx, long seconds)
 
 static void remove_stale_ref_locks(struct sl_ctx *ctx)
 {
-	char path[4200];
+	char *path = sl_path_join(ctx->repo.gitdir, "packed-refs.lock");
 
 	remove_target_lock_older_than(ctx, STALE_LOCK_S);
-	snprintf(path, sizeof(path), "%s/packed-refs.lock", ctx->repo.gitdir);
-	remove_if_older(path, STALE_LOCK_S);
+	if (path)
+		remove_if_older(path, STALE_LOCK_S);
+	free(path);
 }
 
 

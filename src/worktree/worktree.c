@@ -36,11 +36,7 @@ int worktree_name_valid(const char *name)
 
 char *worktree_entry_path(const char *gitdir, const char *name, const char *file)
 {
-	char *p;
-
-	if (asprintf(&p, "%s/worktrees/%s%s%s", gitdir, name, file ? "/" : "", file ? file : "") < 0)
-		return NULL;
-	return p;
+	return sl_path_fmt("%s/worktrees/%s%s%s", gitdir, name, file ? "/" : "", file ? file : "");
 }
 
 int worktree_branch_name_valid(const char *branch)
@@ -530,12 +526,15 @@ static void prune_expiry(git_repository *repo, time_t *before)
 /* 1 when entry `name` is a run worktree sluice made: .system/runs/<name>/worktree. */
 static int is_run_entry(git_worktree *wt, const char *root, const char *name)
 {
-	char want[4200];
+	char *want;
+	int yes;
 
-	if (!worktree_name_valid(name))
+	if (!worktree_name_valid(name) ||
+	    !(want = sl_path_fmt("%s/.system/runs/%s/worktree", root, name)))
 		return 0;
-	snprintf(want, sizeof(want), "%s/.system/runs/%s/worktree", root, name);
-	return !strcmp(git_worktree_path(wt), want);
+	yes = !strcmp(git_worktree_path(wt), want);
+	free(want);
+	return yes;
 }
 
 /* The mtime of .git/worktrees/<name>/gitdir (git's clock for the grace period), 0 if none. */
