@@ -48,7 +48,7 @@ static json_t *run_json(const struct store_run *r)
 	json_t *j = json_object();
 
 	json_object_set_new(j, "id", json_string(r->id));
-	json_object_set_new(j, "state", json_string(r->state));
+	json_object_set_new(j, "state", json_string(run_state_name(r->state)));
 	json_object_set_new(j, "reason", json_string(r->reason ? r->reason : ""));
 	json_object_set_new(j, "target", json_string(r->target));
 	json_object_set_new(j, "branch", str_or_null(r->branch_name));
@@ -59,7 +59,7 @@ static json_t *run_json(const struct store_run *r)
 	json_object_set_new(j, "merge_status", str_or_null(r->merge_status));
 	json_object_set_new(j, "conflict_with_run", str_or_null(r->conflict_with_run_id));
 	json_object_set_new(j, "reviewer", str_or_null(r->reviewer));
-	json_object_set_new(j, "mode", json_string(r->mode ? r->mode : "build"));
+	json_object_set_new(j, "mode", json_string(run_mode_name(r->mode)));
 	json_object_set_new(j, "attempt", json_integer(r->attempt));
 	json_object_set_new(j, "created_at", iso(r->created_ms));
 	json_object_set_new(j, "finished_at", iso(r->finished_ms));
@@ -296,7 +296,7 @@ static json_t *rival_json(struct sl_ctx *ctx, const char *id)
 	json_decref(j);
 	j = json_pack("{s:s, s:s, s:s?, s:o, s:o}", "run", r.id, "work_order", r.work_order_id,
 		      "title", wo.title, "summary", summary ? summary : json_string(""), "merged_at",
-		      strcmp(r.state, "merged") ? json_null() : iso(r.finished_ms));
+		      r.state == RUN_MERGED ? iso(r.finished_ms) : json_null());
 	free(path);
 	store_wo_release(&wo);
 	store_run_release(&r);
@@ -401,13 +401,13 @@ static json_t *next_json(const struct store_run *r, const char *wt, const char *
 {
 	char buf[1024];
 
-	if (!strcmp(r->state, "merge_conflict"))
+	if (r->state == RUN_MERGE_CONFLICT)
 		snprintf(buf, sizeof(buf), "cd %s && git merge %s; fix the files; git commit; "
 			 "then: sluice retry %s, or sluice abandon %s", wt, target, r->id, r->id);
-	else if (!strcmp(r->state, "awaiting_review"))
+	else if (r->state == RUN_AWAITING_REVIEW)
 		snprintf(buf, sizeof(buf), "read review-request.json, then: sluice approve %s, or "
 			 "sluice reject %s -m TEXT", r->id, r->id);
-	else if (!strcmp(r->state, "failed") || !strcmp(r->state, "rejected"))
+	else if (r->state == RUN_FAILED || r->state == RUN_REJECTED)
 		snprintf(buf, sizeof(buf), "sluice retry %s, or sluice abandon %s", r->id, r->id);
 	else
 		return json_null();

@@ -22,7 +22,7 @@ json_t *cli_run_json(const struct store_run *r)
 #define S(k, v) json_object_set_new(j, k, (v) ? json_string(v) : json_null())
 	S("id", r->id);
 	S("work_order", r->work_order_id);
-	S("state", r->state);
+	S("state", run_state_name(r->state));
 	S("reason", r->reason);
 	S("target", r->target);
 	S("branch_name", r->branch_name);
@@ -33,7 +33,7 @@ json_t *cli_run_json(const struct store_run *r)
 	S("merge_status", r->merge_status);
 	S("conflict_with_run_id", r->conflict_with_run_id);
 	S("reviewer", r->reviewer);
-	S("mode", r->mode);
+	S("mode", run_mode_name(r->mode));
 #undef S
 	json_object_set_new(j, "attempt", json_integer(r->attempt));
 	json_object_set_new(j, "resolve_attempts", json_integer(r->resolve_attempts));
