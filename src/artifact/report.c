@@ -82,7 +82,8 @@ static int load(struct report *r, struct sl_err *err)
 	int error;
 
 	if ((error = load_wos(r, err)) != 0 ||
-	    (error = store_runs_list(r->ctx->st, RUN_STATES_ALL, NULL, &r->runs, &r->nruns, err)) != 0)
+	    (error = store_runs_list(r->ctx->st, RUN_STATES_ALL, NULL, &r->runs, &r->nruns,
+				     err)) != 0)
 		return error;
 	return store_events_list(r->ctx->st, NULL, 0, &r->ev, &r->nev, err);
 }
@@ -406,9 +407,10 @@ static void html_states(struct page *p, struct report *r)
 {
 	/* the unfinished states first, then the final ones */
 	static const enum run_state states[] = {
-		RUN_QUEUED,   RUN_PREPARING,	  RUN_BUILDING,	   RUN_GATING,	  RUN_REVIEWING,
-		RUN_AWAITING_REVIEW, RUN_APPROVED, RUN_MERGING,	   RUN_RESOLVING, RUN_MERGE_CONFLICT,
-		RUN_INTERRUPTED,     RUN_MERGED,   RUN_REJECTED,   RUN_FAILED,	  RUN_ABANDONED
+		RUN_QUEUED,	 RUN_PREPARING,	     RUN_BUILDING, RUN_GATING,
+		RUN_REVIEWING,	 RUN_AWAITING_REVIEW, RUN_APPROVED, RUN_MERGING,
+		RUN_RESOLVING,	 RUN_MERGE_CONFLICT,  RUN_INTERRUPTED, RUN_MERGED,
+		RUN_REJECTED,	 RUN_FAILED,	     RUN_ABANDONED,
 	};
 	size_t i, j, n;
 

@@ -126,7 +126,8 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	size_t n = 0, i;
 	int rc = CLI_OK;
 
-	if (wo_counts(ctx, counts, &err) != 0 || store_runs_list(ctx->st, RUN_STATES_ALL, NULL, &runs, &n, &err) != 0) {
+	if (wo_counts(ctx, counts, &err) != 0 ||
+	    store_runs_list(ctx->st, RUN_STATES_ALL, NULL, &runs, &n, &err) != 0) {
 		rc = cli_report(&err);
 		goto out;
 	}

@@ -215,7 +215,8 @@ static int on_conflict(struct step *s, const struct merge_commit_result *mr, str
 					(const char *const *)ci.paths.v, ci.paths.n, err)) != 0 ||
 	    (error = write_conflict(s, tip, &ci, &rival, err)) != 0)
 		goto out;
-	if ((error = step__set(s, err, "merge_status", run_merge_status_name(RUN_MERGE_STATUS_CONFLICT),
+	if ((error = step__set(s, err, "merge_status",
+			       run_merge_status_name(RUN_MERGE_STATUS_CONFLICT),
 			       "conflict_with_run_id", rival, NULL)) != 0)
 		goto out;
 	if (!strcmp(s->ctx->cfg->merge.resolver, "none") ||

@@ -76,7 +76,8 @@ static int find_name(const char *name, const void *table, size_t n, size_t size)
 }
 
 #define NAME_OF(table, v) ((unsigned)(v) < sizeof(table) / sizeof(table[0]) ? table[v] : "?")
-#define INDEX_OF(table, name) find_name(name, table, sizeof(table) / sizeof(table[0]), sizeof(table[0]))
+#define INDEX_OF(table, name)                                                                      \
+	find_name(name, table, sizeof(table) / sizeof(table[0]), sizeof(table[0]))
 
 int run_state_parse(const char *name, enum run_state *out)
 {

@@ -68,7 +68,7 @@ struct run_state_info {
 	unsigned active : 1;       /* a live sluice process must be working on it */
 	unsigned runnable : 1;     /* a tick picks it up and moves it on */
 	unsigned needs_person : 1; /* only a person moves it on */
-	unsigned waits : 1;        /* waits on a person or a later tick (reviewer, deferred merge) */
+	unsigned waits : 1;        /* on a person or a later tick (the reviewer, a deferred merge) */
 	enum run_step step;
 	run_state_set next; /* where it may move, besides itself (a new reason) */
 };
@@ -124,8 +124,14 @@ int wo_state_parse(const char *name, enum wo_state *out);
 int wo_state_is(const char *name, enum wo_state s);
 
 /* A work order's status field (what its author says). */
-enum wo_status { WO_STATUS_READY, WO_STATUS_DRAFT, WO_STATUS_BACKLOG, WO_STATUS_HOLD, WO_STATUS_DONE,
-		 WO_STATUS_COUNT };
+enum wo_status {
+	WO_STATUS_READY,
+	WO_STATUS_DRAFT,
+	WO_STATUS_BACKLOG,
+	WO_STATUS_HOLD,
+	WO_STATUS_DONE,
+	WO_STATUS_COUNT
+};
 const char *wo_status_name(enum wo_status s);
 int wo_status_parse(const char *name, enum wo_status *out);
 /* 1 when `name` is the name of `s` (name may be NULL). */

@@ -156,8 +156,8 @@ int store_wo_list(struct store *st, struct store_wo **out, size_t *n, struct sl_
 	size_t len = 0;
 	int error;
 
-	error = list_rows(st, "SELECT " WO_COLUMNS " FROM work_orders ORDER BY id", NULL, sizeof(**out),
-	                  read_row, &v, &len, "cannot list work orders", err);
+	error = list_rows(st, "SELECT " WO_COLUMNS " FROM work_orders ORDER BY id", NULL,
+	                  sizeof(**out), read_row, &v, &len, "cannot list work orders", err);
 	if (error) {
 		store_wo_list_free(v, len);
 		v = NULL;
@@ -376,8 +376,9 @@ int store_inbox_errors_list(struct store *st, struct store_inbox_error **out, si
 	size_t len = 0;
 	int error;
 
-	error = list_rows(st, "SELECT path, message FROM inbox_errors ORDER BY path", NULL, sizeof(**out),
-	                  read_inbox_error, &v, &len, "cannot list the inbox errors", err);
+	error = list_rows(st, "SELECT path, message FROM inbox_errors ORDER BY path", NULL,
+	                  sizeof(**out), read_inbox_error, &v, &len,
+	                  "cannot list the inbox errors", err);
 	if (error) {
 		store_inbox_errors_free(v, len);
 		v = NULL;
