@@ -7,6 +7,8 @@
  * deadlock half-way through a transaction) and store_commit().
  *
  * Work orders: store/workorders.c. Runs, attempts, events: store/runs.c.
+ * The states of runs and work orders, and the other names the database
+ * checks: store/state.c (enum run_state and its table, below).
  */
 #include <sqlite3.h>
 #include <stdint.h>
