@@ -43,29 +43,6 @@ static json_t *read_json_file(const char *dir, const char *name)
 	return j;
 }
 
-static json_t *run_json(const struct store_run *r)
-{
-	json_t *j = json_object();
-
-	json_object_set_new(j, "id", json_string(r->id));
-	json_object_set_new(j, "state", json_string(run_state_name(r->state)));
-	json_object_set_new(j, "reason", json_string(r->reason ? r->reason : ""));
-	json_object_set_new(j, "target", json_string(r->target));
-	json_object_set_new(j, "branch", str_or_null(r->branch_name));
-	json_object_set_new(j, "base", str_or_null(r->base_commit));
-	json_object_set_new(j, "head", str_or_null(r->head_commit));
-	json_object_set_new(j, "approved_tree", str_or_null(r->approved_tree));
-	json_object_set_new(j, "merge_commit", str_or_null(r->merge_commit));
-	json_object_set_new(j, "merge_status", str_or_null(r->merge_status));
-	json_object_set_new(j, "conflict_with_run", str_or_null(r->conflict_with_run_id));
-	json_object_set_new(j, "reviewer", str_or_null(r->reviewer));
-	json_object_set_new(j, "mode", json_string(run_mode_name(r->mode)));
-	json_object_set_new(j, "attempt", json_integer(r->attempt));
-	json_object_set_new(j, "created_at", iso(r->created_ms));
-	json_object_set_new(j, "finished_at", iso(r->finished_ms));
-	return j;
-}
-
 /* The work order from the store (SELECT only). */
 static json_t *wo_json(struct sl_ctx *ctx, const char *wo_id)
 {
@@ -422,7 +399,8 @@ static json_t *dossier_doc(struct sl_ctx *ctx, const struct store_run *r, const 
 	json_t *gates = read_json_file(dir, "gates.json"), *j;
 
 	j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b}",
-		      "run", run_json(r), "work_order", wo_json(ctx, r->work_order_id), "timeline",
+		      "run", store_run_json(r, STORE_RUN_JSON_ALIASES), "work_order",
+		      wo_json(ctx, r->work_order_id), "timeline",
 		      timeline_json(ctx, r->id), "attempts", attempts_json(ctx, r->id, dir),
 		      "gates", gates ? gates : json_null(), "verdict", review ? review : json_null(),
 		      "diffstat", diffstat_json(ctx, r, dir), "conflict", conflict_json(ctx, r, dir), "merge",

@@ -15,36 +15,6 @@ int cli_ctx_open(struct cli *cli, struct sl_ctx *ctx)
 	return CLI_OK;
 }
 
-json_t *cli_run_json(const struct store_run *r)
-{
-	json_t *j = json_object();
-
-#define S(k, v) json_object_set_new(j, k, (v) ? json_string(v) : json_null())
-	S("id", r->id);
-	S("work_order", r->work_order_id);
-	S("state", run_state_name(r->state));
-	S("reason", r->reason);
-	S("target", r->target);
-	S("branch_name", r->branch_name);
-	S("base_commit", r->base_commit);
-	S("head_commit", r->head_commit);
-	S("approved_tree", r->approved_tree);
-	S("merge_commit", r->merge_commit);
-	S("merge_status", r->merge_status);
-	S("conflict_with_run_id", r->conflict_with_run_id);
-	S("reviewer", r->reviewer);
-	S("mode", run_mode_name(r->mode));
-#undef S
-	json_object_set_new(j, "attempt", json_integer(r->attempt));
-	json_object_set_new(j, "resolve_attempts", json_integer(r->resolve_attempts));
-	json_object_set_new(j, "review_tries", json_integer(r->review_tries));
-	json_object_set_new(j, "created_ms", json_integer(r->created_ms));
-	json_object_set_new(j, "updated_ms", json_integer(r->updated_ms));
-	json_object_set_new(j, "finished_ms",
-			    r->finished_ms ? json_integer(r->finished_ms) : json_null());
-	return j;
-}
-
 int cli_print_json(json_t *j)
 {
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -9,9 +9,6 @@
 /* Open the runner context for -C DIR; prints the error; CLI_OK or CLI_FAIL. */
 int cli_ctx_open(struct cli *cli, struct sl_ctx *ctx);
 
-/* A run as JSON (a new reference). */
-json_t *cli_run_json(const struct store_run *r);
-
 /* Print a JSON document to stdout with a final newline; CLI_OK. */
 int cli_print_json(json_t *j);
 

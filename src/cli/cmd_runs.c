@@ -59,7 +59,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	if (cli->json) {
 		json_t *a = json_array();
 		for (i = 0; i < n; i++)
-			json_array_append_new(a, cli_run_json(&runs[i]));
+			json_array_append_new(a, store_run_json(&runs[i], 0));
 		rc = cli_print_json(a);
 		json_decref(a);
 		goto out;

@@ -34,8 +34,9 @@ static void show_head(json_t *d)
 	       *js(wo, "path") ? js(wo, "path") : "no longer in the inbox", js(wo, "state"),
 	       *js(wo, "reason") ? ": " : "", js(wo, "reason"));
 	printf("branch %s  base %.12s  head %.12s  approved tree %.12s\n",
-	       *js(r, "branch") ? js(r, "branch") : "-", *js(r, "base") ? js(r, "base") : "-",
-	       *js(r, "head") ? js(r, "head") : "-",
+	       *js(r, "branch_name") ? js(r, "branch_name") : "-",
+	       *js(r, "base_commit") ? js(r, "base_commit") : "-",
+	       *js(r, "head_commit") ? js(r, "head_commit") : "-",
 	       *js(r, "approved_tree") ? js(r, "approved_tree") : "-");
 }
 

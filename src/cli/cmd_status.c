@@ -59,7 +59,7 @@ static int one(struct cli *cli, struct sl_ctx *ctx, const char *name)
 		return cli_report(&err);
 	if (found == 0) {
 		if (cli->json) {
-			json_t *j = cli_run_json(&r);
+			json_t *j = store_run_json(&r, 0);
 			rc = cli_print_json(j);
 			json_decref(j);
 		} else {
@@ -78,7 +78,7 @@ static int one(struct cli *cli, struct sl_ctx *ctx, const char *name)
 	} else if (cli->json) {
 		json_t *a = json_array();
 		for (i = 0; i < n; i++)
-			json_array_append_new(a, cli_run_json(&runs[i]));
+			json_array_append_new(a, store_run_json(&runs[i], 0));
 		rc = cli_print_json(a);
 		json_decref(a);
 	} else {
@@ -133,9 +133,9 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	}
 	for (i = 0; i < n; i++) {
 		if (run_state_needs_person(runs[i].state))
-			json_array_append_new(people, cli_run_json(&runs[i]));
+			json_array_append_new(people, store_run_json(&runs[i], 0));
 		else if (!run_state_is_final(runs[i].state))
-			json_array_append_new(flight, cli_run_json(&runs[i]));
+			json_array_append_new(flight, store_run_json(&runs[i], 0));
 	}
 	if (cli->json) {
 		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}}", "work_orders", counts,

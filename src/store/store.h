@@ -258,6 +258,19 @@ int store_runs_count(struct store *st, run_state_set states, struct sl_err *err)
 void store_run_release(struct store_run *run);
 void store_runs_free(struct store_run *runs, size_t n);
 
+/*
+ * A run as JSON (store/run_json.c), the one encoder of `runs --json`,
+ * `status --json` and the run of `show --json`: the keys of
+ * schema/run.schema.json, named like the runs table's columns, times in ms
+ * (finished_ms null until the run first ends). With STORE_RUN_JSON_ALIASES also the keys
+ * `show --json` used in 0.1 (branch, base, head, conflict_with_run,
+ * created_at, finished_at: ISO 8601), deprecated, removed in 0.3.
+ * Returns a new reference (json_decref), NULL when out of memory.
+ */
+struct json_t;
+#define STORE_RUN_JSON_ALIASES 0x1u
+struct json_t *store_run_json(const struct store_run *r, unsigned flags);
+
 /* Attempts. */
 int store_attempt_start(struct store *st, const char *run_id, int n, enum run_mode mode,
 			struct sl_err *err);

@@ -9,6 +9,12 @@
 # Each test script runs in its own trash directory under $TMPDIR, removed at
 # the end unless SLUICE_TEST_KEEP=1. $SLUICE is the binary under test,
 # $SLUICE_SOURCE_DIR the checkout (fixtures/ lives there).
+#
+# As in git, the commands of a body are joined by && (a body runs without
+# set -e), and a body whose top-level chain is broken fails without running
+# ("broken &&-chain in test N"); a loop ends each pass with `|| return 1`.
+# A missing tool skips (test_skip_unless_tool): the script exits 77, which
+# ctest shows as skipped. See tests/README.md.
 set -u
 
 : "${SLUICE:?set SLUICE to the sluice binary}"
@@ -32,6 +38,8 @@ git config --global protocol.file.allow always
 
 test_count=0
 test_failed=0
+test_skipped=0
+test_known=0
 test_cleanup_cmds=""
 
 sluice() { "$SLUICE" "$@"; }
@@ -40,13 +48,54 @@ sluice() { "$SLUICE" "$@"; }
 test_when_finished() { test_cleanup_cmds="$1
 $test_cleanup_cmds"; }
 
-test_expect_success() {
+# A body runs in a function, so that `return` ends it (as in git).
+test_eval_() { # BODY
+	_test_body_=$1
+	shift
+	eval "$_test_body_"
+}
+
+# The &&-chain lint of git's test_run_: with "(exit 117) &&" in front, a body
+# whose top-level commands are all joined by && runs nothing and ends with
+# 117; a command not joined (a missing &&, a stray ;, a here-document that
+# runs away with the rest) runs and changes the status. Run in a subshell
+# with its output kept, so that nothing it starts can reach this shell.
+test_chain_lint_() { # BODY
+	(_test_in_body_=1 && cd "$TRASH" && test_eval_ "(exit 117) && $1
+
+echo OK-\$?") </dev/null >"$TRASH/.lint.$test_count" 2>&1
+	_lint=$(tail -n 1 "$TRASH/.lint.$test_count")
+	rm -f "$TRASH/.lint.$test_count" "$TRASH/.skip.$test_count"
+	[ "$_lint" = OK-117 ]
+}
+
+test_run_() { # success|failure TITLE BODY
 	test_count=$((test_count + 1))
-	_title=$1
-	_body=$2
-	(cd "$TRASH" && eval "set -e; $_body") >"$TRASH/.out.$test_count" 2>&1
+	_title=$2
+	_body=$3
+	if [ "${SLUICE_TEST_CHAIN_LINT:-1}" != 0 ] && ! test_chain_lint_ "$_body"; then
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $_title (broken &&-chain in test $test_count)"
+		echo "#	broken &&-chain in test $test_count: join its commands with &&, end each pass"
+		echo "#	of a loop with || return 1 (tests/README.md). The test was not run; the"
+		echo "#	commands after the break ran once, in the check. The body:"
+		printf '%s\n' "$_body" | sed 's/^/#	| /'
+		return
+	fi
+	(_test_in_body_=1 && cd "$TRASH" && test_eval_ "$_body") </dev/null >"$TRASH/.out.$test_count" 2>&1
 	_rc=$?
-	if [ $_rc -eq 0 ]; then
+	if [ -f "$TRASH/.skip.$test_count" ] && { [ $_rc -eq 0 ] || [ $_rc -eq 77 ]; }; then
+		test_skipped=$((test_skipped + 1))
+		echo "ok $test_count - $_title # skipped: $(cat "$TRASH/.skip.$test_count")"
+	elif [ "$1" = failure ]; then
+		test_known=$((test_known + 1))
+		if [ $_rc -eq 0 ]; then
+			echo "ok $test_count - $_title # TODO known breakage vanished: make it test_expect_success"
+		else
+			echo "not ok $test_count - $_title # TODO known breakage (exit $_rc)"
+			sed 's/^/#	/' "$TRASH/.out.$test_count" | tail -n 20
+		fi
+	elif [ $_rc -eq 0 ]; then
 		echo "ok $test_count - $_title"
 	else
 		test_failed=$((test_failed + 1))
@@ -55,13 +104,39 @@ test_expect_success() {
 	fi
 }
 
+test_expect_success() { # TITLE BODY
+	test_run_ success "$1" "$2"
+}
+
+# A known bug of sluice, written as the test that will pass once it is fixed:
+# shown as "not ok ... # TODO known breakage", it does not fail the script.
+test_expect_failure() { # TITLE BODY
+	test_run_ failure "$1" "$2"
+}
+
+# Skip because REASON: inside a body the rest of this test, outside of one
+# the whole script. A script with a skipped test exits 77 (unless one failed).
+test_skip() { # REASON
+	if [ -n "${_test_in_body_:-}" ]; then
+		printf '%s\n' "$1" >"$TRASH/.skip.$test_count"
+		echo "skipped: $1" >&2
+		exit 77
+	fi
+	test_skip_all "$1"
+}
+
+# Skip (as test_skip) unless each TOOL is a command here.
+test_skip_unless_tool() { # TOOL...
+	for _tool in "$@"; do
+		command -v "$_tool" >/dev/null 2>&1 || test_skip "$_tool not installed"
+	done
+}
+
 test_expect_failure_code() { # CODE command...: the command must exit with CODE
 	_want=$1
 	shift
-	set +e
-	"$@"
-	_got=$?
-	set -e
+	_got=0
+	"$@" || _got=$?
 	if [ "$_got" -ne "$_want" ]; then
 		echo "expected exit $_want, got $_got: $*" >&2
 		return 1
@@ -104,7 +179,7 @@ mkdir -p "$BUILDERS"
 sluice_repo() { # DIR [extra config lines...]
 	_dir=$1
 	shift
-	test_repo "$_dir"
+	test_repo "$_dir" || return 1
 	mkdir -p "$BUILDERS"
 	[ -f "$BUILDERS/resolve.sh" ] || cat >"$BUILDERS/resolve.sh" <<-'EOS'
 	git diff --name-only --diff-filter=U | while read -r f; do
@@ -113,12 +188,12 @@ sluice_repo() { # DIR [extra config lines...]
 	echo "kept both sides of every conflict" >"$SLUICE_RUN_DIR/summary.md"
 	EOS
 	(cd "$_dir" && "$SLUICE" init >/dev/null) || return 1
-	cat >>"$_dir/.system/config.yaml" <<-EOC
+	cat >>"$_dir/.system/config.yaml" <<-EOC || return 1
 	builder:
 	  command: [sh, -c, 'if [ "\$SLUICE_MODE" = resolve ]; then exec sh "$BUILDERS/resolve.sh"; fi; exec sh "$BUILDERS/\$SLUICE_WORK_ORDER_ID.sh"']
 	EOC
 	for _line in "$@"; do
-		printf '%s\n' "$_line" >>"$_dir/.system/config.yaml"
+		printf '%s\n' "$_line" >>"$_dir/.system/config.yaml" || return 1
 	done
 }
 
@@ -177,6 +252,7 @@ state_of() { # DIR RUN
 
 # Start the loopback reviewer; sets REVIEWER_URL and REVIEWER_DIR.
 start_reviewer() { # SCRIPT-FILE
+	[ -x "${FAKE_REVIEWER:-}" ] || test_skip "the fake reviewer is not built (libmicrohttpd-dev not installed)"
 	REVIEWER_DIR="$TRASH/reviewer.$$"
 	mkdir -p "$REVIEWER_DIR/requests"
 	"$FAKE_REVIEWER" --port 0 --port-file "$REVIEWER_DIR/port" --record "$REVIEWER_DIR/requests" \
@@ -299,14 +375,7 @@ fault_check() { # DIR "MERGED..." "FAILED..."
 	[ ! -e "$_fd/.system/merge.journal" ] || { echo "merge journal left" >&2; return 1; }
 }
 
-# Skip the whole script (ctest reports it as skipped: SKIP_RETURN_CODE 77).
-test_skip_all() { # REASON
-	rm -rf "$TRASH"
-	echo "# skipped: $1"
-	exit 77
-}
-
-test_done() {
+test_finish_() {
 	eval "$test_cleanup_cmds"
 	if [ "${SLUICE_TEST_KEEP:-0}" != 1 ]; then
 		chmod -R u+w "$TRASH" 2>/dev/null
@@ -314,7 +383,22 @@ test_done() {
 	else
 		echo "# kept $TRASH"
 	fi
-	echo "$((test_count - test_failed)) passed, $test_failed failed"
-	[ "$test_failed" -eq 0 ]
-	exit $?
+}
+
+# Skip the whole script (ctest reports it as skipped: SKIP_RETURN_CODE 77).
+test_skip_all() { # REASON
+	test_finish_
+	echo "# skipped: $1"
+	exit 77
+}
+
+# The end of a script: 1 if a test failed, else 77 if one was skipped, else 0.
+test_done() {
+	test_finish_
+	_known=""
+	[ "$test_known" -eq 0 ] || _known=", $test_known known breakage"
+	echo "$((test_count - test_failed - test_skipped - test_known)) passed, $test_failed failed, $test_skipped skipped$_known"
+	[ "$test_failed" -eq 0 ] || exit 1
+	[ "$test_skipped" -eq 0 ] || exit 77
+	exit 0
 }

@@ -41,7 +41,7 @@ test_expect_success 'every command: --help exits 0 and prints a usage line namin
 
 test_expect_success 'every command: -h is --help' '
 	while read -r c; do
-		sluice "$c" -h >h.out && test_cmp "help.$c" h.out
+		sluice "$c" -h >h.out && test_cmp "help.$c" h.out || return 1
 	done <commands
 '
 
@@ -57,23 +57,20 @@ test_expect_success 'every command: an unknown option exits 2 (outside a reposit
 test_expect_success 'the worktree subcommands have their own help' '
 	for s in create cleanup status; do
 		sluice worktree $s --help >out &&
-		test_grep "^usage: sluice worktree $s" out
+		test_grep "^usage: sluice worktree $s" out || return 1
 	done
 '
 
 test_expect_success 'the man page renders without warnings' '
-	if command -v groff >/dev/null 2>&1; then
-		groff -man -Tutf8 -ww -z "$MAN" 2>warnings &&
-		{ test ! -s warnings || { cat warnings >&2; exit 1; }; }
-	else
-		echo "groff not installed: checking the structure only" &&
-		test_grep "^\.TH SLUICE 1" "$MAN"
-	fi &&
+	test_grep "^\.TH SLUICE 1" "$MAN" &&
 	for s in NAME SYNOPSIS DESCRIPTION COMMANDS "WORK ORDERS" CONFIGURATION FILES \
 		"RUN STATES" "EXIT STATUS" ENVIRONMENT EXAMPLES "SEE ALSO"; do
 		grep -q "^\.SH \"\{0,1\}$s\"\{0,1\}$" "$MAN" ||
 			{ echo "no section $s" >&2; exit 1; }
-	done
+	done &&
+	test_skip_unless_tool groff &&
+	groff -man -Tutf8 -ww -z "$MAN" 2>warnings &&
+	{ test ! -s warnings || { cat warnings >&2; exit 1; }; }
 '
 
 test_expect_success 'every command has a .SS entry in COMMANDS' '
@@ -86,10 +83,10 @@ test_expect_success 'every command has a .SS entry in COMMANDS' '
 test_expect_success 'the man page has each usage line exactly as --help prints it' '
 	for f in help.*; do
 		case $f in *.err) continue ;; esac
-		sed -n -e "s/^usage: //p" -e "s/^       \(sluice .*\)/\1/p" "$f"
+		sed -n -e "s/^usage: //p" -e "s/^       \(sluice .*\)/\1/p" "$f" || return 1
 	done >usages &&
 	for s in create cleanup status; do
-		sluice worktree $s --help | sed -n "s/^usage: //p"
+		sluice worktree $s --help | sed -n "s/^usage: //p" || return 1
 	done >>usages &&
 	sort -u usages >usages.sorted &&
 	test "$(wc -l <usages.sorted)" -ge 18 &&
@@ -133,27 +130,27 @@ complete_words() { # the completion finds sluice in PATH
 }
 
 test_expect_success 'bash completion offers exactly the commands of --help' '
-	if ! command -v bash >/dev/null 2>&1; then echo "no bash: skipped"; exit 0; fi
+	test_skip_unless_tool bash &&
 	complete_words sluice "" | sort >offered &&
 	sort commands >listed &&
 	test_cmp listed offered
 '
 
 test_expect_success 'bash completion offers every option of each usage line' '
-	if ! command -v bash >/dev/null 2>&1; then echo "no bash: skipped"; exit 0; fi
+	test_skip_unless_tool bash &&
 	while read -r u; do
-		set -- $u
-		if [ "$2" = worktree ]; then words="sluice worktree $3"; else words="sluice $2"; fi
-		complete_words $words - >offered
+		set -- $u &&
+		if [ "$2" = worktree ]; then words="sluice worktree $3"; else words="sluice $2"; fi &&
+		complete_words $words - >offered &&
 		for o in $(echo "$u" | grep -o -- "\[-[-a-zA-Z]*" | tr -d "["); do
 			grep -qx -- "$o" offered ||
 				{ echo "completion of \"$words -\" lacks $o" >&2; cat offered >&2; exit 1; }
-		done
+		done || return 1
 	done <usages.sorted
 '
 
 test_expect_success 'bash completion offers run ids and work-order ids from the repository' '
-	if ! command -v bash >/dev/null 2>&1; then echo "no bash: skipped"; exit 0; fi
+	test_skip_unless_tool bash &&
 	sluice_repo r1 &&
 	wo r1 WO-1 && wo r1 WO-2 "depends_on: [WO-1]" &&
 	echo "echo one >one.txt" >"$BUILDERS/WO-1.sh" &&

@@ -29,7 +29,7 @@ for exp in "$INVALID"/*.expected; do
 			cp "$INVALID/$case.md" r/work_orders/
 		fi &&
 		test_expect_failure_code 1 sluice -C r check >out 2>&1 &&
-		grep -F -e "$(cat "$exp")" out >/dev/null || { cat out; false; } &&
+		{ grep -F -e "$(cat "$exp")" out >/dev/null || { cat out; false; }; } &&
 		test_grep "work_orders/$case" out &&
 		sluice -C r queue --json >q.json &&
 		test_grep "\"id\": \"WO-103\"" q.json &&

@@ -84,8 +84,8 @@ test_expect_success 'a work order depending on a deleted one is invalid' '
 	test_grep "depends on unknown .WO-102." out
 '
 
-if command -v sqlite3 >/dev/null 2>&1; then
 test_expect_success 'a merged run makes the work order done and its dependents ready' '
+	test_skip_unless_tool sqlite3 &&
 	hash=$(field q.json WO-100 content_hash | tr -d \") &&
 	sqlite3 r/.system/sluice.db "INSERT INTO runs (id, work_order_id, wo_content_hash, state, target, created_ms, updated_ms) VALUES (\"20260101-000000-aaaaaaaa\", \"WO-100\", \"$hash\", \"merged\", \"refs/heads/main\", 1, 1)" &&
 	sluice -C r queue --json >q5.json &&
@@ -94,6 +94,7 @@ test_expect_success 'a merged run makes the work order done and its dependents r
 '
 
 test_expect_success 'an active run makes it running; overlapping ones wait for it' '
+	test_skip_unless_tool sqlite3 &&
 	sqlite3 r/.system/sluice.db "INSERT INTO runs (id, work_order_id, wo_content_hash, state, target, created_ms, updated_ms) VALUES (\"20260101-000001-bbbbbbbb\", \"WO-103\", \"x\", \"building\", \"refs/heads/main\", 2, 2)" &&
 	sluice -C r queue --explain >out &&
 	test_grep "^running .*WO-103" out &&
@@ -101,6 +102,7 @@ test_expect_success 'an active run makes it running; overlapping ones wait for i
 '
 
 test_expect_success 'an abandoned run fails the work order and blocks its dependents' '
+	test_skip_unless_tool sqlite3 &&
 	sqlite3 r/.system/sluice.db "UPDATE runs SET state = \"merged\" WHERE id = \"20260101-000001-bbbbbbbb\"" &&
 	hash=$(field q5.json WO-101 content_hash | tr -d \") &&
 	sqlite3 r/.system/sluice.db "INSERT INTO runs (id, work_order_id, wo_content_hash, state, target, created_ms, updated_ms) VALUES (\"20260101-000002-cccccccc\", \"WO-101\", \"$hash\", \"abandoned\", \"refs/heads/main\", 3, 3)" &&
@@ -119,10 +121,10 @@ test_expect_success 'an abandoned run fails the work order and blocks its depend
 '
 
 test_expect_success 'events record the state changes' '
+	test_skip_unless_tool sqlite3 &&
 	n=$(sqlite3 r/.system/sluice.db "SELECT count(*) FROM events WHERE work_order_id = \"WO-100\" AND to_state = \"done\"") &&
 	test "$n" = 1
 '
-fi
 
 test_expect_success 'queue is quiet about an empty inbox; --help and usage errors' '
 	test_repo e && sluice -C e init >/dev/null &&

@@ -19,8 +19,8 @@ test_expect_success 'setup: 20 ready work orders and a counting builder' '
 '
 
 test_expect_success 'two ticks at once build each work order once' '
-	(sluice -C repo tick --jobs 2 >tick1.out 2>&1; echo $? >tick1.rc) &
-	(sluice -C repo tick --jobs 2 >tick2.out 2>&1; echo $? >tick2.rc) &
+	{ (sluice -C repo tick --jobs 2 >tick1.out 2>&1; echo $? >tick1.rc) & } &&
+	{ (sluice -C repo tick --jobs 2 >tick2.out 2>&1; echo $? >tick2.rc) & } &&
 	wait &&
 	test "$(cat tick1.rc)" = 0 && test "$(cat tick2.rc)" = 0 &&
 	sort "$TRASH/count" >counted &&

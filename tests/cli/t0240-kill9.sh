@@ -4,7 +4,7 @@
 # uninterrupted run, with exactly one merge commit per work order.
 . "$(dirname "$0")/lib.sh"
 
-command -v setsid >/dev/null || { echo "# setsid missing"; test_done; }
+test_skip_unless_tool setsid
 
 # pause STAGE: in the stage named by $TRASH/pause-at, note it and sleep.
 cat >"$BUILDERS/pause.sh" <<-EOS

@@ -16,7 +16,7 @@
 # 2026-11-22 (the last: a killed worker's unreaped zombie counted as alive).
 # The kill tests at every named fault point are t0750-t0753, at every stage
 # t0240.
-command -v setsid >/dev/null || test_skip_all "setsid missing"
+test_skip_unless_tool setsid
 if [ "${SLUICE_TEST_STRESS:-0}" = 1 ]; then
 	SEED=${SLUICE_KILL_SEED:-$$}
 	KILLS=${SLUICE_KILL_COUNT:-60}
@@ -34,7 +34,7 @@ test_expect_success 'setup: 12 work orders, two pairs touching the same lines, a
 		1 | 2) edit="sed -i 5s/.*/five-by-$i/ lines.txt" ;;
 		3 | 4) edit="sed -i 15s/.*/fifteen-by-$i/ lines.txt" ;;
 		*) edit="echo $i >file$i.txt" ;;
-		esac
+		esac &&
 		printf "%s\n" "$edit" "echo built $i >\"\$SLUICE_RUN_DIR/summary.md\"" >"$BUILDERS/R$i.sh" &&
 		wo repo R$i || return 1
 	done

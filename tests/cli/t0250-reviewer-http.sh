@@ -3,6 +3,7 @@
 # verdicts drive the run, faults fail closed and recover, the token never
 # leaks, and the OpenAI-compatible protocol works too.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool python3
 
 TOKEN="sekrit-token-$$-do-not-leak"
 export REVIEW_TOKEN="$TOKEN"
@@ -77,7 +78,7 @@ test_expect_success 'reject: the run ends rejected' '
 '
 
 fault_case() { # WO FAULT-JSON EXPECTED-REASON
-	cat >script.json <<-EOF
+	cat >script.json <<-EOF &&
 	{"$1": [$2]}
 	EOF
 	wo repo $1 &&

@@ -2,6 +2,7 @@
 # Builders that misbehave (fixtures/builders/): each ends the way a careful
 # user expects, with the reason on the run, and nothing else is touched.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool python3
 
 B="$FIXTURES/builders"
 

@@ -9,6 +9,7 @@ for p in python3 /usr/bin/python3; do
 		break
 	fi
 done
+[ -n "$PY" ] || test_skip_all "python3-jsonschema not installed"
 
 # validate SCHEMA FILE: FILE against schema/SCHEMA (with $refs to its siblings)
 validate() {

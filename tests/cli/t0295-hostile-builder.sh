@@ -23,7 +23,7 @@ test_expect_success 'setup' '
 	cat
 	EOF
 	chmod +x "$TRASH/spy.sh" &&
-	cat >"$BUILDERS/H1.sh" <<-EOF
+	cat >"$BUILDERS/H1.sh" <<-EOF &&
 	echo work >work.txt
 	d="\$SLUICE_RUN_DIR"
 	ln -s "$TRASH/outside/patch" "\$d/diff.patch.tmp.\$PPID"

@@ -41,6 +41,7 @@ test_expect_success 'same lines: a conflict naming the path, exit 1' '
 '
 
 test_expect_success '--json has the schema'"'"'s shape' '
+	test_skip_unless_tool jq &&
 	cd r &&
 	test_expect_failure_code 1 sluice merge-preview --json main run >out.json &&
 	test "$(jq -c "[.clean, .tree, .conflicts, .verified, .gitConflicts]" out.json)" = \

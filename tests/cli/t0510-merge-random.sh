@@ -5,8 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success '200 random merges agree with git merge-tree' '
-	SLUICE="$SLUICE" sh "$SLUICE_SOURCE_DIR/tests/merge/gen.sh" -n 200 -s 42 >out 2>&1 ||
-		{ grep -v "^error\|^    \|^(use" out; false; } &&
+	{ SLUICE="$SLUICE" sh "$SLUICE_SOURCE_DIR/tests/merge/gen.sh" -n 200 -s 42 >out 2>&1 ||
+		{ grep -v "^error\|^    \|^(use" out; false; }; } &&
 	tail -n 1 out && test_grep "200 merges" out && test_grep " 0 violations" out
 '
 

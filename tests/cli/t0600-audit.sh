@@ -1,13 +1,14 @@
 #!/bin/sh
 # sluice audit: manifests, the chain, and every kind of tampering found and named.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool sqlite3
 
 run_of() { # WO-ID: the newest run of a work order (in the current repository)
 	sluice runs --wo "$1" --json | sed -n 's/^    "id": "\(.*\)",$/\1/p' | head -n 1
 }
 
-validate() { # SCHEMA FILE: validate against schema/SCHEMA when python3-jsonschema is there
-	python3 -c "import jsonschema" 2>/dev/null || return 0
+validate() { # SCHEMA FILE: validate against schema/SCHEMA; skips without python3-jsonschema
+	python3 -c "import jsonschema" 2>/dev/null || test_skip "python3-jsonschema not installed"
 	python3 -c "import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))" \
 		"$SLUICE_SOURCE_DIR/schema/$1" "$2"

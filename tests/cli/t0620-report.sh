@@ -15,10 +15,10 @@ test_expect_success 'setup: merged, failed and waiting runs; dependencies; a hos
 	EOF
 	printf -- "---\nid: WO-1\ntitle: First & foremost\n---\n" >work_orders/WO-1.md &&
 	printf -- "---\nid: WO-F\ntitle: Fails\n---\n" >work_orders/WO-F.md &&
-	sluice tick >/dev/null 2>&1; sluice approve $(run_of WO-1) >/dev/null && sluice tick >/dev/null &&
+	sluice tick >/dev/null 2>&1 && sluice approve $(run_of WO-1) >/dev/null && sluice tick >/dev/null &&
 	printf -- "---\nid: WO-2\ntitle: \"<script>alert(1)</script>\"\ndepends_on: [WO-1]\n---\n" >work_orders/WO-2.md &&
 	printf -- "---\nid: WO-3\ntitle: Third\ndepends_on: [WO-2, WO-F]\n---\n" >work_orders/WO-3.md &&
-	sluice tick >/dev/null 2>&1;
+	sluice tick >/dev/null 2>&1 &&
 	sluice runs --state merged --json | grep -q "\"WO-1\"" &&
 	sluice runs --state failed --json | grep -q "\"WO-F\"" &&
 	sluice runs --state awaiting_review --json | grep -q "\"WO-2\"")
@@ -52,7 +52,8 @@ test_expect_success 'report --dot: nodes and dependency edges' '
 	test_grep "\"WO-1\" -> \"WO-2\";" graph.dot &&
 	test_grep "\"WO-2\" -> \"WO-3\";" graph.dot && test_grep "\"WO-F\" -> \"WO-3\";" graph.dot &&
 	test_grep "label=\"WO-2\\\\n<script>alert(1)</script>\\\\n(running)\"" graph.dot &&
-	if command -v dot >/dev/null; then dot -Tsvg graph.dot >/dev/null; fi
+	test_skip_unless_tool dot &&
+	dot -Tsvg graph.dot >/dev/null
 '
 
 test_expect_success 'report without options writes the page to stdout' '
@@ -60,6 +61,8 @@ test_expect_success 'report without options writes the page to stdout' '
 '
 
 test_expect_success 'a headless Chromium screenshot of the page is a PNG' '
+	{ command -v chromium || command -v chromium-browser || command -v google-chrome ||
+		test_skip "chromium not installed"; } >/dev/null &&
 	"$SLUICE_SOURCE_DIR/scripts/report-screenshot.sh" page.html shot.png 1280x2000 >/dev/null &&
 	test -s shot.png &&
 	test "$(head -c 8 shot.png | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a

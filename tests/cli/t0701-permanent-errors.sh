@@ -4,6 +4,7 @@
 # that is not UTF-8, a diff far over the review cut, a reviewer name with a
 # newline.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool python3
 
 echo "{}" >"$TRASH/script.json"
 start_reviewer "$TRASH/script.json" || exit 1

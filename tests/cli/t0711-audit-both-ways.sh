@@ -5,6 +5,7 @@
 # deleted, or its manifest taken out of the chain, is found and the merge
 # commit named.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool sqlite3
 
 for g in B1 B2 B3; do echo "echo $g >$g.txt" >"$BUILDERS/$g.sh"; done
 

@@ -12,23 +12,23 @@ test_expect_success 'setup: 6 work orders' '
 '
 
 test_expect_success 'ticks and a committing person at once' '
-	(cd repo && i=0 && while [ ! -f ../stop ]; do
+	{ (cd repo && i=0 && while [ ! -f ../stop ]; do
 		i=$((i + 1)); echo "$i" >>person.txt
 		git add person.txt 2>/dev/null && git commit -q -m "person $i" 2>/dev/null
 		sleep 0.3
-	done) &
-	person=$!
+	done) & } &&
+	person=$! &&
 	loop() { n=0; while [ $n -lt 8 ]; do
 			sluice -C repo tick --jobs 2 >>tick$1.out 2>&1 || echo "tick failed" >>fail$1
 			n=$((n + 1))
 			[ "$(sluice -C repo runs --state merged | wc -l)" -ge 6 ] && break
-		done; return 0; }
-	loop 1 &
-	t1=$!
-	loop 2 &
-	t2=$!
-	wait $t1 || true; wait $t2 || true
-	touch stop; wait $person || true
+		done; return 0; } &&
+	{ loop 1 & } &&
+	t1=$! &&
+	{ loop 2 & } &&
+	t2=$! &&
+	{ wait $t1 || true; } && { wait $t2 || true; } &&
+	touch stop && { wait $person || true; } &&
 	cat tick1.out tick2.out &&
 	! grep -i "unreviewed\|accept-target" tick1.out tick2.out &&
 	! test -f fail1 && ! test -f fail2 &&

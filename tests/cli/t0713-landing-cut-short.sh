@@ -5,6 +5,7 @@
 # own landing cut short, not an unreviewed one: no alarm, the run is
 # recorded as merged once, audit holds.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool sqlite3
 
 echo "echo K1 >k1.txt" >"$BUILDERS/K1.sh"
 

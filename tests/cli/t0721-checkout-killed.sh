@@ -18,7 +18,7 @@ test_expect_success 'setup: a dirty checkout of the target' '
 
 test_expect_success 'killed after writing the files: index.lock and journal left behind' '
 	tip=$(git -C repo rev-parse main) &&
-	SLUICE_FAULT=merge.after_checkout_files sluice -C repo tick >out 2>&1 || true &&
+	{ SLUICE_FAULT=merge.after_checkout_files sluice -C repo tick >out 2>&1 || true; } &&
 	test -f repo/.git/index.lock &&
 	test -f repo/.system/merge.journal &&
 	test_grep "^lock .*/index.lock\$" repo/.system/merge.journal &&

@@ -91,15 +91,16 @@ test_expect_success 'with the target back, the same work order runs and merges' 
 '
 
 test_expect_success 'a run whose target vanished after the tick began ends failed, with the reason' '
+	test_skip_unless_tool flock &&
 	git -C repo branch -f vanish main &&
 	sed "s|^target:.*|target: vanish|" good.yaml >repo/.system/config.yaml &&
 	echo "echo two >two.txt" >"$BUILDERS/N2.sh" &&
 	wo repo N2 &&
 	# the tick checks its target, then waits for the repository lock held here;
 	# the branch goes meanwhile, and the run finds it gone when it prepares
-	flock repo/.system/lock sh -c ": >held; sleep 1; git -C repo branch -D vanish >/dev/null" &
-	i=0 && while ! test -f held && test $i -lt 100; do sleep 0.1; i=$((i + 1)); done &&
-	sluice -C repo tick >vanish.out 2>&1 || : &&
+	{ flock repo/.system/lock sh -c ": >held; sleep 1; git -C repo branch -D vanish >/dev/null" & } &&
+	i=0 && while ! test -f held && test $i -lt 100; do sleep 0.1 && i=$((i + 1)) || return 1; done &&
+	{ sluice -C repo tick >vanish.out 2>&1 || :; } &&
 	wait &&
 	# the tick checks the target under the lock before it claims anything
 	# (then nothing starts); a run claimed before the branch went ends failed

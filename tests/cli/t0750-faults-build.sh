@@ -7,7 +7,7 @@
 # resolution and the human commands t0752, gc and reconciliation t0753.
 . "$(dirname "$0")/lib.sh"
 
-command -v setsid >/dev/null || test_skip_all "setsid missing"
+test_skip_unless_tool setsid
 
 # A (three new files and a line of lines.txt) and B (one file), built at once.
 printf '%s\n' 'echo a1 >a1.txt' 'echo a2 >a2.txt' 'echo a3 >a3.txt' \

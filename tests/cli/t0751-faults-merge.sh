@@ -6,7 +6,7 @@
 # left behind. See t0750 for the building half.
 . "$(dirname "$0")/lib.sh"
 
-command -v setsid >/dev/null || test_skip_all "setsid missing"
+test_skip_unless_tool setsid
 
 # A brings three new files (so that a checkout of its merge has files
 # before and after the first one) and a line; B one file.

@@ -6,7 +6,7 @@
 # edit stays byte for byte, `sluice audit` holds, nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 
-command -v setsid >/dev/null || test_skip_all "setsid missing"
+test_skip_unless_tool setsid
 
 # C1 and C2 change the same line of the same base: built and approved by a
 # person first, then the second to merge conflicts.

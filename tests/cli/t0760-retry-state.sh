@@ -59,15 +59,14 @@ for m in garbage huge forged; do
 	"
 done
 
-if command -v sqlite3 >/dev/null 2>&1; then
 test_expect_success 'the store holds what sluice decided: the override of rule 1, from attempt 3' '
+	test_skip_unless_tool sqlite3 &&
 	for m in garbage huge forged; do
 		run=$(run_of repo $m) &&
 		sqlite3 repo/.system/sluice.db "SELECT builder_rule, prompt_rule, reset_rule FROM run_retry WHERE run_id = '"'"'$run'"'"'" >rs &&
 		echo "0|-1|-1" >expect && test_cmp expect rs || return 1
 	done
 '
-fi
 
 test_expect_success 'sluice retry starts the rules over: no sticky override, forged or not' '
 	run=$(run_of repo forged) &&

@@ -5,6 +5,7 @@
 # the conflict-marker check covers the paths git found conflicted, whatever
 # conflictFiles says.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool python3 sqlite3
 
 test_expect_success 'setup: two work orders that edit the same line' '
 	meeting_builders C1 C2 "sed -i \"5s/.*/five by %s/\" lines.txt"
@@ -22,7 +23,7 @@ conflict_repo() { # DIR RESOLVER [CONFIG-LINE...]
 	EOF
 	approve_reviewer_config >>"$_d/.system/config.yaml" &&
 	sluice -C "$_d" check &&
-	wo "$_d" C1 && wo "$_d" C2 &&
+	wo "$_d" C1 && wo "$_d" C2 || return 1
 	sluice -C "$_d" tick --jobs 2 >>tick.out 2>&1
 	# then ticks until no run is in flight (bounded)
 	_n=0

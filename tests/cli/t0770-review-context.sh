@@ -7,6 +7,7 @@
 # rebuilt from the store and git, whatever the resolver wrote to
 # conflict.json.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool python3
 
 # A command reviewer that approves and keeps each request; while the file
 # "down" exists it fails (the run stays reviewing, asked again next tick).

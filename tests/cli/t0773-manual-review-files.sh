@@ -7,6 +7,7 @@
 # them against git first: changed, it writes them again from git, refuses,
 # and the person reads again.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool python3
 
 test_expect_success 'setup: a run awaiting a person' '
 	sluice_repo repo &&

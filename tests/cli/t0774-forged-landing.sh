@@ -18,7 +18,7 @@ test_expect_success 'setup: A1 approved by a person, its merge held by a merge i
 	sluice -C repo approve $a >out &&
 	git -C repo rev-parse HEAD >repo/.git/MERGE_HEAD &&
 	git -C repo rev-parse main >before.id &&
-	cat >"$BUILDERS/B1.sh" <<-EOS
+	cat >"$BUILDERS/B1.sh" <<-EOS &&
 	a=\$(cat "$TRASH/a.id")
 	h=\$(git for-each-ref --format="%(objectname)" refs/heads/run/ | while read -r c; do
 		git cat-file -e \$c:a.txt 2>/dev/null && echo \$c; done | head -n 1)

@@ -13,7 +13,7 @@ test_expect_success 'setup' '
 	sluice_repo repo &&
 	approve_reviewer_config >>repo/.system/config.yaml &&
 	mkdir outside &&
-	cat >"$BUILDERS/R1.sh" <<-EOS
+	cat >"$BUILDERS/R1.sh" <<-EOS &&
 	echo r >r.txt
 	cp -a "$TRASH/repo/.system/runs" "$TRASH/outside/runs"
 	mv "$TRASH/repo/.system/runs" "$TRASH/repo/.system/runs.moved"
@@ -24,22 +24,22 @@ test_expect_success 'setup' '
 '
 
 test_expect_success 'nothing is written through a link planted at .system/runs; the run ends' '
-	sluice -C repo tick >out 2>&1 || : &&
+	{ sluice -C repo tick >out 2>&1 || :; } &&
 	listing outside >now && test_cmp planted now &&
 	test_grep "symbolic link" out
 '
 
 test_expect_success 'gc and abandon delete nothing outside, and say why' '
-	test_expect_failure_code 1 sluice -C repo gc --keep-last 0 >gc.out 2>&1 || : &&
+	test_expect_failure_code 1 sluice -C repo gc --keep-last 0 >gc.out 2>&1 &&
 	run=$(ls repo/.system/runs.moved) &&
-	sluice -C repo abandon $run >ab.out 2>&1 || : &&
+	{ sluice -C repo abandon $run >ab.out 2>&1 || :; } &&
 	listing outside >now && test_cmp planted now &&
 	test_grep "symbolic link" gc.out
 '
 
 test_expect_success 'with the folder put back, the run is failed and gc cleans it up' '
 	rm repo/.system/runs && mv repo/.system/runs.moved repo/.system/runs &&
-	sluice -C repo tick >out 2>&1 || : &&
+	{ sluice -C repo tick >out 2>&1 || :; } &&
 	run=$(run_of repo R1) && test "$(state_of repo $run)" = failed &&
 	sluice -C repo gc --keep-last 0 --force >gc.out 2>&1 &&
 	! test -d repo/.system/runs/$run &&

@@ -8,6 +8,7 @@
 #   fails ("Out of memory, malloc failed") and the builder was run again each
 #   tick. The run ends failed with the reason.
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool iconv
 
 test_expect_success 'setup: a merge message naming a long field' '
 	sluice_repo repo &&

@@ -3,6 +3,7 @@
 # name with an escape code and a line break, an id with a bidirectional
 # override, each shown escaped on the problem's one line (text and --json).
 . "$(dirname "$0")/lib.sh"
+test_skip_unless_tool python3
 
 ESC=$(printf '\033')
 RLO=$(printf '\342\200\256')
