@@ -3,6 +3,7 @@
 #include "worktree/worktree.h"
 #include "store/store.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/sha256.h"
 
 #include <git2.h>
@@ -70,14 +71,12 @@ static void target_finding(struct audit *a, const char *run, const char *where,
 
 static json_t *read_json(const char *dir, const char *name)
 {
-	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char *path = sl_path_join(dir, name);
 	json_t *j = NULL;
 
-	if (path && sl_read_file(&b, path, JSON_MAX, &err) == 0)
-		j = json_loadb(sl_buf_cstr(&b), b.len, 0, NULL);
-	sl_buf_release(&b);
+	if (path)
+		sl_json_read(path, JSON_MAX, &j, &err);
 	free(path);
 	if (j && !json_is_object(j)) {
 		json_decref(j);

@@ -4,6 +4,7 @@
 #include "store/store.h"
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/time.h"
 
 #include <stdio.h>
@@ -31,14 +32,12 @@ static json_t *str_or_null(const char *s)
 
 static json_t *read_json_file(const char *dir, const char *name)
 {
-	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char *path = sl_path_join(dir, name);
 	json_t *j = NULL;
 
-	if (path && sl_read_file(&b, path, ARTIFACT_JSON_MAX, &err) == 0)
-		j = json_loadb(sl_buf_cstr(&b), b.len, 0, NULL);
-	sl_buf_release(&b);
+	if (path)
+		sl_json_read(path, ARTIFACT_JSON_MAX, &j, &err);
 	free(path);
 	return j;
 }

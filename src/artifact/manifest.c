@@ -2,6 +2,7 @@
 #include "artifact/artifact.h"
 #include "store/store.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/sha256.h"
 
 #include <dirent.h>
@@ -147,16 +148,10 @@ char *artifact_tombstone_path(const struct sl_repo *repo, const char *run_id)
 /* A JSON file (bounded) and the SHA-256 of its bytes; NULL when missing or malformed. */
 static json_t *load_json(const char *path, char sha[65])
 {
-	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *j = NULL;
 
-	if (sl_read_file(&b, path, MANIFEST_MAX, &err) == 0) {
-		if (sha)
-			sl_sha256_hex(sha, b.ptr ? b.ptr : "", b.len);
-		j = json_loadb(sl_buf_cstr(&b), b.len, 0, NULL);
-	}
-	sl_buf_release(&b);
+	sl_json_read_sha(path, MANIFEST_MAX, &j, sha, &err);
 	if (j && !json_is_object(j)) {
 		json_decref(j);
 		j = NULL;
@@ -190,13 +185,16 @@ static int link_from(struct artifact_chain_link *l, json_t *j, const char *run, 
 /* The link of one entry of runs_dir: a run folder or a tombstone; 1 if none. */
 static int load_link(const struct sl_repo *repo, const char *name, struct artifact_chain_link *l)
 {
-	char path[4096], sha[65], *run = NULL;
+	char *path = NULL, sha[65], *run = NULL;
 	json_t *j = NULL, *mj = NULL;
 	size_t len = strlen(name);
 	int rc = 1;
 
 	if (len > 3 && !strcmp(name + len - 3, ".gc")) {
-		snprintf(path, sizeof(path), "%s/%s", repo->runs_dir, name);
+		if (!(path = sl_path_join(repo->runs_dir, name))) {
+			rc = -1;
+			goto out;
+		}
 		/* only merged runs that had a manifest are links of the chain */
 		if ((j = load_json(path, NULL)) && (run = jdup(j, "run")) &&
 		    json_string_value(json_object_get(j, "manifest_sha256")))
@@ -204,15 +202,23 @@ static int load_link(const struct sl_repo *repo, const char *name, struct artifa
 				       json_string_value(json_object_get(j, "merged_at")));
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/%s/manifest.json", repo->runs_dir, name);
+	if (!(path = sl_path_fmt("%s/%s/manifest.json", repo->runs_dir, name))) {
+		rc = -1;
+		goto out;
+	}
 	if (!(j = load_json(path, sha)))
 		goto out;
-	snprintf(path, sizeof(path), "%s/%s/merge.json", repo->runs_dir, name);
+	free(path);
+	if (!(path = sl_path_fmt("%s/%s/merge.json", repo->runs_dir, name))) {
+		rc = -1;
+		goto out;
+	}
 	mj = load_json(path, NULL);
 	rc = link_from(l, j, name, NULL,
 		       json_string_value(json_object_get(mj ? mj : j, "merged_at")));
 	memcpy(l->sha256, sha, sizeof(sha));
 out:
+	free(path);
 	free(run);
 	json_decref(j);
 	json_decref(mj);
@@ -309,21 +315,6 @@ static json_t *manifest_doc(const struct store_run *run, json_t *mj,
 			 prev ? prev->sha256 : NULL, "previous_run", prev ? prev->run : NULL);
 }
 
-static int write_doc(const char *path, json_t *doc, struct sl_err *err)
-{
-	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-	struct sl_buf b = SL_BUF_INIT;
-	int error;
-
-	if (!text || sl_buf_puts(&b, text) != 0 || sl_buf_puts(&b, "\n") != 0)
-		error = sl_err_set(err, SL_ERROR, "cannot build '%s'", path);
-	else
-		error = sl_write_file_atomic(path, b.ptr, b.len, err);
-	free(text);
-	sl_buf_release(&b);
-	return error;
-}
-
 int artifact_manifest_write(const struct sl_repo *repo, struct store *st, const char *run_id,
 			  struct sl_err *err)
 {
@@ -358,7 +349,7 @@ int artifact_manifest_write(const struct sl_repo *repo, struct store *st, const 
 	if (!doc || !path)
 		error = sl_err_set(err, SL_ERROR, "cannot build the manifest of run '%s'", run.id);
 	else
-		error = write_doc(path, doc, err);
+		error = sl_json_write(path, doc, err);
 out:
 	artifact_hashes_release(&h);
 	artifact_chain_release(&c);

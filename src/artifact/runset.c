@@ -92,11 +92,12 @@ out:
 static int add_branch(struct sl_ctx *ctx, struct tipctx *t, git_repository *git,
 		      const char *branch)
 {
-	char ref[512], *log = NULL, *wt = NULL;
+	char *ref = sl_path_fmt("refs/heads/%s", branch), *log = NULL, *wt = NULL;
 	git_oid id;
 	int error = 0;
 
-	snprintf(ref, sizeof(ref), "refs/heads/%s", branch);
+	if (!ref)
+		return SL_ERROR;
 	if (git_reference_name_to_id(&id, git, ref) == 0)
 		error = add_tip(t, &id);
 	git_error_clear();
@@ -104,6 +105,7 @@ static int add_branch(struct sl_ctx *ctx, struct tipctx *t, git_repository *git,
 		error = add_reflog(t, log);
 	if (!error && asprintf(&wt, "%s/worktrees/%s/logs/HEAD", ctx->repo.gitdir, t->run) >= 0)
 		error = add_reflog(t, wt);
+	free(ref);
 	free(log);
 	free(wt);
 	return error;

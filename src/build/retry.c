@@ -2,6 +2,7 @@
 #include "build/build.h"
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/log.h"
 #include "store/store.h"
 
@@ -131,7 +132,7 @@ int build_retry_decide(const struct sl_config *cfg, const struct build_retry_sta
 			struct build_retry_decision *d, struct sl_err *err)
 {
 	struct build_retry_state start = *prev; /* prev may point into d */
-	char what[256], how[200];
+	char what[256], how[128]; /* how: three " from retry rule N" at most, ~120 bytes */
 	int at = exit_at(cfg);
 
 	memset(d, 0, sizeof(*d));
@@ -173,13 +174,11 @@ static void write_copy(const char *run_dir, const struct build_retry_state *rs)
 	json_t *o = json_pack("{s:i, s:i, s:i, s:s}", "builder_rule", rs->builder_rule,
 			      "prompt_rule", rs->prompt_rule, "reset_rule", rs->reset_rule, "note",
 			      "a copy for people; sluice keeps this state in its database");
-	char *text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
 	char *path = sl_path_join(run_dir, "retry.json");
 
-	if (text && path && sl_write_file_atomic(path, text, strlen(text), &err) != 0)
+	if (o && path && sl_json_write(path, o, &err) != 0)
 		sl_log(SL_LOG_WARN, "cannot write '%s' (a copy for people): %s", path, err.msg);
 	json_decref(o);
-	free(text);
 	free(path);
 }
 

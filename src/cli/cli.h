@@ -46,6 +46,9 @@ int cmd_merge_preview(struct cli *cli, int argc, char **argv);
 int cmd_report(struct cli *cli, int argc, char **argv);
 int cmd_worktree(struct cli *cli, int argc, char **argv);
 
+/* Internal, not listed: a tick's worker process (cmd_advance_run.c). */
+int cmd_advance_run(struct cli *cli, int argc, char **argv);
+
 /* Print "sluice: <msg>" (and the hint, if any) to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

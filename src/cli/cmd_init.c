@@ -1,18 +1,10 @@
 /* sluice init: set up .system/ in this repository (DESIGN.md section 3). */
 #include "cli/cli.h"
-#include "core/config.h"
-#include "core/fs.h"
 #include "core/repo.h"
-#include "store/store.h"
+#include "runner/runner.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <git2.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 static const char usage_text[] =
         "usage: sluice init [--inbox DIR] [--target BRANCH] [-C DIR]\n"
@@ -42,215 +34,25 @@ static const char usage_text[] =
 #define OPT_INBOX 2001
 #define OPT_TARGET 2002
 
-struct init {
-	struct sl_repo repo;
-	const char *inbox;
-	const char *target_opt;
-	char *target;
-	int changed;
-	struct sl_err err;
-};
-
-/* The branch HEAD names, refusing a detached HEAD or a branch without commits. */
-static int head_branch(struct init *in)
+static void print_note(const char *line, void *data)
 {
-	git_repository *repo = NULL;
-	git_reference *head = NULL;
-	const char *t;
-	int error = 0, rc;
-
-	if ((rc = git_repository_open(&repo, in->repo.root)) < 0) {
-		error = sl_err_git(&in->err, rc, "cannot open the repository '%s'", in->repo.root);
-		goto out;
-	}
-	if ((rc = git_reference_lookup(&head, repo, "HEAD")) < 0) {
-		error = sl_err_git(&in->err, rc, "cannot read HEAD of '%s'", in->repo.root);
-		goto out;
-	}
-	if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC ||
-	    strncmp((t = git_reference_symbolic_target(head)), "refs/heads/", 11)) {
-		error = sl_err_set(&in->err, SL_EINVALID,
-		                   "HEAD is detached, so there is no branch to merge into; check "
-		                   "out a branch or pass --target BRANCH");
-		goto out;
-	}
-	if (git_repository_head_unborn(repo) == 1) {
-		error = sl_err_set(&in->err, SL_EINVALID,
-		                   "branch '%s' has no commits yet; commit something first, or "
-		                   "pass --target BRANCH",
-		                   t + 11);
-		goto out;
-	}
-	if (!(in->target = strdup(t + 11)))
-		error = sl_err_set(&in->err, SL_ERROR, "out of memory");
-out:
-	git_reference_free(head);
-	git_repository_free(repo);
-	return error;
+	(void)data;
+	printf("%s\n", line);
 }
 
-static int choose_target(struct init *in)
+static void print_done(const struct sl_repo *repo, const struct runner_init_result *res,
+		       const char *inbox)
 {
-	char ref[512];
-	const char *why;
-	int valid = 0;
-
-	if (in->target)
-		return 0; /* chosen before anything was created */
-	if (!in->target_opt)
-		return head_branch(in);
-	if ((why = sl_config_target_problem(in->target_opt)) != NULL)
-		return sl_err_set(&in->err, SL_EINVALID, "--target '%s' %s", in->target_opt, why);
-	snprintf(ref, sizeof(ref), "refs/heads/%s", in->target_opt);
-	if (git_reference_name_is_valid(&valid, ref) < 0 || !valid)
-		return sl_err_set(&in->err, SL_EINVALID,
-		                  "'%s' is not a valid branch name; pass --target BRANCH",
-		                  in->target_opt);
-	if (!(in->target = strdup(in->target_opt)))
-		return sl_err_set(&in->err, SL_ERROR, "out of memory");
-	return 0;
-}
-
-static int ensure_dir(struct init *in, const char *path, const char *what)
-{
-	if (sl_is_dir(path))
-		return 0;
-	if (sl_mkdir_p(path, &in->err))
-		return -1;
-	printf("created %s\n", what);
-	in->changed = 1;
-	return 0;
-}
-
-static int ensure_lock(struct init *in)
-{
-	int fd;
-
-	if (sl_path_exists(in->repo.lock_path))
-		return 0;
-	if ((fd = open(in->repo.lock_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
-		return sl_err_sys(&in->err, errno, "cannot create '%s'", in->repo.lock_path);
-	close(fd);
-	printf("created .system/lock\n");
-	in->changed = 1;
-	return 0;
-}
-
-static int ensure_config(struct init *in)
-{
-	char *text;
-	int error;
-
-	if (sl_path_exists(in->repo.config_path)) {
-		if (in->target_opt || strcmp(in->inbox, "work_orders"))
-			printf("kept .system/config.yaml as it is; edit it to change the target or "
-			       "the inbox\n");
-		return 0;
-	}
-	if ((error = choose_target(in)) != 0)
-		return error;
-	if (!(text = sl_config_template(in->target, in->inbox)))
-		return sl_err_set(&in->err, SL_ERROR, "out of memory");
-	error = sl_write_file_atomic(in->repo.config_path, text, strlen(text), &in->err);
-	free(text);
-	if (!error) {
-		printf("created .system/config.yaml (target '%s', inbox '%s')\n", in->target,
-		       in->inbox);
-		in->changed = 1;
-	}
-	return error;
-}
-
-static int ensure_db(struct init *in)
-{
-	struct store *st = NULL;
-	int existed = sl_path_exists(in->repo.db_path), error;
-
-	if ((error = store_open(&st, in->repo.db_path, &in->err)) != 0)
-		return error;
-	store_free(st);
-	if (!existed) {
-		printf("created .system/sluice.db\n");
-		in->changed = 1;
-	}
-	return 0;
-}
-
-/* Add "/.system/" to .git/info/exclude unless a line says so already. */
-static int ensure_exclude(struct init *in)
-{
-	struct sl_buf data = SL_BUF_INIT;
-	char *info = sl_path_join(in->repo.gitdir, "info"), *path = NULL;
-	const char *p;
-	int error = 0;
-
-	if (!info || !(path = sl_path_join(info, "exclude"))) {
-		error = sl_err_set(&in->err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	if ((error = sl_mkdir_p(info, &in->err)) != 0)
-		goto out;
-	if (sl_path_exists(path) && (error = sl_read_file(&data, path, 0, &in->err)) != 0)
-		goto out;
-	for (p = sl_buf_cstr(&data); *p; p += strcspn(p, "\n"), p += *p == '\n') {
-		size_t n = strcspn(p, "\n");
-		while (n && (p[n - 1] == ' ' || p[n - 1] == '\r'))
-			n--;
-		if (n == 9 && !strncmp(p, "/.system/", 9))
-			goto out;
-	}
-	if ((data.len && data.ptr[data.len - 1] != '\n' && sl_buf_puts(&data, "\n")) ||
-	    sl_buf_puts(&data, "# sluice's state (sluice init)\n/.system/\n")) {
-		error = sl_err_set(&in->err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	if ((error = sl_write_file_atomic(path, data.ptr, data.len, &in->err)) != 0)
-		goto out;
-	printf("added /.system/ to .git/info/exclude\n");
-	in->changed = 1;
-out:
-	sl_buf_release(&data);
-	free(info);
-	free(path);
-	return error;
-}
-
-static int run_init(struct init *in)
-{
-	char *inbox_dir = NULL;
-	int error = 0;
-
-	if (!sl_path_is_safe_relative(in->inbox))
-		return sl_err_set(
-		        &in->err, SL_EINVALID,
-		        "--inbox '%s' must be a directory inside the repository, relative "
-		        "to its root, without '..'",
-		        in->inbox);
-	/* a target that can never work is refused before anything is created */
-	if (!sl_path_exists(in->repo.config_path) && choose_target(in))
-		return -1;
-	if (ensure_dir(in, in->repo.sysdir, ".system/") || ensure_config(in) ||
-	    ensure_dir(in, in->repo.runs_dir, ".system/runs/") || ensure_lock(in) ||
-	    ensure_db(in) || ensure_exclude(in))
-		return -1;
-	if (!in->target) { /* initialized before: the inbox is the config's */
-		struct sl_config *cfg = NULL;
-		struct sl_err ignored = SL_ERR_INIT;
-		if (sl_config_load(&cfg, in->repo.config_path, &ignored) != 0)
-			return 0;
-		inbox_dir = sl_path_join(in->repo.root, cfg->queue.inbox);
-		if (inbox_dir && !sl_path_exists(inbox_dir))
-			error = ensure_dir(in, inbox_dir, cfg->queue.inbox);
-		sl_config_free(cfg);
-		free(inbox_dir);
-		return error;
-	}
-	if (!(inbox_dir = sl_path_join(in->repo.root, in->inbox)))
-		return sl_err_set(&in->err, SL_ERROR, "out of memory");
-	if (!sl_path_exists(inbox_dir))
-		error = ensure_dir(in, inbox_dir, in->inbox);
-	free(inbox_dir);
-	return error;
+	if (res->changed && res->target)
+		printf("initialized sluice in %s/.system\n"
+		       "next: set 'builder' in .system/config.yaml, drop work orders into %s/,\n"
+		       "and run 'sluice check', 'sluice queue', then 'sluice tick' (from cron)\n",
+		       repo->root, inbox);
+	else if (res->changed)
+		printf("already initialized in %s/.system; put back what was missing\n",
+		       repo->root);
+	else
+		printf("already initialized in %s/.system; nothing changed\n", repo->root);
 }
 
 int cmd_init(struct cli *cli, int argc, char **argv)
@@ -261,38 +63,32 @@ int cmd_init(struct cli *cli, int argc, char **argv)
 	        {"target", required_argument, NULL, OPT_TARGET},
 	        {NULL, 0, NULL, 0},
 	};
-	struct init in = {SL_REPO_INIT, "work_orders", NULL, NULL, 0, SL_ERR_INIT};
+	struct runner_init_opts o = RUNNER_INIT_OPTS_INIT;
+	struct runner_init_result res = {0, NULL};
+	struct sl_repo repo = SL_REPO_INIT;
+	struct sl_err err = SL_ERR_INIT;
 	int opt, rc = CLI_OK;
 
+	o.inbox = "work_orders";
+	o.note = print_note;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		if (opt == 'h')
 			return cli_help(usage_text);
 		if (opt == OPT_INBOX)
-			in.inbox = optarg;
+			o.inbox = optarg;
 		else if (opt == OPT_TARGET)
-			in.target_opt = optarg;
+			o.target = optarg;
 		else if (!cli_common_opt(cli, opt, optarg))
 			return cli_usage("init", "unknown option");
 	}
 	if (optind < argc)
 		return cli_usage("init", "unexpected argument '%s'", argv[optind]);
-	if (sl_repo_find(&in.repo, cli->dir, &in.err) || run_init(&in)) {
-		rc = cli_report(&in.err);
-		goto out;
-	}
-	if (in.changed && in.target)
-		printf("initialized sluice in %s/.system\n"
-		       "next: set 'builder' in .system/config.yaml, drop work orders into %s/,\n"
-		       "and run 'sluice check', 'sluice queue', then 'sluice tick' (from cron)\n",
-		       in.repo.root, in.inbox);
-	else if (in.changed)
-		printf("already initialized in %s/.system; put back what was missing\n",
-		       in.repo.root);
+	if (sl_repo_find(&repo, cli->dir, &err) || runner_init(&repo, &o, &res, &err))
+		rc = cli_report(&err);
 	else
-		printf("already initialized in %s/.system; nothing changed\n", in.repo.root);
-out:
-	free(in.target);
-	sl_repo_release(&in.repo);
+		print_done(&repo, &res, o.inbox);
+	runner_init_result_release(&res);
+	sl_repo_release(&repo);
 	return rc;
 }

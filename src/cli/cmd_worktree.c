@@ -4,18 +4,14 @@
  * {"success":false,"tool":"worktree","error":"..."} and exit 1.
  */
 #include "cli/cli.h"
-#include "core/fs.h"
 #include "core/repo.h"
 #include "worktree/worktree.h"
 
 #include <getopt.h>
-#include <git2.h>
 #include <jansson.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define HOOKS_ENV "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null"
 
@@ -84,92 +80,18 @@ static int failure(const struct sl_err *err)
 	return CLI_FAIL;
 }
 
-/* The full id of the commit `rev` names. */
-static int resolve_base(const char *root, const char *rev, char hex[41], struct sl_err *err)
-{
-	git_repository *repo = NULL;
-	git_object *obj = NULL, *commit = NULL;
-	int rc, error = 0;
-
-	if ((rc = git_repository_open(&repo, root)) < 0 ||
-	    (rc = git_revparse_single(&obj, repo, rev)) < 0 ||
-	    (rc = git_object_peel(&commit, obj, GIT_OBJECT_COMMIT)) < 0)
-		error = sl_err_git(err, rc, "cannot resolve base '%s' to a commit; pass --base "
-				   "with a branch, tag or commit", rev);
-	else
-		git_oid_tostr(hex, 41, git_object_id(commit));
-	git_object_free(commit);
-	git_object_free(obj);
-	git_repository_free(repo);
-	return error;
-}
-
-static int branch_exists(const char *root, const char *branch)
-{
-	git_repository *repo = NULL;
-	git_reference *ref = NULL;
-	int exists = 0;
-
-	if (git_repository_open(&repo, root) == 0 &&
-	    git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL) == 0)
-		exists = 1;
-	git_reference_free(ref);
-	git_repository_free(repo);
-	return exists;
-}
-
-/* The first free <base>, <base>-2, <base>-3, ... */
-static int free_branch(const char *root, const char *stem, char *out, size_t n,
-		       struct sl_err *err)
-{
-	int i, len;
-
-	for (i = 1; i < 1000; i++) {
-		if (i == 1)
-			len = snprintf(out, n, "%s", stem);
-		else
-			len = snprintf(out, n, "%s-%d", stem, i);
-		if (len < 0 || (size_t)len >= n)
-			break;
-		if (!branch_exists(root, out))
-			return 0;
-	}
-	return sl_err_set(err, SL_EEXISTS, "branches '%s' to '%s-999' all exist; use another slug",
-			  stem, stem);
-}
-
 static int do_create(const char *root, const char *slug, const char *prefix, const char *base,
 		     struct sl_err *err)
 {
-	char branch[512], name[512], hex[41], *path = NULL, *p;
-	int error;
+	struct worktree_tool_made made = WORKTREE_TOOL_MADE_INIT;
+	int error = worktree_tool_create(root, slug, prefix, base, &made, err);
 
-	snprintf(name, sizeof(name), "%s-%s", prefix, slug);
-	if (!worktree_branch_name_valid(name))
-		return sl_err_set(err, SL_EINVALID, "'%s' is not a valid branch name; fix --prefix",
-				  name);
-	if ((error = resolve_base(root, base, hex, err)) < 0 ||
-	    (error = free_branch(root, name, branch, sizeof(branch), err)) < 0 ||
-	    (error = worktree_exclude_system(root, err)) < 0)
-		return error;
-	snprintf(name, sizeof(name), "%s", branch);
-	for (p = name; *p; p++)
-		if (*p == '/')
-			*p = '-';
-	if (asprintf(&path, "%s/.system/worktrees/%s", root, branch) < 0)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	if (sl_path_exists(path))
-		error = sl_err_set(err, SL_EEXISTS,
-				   "Path already exists: '%s'; clean it up (sluice worktree cleanup "
-				   "'%s') or use a different slug",
-				   path, path);
-	else
-		error = worktree_add(root, name, path, branch, hex, NULL, err);
 	if (!error) {
-		success(json_pack("{s:s, s:s, s:s}", "path", path, "branch", branch, "basedOn", hex));
+		success(json_pack("{s:s, s:s, s:s}", "path", made.path, "branch", made.branch,
+				  "basedOn", made.base));
 		fprintf(stderr, "sluice: hooks stay out when git runs with " HOOKS_ENV "\n");
 	}
-	free(path);
+	worktree_tool_made_release(&made);
 	return error;
 }
 
@@ -184,29 +106,6 @@ static int parse_bool(const char *s, int *out)
 	return 0;
 }
 
-/* PATH made absolute (resolved when it exists); must lie inside root. */
-static int cleanup_path(const char *root, const char *arg, char *abs, struct sl_err *err)
-{
-	char cwd[PATH_MAX], tmp[PATH_MAX * 2];
-	size_t n = strlen(root);
-
-	if (!realpath(arg, abs)) {
-		if (arg[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-			snprintf(tmp, sizeof(tmp), "%s", arg);
-		else
-			snprintf(tmp, sizeof(tmp), "%s/%s", cwd, arg);
-		if (strlen(tmp) >= PATH_MAX)
-			return sl_err_set(err, SL_EINVALID, "path '%s' is too long", arg);
-		memcpy(abs, tmp, strlen(tmp) + 1);
-	}
-	if (strncmp(abs, root, n) != 0 || abs[n] != '/' || strstr(abs, "/../"))
-		return sl_err_set(err, SL_EINVALID,
-				  "'%s' is not inside the repository '%s'; cleanup only removes "
-				  "worktrees of this repository",
-				  arg, root);
-	return 0;
-}
-
 static int sub_cleanup(const char *root, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -216,8 +115,8 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sl_err err = SL_ERR_INIT;
-	char abs[PATH_MAX];
-	int c, keep = 1, force = 0, deleted = 0;
+	char *abs = NULL;
+	int c, keep = 1, force = 0, deleted = 0, rc;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "hf", opts, NULL)) != -1) {
@@ -232,11 +131,13 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage("worktree cleanup", "expected one PATH");
-	if (cleanup_path(root, argv[optind], abs, &err) < 0 ||
-	    worktree_remove(root, abs, NULL, force, !keep, &deleted, &err) < 0)
-		return failure(&err);
-	return success(json_pack("{s:b, s:b, s:s}", "removed", 1, "branchDeleted", deleted, "path",
-				 abs));
+	if (worktree_tool_cleanup(root, argv[optind], keep, force, &abs, &deleted, &err) < 0)
+		rc = failure(&err);
+	else
+		rc = success(json_pack("{s:b, s:b, s:s}", "removed", 1, "branchDeleted", deleted,
+				       "path", abs));
+	free(abs);
+	return rc;
 }
 
 static int sub_create(const char *root, int argc, char **argv)
@@ -273,39 +174,18 @@ static int sub_create(const char *root, int argc, char **argv)
 	return CLI_OK;
 }
 
-static json_t *status_data(git_repository *repo, struct sl_err *err)
+static json_t *status_data(const struct worktree_tool_status *st)
 {
-	git_repository *main = NULL;
-	git_reference *head = NULL;
-	char *path = NULL, *main_path = NULL;
-	json_t *data = NULL;
-	int rc;
-
-	if (!git_repository_is_worktree(repo))
+	if (!st->is_worktree)
 		return json_pack("{s:b}", "isWorktree", 0);
-	if ((rc = git_repository_open(&main, git_repository_commondir(repo))) < 0 ||
-	    !git_repository_workdir(main)) {
-		sl_err_git(err, rc, "cannot open the main repository of this worktree");
-		goto out;
-	}
-	path = sl_path_strip_slash(git_repository_workdir(repo));
-	main_path = sl_path_strip_slash(git_repository_workdir(main));
-	git_repository_head(&head, repo);
-	data = json_pack("{s:b, s:s, s:s?, s:s}", "isWorktree", 1, "path", path, "branch",
-			 head && git_reference_is_branch(head) ? git_reference_shorthand(head) : NULL,
-			 "mainRepoPath", main_path);
-out:
-	git_reference_free(head);
-	free(path);
-	free(main_path);
-	git_repository_free(main);
-	return data;
+	return json_pack("{s:b, s:s, s:s?, s:s}", "isWorktree", 1, "path", st->path, "branch",
+			 st->branch, "mainRepoPath", st->main_path);
 }
 
 static int sub_status(struct cli *cli, int argc, char **argv)
 {
+	struct worktree_tool_status st = { 0 };
 	struct sl_err err = SL_ERR_INIT;
-	git_repository *repo = NULL;
 	char *dir;
 	json_t *data = NULL;
 
@@ -315,11 +195,9 @@ static int sub_status(struct cli *cli, int argc, char **argv)
 		return cli_usage("worktree status", "takes no arguments");
 	if (!(dir = cli_repo_dir(cli)))
 		sl_err_set(&err, SL_ENOTFOUND, "cannot use directory '%s'", cli->dir ? cli->dir : ".");
-	else if (git_repository_open_ext(&repo, dir, 0, NULL) < 0)
-		sl_err_set(&err, SL_ENOTFOUND, "'%s' is not inside a git repository", dir);
-	else
-		data = status_data(repo, &err);
-	git_repository_free(repo);
+	else if (worktree_tool_status(dir, &st, &err) == 0)
+		data = status_data(&st);
+	worktree_tool_status_release(&st);
 	free(dir);
 	return data ? success(data) : failure(&err);
 }

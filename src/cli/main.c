@@ -38,12 +38,15 @@ static const struct command commands[] = {
 };
 
 int cmd_test_diff(struct cli *cli, int argc, char **argv);
-int cmd_advance_run(struct cli *cli, int argc, char **argv);
 
-/* Hidden: for tests and benchmarks, not listed, not part of the contract. */
+/*
+ * Hidden, not listed by --help: the internal command advance-run (a tick's
+ * worker; sluice(1), INTERNAL COMMANDS), and test-* commands for tests and
+ * benchmarks, not part of the contract.
+ */
 static const struct command hidden[] = {
-	{ "test-diff", cmd_test_diff, NULL },
 	{ "advance-run", cmd_advance_run, NULL },
+	{ "test-diff", cmd_test_diff, NULL },
 	{ NULL, NULL, NULL },
 };
 

@@ -60,16 +60,32 @@ static int group_is_ours(void)
 	return !strcmp(comm, "sluice\n");
 }
 
-void sl_fault(const char *name)
+/* 1 when SLUICE_FAULT names `name` and this is its n-th visit. */
+static int fires(const char *name)
 {
 	size_t i;
+	int hit = 0;
 
 	if (!name)
-		return;
+		return 0;
 	pthread_once(&once, parse);
-	for (i = 0; i < nfaults; i++) {
-		if (strcmp(faults[i].name, name) || ++faults[i].seen != faults[i].nth)
-			continue;
+	for (i = 0; i < nfaults; i++)
+		if (!strcmp(faults[i].name, name) && ++faults[i].seen == faults[i].nth)
+			hit = 1;
+	return hit;
+}
+
+int sl_fault_fail(const char *name)
+{
+	if (!fires(name))
+		return 0;
+	sl_log(SL_LOG_ERROR, "fault point '%s' reached (SLUICE_FAULT): failing here", name);
+	return 1;
+}
+
+void sl_fault(const char *name)
+{
+	if (fires(name)) {
 		sl_log(SL_LOG_ERROR, "fault point '%s' reached (SLUICE_FAULT): killing this process",
 		       name);
 		fflush(stderr); /* only the line above: other output dies with us */

@@ -18,7 +18,8 @@
  *
  * A point is one line, sl_fault("<step>.<where>"), at the place the table
  * names. Every name here has a kill test (tests/cli/t075x-faults-*.sh, which
- * reads this table: keep one name per line, in this form).
+ * reads this table: keep one name per line, in this form; tick.spawn's is
+ * t0850-tick-workers.sh).
  *
  *   name                          where the process dies
  *   claim.after_claim             tick: a run claimed (row committed), no worker started yet
@@ -61,6 +62,11 @@
  *   gc.after_tombstone            sluice gc: tombstone written, run folder not removed
  *   reconcile.after_requeue       tick: a dead run requeued, cleanups not done
  *   reconcile.before_recover      tick: the journal of a dead merge found, checkout not recovered
+ *   tick.spawn                    tick: starting a run's worker fails instead (sl_fault_fail)
+ *
+ * A point marked sl_fault_fail does not kill: the operation there fails
+ * (the caller reports an injected failure) the n-th time, so that a test
+ * can check what happens when it cannot be done.
  *
  * The merge train (issue 12) adds its points here: train.<where>.
  */
@@ -72,6 +78,13 @@
  * depends on an outcome on one line.
  */
 void sl_fault(const char *name);
+
+/*
+ * 1 when SLUICE_FAULT names `name` and this is its n-th time, after the same
+ * log line ("fault point 'NAME' reached"): the caller then fails as if the
+ * operation there had failed. 0 otherwise (and for NULL).
+ */
+int sl_fault_fail(const char *name);
 
 /*
  * A libgit2 checkout progress callback (git_checkout_progress_cb) that is

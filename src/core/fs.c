@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,43 +49,41 @@ int sl_mkdir_p(const char *path, struct sl_err *err)
 	return error;
 }
 
-int sl_read_file(struct sl_buf *out, const char *path, size_t max, struct sl_err *err)
+int sl_read_fd(struct sl_buf *out, int fd, const char *path, size_t max, struct sl_err *err)
 {
 	char chunk[65536];
 	struct stat st;
 	ssize_t n;
-	int fd, error = 0;
+	int error;
 
-	/* O_NONBLOCK: a FIFO planted where a file should be must not hang us */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return sl_err_sys(err, errno, "cannot open '%s'", path);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		error = sl_err_set(err, SL_EINVALID, "'%s' is not a regular file", path);
-		goto out;
-	}
-	if (max && (size_t)st.st_size > max) {
-		error = sl_err_set(err, SL_ETOOBIG, "'%s' is %lld bytes, over the limit of %zu",
-				   path, (long long)st.st_size, max);
-		goto out;
-	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a regular file", path);
+	if (max && (size_t)st.st_size > max)
+		return sl_err_set(err, SL_ETOOBIG, "'%s' is %lld bytes, over the limit of %zu",
+				  path, (long long)st.st_size, max);
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			error = sl_err_sys(err, errno, "cannot read '%s'", path);
-			goto out;
+			return sl_err_sys(err, errno, "cannot read '%s'", path);
 		}
-		if (max && out->len + (size_t)n > max) {
-			error = sl_err_set(err, SL_ETOOBIG, "'%s' is over the limit of %zu bytes",
-					   path, max);
-			goto out;
-		}
-		if ((error = sl_buf_add(out, chunk, (size_t)n)) != 0) {
-			sl_err_set(err, error, "'%s' does not fit in memory", path);
-			goto out;
-		}
+		if (max && out->len + (size_t)n > max)
+			return sl_err_set(err, SL_ETOOBIG, "'%s' is over the limit of %zu bytes",
+					  path, max);
+		if ((error = sl_buf_add(out, chunk, (size_t)n)) != 0)
+			return sl_err_set(err, error, "'%s' does not fit in memory", path);
 	}
-out:
+	return 0;
+}
+
+int sl_read_file(struct sl_buf *out, const char *path, size_t max, struct sl_err *err)
+{
+	int fd, error;
+
+	/* O_NONBLOCK: a FIFO planted where a file should be must not hang us */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return sl_err_sys(err, errno, "cannot open '%s'", path);
+	error = sl_read_fd(out, fd, path, max, err);
 	close(fd);
 	return error;
 }
@@ -434,6 +433,34 @@ char *sl_path_join(const char *a, const char *b)
 	if (asprintf(&out, "%.*s/%s", (int)la, a, b) < 0)
 		return NULL;
 	return out;
+}
+
+char *sl_path_fmt(const char *fmt, ...)
+{
+	char *out;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&out, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : out;
+}
+
+int sl_fmt_fixed(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= n) {
+		if (n)
+			buf[0] = '\0';
+		return SL_ETOOBIG;
+	}
+	return 0;
 }
 
 char *sl_path_strip_slash(const char *p)

@@ -42,6 +42,12 @@ int sl_mkdir_p(const char *path, struct sl_err *err);
 int sl_read_file(struct sl_buf *out, const char *path, size_t max, struct sl_err *err);
 
 /*
+ * As sl_read_file, from `fd` (already open; not closed here): a file that is
+ * not a regular file is SL_EINVALID; `path` names it in messages.
+ */
+int sl_read_fd(struct sl_buf *out, int fd, const char *path, size_t max, struct sl_err *err);
+
+/*
  * Write a file atomically: a temporary file beside it, fsync, rename, fsync
  * of the directory. Readers see the old file or the new one, never half.
  */
@@ -64,6 +70,18 @@ int sl_rm_rf(const char *path, struct sl_err *err);
  * Returns NULL on out-of-memory.
  */
 char *sl_path_join(const char *a, const char *b);
+
+/*
+ * A path (or a ref name) made by printf into a new string (the caller's,
+ * free()): never cut. Returns NULL on out-of-memory.
+ */
+char *sl_path_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * snprintf into a fixed buffer (a struct field, a 41-byte oid) that must not
+ * be cut: 0 when it fits, SL_ETOOBIG when it would not (buf is then "").
+ */
+int sl_fmt_fixed(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * A copy of p without one trailing '/' ("/" stays "/"): a new string (the

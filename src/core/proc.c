@@ -934,3 +934,108 @@ int sl_secret_read(int fd, char **out, struct sl_err *err)
 	*out = buf;
 	return 0;
 }
+
+/* ---- children that run beside the caller (proc.h: sl_proc_spawn, sl_proc_wait_any) */
+
+#define SPAWN_SLICE_MS 10 /* how often sl_proc_wait_any() looks */
+
+/* In the child: keep pass_fd across exec, exec, or report errno and _exit(127). */
+static void spawned_child(const struct sl_proc_spawn_opts *o, int report)
+{
+	if (o->pass_fd >= 0 && fcntl(o->pass_fd, F_SETFD, 0) < 0)
+		child_fail(report, 2);
+	execv(o->prog, (char *const *)o->argv);
+	child_fail(report, 2);
+}
+
+int sl_proc_spawn(const struct sl_proc_spawn_opts *o, int *pid, struct sl_err *err)
+{
+	struct exec_fail f;
+	int rep[2];
+	ssize_t r;
+	pid_t p;
+
+	*pid = -1;
+	if (!o->prog || !o->argv || !o->argv[0])
+		return sl_err_set(err, SL_EINVALID, "no program to start");
+	if (pipe2(rep, O_CLOEXEC) < 0)
+		return sl_err_sys(err, errno, "cannot start '%s'", o->prog);
+	fflush(NULL); /* nothing buffered is written twice, or after the child's output */
+	p = fork();
+	if (p == 0)
+		spawned_child(o, rep[1]);
+	close(rep[1]);
+	if (p < 0) {
+		close(rep[0]);
+		return sl_err_sys(err, errno, "cannot fork to start '%s'", o->prog);
+	}
+	/* end of file: the exec succeeded (the pipe was close-on-exec) */
+	do
+		r = read(rep[0], &f, sizeof(f));
+	while (r < 0 && errno == EINTR);
+	close(rep[0]);
+	if (r == (ssize_t)sizeof(f)) {
+		while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
+			;
+		return sl_err_sys(err, f.errnum, "cannot run '%s'", o->prog);
+	}
+	*pid = (int)p;
+	return 0;
+}
+
+static void decode_status(int status, struct sl_proc_result *res)
+{
+	if (WIFEXITED(status)) {
+		res->exit_code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		res->signaled = WTERMSIG(status);
+		res->exit_code = 128 + WTERMSIG(status);
+	}
+}
+
+/* 1 and *which when one of pids ended (reaped), 0 when none did, or an error. */
+static int reap_any(const int *pids, size_t n, size_t *which, struct sl_proc_result *res,
+		    struct sl_err *err)
+{
+	int status = 0;
+	pid_t r;
+
+	for (size_t i = 0; i < n; i++) {
+		if (pids[i] < 0)
+			continue;
+		do
+			r = waitpid((pid_t)pids[i], &status, WNOHANG);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return sl_err_sys(err, errno, "cannot wait for process %d", pids[i]);
+		if (r == 0)
+			continue;
+		*which = i;
+		res->pid = pids[i];
+		decode_status(status, res);
+		return 1;
+	}
+	return 0;
+}
+
+int sl_proc_wait_any(const int *pids, size_t n, int64_t timeout_ms, size_t *which,
+		     struct sl_proc_result *res, struct sl_err *err)
+{
+	int64_t until = sl_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0), now;
+	size_t i;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->pid = -1;
+	for (i = 0; i < n && pids[i] < 0; i++)
+		;
+	if (i == n)
+		return 0;
+	while ((rc = reap_any(pids, n, which, res, err)) == 0 && (now = sl_mono_ms()) < until) {
+		int64_t ms = until - now < SPAWN_SLICE_MS ? until - now : SPAWN_SLICE_MS;
+		struct timespec ts = { 0, (long)ms * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	return rc;
+}

@@ -145,4 +145,43 @@ int sl_secret_read(int fd, char **out, struct sl_err *err);
 /* Describe how a child ended: "exit 0", "exit 3", "killed by SIGKILL", "timed out after 30s". */
 void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res);
 
+/*
+ * ---- Children that run beside the caller (a tick's workers) ----
+ *
+ * sl_proc_run() runs one child to completion. A tick runs several at once:
+ * sl_proc_spawn() starts one and returns as soon as it runs (past exec);
+ * sl_proc_wait_any() reaps whichever of them ends first. Such a child keeps
+ * our environment, stdin, stdout, stderr, signal dispositions and process
+ * group (a Ctrl-C or a kill of the group reaches it too); of the other
+ * descriptors it keeps those without close-on-exec, and `pass_fd`.
+ *
+ * Every pid sl_proc_spawn() returns is the caller's to reap with
+ * sl_proc_wait_any(), also when the caller gives up for another reason:
+ * a caller that returns with children still running leaves them unowned.
+ */
+struct sl_proc_spawn_opts {
+	const char *prog;        /* the file executed: a path, not looked up in PATH */
+	const char *const *argv; /* argv[0] is the name ps shows; required */
+	int pass_fd;             /* >= 0: a close-on-exec descriptor that the child
+	                            alone keeps open across exec (a secret pipe) */
+};
+
+#define SL_PROC_SPAWN_OPTS_INIT { NULL, NULL, -1 }
+
+/*
+ * Start the child and set *pid (-1 on failure). A fork that fails, and an
+ * exec that fails (the child is reaped here), are errors with errno's
+ * message: nothing is left to wait for.
+ */
+int sl_proc_spawn(const struct sl_proc_spawn_opts *o, int *pid, struct sl_err *err);
+
+/*
+ * Wait up to timeout_ms (0: only look) for the first of pids[0..n) to end
+ * and reap it; entries < 0 are skipped. Returns 1 with *which its index and
+ * *res how it ended (exit_code, signaled, pid), 0 when none ended in time
+ * (or n has no pid), or an error when one cannot be waited for.
+ */
+int sl_proc_wait_any(const int *pids, size_t n, int64_t timeout_ms, size_t *which,
+		     struct sl_proc_result *res, struct sl_err *err);
+
 #endif

@@ -160,8 +160,9 @@ static void known_list(char *out, size_t n, const struct check_ctx *c)
 			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? ", " : "",
 						probes[i][1]);
 	for (; c->is_known("error", c->data) && gates && *gates && len < n; gates++) {
-		snprintf(name, sizeof(name), "gate.%s.output", *gates);
-		if (c->is_known(name, c->data))
+		/* a longer name is no variable ({...} names are under TMPL_NAME_MAX) */
+		if (snprintf(name, sizeof(name), "gate.%s.output", *gates) < (int)sizeof(name) &&
+		    c->is_known(name, c->data))
 			len += (size_t)snprintf(out + len, n - len, ", {gate.%s.output}, "
 						"{gate.%s.exit}", *gates, *gates);
 	}

@@ -54,8 +54,12 @@ static int head_names(git_repository *wrepo, const char *refname)
 static int defer(struct merge_commit_result *res, struct sl_err *err, const char *fmt,
 		 const char *path, const char *detail)
 {
+	int len;
+
 	res->status = MERGE_DEFERRED;
-	snprintf(res->reason, sizeof(res->reason), fmt, path, detail);
+	len = snprintf(res->reason, sizeof(res->reason), fmt, path, detail);
+	if (len < 0 || (size_t)len >= sizeof(res->reason)) /* a long path: cut, and said so */
+		memcpy(res->reason + sizeof(res->reason) - 4, "...", 4);
 	return sl_err_set(err, SL_ETRANSIENT, "%s", res->reason);
 }
 
@@ -428,6 +432,21 @@ static int same_entry(const git_index_entry *ie, const git_tree_entry *te)
 	       ie->mode == (uint32_t)git_tree_entry_filemode(te);
 }
 
+/*
+ * `len` bytes of path into `at` (n bytes), the path a message names: one
+ * too long for it ends in "..." (every path that fits is whole).
+ */
+static void set_at(char *at, size_t n, const char *path, size_t len)
+{
+	if (len < n) {
+		memcpy(at, path, len);
+		at[len] = '\0';
+	} else {
+		memcpy(at, path, n - 4);
+		memcpy(at + n - 4, "...", 4);
+	}
+}
+
 /* The full path of a work tree path in a static buffer (NULL when too long). */
 static const char *full(const struct co *c, const char *path, char *buf, size_t n)
 {
@@ -450,7 +469,7 @@ static int link_in_way(const struct co *c, const char *path, char *at, size_t n)
 	int is_link;
 
 	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
-		snprintf(at, n, "%.*s", (int)(p - path), path);
+		set_at(at, n, path, (size_t)(p - path));
 		if (!(f = full(c, at, buf, sizeof(buf))))
 			return 1;
 		if (lstat(f, &st) < 0)
@@ -460,7 +479,7 @@ static int link_in_way(const struct co *c, const char *path, char *at, size_t n)
 		if (!S_ISDIR(st.st_mode))
 			return 0; /* a file: the checkout deletes it (tracked) or refuses */
 	}
-	snprintf(at, n, "%s", path);
+	set_at(at, n, path, strlen(path));
 	if (!(f = full(c, path, buf, sizeof(buf))) || lstat(f, &st) < 0 || !S_ISLNK(st.st_mode))
 		return 0;
 	oe = entry_at(c->from, path);
@@ -506,7 +525,7 @@ static int dir_holds(const struct co *c, const char *rel,
 	int bad = 0;
 
 	if (depth > 64 || !full(c, rel, buf, sizeof(buf)) || !(d = opendir(buf))) {
-		snprintf(at, n, "%s", rel);
+		set_at(at, n, rel, strlen(rel));
 		return 1;
 	}
 	while (!bad && (de = readdir(d)) != NULL) {
@@ -520,7 +539,7 @@ static int dir_holds(const struct co *c, const char *rel,
 		else
 			bad = foreign(c, child);
 		if (bad && !at[0])
-			snprintf(at, n, "%s", child);
+			set_at(at, n, child, strlen(child));
 	}
 	closedir(d);
 	return bad;
@@ -600,21 +619,26 @@ static int plan(struct co *c, struct sl_err *err)
 			/* a file where the old tree may have a folder, folders where it may have a file */
 			error = staged_under(c, path, &staged);
 			for (p = strchr(path, '/'); !error && p; p = strchr(p + 1, '/')) {
-				char parent[PATH_MAX];
+				char *parent = strndup(path, (size_t)(p - path)); /* never cut */
 				const git_index_entry *pe;
 				git_tree_entry *pt;
 
-				snprintf(parent, sizeof(parent), "%.*s", (int)(p - path), path);
+				if (!parent) {
+					error = SL_ERROR; /* out of memory, said below */
+					break;
+				}
 				if (!(pe = git_index_get_bypath(c->idx, parent, 0))) {
 					if (!at[0] && (f = full(c, parent, buf, sizeof(buf))) &&
 					    lstat(f, &st) == 0 && !S_ISDIR(st.st_mode))
-						snprintf(at, sizeof(at), "%s", parent); /* untracked */
+						set_at(at, sizeof(at), parent, strlen(parent)); /* untracked */
+					free(parent);
 					continue;
 				}
 				pt = entry_at(c->from, parent);
 				if (!same_entry(pe, pt))
 					error = merge_paths_add(&staged, parent);
 				git_tree_entry_free(pt);
+				free(parent);
 			}
 			if (!error && !at[0] && (!oe || git_tree_entry_type(oe) != GIT_OBJECT_COMMIT) &&
 			    (f = full(c, path, buf, sizeof(buf))) && lstat(f, &st) == 0 &&
@@ -1144,7 +1168,7 @@ static int check_git_way(const struct co *c, struct sl_err *err)
 				if (git_tree_entry_type(ne) != GIT_OBJECT_COMMIT)
 					dir_untracked(c, path, at, sizeof(at));
 			} else if (!oe) {
-				snprintf(at, sizeof(at), "%s", path);
+				set_at(at, sizeof(at), path, strlen(path));
 			}
 		}
 		git_tree_entry_free(oe);

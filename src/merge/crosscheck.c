@@ -102,7 +102,7 @@ bad:
 static int private_gitdir(char *dir, size_t n, struct sl_err *err)
 {
 	const char *tmp = getenv("TMPDIR");
-	char path[4200];
+	char *refs, *head;
 	int error;
 
 	if ((size_t)snprintf(dir, n, "%s/sluice-merge-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp") >=
@@ -113,11 +113,16 @@ static int private_gitdir(char *dir, size_t n, struct sl_err *err)
 		return sl_err_sys(err, errno, "cannot create a temporary folder in '%s'",
 				  tmp && *tmp == '/' ? tmp : "/tmp");
 	}
-	snprintf(path, sizeof(path), "%s/refs", dir);
-	if (mkdir(path, 0700) < 0)
-		return sl_err_sys(err, errno, "cannot create '%s'", path);
-	snprintf(path, sizeof(path), "%s/HEAD", dir);
-	error = sl_write_file(path, "ref: refs/heads/sluice\n", 22, err);
+	refs = sl_path_join(dir, "refs");
+	head = sl_path_join(dir, "HEAD");
+	if (!refs || !head)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (mkdir(refs, 0700) < 0)
+		error = sl_err_sys(err, errno, "cannot create '%s'", refs);
+	else
+		error = sl_write_file(head, "ref: refs/heads/sluice\n", 22, err);
+	free(refs);
+	free(head);
 	return error;
 }
 

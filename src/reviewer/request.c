@@ -175,20 +175,3 @@ oom:
 	                  in->run_id);
 }
 
-int reviewer_write_json(const char *path, const json_t *json, struct sl_err *err)
-{
-	struct sl_buf b;
-	char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
-	int error;
-
-	if (!text)
-		return sl_err_set(err, SL_ERROR, "cannot serialize the JSON for '%s'", path);
-	sl_buf_init(&b, 0);
-	if ((error = sl_buf_puts(&b, text)) < 0 || (error = sl_buf_add(&b, "\n", 1)) < 0)
-		error = sl_err_set(err, error, "the JSON for '%s' is too large to write", path);
-	else
-		error = sl_write_file_atomic(path, b.ptr, b.len, err);
-	sl_buf_release(&b);
-	free(text);
-	return error;
-}

@@ -58,9 +58,6 @@ struct reviewer_input {
  */
 int reviewer_request_new(json_t **out, const struct reviewer_input *in, struct sl_err *err);
 
-/* Write a JSON document atomically (sl_write_file_atomic), indented, with a final newline. */
-int reviewer_write_json(const char *path, const json_t *json, struct sl_err *err);
-
 struct reviewer_criterion {
 	char *criterion;
 	int met;

@@ -34,8 +34,12 @@ int runner_ctx_open(struct sl_ctx *ctx, const char *dir, struct sl_err *err)
 	reviewer_token_capture(ctx->cfg);
 	if ((error = store_open(&ctx->st, ctx->repo.db_path, err)) != 0)
 		goto out;
-	snprintf(ctx->target_ref, sizeof(ctx->target_ref), "refs/heads/%s",
-		 ctx->cfg->target ? ctx->cfg->target : "main");
+	if (sl_fmt_fixed(ctx->target_ref, sizeof(ctx->target_ref), "refs/heads/%s",
+			 ctx->cfg->target ? ctx->cfg->target : "main") != 0) {
+		error = sl_err_set(err, SL_EINVALID, "the target branch name '%s' is too long; "
+				   "fix target in .system/config.yaml", ctx->cfg->target);
+		goto out;
+	}
 	if (!(ctx->excluded = excluded_paths(ctx->cfg))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;

@@ -4,8 +4,8 @@
 #include "runner/runner_int.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/fault.h"
-#include "core/sha256.h"
 #include "core/time.h"
 
 #include <ftw.h>
@@ -47,10 +47,11 @@ static int branch_exists(git_repository *git, const char *branch)
 
 static int worktree_entry_exists(struct sl_ctx *ctx, const char *run_id)
 {
-	char path[4096];
+	char *path = sl_path_fmt("%s/worktrees/%s", ctx->repo.gitdir, run_id);
+	int found = path && sl_path_exists(path);
 
-	snprintf(path, sizeof(path), "%s/worktrees/%s", ctx->repo.gitdir, run_id);
-	return sl_path_exists(path);
+	free(path);
+	return found;
 }
 
 static int fill_item(struct sl_ctx *ctx, git_repository *git, const struct store_run *r,
@@ -179,17 +180,12 @@ void runner_gc_plan_release(struct runner_gc_plan *plan)
 
 static json_t *load_json(const char *dir, const char *name, char sha[65])
 {
-	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char *path = sl_path_join(dir, name);
 	json_t *j = NULL;
 
-	if (path && sl_read_file(&b, path, (size_t)16 << 20, &err) == 0) {
-		if (sha)
-			sl_sha256_hex(sha, sl_buf_cstr(&b), b.len);
-		j = json_loadb(sl_buf_cstr(&b), b.len, 0, NULL);
-	}
-	sl_buf_release(&b);
+	if (path)
+		sl_json_read_sha(path, SL_JSON_MAX, &j, sha, &err);
 	free(path);
 	return j;
 }
@@ -198,7 +194,7 @@ static json_t *load_json(const char *dir, const char *name, char sha[65])
 static int write_tombstone(struct sl_ctx *ctx, const struct runner_gc_item *it,
 			   struct sl_err *err)
 {
-	char sha[65] = "", when[40], *path = artifact_tombstone_path(&ctx->repo, it->run), *text;
+	char sha[65] = "", when[40], *path = artifact_tombstone_path(&ctx->repo, it->run);
 	json_t *m = it->folder ? load_json(it->folder, "manifest.json", sha) : NULL;
 	json_t *mj = it->folder ? load_json(it->folder, "merge.json", NULL) : NULL, *t;
 	int error;
@@ -212,13 +208,11 @@ static int write_tombstone(struct sl_ctx *ctx, const struct runner_gc_item *it,
 		      json_string_value(json_object_get(m, "previous_manifest")), "previous_run",
 		      json_string_value(json_object_get(m, "previous_run")), "bytes",
 		      (json_int_t)it->bytes);
-	text = t ? json_dumps(t, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
-	if (!path || !text)
+	if (!path || !t)
 		error = sl_err_set(err, SL_ERROR, "cannot write the gc tombstone of run '%s'", it->run);
 	else
-		error = sl_write_file_atomic(path, text, strlen(text), err);
+		error = sl_json_write(path, t, err);
 	sl_fault(error ? NULL : "gc.after_tombstone");
-	free(text);
 	free(path);
 	json_decref(t);
 	json_decref(m);

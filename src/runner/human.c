@@ -6,6 +6,7 @@
 #include "reviewer/reviewer.h"
 #include "merge/merge.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/fault.h"
 #include "core/sha256.h"
 
@@ -74,20 +75,22 @@ static int check_review_files(struct step *s, const char *tree, struct sl_err *e
 	static const char *const keys[] = { "diff", "diff_bytes", "files_changed", "tree", "base",
 					    "head", "kind", NULL };
 	char before[SL_SHA256_HEX_LEN + 1] = "", after[SL_SHA256_HEX_LEN + 1] = "";
-	char *patch = step__path(s, "diff.patch"), *text;
+	char *patch = step__path(s, "diff.patch"), *req_path = step__path(s, "review-request.json");
 	struct sl_err ignored = SL_ERR_INIT;
 	json_t *old = NULL, *req = NULL;
 	const char *changed = NULL, *const *k;
 	int error;
 
 	step__sanitize_run_dir(s);
-	if (!patch)
+	if (!patch || !req_path) {
+		free(patch);
+		free(req_path);
 		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
 	if (sl_sha256_file(before, patch, &ignored) != 0)
 		before[0] = '\0';
-	text = step__read(s, "review-request.json", REVIEW_REQUEST_MAX);
-	old = text ? json_loads(text, 0, NULL) : NULL;
-	free(text);
+	sl_json_read(req_path, REVIEW_REQUEST_MAX, &old, &ignored); /* missing, link, bad: changed */
+	free(req_path);
 	if ((error = step__review_request(s, tree, &req, err)) != 0)
 		goto out;
 	if (sl_sha256_file(after, patch, err) != 0) {
@@ -202,10 +205,11 @@ static int merge_base_with_target(struct step *s, const char *head, char out[41]
 /* 1 when the run's worktree is in the middle of a merge (MERGE_HEAD exists). */
 static int merge_in_progress(struct step *s)
 {
-	char path[4096];
+	char *path = sl_path_fmt("%s/worktrees/%s/MERGE_HEAD", s->ctx->repo.gitdir, s->run.id);
+	int yes = path && sl_path_exists(path);
 
-	snprintf(path, sizeof(path), "%s/worktrees/%s/MERGE_HEAD", s->ctx->repo.gitdir, s->run.id);
-	return sl_path_exists(path);
+	free(path);
+	return yes;
 }
 
 /* A person worked in the worktree of a merge_conflict run: record it and review again. */

@@ -28,15 +28,16 @@
 
 int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 {
-	char entry[4200], *wt = runner__worktree_path(ctx, run_id);
+	char *entry = sl_path_fmt("%s/worktrees/%s", ctx->repo.gitdir, run_id);
+	char *wt = runner__worktree_path(ctx, run_id);
 	int error;
 
-	if (!wt)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	snprintf(entry, sizeof(entry), "%s/worktrees/%s", ctx->repo.gitdir, run_id);
-	if ((error = sl_rm_rf(wt, err)) == 0)
+	if (!wt || !entry)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if ((error = sl_rm_rf(wt, err)) == 0)
 		error = sl_rm_rf(entry, err);
 	free(wt);
+	free(entry);
 	return error;
 }
 
@@ -58,25 +59,26 @@ static void remove_lock(const char *path, const char *run_id)
  */
 static void remove_stale_locks(struct sl_ctx *ctx, const struct store_run *run)
 {
-	char dir[4096], path[4400];
+	char *dir = sl_path_fmt("%s/worktrees/%s", ctx->repo.gitdir, run->id), *path;
 	struct dirent *de;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s/worktrees/%s", ctx->repo.gitdir, run->id);
-	if ((d = opendir(dir)) != NULL) {
+	if (dir && (d = opendir(dir)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			size_t n = strlen(de->d_name);
-			if (n > 5 && !strcmp(de->d_name + n - 5, ".lock")) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (n > 5 && !strcmp(de->d_name + n - 5, ".lock") &&
+			    (path = sl_path_join(dir, de->d_name))) {
 				remove_lock(path, run->id);
+				free(path);
 			}
 		}
 		closedir(d);
 	}
-	if (run->branch_name) {
-		snprintf(path, sizeof(path), "%s/refs/heads/%s.lock", ctx->repo.gitdir,
-			 run->branch_name);
+	free(dir);
+	if (run->branch_name &&
+	    (path = sl_path_fmt("%s/refs/heads/%s.lock", ctx->repo.gitdir, run->branch_name))) {
 		remove_lock(path, run->id);
+		free(path);
 	}
 }
 
@@ -283,14 +285,15 @@ static void delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 {
 	git_reference *ref = NULL;
 	git_oid target;
-	char name[600], lock[4800];
+	char *name, *lock;
 
-	if (!run->branch_name || !repo)
+	if (!run->branch_name || !repo ||
+	    !(name = sl_path_fmt("refs/heads/%s", run->branch_name)))
 		return;
-	snprintf(name, sizeof(name), "refs/heads/%s", run->branch_name);
 	/* a lock on a merged run's branch is one a killed sluice left (we hold the repo lock) */
-	snprintf(lock, sizeof(lock), "%s/%s.lock", ctx->repo.gitdir, name);
-	unlink(lock);
+	if ((lock = sl_path_fmt("%s/%s.lock", ctx->repo.gitdir, name)))
+		unlink(lock);
+	free(lock);
 	if (git_reference_lookup(&ref, repo, name) == 0 &&
 	    git_reference_name_to_id(&target, repo, ctx->target_ref) == 0 &&
 	    git_reference_target(ref) &&
@@ -300,6 +303,7 @@ static void delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 		sl_log(SL_LOG_INFO, "deleted the branch '%s' of merged run %s", run->branch_name,
 		       run->id);
 	git_reference_free(ref);
+	free(name);
 }
 
 /*
@@ -331,11 +335,12 @@ static void remove_target_lock_older_than(struct sl_ctx *ctx, long seconds)
 
 static void remove_stale_ref_locks(struct sl_ctx *ctx)
 {
-	char path[4200];
+	char *path = sl_path_join(ctx->repo.gitdir, "packed-refs.lock");
 
 	remove_target_lock_older_than(ctx, STALE_LOCK_S);
-	snprintf(path, sizeof(path), "%s/packed-refs.lock", ctx->repo.gitdir);
-	remove_if_older(path, STALE_LOCK_S);
+	if (path)
+		remove_if_older(path, STALE_LOCK_S);
+	free(path);
 }
 
 

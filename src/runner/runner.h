@@ -199,5 +199,46 @@ int runner_target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *
 int runner_target_accept(struct sl_ctx *ctx, const char *commit, size_t *n,
 			 struct runner_target_alert *alert, struct sl_err *err);
 
+/*
+ * sluice init (init.c): set up .system/ in the repository `repo` (found by
+ * sl_repo_find()): .system/, config.yaml for the target and inbox, runs/,
+ * the lock file, the database, "/.system/" in info/exclude, the inbox.
+ * What exists is kept; a missing piece is put back. Each thing done is told
+ * to `note` (may be NULL) as one line ("created .system/sluice.db") as it
+ * is done. A target that can never work is refused before anything is
+ * created (SL_EINVALID: a detached HEAD, a branch without commits, an
+ * invalid --target, an inbox outside the repository).
+ */
+struct runner_init_opts {
+	const char *inbox;  /* relative to the root; NULL: work_orders */
+	const char *target; /* NULL: the branch HEAD names */
+	void (*note)(const char *line, void *data);
+	void *data;
+};
+
+#define RUNNER_INIT_OPTS_INIT { NULL, NULL, NULL, NULL }
+
+struct runner_init_result {
+	int changed;  /* something was created or put back */
+	char *target; /* the target chosen for a new config.yaml, NULL when it existed */
+};
+
+/* *res is the caller's: runner_init_result_release(), also on failure. */
+int runner_init(const struct sl_repo *repo, const struct runner_init_opts *o,
+		struct runner_init_result *res, struct sl_err *err);
+void runner_init_result_release(struct runner_init_result *res);
+
+/*
+ * sluice check (check.c): validate config.yaml and every work order of the
+ * inbox without running anything, and the config against the repository
+ * (the target is a branch; worktree.share/copy entries stay inside it and
+ * are untracked). Each problem is appended to `problems` as one line
+ * "path[:line:col]: message" (paths relative to the root); *nwo is the
+ * number of work orders seen. Returns the number of problems, or a
+ * negative error when the check itself could not run.
+ */
+struct sl_buf;
+int runner_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
+		 struct sl_err *err);
 
 #endif

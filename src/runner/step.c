@@ -6,6 +6,7 @@
 #include "store/store.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/fault.h"
 #include "core/log.h"
 #include "core/proc.h"
@@ -129,9 +130,13 @@ char *step__read(struct step *s, const char *name, size_t max)
 
 json_t *step__read_json(struct step *s, const char *name)
 {
+	struct sl_err err = SL_ERR_INIT;
 	char *path = step__path(s, name);
-	json_t *j = path ? json_load_file(path, 0, NULL) : NULL;
+	json_t *j = NULL;
 
+	/* the builder and the gates can write the run folder: bounded, no link */
+	if (path && sl_json_read(path, SL_JSON_MAX, &j, &err) != 0 && err.code != SL_ENOTFOUND)
+		sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, err.msg);
 	free(path);
 	return j;
 }
@@ -145,20 +150,15 @@ int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const ch
 				json_t *json, struct sl_err *err)
 {
 	char *path = sl_repo_run_path(&ctx->repo, run_id, name);
-	char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
-	struct sl_buf b = SL_BUF_INIT;
 	char *dir = NULL;
 	int error;
 
-	if (!path || !text || sl_buf_puts(&b, text) || sl_buf_puts(&b, "\n") ||
-	    !(dir = strndup(path, (size_t)(strrchr(path, '/') - path))))
+	if (!path || !(dir = strndup(path, (size_t)(strrchr(path, '/') - path))))
 		error = sl_err_set(err, SL_ERROR, "cannot write '%s': out of memory", name);
 	/* attempts/N/ removed by a builder is made again, never through a link */
 	else if ((error = sl_mkdir_p(dir, err)) == 0)
-		error = sl_write_file_atomic(path, b.ptr, b.len, err);
+		error = sl_json_write(path, json, err);
 	free(dir);
-	sl_buf_release(&b);
-	free(text);
 	free(path);
 	return error;
 }

@@ -59,6 +59,8 @@ static int write_prompt(struct step *s, const struct build_retry_overrides *ov, 
 		comments = review_comments(s);
 		if (build_gates_load(s->run_dir, &gates, &ignored) == 0)
 			pc.gates = &gates;
+		else if (ignored.code != SL_ENOTFOUND) /* too big, a link, not JSON */
+			sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, ignored.msg);
 		pc.error = s->run.reason;
 		pc.diff = diff;
 		pc.review_comments = comments;

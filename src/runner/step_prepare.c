@@ -104,16 +104,20 @@ static int only_git_file(const char *dir)
  */
 static int set_aside_half_made(struct step *s, struct sl_err *err)
 {
-	char aside[4200];
+	char *aside = NULL;
 	int error = 0;
 
 	char *entry = entry_path(s);
 
 	if (sl_path_exists(s->wt)) {
-		snprintf(aside, sizeof(aside), "%s/worktree.broken-%lld", s->run_dir,
-			 (long long)sl_now_ms());
+		if (!(aside = sl_path_fmt("%s/worktree.broken-%lld", s->run_dir,
+					  (long long)sl_now_ms()))) {
+			free(entry);
+			return sl_err_set(err, SL_ERROR, "out of memory");
+		}
 		if (rename(s->wt, aside) < 0) {
 			free(entry);
+			free(aside);
 			return sl_err_sys(err, errno, "cannot move the broken worktree '%s' aside",
 					  s->wt);
 		}
@@ -127,6 +131,7 @@ static int set_aside_half_made(struct step *s, struct sl_err *err)
 	if (!error && entry)
 		error = sl_rm_rf(entry, err);
 	free(entry);
+	free(aside);
 	return error;
 }
 

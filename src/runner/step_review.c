@@ -4,6 +4,7 @@
 #include "worktree/worktree.h"
 #include "reviewer/reviewer.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/fault.h"
 
 #include <git2.h>
@@ -36,10 +37,13 @@ static const char **criteria_of(json_t *fields)
  */
 static json_t *read_json_bounded(struct step *s, const char *name)
 {
-	char *text = step__read(s, name, ARTIFACT_JSON_MAX);
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	struct sl_err err = SL_ERR_INIT;
+	char *path = step__path(s, name);
+	json_t *j = NULL;
 
-	free(text);
+	if (path)
+		sl_json_read(path, ARTIFACT_JSON_MAX, &j, &err);
+	free(path);
 	return j;
 }
 
@@ -72,7 +76,7 @@ static json_t *gates_for_review(struct step *s)
 	json_t *file = read_json_bounded(s, "gates.json"), *out = json_array(), *e, *g;
 	const struct sl_config *cfg = s->ctx->cfg;
 	const char *keep[] = { "exit_code", "passed", "duration_ms", "timed_out", NULL };
-	char log[256];
+	char *log;
 	size_t i, k;
 
 	for (i = 0; out && i < cfg->ngates; i++) {
@@ -82,8 +86,11 @@ static json_t *gates_for_review(struct step *s)
 
 		for (a = gate->argv; argv && a && *a; a++)
 			json_array_append_new(argv, json_string(*a));
-		snprintf(log, sizeof(log), "gates/%s.log", gate->name);
-		if (!(g = json_pack("{s:s, s:o, s:s}", "name", gate->name, "argv", argv, "log", log)))
+		log = sl_path_fmt("gates/%s.log", gate->name);
+		g = log ? json_pack("{s:s, s:o, s:s}", "name", gate->name, "argv", argv, "log", log)
+			: NULL;
+		free(log);
+		if (!g)
 			continue;
 		json_array_foreach(json_is_array(file) ? file : NULL, k, e) {
 			const char *name = json_string_value(json_object_get(e, "name"));
@@ -152,7 +159,7 @@ static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t 
 	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
 	const char *root = s->ctx->repo.root, *base = s->run.base_commit, *head = s->run.head_commit;
 	char *patch_path = step__path(s, "diff.patch");
-	char *files_path = step__path(s, "files_changed.json"), *text = NULL;
+	char *files_path = step__path(s, "files_changed.json");
 	int error;
 
 	*files = NULL;
@@ -163,13 +170,12 @@ static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t 
 	if ((error = worktree_diff_patch_mem(root, base, head, patch, total, err)) != 0 ||
 	    (error = worktree_diff_files(root, base, head, &fc, err)) != 0)
 		goto out;
-	if (!(*files = worktree_file_changes_to_json(&fc)) ||
-	    !(text = json_dumps(*files, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
+	if (!(*files = worktree_file_changes_to_json(&fc))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory listing the files of run '%s'",
 				   s->run.id);
 		goto out;
 	}
-	if ((error = sl_write_file_atomic(files_path, text, strlen(text), err)) != 0)
+	if ((error = sl_json_write(files_path, *files, err)) != 0)
 		goto out;
 	if (*total == patch->len) /* all of it is here: no second git diff */
 		error = sl_write_file_atomic(patch_path, patch->ptr ? patch->ptr : "", patch->len,
@@ -184,7 +190,6 @@ out:
 	worktree_file_changes_release(&fc);
 	free(patch_path);
 	free(files_path);
-	free(text);
 	return error;
 }
 

@@ -1,25 +1,25 @@
 /*
  * The cron tick: reconcile, ingest, claim, and advance runs in worker
  * processes (one per run, up to `jobs` at once). The parent only claims,
- * forks, waits and reports the events the workers append.
+ * starts workers (core/proc.h), waits for every one of them and reports the
+ * events they append.
  */
 #include "runner/runner.h"
 #include "runner/runner_int.h"
 #include "store/store.h"
 #include "reviewer/reviewer.h"
+#include "core/fs.h"
 #include "core/id.h"
 #include "core/fault.h"
 #include "core/lock.h"
 #include "core/log.h"
+#include "core/proc.h"
 #include "core/time.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 struct worklist {
@@ -85,7 +85,9 @@ static int claim_one(struct sl_ctx *ctx, const char *wo_id, const char *wo_hash,
 	memset(&run, 0, sizeof(run));
 	if ((error = sl_id_new(run_id_out)) != 0)
 		return sl_err_set(err, SL_ERROR, "cannot make a run id (getrandom failed)");
-	snprintf(branch, sizeof(branch), "run/%s-%s", wo_id, sl_id_short(run_id_out));
+	if (sl_fmt_fixed(branch, sizeof(branch), "run/%s-%s", wo_id, sl_id_short(run_id_out)))
+		return sl_err_set(err, SL_EINVALID, "work order id '%s' is too long for a branch name",
+				  wo_id);
 	run.id = run_id_out;
 	run.work_order_id = (char *)wo_id;
 	run.wo_content_hash = (char *)wo_hash;
@@ -169,79 +171,190 @@ static void report_events(struct sl_ctx *ctx, const struct runner_progress *p, i
 }
 
 /*
- * The worker: a new sluice process (fork, then exec of this very binary)
- * that advances one run and exits. Exec, not just fork: the parent's SQLite
- * connection must not live on in the child (SQLite forbids using or even
- * inheriting a connection across fork).
+ * The workers: one new sluice process per run (`sluice advance-run`, the
+ * internal command of cmd_advance_run.c), started through the process
+ * module (core/proc.h). A new process, exec'd, not just forked: the
+ * parent's SQLite connection must not live on in the child (SQLite forbids
+ * using or even inheriting a connection across fork). Every worker started
+ * is waited for before the tick goes on, whatever happens.
  */
-static void worker(struct sl_ctx *parent, const char *run_id, const char *self, int token_fd)
-{
-	char fdarg[32];
-	char *const argv[] = { (char *)"sluice", (char *)"-C", parent->repo.root,
-			       (char *)"advance-run", (char *)run_id, token_fd >= 0 ? fdarg : NULL,
-			       NULL };
+struct workers {
+	char self[4096];   /* this binary, by its real name */
+	int *pids;         /* `jobs` slots, -1 when free */
+	const char **runs; /* the run of each slot (borrowed from the worklist) */
+	int jobs, active;
+	char killed[SL_ERR_MSG_MAX]; /* how the first worker ended by a signal, or "" */
+	int nkilled;
+};
 
-	/* the token goes through a pipe, never the environment or argv */
-	snprintf(fdarg, sizeof(fdarg), "--token-fd=%d", token_fd);
-	if (token_fd >= 0 && fcntl(token_fd, F_SETFD, 0) < 0)
-		_exit(127);
-	execv(self, argv);
-	sl_log(SL_LOG_ERROR, "run %s: cannot start a worker: %s", run_id, strerror(errno));
-	_exit(127);
+/* This binary, by its real name (so that ps shows "sluice", not "exe"). */
+static int workers_init(struct workers *ws, int jobs, struct sl_err *err)
+{
+	ssize_t len;
+
+	memset(ws, 0, sizeof(*ws));
+	ws->jobs = jobs;
+	if ((len = readlink("/proc/self/exe", ws->self, sizeof(ws->self) - 1)) < 0)
+		return sl_err_sys(err, errno, "cannot find the sluice binary to start workers");
+	ws->self[len] = '\0';
+	/* replaced by an upgrade while we run: exec the very file we are */
+	if (len > 10 && !strcmp(ws->self + len - 10, " (deleted)"))
+		snprintf(ws->self, sizeof(ws->self), "/proc/self/exe");
+	ws->pids = malloc((size_t)jobs * sizeof(*ws->pids));
+	ws->runs = calloc((size_t)jobs, sizeof(*ws->runs));
+	if (!ws->pids || !ws->runs)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	for (int i = 0; i < jobs; i++)
+		ws->pids[i] = -1;
+	return 0;
+}
+
+static void workers_release(struct workers *ws)
+{
+	free(ws->pids);
+	free(ws->runs);
+	ws->pids = NULL;
+	ws->runs = NULL;
+}
+
+/* Start the worker of `run_id` in a free slot; the token goes through a pipe, never argv or environ. */
+static int worker_start(struct sl_ctx *ctx, struct workers *ws, const char *run_id,
+			struct sl_err *err)
+{
+	struct sl_proc_spawn_opts so = SL_PROC_SPAWN_OPTS_INIT;
+	struct sl_err why = SL_ERR_INIT;
+	char fdarg[32];
+	const char *argv[] = { "sluice", "-C", ctx->repo.root, "advance-run", run_id, NULL, NULL };
+	int slot, token_fd = -1, error;
+
+	for (slot = 0; ws->pids[slot] >= 0; slot++)
+		;
+	if ((error = reviewer_token_handoff(&token_fd, &why)) < 0)
+		goto out;
+	if (token_fd >= 0) {
+		snprintf(fdarg, sizeof(fdarg), "--token-fd=%d", token_fd);
+		argv[5] = fdarg;
+	}
+	so.prog = ws->self;
+	so.argv = argv;
+	so.pass_fd = token_fd;
+	if (sl_fault_fail("tick.spawn"))
+		error = sl_err_set(&why, SL_ERROR, "fault point 'tick.spawn' (SLUICE_FAULT)");
+	else
+		error = sl_proc_spawn(&so, &ws->pids[slot], &why);
+	if (error)
+		goto out;
+	ws->runs[slot] = run_id;
+	ws->active++;
+out:
+	if (token_fd >= 0)
+		close(token_fd);
+	if (error)
+		error = sl_err_set(err, SL_ERROR, "cannot start the worker of run %s: %s; the next "
+				   "tick tries again", run_id, why.msg);
+	return error;
+}
+
+/* Reap a worker that ended, if one did within timeout_ms; remember one killed by a signal. */
+static int worker_reap(struct workers *ws, int64_t timeout_ms, struct sl_err *err)
+{
+	struct sl_proc_result pr;
+	char how[64];
+	size_t slot;
+	int rc;
+
+	if ((rc = sl_proc_wait_any(ws->pids, (size_t)ws->jobs, timeout_ms, &slot, &pr, err)) <= 0)
+		return rc;
+	if (pr.signaled) {
+		sl_proc_describe(how, sizeof(how), &pr);
+		sl_log(SL_LOG_WARN, "run %s: its worker (pid %d) was %s", ws->runs[slot], pr.pid,
+		       how);
+		if (!ws->nkilled++)
+			snprintf(ws->killed, sizeof(ws->killed), "the worker of run %s was %s",
+				 ws->runs[slot], how);
+	}
+	ws->pids[slot] = -1;
+	ws->runs[slot] = NULL;
+	ws->active--;
+	return 1;
+}
+
+static int workers_failed(const struct workers *ws, struct sl_err *err)
+{
+	if (!ws->nkilled)
+		return 0;
+	if (ws->nkilled == 1)
+		return sl_err_set(err, SL_ERROR, "%s; the next tick reconciles the run", ws->killed);
+	return sl_err_set(err, SL_ERROR, "%s, and %d more workers were killed; the next tick "
+			  "reconciles their runs", ws->killed, ws->nkilled - 1);
+}
+
+static void progress(struct sl_ctx *ctx, const struct runner_progress *p, int64_t *seq,
+		     struct runner_tick_result *res, int64_t *last_poll)
+{
+	if (sl_mono_ms() - *last_poll < 250)
+		return;
+	report_events(ctx, p, seq, res);
+	if (p && p->tick)
+		p->tick(p->data);
+	*last_poll = sl_mono_ms();
+}
+
+/*
+ * Wait for every worker still running. A pid that cannot be waited for
+ * (never expected: they are our children) is given up, with its run left
+ * to the next tick's reconciliation.
+ */
+static void workers_drain(struct workers *ws, struct sl_ctx *ctx,
+			  const struct runner_progress *p, int64_t *seq,
+			  struct runner_tick_result *res)
+{
+	int64_t last_poll = 0;
+
+	while (ws->active > 0) {
+		struct sl_err werr = SL_ERR_INIT;
+
+		if (worker_reap(ws, 50, &werr) < 0) {
+			sl_log(SL_LOG_ERROR, "%s", werr.msg);
+			for (int i = 0; i < ws->jobs; i++)
+				ws->pids[i] = -1;
+			ws->active = 0;
+		}
+		progress(ctx, p, seq, res, &last_poll);
+	}
 }
 
 static int run_workers(struct sl_ctx *ctx, struct worklist *w, int jobs,
 		       const struct runner_progress *p, int64_t *seq,
 		       struct runner_tick_result *res, struct sl_err *err)
 {
-	char self[4096];
-	ssize_t len;
-	size_t next = 0;
-	int active = 0, status;
-
-	/* this binary, by its real name (so that ps shows "sluice", not "exe") */
-	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)
-		return sl_err_sys(err, errno, "cannot find the sluice binary to start workers");
-	self[len] = '\0';
-	/* replaced by an upgrade while we run: exec the very file we are */
-	if (len > 10 && !strcmp(self + len - 10, " (deleted)"))
-		snprintf(self, sizeof(self), "/proc/self/exe");
+	struct workers ws;
 	int64_t last_poll = 0;
-	pid_t pid;
+	size_t next = 0;
+	int error;
 
-	while (next < w->n || active > 0) {
-		while (next < w->n && active < jobs) {
-			int token_fd, error;
-
-			fflush(NULL);
-			if ((error = reviewer_token_handoff(&token_fd, err)) < 0)
-				return error;
-			pid = fork();
-			if (pid == 0)
-				worker(ctx, w->ids[next], self, token_fd);
-			if (token_fd >= 0)
-				close(token_fd);
-			if (pid < 0)
-				return sl_err_sys(err, errno, "cannot start a worker process");
+	if ((error = workers_init(&ws, jobs, err)) != 0)
+		goto out;
+	while (next < w->n) {
+		while (next < w->n && ws.active < jobs) {
+			if ((error = worker_start(ctx, &ws, w->ids[next], err)) != 0)
+				goto out; /* the workers already running are waited for */
 			next++;
-			active++;
 			res->advanced++;
 		}
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			active--;
-		if (pid < 0 && errno == ECHILD)
-			active = 0;
-		if (sl_mono_ms() - last_poll >= 250) {
-			report_events(ctx, p, seq, res);
-			if (p && p->tick)
-				p->tick(p->data);
-			last_poll = sl_mono_ms();
-		}
-		if (active > 0)
-			usleep(50000);
+		if ((error = worker_reap(&ws, 50, err)) < 0)
+			goto out;
+		error = 0;
+		progress(ctx, p, seq, res, &last_poll);
 	}
+out:
+	if (ws.pids)
+		workers_drain(&ws, ctx, p, seq, res);
 	report_events(ctx, p, seq, res);
-	return 0;
+	if (!error)
+		error = workers_failed(&ws, err);
+	workers_release(&ws);
+	return error;
 }
 
 static int count_building(struct sl_ctx *ctx, struct sl_err *err)

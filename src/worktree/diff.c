@@ -2,6 +2,7 @@
 #include "worktree/worktree.h"
 #include "core/utf8.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/proc.h"
 
 #include <git2.h>
@@ -450,7 +451,7 @@ json_t *worktree_file_changes_to_json(const struct worktree_file_changes *fc)
 char *worktree_file_changes_json(const struct worktree_file_changes *fc)
 {
 	json_t *arr = worktree_file_changes_to_json(fc);
-	char *s = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	char *s = arr ? sl_json_format(arr) : NULL;
 
 	json_decref(arr);
 	return s;
@@ -458,19 +459,13 @@ char *worktree_file_changes_json(const struct worktree_file_changes *fc)
 
 static int write_json(const struct worktree_file_changes *fc, const char *path, struct sl_err *err)
 {
-	char *s = worktree_file_changes_json(fc);
-	struct sl_buf b = SL_BUF_INIT;
+	json_t *arr = worktree_file_changes_to_json(fc);
 	int error;
 
-	if (!s)
+	if (!arr)
 		return sl_err_set(err, SL_ERROR, "out of memory");
-	sl_buf_init(&b, 0);
-	if ((error = sl_buf_puts(&b, s)) == 0 && (error = sl_buf_puts(&b, "\n")) == 0)
-		error = sl_write_file_atomic(path, b.ptr, b.len, err);
-	else
-		error = sl_err_set(err, error, "cannot write '%s'", path);
-	sl_buf_release(&b);
-	free(s);
+	error = sl_json_write(path, arr, err);
+	json_decref(arr);
 	return error;
 }
 

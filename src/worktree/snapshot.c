@@ -131,7 +131,8 @@ static int check_head(git_repository *repo, const char *wt, const char *branch, 
 	const char *target;
 	int error = 0;
 
-	snprintf(want, sizeof(want), "refs/heads/%s", branch);
+	if (sl_fmt_fixed(want, sizeof(want), "refs/heads/%s", branch) != 0)
+		return sl_err_set(err, SL_EINVALID, "the run branch name '%s' is too long", branch);
 	if (git_reference_lookup(&head, repo, "HEAD") < 0)
 		return sl_err_set(err, SL_ECONFLICT, "cannot read HEAD of '%s'; retry the run", wt);
 	if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC) {
@@ -295,7 +296,9 @@ static int commit_tree(git_repository *repo, const char *branch, const git_oid *
 	char ref[512];
 	int rc, error = 0;
 
-	snprintf(ref, sizeof(ref), "refs/heads/%s", branch);
+	/* a cut name would commit on another branch */
+	if (sl_fmt_fixed(ref, sizeof(ref), "refs/heads/%s", branch) != 0)
+		return sl_err_set(err, SL_EINVALID, "the run branch name '%s' is too long", branch);
 	if ((rc = git_signature_now(&sig, WORKTREE_SNAPSHOT_NAME, WORKTREE_SNAPSHOT_EMAIL)) < 0 ||
 	    (rc = git_commit_lookup(&parent, repo, tip)) < 0 ||
 	    (rc = git_tree_lookup(&tree, repo, tree_id)) < 0) {

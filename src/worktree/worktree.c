@@ -552,23 +552,26 @@ static void prune_expiry(git_repository *repo, time_t *before)
 /* 1 when entry `name` is a run worktree sluice made: .system/runs/<name>/worktree. */
 static int is_run_entry(git_worktree *wt, const char *root, const char *name)
 {
-	char want[4200];
+	char *want;
+	int yes;
 
-	if (!worktree_name_valid(name))
+	if (!worktree_name_valid(name) ||
+	    !(want = sl_path_fmt("%s/.system/runs/%s/worktree", root, name)))
 		return 0;
-	snprintf(want, sizeof(want), "%s/.system/runs/%s/worktree", root, name);
-	return !strcmp(git_worktree_path(wt), want);
+	yes = !strcmp(git_worktree_path(wt), want);
+	free(want);
+	return yes;
 }
 
 /* The mtime of .git/worktrees/<name>/gitdir (git's clock for the grace period), 0 if none. */
 static time_t gitdir_mtime(git_repository *repo, const char *name)
 {
-	char path[4200];
+	char *path = sl_path_fmt("%s/worktrees/%s/gitdir", git_repository_commondir(repo), name);
 	struct stat st;
+	time_t t = path && lstat(path, &st) == 0 ? st.st_mtime : 0;
 
-	snprintf(path, sizeof(path), "%s/worktrees/%s/gitdir", git_repository_commondir(repo),
-		 name);
-	return lstat(path, &st) == 0 ? st.st_mtime : 0;
+	free(path);
+	return t;
 }
 
 int worktree_prune_stale(const char *repo_root, int (*known)(const char *, void *),

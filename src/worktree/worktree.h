@@ -255,8 +255,9 @@ void worktree_file_changes_release(struct worktree_file_changes *fc);
  * U+FFFD, and beside it "path_quoted" (or "old_path_quoted"): the name as
  * git quotes it in diff.patch (core.quotePath, without the quotes), which
  * keeps every byte. worktree_file_changes_to_json(): a new reference, the
- * caller's (NULL on out-of-memory); worktree_file_changes_json(): the text,
- * a new string, the caller's (free()).
+ * caller's (NULL on out-of-memory); worktree_file_changes_json(): the text
+ * as files_changed.json holds it (sl_json_format), a new string, the
+ * caller's (free()).
  */
 /*
  * A JSON string of n bytes of text that need not be UTF-8 (file contents in
@@ -302,5 +303,54 @@ int worktree_diff_write(const char *repo_path, const char *base_hex, const char 
 		      const char *patch_path, const char *files_json_path,
 		      struct worktree_file_changes *files, struct sl_err *err);
 
+/*
+ * The worktree tool (`sluice worktree`; tool.c): worktrees for agents,
+ * outside the run pipeline, at <root>/.system/worktrees/<branch>.
+ */
+struct worktree_tool_made {
+	char *path;    /* <root>/.system/worktrees/<branch> */
+	char *branch;  /* <prefix>-<slug>, or with -2, -3, ... when that exists */
+	char base[41]; /* the full id of the commit it starts at */
+};
+
+#define WORKTREE_TOOL_MADE_INIT { NULL, NULL, { 0 } }
+
+void worktree_tool_made_release(struct worktree_tool_made *m);
+
+/*
+ * Create branch <prefix>-<slug> (the first free one of it, -2, -3, ... up
+ * to -999) at the commit `base` (a revision) names, and a worktree of it at
+ * <root>/.system/worktrees/<branch> (entry name: the branch with '/' as
+ * '-'). Adds /.system/ to info/exclude. Nothing in the main checkout
+ * changes. *out is the caller's: worktree_tool_made_release(), also on
+ * failure. SL_EINVALID: not a valid branch name; SL_EEXISTS: the path
+ * exists, or every name is taken.
+ */
+int worktree_tool_create(const char *root, const char *slug, const char *prefix,
+			 const char *base, struct worktree_tool_made *out, struct sl_err *err);
+
+/*
+ * Remove the worktree at `path` (absolute, or relative to the current
+ * directory; it must lie inside `root`), refusing one with uncommitted or
+ * untracked changes unless `force`; its branch too unless `keep_branch`.
+ * *abs_out (the caller's, free()) is the absolute path; *branch_deleted
+ * whether the branch went.
+ */
+int worktree_tool_cleanup(const char *root, const char *path, int keep_branch, int force,
+			  char **abs_out, int *branch_deleted, struct sl_err *err);
+
+struct worktree_tool_status {
+	int is_worktree; /* the rest is NULL when 0 */
+	char *path;      /* the linked worktree's directory */
+	char *branch;    /* its branch (short name), NULL when HEAD is detached */
+	char *main_path; /* the main repository's work tree */
+};
+
+/*
+ * Whether `dir` (absolute) lies inside a linked worktree. SL_ENOTFOUND: not
+ * inside a git repository. *out: worktree_tool_status_release().
+ */
+int worktree_tool_status(const char *dir, struct worktree_tool_status *out, struct sl_err *err);
+void worktree_tool_status_release(struct worktree_tool_status *st);
 
 #endif

@@ -13,14 +13,15 @@ printf '%s\n' 'echo f >f.txt' 'exit 1' >"$BUILDERS/F.sh"
 test_expect_success 'the points of the table in fault.h are the points in the code' '
 	fault_points | sort >table &&
 	test "$(wc -l <table)" -ge 30 &&
-	grep -rh "sl_fault(" "$SLUICE_SOURCE_DIR/src" --include=*.c |
+	grep -rhE "sl_fault(_fail)?\(" "$SLUICE_SOURCE_DIR/src" --include=*.c |
 		grep -o "\"[a-z_]*\.[a-z_]*\"" | tr -d "\"" | sort -u >code &&
 	test_cmp table code
 '
 
 test_expect_success 'every point has a kill test' '
 	for p in $(fault_points); do
-		cat "$SLUICE_SOURCE_DIR"/tests/cli/t075[0-9]-*.sh | grep -q "$p" ||
+		cat "$SLUICE_SOURCE_DIR"/tests/cli/t075[0-9]-*.sh \
+			"$SLUICE_SOURCE_DIR"/tests/cli/t0850-*.sh | grep -q "$p" ||
 			{ echo "no kill test for $p"; return 1; }
 	done
 '

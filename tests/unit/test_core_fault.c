@@ -146,6 +146,29 @@ static void test_checkout_progress_mid_only(void **state)
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
+/* sl_fault_fail: 1 on the n-th visit only, and the process lives on. */
+static void test_fail_point_does_not_kill(void **state)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int got = 0;
+
+		setenv("SLUICE_FAULT", "tick.spawn:2", 1);
+		got |= sl_fault_fail("tick.spawn") << 0;
+		got |= sl_fault_fail("tick.other") << 1;
+		got |= sl_fault_fail("tick.spawn") << 2;
+		got |= sl_fault_fail("tick.spawn") << 3;
+		got |= sl_fault_fail(NULL) << 4;
+		_exit(got);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1 << 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_list_and_bad_entries),
 		cmocka_unit_test(test_null_is_no_point),
 		cmocka_unit_test(test_checkout_progress_mid_only),
+		cmocka_unit_test(test_fail_point_does_not_kill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -162,6 +162,28 @@ static void test_unlink_and_rename_refused(void **state)
 	rmdir(at(".system/runs/T"));
 }
 
+static void test_path_helpers(void **state)
+{
+	char long_name[5000], ref[16], *p;
+
+	(void)state;
+	/* allocating: never cut, however long */
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	assert_non_null(p = sl_path_fmt("%s/worktrees/%s", "/r/.git", long_name));
+	assert_int_equal(strlen(p), strlen("/r/.git/worktrees/") + sizeof(long_name) - 1);
+	assert_int_equal(strncmp(p, "/r/.git/worktrees/aaa", 21), 0);
+	free(p);
+	assert_non_null(p = sl_path_join("/r/", "/x"));
+	assert_string_equal(p, "/r/x");
+	free(p);
+	/* fixed: fits exactly, or refused with nothing half written */
+	assert_int_equal(sl_fmt_fixed(ref, sizeof(ref), "refs/heads/%s", "main"), 0);
+	assert_string_equal(ref, "refs/heads/main"); /* 15 bytes and the NUL */
+	assert_int_equal(sl_fmt_fixed(ref, sizeof(ref), "refs/heads/%s", "mains"), SL_ETOOBIG);
+	assert_string_equal(ref, ""); /* never "refs/heads/main", another branch */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_unlink_and_rename_refused),
 		cmocka_unit_test(test_link_at_the_name_is_replaced),
 		cmocka_unit_test(test_outside_the_guard_unchanged),
+		cmocka_unit_test(test_path_helpers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

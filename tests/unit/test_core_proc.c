@@ -481,11 +481,11 @@ static void test_git_overrides_beat_repo_config(void **state)
 
 	(void)state;
 	tmp_path(repo, sizeof(repo), "planted");
-	snprintf(cmd, sizeof(cmd),
-		 "git init -q '%s' && cd '%s' && git config core.hooksPath /tmp/evil && "
-		 "git config protocol.file.allow always && git config protocol.allow always && "
-		 "git remote add origin 'file://%s'",
-		 repo, repo, repo);
+	assert_true(snprintf(cmd, sizeof(cmd),
+			     "git init -q '%s' && cd '%s' && git config core.hooksPath /tmp/evil && "
+			     "git config protocol.file.allow always && git config protocol.allow always && "
+			     "git remote add origin 'file://%s'",
+			     repo, repo, repo) < (int)sizeof(cmd));
 	assert_int_equal(system(cmd), 0);
 	sl_git_ceiling(ceiling, sizeof(ceiling), repo);
 	sl_git_env(env, 8, ceiling);

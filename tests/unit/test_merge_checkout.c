@@ -98,7 +98,7 @@ static void expect_deferred(const char *why)
 	struct sl_err err = SL_ERR_INIT;
 	char tip[64], *before, *after;
 
-	snprintf(tip, sizeof(tip), "%s", rev("main"));
+	assert_true(snprintf(tip, sizeof(tip), "%s", rev("main")) < (int)sizeof(tip));
 	before = user_state();
 	assert_int_equal(do_merge(&o, &res, &err), SL_ETRANSIENT);
 	assert_int_equal(res.status, MERGE_DEFERRED);
@@ -119,7 +119,7 @@ static void expect_merged(void)
 	struct sl_err err = SL_ERR_INIT;
 	char run[64];
 
-	snprintf(run, sizeof(run), "%s", rev("run"));
+	assert_true(snprintf(run, sizeof(run), "%s", rev("run")) < (int)sizeof(run));
 	assert_int_equal(do_merge(&o, &res, &err), 0);
 	assert_int_equal(res.status, MERGE_MERGED);
 	assert_string_equal(run, rev("main^2"));
@@ -353,8 +353,10 @@ static void test_dead_merge_locks(void **state)
 	assert_int_equal(sh_in(tmp, "test \"$(cat r/.git/index.lock)\" = user"), 0);
 	/* a lock the journal names, same file: the dead merge's, removed */
 	assert_int_equal(lstat(lock, &st), 0);
-	snprintf(text, sizeof(text), "lock %llu %llu %lld %ld %s\n", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, lock);
+	assert_true(snprintf(text, sizeof(text), "lock %llu %llu %lld %ld %s\n",
+			     (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			     (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, lock) <
+		    (int)sizeof(text));
 	f = fopen(journal, "a");
 	assert_non_null(f);
 	fputs(text, f);

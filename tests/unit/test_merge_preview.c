@@ -249,7 +249,8 @@ static void test_resolution_in_worktree(void **state)
 	same_lines();
 	assert_int_equal(sh_in(tmp, "cd r && git worktree add -q ../wt run"), 0);
 	snprintf(wt, sizeof(wt), "%s/wt", tmp);
-	snprintf(tip, sizeof(tip), "%s", sh_line_in(tmp, "cd r && git rev-parse main"));
+	assert_true(snprintf(tip, sizeof(tip), "%s", sh_line_in(tmp, "cd r && git rev-parse main")) <
+		    (int)sizeof(tip));
 	assert_int_equal(merge_into_worktree(wt, "main", &conflicted, &err), SL_EINVALID);
 	sl_err_clear(&err);
 	assert_int_equal(merge_into_worktree(wt, tip, &conflicted, &err), 0);
