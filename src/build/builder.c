@@ -87,7 +87,7 @@ oom:
 /* SLUICE_* entries, cfg->builder.env, the hooks triple: new strings in env (n at most cap). */
 static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 {
-	const char *mode = o->mode ? o->mode : "build";
+	const char *mode = run_mode_name(o->mode);
 	const char *wo = o->work_order_id ? o->work_order_id : "";
 	const char *prompt = o->prompt_file ? o->prompt_file : "";
 	size_t n = 0;
@@ -142,7 +142,7 @@ static void log_header(const char *log, const struct build_opts *o,
 	sl_time_iso(when, sizeof(when), sl_now_ms());
 	describe_argv(cmd, sizeof(cmd), argv);
 	snprintf(line, sizeof(line), "==== sluice: attempt %d (%s) started %s: %s ====\n",
-		 o->attempt, o->mode ? o->mode : "build", when, cmd);
+		 o->attempt, run_mode_name(o->mode), when, cmd);
 	log_line(log, line);
 }
 

@@ -36,7 +36,8 @@ int step__reload(struct step *s, struct sl_err *err)
 	return 0;
 }
 
-static int vmove(struct step *s, const char *to, struct sl_err *err, const char *fmt, va_list ap)
+static int vmove(struct step *s, enum run_state to, struct sl_err *err, const char *fmt,
+		 va_list ap)
 {
 	char reason[1024];
 	int error;
@@ -48,7 +49,7 @@ static int vmove(struct step *s, const char *to, struct sl_err *err, const char 
 	return step__reload(s, err);
 }
 
-int step__move(struct step *s, const char *to, struct sl_err *err, const char *fmt, ...)
+int step__move(struct step *s, enum run_state to, struct sl_err *err, const char *fmt, ...)
 {
 	va_list ap;
 	int error;
@@ -59,7 +60,7 @@ int step__move(struct step *s, const char *to, struct sl_err *err, const char *f
 	return error ? error : STEP_NEXT;
 }
 
-int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
+int step__fail(struct step *s, enum run_state state, struct sl_err *err, const char *fmt, ...)
 {
 	char reason[1024];
 	va_list ap;
@@ -68,13 +69,13 @@ int step__fail(struct step *s, const char *state, struct sl_err *err, const char
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	if ((error = step__finish(s, state, "failed", reason, reason, err)) < 0)
+	if ((error = step__finish(s, state, WO_FAILED, reason, reason, err)) < 0)
 		return error;
 	return STEP_STOP;
 }
 
-int step__finish(struct step *s, const char *state, const char *wo_state, const char *reason,
-		 const char *wo_reason, struct sl_err *err)
+int step__finish(struct step *s, enum run_state state, enum wo_state wo_state,
+		 const char *reason, const char *wo_reason, struct sl_err *err)
 {
 	int error;
 
