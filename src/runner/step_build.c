@@ -197,9 +197,11 @@ static int snapshot_failed(struct step *s, int error, const struct sl_proc_resul
 		return step__retry_or_fail(s, builder_failed, res->exit_code ? res->exit_code : 1,
 					   why, err);
 	}
+	step__run_dir_linked(s, err); /* the cause, if the builder replaced the run folder */
 	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, err->msg, NULL,
 			     &e2);
-	if (s->run.mode == RUN_MODE_RESOLVE && error == SL_ECONFLICT)
+	if (s->run.mode == RUN_MODE_RESOLVE && error == SL_ECONFLICT &&
+	    !strstr(err->msg, "run folder was tampered with"))
 		return step__retry_or_fail(s, builder_failed, res->exit_code, err->msg, err);
 	if (error != SL_ELOCKED)
 		return step__fail(s, RUN_FAILED, err, "after the builder (%s): %s", how, err->msg);
