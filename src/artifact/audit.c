@@ -267,8 +267,9 @@ static void check_tree(struct audit *a, const git_commit *head, const char *mc)
 		finding(a, mc, "the merged head's tree %.12s is not the approved tree %.12s", tree,
 			approved ? approved : "(none)");
 	if (req && !same(seen, tree))
-		finding(a, "review-request.json", "the reviewer was shown tree %.12s, but %.12s was "
-			"merged", seen ? seen : "(none)", tree);
+		finding(a, "review-request.json",
+			"the reviewer was shown tree %.12s, but %.12s was merged",
+			seen ? seen : "(none)", tree);
 	if (said && strcmp(said, tree))
 		finding(a, "review.json", "the verdict approved tree %.12s, but %.12s was merged",
 			said, tree);
@@ -411,9 +412,10 @@ static void check_sluice_merge(struct audit *a, const char *hex, const char *run
 		target_finding(a, run_id, hex, "merge commit on '%s' carries Sluice-Run: %s, but the "
 			       "store has no run %s (a landing deleted from the store?)", t, run_id,
 			       run_id);
-	else if (strcmp(r.state, "merged"))
+	else if (r.state != RUN_MERGED)
 		target_finding(a, run_id, hex, "merge commit on '%s' carries Sluice-Run: %s, but the "
-			       "store says run %s is %s, not merged", t, run_id, run_id, r.state);
+			       "store says run %s is %s, not merged", t, run_id, run_id,
+			       run_state_name(r.state));
 	else if (!same(r.merge_commit, hex))
 		target_finding(a, run_id, hex, "merge commit on '%s' carries Sluice-Run: %s, but the "
 			       "store records merge commit %.12s for that run", t, run_id,
@@ -492,7 +494,7 @@ static int oldest_base(struct audit *a, git_oid *out)
 	size_t n = 0, i;
 	int found = 0;
 
-	if (store_runs_list(a->ctx->st, NULL, NULL, &runs, &n, &err) == 0)
+	if (store_runs_list(a->ctx->st, RUN_STATES_ALL, NULL, &runs, &n, &err) == 0)
 		for (i = n; i-- > 0 && !found;) /* newest first: the oldest is last */
 			found = runs[i].base_commit && git_oid_fromstr(out, runs[i].base_commit) == 0;
 	store_runs_free(runs, n);
@@ -564,7 +566,7 @@ static int pick_runs(struct sl_ctx *ctx, const char *const *names, size_t nn,
 	int error;
 
 	if (!nn) {
-		if ((error = store_runs_list(ctx->st, "merged", NULL, out, n, err)) != 0)
+		if ((error = store_runs_list(ctx->st, RUN_SET(RUN_MERGED), NULL, out, n, err)) != 0)
 			return error;
 		for (i = 0; i < *n / 2; i++) {
 			struct store_run t = (*out)[i];
@@ -578,9 +580,10 @@ static int pick_runs(struct sl_ctx *ctx, const char *const *names, size_t nn,
 	for (*n = 0; *n < nn; (*n)++) {
 		if ((error = store_run_get(ctx->st, names[*n], &(*out)[*n], err)) != 0)
 			return error;
-		if (strcmp((*out)[*n].state, "merged"))
+		if ((*out)[*n].state != RUN_MERGED)
 			return sl_err_set(err, SL_EINVALID, "run '%s' is %s, not merged; audit "
-					  "verifies merged runs only", (*out)[*n].id, (*out)[*n].state);
+					  "verifies merged runs only", (*out)[*n].id,
+					  run_state_name((*out)[*n].state));
 	}
 	return 0;
 }

@@ -272,7 +272,7 @@ static json_t *rival_json(struct sl_ctx *ctx, const char *id)
 	json_decref(j);
 	j = json_pack("{s:s, s:s, s:s?, s:o, s:o}", "run", r.id, "work_order", r.work_order_id,
 		      "title", wo.title, "summary", summary ? summary : json_string(""), "merged_at",
-		      strcmp(r.state, "merged") ? json_null() : iso(r.finished_ms));
+		      r.state == RUN_MERGED ? iso(r.finished_ms) : json_null());
 	free(path);
 	store_wo_release(&wo);
 	store_run_release(&r);
@@ -377,13 +377,13 @@ static json_t *next_json(const struct store_run *r, const char *wt, const char *
 {
 	char buf[1024];
 
-	if (!strcmp(r->state, "merge_conflict"))
+	if (r->state == RUN_MERGE_CONFLICT)
 		snprintf(buf, sizeof(buf), "cd %s && git merge %s; fix the files; git commit; "
 			 "then: sluice retry %s, or sluice abandon %s", wt, target, r->id, r->id);
-	else if (!strcmp(r->state, "awaiting_review"))
+	else if (r->state == RUN_AWAITING_REVIEW)
 		snprintf(buf, sizeof(buf), "read review-request.json, then: sluice approve %s, or "
 			 "sluice reject %s -m TEXT", r->id, r->id);
-	else if (!strcmp(r->state, "failed") || !strcmp(r->state, "rejected"))
+	else if (r->state == RUN_FAILED || r->state == RUN_REJECTED)
 		snprintf(buf, sizeof(buf), "sluice retry %s, or sluice abandon %s", r->id, r->id);
 	else
 		return json_null();

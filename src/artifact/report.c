@@ -82,7 +82,8 @@ static int load(struct report *r, struct sl_err *err)
 	int error;
 
 	if ((error = load_wos(r, err)) != 0 ||
-	    (error = store_runs_list(r->ctx->st, NULL, NULL, &r->runs, &r->nruns, err)) != 0)
+	    (error = store_runs_list(r->ctx->st, RUN_STATES_ALL, NULL, &r->runs, &r->nruns,
+				     err)) != 0)
 		return error;
 	return store_events_list(r->ctx->st, NULL, 0, &r->ev, &r->nev, err);
 }
@@ -272,23 +273,32 @@ static void putf(struct page *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The colour of a run state's or a work-order state's name (NULL: the default grey). */
 static const char *state_color(const char *state)
 {
-	static const char *const map[][2] = {
-		{ "merged", "#2e7d32" }, { "done", "#2e7d32" }, { "failed", "#c62828" },
-		{ "rejected", "#c62828" }, { "invalid", "#c62828" }, { "abandoned", "#757575" },
-		{ "blocked", "#ef6c00" }, { "merge_conflict", "#ef6c00" },
-		{ "awaiting_review", "#f9a825" }, { "reviewing", "#f9a825" },
-		{ "approved", "#66bb6a" }, { "building", "#1565c0" }, { "running", "#1565c0" },
-		{ "gating", "#6a1b9a" }, { "preparing", "#00838f" }, { "merging", "#558b2f" },
-		{ "resolving", "#d84315" }, { "queued", "#90a4ae" }, { "waiting", "#90a4ae" },
-		{ "ready", "#42a5f5" }, { "skipped", "#bdbdbd" } };
-	size_t i;
+	static const char *const run_colors[RUN_STATE_COUNT] = {
+		[RUN_MERGED] = "#2e7d32",	   [RUN_FAILED] = "#c62828",
+		[RUN_REJECTED] = "#c62828",	   [RUN_ABANDONED] = "#757575",
+		[RUN_MERGE_CONFLICT] = "#ef6c00",  [RUN_AWAITING_REVIEW] = "#f9a825",
+		[RUN_REVIEWING] = "#f9a825",	   [RUN_APPROVED] = "#66bb6a",
+		[RUN_BUILDING] = "#1565c0",	   [RUN_GATING] = "#6a1b9a",
+		[RUN_PREPARING] = "#00838f",	   [RUN_MERGING] = "#558b2f",
+		[RUN_RESOLVING] = "#d84315",	   [RUN_QUEUED] = "#90a4ae",
+	};
+	static const char *const wo_colors[WO_STATE_COUNT] = {
+		[WO_DONE] = "#2e7d32",	  [WO_FAILED] = "#c62828",  [WO_INVALID] = "#c62828",
+		[WO_BLOCKED] = "#ef6c00", [WO_RUNNING] = "#1565c0", [WO_WAITING] = "#90a4ae",
+		[WO_READY] = "#42a5f5",	  [WO_SKIPPED] = "#bdbdbd",
+	};
+	enum run_state rs;
+	enum wo_state ws;
+	const char *c = NULL;
 
-	for (i = 0; state && i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(map[i][0], state))
-			return map[i][1];
-	return "#9e9e9e";
+	if (run_state_parse(state, &rs) == 0)
+		c = run_colors[rs];
+	else if (wo_state_parse(state, &ws) == 0)
+		c = wo_colors[ws];
+	return c ? c : "#9e9e9e";
 }
 
 static const char page_css[] =
@@ -395,20 +405,23 @@ static void html_graph(struct page *p, struct report *r)
 
 static void html_states(struct page *p, struct report *r)
 {
-	static const char *const states[] = {
-		"queued", "preparing", "building", "gating", "reviewing", "awaiting_review",
-		"approved", "merging", "resolving", "merge_conflict", "interrupted", "merged",
-		"rejected", "failed", "abandoned" };
+	/* the unfinished states first, then the final ones */
+	static const enum run_state states[] = {
+		RUN_QUEUED,	 RUN_PREPARING,	     RUN_BUILDING, RUN_GATING,
+		RUN_REVIEWING,	 RUN_AWAITING_REVIEW, RUN_APPROVED, RUN_MERGING,
+		RUN_RESOLVING,	 RUN_MERGE_CONFLICT,  RUN_INTERRUPTED, RUN_MERGED,
+		RUN_REJECTED,	 RUN_FAILED,	     RUN_ABANDONED,
+	};
 	size_t i, j, n;
 
 	put(p, "<h2>Runs by state</h2>\n<table><tr><th>state</th><th>runs</th></tr>\n");
 	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
 		for (n = 0, j = 0; j < r->nruns; j++)
-			n += !strcmp(r->runs[j].state, states[i]);
+			n += r->runs[j].state == states[i];
 		if (!n)
 			continue;
 		put(p, "<tr><td>");
-		badge(p, states[i]);
+		badge(p, run_state_name(states[i]));
 		putf(p, "</td><td>%zu</td></tr>\n", n);
 	}
 	put(p, "</table>\n");
@@ -452,7 +465,7 @@ static void run_stages(struct report *r, const struct store_run *run, struct sta
 			stage_add(s, prev->to_state, r->ev[i].at_ms - prev->at_ms);
 		prev = &r->ev[i];
 	}
-	if (prev && !store_run_state_is_final(run->state))
+	if (prev && !run_state_is_final(run->state))
 		stage_add(s, prev->to_state, sl_now_ms() - prev->at_ms);
 }
 
@@ -524,7 +537,7 @@ static void html_run(struct page *p, struct report *r, const struct store_run *r
 	put(p, ": ");
 	put_esc(p, w ? w->title : "");
 	put(p, " ");
-	badge(p, run->state);
+	badge(p, run_state_name(run->state));
 	put(p, "</h3>\n<p class=\"muted\">");
 	put_esc(p, run->reason);
 	put(p, "</p>\n");
@@ -552,7 +565,7 @@ static void html_runs(struct page *p, struct report *r)
 		put(p, "</code></a></td><td>");
 		put_esc(p, run->work_order_id);
 		put(p, "</td><td>");
-		badge(p, run->state);
+		badge(p, run_state_name(run->state));
 		putf(p, "</td><td>%s</td><td>", el);
 		put_esc(p, run->reason);
 		put(p, "</td></tr>\n");

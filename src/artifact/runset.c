@@ -4,6 +4,7 @@
  */
 #include "artifact/artifact.h"
 #include "store/store.h"
+#include "worktree/worktree.h"
 #include "core/fs.h"
 
 #include <stdio.h>
@@ -103,7 +104,7 @@ static int add_branch(struct sl_ctx *ctx, struct tipctx *t, git_repository *git,
 	git_error_clear();
 	if (!error && asprintf(&log, "%s/logs/%s", ctx->repo.gitdir, ref) >= 0)
 		error = add_reflog(t, log);
-	if (!error && asprintf(&wt, "%s/worktrees/%s/logs/HEAD", ctx->repo.gitdir, t->run) >= 0)
+	if (!error && (wt = worktree_entry_path(ctx->repo.gitdir, t->run, "logs/HEAD")))
 		error = add_reflog(t, wt);
 	free(ref);
 	free(log);

@@ -9,6 +9,7 @@
 #include "core/config.h"
 #include "core/err.h"
 #include "core/proc.h"
+#include "store/store.h"
 
 /*
  * The file in a run's folder naming the builder's or a gate's process group
@@ -23,7 +24,7 @@ struct build_opts {
 	const char *run_dir;       /* absolute: .system/runs/<id> */
 	const char *worktree;      /* absolute; the builder's cwd */
 	const char *prompt_file;   /* absolute: <run_dir>/attempts/<n>/prompt.md */
-	const char *mode;          /* "build" or "resolve"; NULL: "build" */
+	enum run_mode mode;        /* build (0) or resolve ($SLUICE_MODE) */
 	int attempt;               /* 1, 2, ... ($SLUICE_ATTEMPT) */
 	const char *const *argv_override; /* a retry rule's builder argv, or NULL */
 	int64_t kill_grace_ms;     /* SIGTERM -> SIGKILL; 0: 2 s */
@@ -48,11 +49,13 @@ const char *const *build_hooks_env(const struct sl_config *cfg);
 
 /*
  * The names removed from the environment of the builder and the gates:
- * the reviewer's token variable (cfg->reviewer.token_env) and the GIT_*
- * variables that would point git elsewhere (GIT_DIR, GIT_WORK_TREE,
- * GIT_INDEX_FILE, ...). *out is the caller's: sl_strv_free().
+ * the reviewer's token variable (cfg->reviewer.token_env) and the one list
+ * of core/git.h (GIT_DIR & co., GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT,
+ * ...) less what builder.c keeps for them on purpose and less the names
+ * `add` sets (their own entries, "K=V"). *out is the caller's: sl_strv_free().
  */
-int build_env_drop(sl_strv *out, const struct sl_config *cfg, struct sl_err *err);
+int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const *add,
+		   struct sl_err *err);
 
 /*
  * Run the builder to completion. A header line per attempt goes into
@@ -158,7 +161,7 @@ void build_gate_results_release(struct build_gate_results *r);
 struct json_t;
 
 struct build_prompt_ctx {
-	const char *mode;              /* "build" (NULL) or "resolve" */
+	enum run_mode mode;            /* build (0) or resolve */
 	const char *work_order_text;   /* the work order file's exact text */
 	struct json_t *work_order;     /* its front matter fields (object), borrowed; may be NULL */
 	int attempt;                   /* 1, 2, ... */

@@ -1,6 +1,7 @@
 /* The builder process (builder.h). */
 #include "core/fs.h"
 #include "build/build.h"
+#include "core/git.h"
 #include "core/time.h"
 
 #include <errno.h>
@@ -19,12 +20,26 @@ static const char *const hooks_off[] = {
 
 static const char *const hooks_on[] = { NULL };
 
-/* Variables that would send the builder's git to another repository. */
-static const char *const git_redirects[] = {
-	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
-	"GIT_PREFIX", NULL,
+/*
+ * What the builder and the gates keep of the one list of variables dropped
+ * for git (core/git.h): they are the user's agent and checks, not a git of
+ * sluice's. Their own git may page, diff with the user's tool, reach a
+ * remote the user's way (dependencies over ssh), and read the user's
+ * configuration files where the user keeps them (GIT_CONFIG_GLOBAL: the
+ * identity of the agent's commits). What they lose with sluice's git:
+ * where the repository is (GIT_DIR & co.: the main checkout, when sluice
+ * runs from a git hook or alias) and configuration from the environment
+ * (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT and its keys: a `git -c` above
+ * sluice, which would beat the hooks triple below).
+ */
+static const char *const builder_keeps[] = {
+	"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+	"GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_PAGER", "PAGER",
+	"GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
+	"GIT_ATTR_SOURCE", "GIT_REPLACE_REF_BASE", NULL,
 };
+
+#define DROP_MAX 48
 
 const char *const *build_hooks_env(const struct sl_config *cfg)
 {
@@ -48,15 +63,16 @@ int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *arg
 			  ".system/config.yaml");
 }
 
-int build_env_drop(sl_strv *out, const struct sl_config *cfg, struct sl_err *err)
+int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const *add,
+		   struct sl_err *err)
 {
-	size_t n = 0;
+	const char *drop[DROP_MAX];
+	size_t n = 0, len = sl_git_env_drop_but(drop, DROP_MAX, builder_keeps, add);
 
-	*out = calloc(sizeof(git_redirects) / sizeof(*git_redirects) + 1, sizeof(char *));
-	if (!*out)
+	if (!(*out = calloc(len + 2, sizeof(char *))))
 		return sl_err_set(err, SL_ERROR, "out of memory");
-	for (const char *const *g = git_redirects; *g; g++)
-		if (!((*out)[n++] = strdup(*g)))
+	for (size_t i = 0; i < len; i++)
+		if (!((*out)[n++] = strdup(drop[i])))
 			goto oom;
 	if (cfg->reviewer.token_env && cfg->reviewer.token_env[0])
 		if (!((*out)[n++] = strdup(cfg->reviewer.token_env)))
@@ -71,7 +87,7 @@ oom:
 /* SLUICE_* entries, cfg->builder.env, the hooks triple: new strings in env (n at most cap). */
 static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 {
-	const char *mode = o->mode ? o->mode : "build";
+	const char *mode = run_mode_name(o->mode);
 	const char *wo = o->work_order_id ? o->work_order_id : "";
 	const char *prompt = o->prompt_file ? o->prompt_file : "";
 	size_t n = 0;
@@ -126,7 +142,7 @@ static void log_header(const char *log, const struct build_opts *o,
 	sl_time_iso(when, sizeof(when), sl_now_ms());
 	describe_argv(cmd, sizeof(cmd), argv);
 	snprintf(line, sizeof(line), "==== sluice: attempt %d (%s) started %s: %s ====\n",
-		 o->attempt, o->mode ? o->mode : "build", when, cmd);
+		 o->attempt, run_mode_name(o->mode), when, cmd);
 	log_line(log, line);
 }
 
@@ -155,8 +171,6 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 	memset(res, 0, sizeof(*res));
 	if ((error = build_argv(&argv, o->cfg, o->argv_override, err)) < 0)
 		goto out;
-	if ((error = build_env_drop(&drop, o->cfg, err)) < 0)
-		goto out;
 	if (!(env = calloc(cap + 1, sizeof(*env))) || build_env(env, cap, o) < 0 ||
 	    asprintf(&log, "%s/builder.log", o->run_dir) < 0 ||
 	    asprintf(&owner, "%s/" BUILD_CHILD_OWNER_FILE, o->run_dir) < 0) {
@@ -164,6 +178,9 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
+	/* what it sets itself (builder.env, the hooks triple) it keeps */
+	if ((error = build_env_drop(&drop, o->cfg, (const char *const *)env, err)) < 0)
+		goto out;
 	log_header(log, o, (const char *const *)argv);
 	po.argv = (const char *const *)argv;
 	po.env_add = (const char *const *)env;

@@ -67,8 +67,6 @@ static int gate_env_init(struct gate_env *ge, const struct sl_config *cfg, const
 	size_t n = 0;
 
 	memset(ge, 0, sizeof(*ge));
-	if (build_env_drop(&ge->drop, cfg, err) < 0)
-		return SL_ERROR;
 	if (asprintf(&ge->add[n++], "SLUICE_RUN_DIR=%s", run_dir) < 0 ||
 	    asprintf(&ge->add[n++], "SLUICE_GATE=%s", name) < 0) {
 		ge->add[n - 1] = NULL;
@@ -77,7 +75,7 @@ static int gate_env_init(struct gate_env *ge, const struct sl_config *cfg, const
 	for (const char *const *h = build_hooks_env(cfg); *h; h++)
 		if (!(ge->add[n++] = strdup(*h)))
 			return sl_err_set(err, SL_ERROR, "out of memory");
-	return 0;
+	return build_env_drop(&ge->drop, cfg, (const char *const *)ge->add, err);
 }
 
 static void gate_env_release(struct gate_env *ge)

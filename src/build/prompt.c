@@ -443,13 +443,12 @@ int build_prompt_render(struct sl_buf *out, const struct build_prompt_ctx *c, st
 	int error;
 
 	sl_buf_init(&b, out->max ? out->max : BUILD_PROMPT_MAX);
-	if (c->mode && strcmp(c->mode, "resolve") == 0)
+	if (c->mode == RUN_MODE_RESOLVE)
 		error = render_resolve(&b, c, err);
-	else if (!c->mode || strcmp(c->mode, "build") == 0)
+	else if (c->mode == RUN_MODE_BUILD)
 		error = render_build(&b, c, err);
 	else
-		error = sl_err_set(err, SL_EINVALID, "unknown builder mode '%s'; use build or "
-				   "resolve", c->mode);
+		error = sl_err_set(err, SL_EINVALID, "unknown builder mode %d", (int)c->mode);
 	if (!error && b.len + 1 >= b.max)
 		error = sl_err_set(err, SL_ETOOBIG, "the prompt is too large (over %zu bytes); "
 				   "shorten the work order or the retry prompt", b.max);

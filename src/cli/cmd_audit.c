@@ -50,7 +50,7 @@ static int seal(struct cli *cli, const char *run)
 		goto out;
 	}
 	path = sl_repo_run_path(&ctx.repo, r.id, "manifest.json");
-	if (strcmp(r.state, "merged") || (path && sl_path_exists(path)))
+	if (r.state != RUN_MERGED || (path && sl_path_exists(path)))
 		rc = sl_err_set(&err, SL_EINVALID, "run '%s' is not merged or has a manifest "
 				"already; nothing to seal", r.id);
 	if (rc != CLI_OK || artifact_manifest_write(&ctx.repo, ctx.st, r.id, &err) != 0)

@@ -30,6 +30,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
 	const char *state = NULL, *wo = NULL;
+	enum run_state want = RUN_QUEUED;
 	size_t n = 0, i;
 	int c, rc;
 
@@ -46,11 +47,12 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage("runs", "unexpected argument '%s'", argv[optind]);
-	if (state && !store_run_state_valid(state))
+	if (state && run_state_parse(state, &want) != 0)
 		return cli_usage("runs", "'%s' is not a run state", state);
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
-	if (store_runs_list(ctx.st, state, wo, &runs, &n, &err) != 0) {
+	if (store_runs_list(ctx.st, state ? RUN_SET(want) : RUN_STATES_ALL, wo, &runs, &n,
+			    &err) != 0) {
 		rc = cli_report(&err);
 		goto out;
 	}
@@ -68,7 +70,8 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 		char el[32];
 		cli_elapsed(el, sizeof(el), runs[i].created_ms, runs[i].finished_ms);
 		printf("%-24s  %-18s %-15s %9s  %s\n", cli_esc(runs[i].id),
-		       cli_esc(runs[i].work_order_id), runs[i].state, el, cli_esc(runs[i].reason));
+		       cli_esc(runs[i].work_order_id), run_state_name(runs[i].state), el,
+		       cli_esc(runs[i].reason));
 	}
 out:
 	store_runs_free(runs, n);

@@ -18,18 +18,13 @@ static const char status_help[] =
 	"unreviewed landing: no run lands meanwhile), the summary starts with it and\n"
 	"what to do: reset the target to before it, or 'sluice accept-target COMMIT'.\n";
 
-static int needs_person(const char *state)
-{
-	return !strcmp(state, "awaiting_review") || !strcmp(state, "merge_conflict");
-}
-
 static void print_run(const struct store_run *r)
 {
 	char el[32];
 
 	cli_elapsed(el, sizeof(el), r->created_ms, r->finished_ms);
-	printf("  %-24s %-16s %-15s %8s  %s\n", r->id, cli_esc(r->work_order_id), r->state, el,
-	       cli_esc(r->reason));
+	printf("  %-24s %-16s %-15s %8s  %s\n", r->id, cli_esc(r->work_order_id),
+	       run_state_name(r->state), el, cli_esc(r->reason));
 }
 
 static int wo_counts(struct sl_ctx *ctx, json_t *counts, struct sl_err *err)
@@ -74,7 +69,7 @@ static int one(struct cli *cli, struct sl_ctx *ctx, const char *name)
 		return rc;
 	}
 	sl_err_clear(&err);
-	if (store_runs_list(ctx->st, NULL, name, &runs, &n, &err) != 0)
+	if (store_runs_list(ctx->st, RUN_STATES_ALL, name, &runs, &n, &err) != 0)
 		return cli_report(&err);
 	if (!n) {
 		cli_error("no run or work order '%s' with runs; see 'sluice runs' and 'sluice queue'",
@@ -131,14 +126,15 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	size_t n = 0, i;
 	int rc = CLI_OK;
 
-	if (wo_counts(ctx, counts, &err) != 0 || store_runs_list(ctx->st, NULL, NULL, &runs, &n, &err) != 0) {
+	if (wo_counts(ctx, counts, &err) != 0 ||
+	    store_runs_list(ctx->st, RUN_STATES_ALL, NULL, &runs, &n, &err) != 0) {
 		rc = cli_report(&err);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		if (needs_person(runs[i].state))
+		if (run_state_needs_person(runs[i].state))
 			json_array_append_new(people, store_run_json(&runs[i], 0));
-		else if (!store_run_state_is_final(runs[i].state))
+		else if (!run_state_is_final(runs[i].state))
 			json_array_append_new(flight, store_run_json(&runs[i], 0));
 	}
 	if (cli->json) {
@@ -158,14 +154,14 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 		printf(" %s %lld", k, (long long)json_integer_value(v));
 	printf("\nruns in flight: %zu\n", json_array_size(flight));
 	for (i = 0; i < n; i++)
-		if (!needs_person(runs[i].state) && !store_run_state_is_final(runs[i].state))
+		if (!run_state_needs_person(runs[i].state) && !run_state_is_final(runs[i].state))
 			print_run(&runs[i]);
 	printf("needs a person: %zu\n", json_array_size(people));
 	for (i = 0; i < n; i++) {
-		if (!needs_person(runs[i].state))
+		if (!run_state_needs_person(runs[i].state))
 			continue;
 		print_run(&runs[i]);
-		if (!strcmp(runs[i].state, "awaiting_review"))
+		if (runs[i].state == RUN_AWAITING_REVIEW)
 			printf("    next: sluice show %s; then sluice approve %s or sluice reject %s -m TEXT\n",
 			       runs[i].id, runs[i].id, runs[i].id);
 		else

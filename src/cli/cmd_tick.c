@@ -55,17 +55,17 @@ static void on_tick(void *data)
 	int drawn = 0;
 	char el[32];
 
-	if (!l->tty || store_runs_list(l->ctx->st, NULL, NULL, &runs, &n, &err) != 0)
+	if (!l->tty || store_runs_list(l->ctx->st, RUN_STATES_ALL, NULL, &runs, &n, &err) != 0)
 		return;
 	if (l->lines)
 		printf("\033[%dA", l->lines);
 	for (i = 0; i < n && drawn < 20; i++) {
-		if (store_run_state_is_final(runs[i].state) &&
+		if (run_state_is_final(runs[i].state) &&
 		    sl_now_ms() - runs[i].finished_ms > 60000)
 			continue;
 		cli_elapsed(el, sizeof(el), runs[i].created_ms, runs[i].finished_ms);
 		printf("\033[2K%-24s %-16s %-15s %8s  %.60s\n", runs[i].id, runs[i].work_order_id,
-		       runs[i].state, el, cli_esc(runs[i].reason));
+		       run_state_name(runs[i].state), el, cli_esc(runs[i].reason));
 		drawn++;
 	}
 	for (i = (size_t)drawn; i < (size_t)l->lines; i++)

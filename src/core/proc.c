@@ -64,17 +64,19 @@ struct proc_io {
 
 /* ---- environment and PATH (before fork: the child only calls async-signal-safe functions) */
 
-static int name_matches(const char *entry, const char *name)
+int sl_env_name_matches(const char *entry, const char *name)
 {
 	size_t n = strcspn(name, "=");
 
+	if (n && name[n - 1] == '*')
+		return strncmp(entry, name, n - 1) == 0 && strchr(entry + n - 1, '=') != NULL;
 	return strncmp(entry, name, n) == 0 && entry[n] == '=';
 }
 
 static int in_list(const char *entry, const char *const *list)
 {
 	for (; list && *list; list++)
-		if (name_matches(entry, *list))
+		if (sl_env_name_matches(entry, *list))
 			return 1;
 	return 0;
 }
@@ -716,98 +718,6 @@ void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res)
 	}
 }
 
-const char *sl_git_program(void)
-{
-	const char *g = getenv("SLUICE_GIT");
-
-	return g && *g ? g : "git";
-}
-
-/* What no git sluice starts may run or write, whatever .git/config says (proc.h). */
-static const char *const git_safe_config[] = {
-	"core.hooksPath=/dev/null",      /* hooks */
-	"core.fsmonitor=false",          /* a program run on every index refresh */
-	"core.pager=cat",
-	"gc.auto=0",                     /* no `gc --auto` after commits and merges */
-	"maintenance.auto=false",
-	"credential.helper=",            /* an empty value clears the list */
-	"commit.gpgSign=false",          /* gpg.program is not run */
-	"tag.gpgSign=false",
-	"merge.verifySignatures=false",
-	"log.showSignature=false",
-	"submodule.recurse=false",       /* no git run in a submodule */
-	"protocol.allow=never",          /* no fetch: no lazy fetch of a partial clone */
-	"core.sshCommand=false",
-	"core.splitIndex=false",         /* an index libgit2 1.5 reads (no 'link' extension) */
-	NULL
-};
-
-const char *const sl_git_env_drop[] = {
-	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
-	"GIT_PREFIX", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-	"GIT_CONFIG", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_PAGER", "PAGER",
-	"GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
-	"GIT_ATTR_SOURCE", "GIT_REPLACE_REF_BASE", NULL
-};
-
-const char *const sl_git_env_add[] = {
-	"GIT_ALLOW_PROTOCOL=none", /* beats protocol.<name>.allow in any config */
-	"GIT_TERMINAL_PROMPT=0",
-	NULL
-};
-
-size_t sl_git_env(const char **env, size_t cap, const char *ceiling)
-{
-	size_t n = 0;
-
-	if (ceiling && n + 1 < cap)
-		env[n++] = ceiling;
-	for (const char *const *e = sl_git_env_add; *e && n + 1 < cap; e++)
-		env[n++] = *e;
-	env[n] = NULL;
-	return n;
-}
-
-const char **sl_git_argv(const char *const *args)
-{
-	size_t n = 0, nsafe = strv_len(git_safe_config), nargs = strv_len(args);
-	const char **argv = calloc(2 + 2 * nsafe + nargs + 1, sizeof(*argv));
-
-	if (!argv)
-		return NULL;
-	argv[n++] = sl_git_program();
-	argv[n++] = "--no-pager";
-	for (size_t i = 0; i < nsafe; i++) {
-		argv[n++] = "-c";
-		argv[n++] = git_safe_config[i];
-	}
-	for (size_t i = 0; i < nargs; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	return argv;
-}
-
-int64_t sl_git_timeout_ms(void)
-{
-	const char *s = getenv("SLUICE_GIT_TIMEOUT_MS");
-	char *end;
-	long long v;
-
-	if (!s || !*s)
-		return SL_GIT_TIMEOUT_MS;
-	v = strtoll(s, &end, 10);
-	return *end || v <= 0 ? SL_GIT_TIMEOUT_MS : (int64_t)v;
-}
-
-void sl_git_ceiling(char *out, size_t n, const char *dir)
-{
-	const char *slash = strrchr(dir, '/');
-	size_t len = slash && slash != dir ? (size_t)(slash - dir) : 1;
-
-	snprintf(out, n, "GIT_CEILING_DIRECTORIES=%.*s", (int)len, dir);
-}
-
 /* ---- secrets */
 
 #define SECRET_MAX 60000 /* below a pipe's capacity: the writer never blocks */
@@ -863,7 +773,7 @@ char *sl_env_take(const char *name)
 	} else {
 		/* no /proc: the entries environ still points to (the block's, at start) */
 		for (char **e = environ; e && *e; e++)
-			if (name_matches(*e, name))
+			if (sl_env_name_matches(*e, name))
 				explicit_bzero(*e + strlen(name) + 1, strlen(*e + strlen(name) + 1));
 	}
 	unsetenv(name);

@@ -20,7 +20,8 @@
 struct sl_proc_opts {
 	const char *const *argv;     /* argv[0] is looked up in PATH; required */
 	const char *const *env_add;  /* "K=V" entries added to (or replacing in) the environment */
-	const char *const *env_drop; /* names removed from the environment */
+	const char *const *env_drop; /* names removed from the environment ("GIT_CONFIG_KEY_*":
+	                                every name it begins); also drops an env_add of the name */
 	int clear_env;               /* 1: start from an empty environment instead of ours */
 	const char *cwd;             /* NULL: ours */
 	const void *stdin_data;      /* NULL: /dev/null */
@@ -58,57 +59,12 @@ struct sl_proc_result {
  */
 int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, struct sl_err *err);
 
-/* The git CLI sluice runs: $SLUICE_GIT when set, else "git" from PATH. */
-const char *sl_git_program(void);
-
 /*
- * Every git process sluice starts is built here, from ONE list: a builder
- * can write the shared .git/config, and git would run what it names. The
- * argv is `git --no-pager -c core.hooksPath=/dev/null -c core.fsmonitor=false
- * ...` (hooks, fsmonitor, pager, gc/maintenance --auto, credential helpers,
- * gpg signing and verifying, submodule recursion, every transport off), then
- * `args`. A new array of borrowed strings, the caller's to free(); NULL when
- * out of memory.
- *
- * What this cannot switch off by name are drivers chosen by attributes
- * (merge=<name>, filter=<name>, diff=<name>): commands that must not run
- * them run in a git directory of sluice's own (merge/crosscheck.c); filters
- * (smudge/clean, LFS) are the user's and run where git itself would run
- * them: checkouts and the snapshot's `git add` (docs/builders.md).
+ * 1 when the environment entry `entry` ("K=V") has the name `name` ("K", or
+ * "K=V" whose name counts); a name ending in '*' ("GIT_CONFIG_KEY_*")
+ * matches every name it begins. How env_drop and env_add are matched.
  */
-const char **sl_git_argv(const char *const *args);
-
-/* Added to every git's environment: no transport, whatever the config allows; no prompt. */
-extern const char *const sl_git_env_add[];
-
-/*
- * env (cap entries, NULL-terminated, strings borrowed) = `ceiling` (from
- * sl_git_ceiling(), or NULL) and sl_git_env_add. Returns the count.
- */
-size_t sl_git_env(const char **env, size_t cap, const char *ceiling);
-
-/*
- * The variables dropped from every git's environment (GIT_DIR & co., pager,
- * config). Not GIT_CEILING_DIRECTORIES: callers set it (sl_git_ceiling()),
- * and an entry of env_drop also drops an env_add of that name.
- */
-extern const char *const sl_git_env_drop[];
-
-/*
- * The timeout of every git sluice runs: $SLUICE_GIT_TIMEOUT_MS (for tests)
- * or SL_GIT_TIMEOUT_MS. A git stuck in a program it runs (a filter that
- * hangs) is ended with its process group.
- */
-#define SL_GIT_TIMEOUT_MS ((int64_t)10 * 60 * 1000)
-int64_t sl_git_timeout_ms(void);
-
-/*
- * "GIT_CEILING_DIRECTORIES=<parent of dir>" into out: git run in `dir`
- * then never looks above it for a repository. For every git sluice runs in
- * a run's worktree: if a builder deleted its .git, git must fail there,
- * not find the main checkout above and act on the user's files.
- */
-void sl_git_ceiling(char *out, size_t n, const char *dir);
+int sl_env_name_matches(const char *entry, const char *name);
 
 /*
  * Secrets in the environment (the reviewer token). unsetenv() only drops a

@@ -318,8 +318,8 @@ int merge__preview_commits(git_repository *repo, const git_commit *ours, const g
 const char *merge__git(void);
 
 /*
- * Run git (sl_git_argv(): hooks and the programs a config names off; its
- * timeout; identity sluice, GIT_DIR & co. dropped) with `args`
+ * Run git (sl_git_run() of core/git.h: hooks and the programs a config
+ * names off; its timeout; GIT_DIR & co. dropped) as identity sluice, with `args`
  * (NULL-terminated, after the program name) in `cwd`; stdout into *out if
  * non-NULL. An exit code above `ok_max` is an error carrying git's last
  * stderr line; otherwise *exit_code tells.

@@ -172,7 +172,7 @@ out:
  * their dependencies to exist and to be free of cycles. */
 static int runnable(const struct queue_entry *e)
 {
-	return !e->wo->status || !strcmp(e->wo->status, "ready");
+	return !e->wo->status || wo_status_is(e->wo->status, WO_STATUS_READY);
 }
 
 static int unknown_deps(struct graph *g)
@@ -187,7 +187,7 @@ static int unknown_deps(struct graph *g)
 			continue;
 		for (j = 0; !error && e->wo->depends_on && e->wo->depends_on[j]; j++) {
 			const char *d = e->wo->depends_on[j];
-			if (owner(g, d) || ((r = row(g, d)) && !strcmp(r->state, "done")))
+			if (owner(g, d) || ((r = row(g, d)) && wo_state_is(r->state, WO_DONE)))
 				continue;
 			error = entry_fail(
 			        g, e, "depends_on", (int)j,
@@ -311,7 +311,7 @@ static int index_runs(struct graph *g)
 		snprintf(key, sizeof(key), "%s\n%s", r->wo_id, r->content_hash);
 		if (json_object_set_new(g->run_of, key, json_integer((json_int_t)i)))
 			return oom(g);
-		if (r->active &&
+		if (r->unfinished &&
 		    json_object_set_new(g->run_of, r->wo_id, json_integer((json_int_t)i)))
 			return oom(g);
 	}
@@ -328,26 +328,28 @@ static int own_state(struct graph *g, struct queue_entry *e, int *set)
 
 	*set = 1;
 	if ((r = run_lookup(g, wo->id, NULL)) != NULL)
-		return set_state(g, e, "running", "run %s is %s%s%s", r->run_id, r->state,
-		                 *r->reason ? ": " : "", r->reason);
-	if (old && !strcmp(old->state, "running"))
-		return set_state(g, e, "running", "%s", old->reason);
+		return set_state(g, e, wo_state_name(WO_RUNNING), "run %s is %s%s%s", r->run_id,
+		                 run_state_name(r->state), *r->reason ? ": " : "", r->reason);
+	if (old && wo_state_is(old->state, WO_RUNNING))
+		return set_state(g, e, wo_state_name(WO_RUNNING), "%s", old->reason);
 	if (e->error)
-		return set_state(g, e, "invalid", "%s", e->error);
+		return set_state(g, e, wo_state_name(WO_INVALID), "%s", e->error);
 	if ((r = run_lookup(g, wo->id, wo->content_hash)) != NULL) {
-		if (!strcmp(r->state, "merged"))
-			return set_state(g, e, "done", "merged by run %s", r->run_id);
-		return set_state(g, e, "failed", "run %s %s%s%s", r->run_id,
-		                 !strcmp(r->state, "abandoned")  ? "was abandoned"
-		                 : !strcmp(r->state, "rejected") ? "was rejected"
-		                                                 : "failed",
+		if (r->state == RUN_MERGED)
+			return set_state(g, e, wo_state_name(WO_DONE), "merged by run %s", r->run_id);
+		/* "run R failed", "run R was abandoned", "run R was rejected" */
+		return set_state(g, e, wo_state_name(WO_FAILED), "run %s %s%s%s%s", r->run_id,
+		                 r->state == RUN_FAILED ? "" : "was ",
+		                 r->state == RUN_ABANDONED || r->state == RUN_REJECTED
+		                         ? run_state_name(r->state)
+		                         : run_state_name(RUN_FAILED),
 		                 *r->reason ? ": " : "", r->reason);
 	}
-	if (same && (!strcmp(old->state, "done") || !strcmp(old->state, "failed")))
+	if (same && (wo_state_is(old->state, WO_DONE) || wo_state_is(old->state, WO_FAILED)))
 		return set_state(g, e, old->state, "%s", old->reason);
-	if (wo->status && strcmp(wo->status, "ready"))
-		return set_state(g, e, "skipped",
-		                 !strcmp(wo->status, "done")
+	if (wo->status && !wo_status_is(wo->status, WO_STATUS_READY))
+		return set_state(g, e, wo_state_name(WO_SKIPPED),
+		                 wo_status_is(wo->status, WO_STATUS_DONE)
 		                         ? "status done in the file: already done"
 		                         : "status %s in the file; set 'status: ready' to run it",
 		                 wo->status);
@@ -361,10 +363,9 @@ static int dep_satisfied(struct graph *g, const char *id)
 	const struct store_wo *r;
 
 	if (d)
-		return !strcmp(d->state, "done") ||
-		       (!strcmp(d->state, "skipped") && d->wo->status &&
-		        !strcmp(d->wo->status, "done"));
-	return (r = row(g, id)) && !strcmp(r->state, "done");
+		return wo_state_is(d->state, WO_DONE) ||
+		       (wo_state_is(d->state, WO_SKIPPED) && wo_status_is(d->wo->status, WO_STATUS_DONE));
+	return (r = row(g, id)) && wo_state_is(r->state, WO_DONE);
 }
 
 static int dep_state(struct graph *g, struct queue_entry *e)
@@ -378,20 +379,21 @@ static int dep_state(struct graph *g, struct queue_entry *e)
 		struct queue_entry *d = owner(g, id);
 		if (dep_satisfied(g, id))
 			continue;
-		if (d && (!strcmp(d->state, "failed") || !strcmp(d->state, "blocked"))) {
-			error = set_state(g, e, "blocked",
+		if (d && (wo_state_is(d->state, WO_FAILED) || wo_state_is(d->state, WO_BLOCKED))) {
+			error = set_state(g, e, wo_state_name(WO_BLOCKED),
 			                  "%s %s; retry or abandon its run, or remove it from "
 			                  "depends_on",
 			                  id,
-			                  !strcmp(d->state, "failed") ? "failed" : "is blocked");
+			                  wo_state_is(d->state, WO_FAILED) ? wo_state_name(WO_FAILED)
+			                                                   : "is blocked");
 			goto out;
 		}
 		sl_buf_addf(&waits, "%s%s (%s)", waits.len ? ", " : "", id, d ? d->state : "gone");
 	}
 	if (waits.len)
-		error = set_state(g, e, "waiting", "waits on %s", sl_buf_cstr(&waits));
+		error = set_state(g, e, wo_state_name(WO_WAITING), "waits on %s", sl_buf_cstr(&waits));
 	else
-		error = set_state(g, e, "ready", "ready");
+		error = set_state(g, e, wo_state_name(WO_READY), "%s", wo_state_name(WO_READY));
 out:
 	sl_buf_release(&waits);
 	return error;
@@ -409,7 +411,7 @@ static int own_states(struct graph *g, size_t *pending)
 	for (i = 0; !error && i < g->scan->n; i++) {
 		struct queue_entry *e = &g->scan->v[i];
 		if (!e->owner)
-			error = set_state(g, e, "invalid", "%s",
+			error = set_state(g, e, wo_state_name(WO_INVALID), "%s",
 			                  e->error ? e->error : "unreadable");
 		else if ((error = own_state(g, e, &set)) == 0 && !set)
 			pending[i] = 1;
@@ -492,7 +494,7 @@ static int states(struct graph *g)
 		goto out;
 	for (i = 0; !error && i < n; i++) /* cannot happen: the graph has no cycle left */
 		if (!g->scan->v[i].state)
-			error = set_state(g, &g->scan->v[i], "invalid", "dependency cycle");
+			error = set_state(g, &g->scan->v[i], wo_state_name(WO_INVALID), "dependency cycle");
 out:
 	free(pending);
 	free(queue);

@@ -236,7 +236,7 @@ static int put_entry(struct store *st, const struct queue_entry *e, const struct
 	row.body = wo->body;
 	row.title = wo->title ? wo->title : (char *)"";
 	row.created_at = wo->created_at ? wo->created_at : (char *)"";
-	row.status = wo->status ? wo->status : (char *)"ready";
+	row.status = wo->status ? wo->status : (char *)wo_status_name(WO_STATUS_READY);
 	row.state = e->state;
 	row.reason = e->reason;
 	row.priority = wo->priority;
@@ -346,10 +346,10 @@ static int write_all(struct store *st, const struct queue_scan *scan,
 		if (!e->owner)
 			continue;
 		old = find_row(rows, nrows, e->wo->id);
-		if (old && !strcmp(old->state, "running") && !strcmp(e->state, "running") &&
+		if (old && wo_state_is(old->state, WO_RUNNING) && wo_state_is(e->state, WO_RUNNING) &&
 		    strcmp(old->content_hash, e->wo->content_hash))
 			continue; /* frozen while its run goes on; see queue_evaluate() */
-		if (!strcmp(e->state, "invalid"))
+		if (wo_state_is(e->state, WO_INVALID))
 			stats->invalid++;
 		error = put_entry(st, e, old, stats, err);
 	}

@@ -11,17 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const rank_order[] = {"running", "ready",   "waiting", "blocked", "failed",
-                                         "invalid", "skipped", "done",    NULL};
+/* The order of `sluice queue`: running first, done last. */
+static const enum wo_state rank_order[] = {WO_RUNNING, WO_READY,   WO_WAITING, WO_BLOCKED,
+                                           WO_FAILED,  WO_INVALID, WO_SKIPPED, WO_DONE};
+#define NRANKS (sizeof(rank_order) / sizeof(rank_order[0]))
 
 static int rank(const char *state)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; rank_order[i]; i++)
-		if (state && !strcmp(state, rank_order[i]))
-			return i;
-	return i;
+	for (i = 0; i < NRANKS; i++)
+		if (wo_state_is(state, rank_order[i]))
+			return (int)i;
+	return (int)i;
 }
 
 static int cmp_item(const void *pa, const void *pb)
@@ -108,7 +110,7 @@ static int blocked_by_overlap(struct queue_item *items, const size_t *active, si
 		struct queue_item *o = &items[active[j]];
 		if (overlap(it, o, &path))
 			return explain(it, "overlaps %s on %s (%s)", o->id, path,
-			               o->may_start ? "starting now" : "running") < 0
+			               o->may_start ? "starting now" : wo_state_name(WO_RUNNING)) < 0
 			               ? -1
 			               : 1;
 	}
@@ -121,7 +123,7 @@ static int decide_one(struct queue_item *items, size_t i, size_t *active, size_t
 	struct queue_item *it = &items[i];
 	int rc;
 
-	if (strcmp(it->state, "ready"))
+	if (!wo_state_is(it->state, WO_READY))
 		return explain(it, "%s%s%s", it->state, *it->reason ? ": " : "", it->reason);
 	if (!opts->allow_overlap && (rc = blocked_by_overlap(items, active, *nactive, it)) != 0)
 		return rc < 0 ? -1 : 0;
@@ -142,7 +144,7 @@ int queue_decide(struct queue_item *items, size_t n, const struct queue_plan_opt
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	for (i = 0; i < n; i++) { /* the running ones hold their paths and a job each */
 		items[i].may_start = 0;
-		if (!strcmp(items[i].state, "running"))
+		if (wo_state_is(items[i].state, WO_RUNNING))
 			active[nactive++] = i;
 	}
 	for (i = 0; !error && i < n; i++)
@@ -237,7 +239,7 @@ int queue_plan(struct queue_plan *out, struct store *st, const struct queue_plan
 		goto out;
 	}
 	for (i = 0; i < nrows; i++) {
-		if (!rows[i].present && strcmp(rows[i].state, "running"))
+		if (!rows[i].present && !wo_state_is(rows[i].state, WO_RUNNING))
 			continue;
 		if (item_from_row(&out->items[out->n++], &rows[i]) < 0) {
 			error = sl_err_set(err, SL_ERROR, "out of memory");

@@ -4,6 +4,7 @@
  */
 #include "queue/queue.h"
 #include "queue/queue_int.h"
+#include "store/store.h"
 #include "core/fs.h"
 #include "core/utf8.h"
 
@@ -18,7 +19,6 @@ static const char *const list_fields[] = {
         "tags",    "depends_on",          NULL};
 static const char *const text_fields[] = {"title",      "goal",       "status",
                                           "created_at", "updated_at", NULL};
-static const char *const statuses[] = {"ready", "draft", "backlog", "hold", "done", NULL};
 
 char *queue__strdup_printf(const char *fmt, ...)
 {
@@ -282,13 +282,10 @@ static int check_numbers(const struct queue_wo *wo, struct sl_err *err)
 
 static int check_status(const struct queue_wo *wo, struct sl_err *err)
 {
-	int i;
+	enum wo_status known;
 
-	if (!wo->status)
+	if (!wo->status || wo_status_parse(wo->status, &known) == 0)
 		return 0;
-	for (i = 0; statuses[i]; i++)
-		if (!strcmp(wo->status, statuses[i]))
-			return 0;
 	return fail_at(wo, err, "status", -1,
 	               "unknown status '%.80s'; use ready (or leave it out), draft, backlog, hold "
 	               "or done",

@@ -22,32 +22,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int dispatch(struct step *s, struct sl_err *err)
+/* queued: the run is this process's now; prepare its worktree. */
+int step_start(struct step *s, struct sl_err *err)
 {
-	const char *st = s->run.state;
 	char owner[64];
 
-	if (!strcmp(st, "queued")) {
-		sl_owner_self(owner, sizeof(owner));
-		if (step__set(s, err, "owner_start", owner, NULL) != 0)
-			return SL_ERROR;
-		return step__move(s, "preparing", err, "preparing the worktree");
-	}
-	if (!strcmp(st, "preparing"))
-		return step_prepare(s, err);
-	if (!strcmp(st, "building"))
-		return step_build(s, err);
-	if (!strcmp(st, "gating"))
-		return step_gate(s, err);
-	if (!strcmp(st, "reviewing"))
-		return step_review(s, err);
-	if (!strcmp(st, "approved"))
-		return step__move(s, "merging", err, "merging into %s", s->ctx->cfg->target);
-	if (!strcmp(st, "merging"))
-		return step_merge(s, err);
-	if (!strcmp(st, "resolving"))
-		return step_resolve(s, err);
-	return STEP_STOP; /* awaiting_review, merge_conflict, final states */
+	sl_owner_self(owner, sizeof(owner));
+	if (step__set(s, err, "owner_start", owner, NULL) != 0)
+		return SL_ERROR;
+	return step__move(s, RUN_PREPARING, err, "preparing the worktree");
+}
+
+/* approved: merge it. */
+int step_land(struct step *s, struct sl_err *err)
+{
+	return step__move(s, RUN_MERGING, err, "merging into %s", s->ctx->cfg->target);
+}
+
+/* The function of each step of the state table (store/state.c). */
+static const step_fn steps[RUN_STEP_COUNT] = {
+	[RUN_STEP_NONE] = NULL,
+	[RUN_STEP_START] = step_start,
+	[RUN_STEP_PREPARE] = step_prepare,
+	[RUN_STEP_BUILD] = step_build,
+	[RUN_STEP_GATE] = step_gate,
+	[RUN_STEP_REVIEW] = step_review,
+	[RUN_STEP_LAND] = step_land,
+	[RUN_STEP_MERGE] = step_merge,
+	[RUN_STEP_RESOLVE] = step_resolve,
+};
+
+step_fn runner__step_for(enum run_state state)
+{
+	enum run_step step = run_state_step(state);
+
+	return (unsigned)step < RUN_STEP_COUNT ? steps[step] : NULL;
+}
+
+static int dispatch(struct step *s, struct sl_err *err)
+{
+	step_fn fn = runner__step_for(s->run.state);
+
+	return fn ? fn(s, err) : STEP_STOP; /* awaiting_review, merge_conflict, final states */
 }
 
 int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
@@ -74,7 +90,7 @@ int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 			break;
 	}
 	if (error < 0 && step__run_dir_linked(&s, err))
-		error = step__fail(&s, "failed", err, "%s", err->msg);
+		error = step__fail(&s, RUN_FAILED, err, "%s", err->msg);
 	if (error == STEP_STOP)
 		error = 0;
 	else if (error < 0) {

@@ -47,11 +47,11 @@ static int branch_exists(git_repository *git, const char *branch)
 
 static int worktree_entry_exists(struct sl_ctx *ctx, const char *run_id)
 {
-	char *path = sl_path_fmt("%s/worktrees/%s", ctx->repo.gitdir, run_id);
-	int found = path && sl_path_exists(path);
+	char *path = worktree_entry_path(ctx->repo.gitdir, run_id, NULL);
+	int exists = path && sl_path_exists(path);
 
 	free(path);
-	return found;
+	return exists;
 }
 
 static int fill_item(struct sl_ctx *ctx, git_repository *git, const struct store_run *r,
@@ -63,8 +63,8 @@ static int fill_item(struct sl_ctx *ctx, git_repository *git, const struct store
 	memset(it, 0, sizeof(*it));
 	it->run = strdup(r->id);
 	it->work_order = strdup(r->work_order_id);
-	it->state = strdup(r->state);
-	it->merged = !strcmp(r->state, "merged");
+	it->state = strdup(run_state_name(r->state));
+	it->merged = r->state == RUN_MERGED;
 	if (dir && sl_is_dir(dir)) {
 		it->folder = dir;
 		it->bytes = du(dir);
@@ -125,10 +125,10 @@ int runner_gc_plan(struct sl_ctx *ctx, int keep_last, struct runner_gc_plan *pla
 		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
 		goto out;
 	}
-	if ((error = store_runs_list(ctx->st, NULL, NULL, &runs, &n, err)) != 0)
+	if ((error = store_runs_list(ctx->st, RUN_STATES_ALL, NULL, &runs, &n, err)) != 0)
 		goto out;
 	for (i = 0; i < n && !error; i++) {
-		if (!store_run_state_is_final(runs[i].state)) {
+		if (!run_state_is_final(runs[i].state)) {
 			plan->kept_active++;
 			continue;
 		}
@@ -266,9 +266,9 @@ static int claim(struct sl_ctx *ctx, struct runner_gc_item *it, struct sl_lock *
 				  "try gc again later", it->run);
 	if ((error = store_run_get(ctx->st, it->run, &r, err)) != 0)
 		return error;
-	if (!store_run_state_is_final(r.state))
+	if (!run_state_is_final(r.state))
 		error = sl_err_set(err, SL_ECONFLICT, "run '%s' is %s now, not finished; left alone",
-				   it->run, r.state);
+				   it->run, run_state_name(r.state));
 	store_run_release(&r);
 	return error;
 }

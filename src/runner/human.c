@@ -129,11 +129,12 @@ static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdi
 
 	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
 		goto out;
-	if (strcmp(s.run.state, "awaiting_review")) {
+	if (s.run.state != RUN_AWAITING_REVIEW) {
 		error = sl_err_set(err, SL_EINVALID,
-				   "run '%s' is %s, not awaiting_review; only a run waiting for a "
-				   "person can be approved or rejected",
-				   s.run.id, s.run.state);
+				   "run '%s' is %s, not %s; only a run waiting for a person can be "
+				   "approved or rejected",
+				   s.run.id, run_state_name(s.run.state),
+				   run_state_name(RUN_AWAITING_REVIEW));
 		goto out;
 	}
 	if ((error = step__tree_of(&s, s.run.head_commit, tree, err)) != 0)
@@ -148,12 +149,13 @@ static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdi
 	error = step__write_json(&s, "review.json", j, err);
 	if (!error && !strcmp(verdict, "approve")) {
 		if ((error = step__set(&s, err, "approved_tree", tree, "reviewer", reviewer,
-				       "merge_status", "pending", NULL)) == 0)
-			error = step__move(&s, "approved", err,
+				       "merge_status", run_merge_status_name(RUN_MERGE_STATUS_PENDING),
+				       NULL)) == 0)
+			error = step__move(&s, RUN_APPROVED, err,
 					   "approved by %s (tree %.12s); the next tick merges it",
 					   reviewer, tree);
 	} else if (!error) {
-		error = step__fail(&s, "rejected", err, "rejected by %s: %s", reviewer, message);
+		error = step__fail(&s, RUN_REJECTED, err, "rejected by %s: %s", reviewer, message);
 	}
 	if (error > 0)
 		error = 0;
@@ -203,7 +205,7 @@ static int merge_base_with_target(struct step *s, const char *head, char out[41]
 /* 1 when the run's worktree is in the middle of a merge (MERGE_HEAD exists). */
 static int merge_in_progress(struct step *s)
 {
-	char *path = sl_path_fmt("%s/worktrees/%s/MERGE_HEAD", s->ctx->repo.gitdir, s->run.id);
+	char *path = worktree_entry_path(s->ctx->repo.gitdir, s->run.id, "MERGE_HEAD");
 	int yes = path && sl_path_exists(path);
 
 	free(path);
@@ -225,25 +227,11 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 		goto out;
 	if (merge_in_progress(s)) {
 		/* the person merged the target and fixed the files: finish that merge */
-		/* the marker check covers the paths recorded in the store, not conflictFiles */
-		struct merge_paths conflicted = MERGE_PATHS_INIT;
-		struct store_conflict c = { 0 };
-		size_t i;
-		git_oid oid;
-		if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
-			for (i = 0; i < c.npaths; i++)
-				merge_paths_add(&conflicted, c.paths[i]);
-		if (!error && (error = merge_commit_resolution(s->wt, NULL, &conflicted,
-								step__excluded(s), &oid, err)) == 0)
-			git_oid_tostr(head, sizeof(head), &oid);
-		store_conflict_release(&c);
-		merge_paths_release(&conflicted);
+		error = step__commit_resolution(s, NULL, head, err);
 	} else {
-		error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
-					step__excluded(s), "sluice: resolution by a person", head,
-					&committed, err);
-		if (error == SL_ENOTFOUND) /* nothing new: the person committed already */
-			error = 0, sl_err_clear(err);
+		/* nothing new is fine: the person committed already */
+		error = step__snapshot(s, "sluice: resolution by a person", STEP_SNAP_NOTHING_OK,
+				       head, &committed, err);
 	}
 	sl_lock_release(&lock);
 	if (error)
@@ -251,12 +239,13 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 	sl_fault("retry.after_resolution");
 	/* the new base: where the person's branch meets the target now */
 	if ((error = merge_base_with_target(s, head, base, err)) != 0 ||
-	    (error = step__set(s, err, "base_commit", base, "mode", "resolve", NULL)) != 0)
+	    (error = step__set(s, err, "base_commit", base, "mode", run_mode_name(RUN_MODE_RESOLVE),
+			       NULL)) != 0)
 		goto out;
 	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0 ||
 	    (error = step__record_diff(s, head, err)) != 0)
 		goto out;
-	error = step__move(s, "reviewing", err, "a person resolved the conflict (%.12s); reviewing",
+	error = step__move(s, RUN_REVIEWING, err, "a person resolved the conflict (%.12s); reviewing",
 			   head);
 out:
 	return error;
@@ -281,15 +270,14 @@ static int still_current(struct step *s, struct sl_err *err)
 				   "work order '%s' changed since run '%s'; the new revision is new "
 				   "work and the next tick runs it",
 				   wo.id, s->run.id);
-	else if ((error = store_runs_list(s->ctx->st, NULL, wo.id, &runs, &n, err)) == 0)
+	else if ((error = store_runs_list(s->ctx->st, RUN_STATES_ALL, wo.id, &runs, &n, err)) == 0)
 		for (i = 0; i < n && !error; i++)
 			if (strcmp(runs[i].id, s->run.id) &&
-			    (!store_run_state_is_final(runs[i].state) ||
-			     !strcmp(runs[i].state, "merged")))
+			    (!run_state_is_final(runs[i].state) || runs[i].state == RUN_MERGED))
 				error = sl_err_set(err, SL_EINVALID,
 						   "work order '%s' has run '%s' (%s); retry that one "
 						   "instead, or abandon it first",
-						   wo.id, runs[i].id, runs[i].state);
+						   wo.id, runs[i].id, run_state_name(runs[i].state));
 	store_runs_free(runs, n);
 	store_wo_release(&wo);
 	return error;
@@ -298,19 +286,13 @@ static int still_current(struct step *s, struct sl_err *err)
 /* Save what a person left in the worktree before anything can reset it. */
 static int save_worktree(struct step *s, const char *message, struct sl_err *err)
 {
-	struct sl_lock lock = SL_LOCK_INIT;
 	char head[41];
 	int error, committed = 0;
 
 	if (!sl_path_exists(s->wt) || !s->run.base_commit)
 		return 0;
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
-				message, head, &committed, err);
-	sl_lock_release(&lock);
-	if (error == SL_ENOTFOUND) /* nothing there */
-		return sl_err_clear(err), 0;
+	error = step__snapshot(s, message, STEP_SNAP_LOCK | STEP_SNAP_NOTHING_OK, head,
+			       &committed, err);
 	if (!error && committed)
 		error = step__set(s, err, "head_commit", head, NULL);
 	return error;
@@ -335,9 +317,9 @@ static int retry_failed(struct step *s, struct sl_err *err)
 	snprintf(reason, sizeof(reason), "retried by %s", who());
 	if ((error = store_begin(s->ctx->st, err)) != 0)
 		return error;
-	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, "queued", reason, 1,
-					  err)) != 0 ||
-	    (error = store_wo_set_state_tx(s->ctx->st, s->run.work_order_id, "running", reason,
+	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, RUN_QUEUED, reason,
+					  1, err)) != 0 ||
+	    (error = store_wo_set_state_tx(s->ctx->st, s->run.work_order_id, WO_RUNNING, reason,
 					   err)) != 0 ||
 	    (error = store_commit(s->ctx->st, err)) != 0) {
 		store_rollback(s->ctx->st);
@@ -355,20 +337,26 @@ int runner_retry(struct sl_ctx *ctx, const char *run, char *next_state, size_t n
 
 	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
 		goto out;
-	if (!strcmp(s.run.state, "merge_conflict")) {
+	switch (s.run.state) {
+	case RUN_MERGE_CONFLICT:
 		error = retry_conflict(&s, err);
-	} else if (!strcmp(s.run.state, "failed") || !strcmp(s.run.state, "rejected")) {
+		break;
+	case RUN_FAILED:
+	case RUN_REJECTED:
 		error = retry_failed(&s, err);
-	} else if (!strcmp(s.run.state, "reviewing") || !strcmp(s.run.state, "approved")) {
+		break;
+	case RUN_REVIEWING:
+	case RUN_APPROVED:
 		error = step__move(&s, s.run.state, err, "retry asked by %s", who());
-	} else {
+		break;
+	default:
 		error = sl_err_set(err, SL_EINVALID,
 				   "run '%s' is %s; retry applies to merge_conflict, failed, rejected, "
 				   "reviewing and approved runs",
-				   s.run.id, s.run.state);
+				   s.run.id, run_state_name(s.run.state));
 	}
 	if (!error)
-		snprintf(next_state, n, "%s", s.run.state);
+		snprintf(next_state, n, "%s", run_state_name(s.run.state));
 out:
 	step_close(&s, &lock);
 	return error > 0 ? 0 : error;
@@ -384,19 +372,18 @@ int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 
 	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
 		goto out;
-	if (store_run_state_is_final(s.run.state)) {
-		error = sl_err_set(err, SL_EINVALID, "run '%s' is already %s", s.run.id, s.run.state);
+	if (run_state_is_final(s.run.state)) {
+		error = sl_err_set(err, SL_EINVALID, "run '%s' is already %s", s.run.id,
+				   run_state_name(s.run.state));
 		goto out;
 	}
 	if ((error = runner__lock_repo(ctx, &repo_lock, err)) != 0)
 		goto out;
 	if (sl_path_exists(s.wt) && s.run.base_commit) {
 		/* save everything first: commit what is uncommitted, write the diff */
-		error = worktree_snapshot(s.wt, s.run.branch_name, s.run.base_commit,
-					step__excluded(&s), "sluice: saved before abandoning", head,
-					&committed, err);
-		if (error == SL_ENOTFOUND) /* nothing was ever changed: an empty diff */
-			error = 0, sl_err_clear(err);
+		/* nothing ever changed is fine: an empty diff */
+		error = step__snapshot(&s, "sluice: saved before abandoning", STEP_SNAP_NOTHING_OK,
+				       head, &committed, err);
 		if (error || (error = step__set(&s, err, "head_commit", head, NULL)) != 0 ||
 		    (error = step__record_diff(&s, head, err)) != 0)
 			goto out;
@@ -406,7 +393,7 @@ int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 			goto out;
 	}
 	sl_fault("abandon.after_remove");
-	error = step__fail(&s, "abandoned", err, "abandoned by %s%s", who(),
+	error = step__fail(&s, RUN_ABANDONED, err, "abandoned by %s%s", who(),
 			   deleted ? "; branch deleted" : "");
 	if (error > 0)
 		error = 0;

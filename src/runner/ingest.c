@@ -72,7 +72,7 @@ void runner__ready_free(struct runner_ready *r, size_t n)
 int runner__count_waiting(struct sl_ctx *ctx)
 {
 	struct sl_err err = SL_ERR_INIT;
-	int n = store_runs_count(ctx->st, ",awaiting_review,reviewing,approved,merge_conflict,", &err);
+	int n = store_runs_count(ctx->st, run_states_where(run_state_waits), &err);
 
 	return n > 0 ? n : 0;
 }

@@ -28,7 +28,7 @@
 
 int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 {
-	char *entry = sl_path_fmt("%s/worktrees/%s", ctx->repo.gitdir, run_id);
+	char *entry = worktree_entry_path(ctx->repo.gitdir, run_id, NULL);
 	char *wt = runner__worktree_path(ctx, run_id);
 	int error;
 
@@ -59,7 +59,7 @@ static void remove_lock(const char *path, const char *run_id)
  */
 static void remove_stale_locks(struct sl_ctx *ctx, const struct store_run *run)
 {
-	char *dir = sl_path_fmt("%s/worktrees/%s", ctx->repo.gitdir, run->id), *path;
+	char *dir = worktree_entry_path(ctx->repo.gitdir, run->id, NULL), *path;
 	struct dirent *de;
 	DIR *d;
 
@@ -88,15 +88,15 @@ static void remove_stale_locks(struct sl_ctx *ctx, const struct store_run *run)
  * merge that did land is found and recorded, never made twice); a
  * resolution restarts at resolving, from the run's own head.
  */
-static const char *restart_state(const struct store_run *run)
+static enum run_state restart_state(const struct store_run *run)
 {
-	if (!strcmp(run->state, "merging"))
-		return "approved";
-	if (!strcmp(run->state, "resolving") ||
-	    (run->mode && !strcmp(run->mode, "resolve") &&
-	     (!strcmp(run->state, "building") || !strcmp(run->state, "gating"))))
-		return "resolving";
-	return "queued";
+	if (run->state == RUN_MERGING)
+		return RUN_APPROVED;
+	if (run->state == RUN_RESOLVING ||
+	    (run->mode == RUN_MODE_RESOLVE &&
+	     (run->state == RUN_BUILDING || run->state == RUN_GATING)))
+		return RUN_RESOLVING;
+	return RUN_QUEUED;
 }
 
 /* Requeue an active run whose owner is gone; *done = 1 when it was requeued. */
@@ -106,7 +106,7 @@ static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct store_run run;
 	char reason[512], *owner = NULL;
-	const char *to;
+	enum run_state to;
 	int error;
 
 	memset(&run, 0, sizeof(run));
@@ -117,7 +117,7 @@ static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done
 	}
 	/* read it again under the lock: another tick may have moved it meanwhile */
 	if ((error = store_run_get(ctx->st, listed->id, &run, err)) != 0 ||
-	    !store_run_state_is_active(run.state))
+	    !run_state_is_active(run.state))
 		goto out;
 	/* a builder or gate of the dead process may still run: end its group first */
 	if ((owner = sl_repo_run_path(&ctx->repo, run.id, BUILD_CHILD_OWNER_FILE)) != NULL &&
@@ -126,19 +126,19 @@ static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done
 	free(owner);
 	remove_stale_locks(ctx, &run);
 	to = restart_state(&run);
-	snprintf(reason, sizeof(reason), "interrupted while %s: %s", run.state,
+	snprintf(reason, sizeof(reason), "interrupted while %s: %s", run_state_name(run.state),
 		 run.reason && *run.reason ? run.reason : "the sluice process working on it is gone");
-	/* both steps in one transaction: "interrupted" is never left standing */
+	/* both steps in one transaction: interrupted is never left standing */
 	if ((error = store_begin(ctx->st, err)) != 0)
 		goto out;
-	error = store_run_transition(ctx->st, run.id, run.state, "interrupted", reason, 1, err);
+	error = store_run_transition(ctx->st, run.id, run.state, RUN_INTERRUPTED, reason, 1, err);
 	if (!error) {
 		snprintf(reason, sizeof(reason), "%s after an interruption (attempt %d so far)",
-			 !strcmp(to, "queued") ? "requeued" : !strcmp(to, "approved")
-							 ? "the merge is tried again"
-							 : "the resolution starts again",
+			 to == RUN_QUEUED     ? "requeued"
+			 : to == RUN_APPROVED ? "the merge is tried again"
+					      : "the resolution starts again",
 			 run.attempt);
-		error = store_run_transition(ctx->st, run.id, "interrupted", to, reason, 1, err);
+		error = store_run_transition(ctx->st, run.id, RUN_INTERRUPTED, to, reason, 1, err);
 	}
 	if (!error)
 		error = store_commit(ctx->st, err);
@@ -229,7 +229,7 @@ static int seal_in(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
 	int error = 0;
 
 	for (i = 0; i < n; i++)
-		if (!strcmp(runs[i].state, "merged") &&
+		if (runs[i].state == RUN_MERGED &&
 		    (!newest || runs[i].finished_ms > newest->finished_ms))
 			newest = &runs[i];
 	if (!newest)
@@ -262,7 +262,7 @@ void runner__seal_newest(struct sl_ctx *ctx)
 	struct store_run *runs = NULL;
 	size_t n = 0;
 
-	if (store_runs_list(ctx->st, NULL, NULL, &runs, &n, &err) != 0 ||
+	if (store_runs_list(ctx->st, RUN_STATES_ALL, NULL, &runs, &n, &err) != 0 ||
 	    seal_in(ctx, runs, n, NULL, &err) != 0)
 		sl_log(SL_LOG_WARN, "cannot seal the run merged before: %s", err.msg);
 	store_runs_free(runs, n);
@@ -505,9 +505,9 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 	if (git_repository_open(&repo, ctx->repo.root) < 0)
 		repo = NULL;
 	for (i = 0; i < n; i++) {
-		int merged = !strcmp(runs[i].state, "merged"), deleted = 0;
+		int merged = runs[i].state == RUN_MERGED, deleted = 0;
 		char *wt;
-		if (!merged && strcmp(runs[i].state, "abandoned"))
+		if (!merged && runs[i].state != RUN_ABANDONED)
 			continue;
 		wt = runner__worktree_path(ctx, runs[i].id);
 		if (wt && sl_path_exists(wt)) {
@@ -520,10 +520,10 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 				rc = runner__discard_worktree(ctx, runs[i].id, &err);
 			if (rc != 0)
 				sl_log(SL_LOG_WARN, "run %s is %s but its worktree stays: %s",
-				       runs[i].id, runs[i].state, err.msg);
+				       runs[i].id, run_state_name(runs[i].state), err.msg);
 			else
 				sl_log(SL_LOG_INFO, "removed the worktree of %s run %s",
-				       runs[i].state, runs[i].id);
+				       run_state_name(runs[i].state), runs[i].id);
 		}
 		free(wt);
 		if (merged)
@@ -577,15 +577,14 @@ int runner_reconcile(struct sl_ctx *ctx, int *requeued, int *orphans, struct sl_
 	*orphans = 0;
 	if ((error = target_exists(ctx, err)) != 0)
 		return error;
-	if ((error = store_runs_list(ctx->st, NULL, NULL, &runs, &n, err)) != 0)
+	if ((error = store_runs_list(ctx->st, RUN_STATES_ALL, NULL, &runs, &n, err)) != 0)
 		return error;
 	for (i = 0; i < n && !error; i++) {
-		if (!store_run_state_is_active(runs[i].state) &&
-		    strcmp(runs[i].state, "interrupted"))
+		if (!run_state_is_active(runs[i].state) && runs[i].state != RUN_INTERRUPTED)
 			continue;
-		if (!strcmp(runs[i].state, "interrupted")) {
+		if (runs[i].state == RUN_INTERRUPTED) {
 			/* only a database of an older sluice holds one: rebuild it */
-			error = store_run_transition(ctx->st, runs[i].id, "interrupted", "queued",
+			error = store_run_transition(ctx->st, runs[i].id, RUN_INTERRUPTED, RUN_QUEUED,
 						     "requeued after an interruption", 0, err);
 			(*requeued)++;
 			continue;

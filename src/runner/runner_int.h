@@ -27,7 +27,7 @@ int runner__ready(struct sl_ctx *ctx, const char *only_wo, struct runner_ready *
 		  size_t *n, struct sl_err *err);
 void runner__ready_free(struct runner_ready *r, size_t n);
 
-/* Runs waiting on something: awaiting_review, reviewing, approved, merge_conflict. */
+/* Runs waiting on something: a person, the reviewer, a deferred merge (run_state_waits). */
 int runner__count_waiting(struct sl_ctx *ctx);
 
 /* The repository lock (.system/lock), waiting up to 10 minutes. */
@@ -85,11 +85,11 @@ struct step {
  * End a run: its final state and its work order's state, in one
  * transaction with both events.
  */
-int step__finish(struct step *s, const char *state, const char *wo_state, const char *reason,
-		 const char *wo_reason, struct sl_err *err);
+int step__finish(struct step *s, enum run_state state, enum wo_state wo_state,
+		 const char *reason, const char *wo_reason, struct sl_err *err);
 
 /* Move the run to `to` with a reason (printf-style), from its current state. */
-int step__move(struct step *s, const char *to, struct sl_err *err, const char *fmt, ...)
+int step__move(struct step *s, enum run_state to, struct sl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Re-read the run row. */
 int step__reload(struct step *s, struct sl_err *err);
@@ -116,7 +116,7 @@ const char *const *step__excluded(struct step *s);
 int step__run_dir_linked(struct step *s, struct sl_err *err);
 
 /* The run failed for good: run failed/rejected, work order failed. */
-int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
+int step__fail(struct step *s, enum run_state state, struct sl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /*
@@ -146,7 +146,34 @@ int step__review_request(struct step *s, const char *tree, json_t **out, struct 
 /* Write diff.patch and files_changed.json for base..head, and record the files. */
 int step__record_diff(struct step *s, const char *head, struct sl_err *err);
 
-/* The handlers. */
+/*
+ * Commit what the run's worktree holds on the run branch: worktree_snapshot()
+ * with the run's branch, base and excluded paths and `message`. head gets the
+ * branch's tip, *committed 1 when a commit was made. flags: STEP_SNAP_LOCK
+ * holds the repository lock around it (a caller that holds it passes 0);
+ * STEP_SNAP_NOTHING_OK makes "nothing changed since the base" (SL_ENOTFOUND,
+ * head still filled in) a success.
+ */
+#define STEP_SNAP_LOCK 1u
+#define STEP_SNAP_NOTHING_OK 2u
+int step__snapshot(struct step *s, const char *message, unsigned flags, char head[41],
+		   int *committed, struct sl_err *err);
+
+/*
+ * Finish the merge in the run's resolution worktree (merge_commit_resolution()),
+ * checking for markers the conflicted paths recorded in the store, never the
+ * ones a builder names; message NULL: git's MERGE_MSG. head gets the commit.
+ * The caller holds the repository lock.
+ */
+int step__commit_resolution(struct step *s, const char *message, char head[41],
+			    struct sl_err *err);
+
+/* The handlers, one per step of the state table (enum run_step; runner/advance.c). */
+typedef int (*step_fn)(struct step *s, struct sl_err *err);
+/* The handler of a run state's step; NULL for a state no step moves on. */
+step_fn runner__step_for(enum run_state state);
+int step_start(struct step *s, struct sl_err *err);
+int step_land(struct step *s, struct sl_err *err);
 int step_prepare(struct step *s, struct sl_err *err);
 int step_build(struct step *s, struct sl_err *err);
 int step_gate(struct step *s, struct sl_err *err);

@@ -5,6 +5,7 @@
 #include "runner/runner_int.h"
 #include "store/store.h"
 #include "worktree/worktree.h"
+#include "merge/merge.h"
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/fault.h"
@@ -35,7 +36,8 @@ int step__reload(struct step *s, struct sl_err *err)
 	return 0;
 }
 
-static int vmove(struct step *s, const char *to, struct sl_err *err, const char *fmt, va_list ap)
+static int vmove(struct step *s, enum run_state to, struct sl_err *err, const char *fmt,
+		 va_list ap)
 {
 	char reason[1024];
 	int error;
@@ -47,7 +49,7 @@ static int vmove(struct step *s, const char *to, struct sl_err *err, const char 
 	return step__reload(s, err);
 }
 
-int step__move(struct step *s, const char *to, struct sl_err *err, const char *fmt, ...)
+int step__move(struct step *s, enum run_state to, struct sl_err *err, const char *fmt, ...)
 {
 	va_list ap;
 	int error;
@@ -58,7 +60,7 @@ int step__move(struct step *s, const char *to, struct sl_err *err, const char *f
 	return error ? error : STEP_NEXT;
 }
 
-int step__fail(struct step *s, const char *state, struct sl_err *err, const char *fmt, ...)
+int step__fail(struct step *s, enum run_state state, struct sl_err *err, const char *fmt, ...)
 {
 	char reason[1024];
 	va_list ap;
@@ -67,13 +69,13 @@ int step__fail(struct step *s, const char *state, struct sl_err *err, const char
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	if ((error = step__finish(s, state, "failed", reason, reason, err)) < 0)
+	if ((error = step__finish(s, state, WO_FAILED, reason, reason, err)) < 0)
 		return error;
 	return STEP_STOP;
 }
 
-int step__finish(struct step *s, const char *state, const char *wo_state, const char *reason,
-		 const char *wo_reason, struct sl_err *err)
+int step__finish(struct step *s, enum run_state state, enum wo_state wo_state,
+		 const char *reason, const char *wo_reason, struct sl_err *err)
 {
 	int error;
 
@@ -202,6 +204,44 @@ int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err)
 const char *const *step__excluded(struct step *s)
 {
 	return (const char *const *)s->ctx->excluded;
+}
+
+int step__commit_resolution(struct step *s, const char *message, char head[41],
+			    struct sl_err *err)
+{
+	struct merge_paths conflicted = MERGE_PATHS_INIT;
+	struct store_conflict c = { 0 };
+	git_oid oid;
+	int error;
+
+	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
+		for (size_t i = 0; i < c.npaths; i++)
+			merge_paths_add(&conflicted, c.paths[i]);
+	if (!error && (error = merge_commit_resolution(s->wt, message, &conflicted,
+							step__excluded(s), &oid, err)) == 0)
+		git_oid_tostr(head, 41, &oid);
+	store_conflict_release(&c);
+	merge_paths_release(&conflicted);
+	return error;
+}
+
+int step__snapshot(struct step *s, const char *message, unsigned flags, char head[41],
+		   int *committed, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error;
+
+	*committed = 0;
+	if ((flags & STEP_SNAP_LOCK) && (error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
+				  message, head, committed, err);
+	sl_lock_release(&lock);
+	if (error == SL_ENOTFOUND && (flags & STEP_SNAP_NOTHING_OK)) {
+		sl_err_clear(err);
+		error = 0;
+	}
+	return error;
 }
 
 static void sanitize_dir(const char *dir, int top, const char *run_id)

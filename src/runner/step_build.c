@@ -49,7 +49,7 @@ static int write_prompt(struct step *s, const struct build_retry_overrides *ov, 
 	pc.work_order_text = wo_text;
 	pc.work_order = fields;
 	pc.attempt = s->run.attempt;
-	if (!strcmp(s->run.mode, "resolve")) {
+	if (s->run.mode == RUN_MODE_RESOLVE) {
 		/* from the store and git: conflict.json is the resolver's to rewrite */
 		if ((error = step__conflict_context(s, &conflict, err)) != 0)
 			goto out;
@@ -99,33 +99,20 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 static int snapshot(struct step *s, char head[41], struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	struct merge_paths conflicted = MERGE_PATHS_INIT;
 	char msg[256];
 	int error, committed = 0;
-	git_oid oid;
 
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
-	if (!strcmp(s->run.mode, "resolve")) {
-		/* the marker check covers the paths recorded in the store, not conflictFiles */
-		struct store_conflict c = { 0 };
-		size_t i;
-		if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
-			for (i = 0; i < c.npaths; i++)
-				merge_paths_add(&conflicted, c.paths[i]);
-		store_conflict_release(&c);
+	if (s->run.mode == RUN_MODE_RESOLVE) {
 		snprintf(msg, sizeof(msg), "Merge %s into %s (resolution, run %s)",
 			 s->ctx->cfg->target, s->run.branch_name, s->run.id);
-		if (!error && (error = merge_commit_resolution(s->wt, msg, &conflicted,
-								step__excluded(s), &oid, err)) == 0)
-			git_oid_tostr(head, 41, &oid);
+		error = step__commit_resolution(s, msg, head, err);
 	} else {
 		snprintf(msg, sizeof(msg), "sluice snapshot: run %s attempt %d", s->run.id,
 			 s->run.attempt);
-		error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit,
-					step__excluded(s), msg, head, &committed, err);
+		error = step__snapshot(s, msg, 0, head, &committed, err);
 	}
-	merge_paths_release(&conflicted);
 	sl_lock_release(&lock);
 	return error;
 }
@@ -158,89 +145,114 @@ out:
 	return error;
 }
 
-int step_build(struct step *s, struct sl_err *err)
+static const char *const builder_failed[] = { "builder", NULL };
+
+/*
+ * The prompt and the builder of attempt s->run.attempt: 0 once the builder
+ * ran (res), an error, or what step__fail() returned.
+ */
+static int run_attempt(struct step *s, struct sl_proc_result *res, struct sl_err *err)
 {
 	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
 	struct build_retry_overrides ov;
-	struct sl_proc_result res;
-	char *prompt = NULL, head[41], how[160];
-	const char *builder_failed[] = { "builder", NULL };
+	char *prompt = NULL;
 	int error;
 
-	memset(&res, 0, sizeof(res));
 	if ((error = build_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0)
-		goto out;
+		return error;
 	build_retry_overrides(s->ctx->cfg, &rs, &ov);
-	if (s->run.attempt > 1 && ov.worktree_reset && strcmp(s->run.mode, "resolve") &&
+	if (s->run.attempt > 1 && ov.worktree_reset && s->run.mode != RUN_MODE_RESOLVE &&
 	    (error = worktree_reset(s->wt, s->run.base_commit, step__excluded(s), err)) != 0)
-		goto out;
+		return error;
 	if ((error = write_prompt(s, &ov, &prompt, err)) != 0)
 		goto out;
 	if ((error = store_attempt_start(s->ctx->st, s->run.id, s->run.attempt, s->run.mode,
 					 err)) != 0)
 		goto out;
 	sl_fault("build.before_builder");
-	if ((error = run_builder(s, &ov, prompt, &res, err)) != 0) {
-		if (error == SL_ENOTFOUND || error == SL_EINVALID)
-			error = step__fail(s, "failed", err, "the builder cannot start: %s", err->msg);
-		goto out;
-	}
-	sl_proc_describe(how, sizeof(how), &res);
-	sl_fault(strcmp(s->run.mode, "resolve") ? "build.after_builder" : "resolve.after_resolver");
-	step__sanitize_run_dir(s);
-	error = snapshot(s, head, err);
-	if (error == SL_ENOTFOUND && strcmp(s->run.mode, "resolve")) {
-		/* nothing changed: a failed attempt like any other (retry rules) */
-		char why[SL_ERR_MSG_MAX + 200];
-		snprintf(why, sizeof(why), "attempt %d: the builder %s (%s) and changed nothing",
-			 s->run.attempt, res.exit_code || res.timed_out ? "failed" : "succeeded",
-			 how);
-		sl_err_clear(err);
-		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res.exit_code, why,
-				     NULL, err);
-		error = step__retry_or_fail(s, builder_failed, res.exit_code ? res.exit_code : 1,
-					    why, err);
-		goto out;
-	}
-	if (error) {
-		struct sl_err e2 = SL_ERR_INIT;
-		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res.exit_code,
-				     err->msg, NULL, &e2);
-		if (!strcmp(s->run.mode, "resolve") && error == SL_ECONFLICT)
-			error = step__retry_or_fail(s, builder_failed, res.exit_code, err->msg, err);
-		else if (error != SL_ELOCKED)
-			error = step__fail(s, "failed", err, "after the builder (%s): %s", how,
-					   err->msg);
-		goto out;
-	}
-	sl_fault(strcmp(s->run.mode, "resolve") ? "build.after_snapshot" : "resolve.after_commit");
-	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res.exit_code,
-			     res.exit_code || res.timed_out ? how : "ok", head, err);
-	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)
-		goto out;
-	if (res.exit_code || res.timed_out) {
-		char why[256];
-		snprintf(why, sizeof(why), "the builder failed (%s) on attempt %d", how,
-			 s->run.attempt);
-		error = step__retry_or_fail(s, builder_failed, res.exit_code ? res.exit_code : 1,
-					    why, err);
-		goto out;
-	}
-	if ((error = step__record_diff(s, head, err)) == SL_EINVALID &&
-	    !step__run_dir_linked(s, err)) {
-		/* git cannot diff what was built (a file over 2 GiB): so on every try */
-		error = step__fail(s, "failed", err, "cannot record the diff of attempt %d: %s",
-				   s->run.attempt, err->msg);
-		goto out;
-	}
-	if (error)
-		goto out;
-	sl_fault("build.after_diff");
-	error = step__move(s, "gating", err, "attempt %d built %.12s (%s)", s->run.attempt, head,
-			   how);
+	error = run_builder(s, &ov, prompt, res, err);
+	if (error == SL_ENOTFOUND || error == SL_EINVALID)
+		error = step__fail(s, RUN_FAILED, err, "the builder cannot start: %s", err->msg);
 out:
 	free(prompt);
 	return error;
+}
+
+/* The snapshot after the builder failed with `error` (nothing changed, or worse). */
+static int snapshot_failed(struct step *s, int error, const struct sl_proc_result *res,
+			   const char *how, struct sl_err *err)
+{
+	struct sl_err e2 = SL_ERR_INIT;
+
+	if (error == SL_ENOTFOUND && s->run.mode != RUN_MODE_RESOLVE) {
+		/* nothing changed: a failed attempt like any other (retry rules) */
+		char why[SL_ERR_MSG_MAX + 200];
+		const char *did = res->exit_code || res->timed_out ? "the builder failed"
+								   : "the builder succeeded";
+		snprintf(why, sizeof(why), "attempt %d: %s (%s) and changed nothing",
+			 s->run.attempt, did, how);
+		sl_err_clear(err);
+		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, why,
+				     NULL, err);
+		return step__retry_or_fail(s, builder_failed, res->exit_code ? res->exit_code : 1,
+					   why, err);
+	}
+	step__run_dir_linked(s, err); /* the cause, if the builder replaced the run folder */
+	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, err->msg, NULL,
+			     &e2);
+	if (s->run.mode == RUN_MODE_RESOLVE && error == SL_ECONFLICT &&
+	    !strstr(err->msg, "run folder was tampered with"))
+		return step__retry_or_fail(s, builder_failed, res->exit_code, err->msg, err);
+	if (error != SL_ELOCKED)
+		return step__fail(s, RUN_FAILED, err, "after the builder (%s): %s", how, err->msg);
+	return error;
+}
+
+/* The builder's work is committed as `head`: record it, then the gates (or the retry rules). */
+static int built(struct step *s, const char *head, const struct sl_proc_result *res,
+		 const char *how, struct sl_err *err)
+{
+	int error;
+
+	sl_fault(s->run.mode == RUN_MODE_RESOLVE ? "resolve.after_commit" : "build.after_snapshot");
+	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code,
+			     res->exit_code || res->timed_out ? how : "ok", head, err);
+	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)
+		return error;
+	if (res->exit_code || res->timed_out) {
+		char why[256];
+		snprintf(why, sizeof(why), "the builder failed (%s) on attempt %d", how,
+			 s->run.attempt);
+		return step__retry_or_fail(s, builder_failed, res->exit_code ? res->exit_code : 1,
+					   why, err);
+	}
+	if ((error = step__record_diff(s, head, err)) == SL_EINVALID &&
+	    !step__run_dir_linked(s, err))
+		/* git cannot diff what was built (a file over 2 GiB): so on every try */
+		return step__fail(s, RUN_FAILED, err, "cannot record the diff of attempt %d: %s",
+				  s->run.attempt, err->msg);
+	if (error)
+		return error;
+	sl_fault("build.after_diff");
+	return step__move(s, RUN_GATING, err, "attempt %d built %.12s (%s)", s->run.attempt, head,
+			  how);
+}
+
+int step_build(struct step *s, struct sl_err *err)
+{
+	struct sl_proc_result res;
+	char head[41], how[160];
+	int error;
+
+	memset(&res, 0, sizeof(res));
+	if ((error = run_attempt(s, &res, err)) != 0)
+		return error;
+	sl_proc_describe(how, sizeof(how), &res);
+	sl_fault(s->run.mode == RUN_MODE_RESOLVE ? "resolve.after_resolver" : "build.after_builder");
+	step__sanitize_run_dir(s);
+	if ((error = snapshot(s, head, err)) != 0)
+		return snapshot_failed(s, error, &res, how, err);
+	return built(s, head, &res, how, err);
 }
 
 /*
@@ -250,26 +262,21 @@ out:
  */
 static int keep_gate_output(struct step *s, struct sl_err *err)
 {
-	struct sl_lock lock = SL_LOCK_INIT;
 	char head[41], msg[128];
 	int error, committed = 0;
 
-	if (!strcmp(s->run.mode, "resolve"))
+	if (s->run.mode == RUN_MODE_RESOLVE)
 		return 0; /* the resolution commit is a merge; the merge step catches changes */
 	snprintf(msg, sizeof(msg), "sluice snapshot: what the gates of attempt %d left",
 		 s->run.attempt);
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
-				msg, head, &committed, err);
-	sl_lock_release(&lock);
+	error = step__snapshot(s, msg, STEP_SNAP_LOCK, head, &committed, err);
 	if (error || !committed)
 		return error;
 	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)
 		return error;
 	if ((error = step__record_diff(s, head, err)) == SL_EINVALID &&
 	    !step__run_dir_linked(s, err))
-		return step__fail(s, "failed", err, "cannot record the diff of what the gates "
+		return step__fail(s, RUN_FAILED, err, "cannot record the diff of what the gates "
 				  "left: %s", err->msg);
 	return error;
 }
@@ -298,7 +305,7 @@ int step_gate(struct step *s, struct sl_err *err)
 		sl_fault("gates.after_all");
 		if ((error = keep_gate_output(s, err)) != 0)
 			goto out;
-		error = step__move(s, "reviewing", err, "%zu gate%s passed; asking the reviewer",
+		error = step__move(s, RUN_REVIEWING, err, "%zu gate%s passed; asking the reviewer",
 				   gr.n, gr.n == 1 ? "" : "s");
 		goto out;
 	}
@@ -325,11 +332,11 @@ static int resolution_failed(struct step *s, const char *why, struct sl_err *err
 	if ((error = step__set(s, err, "resolve_attempts", n, NULL)) != 0)
 		return error;
 	if (used >= s->ctx->cfg->merge.resolve_attempts)
-		return step__move(s, "merge_conflict", err,
+		return step__move(s, RUN_MERGE_CONFLICT, err,
 				  "the builder could not resolve the conflict in %d attempt%s (%s); "
 				  "a person must decide: see 'sluice show %s'",
 				  used, used == 1 ? "" : "s", why, s->run.id);
-	return step__move(s, "resolving", err, "resolution attempt %d failed (%s); trying again",
+	return step__move(s, RUN_RESOLVING, err, "resolution attempt %d failed (%s); trying again",
 			  used, why);
 }
 
@@ -341,18 +348,18 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 	char n[16];
 	int error;
 
-	if (!strcmp(s->run.mode, "resolve"))
+	if (s->run.mode == RUN_MODE_RESOLVE)
 		return resolution_failed(s, why, err);
 	if ((error = build_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0 ||
 	    (error = build_retry_decide(s->ctx->cfg, &rs, s->run.attempt, failed, builder_exit,
 					 &d, err)) != 0)
 		return error;
 	if (!d.retry)
-		return step__fail(s, "failed", err, "%s; %s", why, d.reason);
+		return step__fail(s, RUN_FAILED, err, "%s; %s", why, d.reason);
 	if ((error = build_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0)
 		return error;
 	snprintf(n, sizeof(n), "%d", d.next_attempt);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;
-	return step__move(s, "building", err, "attempt %d: %s; %s", d.next_attempt, why, d.reason);
+	return step__move(s, RUN_BUILDING, err, "attempt %d: %s; %s", d.next_attempt, why, d.reason);
 }

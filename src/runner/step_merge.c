@@ -70,7 +70,7 @@ static json_t *run_context(struct step *s, const struct store_run *r, const char
 		      worktree_diff_json_text(sl_buf_cstr(&diff), diff.len), "builderSummary",
 		      worktree_diff_json_text(summary ? summary : "", summary ? strlen(summary) : 0));
 
-	if (j && !strcmp(r->state, "merged")) {
+	if (j && r->state == RUN_MERGED) {
 		char when[40];
 		sl_time_iso(when, sizeof(when), r->finished_ms);
 		json_object_set_new(j, "mergedAt", json_string(when));
@@ -215,18 +215,19 @@ static int on_conflict(struct step *s, const struct merge_commit_result *mr, str
 					(const char *const *)ci.paths.v, ci.paths.n, err)) != 0 ||
 	    (error = write_conflict(s, tip, &ci, &rival, err)) != 0)
 		goto out;
-	if ((error = step__set(s, err, "merge_status", "conflict", "conflict_with_run_id", rival,
-			       NULL)) != 0)
+	if ((error = step__set(s, err, "merge_status",
+			       run_merge_status_name(RUN_MERGE_STATUS_CONFLICT),
+			       "conflict_with_run_id", rival, NULL)) != 0)
 		goto out;
 	if (!strcmp(s->ctx->cfg->merge.resolver, "none") ||
 	    s->run.resolve_attempts >= s->ctx->cfg->merge.resolve_attempts)
-		error = step__move(s, "merge_conflict", err,
+		error = step__move(s, RUN_MERGE_CONFLICT, err,
 				   "merge conflict with %s in %zu file%s (%s); a person must "
 				   "decide: see 'sluice show %s'",
 				   rival ? rival : s->ctx->cfg->target, ci.paths.n,
 				   ci.paths.n == 1 ? "" : "s", mr->reason, s->run.id);
 	else
-		error = step__move(s, "resolving", err,
+		error = step__move(s, RUN_RESOLVING, err,
 				   "merge conflict with %s in %zu file%s; the builder resolves it",
 				   rival ? rival : s->ctx->cfg->target, ci.paths.n,
 				   ci.paths.n == 1 ? "" : "s");
@@ -252,7 +253,7 @@ static int write_merge_json(struct step *s, const struct merge_commit_result *mr
 		      "base", s->run.base_commit, "head", s->run.head_commit, "tree", tree,
 		      "approved_tree", s->run.approved_tree, "merged_at", when, "attempts",
 		      mr->attempts, "checkout_updated", mr->checkout_updated, "resolved_with",
-		      strcmp(s->run.mode, "resolve") ? NULL : s->run.conflict_with_run_id);
+		      s->run.mode == RUN_MODE_RESOLVE ? s->run.conflict_with_run_id : NULL);
 	if (!j)
 		return sl_err_set(err, SL_ERROR, "cannot build merge.json");
 	error = step__write_json(s, "merge.json", j, err);
@@ -285,12 +286,13 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 		sl_err_clear(err);
 	}
 	if ((error = write_merge_json(s, mr, err)) != 0 ||
-	    (error = step__set(s, err, "merge_commit", commit, "merge_status", "merged", NULL)) != 0)
+	    (error = step__set(s, err, "merge_commit", commit, "merge_status",
+			       run_merge_status_name(RUN_MERGE_STATUS_MERGED), NULL)) != 0)
 		return error;
 	snprintf(reason, sizeof(reason), "merged into %s as %.12s%s", s->ctx->cfg->target, commit,
 		 mr->checkout_updated ? " (checkout updated)" : "");
 	snprintf(why, sizeof(why), "merged by run %s as %.12s", s->run.id, commit);
-	if ((error = step__finish(s, "merged", "done", reason, why, err)) != 0)
+	if ((error = step__finish(s, RUN_MERGED, WO_DONE, reason, why, err)) != 0)
 		return error;
 	sl_fault("merge.after_store");
 	if (artifact_manifest_write(&s->ctx->repo, s->ctx->st, s->run.id, err) != 0) {
@@ -382,19 +384,15 @@ static int render_subject(struct step *s, json_t *fields, struct sl_buf *out, st
 #define SENT_BACK 2
 static int unchanged_since_review(struct step *s, struct sl_err *err)
 {
-	struct sl_lock lock = SL_LOCK_INIT;
 	char head[41];
 	int error, committed = 0;
 
 	if (!sl_path_exists(s->wt))
 		return 0;
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
-				"sluice snapshot: changes after the review", head, &committed, err);
-	sl_lock_release(&lock);
+	error = step__snapshot(s, "sluice snapshot: changes after the review", STEP_SNAP_LOCK,
+			       head, &committed, err);
 	if (error == SL_ECONFLICT || error == SL_EINVALID)
-		return step__fail(s, "failed", err, "before the merge: %s", err->msg);
+		return step__fail(s, RUN_FAILED, err, "before the merge: %s", err->msg);
 	if (error) /* locked, busy: the run stays approved and the next tick tries again */
 		return error;
 	if (!strcmp(head, s->run.head_commit))
@@ -402,7 +400,7 @@ static int unchanged_since_review(struct step *s, struct sl_err *err)
 	if ((error = step__set(s, err, "head_commit", head, "approved_tree", NULL, NULL)) != 0 ||
 	    (error = step__record_diff(s, head, err)) != 0)
 		return error;
-	error = step__move(s, "gating", err,
+	error = step__move(s, RUN_GATING, err,
 			   "the run branch changed after the review (now %.12s); gating and "
 			   "reviewing again",
 			   head);
@@ -431,72 +429,97 @@ static int target_guard(void *data, const git_oid *tip, char *why, size_t n)
 	return rc;
 }
 
+/* The options of this run's merge commit; the strings stay the caller's. */
+static void fill_merge_opts(struct step *s, struct merge_commit_opts *o,
+			    const struct sl_buf *subject, const char *title, const char *journal)
+{
+	o->subject = subject->len ? subject->ptr : NULL;
+	o->target = s->ctx->cfg->target;
+	o->head = s->run.head_commit;
+	o->work_order_id = s->run.work_order_id;
+	o->title = title ? title : s->run.work_order_id;
+	o->run_id = s->run.id;
+	o->reviewer = s->run.reviewer ? s->run.reviewer : "unknown";
+	o->resolved_with = s->run.mode == RUN_MODE_RESOLVE ? s->run.conflict_with_run_id : NULL;
+	o->verify = s->ctx->cfg->merge.verify;
+	o->journal = journal;
+	o->guard = target_guard;
+	o->guard_data = s;
+}
+
+/*
+ * The merge, under the repository lock; *rc is merge_commit()'s. When it
+ * landed (*rc 0) it is recorded (merged()) still under the lock: the
+ * manifest chain follows merge order.
+ */
+static int merge_locked(struct step *s, const struct merge_commit_opts *o,
+			struct merge_commit_result *mr, int *rc, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error = 0;
+
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	runner__seal_newest(s->ctx); /* a merge killed before its manifest: the chain first */
+	*rc = merge_commit(s->ctx->repo.root, o, mr, err);
+	if (*rc == SL_EEXISTS && !git_oid_is_zero(&mr->commit)) {
+		/* merged before a crash, the store did not hear of it: record that merge */
+		sl_err_clear(err);
+		*rc = found_merge(s, mr, err);
+	}
+	if (*rc == 0) {
+		sl_fault("merge.before_store");
+		error = merged(s, mr, err);
+		if (error >= 0)
+			cleanup_after_merge(s);
+	}
+	sl_lock_release(&lock);
+	return error;
+}
+
+/* The merge did not land (rc): nothing to merge, a conflict, or wait for the next tick. */
+static int not_landed(struct step *s, int rc, const struct merge_commit_result *mr,
+		      struct sl_err *err)
+{
+	char why[SL_ERR_MSG_MAX];
+	int error;
+
+	if (rc == SL_EEXISTS)
+		return step__fail(s, RUN_FAILED, err, "nothing to merge: %s", err->msg);
+	if (rc == SL_ECONFLICT && mr->status == MERGE_CONFLICT) {
+		sl_err_clear(err);
+		return on_conflict(s, mr, err);
+	}
+	/* deferred (the user's checkout), locked, target missing: wait, retry next tick */
+	snprintf(why, sizeof(why), "%s", mr->reason[0] ? mr->reason : err->msg);
+	sl_err_clear(err);
+	error = step__move(s, RUN_APPROVED, err, "merge deferred: %s; retried next tick", why);
+	return error ? error : STEP_STOP;
+}
+
 int step_merge(struct step *s, struct sl_err *err)
 {
 	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
 	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
-	struct sl_lock lock = SL_LOCK_INIT;
 	struct sl_buf subject = SL_BUF_INIT;
 	char tree[41], *title = NULL, *journal = NULL;
 	json_t *fields = NULL;
-	int error, rc;
+	int error, rc = 0;
 
 	if ((error = unchanged_since_review(s, err)) != 0)
 		return error == SENT_BACK ? STEP_NEXT : error;
 	if ((error = step__tree_of(s, s->run.head_commit, tree, err)) != 0)
 		return error;
 	if (!s->run.approved_tree || strcmp(tree, s->run.approved_tree))
-		return step__move(s, "reviewing", err,
+		return step__move(s, RUN_REVIEWING, err,
 				  "the tree changed after the approval (%.12s); reviewing again", tree);
 	fields = wo_fields(s, s->run.work_order_id, &title);
 	if ((error = render_subject(s, fields, &subject, err)) != 0)
 		goto out;
-	o.subject = subject.len ? subject.ptr : NULL;
-	o.target = s->ctx->cfg->target;
-	o.head = s->run.head_commit;
-	o.work_order_id = s->run.work_order_id;
-	o.title = title ? title : s->run.work_order_id;
-	o.run_id = s->run.id;
-	o.reviewer = s->run.reviewer ? s->run.reviewer : "unknown";
-	o.resolved_with = strcmp(s->run.mode, "resolve") ? NULL : s->run.conflict_with_run_id;
-	o.verify = s->ctx->cfg->merge.verify;
 	journal = sl_path_join(s->ctx->repo.sysdir, RUNNER_MERGE_JOURNAL);
-	o.journal = journal;
-	o.guard = target_guard;
-	o.guard_data = s;
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		goto out;
-	runner__seal_newest(s->ctx); /* a merge killed before its manifest: the chain first */
-	rc = merge_commit(s->ctx->repo.root, &o, &mr, err);
-	if (rc == SL_EEXISTS && !git_oid_is_zero(&mr.commit)) {
-		/* merged before a crash, the store did not hear of it: record that merge */
-		sl_err_clear(err);
-		rc = found_merge(s, &mr, err);
-	}
-	if (rc == 0) {
-		sl_fault("merge.before_store");
-		/* still under the repository lock: the manifest chain follows merge order */
-		error = merged(s, &mr, err);
-		if (error >= 0)
-			cleanup_after_merge(s);
-		sl_lock_release(&lock);
-		goto out;
-	}
-	sl_lock_release(&lock);
-	if (rc == SL_EEXISTS) {
-		error = step__fail(s, "failed", err, "nothing to merge: %s", err->msg);
-	} else if (rc == SL_ECONFLICT && mr.status == MERGE_CONFLICT) {
-		sl_err_clear(err);
-		error = on_conflict(s, &mr, err);
-	} else {
-		/* deferred (the user's checkout), locked, target missing: wait, retry next tick */
-		char why[SL_ERR_MSG_MAX];
-		snprintf(why, sizeof(why), "%s", mr.reason[0] ? mr.reason : err->msg);
-		sl_err_clear(err);
-		error = step__move(s, "approved", err, "merge deferred: %s; retried next tick", why);
-		if (!error)
-			error = STEP_STOP;
-	}
+	fill_merge_opts(s, &o, &subject, title, journal);
+	if ((error = merge_locked(s, &o, &mr, &rc, err)) == 0 && rc != 0)
+		error = not_landed(s, rc, &mr, err);
 out:
 	merge_commit_result_release(&mr);
 	sl_buf_release(&subject);
@@ -520,7 +543,7 @@ int step_resolve(struct step *s, struct sl_err *err)
 		if (error != SL_ENOTFOUND)
 			goto out;
 		sl_err_clear(err);
-		error = step__move(s, "merge_conflict", err,
+		error = step__move(s, RUN_MERGE_CONFLICT, err,
 				   "no merge conflict is recorded for this run; a person must decide");
 		goto out;
 	}
@@ -536,10 +559,10 @@ int step_resolve(struct step *s, struct sl_err *err)
 		goto out;
 	sl_fault("resolve.after_markers");
 	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
-	if ((error = step__set(s, err, "mode", "resolve", "base_commit", tip, "head_commit",
-			       run_head, "attempt", n, NULL)) != 0)
+	if ((error = step__set(s, err, "mode", run_mode_name(RUN_MODE_RESOLVE), "base_commit", tip,
+			       "head_commit", run_head, "attempt", n, NULL)) != 0)
 		goto out;
-	error = step__move(s, "building", err,
+	error = step__move(s, RUN_BUILDING, err,
 			   "attempt %d: resolving %zu conflicted file%s with the builder",
 			   s->run.attempt, conflicted.n, conflicted.n == 1 ? "" : "s");
 out:

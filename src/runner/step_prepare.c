@@ -73,11 +73,7 @@ static int run_setup(struct step *s, struct sl_err *err)
 /* <gitdir>/worktrees/<run id>: the run worktree's entry (new string). */
 static char *entry_path(struct step *s)
 {
-	char *p;
-
-	if (asprintf(&p, "%s/worktrees/%s", s->ctx->repo.gitdir, s->run.id) < 0)
-		return NULL;
-	return p;
+	return worktree_entry_path(s->ctx->repo.gitdir, s->run.id, NULL);
 }
 
 /* 1 when a folder holds nothing, or nothing but a .git file: no work in it. */
@@ -145,41 +141,31 @@ static int half_made(struct step *s)
 	return some;
 }
 
-int step_prepare(struct step *s, struct sl_err *err)
+/* The worktree and branch at the recorded base, made again when a crash left them half made. */
+static int create_worktree(struct step *s, int *reused, struct sl_err *err)
 {
-	struct sl_lock lock = SL_LOCK_INIT;
-	struct sl_buf notes = SL_BUF_INIT;
-	char tip[41], n[16], *done = NULL, *marker = NULL;
-	int error, reused = 0;
+	int error;
 
-	if ((error = write_work_order(s, err)) != 0) {
-		if (error == SL_ECONFLICT)
-			return step__fail(s, "failed", err, "%s", err->msg);
-		return error;
-	}
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	if (!s->run.base_commit) {
-		/* a target that is gone stays gone: the run ends, with the reason */
-		if ((error = step__target_tip(s, tip, err)) == SL_ENOTFOUND)
-			error = SL_EINVALID;
-		if (error || (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
-			goto out;
-	}
 	sl_fault("prepare.before_worktree_add");
 	error = worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
-				       s->run.base_commit, NULL, &reused, err);
+				       s->run.base_commit, NULL, reused, err);
 	if ((error == SL_EEXISTS || error == SL_ERROR) && half_made(s)) {
 		/* a creation cut off by a crash: set it aside and make it again */
 		sl_err_clear(err);
 		if ((error = set_aside_half_made(s, err)) == 0)
 			error = worktree_create(s->ctx->repo.root, s->run.id,
 						       s->run.branch_name, s->run.base_commit,
-						       NULL, &reused, err);
+						       NULL, reused, err);
 	}
-	if (error)
-		goto out;
-	sl_fault("prepare.after_worktree_add");
+	return error;
+}
+
+/* The shared and copied paths of worktree.share and worktree.copy. */
+static int share_and_copy(struct step *s, struct sl_err *err)
+{
+	struct sl_buf notes = SL_BUF_INIT;
+	int error;
+
 	if ((error = worktree_share(s->ctx->repo.root, s->wt,
 					   (const char *const *)s->ctx->cfg->worktree.share,
 					   &notes, err)) != 0 ||
@@ -194,32 +180,84 @@ int step_prepare(struct step *s, struct sl_err *err)
 		sl_log(SL_LOG_INFO, "run %s: %s", s->run.id, sl_buf_cstr(&notes));
 	sl_fault("prepare.after_environment");
 out:
-	sl_lock_release(&lock);
 	sl_buf_release(&notes);
+	return error;
+}
+
+/*
+ * Under the repository lock: the base (the target's tip, once), the
+ * worktree, its environment. SL_EINVALID for what is final (a bad
+ * share/copy path, a target branch that is gone).
+ */
+static int prepare_worktree(struct step *s, int *reused, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char tip[41];
+	int error;
+
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	if (!s->run.base_commit) {
+		/* a target that is gone stays gone: the run ends, with the reason */
+		if ((error = step__target_tip(s, tip, err)) == SL_ENOTFOUND)
+			error = SL_EINVALID;
+		if (error || (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
+			goto out;
+	}
+	if ((error = create_worktree(s, reused, err)) != 0)
+		goto out;
+	sl_fault("prepare.after_worktree_add");
+	error = share_and_copy(s, err);
+out:
+	sl_lock_release(&lock);
+	return error;
+}
+
+/*
+ * worktree.setup, until it once succeeded in this worktree (setup.done
+ * marks it): 0, or what step__fail() returned.
+ */
+static int setup_once(struct step *s, struct sl_err *err)
+{
+	char *done = NULL, *marker = NULL;
+
+	if (!s->ctx->cfg->worktree.setup || (done = step__read(s, "setup.done", 64)) != NULL) {
+		free(done);
+		return 0;
+	}
+	if (run_setup(s, err) != 0)
+		return step__fail(s, RUN_FAILED, err, "%s", err->msg);
+	sl_fault("prepare.after_setup");
+	if ((marker = step__path(s, "setup.done")) != NULL)
+		sl_write_file(marker, "ok\n", 3, err);
+	free(marker);
+	sl_err_clear(err);
+	return 0;
+}
+
+int step_prepare(struct step *s, struct sl_err *err)
+{
+	char n[16];
+	int error, reused = 0;
+
+	if ((error = write_work_order(s, err)) != 0) {
+		if (error == SL_ECONFLICT)
+			return step__fail(s, RUN_FAILED, err, "%s", err->msg);
+		return error;
+	}
 	/*
 	 * A bad share/copy path or a missing target branch is final. Anything
 	 * else (a worktree left half made by a crash that could not be set aside
 	 * this time, a lock) is tried again by the next tick: the run stays,
 	 * with the reason.
 	 */
-	if (error == SL_EINVALID)
-		return step__fail(s, "failed", err, "cannot prepare the worktree: %s", err->msg);
-	if (error)
+	if ((error = prepare_worktree(s, &reused, err)) == SL_EINVALID)
+		return step__fail(s, RUN_FAILED, err, "cannot prepare the worktree: %s", err->msg);
+	if (error || (error = setup_once(s, err)) != 0)
 		return error;
-	/* setup runs until it once succeeded in this worktree (setup.done marks it) */
-	if (s->ctx->cfg->worktree.setup && !(done = step__read(s, "setup.done", 64))) {
-		if ((error = run_setup(s, err)) != 0)
-			return step__fail(s, "failed", err, "%s", err->msg);
-		sl_fault("prepare.after_setup");
-		if ((marker = step__path(s, "setup.done")) != NULL)
-			sl_write_file(marker, "ok\n", 3, err);
-		free(marker);
-		sl_err_clear(err);
-	}
-	free(done);
 	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;
-	return step__move(s, "building", err, "attempt %d: worktree %s at %.12s", s->run.attempt,
-			  reused ? "reused" : "ready", s->run.base_commit);
+	return step__move(s, RUN_BUILDING, err, "attempt %d: %s at %.12s", s->run.attempt,
+			  reused ? "worktree reused" : "worktree ready", s->run.base_commit);
 }

@@ -205,7 +205,7 @@ static int check_base(struct step *s, struct sl_err *err)
 	git_repository *repo = NULL;
 	git_oid base, head, tip;
 	char tip_hex[41];
-	int rc, error = 0, resolution = !strcmp(s->run.mode, "resolve");
+	int rc, error = 0, resolution = s->run.mode == RUN_MODE_RESOLVE;
 
 	if (!s->run.base_commit || !s->run.head_commit)
 		return sl_err_set(err, SL_EINVALID, "run '%s' has no recorded base or head commit",
@@ -263,7 +263,7 @@ int step__review_request(struct step *s, const char *tree, json_t **out, struct 
 	summary = read_summary(s);
 	criteria = criteria_of(fields);
 	in.run_id = s->run.id;
-	in.kind = strcmp(s->run.mode, "resolve") ? "build" : "resolution";
+	in.kind = s->run.mode == RUN_MODE_RESOLVE ? "resolution" : "build";
 	in.wo_fields = fields;
 	in.wo_body = wo.body;
 	in.criteria = criteria;
@@ -352,14 +352,15 @@ static int apply_verdict(struct step *s, const struct reviewer_verdict *v, const
 	sl_fault("review.after_record");
 	if (!strcmp(v->verdict, "approve") && reviewer_verdict_approves_tree(v, tree)) {
 		if ((error = step__set(s, err, "approved_tree", tree, "reviewer", v->reviewer,
-				       "merge_status", "pending", NULL)) != 0)
+				       "merge_status", run_merge_status_name(RUN_MERGE_STATUS_PENDING),
+				       NULL)) != 0)
 			return error;
-		return step__move(s, "approved", err, "approved by %s (tree %.12s)", v->reviewer,
+		return step__move(s, RUN_APPROVED, err, "approved by %s (tree %.12s)", v->reviewer,
 				  tree);
 	}
 	reason_text(comments, sizeof(comments), v->comments);
 	if (!strcmp(v->verdict, "reject"))
-		return step__fail(s, "rejected", err, "rejected by %s: %s", v->reviewer, comments);
+		return step__fail(s, RUN_REJECTED, err, "rejected by %s: %s", v->reviewer, comments);
 	snprintf(why, sizeof(why), "%s asked for changes: %s", v->reviewer, comments);
 	return step__retry_or_fail(s, review_failed, 0, why, err);
 }
@@ -375,7 +376,7 @@ int step_review(struct step *s, struct sl_err *err)
 	memset(&log, 0, sizeof(log));
 	step__sanitize_run_dir(s);
 	if ((error = check_base(s, err)) == SL_EINVALID) {
-		error = step__fail(s, "failed", err, "cannot review: %s", err->msg);
+		error = step__fail(s, RUN_FAILED, err, "cannot review: %s", err->msg);
 		goto out;
 	}
 	/* the tree under review is the head's, from git: the approval binds to it */
@@ -383,7 +384,7 @@ int step_review(struct step *s, struct sl_err *err)
 	    (error = step__review_request(s, tree, &req, err)) != 0)
 		goto out;
 	if (s->ctx->cfg->reviewer.mode == SL_REVIEWER_MANUAL) {
-		error = step__move(s, "awaiting_review", err,
+		error = step__move(s, RUN_AWAITING_REVIEW, err,
 				   "waiting for a person: 'sluice approve %s' or 'sluice reject %s "
 				   "-m TEXT' (review-request.json has the package)",
 				   s->run.id, s->run.id);

@@ -65,8 +65,8 @@ static int pending_landing(struct watch *w, const git_commit *c)
 	if (!(id = artifact_trailer(&arr, "Sluice-Run")) || store_run_get(w->ctx->st, id, &r, &err) ||
 	    strcmp(r.id, id) || git_commit_parent(&p2, c, 1))
 		goto out;
-	yes = (!strcmp(r.state, "approved") || !strcmp(r.state, "merging") ||
-	       !strcmp(r.state, "merged")) && r.head_commit && r.approved_tree &&
+	yes = (r.state == RUN_APPROVED || r.state == RUN_MERGING || r.state == RUN_MERGED) &&
+	      r.head_commit && r.approved_tree &&
 	      !strcmp(git_oid_tostr_s(git_commit_id(p2)), r.head_commit) &&
 	      !strcmp(git_oid_tostr_s(git_commit_tree_id(p2)), r.approved_tree) &&
 	      merged_tree_is(w, c);

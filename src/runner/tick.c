@@ -57,9 +57,6 @@ static void worklist_release(struct worklist *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* Runs that a tick may move on: not final, not active, not waiting for a person. */
-#define RUNNABLE_STATES ",queued,reviewing,approved,resolving,"
-
 static int collect_runnable(struct sl_ctx *ctx, const char *only_wo, struct worklist *w,
 			    struct sl_err *err)
 {
@@ -67,7 +64,9 @@ static int collect_runnable(struct sl_ctx *ctx, const char *only_wo, struct work
 	size_t n = 0, i;
 	int error;
 
-	if ((error = store_runs_list_states(ctx->st, RUNNABLE_STATES, only_wo, &runs, &n, err)) != 0)
+	/* runs that a tick may move on: not final, not active, not waiting for a person */
+	if ((error = store_runs_list(ctx->st, run_states_where(run_state_is_runnable), only_wo,
+				     &runs, &n, err)) != 0)
 		return error;
 	/* oldest first, so that earlier work merges first */
 	for (i = n; i-- > 0 && !error;)
@@ -159,10 +158,10 @@ static void report_events(struct sl_ctx *ctx, const struct runner_progress *p, i
 		*seq = ev[i].seq;
 		if (!ev[i].run_id)
 			continue;
-		if (ev[i].to_state && !strcmp(ev[i].to_state, "merged"))
+		if (run_state_is(ev[i].to_state, RUN_MERGED))
 			res->merged++;
-		if (ev[i].to_state && (!strcmp(ev[i].to_state, "failed") ||
-				       !strcmp(ev[i].to_state, "rejected")))
+		if (run_state_is(ev[i].to_state, RUN_FAILED) ||
+		    run_state_is(ev[i].to_state, RUN_REJECTED))
 			res->failed++;
 		if (p && p->event)
 			p->event(ev[i].run_id, ev[i].work_order_id, ev[i].from_state,
@@ -361,7 +360,8 @@ out:
 static int count_building(struct sl_ctx *ctx, struct sl_err *err)
 {
 	/* the active states, and queued: claimed, about to build */
-	int n = store_runs_count(ctx->st, ",queued,preparing,building,gating,merging,resolving,", err);
+	int n = store_runs_count(ctx->st, run_states_where(run_state_is_active) | RUN_SET(RUN_QUEUED),
+				 err);
 
 	return n > 0 ? n : 0;
 }

@@ -48,7 +48,7 @@ static void add_aliases(json_t *j, const struct store_run *r)
 
 json_t *store_run_json(const struct store_run *r, unsigned flags)
 {
-	const char *state = r->state; /* the state's name: read here and nowhere else */
+	const char *state = run_state_name(r->state); /* from the state table */
 	json_t *j = json_object();
 
 	if (!j)
@@ -69,7 +69,7 @@ json_t *store_run_json(const struct store_run *r, unsigned flags)
 	S("merge_status", r->merge_status);
 	S("conflict_with_run_id", r->conflict_with_run_id);
 	S("reviewer", r->reviewer);
-	S("mode", r->mode ? r->mode : "build");
+	S("mode", run_mode_name(r->mode));
 	I("attempt", r->attempt);
 	I("resolve_attempts", r->resolve_attempts);
 	I("review_tries", r->review_tries);

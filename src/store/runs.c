@@ -1,4 +1,5 @@
 #include "store/store.h"
+#include "store/store_int.h"
 #include "core/buf.h"
 #include "core/time.h"
 
@@ -12,14 +13,6 @@
 	"mode, attempt, resolve_attempts, review_tries, owner_pid, owner_start, created_ms, "      \
 	"updated_ms, finished_ms"
 
-static const char *final_states[] = { "merged", "rejected", "failed", "abandoned", NULL };
-static const char *active_states[] = { "preparing", "building", "gating", "merging", "resolving",
-				       NULL };
-static const char *all_states[] = { "queued", "preparing", "building", "gating", "reviewing",
-				    "awaiting_review", "approved", "merging", "merged",
-				    "resolving", "merge_conflict", "rejected", "failed",
-				    "abandoned", "interrupted", NULL };
-
 static int in_list(const char *s, const char **list)
 {
 	for (; s && *list; list++)
@@ -28,28 +21,25 @@ static int in_list(const char *s, const char **list)
 	return 0;
 }
 
-int store_run_state_is_final(const char *state)
+/* A state or mode this sluice does not know (a damaged or foreign database). */
+static int unknown_value(sqlite3_stmt *s, struct sl_err *err)
 {
-	return in_list(state, final_states);
+	return sl_err_set(err, SL_ERROR,
+			  "run '%s' has state '%s' and mode '%s', which this sluice does not know",
+			  sqlite3_column_text(s, 0), sqlite3_column_text(s, 3),
+			  sqlite3_column_text(s, 14));
 }
 
-int store_run_state_is_active(const char *state)
-{
-	return in_list(state, active_states);
-}
-
-int store_run_state_valid(const char *state)
-{
-	return in_list(state, all_states);
-}
-
-static void read_run(sqlite3_stmt *s, struct store_run *r)
+/* One row of RUN_COLUMNS into *r (memset first): 0, or SL_ERROR (unknown_value). */
+static int read_run(sqlite3_stmt *s, struct store_run *r, struct sl_err *err)
 {
 	memset(r, 0, sizeof(*r));
+	if (run_state_parse((const char *)sqlite3_column_text(s, 3), &r->state) != 0 ||
+	    run_mode_parse((const char *)sqlite3_column_text(s, 14), &r->mode) != 0)
+		return unknown_value(s, err);
 	r->id = store__col_dup(s, 0);
 	r->work_order_id = store__col_dup(s, 1);
 	r->wo_content_hash = store__col_dup(s, 2);
-	r->state = store__col_dup(s, 3);
 	r->reason = store__col_dup(s, 4);
 	r->target = store__col_dup(s, 5);
 	r->branch_name = store__col_dup(s, 6);
@@ -60,7 +50,6 @@ static void read_run(sqlite3_stmt *s, struct store_run *r)
 	r->merge_status = store__col_dup(s, 11);
 	r->conflict_with_run_id = store__col_dup(s, 12);
 	r->reviewer = store__col_dup(s, 13);
-	r->mode = store__col_dup(s, 14);
 	r->attempt = sqlite3_column_int(s, 15);
 	r->resolve_attempts = sqlite3_column_int(s, 16);
 	r->review_tries = sqlite3_column_int(s, 17);
@@ -69,14 +58,15 @@ static void read_run(sqlite3_stmt *s, struct store_run *r)
 	r->created_ms = sqlite3_column_int64(s, 20);
 	r->updated_ms = sqlite3_column_int64(s, 21);
 	r->finished_ms = sqlite3_column_int64(s, 22);
+	return 0;
 }
 
 void store_run_release(struct store_run *r)
 {
-	char **fields[] = { &r->id, &r->work_order_id, &r->wo_content_hash, &r->state, &r->reason,
+	char **fields[] = { &r->id, &r->work_order_id, &r->wo_content_hash, &r->reason,
 			    &r->target, &r->branch_name, &r->base_commit, &r->head_commit,
 			    &r->approved_tree, &r->merge_commit, &r->merge_status,
-			    &r->conflict_with_run_id, &r->reviewer, &r->mode, &r->owner_start };
+			    &r->conflict_with_run_id, &r->reviewer, &r->owner_start };
 	size_t i;
 
 	if (!r)
@@ -102,10 +92,10 @@ int store_run_insert(struct store *st, const struct store_run *run, struct sl_er
 	int error;
 
 	if ((error = store__prepare(st, &s,
-				    "INSERT INTO runs (id, work_order_id, wo_content_hash, state, "
-				    "reason, target, branch_name, base_commit, mode, owner_pid, "
-				    "owner_start, created_ms, updated_ms) VALUES "
-				    "(?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				    "INSERT INTO runs (id, work_order_id, wo_content_hash, reason, "
+				    "target, branch_name, base_commit, mode, owner_pid, owner_start, "
+				    "created_ms, updated_ms, state) VALUES "
+				    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 				    err)) != 0)
 		goto out;
 	store__bind_text(s, 1, run->id);
@@ -115,16 +105,17 @@ int store_run_insert(struct store *st, const struct store_run *run, struct sl_er
 	store__bind_text(s, 5, run->target);
 	store__bind_text(s, 6, run->branch_name);
 	store__bind_text(s, 7, run->base_commit);
-	store__bind_text(s, 8, run->mode ? run->mode : "build");
+	store__bind_text(s, 8, run_mode_name(run->mode));
 	sqlite3_bind_int64(s, 9, run->owner_pid);
 	store__bind_text(s, 10, run->owner_start);
 	sqlite3_bind_int64(s, 11, now);
 	sqlite3_bind_int64(s, 12, now);
+	store__bind_text(s, 13, run_state_name(RUN_QUEUED));
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		error = store__fail(st, err, "cannot insert a run");
 		goto out;
 	}
-	error = store_event_add(st, run->id, run->work_order_id, NULL, "queued",
+	error = store_event_add(st, run->id, run->work_order_id, NULL, run_state_name(RUN_QUEUED),
 				run->reason ? run->reason : "claimed", err);
 out:
 	sqlite3_finalize(s);
@@ -171,7 +162,8 @@ int store_run_get(struct store *st, const char *id, struct store_run *out, struc
 				: store__fail(st, err, "cannot read runs");
 		goto out;
 	}
-	read_run(s, out);
+	if ((error = read_run(s, out, err)) != 0)
+		goto out;
 	if (strcmp(out->id, id) && sqlite3_step(s) == SQLITE_ROW) {
 		store_run_release(out);
 		sqlite3_finalize(s);
@@ -183,63 +175,91 @@ out:
 	return error;
 }
 
-int store_run_transition(struct store *st, const char *run_id, const char *from, const char *to,
-			 const char *reason, int in_tx, struct sl_err *err)
+/* The run's work order (*wo, a new string) and state, in the open transaction. */
+static int current_state(struct store *st, const char *run_id, char **wo, enum run_state *state,
+			 struct sl_err *err)
 {
-	sqlite3_stmt *s = NULL, *q = NULL;
-	char *wo = NULL, *old = NULL;
-	int error = 0, changed;
+	sqlite3_stmt *q = NULL;
+	int error;
 
-	if (!store_run_state_valid(to))
-		return sl_err_set(err, SL_EINVALID, "'%s' is not a run state", to);
-	if (!in_tx && (error = store_begin(st, err)) != 0)
-		return error;
+	*wo = NULL;
 	if ((error = store__prepare(st, &q, "SELECT work_order_id, state FROM runs WHERE id = ?",
 				    err)) != 0)
-		goto out;
+		return error;
 	store__bind_text(q, 1, run_id);
-	if (sqlite3_step(q) != SQLITE_ROW) {
+	if (sqlite3_step(q) != SQLITE_ROW)
 		error = sl_err_set(err, SL_ENOTFOUND, "no run '%s'", run_id);
-		goto out;
-	}
-	wo = store__col_dup(q, 0);
-	old = store__col_dup(q, 1);
-	if (from && strcmp(old, from)) {
-		error = sl_err_set(err, SL_ECONFLICT, "run '%s' is %s, not %s", run_id, old, from);
-		goto out;
-	}
+	else if (run_state_parse((const char *)sqlite3_column_text(q, 1), state) != 0)
+		error = sl_err_set(err, SL_ERROR,
+				   "run '%s' has state '%s', which this sluice does not know",
+				   run_id, sqlite3_column_text(q, 1));
+	else if (!(*wo = store__col_dup(q, 0)))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	sqlite3_finalize(q);
+	return error;
+}
+
+/* The row's move from `from` to `to`, in the open transaction. */
+static int update_state(struct store *st, const char *run_id, enum run_state from,
+			enum run_state to, const char *reason, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t now = sl_now_ms();
+	int error;
+
 	if ((error = store__prepare(st, &s,
 				    "UPDATE runs SET state = ?, reason = ?, updated_ms = ?, "
 				    "finished_ms = CASE WHEN ? THEN ? ELSE finished_ms END "
 				    "WHERE id = ? AND state = ?",
 				    err)) != 0)
-		goto out;
-	store__bind_text(s, 1, to);
+		return error;
+	store__bind_text(s, 1, run_state_name(to));
 	store__bind_text(s, 2, reason ? reason : "");
-	sqlite3_bind_int64(s, 3, sl_now_ms());
-	sqlite3_bind_int(s, 4, store_run_state_is_final(to));
-	sqlite3_bind_int64(s, 5, sl_now_ms());
+	sqlite3_bind_int64(s, 3, now);
+	sqlite3_bind_int(s, 4, run_state_is_final(to));
+	sqlite3_bind_int64(s, 5, now);
 	store__bind_text(s, 6, run_id);
-	store__bind_text(s, 7, old);
-	if (sqlite3_step(s) != SQLITE_DONE) {
+	store__bind_text(s, 7, run_state_name(from));
+	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot update a run");
-		goto out;
-	}
-	changed = sqlite3_changes(store_db(st));
-	if (!changed) {
+	else if (!sqlite3_changes(store_db(st)))
 		error = sl_err_set(err, SL_ECONFLICT, "run '%s' changed under us", run_id);
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_run_transition(struct store *st, const char *run_id, enum run_state from,
+			 enum run_state to, const char *reason, int in_tx, struct sl_err *err)
+{
+	enum run_state old;
+	char *wo = NULL;
+	int error;
+
+	if (!run_state_info(to))
+		return sl_err_set(err, SL_EINVALID, "%d is not a run state", (int)to);
+	if (!in_tx && (error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = current_state(st, run_id, &wo, &old, err)) != 0)
+		goto out;
+	if (old != from) {
+		error = sl_err_set(err, SL_ECONFLICT, "run '%s' is %s, not %s", run_id,
+				   run_state_name(old), run_state_name(from));
 		goto out;
 	}
-	error = store_event_add(st, run_id, wo, old, to, reason, err);
+	if (!run_state_can_move(old, to)) {
+		error = sl_err_set(err, SL_EINVALID, "run '%s' cannot move from %s to %s", run_id,
+				   run_state_name(old), run_state_name(to));
+		goto out;
+	}
+	if ((error = update_state(st, run_id, old, to, reason, err)) == 0)
+		error = store_event_add(st, run_id, wo, run_state_name(old), run_state_name(to),
+					reason, err);
 	if (!error && !in_tx)
 		error = store_commit(st, err);
 out:
 	if (error && !in_tx)
 		store_rollback(st);
-	sqlite3_finalize(q);
-	sqlite3_finalize(s);
 	free(wo);
-	free(old);
 	return error;
 }
 
@@ -309,36 +329,34 @@ out:
 	return error;
 }
 
-int store_runs_list(struct store *st, const char *state, const char *wo_id,
-		    struct store_run **out, size_t *n, struct sl_err *err)
-{
-	char states[64];
+/* "state is one of ?1", with the states as ",a,b," (bound, never spliced into SQL) */
+#define STATE_IN "(?1 IS NULL OR " STORE_STATE_IN("?1", "state") ")"
 
-	if (state)
-		snprintf(states, sizeof(states), ",%s,", state);
-	return store_runs_list_states(st, state ? states : NULL, wo_id, out, n, err);
+/* Bind a set of states to ?1: NULL for every state. */
+static void bind_states(sqlite3_stmt *s, run_state_set states, char buf[STORE_STATE_LIST_MAX])
+{
+	store__bind_text(s, 1, states == RUN_STATES_ALL ? NULL : store__state_list(buf, states));
 }
 
-/* "state is one of ?", with the states as ",a,b," (bound, never spliced into SQL) */
-#define STATE_IN "(?1 IS NULL OR instr(?1, ',' || state || ',') > 0)"
-
-int store_runs_count(struct store *st, const char *states, struct sl_err *err)
+int store_runs_count(struct store *st, run_state_set states, struct sl_err *err)
 {
+	char list[STORE_STATE_LIST_MAX];
 	sqlite3_stmt *s = NULL;
 	int n;
 
 	if (store__prepare(st, &s, "SELECT count(*) FROM runs WHERE " STATE_IN, err) != 0)
 		return SL_ERROR;
-	store__bind_text(s, 1, states);
+	bind_states(s, states, list);
 	n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0)
 					  : store__fail(st, err, "cannot count runs");
 	sqlite3_finalize(s);
 	return n;
 }
 
-int store_runs_list_states(struct store *st, const char *states, const char *wo_id,
-			   struct store_run **out, size_t *n, struct sl_err *err)
+int store_runs_list(struct store *st, run_state_set states, const char *wo_id,
+		    struct store_run **out, size_t *n, struct sl_err *err)
 {
+	char list[STORE_STATE_LIST_MAX];
 	sqlite3_stmt *s = NULL;
 	struct store_run *v = NULL, *nv;
 	size_t cap = 0, len = 0;
@@ -350,7 +368,7 @@ int store_runs_list_states(struct store *st, const char *states, const char *wo_
 				    "ORDER BY created_ms DESC, rowid DESC",
 				    err)) != 0)
 		goto out;
-	store__bind_text(s, 1, states);
+	bind_states(s, states, list);
 	store__bind_text(s, 2, wo_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (len == cap) {
@@ -361,7 +379,9 @@ int store_runs_list_states(struct store *st, const char *states, const char *wo_
 			}
 			v = nv;
 		}
-		read_run(s, &v[len++]);
+		if ((error = read_run(s, &v[len], err)) != 0)
+			goto out;
+		len++;
 	}
 	if (rc != SQLITE_DONE)
 		error = store__fail(st, err, "cannot list runs");
@@ -396,13 +416,13 @@ static int exec_bound(struct store *st, const char *sql, const char *a, int64_t 
 	return error;
 }
 
-int store_attempt_start(struct store *st, const char *run_id, int n, const char *mode,
+int store_attempt_start(struct store *st, const char *run_id, int n, enum run_mode mode,
 			struct sl_err *err)
 {
 	return exec_bound(st,
 			  "INSERT OR REPLACE INTO attempts (run_id, n, mode, started_ms) "
 			  "VALUES (?1, ?2, ?3, ?4)",
-			  run_id, n, mode, sl_now_ms(), NULL, err);
+			  run_id, n, run_mode_name(mode), sl_now_ms(), NULL, err);
 }
 
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
@@ -475,7 +495,7 @@ int store_rivals(struct store *st, const char *run_id, const char *const *paths,
 
 	*out = NULL;
 	if ((error = store__prepare(st, &s,
-				    "SELECT r.id FROM runs r WHERE r.state = 'merged' AND r.id != ?1 "
+				    "SELECT r.id FROM runs r WHERE r.state = ?4 AND r.id != ?1 "
 				    "AND r.finished_ms >= ?2 AND EXISTS (SELECT 1 FROM files_changed f "
 				    "WHERE f.run_id = r.id AND f.path = ?3) ORDER BY r.finished_ms DESC",
 				    err)) != 0)
@@ -485,6 +505,7 @@ int store_rivals(struct store *st, const char *run_id, const char *const *paths,
 		store__bind_text(s, 1, run_id);
 		sqlite3_bind_int64(s, 2, since_ms);
 		store__bind_text(s, 3, paths[i]);
+		store__bind_text(s, 4, run_state_name(RUN_MERGED));
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			const char *id = (const char *)sqlite3_column_text(s, 0);
 			size_t j;
@@ -589,7 +610,7 @@ int64_t store_events_last(struct store *st)
 int store_run_claim(struct store *st, const struct store_run *run, struct sl_err *err)
 {
 	sqlite3_stmt *q = NULL;
-	char reason[128];
+	char reason[128], finals[STORE_STATE_LIST_MAX];
 	int error;
 
 	if ((error = store_begin(st, err)) != 0)
@@ -597,17 +618,17 @@ int store_run_claim(struct store *st, const struct store_run *run, struct sl_err
 	if ((error = store__prepare(st, &q,
 				    "SELECT (SELECT state FROM work_orders WHERE id = ?1 AND "
 				    "content_hash = ?2), (SELECT count(*) FROM runs WHERE "
-				    "work_order_id = ?1 AND state NOT IN ('merged','rejected',"
-				    "'failed','abandoned'))",
+				    "work_order_id = ?1 AND NOT " STORE_STATE_IN("?3", "state") ")",
 				    err)) != 0)
 		goto out;
 	store__bind_text(q, 1, run->work_order_id);
 	store__bind_text(q, 2, run->wo_content_hash);
+	store__bind_text(q, 3, store__state_list(finals, run_states_where(run_state_is_final)));
 	if (sqlite3_step(q) != SQLITE_ROW) {
 		error = store__fail(st, err, "cannot read work orders");
 		goto out;
 	}
-	if (!sqlite3_column_text(q, 0) || strcmp((const char *)sqlite3_column_text(q, 0), "ready") ||
+	if (!wo_state_is((const char *)sqlite3_column_text(q, 0), WO_READY) ||
 	    sqlite3_column_int(q, 1) > 0) {
 		error = sl_err_set(err, SL_ECONFLICT, "work order '%s' is no longer ready",
 				   run->work_order_id);
@@ -616,7 +637,7 @@ int store_run_claim(struct store *st, const struct store_run *run, struct sl_err
 	if ((error = store_run_insert(st, run, err)) != 0)
 		goto out;
 	snprintf(reason, sizeof(reason), "run %s", run->id);
-	if ((error = store_wo_set_state_tx(st, run->work_order_id, "running", reason, err)) != 0)
+	if ((error = store_wo_set_state_tx(st, run->work_order_id, WO_RUNNING, reason, err)) != 0)
 		goto out;
 	error = store_commit(st, err);
 out:

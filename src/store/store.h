@@ -7,12 +7,137 @@
  * deadlock half-way through a transaction) and store_commit().
  *
  * Work orders: store/workorders.c. Runs, attempts, events: store/runs.c.
+ * The states of runs and work orders, and the other names the database
+ * checks: store/state.c (enum run_state and its table, below).
  */
 #include <sqlite3.h>
 #include <stdint.h>
 #include "core/err.h"
 
 #define STORE_APPLICATION_ID 1397506885 /* 'SLCE' */
+
+/*
+ * The states and other named values the database holds, as enums with one
+ * table each (store/state.c): the names are the ones schema/db/001 checks,
+ * and nothing outside that table spells them. DESIGN.md section 5.
+ */
+
+/* A run's state. */
+enum run_state {
+	RUN_QUEUED,
+	RUN_PREPARING,
+	RUN_BUILDING,
+	RUN_GATING,
+	RUN_REVIEWING,
+	RUN_AWAITING_REVIEW,
+	RUN_APPROVED,
+	RUN_MERGING,
+	RUN_MERGED,
+	RUN_RESOLVING,
+	RUN_MERGE_CONFLICT,
+	RUN_REJECTED,
+	RUN_FAILED,
+	RUN_ABANDONED,
+	RUN_INTERRUPTED,
+	RUN_STATE_COUNT
+};
+
+/*
+ * What the runner does with a run in a state: runner/advance.c maps each
+ * step to its function. RUN_STEP_NONE: nothing (final, or a person decides).
+ */
+enum run_step {
+	RUN_STEP_NONE,
+	RUN_STEP_START,   /* queued: take the run, go preparing */
+	RUN_STEP_PREPARE, /* the worktree */
+	RUN_STEP_BUILD,   /* the builder, the snapshot */
+	RUN_STEP_GATE,
+	RUN_STEP_REVIEW,
+	RUN_STEP_LAND,    /* approved: go merging */
+	RUN_STEP_MERGE,
+	RUN_STEP_RESOLVE, /* set up the conflict for the builder */
+	RUN_STEP_COUNT
+};
+
+/* A set of run states: bit (1u << state) for each. */
+typedef unsigned run_state_set;
+#define RUN_SET(s) (1u << (s))
+#define RUN_STATES_ALL ((1u << RUN_STATE_COUNT) - 1)
+
+struct run_state_info {
+	const char *name;
+	unsigned final : 1;        /* finished: the machine never moves it (a person's retry may) */
+	unsigned active : 1;       /* a live sluice process must be working on it */
+	unsigned runnable : 1;     /* a tick picks it up and moves it on */
+	unsigned needs_person : 1; /* only a person moves it on */
+	unsigned waits : 1;        /* on a person or a later tick (the reviewer, a deferred merge) */
+	enum run_step step;
+	run_state_set next; /* where it may move, besides itself (a new reason) */
+};
+
+/* The row of `s` (borrowed, static); NULL when `s` is out of range. */
+const struct run_state_info *run_state_info(enum run_state s);
+/* Its name as the database and every --json output spell it; "?" when out of range. */
+const char *run_state_name(enum run_state s);
+/* The state named `name`: 0, or -1 when it is no run state (NULL, or a newer database's). */
+int run_state_parse(const char *name, enum run_state *out);
+/* 1 when `name` is the name of `s` (name may be NULL). */
+int run_state_is(const char *name, enum run_state s);
+int run_state_is_final(enum run_state s);
+int run_state_is_active(enum run_state s);
+int run_state_is_runnable(enum run_state s);
+int run_state_needs_person(enum run_state s);
+int run_state_waits(enum run_state s);
+enum run_step run_state_step(enum run_state s);
+/* 1 when a run may move from `from` to `to` (staying, with a new reason, always may). */
+int run_state_can_move(enum run_state from, enum run_state to);
+/* The states for which pred() is 1, e.g. run_states_where(run_state_is_runnable). */
+run_state_set run_states_where(int (*pred)(enum run_state));
+
+/* A run's mode: building the work order, or resolving a merge conflict. */
+enum run_mode { RUN_MODE_BUILD, RUN_MODE_RESOLVE, RUN_MODE_COUNT };
+const char *run_mode_name(enum run_mode m);
+int run_mode_parse(const char *name, enum run_mode *out);
+
+/* A run's merge_status column (SQL NULL: not approved yet). */
+enum run_merge_status {
+	RUN_MERGE_STATUS_PENDING,
+	RUN_MERGE_STATUS_MERGED,
+	RUN_MERGE_STATUS_CONFLICT,
+	RUN_MERGE_STATUS_COUNT
+};
+const char *run_merge_status_name(enum run_merge_status m);
+
+/* A work order's state (what sluice made of it). */
+enum wo_state {
+	WO_INVALID,
+	WO_WAITING,
+	WO_READY,
+	WO_RUNNING,
+	WO_DONE,
+	WO_FAILED,
+	WO_BLOCKED,
+	WO_SKIPPED,
+	WO_STATE_COUNT
+};
+const char *wo_state_name(enum wo_state s);
+int wo_state_parse(const char *name, enum wo_state *out);
+/* 1 when `name` is the name of `s` (name may be NULL). */
+int wo_state_is(const char *name, enum wo_state s);
+
+/* A work order's status field (what its author says). */
+enum wo_status {
+	WO_STATUS_READY,
+	WO_STATUS_DRAFT,
+	WO_STATUS_BACKLOG,
+	WO_STATUS_HOLD,
+	WO_STATUS_DONE,
+	WO_STATUS_COUNT
+};
+const char *wo_status_name(enum wo_status s);
+int wo_status_parse(const char *name, enum wo_status *out);
+/* 1 when `name` is the name of `s` (name may be NULL). */
+int wo_status_is(const char *name, enum wo_status s);
 
 struct store;
 
@@ -57,7 +182,7 @@ struct store_run {
 	char *id;
 	char *work_order_id;
 	char *wo_content_hash;
-	char *state;
+	enum run_state state;
 	char *reason;
 	char *target;
 	char *branch_name;
@@ -68,7 +193,7 @@ struct store_run {
 	char *merge_status;
 	char *conflict_with_run_id;
 	char *reviewer;
-	char *mode;
+	enum run_mode mode;
 	int attempt;
 	int resolve_attempts;
 	int review_tries;
@@ -79,41 +204,29 @@ struct store_run {
 	int64_t finished_ms;
 };
 
-/* 1 for the states a run never leaves: merged, rejected, failed, abandoned. */
-int store_run_state_is_final(const char *state);
-
 /*
- * 1 for states in which a live sluice process must be working on the run
- * (preparing, building, gating, merging, resolving): a run found in one of
- * these with its owner gone was interrupted.
- */
-int store_run_state_is_active(const char *state);
-
-/* 1 if `state` is one of the run states of DESIGN.md section 5. */
-int store_run_state_valid(const char *state);
-
-/*
- * Insert a new run in state 'queued' (inside the caller's transaction).
+ * Insert a new run, queued (inside the caller's transaction), in run->mode.
  * Sets created/updated times; appends the creation event.
  */
 int store_run_insert(struct store *st, const struct store_run *run, struct sl_err *err);
 
 /*
  * Look a run up by its full id or a unique prefix. SL_ENOTFOUND,
- * SL_EAMBIGUOUS (the message lists the matches). *out is the caller's:
- * store_run_release().
+ * SL_EAMBIGUOUS (the message lists the matches); SL_ERROR for a state or
+ * mode this sluice does not know. *out is the caller's: store_run_release().
  */
 int store_run_get(struct store *st, const char *id_or_prefix, struct store_run *out,
 		  struct sl_err *err);
 
 /*
- * Move a run from `from` (NULL: any state) to `to` with a reason, in its
- * own transaction (or the caller's when one is open: pass in_tx=1), with
- * an event. SL_ECONFLICT if the run is no longer in `from`. A final state
+ * Move a run from `from` to `to` with a reason, in its own transaction (or
+ * the caller's when one is open: pass in_tx=1), with an event (the states'
+ * names). SL_ECONFLICT if the run is no longer in `from`; SL_EINVALID for a
+ * move the state table does not allow (run_state_can_move). A final state
  * also sets finished_ms.
  */
-int store_run_transition(struct store *st, const char *run_id, const char *from, const char *to,
-			 const char *reason, int in_tx, struct sl_err *err);
+int store_run_transition(struct store *st, const char *run_id, enum run_state from,
+			 enum run_state to, const char *reason, int in_tx, struct sl_err *err);
 
 /* Set the reason of the current state without moving (with an event when it changes). */
 int store_run_set_reason(struct store *st, const char *run_id, const char *reason,
@@ -132,21 +245,15 @@ int store_run_update(struct store *st, const char *run_id, const char *const *fi
 		     struct sl_err *err);
 
 /*
- * Runs, newest first, filtered by state and/or work order (NULL: any).
- * *out is the caller's: store_runs_free(*out, *n).
+ * Runs in one of `states` (RUN_STATES_ALL: any; a tick asks for a few, so
+ * as not to load every finished run), of work order wo_id (NULL: any),
+ * newest first. *out is the caller's: store_runs_free(*out, *n).
  */
-int store_runs_list(struct store *st, const char *state, const char *wo_id,
+int store_runs_list(struct store *st, run_state_set states, const char *wo_id,
 		    struct store_run **out, size_t *n, struct sl_err *err);
 
-/*
- * The same for several states at once, given as ",queued,reviewing," (NULL:
- * any): what a tick looks at, without loading every finished run.
- */
-int store_runs_list_states(struct store *st, const char *states, const char *wo_id,
-			   struct store_run **out, size_t *n, struct sl_err *err);
-
-/* How many runs are in one of `states` (",a,b,"; NULL: all); or a negative error. */
-int store_runs_count(struct store *st, const char *states, struct sl_err *err);
+/* How many runs are in one of `states`; or a negative error. */
+int store_runs_count(struct store *st, run_state_set states, struct sl_err *err);
 
 void store_run_release(struct store_run *run);
 void store_runs_free(struct store_run *runs, size_t n);
@@ -165,7 +272,7 @@ struct json_t;
 struct json_t *store_run_json(const struct store_run *r, unsigned flags);
 
 /* Attempts. */
-int store_attempt_start(struct store *st, const char *run_id, int n, const char *mode,
+int store_attempt_start(struct store *st, const char *run_id, int n, enum run_mode mode,
 			struct sl_err *err);
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err);
@@ -205,9 +312,9 @@ int64_t store_events_last(struct store *st);
 
 /*
  * Claim a work order for a new run, in one BEGIN IMMEDIATE transaction:
- * the work order must be 'ready' (its content hash `wo_hash`) with no
+ * the work order must be ready (its content hash `wo_hash`) with no
  * unfinished run; the run is inserted as queued and the work order becomes
- * 'running'. SL_ECONFLICT when someone else claimed it first.
+ * running. SL_ECONFLICT when someone else claimed it first.
  */
 int store_run_claim(struct store *st, const struct store_run *run, struct sl_err *err);
 
@@ -285,9 +392,6 @@ struct store_wo {
 void store_wo_release(struct store_wo *wo);
 void store_wo_list_free(struct store_wo *v, size_t n);
 
-/* 1 when state is one of the eight work-order states. */
-int store_wo_state_valid(const char *state);
-
 /* One row (without the content). SL_ENOTFOUND if there is none. */
 int store_wo_get(struct store *st, const char *id, struct store_wo *out, struct sl_err *err);
 
@@ -311,11 +415,11 @@ int store_wo_mark_gone_tx(struct store *st, const char *id, const char *reason, 
  * Set a work order's state and reason, appending an event (from, to,
  * reason). For the runner: running when a run starts, done when it merged,
  * failed when it failed or was abandoned. SL_ENOTFOUND for an unknown id,
- * SL_EINVALID for an unknown state.
+ * SL_EINVALID for a state out of range.
  */
-int store_wo_set_state_tx(struct store *st, const char *id, const char *state, const char *reason,
-                          struct sl_err *err);
-int store_wo_set_state(struct store *st, const char *id, const char *state, const char *reason,
+int store_wo_set_state_tx(struct store *st, const char *id, enum wo_state state,
+                          const char *reason, struct sl_err *err);
+int store_wo_set_state(struct store *st, const char *id, enum wo_state state, const char *reason,
                        struct sl_err *err);
 
 /* Inbox problems of files without a usable id: one row per file. */
@@ -332,28 +436,21 @@ int store_inbox_errors_list(struct store *st, struct store_inbox_error **out, si
 void store_inbox_errors_free(struct store_inbox_error *v, size_t n);
 
 /*
- * What the runs say about each work order that has runs: its latest active
- * run (any revision), and its latest finished run for each revision is
- * looked up through store_wo_runs_find(). Active run states: queued,
- * preparing, building, gating, reviewing, awaiting_review, approved,
- * merging, resolving, merge_conflict, interrupted. Finished: merged,
- * rejected, failed, abandoned.
+ * What the runs say about each work order that has runs: its unfinished
+ * runs (any revision, state not final) and its latest run of each revision.
  */
 struct store_wo_run {
 	char *wo_id;
 	char *content_hash; /* the revision it ran */
 	char *run_id;
-	char *state;
+	enum run_state state;
 	char *reason;
-	int active;
+	int unfinished; /* its state is not final (run_state_is_final) */
 };
 
 /* Every work order's latest run per revision, and every active run; by wo_id. */
 int store_wo_runs(struct store *st, struct store_wo_run **out, size_t *n, struct sl_err *err);
 void store_wo_runs_free(struct store_wo_run *v, size_t n);
-
-/* 1 when a run state is not final. */
-int store_run_state_active(const char *state);
 
 
 /*

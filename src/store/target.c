@@ -184,9 +184,10 @@ int store_landing_run(struct store *st, const char *commit, char **run, struct s
 
 	*run = NULL;
 	if ((error = store__prepare(st, &s, "SELECT id FROM runs WHERE merge_commit = ? AND "
-				    "state = 'merged' ORDER BY id LIMIT 1", err)) != 0)
+				    "state = ? ORDER BY id LIMIT 1", err)) != 0)
 		return error;
 	store__bind_text(s, 1, commit);
+	store__bind_text(s, 2, run_state_name(RUN_MERGED));
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		error = (*run = store__col_dup(s, 0)) ? 0 : sl_err_set(err, SL_ERROR, "out of memory");

@@ -1,16 +1,11 @@
 /* Work-order rows and inbox errors (see workorders.h). */
 #include "store/store.h"
+#include "store/store_int.h"
 #include "core/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const wo_states[] = {"invalid", "waiting", "ready",   "running", "done",
-                                        "failed",  "blocked", "skipped", NULL};
-static const char *const run_active[] = {"queued",    "preparing",       "building",    "gating",
-                                         "reviewing", "awaiting_review", "approved",    "merging",
-                                         "resolving", "merge_conflict",  "interrupted", NULL};
 
 /* What a "no work order" message adds where the id came from the user. */
 #define ID_HINT "; see 'sluice queue' for the ids"
@@ -18,26 +13,6 @@ static const char *const run_active[] = {"queued",    "preparing",       "buildi
 #define WO_COLUMNS                                                                                 \
 	"id, path, content_hash, fields_json, body, title, created_at, status, state, reason, "    \
 	"priority, present, first_seen_ms, updated_ms"
-
-int store_wo_state_valid(const char *state)
-{
-	int i;
-
-	for (i = 0; state && wo_states[i]; i++)
-		if (!strcmp(state, wo_states[i]))
-			return 1;
-	return 0;
-}
-
-int store_run_state_active(const char *state)
-{
-	int i;
-
-	for (i = 0; state && run_active[i]; i++)
-		if (!strcmp(state, run_active[i]))
-			return 1;
-	return 0;
-}
 
 void store_wo_release(struct store_wo *wo)
 {
@@ -115,12 +90,14 @@ static int select_wo(struct store *st, sqlite3_stmt **s, const char *sql, const 
 }
 
 /*
- * Every row of sql, each read by read_elem into an elem_size element (zeroed
- * first; read_elem returns -1 when out of memory), as a new array in *v and
- * its length in *len. On error, *v and *len hold what was read so far, for
- * the caller to free; what says what failed ("cannot list ...").
+ * Every row of sql (with ?1 bound to p1 when it is not NULL), each read by
+ * read_elem into an elem_size element (zeroed first; read_elem returns -1
+ * when out of memory, -2 for a run state this sluice does not know), as a
+ * new array in *v and its length in *len. On error, *v and *len hold what
+ * was read so far, for the caller to free; what says what failed ("cannot
+ * list ...").
  */
-static int list_rows(struct store *st, const char *sql, size_t elem_size,
+static int list_rows(struct store *st, const char *sql, const char *p1, size_t elem_size,
                      int (*read_elem)(sqlite3_stmt *s, void *elem), void **v, size_t *len,
                      const char *what, struct sl_err *err)
 {
@@ -131,6 +108,8 @@ static int list_rows(struct store *st, const char *sql, size_t elem_size,
 
 	if ((error = store__prepare(st, &s, sql, err)) != 0)
 		goto out;
+	if (p1)
+		store__bind_text(s, 1, p1);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (*len == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -143,8 +122,10 @@ static int list_rows(struct store *st, const char *sql, size_t elem_size,
 		elem = (char *)*v + *len * elem_size;
 		memset(elem, 0, elem_size);
 		(*len)++;
-		if (read_elem(s, elem) < 0) {
-			error = sl_err_set(err, SL_ERROR, "out of memory");
+		if ((rc = read_elem(s, elem)) < 0) {
+			error = sl_err_set(err, SL_ERROR, rc == -2 ? "a run has a state this sluice "
+			                                             "does not know"
+			                                           : "out of memory");
 			goto out;
 		}
 	}
@@ -175,8 +156,8 @@ int store_wo_list(struct store *st, struct store_wo **out, size_t *n, struct sl_
 	size_t len = 0;
 	int error;
 
-	error = list_rows(st, "SELECT " WO_COLUMNS " FROM work_orders ORDER BY id", sizeof(**out),
-	                  read_row, &v, &len, "cannot list work orders", err);
+	error = list_rows(st, "SELECT " WO_COLUMNS " FROM work_orders ORDER BY id", NULL,
+	                  sizeof(**out), read_row, &v, &len, "cannot list work orders", err);
 	if (error) {
 		store_wo_list_free(v, len);
 		v = NULL;
@@ -205,9 +186,11 @@ int store_wo_put_tx(struct store *st, const struct store_wo *wo, const void *con
 {
 	sqlite3_stmt *s = NULL;
 	int64_t now = sl_now_ms();
+	enum wo_state valid;
 	int error;
 
-	if (!store_wo_state_valid(wo->state))
+
+	if (wo_state_parse(wo->state, &valid) != 0)
 		return sl_err_set(err, SL_EINVALID, "unknown work-order state '%s'",
 		                  wo->state ? wo->state : "(null)");
 	if ((error = store__prepare(
@@ -228,7 +211,7 @@ int store_wo_put_tx(struct store *st, const struct store_wo *wo, const void *con
 	store__bind_text(s, 5, wo->body ? wo->body : "");
 	store__bind_text(s, 6, wo->title ? wo->title : "");
 	store__bind_text(s, 7, wo->created_at ? wo->created_at : "");
-	store__bind_text(s, 8, wo->status ? wo->status : "ready");
+	store__bind_text(s, 8, wo->status ? wo->status : wo_status_name(WO_STATUS_READY));
 	store__bind_text(s, 9, wo->state);
 	store__bind_text(s, 10, wo->reason ? wo->reason : "");
 	sqlite3_bind_int(s, 11, wo->priority);
@@ -296,17 +279,15 @@ out:
 	return error;
 }
 
-int store_wo_set_state_tx(struct store *st, const char *id, const char *state, const char *reason,
-                          struct sl_err *err)
+int store_wo_set_state_tx(struct store *st, const char *id, enum wo_state to,
+                          const char *reason, struct sl_err *err)
 {
+	const char *state = wo_state_name(to);
 	char *from = NULL;
 	int error;
 
-	if (!store_wo_state_valid(state))
-		return sl_err_set(err, SL_EINVALID,
-		                  "unknown work-order state '%s'; use invalid, waiting, ready, "
-		                  "running, done, failed, blocked or skipped",
-		                  state ? state : "(null)");
+	if ((unsigned)to >= WO_STATE_COUNT)
+		return sl_err_set(err, SL_EINVALID, "%d is not a work-order state", (int)to);
 	if ((error = current_state(st, id, &from, err)) != 0 ||
 	    (error = update_row(st,
 	                        "UPDATE work_orders SET updated_ms = ?1, state = ?2, reason = ?3 "
@@ -319,7 +300,7 @@ out:
 	return error;
 }
 
-int store_wo_set_state(struct store *st, const char *id, const char *state, const char *reason,
+int store_wo_set_state(struct store *st, const char *id, enum wo_state state, const char *reason,
                        struct sl_err *err)
 {
 	int error;
@@ -395,8 +376,9 @@ int store_inbox_errors_list(struct store *st, struct store_inbox_error **out, si
 	size_t len = 0;
 	int error;
 
-	error = list_rows(st, "SELECT path, message FROM inbox_errors ORDER BY path", sizeof(**out),
-	                  read_inbox_error, &v, &len, "cannot list the inbox errors", err);
+	error = list_rows(st, "SELECT path, message FROM inbox_errors ORDER BY path", NULL,
+	                  sizeof(**out), read_inbox_error, &v, &len,
+	                  "cannot list the inbox errors", err);
 	if (error) {
 		store_inbox_errors_free(v, len);
 		v = NULL;
@@ -417,7 +399,6 @@ void store_wo_runs_free(struct store_wo_run *v, size_t n)
 		free(v[i].wo_id);
 		free(v[i].content_hash);
 		free(v[i].run_id);
-		free(v[i].state);
 		free(v[i].reason);
 	}
 	free(v);
@@ -430,25 +411,28 @@ static int read_wo_run(sqlite3_stmt *s, void *elem)
 	r->wo_id = store__col_dup(s, 0);
 	r->content_hash = store__col_dup(s, 1);
 	r->run_id = store__col_dup(s, 2);
-	r->state = store__col_dup(s, 3);
+	if (run_state_parse((const char *)sqlite3_column_text(s, 3), &r->state) != 0)
+		return -2;
 	r->reason = store__col_dup(s, 4);
-	r->active = store_run_state_active(r->state);
-	return r->wo_id && r->content_hash && r->run_id && r->state && r->reason ? 0 : -1;
+	r->unfinished = !run_state_is_final(r->state);
+	return r->wo_id && r->content_hash && r->run_id && r->reason ? 0 : -1;
 }
 
 int store_wo_runs(struct store *st, struct store_wo_run **out, size_t *n, struct sl_err *err)
 {
+	char finals[STORE_STATE_LIST_MAX];
 	void *v = NULL;
 	size_t len = 0;
 	int error;
 
 	error = list_rows(st,
 	                  "SELECT work_order_id, wo_content_hash, id, state, reason FROM runs r "
-	                  "WHERE state NOT IN ('merged','rejected','failed','abandoned') "
+	                  "WHERE NOT " STORE_STATE_IN("?1", "state") " "
 	                  "OR id = (SELECT id FROM runs r2 WHERE r2.work_order_id = "
 	                  "r.work_order_id AND r2.wo_content_hash = r.wo_content_hash "
 	                  "ORDER BY created_ms DESC, id DESC LIMIT 1) "
 	                  "ORDER BY work_order_id, created_ms, id",
+	                  store__state_list(finals, run_states_where(run_state_is_final)),
 	                  sizeof(**out), read_wo_run, &v, &len, "cannot read the runs", err);
 	if (error) {
 		store_wo_runs_free(v, len);

@@ -2,8 +2,8 @@
 #include "worktree/worktree.h"
 #include "core/utf8.h"
 #include "core/fs.h"
+#include "core/git.h"
 #include "core/json.h"
-#include "core/proc.h"
 
 #include <git2.h>
 #include <errno.h>
@@ -118,45 +118,26 @@ static int run_git_diff(const char *repo, const char *base, const char *head, in
 		"--indent-heuristic", "-U3", "--inter-hunk-context=0", "-O/dev/null",
 		"--ignore-submodules=none", "--submodule=short", base, head, "--", NULL
 	};
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result res;
-	struct sl_buf errout = SL_BUF_INIT;
-	const char **argv;
-	char how[64];
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
+	char what[64];
 	int error;
 
-	if (!(argv = sl_git_argv(args)))
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	sl_buf_init(&errout, 8192);
-	o.argv = argv;
-	o.cwd = repo;
-	o.env_add = sl_git_env_add;
-	o.env_drop = sl_git_env_drop; /* and the safe overrides and timeout of core/proc.h */
-	o.errout = &errout;
+	snprintf(what, sizeof(what), "git diff %.12s %.12s", base, head);
+	o.cwd = repo; /* the main checkout: no ceiling */
 	o.out = capture;
+	o.out_cut_ok = 1; /* the caller reads *total */
 	o.out_fd = out_fd;
-	o.timeout_ms = sl_git_timeout_ms();
-	if ((error = sl_proc_run(&o, &res, err)) == 0 && res.exit_code != 0) {
-		/*
-		 * git refused these two commits (a file over 2 GiB: "Out of memory,
-		 * malloc failed"): it will again on every try, so SL_EINVALID, and the
-		 * run ends with the reason. A timeout may be load: tried again.
-		 */
-		sl_proc_describe(how, sizeof(how), &res);
-		while (errout.len && (errout.ptr[errout.len - 1] == '\n' ||
-				      errout.ptr[errout.len - 1] == '\r'))
-			errout.ptr[--errout.len] = '\0';
-		error = sl_err_set(err, res.timed_out || res.signaled ? SL_ERROR : SL_EINVALID,
-				   "'git diff %.12s %.12s' in '%s' failed (%s): %s", base, head, repo,
-				   how, sl_buf_cstr(&errout));
-	} else if (!error && res.out_fd_failed) {
-		error = sl_err_sys(err, res.out_fd_failed, "cannot write the diff %.12s..%.12s",
-				   base, head);
-	}
+	o.what = what;
+	/*
+	 * git refused these two commits (a file over 2 GiB: "Out of memory,
+	 * malloc failed"): it will again on every try, so SL_EINVALID, and the
+	 * run ends with the reason. A timeout may be load: tried again.
+	 */
+	o.fail_code = SL_EINVALID;
+	error = sl_git_run(&o, args, &res, err);
 	if (!error && total)
 		*total = res.out_bytes;
-	sl_buf_release(&errout);
-	free(argv);
 	return error;
 }
 

@@ -2,7 +2,7 @@
 #include "worktree/worktree.h"
 #include "core/buf.h"
 #include "core/fs.h"
-#include "core/proc.h"
+#include "core/git.h"
 #include "merge/merge.h"
 
 #include <git2.h>
@@ -210,44 +210,27 @@ static int skip_excluded(const char *path, const char *matched, void *payload)
  * filter driver, so it would commit the smudged bytes the worktree holds
  * (an LFS file's content instead of its pointer), and a file rewritten with
  * the same bytes would change. git runs the user's clean filter, with the
- * overrides and the timeout of every git sluice starts (core/proc.h).
+ * overrides and the timeout of every git sluice starts (core/git.h).
  */
 static int stage_filtered(const char *wt, const struct sl_buf *paths, struct sl_err *err)
 {
 	/* an index libgit2 1.5 reads back: not split, not sparse */
 	const char *args[] = { "-c", "core.splitIndex=false", "-c", "index.sparse=false", "add", "-A",
 			       "--pathspec-from-file=-", "--pathspec-file-nul", NULL };
-	const char **argv = sl_git_argv(args);
-	char ceiling[4200], how[64];
-	const char *env[8];
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result res;
-	struct sl_buf errout;
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
 	int error;
 
-	if (!argv)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	sl_buf_init(&errout, 8192);
-	sl_git_ceiling(ceiling, sizeof(ceiling), wt);
-	sl_git_env(env, 8, ceiling);
-	o.argv = argv;
 	o.cwd = wt;
-	o.env_add = env;
-	o.env_drop = sl_git_env_drop;
+	o.ceiling = 1;
 	o.stdin_data = paths->ptr;
 	o.stdin_len = paths->len;
-	o.errout = &errout;
-	o.timeout_ms = sl_git_timeout_ms();
-	if ((error = sl_proc_run(&o, &res, err)) == 0 && (res.exit_code || res.timed_out)) {
-		sl_proc_describe(how, sizeof(how), &res);
+	o.caller_checks = 1;
+	if ((error = sl_git_run(&o, args, &res, err)) == 0 && (res.exit_code || res.timed_out))
 		error = sl_err_set(err, SL_ERROR,
 				   "cannot stage the builder's changes to filtered files in '%s' "
 				   "('git add' %s: %s); check the filter drivers in the git config",
-				   wt, how, res.timed_out ? "a filter did not end" :
-				   sl_buf_cstr(&errout));
-	}
-	sl_buf_release(&errout);
-	free(argv);
+				   wt, res.how, res.timed_out ? "a filter did not end" : res.errtail);
 	return error;
 }
 

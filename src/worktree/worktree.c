@@ -2,6 +2,7 @@
 #include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/fault.h"
+#include "core/git.h"
 #include "core/proc.h"
 
 #include <git2.h>
@@ -14,41 +15,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* git with the safe overrides and timeout of core/proc.h; `args` after the program name. */
-static int run_git(const char *cwd, const char *const *args, struct sl_err *err)
-{
-	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
-	struct sl_proc_result res;
-	struct sl_buf errout = SL_BUF_INIT;
-	char how[64], ceiling[4200];
-	const char *env[8];
-	const char **argv = sl_git_argv(args);
-	int error;
-
-	if (!argv)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	sl_buf_init(&errout, 8192);
-	sl_git_ceiling(ceiling, sizeof(ceiling), cwd); /* never the main checkout above */
-	sl_git_env(env, 8, ceiling);
-	o.argv = argv;
-	o.cwd = cwd;
-	o.env_add = env;
-	o.env_drop = sl_git_env_drop;
-	o.errout = &errout;
-	o.timeout_ms = sl_git_timeout_ms();
-	if ((error = sl_proc_run(&o, &res, err)) < 0)
-		goto out;
-	if (res.exit_code != 0) {
-		sl_proc_describe(how, sizeof(how), &res);
-		error = sl_err_set(err, SL_ERROR, "'git %s' in '%s' failed (%s): %s", args[0], cwd,
-				   how, sl_buf_cstr(&errout));
-	}
-out:
-	sl_buf_release(&errout);
-	free(argv);
-	return error;
-}
 
 int worktree_name_valid(const char *name)
 {
@@ -66,6 +32,11 @@ int worktree_name_valid(const char *name)
 	    (n >= 5 && !strcmp(name + n - 5, ".lock")))
 		return 0;
 	return 1;
+}
+
+char *worktree_entry_path(const char *gitdir, const char *name, const char *file)
+{
+	return sl_path_fmt("%s/worktrees/%s%s%s", gitdir, name, file ? "/" : "", file ? file : "");
 }
 
 int worktree_branch_name_valid(const char *branch)
@@ -105,7 +76,7 @@ static char *wt_branch(git_repository *repo, const char *name)
 	struct sl_err e = SL_ERR_INIT;
 	const char *p;
 
-	if (asprintf(&path, "%s/worktrees/%s/HEAD", git_repository_commondir(repo), name) < 0)
+	if (!(path = worktree_entry_path(git_repository_commondir(repo), name, "HEAD")))
 		return NULL;
 	sl_buf_init(&b, 4096);
 	if (sl_read_file(&b, path, 4096, &e) == 0 && !strncmp(b.ptr, "ref: refs/heads/", 16)) {
@@ -205,7 +176,7 @@ static void undo_add(git_repository *repo, const char *name, const char *path,
 	if (git_worktree_lookup(&wt, repo, name) == 0)
 		git_worktree_prune(wt, &po);
 	git_worktree_free(wt);
-	if (asprintf(&entry, "%s/worktrees/%s", git_repository_commondir(repo), name) >= 0) {
+	if ((entry = worktree_entry_path(git_repository_commondir(repo), name, NULL))) {
 		sl_rm_rf(entry, &e);
 		free(entry);
 	}
@@ -234,9 +205,12 @@ static int needs_populate(const char *path)
 static int populate(const char *path, struct sl_err *err)
 {
 	const char *args[] = { "reset", "--hard", "-q", "--no-recurse-submodules", NULL };
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
 
+	o.cwd = path;
+	o.ceiling = 1; /* never the main checkout above (core/git.h) */
 	sl_fault("prepare.before_populate");
-	return run_git(path, args, err);
+	return sl_git_run(&o, args, NULL, err);
 }
 
 static int add_new(git_repository *repo, const char *name, const char *path, const char *branch,
@@ -566,7 +540,7 @@ static int is_run_entry(git_worktree *wt, const char *root, const char *name)
 /* The mtime of .git/worktrees/<name>/gitdir (git's clock for the grace period), 0 if none. */
 static time_t gitdir_mtime(git_repository *repo, const char *name)
 {
-	char *path = sl_path_fmt("%s/worktrees/%s/gitdir", git_repository_commondir(repo), name);
+	char *path = worktree_entry_path(git_repository_commondir(repo), name, "gitdir");
 	struct stat st;
 	time_t t = path && lstat(path, &st) == 0 ? st.st_mtime : 0;
 

@@ -30,6 +30,14 @@
  */
 int worktree_name_valid(const char *name);
 
+/*
+ * "<gitdir>/worktrees/<name>" (file NULL) or "<gitdir>/worktrees/<name>/<file>":
+ * the entry in which git keeps worktree `name`'s HEAD, index, logs and
+ * MERGE_HEAD, in the common git directory `gitdir`. A new string, the
+ * caller's to free(); NULL when out of memory.
+ */
+char *worktree_entry_path(const char *gitdir, const char *name, const char *file);
+
 /* 1 when `branch` is a valid local branch name that cannot become an option. */
 int worktree_branch_name_valid(const char *branch);
 

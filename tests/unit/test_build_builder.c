@@ -101,7 +101,7 @@ static void test_env_contract(void **state)
 	cfg.builder.env = extra;
 	cfg.reviewer.token_env = s_token;
 	opts_init(&o, &cfg, 2);
-	o.mode = "resolve";
+	o.mode = RUN_MODE_RESOLVE;
 	assert_int_equal(build_run(&o, &res, &err), 0);
 	unsetenv("SL_T_TOKEN");
 	unsetenv("GIT_DIR");
@@ -246,7 +246,7 @@ static void test_resolve_fixture(void **state)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.builder.command = resolve;
 	opts_init(&o, &cfg, 1);
-	o.mode = "resolve";
+	o.mode = RUN_MODE_RESOLVE;
 	assert_int_equal(build_run(&o, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
 	snprintf(path, sizeof(path), "%s/f.txt", wt);

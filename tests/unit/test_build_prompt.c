@@ -195,7 +195,7 @@ static void test_resolve(void **state)
 	struct sl_buf out = SL_BUF_INIT;
 	json_t *cc = conflict_ctx();
 
-	c.mode = "resolve";
+	c.mode = RUN_MODE_RESOLVE;
 	c.attempt = 1;
 	c.conflict = cc;
 	render(&c, &out);
@@ -227,7 +227,7 @@ static void test_resolve_no_rival(void **state)
 
 	json_object_set_new(cc, "conflictingRun", json_null());
 	json_object_set_new(cc, "target", json_string("main"));
-	c.mode = "resolve";
+	c.mode = RUN_MODE_RESOLVE;
 	c.attempt = 2;
 	c.conflict = cc;
 	c.work_order_text = wo_text;
@@ -258,7 +258,7 @@ static void test_resolve_needs_context(void **state)
 	struct sl_buf out = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 
-	c.mode = "resolve";
+	c.mode = RUN_MODE_RESOLVE;
 	c.attempt = 1;
 	assert_int_equal(build_prompt_render(&out, &c, &err), SL_EINVALID);
 	assert_non_null(strstr(err.msg, "conflict"));

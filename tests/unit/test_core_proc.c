@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/fs.h"
+#include "core/git.h"
 #include "core/proc.h"
 #include "test_helpers.h"
 
@@ -515,6 +516,325 @@ static void test_git_overrides_beat_repo_config(void **state)
 	sl_buf_release(&errout);
 }
 
+/* ---- env_drop patterns, the one list of git variables, sl_git_run() */
+
+static void test_env_drop_pattern(void **state)
+{
+	const char *drop[] = { "SL_T_KEY_*", NULL };
+	const char *add[] = { "SL_T_KEY_9=mine", NULL };
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out = SL_BUF_INIT;
+
+	(void)state;
+	setenv("SL_T_KEY_0", "a", 1);
+	setenv("SL_T_KEY_12", "b", 1);
+	setenv("SL_T_KEYS", "c", 1);
+	o.env_drop = drop;
+	o.out = &out;
+	assert_int_equal(run_sh("echo \"${SL_T_KEY_0-unset}|${SL_T_KEY_12-unset}|$SL_T_KEYS\"", &o,
+				&res), 0);
+	assert_string_equal(sl_buf_cstr(&out), "unset|unset|c\n");
+	/* as for a plain name, a dropped pattern drops an added entry too */
+	sl_buf_reset(&out);
+	o.env_add = add;
+	assert_int_equal(run_sh("echo \"${SL_T_KEY_9-unset}\"", &o, &res), 0);
+	assert_string_equal(sl_buf_cstr(&out), "unset\n");
+	assert_true(sl_env_name_matches("GIT_CONFIG_KEY_0=core.x", "GIT_CONFIG_KEY_*"));
+	assert_true(sl_env_name_matches("GIT_CONFIG_KEY_0=core.x", "GIT_CONFIG_KEY_0=y"));
+	assert_false(sl_env_name_matches("GIT_CONFIG_KEY=x", "GIT_CONFIG_KEY_*"));
+	assert_false(sl_env_name_matches("GIT_CONFIG_COUNTS=1", "GIT_CONFIG_COUNT"));
+	unsetenv("SL_T_KEY_0");
+	unsetenv("SL_T_KEY_12");
+	unsetenv("SL_T_KEYS");
+	sl_buf_release(&out);
+}
+
+static int list_has(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, name))
+			return 1;
+	return 0;
+}
+
+static void test_git_env_drop_list(void **state)
+{
+	const char *config[] = { "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+				 "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+				 "GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*", "GIT_DIR", "GIT_WORK_TREE",
+				 "GIT_INDEX_FILE", "GIT_PAGER", "GIT_SSH_COMMAND", NULL };
+	const char *keep[] = { "GIT_SSH_COMMAND", "GIT_CONFIG_GLOBAL", NULL };
+	const char *add[] = { "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath",
+			      "GIT_DIR=/x", NULL };
+	const char *out[64];
+	size_t n, all = 0;
+
+	(void)state;
+	for (const char *const *c = config; *c; c++)
+		assert_true(list_has(sl_git_env_drop, *c));
+	while (sl_git_env_drop[all])
+		all++;
+	n = sl_git_env_drop_but(out, 64, NULL, NULL);
+	assert_int_equal(n, all);
+	n = sl_git_env_drop_but(out, 64, keep, add);
+	assert_int_equal(n, all - 5);
+	assert_null(out[n]);
+	assert_false(list_has(out, "GIT_SSH_COMMAND"));
+	assert_false(list_has(out, "GIT_CONFIG_GLOBAL"));
+	assert_false(list_has(out, "GIT_CONFIG_COUNT"));
+	assert_false(list_has(out, "GIT_CONFIG_KEY_*"));
+	assert_false(list_has(out, "GIT_DIR"));
+	assert_true(list_has(out, "GIT_CONFIG_VALUE_*"));
+	assert_true(list_has(out, "GIT_CONFIG_PARAMETERS"));
+	/* bounded */
+	assert_int_equal(sl_git_env_drop_but(out, 3, NULL, NULL), 2);
+	assert_null(out[2]);
+}
+
+static void test_git_ceiling(void **state)
+{
+	char out[64], longdir[5000];
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	const char *args[] = { "status", NULL };
+
+	(void)state;
+	assert_int_equal(sl_git_ceiling(out, sizeof(out), "/r/.system/runs/R1/worktree"), 0);
+	assert_string_equal(out, "GIT_CEILING_DIRECTORIES=/r/.system/runs/R1");
+	assert_int_equal(sl_git_ceiling(out, sizeof(out), "/wt"), 0);
+	assert_string_equal(out, "GIT_CEILING_DIRECTORIES=/");
+	/* a cut path would name another folder: refused */
+	assert_int_equal(sl_git_ceiling(out, 30, "/r/.system/runs/R1/worktree"), -1);
+	assert_string_equal(out, "");
+	memset(longdir, 'a', sizeof(longdir) - 1);
+	longdir[0] = '/';
+	longdir[sizeof(longdir) - 1] = '\0';
+	longdir[4500] = '/'; /* its parent does not fit in the 4200 bytes */
+	o.cwd = longdir;
+	o.ceiling = 1;
+	assert_int_equal(sl_git_run(&o, args, NULL, &err), SL_EINVALID);
+	assert_non_null(strstr(err.msg, "too long"));
+}
+
+/* SLUICE_GIT = a fake git that evals the argument after "run". */
+static void fake_git(char *path, size_t n)
+{
+	const char *script = "#!/bin/sh\nwhile test \"$1\" != run; do shift; done\neval \"$2\"\n";
+	struct sl_err err = SL_ERR_INIT;
+
+	tmp_path(path, n, "fake-git");
+	assert_int_equal(sl_write_file(path, script, strlen(script), &err), 0);
+	assert_int_equal(chmod(path, 0755), 0);
+	setenv("SLUICE_GIT", path, 1);
+}
+
+static int git_run(const char *script, struct sl_git_opts *o, struct sl_git_result *res,
+		   struct sl_err *err)
+{
+	const char *args[] = { "run", script, NULL };
+
+	if (!o->cwd)
+		o->cwd = tmpdir;
+	sl_err_clear(err);
+	return sl_git_run(o, args, res, err);
+}
+
+static void test_git_run_exit_codes(void **state)
+{
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
+	struct sl_err err = SL_ERR_INIT;
+	char prog[512], want[1024];
+
+	(void)state;
+	fake_git(prog, sizeof(prog));
+	assert_int_equal(git_run("exit 0", &o, &res, &err), 0);
+	assert_int_equal(res.exit_code, 0);
+	/* 0..ok_max succeed, with the code in res */
+	o.ok_max = 1;
+	assert_int_equal(git_run("exit 1", &o, &res, &err), 0);
+	assert_int_equal(res.exit_code, 1);
+	/* above: the last line of stderr in the message */
+	assert_int_equal(git_run("echo hint: one >&2; echo 'fatal: two' >&2; exit 2", &o, &res,
+				 &err), SL_ERROR);
+	assert_int_equal(res.exit_code, 2);
+	assert_string_equal(res.errtail, "fatal: two");
+	snprintf(want, sizeof(want), "'git run' in '%s' failed (exit 2): fatal: two", tmpdir);
+	assert_string_equal(err.msg, want);
+	assert_int_equal(git_run("exit 5", &o, &res, &err), SL_ERROR);
+	assert_non_null(strstr(err.msg, "failed (exit 5): no message"));
+	/* the caller's own code and words */
+	o.fail_code = SL_EINVALID;
+	o.what = "git diff a b";
+	assert_int_equal(git_run("exit 128", &o, &res, &err), SL_EINVALID);
+	assert_non_null(strstr(err.msg, "'git diff a b' in '"));
+	/* killed is never the caller's code: it may be load */
+	assert_int_equal(git_run("kill -KILL $$", &o, &res, &err), SL_ERROR);
+	assert_non_null(strstr(err.msg, "killed by SIGKILL"));
+	/* a lock file in the way: SL_ELOCKED, try again later */
+	assert_int_equal(git_run("echo \"fatal: Unable to create '/r/.git/index.lock': File "
+				 "exists.\" >&2; exit 128", &o, &res, &err), SL_ELOCKED);
+	assert_non_null(strstr(err.msg, "a git lock file exists"));
+	/* caller_checks: only res tells */
+	o.caller_checks = 1;
+	assert_int_equal(git_run("exit 7", &o, &res, &err), 0);
+	assert_int_equal(res.exit_code, 7);
+	assert_string_equal(res.how, "exit 7");
+	/* not found */
+	setenv("SLUICE_GIT", "/nonexistent/git", 1);
+	assert_int_equal(git_run("exit 0", &o, &res, &err), SL_ENOTFOUND);
+	unsetenv("SLUICE_GIT");
+}
+
+static void test_git_run_output(void **state)
+{
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_buf out;
+	char prog[512];
+
+	(void)state;
+	fake_git(prog, sizeof(prog));
+	sl_buf_init(&out, 8);
+	o.out = &out;
+	assert_int_equal(git_run("printf 1234", &o, &res, &err), 0);
+	assert_string_equal(sl_buf_cstr(&out), "1234");
+	sl_buf_reset(&out);
+	/* past the buffer's max: SL_ETOOBIG */
+	assert_int_equal(git_run("printf 0123456789abcdef", &o, &res, &err), SL_ETOOBIG);
+	assert_non_null(strstr(err.msg, "output of 'git run' in '"));
+	/* or cut, with the whole size in res */
+	sl_buf_reset(&out);
+	o.out_cut_ok = 1;
+	assert_int_equal(git_run("printf 0123456789abcdef", &o, &res, &err), 0);
+	assert_int_equal(out.len, 8);
+	assert_int_equal(res.out_bytes, 16);
+	/* stdin */
+	sl_buf_reset(&out);
+	o.stdin_data = "in";
+	o.stdin_len = 2;
+	assert_int_equal(git_run("cat", &o, &res, &err), 0);
+	assert_string_equal(sl_buf_cstr(&out), "in");
+	sl_buf_release(&out);
+	unsetenv("SLUICE_GIT");
+}
+
+#define ENV_OF_GIT "env | grep -E '^(GIT_CONFIG|GIT_DIR|GIT_CEIL|GIT_ALLOW|PAGER)' | sort"
+
+static void test_git_run_env(void **state)
+{
+	const char *extra[] = { "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=k", "GIT_DIR=/own", NULL };
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_buf out;
+	char prog[512], want[600], wt[600];
+
+	(void)state;
+	fake_git(prog, sizeof(prog));
+	setenv("GIT_CONFIG_PARAMETERS", "'core.hookspath'='/evil'", 1);
+	setenv("GIT_CONFIG_COUNT", "2", 1);
+	setenv("GIT_CONFIG_KEY_0", "core.hooksPath", 1);
+	setenv("GIT_CONFIG_VALUE_0", "/evil", 1);
+	setenv("GIT_CONFIG_KEY_1", "alias.x", 1);
+	setenv("GIT_CONFIG_GLOBAL", "/evil.cfg", 1);
+	setenv("GIT_DIR", "/elsewhere", 1);
+	setenv("PAGER", "evil", 1);
+	sl_buf_init(&out, 1 << 16);
+	o.out = &out;
+	assert_int_equal(git_run(ENV_OF_GIT, &o, &res, &err), 0);
+	assert_string_equal(sl_buf_cstr(&out), "GIT_ALLOW_PROTOCOL=none\n");
+	/* the caller's own entries stay; so do the ones it did not set */
+	sl_buf_reset(&out);
+	o.env = extra;
+	o.ceiling = 1;
+	tmp_path(wt, sizeof(wt), "wt");
+	assert_int_equal(mkdir(wt, 0755), 0);
+	o.cwd = wt;
+	assert_int_equal(git_run(ENV_OF_GIT, &o, &res, &err), 0);
+	snprintf(want, sizeof(want), "GIT_ALLOW_PROTOCOL=none\nGIT_CEILING_DIRECTORIES=%s\n"
+		 "GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=k\nGIT_CONFIG_KEY_1=alias.x\nGIT_DIR=/own\n",
+		 tmpdir);
+	assert_string_equal(sl_buf_cstr(&out), want);
+	unsetenv("GIT_CONFIG_PARAMETERS");
+	unsetenv("GIT_CONFIG_COUNT");
+	unsetenv("GIT_CONFIG_KEY_0");
+	unsetenv("GIT_CONFIG_VALUE_0");
+	unsetenv("GIT_CONFIG_KEY_1");
+	unsetenv("GIT_CONFIG_GLOBAL");
+	unsetenv("GIT_DIR");
+	unsetenv("PAGER");
+	unsetenv("SLUICE_GIT");
+	sl_buf_release(&out);
+}
+
+static void test_git_run_timeout(void **state)
+{
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
+	struct sl_err err = SL_ERR_INIT;
+	char prog[512];
+
+	(void)state;
+	fake_git(prog, sizeof(prog));
+	setenv("SLUICE_GIT_TIMEOUT_MS", "300", 1);
+	assert_int_equal(git_run("sleep 30", &o, &res, &err), SL_ERROR);
+	assert_int_equal(res.timed_out, 1);
+	assert_non_null(strstr(err.msg, "'git run' in '"));
+	assert_non_null(strstr(err.msg, "timed out after"));
+	assert_non_null(strstr(err.msg, "did not end"));
+	o.caller_checks = 1;
+	assert_int_equal(git_run("sleep 30", &o, &res, &err), 0);
+	assert_int_equal(res.timed_out, 1);
+	unsetenv("SLUICE_GIT_TIMEOUT_MS");
+	unsetenv("SLUICE_GIT");
+}
+
+/* The real git: configuration from the environment does not reach it. */
+static void test_git_run_ignores_env_config(void **state)
+{
+	const char *get[] = { "config", "--get-regexp", "^sltest\\.", NULL };
+	char repo[4096], cmd[8192], cfg[4200];
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_buf out;
+
+	(void)state;
+	tmp_path(repo, sizeof(repo), "envcfg");
+	tmp_path(cfg, sizeof(cfg), "evil.cfg");
+	assert_true(snprintf(cmd, sizeof(cmd), "git init -q '%s' && "
+			     "printf '[sltest]\\n\\tglobal = 1\\n' >'%s'", repo, cfg) < (int)sizeof(cmd));
+	assert_int_equal(system(cmd), 0);
+	setenv("GIT_CONFIG_COUNT", "1", 1);
+	setenv("GIT_CONFIG_KEY_0", "sltest.count", 1);
+	setenv("GIT_CONFIG_VALUE_0", "1", 1);
+	setenv("GIT_CONFIG_PARAMETERS", "'sltest.parameters'='1'", 1);
+	setenv("GIT_CONFIG_GLOBAL", cfg, 1);
+	setenv("GIT_CONFIG_SYSTEM", cfg, 1);
+	/* the same git from a shell sees all three */
+	snprintf(cmd, sizeof(cmd), "test $(git -C '%s' config --get-regexp '^sltest\\.' | "
+		 "sort -u | wc -l) -ge 3", repo);
+	assert_int_equal(system(cmd), 0);
+	sl_buf_init(&out, 4096);
+	o.cwd = repo;
+	o.ceiling = 1;
+	o.out = &out;
+	o.ok_max = 1;
+	assert_int_equal(sl_git_run(&o, get, &res, &err), 0);
+	assert_int_equal(res.exit_code, 1); /* none found */
+	assert_string_equal(sl_buf_cstr(&out), "");
+	unsetenv("GIT_CONFIG_COUNT");
+	unsetenv("GIT_CONFIG_KEY_0");
+	unsetenv("GIT_CONFIG_VALUE_0");
+	unsetenv("GIT_CONFIG_PARAMETERS");
+	unsetenv("GIT_CONFIG_GLOBAL");
+	unsetenv("GIT_CONFIG_SYSTEM");
+	sl_buf_release(&out);
+}
+
 #define SECRET_VAR "SL_PROC_TEST_SECRET"
 #define SECRET_VAL "s3cret-value-for-the-proc-test"
 
@@ -613,6 +933,14 @@ int main(void)
 		cmocka_unit_test(test_env_take_scrubs_block),
 		cmocka_unit_test(test_secret_pipe),
 		cmocka_unit_test(test_git_overrides_beat_repo_config),
+		cmocka_unit_test(test_env_drop_pattern),
+		cmocka_unit_test(test_git_env_drop_list),
+		cmocka_unit_test(test_git_ceiling),
+		cmocka_unit_test(test_git_run_exit_codes),
+		cmocka_unit_test(test_git_run_output),
+		cmocka_unit_test(test_git_run_env),
+		cmocka_unit_test(test_git_run_timeout),
+		cmocka_unit_test(test_git_run_ignores_env_config),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -182,7 +182,7 @@ static void test_ingest_lifecycle(void **state)
 	assert_int_equal(query_int(f->st, "SELECT count(*) FROM events"), events);
 
 	/* runs drive running and done; re-ingesting keeps them */
-	assert_int_equal(store_wo_set_state(f->st, "A", "running", "run R1 is building", &err), 0);
+	assert_int_equal(store_wo_set_state(f->st, "A", WO_RUNNING, "run R1 is building", &err), 0);
 	ingest(f, &s);
 	expect_row(f, "A", "running", "run R1");
 	expect_row(f, "B", "waiting", "waits on A (running)");
@@ -194,7 +194,7 @@ static void test_ingest_lifecycle(void **state)
 	expect_row(f, "A", "running", NULL);
 	assert_int_equal(query_int(f->st, "SELECT priority FROM work_orders WHERE id = 'A'"), 3);
 
-	assert_int_equal(store_wo_set_state(f->st, "A", "done", "merged by run R1", &err), 0);
+	assert_int_equal(store_wo_set_state(f->st, "A", WO_DONE, "merged by run R1", &err), 0);
 	ingest(f, &s); /* the run ended: the new revision is new work */
 	assert_int_equal(s.revised, 1);
 	expect_row(f, "A", "ready", NULL);
@@ -203,7 +203,7 @@ static void test_ingest_lifecycle(void **state)
 	                                  "'new revision of inbox/a.md%'"),
 	                 1);
 
-	assert_int_equal(store_wo_set_state(f->st, "A", "done", "merged by run R2", &err), 0);
+	assert_int_equal(store_wo_set_state(f->st, "A", WO_DONE, "merged by run R2", &err), 0);
 	ingest(f, &s); /* same revision: done stays done, B is ready */
 	expect_row(f, "A", "done", "merged by run R2");
 	expect_row(f, "B", "ready", NULL);
@@ -215,7 +215,7 @@ static void test_ingest_lifecycle(void **state)
 	assert_int_equal(query_int(f->st, "SELECT present FROM work_orders WHERE id = 'A'"), 0);
 	expect_row(f, "B", "ready", NULL);
 
-	assert_int_equal(store_wo_set_state(f->st, "B", "failed", "run R3 failed", &err), 0);
+	assert_int_equal(store_wo_set_state(f->st, "B", WO_FAILED, "run R3 failed", &err), 0);
 	wo(f, "c.md", "C", "depends_on: [B]\n");
 	ingest(f, &s);
 	expect_row(f, "B", "failed", NULL);

@@ -157,12 +157,18 @@ static void test_aliases(void **state)
 	struct sl_err err = SL_ERR_INIT;
 	const char *fields[] = { "base_commit", BASE, "head_commit", HEAD, "conflict_with_run_id",
 				 RIVAL_ID, "resolve_attempts", "2", "review_tries", "3", NULL };
+	static const enum run_state to_merged[] = { RUN_QUEUED,	   RUN_PREPARING, RUN_BUILDING,
+						    RUN_GATING,	   RUN_REVIEWING, RUN_APPROVED,
+						    RUN_MERGING,   RUN_MERGED };
 	json_t *plain, *j;
 	char when[40];
 	size_t i;
 
 	assert_int_equal(store_run_update(f->st, RUN_ID, fields, 0, &err), 0);
-	assert_int_equal(store_run_transition(f->st, RUN_ID, NULL, "merged", "done", 0, &err), 0);
+	for (i = 1; i < sizeof(to_merged) / sizeof(to_merged[0]); i++) /* the allowed moves */
+		assert_int_equal(store_run_transition(f->st, RUN_ID, to_merged[i - 1], to_merged[i],
+						      "done", 0, &err),
+				 0);
 	plain = encode(f->st, 0);
 	j = encode(f->st, STORE_RUN_JSON_ALIASES);
 	for (i = 0; i < NCANONICAL; i++)
@@ -195,7 +201,7 @@ static void test_empty_run(void **state)
 	(void)state;
 	memset(&r, 0, sizeof(r));
 	r.id = (char *)RUN_ID;
-	r.state = (char *)"queued";
+	r.state = RUN_QUEUED;
 	j = store_run_json(&r, STORE_RUN_JSON_ALIASES);
 	assert_non_null(j);
 	assert_string_equal(str(j, "reason"), "");

@@ -56,6 +56,20 @@ static int claim(struct store *st, const char *id, const char *hash, struct sl_e
 	return store_run_claim(st, &r, err);
 }
 
+/* Move a queued run the whole way to merged, one allowed step at a time. */
+static void walk_to_merged(struct store *st, const char *id)
+{
+	static const enum run_state path[] = { RUN_QUEUED,    RUN_PREPARING, RUN_BUILDING,
+					       RUN_GATING,    RUN_REVIEWING, RUN_APPROVED,
+					       RUN_MERGING,   RUN_MERGED };
+	struct sl_err err = SL_ERR_INIT;
+	size_t i;
+
+	for (i = 1; i < sizeof(path) / sizeof(path[0]); i++)
+		assert_int_equal(store_run_transition(st, id, path[i - 1], path[i], "step", 0, &err),
+				 0);
+}
+
 static void test_claim_once(void **state)
 {
 	struct test_store *f = *state;
@@ -84,17 +98,22 @@ static void test_transitions(void **state)
 	const char *id = "20260101-000000-aaaaaaaa";
 
 	assert_int_equal(claim(f->st, id, "h1", &err), 0);
-	assert_int_equal(store_run_transition(f->st, id, "queued", "preparing", "go", 0, &err), 0);
+	assert_int_equal(store_run_transition(f->st, id, RUN_QUEUED, RUN_PREPARING, "go", 0, &err),
+			 0);
 	/* compare-and-swap: the run is no longer queued */
-	assert_int_equal(store_run_transition(f->st, id, "queued", "preparing", "again", 0, &err),
+	assert_int_equal(store_run_transition(f->st, id, RUN_QUEUED, RUN_PREPARING, "again", 0,
+					      &err),
 			 SL_ECONFLICT);
 	sl_err_clear(&err);
-	assert_int_equal(store_run_transition(f->st, id, NULL, "nonsense", "x", 0, &err),
+	assert_int_equal(store_run_transition(f->st, id, RUN_PREPARING, (enum run_state)99, "x", 0,
+					      &err),
 			 SL_EINVALID);
 	sl_err_clear(&err);
-	assert_int_equal(store_run_transition(f->st, id, "preparing", "failed", "broke", 0, &err), 0);
+	assert_int_equal(store_run_transition(f->st, id, RUN_PREPARING, RUN_FAILED, "broke", 0,
+					      &err),
+			 0);
 	assert_int_equal(store_run_get(f->st, id, &r, &err), 0);
-	assert_string_equal(r.state, "failed");
+	assert_int_equal(r.state, RUN_FAILED);
 	assert_string_equal(r.reason, "broke");
 	assert_true(r.finished_ms > 0);
 	store_run_release(&r);
@@ -112,9 +131,9 @@ static void test_prefix_lookup(void **state)
 	struct store_run r;
 
 	assert_int_equal(claim(f->st, "20260101-000000-aaaaaaaa", "h1", &err), 0);
-	assert_int_equal(store_run_transition(f->st, "20260101-000000-aaaaaaaa", NULL, "failed", "x",
-					      0, &err), 0);
-	assert_int_equal(store_wo_set_state(f->st, "WO-1", "ready", "again", &err), 0);
+	assert_int_equal(store_run_transition(f->st, "20260101-000000-aaaaaaaa", RUN_QUEUED,
+					      RUN_FAILED, "x", 0, &err), 0);
+	assert_int_equal(store_wo_set_state(f->st, "WO-1", WO_READY, "again", &err), 0);
 	assert_int_equal(claim(f->st, "20260101-000000-aaaabbbb", "h1", &err), 0);
 	assert_int_equal(store_run_get(f->st, "20260101-000000-aaaab", &r, &err), 0);
 	assert_string_equal(r.id, "20260101-000000-aaaabbbb");
@@ -147,7 +166,7 @@ static void test_update_whitelist(void **state)
 	/* a column name that is not on the list never reaches SQL */
 	assert_int_equal(store_run_update(f->st, id, bad, 0, &err), SL_EINVALID);
 	assert_int_equal(store_run_get(f->st, id, &r, &err), 0);
-	assert_string_equal(r.state, "queued");
+	assert_int_equal(r.state, RUN_QUEUED);
 	store_run_release(&r);
 }
 
@@ -162,8 +181,8 @@ static void test_rivals_and_files(void **state)
 
 	assert_int_equal(claim(f->st, a, "h1", &err), 0);
 	assert_int_equal(store_files_changed_set(f->st, a, fc, 2, &err), 0);
-	assert_int_equal(store_run_transition(f->st, a, NULL, "merged", "m", 0, &err), 0);
-	assert_int_equal(store_wo_set_state(f->st, "WO-1", "ready", "again", &err), 0);
+	walk_to_merged(f->st, a);
+	assert_int_equal(store_wo_set_state(f->st, "WO-1", WO_READY, "again", &err), 0);
 	assert_int_equal(claim(f->st, b, "h1", &err), 0);
 	assert_int_equal(store_rivals(f->st, b, paths, 2, 0, &ids, &err), 0);
 	assert_non_null(ids);
@@ -184,7 +203,7 @@ static void test_attempts(void **state)
 	sqlite3_stmt *s = NULL;
 
 	assert_int_equal(claim(f->st, a, "h1", &err), 0);
-	assert_int_equal(store_attempt_start(f->st, a, 1, "build", &err), 0);
+	assert_int_equal(store_attempt_start(f->st, a, 1, RUN_MODE_BUILD, &err), 0);
 	assert_int_equal(store_attempt_finish(f->st, a, 1, 3, "exit 3", NULL, &err), 0);
 	assert_int_equal(sqlite3_prepare_v2(store_db(f->st),
 					    "SELECT builder_exit, outcome FROM attempts WHERE run_id = ?",

@@ -82,6 +82,35 @@ static void test_create_leaves_dirty_main_alone(void **state)
 	free(path);
 }
 
+/* The entry git keeps for a worktree: where its HEAD, gitdir and logs are. */
+static void test_entry_path(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = NULL, *p, gitdir[PATH_MAX], want[PATH_MAX + 8];
+	int reused = -1;
+
+	p = worktree_entry_path("/r/.git", "R9", NULL);
+	assert_string_equal(p, "/r/.git/worktrees/R9");
+	free(p);
+	p = worktree_entry_path("/r/.git", "R9", "logs/HEAD");
+	assert_string_equal(p, "/r/.git/worktrees/R9/logs/HEAD");
+	free(p);
+	assert_int_equal(worktree_create(repo, "R8", "run/WO-8-x", base_oid(), &path, &reused,
+					 &err), 0);
+	assert_true(snprintf(gitdir, sizeof(gitdir), "%s/.git", repo) < (int)sizeof(gitdir));
+	p = worktree_entry_path(gitdir, "R8", "HEAD");
+	assert_string_equal(sh_line("cat '%s'", p), "ref: refs/heads/run/WO-8-x");
+	free(p);
+	p = worktree_entry_path(gitdir, "R8", "gitdir");
+	snprintf(want, sizeof(want), "%s/.git", path);
+	assert_string_equal(sh_line("cat '%s'", p), want);
+	free(p);
+	p = worktree_entry_path(gitdir, "R8", NULL);
+	assert_string_equal(sh_line("git -C '%s' rev-parse --git-dir", path), p);
+	free(p);
+	free(path);
+}
+
 static void test_create_is_idempotent(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -352,6 +381,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_create_leaves_dirty_main_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_is_idempotent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_entry_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_create_is_undone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_names_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_exists_refused, setup, teardown),
