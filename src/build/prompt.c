@@ -98,7 +98,7 @@ static void retry_gates(struct sl_buf *b, const struct build_gate_results *g)
 		if (r->passed)
 			continue;
 		sl_buf_addf(b, "Gate `%s` %s%s (exit %d). The end of its output:\n\n", r->name,
-			    r->timed_out ? "timed out" : "failed",
+			    r->timed_out ? "timed out" : "failed", /* a gate's: not a run state */
 			    r->error ? ": could not start" : "", r->exit_code);
 		sl_buf_reset(&tail);
 		tail_text(&tail, r->output ? r->output : "", BUILD_PROMPT_GATE_MAX, "output");

@@ -76,6 +76,7 @@ static void show_gates(json_t *gates, const char *indent)
 
 	json_array_foreach(gates, i, g) {
 		json_t *ok = json_object_get(g, "passed");
+		/* a gate's result, not a run state */
 		printf("%sgate %s: %s\n", indent, js(g, "name"),
 		       ok ? (json_is_true(ok) ? "passed" : "failed") : js(g, "result"));
 	}

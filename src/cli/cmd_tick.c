@@ -130,6 +130,7 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		on_tick(&l);
 	rc = report_target(&ctx, &unreviewed);
 	if (cli->json) {
+		/* the counts' keys ("merged", "failed"): not a run state */
 		json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:O}", "started",
 				      res.started, "advanced", res.advanced, "merged", res.merged,
 				      "failed", res.failed, "waiting", res.waiting, "requeued",

@@ -103,21 +103,26 @@ test_expect_success 'a step calling its dispatcher fails' '
 
 test_expect_success 'a run-state literal outside the state table fails' '
 	copy_tree t &&
-	touch t/src/store/state.c &&
 	at=$(($(wc -l <t/src/queue/parse.c) + 1)) &&
 	{
 		echo "static const char *shape_s = \"awaiting_review\";" &&
 		echo "static const char *shape_set = \",queued,merging,\";" &&
 		echo "static const char *shape_sql = \"SELECT 1 WHERE state = '"'"'gating'"'"'\";" &&
 		echo "static const char *shape_word = \"gate failed\"; /* \"merged\" */" &&
-		echo "static const char *shape_key = \"merged\"; /* not a run state: a key */"
+		echo "static const char *shape_key = \"merged\"; /* not a run state: a key */" &&
+		echo "/* keys, not a run state */" &&
+		echo "static const char *shape_keys[] = { \"merged\"," &&
+		echo "	\"failed\" };" &&
+		echo "static const char *shape_after = \"failed\";"
 	} >>t/src/queue/parse.c &&
 	test_expect_failure_code 1 python3 "$SHAPE" t >out &&
 	test_grep "^src/queue/parse.c:$at: run state \"awaiting_review\" in a string literal" out &&
 	test_grep "^src/queue/parse.c:$((at + 1)): run state \",queued,merging,\"" out &&
 	test_grep "^src/queue/parse.c:$((at + 2)): run state .gating." out &&
-	test_grep -v "^src/queue/parse.c:$((at + 3)):" out &&
-	test_grep -v "^src/queue/parse.c:$((at + 4)):" out &&
+	for n in 3 4 5 6 7; do
+		test_grep -v "^src/queue/parse.c:$((at + n)):" out || return 1
+	done &&
+	test_grep "^src/queue/parse.c:$((at + 8)): run state \"failed\"" out &&
 	echo "const char *s = \"queued\";" >>t/src/store/state.c &&
 	{ python3 "$SHAPE" t >out2 || true; } &&
 	test_grep -v "^src/store/state.c" out2
