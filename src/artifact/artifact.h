@@ -223,7 +223,6 @@ struct artifact_oids {
 	size_t n, cap;
 };
 int artifact_oids_add(struct artifact_oids *o, const git_oid *id); /* SL_ERROR: out of memory */
-int artifact_oid_cmp(const void *a, const void *b);               /* for qsort and bsearch */
 
 /* The trailer `key` of a parsed commit message, or NULL (borrowed from arr): runset.c. */
 const char *artifact_trailer(const git_message_trailer_array *arr, const char *key);

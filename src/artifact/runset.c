@@ -2,7 +2,7 @@
  * The commits of the runs, each with its run: what the runs brought, as
  * opposed to the target history they started from (runner/target.h).
  */
-#include "artifact/artifact.h"
+#include "artifact/artifact_int.h"
 #include "store/store.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"

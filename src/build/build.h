@@ -41,23 +41,6 @@ int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *arg
 			struct sl_err *err);
 
 /*
- * The environment entries every child that works in a worktree gets
- * (builder and gates): the GIT_CONFIG_* triple that sets core.hooksPath to
- * /dev/null unless cfg->worktree.hooks. A static NULL-terminated array.
- */
-const char *const *build_hooks_env(const struct sl_config *cfg);
-
-/*
- * The names removed from the environment of the builder and the gates:
- * the reviewer's token variable (cfg->reviewer.token_env) and the one list
- * of core/git.h (GIT_DIR & co., GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT,
- * ...) less what builder.c keeps for them on purpose and less the names
- * `add` sets (their own entries, "K=V"). *out is the caller's: sl_strv_free().
- */
-int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const *add,
-		   struct sl_err *err);
-
-/*
  * Run the builder to completion. A header line per attempt goes into
  * builder.log before its output, and a footer line with how it ended.
  * Returns 0 when it ran (see res->exit_code, res->timed_out); SL_ENOTFOUND
@@ -65,7 +48,6 @@ int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const 
  */
 int build_run(const struct build_opts *o, struct sl_proc_result *res,
 		       struct sl_err *err);
-
 
 /*
  * Gates (DESIGN.md section 6.4, docs/builders.md): each configured gate's
@@ -130,7 +112,6 @@ struct json_t *build_gates_json(const struct build_gate_results *r);
 
 void build_gate_results_release(struct build_gate_results *r);
 
-
 /*
  * The builder's prompt (DESIGN.md section 6.2, docs/builders.md), written
  * to <run_dir>/attempts/<n>/prompt.md and named by $SLUICE_PROMPT_FILE.
@@ -150,7 +131,6 @@ void build_gate_results_release(struct build_gate_results *r);
  * {attempt}, {review.comments}, {gate.<name>.output}, {gate.<name>.exit}.
  */
 #include "core/buf.h"
-
 
 /* Bounds of what goes into a prompt. */
 #define BUILD_PROMPT_DIFF_MAX ((size_t)64 << 10)
@@ -187,7 +167,6 @@ int build_prompt_render(struct sl_buf *out, const struct build_prompt_ctx *c, st
  */
 int build_prompt_write(const char *run_dir, const struct build_prompt_ctx *c, char **path_out,
 			struct sl_err *err);
-
 
 /*
  * Retry rules (seeds/002, DESIGN.md section 6.5, docs/builders.md).
@@ -264,6 +243,5 @@ int build_retry_load(struct store *st, const char *run_id, struct build_retry_st
 /* Forget the state: the next attempt starts the rules over (a person's retry). */
 int build_retry_forget(struct store *st, const char *run_id, const char *run_dir,
 			struct sl_err *err);
-
 
 #endif

@@ -1,6 +1,6 @@
 /* The builder process (builder.h). */
 #include "core/fs.h"
-#include "build/build.h"
+#include "build/build_int.h"
 #include "core/git.h"
 #include "core/time.h"
 

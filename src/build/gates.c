@@ -1,5 +1,5 @@
 /* Gates (gates.h): run every configured gate, record gates.json and logs. */
-#include "build/build.h"
+#include "build/build_int.h"
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/fault.h"

@@ -21,7 +21,7 @@
  * target leaves that work tree alone and the ref is simply moved (unless a
  * rebase or bisect of the target is going on there).
  */
-#include "merge/merge.h"
+#include "merge/merge_int.h"
 #include "core/fs.h"
 #include "core/fault.h"
 

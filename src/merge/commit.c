@@ -2,7 +2,7 @@
  * merge_commit: the no-ff merge commit and the compare-and-swap of the
  * target ref, redone on the new tip when the target moved meanwhile.
  */
-#include "merge/merge.h"
+#include "merge/merge_int.h"
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/lock.h"

@@ -3,7 +3,7 @@
  * contents with conflict markers (or a one-line description where markers
  * make no sense), bounded at MERGE_CONFLICT_OUTPUT_MAX.
  */
-#include "merge/merge.h"
+#include "merge/merge_int.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * path, an empty "\0", then messages, each "<n>\0<path>\0 x n <type>\0<text>\0".
  * It runs in a git directory of sluice's own (private_gitdir()).
  */
-#include "merge/merge.h"
+#include "merge/merge_int.h"
 #include "core/fs.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * Running the git CLI for the merge module: sl_git_run() (core/git.h: the
  * safe overrides, the environment, a timeout) with a fixed identity.
  */
-#include "merge/merge.h"
+#include "merge/merge_int.h"
 #include "core/git.h"
 
 #include <stdlib.h>

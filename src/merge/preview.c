@@ -2,7 +2,7 @@
  * merge_preview: libgit2's in-memory merge, cross-checked with git
  * merge-tree. Clean only when both say clean and wrote the same tree.
  */
-#include "merge/merge.h"
+#include "merge/merge_int.h"
 
 #include <stdio.h>
 #include <string.h>

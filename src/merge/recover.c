@@ -4,7 +4,7 @@
  * moving between; what a dead process left half written is put in line
  * with the ref, what a person wrote is left alone.
  */
-#include "merge/merge.h"
+#include "merge/merge_int.h"
 #include "core/fs.h"
 #include "core/lock.h"
 

@@ -3,7 +3,7 @@
  * the target with the git CLI (markers land in the files), check that a
  * resolution is complete, and commit it.
  */
-#include "merge/merge.h"
+#include "merge/merge_int.h"
 #include "core/fs.h"
 
 #include <ctype.h>

@@ -14,7 +14,6 @@
 #include "core/err.h"
 #include "store/store.h"
 
-
 /*
  * Find the repository containing dir, check it is initialized, load the
  * config and open the store. Release with runner_ctx_release().
@@ -56,13 +55,6 @@ struct runner_tick_result {
  */
 int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *opts,
 		struct runner_tick_result *res, struct sl_err *err);
-
-/*
- * Reconcile: runs in an active state whose run lock is free were
- * interrupted: they become `interrupted` and then `queued` again. Orphan
- * worktrees and run/ branches are counted (and logged).
- */
-int runner_reconcile(struct sl_ctx *ctx, int *requeued, int *orphans, struct sl_err *err);
 
 /*
  * Advance one run as far as it can go now, in this process (the worker
@@ -146,7 +138,6 @@ int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *fr
 
 void runner_gc_plan_release(struct runner_gc_plan *plan);
 
-
 /*
  * Moves of the target branch that sluice did not make (docs/audit.md).
  *
@@ -182,13 +173,6 @@ struct runner_target_alert {
  */
 int runner_target_watch(struct sl_ctx *ctx, const git_oid *tip, int record,
 			struct runner_target_alert *alert, struct sl_err *err);
-
-/* The same under the repository lock, recording (what a tick does at its start and end). */
-int runner_target_watch_locked(struct sl_ctx *ctx, struct runner_target_alert *alert,
-			       struct sl_err *err);
-
-/* sluice landed `commit` (hex) on the target: the last observed tip. Hold the lock. */
-int runner_target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *err);
 
 /*
  * sluice accept-target COMMIT: record every commit reachable from COMMIT

@@ -190,4 +190,18 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 			const char *why, struct sl_err *err);
 
 
+/*
+ * Reconcile: runs in an active state whose run lock is free were
+ * interrupted: they become `interrupted` and then `queued` again. Orphan
+ * worktrees and run/ branches are counted (and logged).
+ */
+int runner_reconcile(struct sl_ctx *ctx, int *requeued, int *orphans, struct sl_err *err);
+
+/* The same under the repository lock, recording (what a tick does at its start and end). */
+int runner_target_watch_locked(struct sl_ctx *ctx, struct runner_target_alert *alert,
+			       struct sl_err *err);
+
+/* sluice landed `commit` (hex) on the target: the last observed tip. Hold the lock. */
+int runner_target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *err);
+
 #endif

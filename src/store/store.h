@@ -164,14 +164,6 @@ void store_rollback(struct store *st);
 int store_event_add(struct store *st, const char *run_id, const char *wo_id, const char *from,
 		    const char *to, const char *reason, struct sl_err *err);
 
-/* Internal helpers for the store module. */
-int store__prepare(struct store *st, sqlite3_stmt **out, const char *sql, struct sl_err *err);
-int store__fail(struct store *st, struct sl_err *err, const char *what);
-/* Bind a text or NULL. */
-int store__bind_text(sqlite3_stmt *s, int i, const char *v);
-/* A column as a new string (strdup; NULL for SQL NULL). */
-char *store__col_dup(sqlite3_stmt *s, int i);
-
 /*
  * Runs, attempts, files changed (schema/db/001_init.sql). Every state
  * change is one transaction that also appends an event (DESIGN.md section

@@ -1,5 +1,8 @@
 #ifndef SL_STORE_INT_H
 #define SL_STORE_INT_H
+/* Shared by the files of src/store/ only. */
+#include "store/store.h"
+
 /* The schema/db migration files, embedded at build time (cmake/embed_migrations.cmake). */
 struct store_migration {
 	int version;
@@ -15,10 +18,17 @@ extern const int store_migrations_count;
  * names from the state table), matched by STORE_STATE_IN. Never spliced
  * into SQL. The returned pointer is buf; an empty set gives ",,".
  */
-#include "store/store.h"
 #define STORE_STATE_LIST_MAX 256
 const char *store__state_list(char buf[STORE_STATE_LIST_MAX], run_state_set set);
 /* "the column `col` is one of the states in the parameter `param`" */
 #define STORE_STATE_IN(param, col) "instr(" param ", ',' || " col " || ',') > 0"
+
+/* Statement helpers shared by the files of src/store/. */
+int store__prepare(struct store *st, sqlite3_stmt **out, const char *sql, struct sl_err *err);
+int store__fail(struct store *st, struct sl_err *err, const char *what);
+/* Bind a text or NULL. */
+int store__bind_text(sqlite3_stmt *s, int i, const char *v);
+/* A column as a new string (strdup; NULL for SQL NULL). */
+char *store__col_dup(sqlite3_stmt *s, int i);
 
 #endif

@@ -1,5 +1,5 @@
 /* Watching the target branch: observed tips, the user's commits, unreviewed landings. */
-#include "store/store.h"
+#include "store/store_int.h"
 #include "core/time.h"
 
 #include <stdlib.h>

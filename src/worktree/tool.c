@@ -5,7 +5,7 @@
  * linked worktree. src/cli/cmd_worktree.c parses and prints; the git work
  * is here (worktree.h).
  */
-#include "worktree/worktree.h"
+#include "worktree/worktree_int.h"
 #include "core/fs.h"
 
 #include <git2.h>

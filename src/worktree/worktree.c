@@ -1,5 +1,5 @@
 /* Run worktrees: create (idempotent, undone on failure), remove, prune, list. */
-#include "worktree/worktree.h"
+#include "worktree/worktree_int.h"
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/git.h"

@@ -38,9 +38,6 @@ int worktree_name_valid(const char *name);
  */
 char *worktree_entry_path(const char *gitdir, const char *name, const char *file);
 
-/* 1 when `branch` is a valid local branch name that cannot become an option. */
-int worktree_branch_name_valid(const char *branch);
-
 /*
  * Add a worktree entry `name` at `path` (absolute; its parent is created)
  * on local branch `branch`. A missing branch is created at `base_oid_hex`
@@ -153,7 +150,6 @@ size_t worktree_slug(const char *text, char *out, size_t n);
 
 #define WORKTREE_SLUG_MAX 50
 
-
 /*
  * The state of a run worktree after a builder (DESIGN.md section 6.3 and
  * 6.5): what it left uncommitted, the snapshot commit of it, and the reset
@@ -214,7 +210,6 @@ int worktree_snapshot(const char *wt_path, const char *branch_name, const char *
  */
 int worktree_reset(const char *wt_path, const char *oid_hex, const char *const *excluded,
 			  struct sl_err *err);
-
 
 /*
  * A run's diff artifacts (DESIGN.md section 9): diff.patch, byte for byte

@@ -15,7 +15,7 @@
 
 #include "core/fs.h"
 #include "core/proc.h"
-#include "merge/merge.h"
+#include "merge/merge_int.h"
 #include "test_helpers.h"
 
 static char tmp[256];

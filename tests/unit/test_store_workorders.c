@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/fs.h"
-#include "store/store.h"
+#include "store/store_int.h"
 #include "test_helpers.h"
 
 static int setup(void **state)
