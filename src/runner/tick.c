@@ -194,8 +194,11 @@ static int workers_init(struct workers *ws, int jobs, struct sl_err *err)
 
 	memset(ws, 0, sizeof(*ws));
 	ws->jobs = jobs;
-	if ((len = readlink("/proc/self/exe", ws->self, sizeof(ws->self) - 1)) < 0)
+	if ((len = readlink("/proc/self/exe", ws->self, sizeof(ws->self))) < 0)
 		return sl_err_sys(err, errno, "cannot find the sluice binary to start workers");
+	if ((size_t)len >= sizeof(ws->self)) /* a cut name would start another program */
+		return sl_err_set(err, SL_EINVALID, "the path of the sluice binary is over %zu "
+				  "bytes; install it under a shorter path", sizeof(ws->self) - 1);
 	ws->self[len] = '\0';
 	/* replaced by an upgrade while we run: exec the very file we are */
 	if (len > 10 && !strcmp(ws->self + len - 10, " (deleted)"))
