@@ -119,19 +119,21 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-/* `sluice help [COMMAND]`: the listed command's --help, or the usage. */
+/* `sluice help [COMMAND]`: the command's --help (listed or internal), or the usage. */
 static int help(struct cli *cli, char *name)
 {
 	const struct command *c;
 
-	if (name) {
-		char *hargv[] = { name, (char *)"--help", NULL };
-		for (c = commands; c->name; c++)
-			if (!strcmp(c->name, name))
-				return c->fn(cli, 2, hargv);
+	if (!name) {
+		usage(stdout);
+		return CLI_OK;
 	}
-	usage(stdout);
-	return CLI_OK;
+	if (!(c = find_command(name))) {
+		fprintf(stderr, "sluice: '%s' is not a sluice command; see 'sluice --help'\n", name);
+		return CLI_USAGE;
+	}
+	char *hargv[] = { name, (char *)"--help", NULL };
+	return c->fn(cli, 2, hargv);
 }
 
 /* Run command c with its arguments (argv[0] its name), libgit2 set up around it. */

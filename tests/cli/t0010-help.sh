@@ -171,4 +171,11 @@ test_expect_success 'the README mentions every command' '
 	done <commands
 '
 
+test_expect_success 'sluice help COMMAND: its --help, the internal worker too; an unknown one is an error' '
+	sluice help status >out && test_grep "^usage: sluice status" out &&
+	sluice help advance-run >out && test_grep "^usage: sluice .*advance-run RUN" out &&
+	test_expect_failure_code 2 sluice help no-such-command 2>err &&
+	test_grep "not a sluice command" err
+'
+
 test_done
