@@ -287,4 +287,153 @@ static inline long long query_int(struct store *st, const char *sql)
 }
 #endif
 
+#ifdef SL_RUNNER_H
+/*
+ * A sluice repository for the runner tests (when runner/runner.h is included
+ * first): a git repository with one commit on main in a temporary
+ * directory, `sluice init` done (runner_init), a builder that writes the
+ * file f-<work order id>, and `extra` appended to .system/config.yaml (a
+ * reviewer, ...). Then runner_ctx_open() on it into t->ctx.
+ */
+struct test_sluice {
+	char tmp[PATH_MAX];
+	char repo[PATH_MAX + 16];
+	struct sl_ctx ctx;
+};
+
+static inline int test_sluice_setup(struct test_sluice *t, const char *tpl, const char *extra)
+{
+	struct runner_init_opts o = RUNNER_INIT_OPTS_INIT;
+	struct runner_init_result res = { 0, NULL };
+	struct sl_repo r = SL_REPO_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_ctx init = SL_CTX_INIT;
+	char cfg[PATH_MAX + 64];
+	FILE *f;
+	int rc;
+
+	t->ctx = init;
+	if (test_git_tmpdir(t->tmp, t->repo, sizeof(t->repo), tpl))
+		return -1;
+	sh("git init -q -b main '%s' && cd '%s' && echo readme >README && git add -A && "
+	   "git commit -qm base", t->repo, t->repo);
+	if (sl_repo_find(&r, t->repo, &err) != 0)
+		return -1;
+	rc = runner_init(&r, &o, &res, &err);
+	runner_init_result_release(&res);
+	sl_repo_release(&r);
+	snprintf(cfg, sizeof(cfg), "%s/.system/config.yaml", t->repo);
+	if (rc || !(f = fopen(cfg, "a")))
+		return -1;
+	fprintf(f, "builder:\n  command: [sh, -c, 'echo x >\"f-$SLUICE_WORK_ORDER_ID\"']\n%s",
+		extra ? extra : "");
+	fclose(f);
+	if (runner_ctx_open(&t->ctx, t->repo, &err) != 0) {
+		print_message("runner_ctx_open: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static inline void test_sluice_teardown(struct test_sluice *t)
+{
+	runner_ctx_release(&t->ctx);
+	sh("chmod -R u+w '%s'; rm -rf '%s'", t->tmp, t->tmp);
+}
+
+/* Config lines for a command reviewer that approves everything it is shown. */
+#define TEST_APPROVE_REVIEWER                                                                      \
+	"reviewer:\n  mode: command\n  command: [sh, -c, 'cat >/dev/null; echo "                 \
+	"\"{\\\"verdict\\\": \\\"approve\\\", \\\"reviewer\\\": \\\"approve-bot\\\"}\"']\n"
+
+/* Write the work order <repo>/work_orders/<id>.md (extra: front-matter lines or ""). */
+static inline void test_sluice_wo(const struct test_sluice *t, const char *id, const char *extra)
+{
+	sh("mkdir -p '%s/work_orders' && printf -- '---\\nid: %s\\ntitle: Work order %s\\n%s---\\n"
+	   "Do the work of %s.\\n' >'%s/work_orders/%s.md'",
+	   t->repo, id, id, extra, id, t->repo, id);
+}
+
+/*
+ * A tick's workers are `/proc/self/exe -C ROOT advance-run RUN`: the test
+ * binary itself. Its main() calls this first; when argv is such a worker's,
+ * it does what `sluice advance-run` does (cli/cmd_advance_run.c, without
+ * the token pipe: the tests configure no token) and returns the exit code,
+ * else -1.
+ */
+static inline int test_runner_worker(int argc, char **argv)
+{
+	struct sl_ctx ctx = SL_CTX_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	int rc;
+
+	if (argc != 5 || strcmp(argv[1], "-C") || strcmp(argv[3], "advance-run"))
+		return -1;
+	git_libgit2_init();
+	if ((rc = runner_ctx_open(&ctx, argv[2], &err)) == 0)
+		rc = runner_advance(&ctx, argv[4], &err);
+	if (rc && rc != SL_ELOCKED)
+		fprintf(stderr, "worker: run %s: %s\n", argv[4], err.msg);
+	runner_ctx_release(&ctx);
+	git_libgit2_shutdown();
+	return rc && rc != SL_ELOCKED ? 1 : 0;
+}
+
+/* One tick with max_runs and only_wo; fails the test on an error. */
+static inline struct runner_tick_result test_sluice_tick(struct test_sluice *t, int max_runs,
+							 const char *only_wo)
+{
+	struct runner_tick_opts o = RUNNER_TICK_OPTS_INIT;
+	struct runner_tick_result res;
+	struct sl_err err = SL_ERR_INIT;
+
+	o.max_runs = max_runs;
+	o.only_wo = only_wo;
+	if (runner_tick(&t->ctx, &o, &res, &err) != 0)
+		fail_msg("runner_tick: %s", err.msg);
+	return res;
+}
+
+/* The newest run of a work order, into id[64]; fails the test when there is none. */
+static inline void test_sluice_run_of(struct test_sluice *t, const char *wo, char id[64])
+{
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0;
+
+	if (store_runs_list(t->ctx.st, RUN_STATES_ALL, wo, &runs, &n, &err) != 0 || !n)
+		fail_msg("no run of %s", wo);
+	snprintf(id, 64, "%s", runs[0].id);
+	store_runs_free(runs, n);
+}
+
+/* A run's state now. */
+static inline enum run_state test_sluice_state(struct test_sluice *t, const char *run)
+{
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	enum run_state s;
+
+	memset(&r, 0, sizeof(r));
+	if (store_run_get(t->ctx.st, run, &r, &err) != 0)
+		fail_msg("store_run_get %s: %s", run, err.msg);
+	s = r.state;
+	store_run_release(&r);
+	return s;
+}
+
+/* How many events a run has (run NULL: all runs). */
+static inline size_t test_sluice_events(struct test_sluice *t, const char *run)
+{
+	struct store_event *ev = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0;
+
+	if (store_events_list(t->ctx.st, run, 0, &ev, &n, &err) != 0)
+		fail_msg("store_events_list: %s", err.msg);
+	store_events_free(ev, n);
+	return n;
+}
+#endif
+
 #endif
