@@ -434,6 +434,51 @@ static inline size_t test_sluice_events(struct test_sluice *t, const char *run)
 	store_events_free(ev, n);
 	return n;
 }
+/*
+ * Another process holding an flock on `path` (made if missing), as a
+ * sluice working on a run holds its run lock: a forked child that takes
+ * the lock, says so through a pipe and waits to be killed. Its pid; end it
+ * with test_lock_holder_end(). The child touches nothing of the parent's
+ * (no SQLite, no libgit2) and leaves with _exit.
+ */
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static inline pid_t test_lock_holder(const char *path)
+{
+	int p[2], fd;
+	char c = 0;
+	pid_t pid = -1;
+
+	if (pipe(p) < 0 || (pid = fork()) < 0) {
+		fail_msg("cannot fork a lock holder");
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		if ((fd = open(path, O_RDWR | O_CREAT, 0666)) < 0 || flock(fd, LOCK_EX) < 0)
+			_exit(1);
+		if (write(p[1], "l", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1 || c != 'l')
+		fail_msg("the lock holder could not lock '%s'", path);
+	close(p[0]);
+	return pid;
+}
+
+static inline void test_lock_holder_end(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
 #endif
 
 #endif
