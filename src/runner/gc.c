@@ -261,9 +261,11 @@ static int claim(struct sl_ctx *ctx, struct runner_gc_item *it, struct sl_lock *
 	struct store_run r;
 	int error;
 
-	if (it->folder && (error = runner__lock_run(ctx, it->run, 0, lock, err)) != 0)
+	if (it->folder && (error = runner__lock_run(ctx, it->run, 0, lock, err)) != 0) {
+		sl_err_clear(err); /* sl_err_set keeps a message already there */
 		return sl_err_set(err, SL_ELOCKED, "run '%s' is in use by another sluice process; "
 				  "try gc again later", it->run);
+	}
 	if ((error = store_run_get(ctx->st, it->run, &r, err)) != 0)
 		return error;
 	if (!run_state_is_final(r.state))
