@@ -358,8 +358,9 @@ static inline void test_sluice_wo(const struct test_sluice *t, const char *id, c
  * A tick's workers are `/proc/self/exe -C ROOT advance-run RUN`: the test
  * binary itself. Its main() calls this first; when argv is such a worker's,
  * it does what `sluice advance-run` does (cli/cmd_advance_run.c, without
- * the token pipe: the tests configure no token) and returns the exit code,
- * else -1.
+ * the token pipe: the tests configure no token) and returns the exit code;
+ * -1 when there are no arguments (run the tests). Any other command line
+ * is refused (2), so that a worker never runs the tests itself.
  */
 static inline int test_runner_worker(int argc, char **argv)
 {
@@ -367,8 +368,13 @@ static inline int test_runner_worker(int argc, char **argv)
 	struct sl_err err = SL_ERR_INIT;
 	int rc;
 
-	if (argc != 5 || strcmp(argv[1], "-C") || strcmp(argv[3], "advance-run"))
+	if (argc < 2)
 		return -1;
+	/* never the suite again in a child: a tick would start it over and over */
+	if (argc != 5 || strcmp(argv[1], "-C") || strcmp(argv[3], "advance-run")) {
+		fprintf(stderr, "worker: not an advance-run command line\n");
+		return 2;
+	}
 	git_libgit2_init();
 	if ((rc = runner_ctx_open(&ctx, argv[2], &err)) == 0)
 		rc = runner_advance(&ctx, argv[4], &err);
@@ -438,10 +444,12 @@ static inline size_t test_sluice_events(struct test_sluice *t, const char *run)
  * Another process holding an flock on `path` (made if missing), as a
  * sluice working on a run holds its run lock: a forked child that takes
  * the lock, says so through a pipe and waits to be killed. Its pid; end it
- * with test_lock_holder_end(). The child touches nothing of the parent's
- * (no SQLite, no libgit2) and leaves with _exit.
+ * with test_lock_holder_end(); it is killed too when the test process
+ * ends (a failed assertion skips test_lock_holder_end). The child touches
+ * nothing of the parent's (no SQLite, no libgit2) and leaves with _exit.
  */
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -457,6 +465,15 @@ static inline pid_t test_lock_holder(const char *path)
 		return -1;
 	}
 	if (pid == 0) {
+		/* never outlive the test, and never keep its output pipes open */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
+		if ((fd = open("/dev/null", O_RDWR)) >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
 		close(p[0]);
 		if ((fd = open(path, O_RDWR | O_CREAT, 0666)) < 0 || flock(fd, LOCK_EX) < 0)
 			_exit(1);
