@@ -192,10 +192,14 @@ static void close_from(int lowfd)
 		close(fd);
 }
 
-/* Move fd to a number >= 10 so that dup2() onto 0..2 cannot clobber it. */
+/*
+ * Move fd above 0..2 so that dup2() onto 0..2 cannot clobber it (3 is only
+ * taken by the report after 0..2 are done). Any number >= 3 does: asking
+ * for more failed under a low RLIMIT_NOFILE.
+ */
 static int lift(int fd)
 {
-	return fcntl(fd, F_DUPFD_CLOEXEC, 10);
+	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
 }
 
 static void child_setup_signals(void)
@@ -215,7 +219,8 @@ static void child_run(const struct exec_plan *x, int fds[3], int report)
 
 	setpgid(0, 0);
 	child_setup_signals();
-	rep = lift(report);
+	if ((rep = lift(report)) < 0)
+		rep = report; /* still open: the failure that follows is reported, not lost */
 	for (int i = 0; i < 3; i++)
 		if ((lifted[i] = lift(fds[i])) < 0)
 			child_fail(rep, 2);
