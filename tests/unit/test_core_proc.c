@@ -600,7 +600,8 @@ static void test_git_env_drop_list(void **state)
 	const char *config[] = { "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
 				 "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
 				 "GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*", "GIT_DIR", "GIT_WORK_TREE",
-				 "GIT_INDEX_FILE", "GIT_PAGER", "GIT_SSH_COMMAND", NULL };
+				 "GIT_INDEX_FILE", "GIT_PAGER", "GIT_SSH_COMMAND", "GIT_QUARANTINE_PATH",
+				 "GIT_SHALLOW_FILE", NULL };
 	const char *keep[] = { "GIT_SSH_COMMAND", "GIT_CONFIG_GLOBAL", NULL };
 	const char *add[] = { "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath",
 			      "GIT_DIR=/x", NULL };
