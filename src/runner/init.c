@@ -232,6 +232,8 @@ static int init_all(struct init *in)
 	/* a target that can never work is refused before anything is created */
 	if (!sl_path_exists(in->repo->config_path) && choose_target(in))
 		return -1;
+	if (store_path_check(in->repo->db_path, in->err)) /* so is a path too long for SQLite */
+		return -1;
 	if (ensure_dir(in, in->repo->sysdir, ".system/") || ensure_config(in) ||
 	    ensure_dir(in, in->repo->runs_dir, ".system/runs/") || ensure_lock(in) ||
 	    ensure_db(in) || ensure_exclude(in))
