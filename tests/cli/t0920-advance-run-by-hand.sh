@@ -3,7 +3,8 @@
 # no run is refused without a folder made under .system/runs/, and a prefix
 # of a run that a tick's worker is building takes that run's own lock (the
 # by-hand worker leaves it alone) instead of a lock named by the prefix
-# beside which it built the same run a second time.
+# beside which it built the same run a second time. A reviewer token too
+# long for the pipe to a worker is named by its variable.
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'setup' '
@@ -47,6 +48,17 @@ test_expect_success 'a prefix of a run a tick is building: busy (exit 0), not bu
 	test ! -e "r/.system/runs/$prefix" &&
 	sluice -C r status "$run" >status &&
 	test_grep -v "worktree.s .git file" status
+'
+
+test_expect_success 'a reviewer token too long to hand to a worker: the tick names the variable' '
+	sluice_repo t "$(approve_reviewer_config)" "  token_env: LONG_TOKEN" &&
+	echo "echo t >t.txt" >"$BUILDERS/T.sh" &&
+	wo t T &&
+	tok=$(printf "%070000d" 7) &&
+	LONG_TOKEN=$tok test_expect_failure_code 1 sluice -C t tick >out 2>&1 &&
+	test_grep "the reviewer token in .LONG_TOKEN. (reviewer.token_env) is 70000 bytes, too long" out &&
+	test_grep -v "0000000000000000000007" out &&
+	test "$(state_of t "$(run_of t T)")" = queued
 '
 
 test_done
