@@ -820,6 +820,7 @@ int sl_secret_pipe(const char *data, size_t len, int *fd, struct sl_err *err)
 int sl_secret_read(int fd, char **out, struct sl_err *err)
 {
 	char *buf = malloc(SECRET_MAX + 1);
+	struct stat st;
 	size_t len = 0;
 	ssize_t r;
 	int error = 0;
@@ -828,6 +829,16 @@ int sl_secret_read(int fd, char **out, struct sl_err *err)
 	if (!buf) {
 		close(fd);
 		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	/* only a pipe: a terminal would wait for a person, a file is no hand-over */
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
+		error = fcntl(fd, F_GETFD) < 0
+				? sl_err_sys(err, errno, "cannot read the secret handed over on fd %d", fd)
+				: sl_err_set(err, SL_EINVALID, "fd %d is not a pipe: a secret is "
+					     "handed over through one", fd);
+		close(fd);
+		free(buf);
+		return error;
 	}
 	while (len < SECRET_MAX && (r = read(fd, buf + len, SECRET_MAX - len)) != 0) {
 		if (r < 0 && errno == EINTR)

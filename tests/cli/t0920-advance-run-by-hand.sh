@@ -4,7 +4,8 @@
 # of a run that a tick's worker is building takes that run's own lock (the
 # by-hand worker leaves it alone) instead of a lock named by the prefix
 # beside which it built the same run a second time. A reviewer token too
-# long for the pipe to a worker is named by its variable.
+# long for the pipe to a worker is named by its variable; --token-fd takes a
+# pipe only (a terminal would wait for a person).
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'setup' '
@@ -48,6 +49,18 @@ test_expect_success 'a prefix of a run a tick is building: busy (exit 0), not bu
 	test ! -e "r/.system/runs/$prefix" &&
 	sluice -C r status "$run" >status &&
 	test_grep -v "worktree.s .git file" status
+'
+
+test_expect_success '--token-fd: a file, a device, a closed fd are refused; a pipe is read' '
+	run=$(run_of r S) &&
+	echo "T=x" >tokfile &&
+	test_expect_failure_code 1 sluice -C r advance-run "$run" --token-fd=7 7<tokfile 2>err &&
+	test_grep "fd 7 is not a pipe" err &&
+	test_expect_failure_code 1 sluice -C r advance-run "$run" --token-fd=7 7</dev/null 2>err &&
+	test_grep "fd 7 is not a pipe" err &&
+	test_expect_failure_code 1 sluice -C r advance-run "$run" --token-fd=9 2>err &&
+	test_grep "fd 9: Bad file descriptor" err &&
+	echo "T=x" | sluice -C r advance-run "$run" --token-fd=7 7<&0
 '
 
 test_expect_success 'a reviewer token too long to hand to a worker: the tick names the variable' '
