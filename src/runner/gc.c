@@ -227,8 +227,8 @@ static int delete_branch(git_repository *git, const char *branch, struct sl_err 
 
 	if (error == GIT_ENOTFOUND)
 		return 0;
-	if (error == 0)
-		error = git_branch_delete(ref);
+	if (error == 0) /* not git_branch_delete: it leaks in libgit2 1.5 (worktree.c) */
+		error = git_reference_delete(ref);
 	git_reference_free(ref);
 	return error ? sl_err_git(err, error, "cannot delete branch '%s'", branch) : 0;
 }
