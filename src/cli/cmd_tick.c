@@ -122,7 +122,8 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 	o.max_runs = max_runs;
 	o.only_wo = only_wo;
 	o.progress = cli->json ? NULL : &p;
-	if (runner_tick(&ctx, &o, &res, &err) != 0) {
+	/* a killed worker fails the tick once its pass is done: the summary first */
+	if (runner_tick(&ctx, &o, &res, &err) != 0 && !res.killed) {
 		rc = cli_report(&err);
 		goto out;
 	}
@@ -143,6 +144,8 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		       res.merged, res.failed, res.waiting,
 		       res.reconciled ? " (interrupted runs requeued)" : "");
 	}
+	if (err.msg[0])
+		rc = cli_report(&err);
 out:
 	json_decref(unreviewed);
 	runner_ctx_release(&ctx);
