@@ -163,6 +163,12 @@ int main(int argc, char **argv)
 	int i = 1, rc;
 
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Ignored SIGCHLD survives exec (a daemon or cron wrapper may hand it
+	 * down): the kernel would reap our children itself, and no exit status
+	 * of a builder, gate, git or worker could be read (a failed gate passed).
+	 */
+	signal(SIGCHLD, SIG_DFL);
 	if ((rc = global_options(&cli, argc, argv, &i)) != GO_ON)
 		return rc;
 	if (i >= argc) {

@@ -775,6 +775,8 @@ const char *sl_config_target_problem(const char *t)
 		return "is not a branch; name a local branch such as main";
 	if (!branch_name_ok(t))
 		return "is not a valid branch name";
+	if (strlen(t) > SL_CONFIG_TARGET_MAX)
+		return "is over 500 bytes long; name a shorter branch";
 	return NULL;
 }
 
@@ -785,7 +787,7 @@ static void target_check(struct ctx *c, yaml_node_t *v)
 	if (get_str(c, v, &c->cfg->target, "target") < 0)
 		return;
 	if ((why = sl_config_target_problem(c->cfg->target)) != NULL)
-		problem(c, v, "target '%s' %s", c->cfg->target, why);
+		problem(c, v, "target '%.200s' %s", c->cfg->target, why); /* the reason, not cut */
 }
 
 static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)

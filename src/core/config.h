@@ -101,9 +101,13 @@ int sl_config_default(struct sl_config **out, struct sl_err *err);
 /* The most builders at once: queue.jobs and `sluice tick --jobs`. */
 #define SL_JOBS_MAX 256
 
+/* The longest target: "refs/heads/<target>" fits sl_ctx's target_ref[512]. */
+#define SL_CONFIG_TARGET_MAX 500
+
 /*
  * Why `target` cannot name the branch to merge into (starts with '-',
- * HEAD, refs/..., not a valid branch name), or NULL when it can (static text).
+ * HEAD, refs/..., not a valid branch name, over SL_CONFIG_TARGET_MAX
+ * bytes), or NULL when it can (static text).
  * Whether the branch exists is for the caller to check, in the repository.
  */
 const char *sl_config_target_problem(const char *target);

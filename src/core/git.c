@@ -52,6 +52,8 @@ const char *const sl_git_env_drop[] = {
 	/* where the repository is: a hook or alias sluice runs from sets them */
 	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
 	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX",
+	/* a pre-receive hook's: no ref update in quarantine, the pushed shallow list */
+	"GIT_QUARANTINE_PATH", "GIT_SHALLOW_FILE",
 	/* configuration: only the files (libgit2 1.5 reads these same ones) */
 	"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
 	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*",

@@ -192,10 +192,14 @@ static void close_from(int lowfd)
 		close(fd);
 }
 
-/* Move fd to a number >= 10 so that dup2() onto 0..2 cannot clobber it. */
+/*
+ * Move fd above 0..2 so that dup2() onto 0..2 cannot clobber it (3 is only
+ * taken by the report after 0..2 are done). Any number >= 3 does: asking
+ * for more failed under a low RLIMIT_NOFILE.
+ */
 static int lift(int fd)
 {
-	return fcntl(fd, F_DUPFD_CLOEXEC, 10);
+	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
 }
 
 static void child_setup_signals(void)
@@ -215,7 +219,8 @@ static void child_run(const struct exec_plan *x, int fds[3], int report)
 
 	setpgid(0, 0);
 	child_setup_signals();
-	rep = lift(report);
+	if ((rep = lift(report)) < 0)
+		rep = report; /* still open: the failure that follows is reported, not lost */
 	for (int i = 0; i < 3; i++)
 		if ((lifted[i] = lift(fds[i])) < 0)
 			child_fail(rep, 2);
@@ -815,6 +820,7 @@ int sl_secret_pipe(const char *data, size_t len, int *fd, struct sl_err *err)
 int sl_secret_read(int fd, char **out, struct sl_err *err)
 {
 	char *buf = malloc(SECRET_MAX + 1);
+	struct stat st;
 	size_t len = 0;
 	ssize_t r;
 	int error = 0;
@@ -823,6 +829,16 @@ int sl_secret_read(int fd, char **out, struct sl_err *err)
 	if (!buf) {
 		close(fd);
 		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	/* only a pipe: a terminal would wait for a person, a file is no hand-over */
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
+		error = fcntl(fd, F_GETFD) < 0
+				? sl_err_sys(err, errno, "cannot read the secret handed over on fd %d", fd)
+				: sl_err_set(err, SL_EINVALID, "fd %d is not a pipe: a secret is "
+					     "handed over through one", fd);
+		close(fd);
+		free(buf);
+		return error;
 	}
 	while (len < SECRET_MAX && (r = read(fd, buf + len, SECRET_MAX - len)) != 0) {
 		if (r < 0 && errno == EINTR)

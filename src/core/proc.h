@@ -95,7 +95,7 @@ void sl_secret_free(char *s);
  */
 int sl_secret_pipe(const char *data, size_t len, int *fd, struct sl_err *err);
 
-/* Read a secret from such a pipe (*out a new string), and close fd. */
+/* Read a secret from such a pipe (*out a new string), and close fd; SL_EINVALID when fd is no pipe. */
 int sl_secret_read(int fd, char **out, struct sl_err *err);
 
 /* Describe how a child ended: "exit 0", "exit 3", "killed by SIGKILL", "timed out after 30s". */

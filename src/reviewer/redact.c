@@ -49,6 +49,12 @@ int reviewer_token_handoff(int *fd, struct sl_err *err)
 	memcpy(s + n + 1, captured_token, v + 1);
 	error = sl_secret_pipe(s, n + v + 1, fd, err);
 	sl_secret_free(s);
+	if (error == SL_EINVALID) { /* too long: say which, and that it is the token */
+		sl_err_clear(err);
+		error = sl_err_set(err, SL_EINVALID, "the reviewer token in '%s' "
+				   "(reviewer.token_env) is %zu bytes, too long to hand to a "
+				   "worker; check the variable", captured_name, v);
+	}
 	return error;
 }
 

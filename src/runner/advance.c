@@ -70,13 +70,26 @@ int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct step s;
+	char *id = NULL;
 	int error, steps;
 
 	memset(&s, 0, sizeof(s));
 	s.ctx = ctx;
-	if ((error = runner__lock_run(ctx, run_id, 0, &lock, err)) != 0)
-		return error;
+	/*
+	 * The lock is the run's, by its full id: RUN may be a prefix (or no run
+	 * at all), and a lock taken by the name given would be another file,
+	 * held beside the real run's worker (and a folder made for nothing).
+	 */
 	if ((error = store_run_get(ctx->st, run_id, &s.run, err)) != 0)
+		goto out;
+	if (!(id = strdup(s.run.id))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = runner__lock_run(ctx, id, 0, &lock, err)) != 0)
+		goto out;
+	store_run_release(&s.run); /* read again under the lock: it may have moved */
+	if ((error = store_run_get(ctx->st, id, &s.run, err)) != 0)
 		goto out;
 	s.run_dir = sl_repo_run_path(&ctx->repo, s.run.id, NULL);
 	s.wt = runner__worktree_path(ctx, s.run.id);
@@ -104,6 +117,7 @@ out:
 	store_run_release(&s.run);
 	free(s.run_dir);
 	free(s.wt);
+	free(id);
 	sl_lock_release(&lock);
 	return error;
 }

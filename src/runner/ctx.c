@@ -36,7 +36,7 @@ int runner_ctx_open(struct sl_ctx *ctx, const char *dir, struct sl_err *err)
 		goto out;
 	if (sl_fmt_fixed(ctx->target_ref, sizeof(ctx->target_ref), "refs/heads/%s",
 			 ctx->cfg->target ? ctx->cfg->target : "main") != 0) {
-		error = sl_err_set(err, SL_EINVALID, "the target branch name '%s' is too long; "
+		error = sl_err_set(err, SL_EINVALID, "the target branch name '%.200s' is too long; "
 				   "fix target in .system/config.yaml", ctx->cfg->target);
 		goto out;
 	}

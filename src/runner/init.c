@@ -80,7 +80,11 @@ static int head_branch(struct init *in)
 		                   t + 11);
 		goto out;
 	}
-	if (!(in->target = strdup(t + 11)))
+	if (sl_config_target_problem(t + 11)) /* one sluice could not merge into */
+		error = sl_err_set(in->err, SL_EINVALID, "the current branch '%.200s' %s; check out "
+				   "another or pass --target BRANCH", t + 11,
+				   sl_config_target_problem(t + 11));
+	else if (!(in->target = strdup(t + 11)))
 		error = sl_err_set(in->err, SL_ERROR, "out of memory");
 out:
 	git_reference_free(head);
@@ -99,7 +103,7 @@ static int choose_target(struct init *in)
 	if (!in->target_opt)
 		return head_branch(in);
 	if ((why = sl_config_target_problem(in->target_opt)) != NULL)
-		return sl_err_set(in->err, SL_EINVALID, "--target '%s' %s", in->target_opt, why);
+		return sl_err_set(in->err, SL_EINVALID, "--target '%.200s' %s", in->target_opt, why);
 	/* not a fixed buffer: a cut name would be another branch */
 	if (asprintf(&ref, "refs/heads/%s", in->target_opt) < 0)
 		return sl_err_set(in->err, SL_ERROR, "out of memory");
@@ -231,6 +235,8 @@ static int init_all(struct init *in)
 		        in->inbox);
 	/* a target that can never work is refused before anything is created */
 	if (!sl_path_exists(in->repo->config_path) && choose_target(in))
+		return -1;
+	if (store_path_check(in->repo->db_path, in->err)) /* so is a path too long for SQLite */
 		return -1;
 	if (ensure_dir(in, in->repo->sysdir, ".system/") || ensure_config(in) ||
 	    ensure_dir(in, in->repo->runs_dir, ".system/runs/") || ensure_lock(in) ||

@@ -267,7 +267,13 @@ static void sanitize_dir(const char *dir, int top, const char *run_id)
 		if (!(p = sl_path_join(dir, de->d_name)))
 			continue;
 		if (lstat(p, &st) == 0) {
-			if (S_ISDIR(st.st_mode)) {
+			if (S_ISDIR(st.st_mode) && strchr(de->d_name + 1, '.')) {
+				/* named like a file sluice writes (gates.json): no rename onto it would work */
+				sl_log(SL_LOG_WARN, "run %s: removed the folder '%s' from the run "
+						    "folder: artifacts are regular files",
+				       run_id, p);
+				sl_rm_rf(p, &e);
+			} else if (S_ISDIR(st.st_mode)) {
 				sanitize_dir(p, 0, run_id);
 			} else if (!S_ISREG(st.st_mode)) {
 				sl_log(SL_LOG_WARN, "run %s: removed '%s' from the run folder: "

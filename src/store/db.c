@@ -117,12 +117,37 @@ out:
 	return error;
 }
 
+int store_path_check(const char *path, struct sl_err *err)
+{
+	sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+	size_t len = strlen(path), room;
+
+	/*
+	 * SQLite also opens path + "-journal" and path + "-wal", each under its
+	 * VFS's mxPathname. The path is not in the message: a long one would
+	 * cut the message before its reason.
+	 */
+	if (!vfs || vfs->mxPathname < 16)
+		return 0;
+	room = (size_t)vfs->mxPathname - strlen("-journal");
+	if (len > room)
+		return sl_err_set(err, SL_EINVALID,
+				  "the repository's path is too long: its database "
+				  "(.system/sluice.db) would be at a path of %zu bytes, and SQLite "
+				  "takes at most %zu; move the repository to a shorter path",
+				  len, room);
+	return 0;
+}
+
 int store_open(struct store **out, const char *path, struct sl_err *err)
 {
-	struct store *st = calloc(1, sizeof(*st));
+	struct store *st;
 	int error = 0;
 
 	*out = NULL;
+	if ((error = store_path_check(path, err)) != 0)
+		return error;
+	st = calloc(1, sizeof(*st));
 	if (!st || !(st->path = strdup(path))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;

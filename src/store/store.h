@@ -143,6 +143,13 @@ struct store;
 
 /* Open (creating if needed) and migrate. *out is the caller's: store_free(). */
 int store_open(struct store **out, const char *path, struct sl_err *err);
+/*
+ * 0 when SQLite can open a database at path; SL_EINVALID, saying so and what
+ * to do, when path is longer than SQLite takes (504 bytes with its unix VFS:
+ * 512 for path + "-journal").
+ * store_open() checks it; `sluice init` too, before it creates anything.
+ */
+int store_path_check(const char *path, struct sl_err *err);
 void store_free(struct store *st);
 
 /* The schema version (PRAGMA user_version) of an open store. */

@@ -20,7 +20,7 @@ int worktree_name_valid(const char *name)
 {
 	size_t n = name ? strlen(name) : 0, i;
 
-	if (n == 0 || n > 128 || !((name[0] >= 'a' && name[0] <= 'z') ||
+	if (n == 0 || n > WORKTREE_NAME_MAX || !((name[0] >= 'a' && name[0] <= 'z') ||
 				   (name[0] >= 'A' && name[0] <= 'Z') ||
 				   (name[0] >= '0' && name[0] <= '9')))
 		return 0;
@@ -260,6 +260,10 @@ int worktree_add(const char *repo_root, const char *name, const char *path,
 
 	if (reused)
 		*reused = 0;
+	if (name && strlen(name) > WORKTREE_NAME_MAX)
+		return sl_err_set(err, SL_EINVALID, "'%.60s...' cannot name a worktree: it is %zu "
+				  "characters long, over the limit of %d; use a shorter prefix or slug",
+				  name, strlen(name), WORKTREE_NAME_MAX);
 	if (!worktree_name_valid(name))
 		return sl_err_set(err, SL_EINVALID,
 				  "'%s' cannot name a worktree; use letters, digits, '.', '_', '-'",

@@ -23,10 +23,13 @@
 #include "core/buf.h"
 #include "core/err.h"
 
+/* The longest worktree entry name. */
+#define WORKTREE_NAME_MAX 128
+
 /*
  * 1 when `name` may name a worktree entry (a run id): one path component of
- * [A-Za-z0-9._-], starting with a letter or digit, no "..", not ending in
- * ".lock" or ".".
+ * [A-Za-z0-9._-], at most WORKTREE_NAME_MAX long, starting with a letter or
+ * digit, no "..", not ending in ".lock" or ".".
  */
 int worktree_name_valid(const char *name);
 

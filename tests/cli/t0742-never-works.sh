@@ -58,7 +58,7 @@ test_expect_success 'check rejects an unterminated placeholder in merge.message'
 '
 
 test_expect_success 'check of a long target name looks at that branch, not a cut name' '
-	long=$(printf "%0200d/%0200d/%0188d" 1 2 3) &&
+	long=$(printf "%0200d/%0200d/%098d" 1 2 3) && # 500 bytes, the longest target
 	git -C repo branch "$long" main &&
 	echo tracked >repo/tracked.txt && git -C repo add tracked.txt &&
 	git -C repo commit -q -m tracked && git -C repo branch -f "$long" main &&

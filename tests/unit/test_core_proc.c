@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -401,6 +402,42 @@ static void test_no_fd_leak(void **state)
 	sl_buf_release(&out);
 }
 
+/*
+ * Under a low RLIMIT_NOFILE a child either runs or its failure is reported
+ * (rc < 0, "Too many open files"): never a silent exit 127 with no message,
+ * which the child's fd shuffle used to give when it could not move its
+ * exec report above 0..2.
+ */
+static void test_low_nofile(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	struct rlimit old, low;
+	int ran = 0, refused = 0;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	for (rlim_t n = 4; n <= 40; n++) {
+		struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+		struct sl_proc_result res;
+		struct sl_err err = SL_ERR_INIT;
+		int rc;
+
+		low = old;
+		low.rlim_cur = n < old.rlim_max ? n : old.rlim_max;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+		o.argv = argv;
+		rc = sl_proc_run(&o, &res, &err);
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+		if (rc == 0) {
+			assert_int_equal(res.exit_code, 0);
+			ran++;
+		} else {
+			assert_true(strstr(err.msg, "Too many open files") != NULL);
+			refused++;
+		}
+	}
+	assert_true(ran > 0 && refused > 0);
+}
+
 static volatile sig_atomic_t ticks;
 
 static void on_alarm(int sig)
@@ -563,7 +600,8 @@ static void test_git_env_drop_list(void **state)
 	const char *config[] = { "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
 				 "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
 				 "GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*", "GIT_DIR", "GIT_WORK_TREE",
-				 "GIT_INDEX_FILE", "GIT_PAGER", "GIT_SSH_COMMAND", NULL };
+				 "GIT_INDEX_FILE", "GIT_PAGER", "GIT_SSH_COMMAND", "GIT_QUARANTINE_PATH",
+				 "GIT_SHALLOW_FILE", NULL };
 	const char *keep[] = { "GIT_SSH_COMMAND", "GIT_CONFIG_GLOBAL", NULL };
 	const char *add[] = { "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath",
 			      "GIT_DIR=/x", NULL };
@@ -928,6 +966,7 @@ int main(void)
 		cmocka_unit_test(test_script_without_shebang),
 		cmocka_unit_test(test_closes_stdout_early),
 		cmocka_unit_test(test_no_fd_leak),
+		cmocka_unit_test(test_low_nofile),
 		cmocka_unit_test(test_eintr),
 		cmocka_unit_test(test_child_signals_reset),
 		cmocka_unit_test(test_env_take_scrubs_block),
