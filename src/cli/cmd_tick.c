@@ -108,7 +108,7 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 	struct sl_err err = SL_ERR_INIT;
 	struct live l;
 	json_t *unreviewed = NULL;
-	int rc;
+	int rc, failed;
 
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
@@ -122,7 +122,8 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 	o.max_runs = max_runs;
 	o.only_wo = only_wo;
 	o.progress = cli->json ? NULL : &p;
-	if (runner_tick(&ctx, &o, &res, &err) != 0) {
+	/* a killed worker fails the tick once its pass is done: the summary first */
+	if ((failed = runner_tick(&ctx, &o, &res, &err) != 0) && !res.killed) {
 		rc = cli_report(&err);
 		goto out;
 	}
@@ -143,6 +144,8 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		       res.merged, res.failed, res.waiting,
 		       res.reconciled ? " (interrupted runs requeued)" : "");
 	}
+	if (failed)
+		rc = cli_report(&err);
 out:
 	json_decref(unreviewed);
 	runner_ctx_release(&ctx);

@@ -46,6 +46,7 @@ struct runner_tick_result {
 	int waiting;       /* runs left waiting (review, merge deferred, conflict) */
 	int reconciled;    /* interrupted runs requeued */
 	int orphans;       /* worktrees or run branches no run owns (reported) */
+	int killed;        /* workers killed by a signal: the tick fails after its pass */
 };
 
 /*

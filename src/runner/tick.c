@@ -327,9 +327,14 @@ static void workers_drain(struct workers *ws, struct sl_ctx *ctx,
 	}
 }
 
+/*
+ * Run the worklist's workers. A worker killed by a signal does not stop the
+ * tick's pass: it is counted in res->killed and told in `killed` (the first
+ * such message), and the tick fails with it once its pass is done.
+ */
 static int run_workers(struct sl_ctx *ctx, struct worklist *w, int jobs,
 		       const struct runner_progress *p, int64_t *seq,
-		       struct runner_tick_result *res, struct sl_err *err)
+		       struct runner_tick_result *res, struct sl_err *killed, struct sl_err *err)
 {
 	struct workers ws;
 	int64_t last_poll = 0;
@@ -354,8 +359,9 @@ out:
 	if (ws.pids)
 		workers_drain(&ws, ctx, p, seq, res);
 	report_events(ctx, p, seq, res);
-	if (!error)
-		error = workers_failed(&ws, err);
+	res->killed += ws.nkilled;
+	if (!killed->msg[0])
+		workers_failed(&ws, killed);
 	workers_release(&ws);
 	return error;
 }
@@ -391,6 +397,7 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 	int64_t seq = store_events_last(ctx->st);
 	int jobs = o->jobs > 0 ? o->jobs : ctx->cfg->queue.jobs > 0 ? ctx->cfg->queue.jobs : 1;
 	int round, error = 0, merged_before;
+	struct sl_err killed = SL_ERR_INIT;
 
 	memset(res, 0, sizeof(*res));
 	watch_target(ctx);
@@ -410,7 +417,7 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 		if (!w.n)
 			break;
 		merged_before = res->merged;
-		if ((error = run_workers(ctx, &w, jobs, o->progress, &seq, res, err)) != 0)
+		if ((error = run_workers(ctx, &w, jobs, o->progress, &seq, res, &killed, err)) != 0)
 			goto out;
 		worklist_release(&w);
 		if (res->merged == merged_before)
@@ -419,6 +426,8 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 	error = runner__ingest(ctx, err);
 	res->waiting = runner__count_waiting(ctx);
 	watch_target(ctx);
+	if (!error && killed.msg[0])
+		error = sl_err_set(err, killed.code, "%s", killed.msg);
 out:
 	worklist_release(&w);
 	return error;

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # each builder waits until the other has started: both are built on one base
-barrier="touch $TRASH/\$SLUICE_WORK_ORDER_ID.started; i=0; while test \$(ls $TRASH/*.started | wc -l) -lt 2 && test \$i -lt 100; do sleep 0.1; i=\$((i + 1)); done"
+barrier="touch $TRASH/\$SLUICE_WORK_ORDER_ID.started; i=0; while test \$(ls $TRASH/*.started | wc -l) -lt 2 && test \$i -lt 300; do sleep 0.1; i=\$((i + 1)); done"
 
 for how in attributes default worktree; do
 	test_expect_success "a driver chosen by $how: not run, markers as git makes them" '
