@@ -233,6 +233,7 @@ static int plan_car(struct step *s, struct store_car *c, int pos, const char **o
 		store_run_release(&r);
 		return error < 0 ? error : 0;
 	}
+	error = 0;
 	if (pos > s->ctx->cfg->merge.train_depth)
 		error = c->status == TRAIN_WAITING ? 0 : park(s, c, err);
 	else if (c->status == TRAIN_WAITING || !c->commit || !c->base || strcmp(c->base, *onto))
