@@ -155,6 +155,10 @@ static void test_conflict_info_modify_delete_and_binary(void **state)
 	assert_non_null(strstr(out, "--- b.txt: modified in main, deleted or renamed in run\n"));
 	assert_non_null(strstr(out, "--- bin: binary file changed in main and in run\n"));
 	assert_null(strstr(out, "<<<<<<<"));
+	/* git's messages name the commits by the labels, not by the ids git was given */
+	assert_non_null(strstr(out, "CONFLICT (modify/delete): b.txt deleted in run and modified in "
+				    "main.  Version main of b.txt left in tree.\n"));
+	assert_null(strstr(out, sh_line_in(tmp, "cd r && git rev-parse main")));
 	merge_conflict_info_release(&info);
 }
 
