@@ -1,5 +1,5 @@
 /*
- * merge_preview, the git merge-tree cross-check, merge_conflict_info and the
+ * merge_preview (git merge-tree as the authority, libgit2 apart), merge_conflict_info and the
  * resolution helpers, against real repositories built with the git CLI.
  */
 #include <stdarg.h>
