@@ -263,6 +263,29 @@ static void test_empty_file_rename_is_conflict(void **state)
 	merge_result_release(&res);
 }
 
+/* Odd names come back byte for byte as git names them: a line break, a byte that is not UTF-8. */
+static void test_odd_names_are_gits_bytes(void **state)
+{
+	struct merge_result res = MERGE_RESULT_INIT;
+
+	assert_int_equal(sh_in(tmp, "cd r && nl=$(printf 'new\\nline.txt') && "
+			           "l1=$(printf 'caf\\351.txt') && echo base >\"$nl\" && echo base >\"$l1\" && "
+			           "git add . && git commit -qm odd && git branch -f run && "
+			           "echo ours >\"$nl\" && echo ours >\"$l1\" && git commit -qam ours && "
+			           "git checkout -q run && echo theirs >\"$nl\" && echo theirs >\"$l1\" && "
+			           "git commit -qam theirs && git checkout -q main"), 0);
+	preview(&res, 0);
+	assert_false(res.clean);
+	assert_int_equal(res.conflicts.n, 2);
+	assert_string_equal(res.conflicts.v[0], "caf\351.txt");
+	assert_string_equal(res.conflicts.v[1], "new\nline.txt");
+	/* git's own list, NUL-separated, as bytes: "<tree>\0caf\351.txt\0new\nline.txt\0\0..." */
+	assert_int_equal(sh_in(tmp, "cd r && git merge-tree --write-tree --name-only -z main run "
+			           "| tr '\\0' '/' | grep -q \"^[0-9a-f]*/$(printf 'caf\\351.txt')/new\"; "
+			           "test $? = 0"), 0);
+	merge_result_release(&res);
+}
+
 static void test_rejects_option_like_revisions(void **state)
 {
 	struct merge_result res = MERGE_RESULT_INIT;
@@ -378,6 +401,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_moved_dir_conflicts_are_gits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict_info_moved_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_file_rename_is_conflict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_odd_names_are_gits_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects_option_like_revisions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution_in_worktree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify_markers, setup, teardown),
