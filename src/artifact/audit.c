@@ -338,14 +338,18 @@ static int tree_is_merge(struct audit *a, const git_commit *c)
 	return yes;
 }
 
-/* s when it is an object id in hex (safe to print cut), else a word saying it is not. */
-static const char *oid_or(const char *s)
+/* s cut to 12 characters when it is an object id in hex, else a word saying it is not. */
+static const char *oid_or(char out[13], const char *s)
 {
 	size_t n = s ? strspn(s, "0123456789abcdef") : 0;
 
 	if (!s)
 		return "(none)";
-	return n == GIT_OID_HEXSZ && !s[n] ? s : "(not an object id)";
+	if (n != GIT_OID_HEXSZ || s[n])
+		return "(not an object id)";
+	memcpy(out, s, 12);
+	out[12] = 0;
+	return out;
 }
 
 /* A gate's name when it is short plain text, for a message. */
@@ -391,7 +395,7 @@ size_t artifact_train_record_check(json_t *t, const struct artifact_landing *l,
 	static const char *const is[4] = { "the merge commit is", "the merge commit's tree is",
 					   "its first parent is", "its second parent is" };
 	const char *want[4] = { l->commit, l->tree, l->base, l->head }, *got;
-	char what[256];
+	char what[256], g[13], w[13];
 	size_t i, n = 0;
 
 	if (!json_is_object(t)) {
@@ -401,8 +405,8 @@ size_t artifact_train_record_check(json_t *t, const struct artifact_landing *l,
 	for (i = 0; i < 4; i++) {
 		if (same(got = json_string_value(json_object_get(t, key[i])), want[i]))
 			continue;
-		snprintf(what, sizeof(what), "%s differs: the gate record says %.12s, %s %.12s",
-			 key[i], oid_or(got), is[i], oid_or(want[i]));
+		snprintf(what, sizeof(what), "%s differs: the gate record says %s, %s %s", key[i],
+			 oid_or(g, got), is[i], oid_or(w, want[i]));
 		fn(arg, what);
 		n++;
 	}

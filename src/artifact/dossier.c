@@ -1,5 +1,5 @@
 /* sluice show: one run's dossier as a JSON document (schema/show.schema.json). */
-#include "artifact/artifact.h"
+#include "artifact/artifact_int.h"
 #include "worktree/worktree.h"
 #include "store/store.h"
 #include "merge/merge.h"
@@ -28,6 +28,11 @@ static json_t *iso(int64_t ms)
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
+}
+
+static json_t *json_or_empty(json_t *s)
+{
+	return s ? s : json_string("");
 }
 
 static json_t *read_json_file(const char *dir, const char *name)
@@ -348,6 +353,98 @@ static json_t *conflict_json(struct sl_ctx *ctx, const struct store_run *r, cons
 	return j ? j : json_null();
 }
 
+/* The kind of the run's conflict and its failing gates: the store's, else conflict.json's. */
+static char *conflict_kind_of(struct sl_ctx *ctx, const char *run_id, json_t *cj, json_t **gates)
+{
+	sqlite3_stmt *s = NULL;
+	const char *k = json_string_value(json_object_get(cj, "kind"));
+	char *kind = NULL;
+
+	*gates = NULL;
+	if (sqlite3_prepare_v2(store_db(ctx->st), "SELECT kind, gates FROM run_conflicts WHERE "
+			       "run_id = ?1", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+		kind = strdup((const char *)sqlite3_column_text(s, 0));
+		if (sqlite3_column_text(s, 1))
+			*gates = json_loads((const char *)sqlite3_column_text(s, 1), 0, NULL);
+	}
+	sqlite3_finalize(s);
+	if (!kind)
+		kind = strdup(k && !strcmp(k, "semantic") ? "semantic" : "textual");
+	return kind;
+}
+
+/* A failing merge gate: conflict.json's item for it, else its log's tail. */
+static json_t *failed_gate_json(const char *dir, const char *name, json_t *from)
+{
+	json_t *out = json_object_get(from, "output"), *ex = json_object_get(from, "exit_code");
+	const char *o = json_string_value(out);
+	size_t len = o ? strlen(o) : 0, cut = 0;
+
+	if (len > ARTIFACT_DOSSIER_MARKERS_MAX) /* keep the tail, from a character boundary */
+		for (cut = len - ARTIFACT_DOSSIER_MARKERS_MAX; cut < len &&
+		     (o[cut] & 0xC0) == 0x80; cut++)
+			;
+	return json_pack("{s:s, s:O?, s:o}", "name", name, "exit_code",
+			 json_is_integer(ex) ? ex : NULL,
+			 o ? json_string(o + cut) :
+			 json_or_empty(artifact_gate_log_tail(dir, name,
+							      ARTIFACT_DOSSIER_MARKERS_MAX)));
+}
+
+/*
+ * A semantic conflict (issue 12): the merge was clean, the merge gates
+ * failed on it. The failing gates (names from the store when it has them)
+ * with their exit status and output tail; the rival runs ahead of it from
+ * conflict.json when the store's (by conflicted path) has none.
+ */
+static void semantic_json(json_t *j, const char *dir, json_t *cj, json_t *names)
+{
+	json_t *fg = json_object_get(cj, "failedGates"), *failed = json_array(), *g, *it;
+	size_t i, k;
+
+	if (json_is_array(names)) {
+		json_array_foreach(names, i, g) {
+			if (!json_is_string(g))
+				continue;
+			it = NULL;
+			json_array_foreach(fg, k, it)
+				if (json_equal(json_object_get(it, "name"), g))
+					break;
+			json_array_append_new(failed, failed_gate_json(dir, json_string_value(g),
+				k < json_array_size(fg) ? it : NULL));
+		}
+	} else {
+		json_array_foreach(fg, i, it)
+			if (json_is_string(json_object_get(it, "name")))
+				json_array_append_new(failed, failed_gate_json(
+					dir, json_string_value(json_object_get(it, "name")), it));
+	}
+	json_object_set_new(j, "failed_gates", failed);
+	if (!json_array_size(json_object_get(j, "rival_runs")) &&
+	    json_is_array(json_object_get(cj, "rivalRuns")))
+		json_object_set(j, "rival_runs", json_object_get(cj, "rivalRuns"));
+}
+
+static void conflict_kind(struct sl_ctx *ctx, const struct store_run *r, const char *dir,
+			  json_t *j)
+{
+	json_t *cj = read_json_file(dir, "conflict.json"), *names = NULL;
+	char *kind;
+
+	if (!json_is_object(j))
+		goto out;
+	kind = conflict_kind_of(ctx, r->id, json_is_object(cj) ? cj : NULL, &names);
+	json_object_set_new(j, "kind", json_string(kind ? kind : "textual"));
+	if (kind && !strcmp(kind, "semantic"))
+		semantic_json(j, dir, json_is_object(cj) ? cj : NULL, names);
+	free(kind);
+out:
+	json_decref(names);
+	json_decref(cj);
+}
+
 static json_t *artifacts_json(const char *run_dir)
 {
 	struct artifact_hashes h = ARTIFACT_HASHES_INIT;
@@ -397,17 +494,22 @@ static json_t *dossier_doc(struct sl_ctx *ctx, const struct store_run *r, const 
 	json_t *review = read_json_file(dir, "review.json"), *merge = read_json_file(dir, "merge.json");
 	json_t *gates = read_json_file(dir, "gates.json"), *j;
 
-	j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b}",
+	json_t *conflict = conflict_json(ctx, r, dir);
+
+	conflict_kind(ctx, r, dir, conflict);
+	j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b, "
+		      "s:o}",
 		      "run", store_run_json(r, STORE_RUN_JSON_ALIASES), "work_order",
 		      wo_json(ctx, r->work_order_id), "timeline",
 		      timeline_json(ctx, r->id), "attempts", attempts_json(ctx, r->id, dir),
 		      "gates", gates ? gates : json_null(), "verdict", review ? review : json_null(),
-		      "diffstat", diffstat_json(ctx, r, dir), "conflict", conflict_json(ctx, r, dir), "merge",
+		      "diffstat", diffstat_json(ctx, r, dir), "conflict", conflict, "merge",
 		      merge ? merge : json_null(), "worktree",
 		      wt && sl_is_dir(wt) ? json_string(wt) : json_null(), "next",
 		      next_json(r, wt ? wt : "", target), "artifacts_dir", dir, "artifacts",
 		      artifacts_json(dir), "removed_by_gc",
-		      !sl_is_dir(dir) && tomb && sl_path_exists(tomb));
+		      !sl_is_dir(dir) && tomb && sl_path_exists(tomb), "train",
+		      artifact_train_json(ctx, r->id, dir));
 	free(wt);
 	free(tomb);
 	return j;

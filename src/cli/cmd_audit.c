@@ -34,9 +34,9 @@ static const char audit_help[] =
 	"    record: a finding (with the gates the train saw red, if any);\n"
 	"  - a person's commit there (no Sluice-Run:) is a note, never a failure.\n"
 	"\n"
-	"Prints one line per note, 'note: RUN: what, COMMIT', one per finding, 'RUN:\n"
-	"what is wrong, where', and exits 1 on any finding; prints a summary and exits\n"
-	"0 when everything holds. Runs whose folder 'sluice gc' removed are counted as\n"
+	"Prints one line per finding, 'RUN: what is wrong, where', then one per note,\n"
+	"'note: RUN: what, COMMIT', and exits 1 on any finding; prints a summary and\n"
+	"exits 0 when everything holds. Runs whose folder 'sluice gc' removed are counted as\n"
 	"removed; their git checks still run. It only reads. See docs/audit.md.\n"
 	"\n"
 	"  --json  {\"ok\", \"runs\", \"artifacts\", \"manifests\", \"removed\", \"gated\",\n"
@@ -113,10 +113,10 @@ static int print_text(const struct artifact_audit_result *res)
 {
 	size_t i, before, person;
 
-	print_notes(res, &before, &person);
 	for (i = 0; i < res->n; i++)
 		printf("%s: %s, %s\n", cli_esc(res->v[i].run), cli_esc(res->v[i].what),
 		       cli_esc(res->v[i].where));
+	print_notes(res, &before, &person);
 	if (res->n) {
 		fprintf(stderr, "sluice: audit found %zu problem%s in %zu merged run%s; see "
 			"docs/audit.md\n", res->n, res->n == 1 ? "" : "s", res->runs,

@@ -1,0 +1,243 @@
+/*
+ * What people read about the merge train (issue 12): a run's car, from the
+ * store's train_cars while it is in the train, or its gate record
+ * (train.json) once it landed; the tail of a merge gate's log. Shared by
+ * sluice show (dossier.c) and sluice report (report.c). Reads only.
+ */
+#include "artifact/artifact_int.h"
+#include "worktree/worktree.h"
+#include "store/store.h"
+#include "core/fs.h"
+#include "core/json.h"
+#include "core/time.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TRAIN_JSON_MAX ((size_t)16 << 20)
+
+static char *col(sqlite3_stmt *s, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(s, i);
+
+	return t ? strdup(t) : NULL;
+}
+
+/* The car of `run_id`, its place among the cars of its target. 1: found; 0: none. */
+int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car *out)
+{
+	sqlite3_stmt *s = NULL;
+	int found = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (sqlite3_prepare_v2(store_db(ctx->st),
+			       "SELECT c.status, c.base, c.head, c.commit_id, c.tree, c.ahead, "
+			       "c.gates_json, c.joined_ms, c.started_ms, c.tested_ms, "
+			       "(SELECT COUNT(*) FROM train_cars d WHERE d.target = c.target AND "
+			       "d.seq <= c.seq), (SELECT COUNT(*) FROM train_cars d WHERE "
+			       "d.target = c.target) FROM train_cars c WHERE c.run_id = ?1",
+			       -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW) {
+		out->status = col(s, 0);
+		out->base = col(s, 1);
+		out->head = col(s, 2);
+		out->commit = col(s, 3);
+		out->tree = col(s, 4);
+		out->ahead = col(s, 5);
+		out->gates_json = col(s, 6);
+		out->joined_ms = sqlite3_column_int64(s, 7);
+		out->started_ms = sqlite3_column_int64(s, 8);
+		out->tested_ms = sqlite3_column_int64(s, 9);
+		out->position = (size_t)sqlite3_column_int64(s, 10);
+		out->cars = (size_t)sqlite3_column_int64(s, 11);
+		found = out->status != NULL;
+	}
+	sqlite3_finalize(s);
+	return found;
+}
+
+void artifact_car_release(struct artifact_car *c)
+{
+	free(c->status);
+	free(c->base);
+	free(c->head);
+	free(c->commit);
+	free(c->tree);
+	free(c->ahead);
+	free(c->gates_json);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The work order of a run (a new string), or NULL. */
+char *artifact_run_work_order(struct sl_ctx *ctx, const char *run_id)
+{
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	char *wo = NULL;
+
+	memset(&r, 0, sizeof(r));
+	if (run_id && store_run_get(ctx->st, run_id, &r, &err) == 0 && !strcmp(r.id, run_id) &&
+	    r.work_order_id)
+		wo = strdup(r.work_order_id);
+	store_run_release(&r);
+	return wo;
+}
+
+/* The gate record of a landed run, <dir>/train.json, or NULL. */
+json_t *artifact_train_record(const char *dir)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = sl_path_join(dir, "train.json");
+	json_t *j = NULL;
+
+	if (path && sl_path_exists(path))
+		sl_json_read(path, TRAIN_JSON_MAX, &j, &err);
+	free(path);
+	if (j && !json_is_object(j)) {
+		json_decref(j);
+		j = NULL;
+	}
+	return j;
+}
+
+/* A gate's name that can name a file of train/gates/ (no '/', not a dot name). */
+static int plain_name(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..") &&
+	       strlen(name) <= 128;
+}
+
+json_t *artifact_gate_log_tail(const char *dir, const char *name, size_t max)
+{
+	char rel[160], *path;
+	struct stat st;
+	json_t *j = NULL;
+	char *buf = NULL;
+	ssize_t n;
+	int fd = -1;
+
+	if (!plain_name(name) ||
+	    (size_t)snprintf(rel, sizeof(rel), "train/gates/%s.log", name) >= sizeof(rel) ||
+	    !(path = sl_path_join(dir, rel)))
+		return NULL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	free(path);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(buf = malloc(max + 1)))
+		goto out;
+	n = pread(fd, buf, max, st.st_size > (off_t)max ? st.st_size - (off_t)max : 0);
+	if (n >= 0)
+		j = worktree_diff_json_text(buf, (size_t)n);
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return j;
+}
+
+static json_t *iso_or_null(int64_t ms)
+{
+	char when[40];
+
+	if (ms <= 0)
+		return json_null();
+	sl_time_iso(when, sizeof(when), ms);
+	return json_string(when);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* The gates a car was tested with: its gates_json, else train/gates.json while it has none. */
+static json_t *car_gates(const struct artifact_car *c, const char *dir)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = NULL;
+	json_t *g = c->gates_json ? json_loads(c->gates_json, 0, NULL) : NULL;
+
+	if (!g && c->status && (!strcmp(c->status, "green") || !strcmp(c->status, "red")) &&
+	    (path = sl_path_join(dir, "train/gates.json")))
+		sl_json_read(path, TRAIN_JSON_MAX, &g, &err);
+	free(path);
+	if (g && !json_is_array(g)) {
+		json_decref(g);
+		g = NULL;
+	}
+	return g ? g : json_null();
+}
+
+/* The sum of the gates' duration_ms. */
+static json_int_t gates_ms(json_t *gates)
+{
+	json_int_t ms = 0;
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(gates, i, g)
+		ms += json_integer_value(json_object_get(g, "duration_ms"));
+	return ms;
+}
+
+static json_t *car_json(struct sl_ctx *ctx, const struct artifact_car *c, const char *dir)
+{
+	char *ahead_wo = artifact_run_work_order(ctx, c->ahead);
+	json_t *gates = car_gates(c, dir);
+	json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+			      "s:o, s:o, s:o}",
+			      "source", "store", "status", c->status, "position",
+			      (json_int_t)c->position, "cars", (json_int_t)c->cars, "base",
+			      str_or_null(c->base), "head", str_or_null(c->head), "commit",
+			      str_or_null(c->commit), "tree", str_or_null(c->tree), "ahead",
+			      str_or_null(c->ahead), "ahead_work_order", str_or_null(ahead_wo),
+			      "joined_at", iso_or_null(c->joined_ms), "started_at",
+			      iso_or_null(c->started_ms), "tested_at", iso_or_null(c->tested_ms),
+			      "green", !strcmp(c->status, "green") ? json_true() :
+				       !strcmp(c->status, "red") ? json_false() : json_null(),
+			      "gates_ms", json_is_array(gates) ? json_integer(gates_ms(gates)) :
+				       json_null(), "gates", json_incref(gates));
+
+	json_decref(gates);
+	free(ahead_wo);
+	return j;
+}
+
+/* What train.json says of a landed run, in the keys of a car. */
+static json_t *landed_json(struct sl_ctx *ctx, json_t *t)
+{
+	json_t *ahead = json_object_get(t, "ahead"), *tms = json_object_get(t, "tested_ms");
+	char *ahead_wo = artifact_run_work_order(ctx, json_string_value(ahead));
+	json_t *j = json_pack("{s:s, s:s, s:n, s:n, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:n, s:n, "
+			      "s:o, s:O?, s:O?, s:O?}",
+			      "source", "train.json", "status", "landed", "position", "cars",
+			      "base", json_object_get(t, "base"), "head", json_object_get(t, "head"),
+			      "commit", json_object_get(t, "commit"), "tree",
+			      json_object_get(t, "tree"), "ahead", json_is_string(ahead) ? ahead :
+			      NULL, "ahead_work_order", str_or_null(ahead_wo), "joined_at",
+			      "started_at", "tested_at", iso_or_null(json_integer_value(tms)),
+			      "green", json_object_get(t, "green"), "gates_ms",
+			      json_object_get(t, "gates_ms"), "gates", json_object_get(t, "gates"));
+
+	free(ahead_wo);
+	return j;
+}
+
+json_t *artifact_train_json(struct sl_ctx *ctx, const char *run_id, const char *dir)
+{
+	struct artifact_car c;
+	json_t *t, *j = NULL;
+
+	if (artifact_car_get(ctx, run_id, &c)) {
+		j = car_json(ctx, &c, dir);
+		artifact_car_release(&c);
+	} else if ((t = artifact_train_record(dir))) {
+		j = landed_json(ctx, t);
+		json_decref(t);
+	}
+	return j ? j : json_null();
+}
