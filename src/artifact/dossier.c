@@ -470,11 +470,17 @@ static json_t *artifacts_json(const char *run_dir)
 }
 
 /* What a person types next, for runs that wait on one. */
-static json_t *next_json(const struct store_run *r, const char *wt, const char *target)
+static json_t *next_json(const struct store_run *r, const char *wt, const char *target,
+			 json_t *conflict)
 {
+	const char *kind = json_string_value(json_object_get(conflict, "kind"));
 	char buf[1024];
 
-	if (r->state == RUN_MERGE_CONFLICT)
+	if (r->state == RUN_MERGE_CONFLICT && kind && !strcmp(kind, "semantic"))
+		snprintf(buf, sizeof(buf), "cd %s && git merge %s; make the merge gates pass on the "
+			 "merge; git commit; then: sluice retry %s, or sluice abandon %s", wt, target,
+			 r->id, r->id);
+	else if (r->state == RUN_MERGE_CONFLICT)
 		snprintf(buf, sizeof(buf), "cd %s && git merge %s; fix the files; git commit; "
 			 "then: sluice retry %s, or sluice abandon %s", wt, target, r->id, r->id);
 	else if (r->state == RUN_AWAITING_REVIEW)
@@ -506,7 +512,7 @@ static json_t *dossier_doc(struct sl_ctx *ctx, const struct store_run *r, const 
 		      "diffstat", diffstat_json(ctx, r, dir), "conflict", conflict, "merge",
 		      merge ? merge : json_null(), "worktree",
 		      wt && sl_is_dir(wt) ? json_string(wt) : json_null(), "next",
-		      next_json(r, wt ? wt : "", target), "artifacts_dir", dir, "artifacts",
+		      next_json(r, wt ? wt : "", target, conflict), "artifacts_dir", dir, "artifacts",
 		      artifacts_json(dir), "removed_by_gc",
 		      !sl_is_dir(dir) && tomb && sl_path_exists(tomb), "train",
 		      artifact_train_json(ctx, r->id, dir));
