@@ -172,8 +172,10 @@ struct artifact_landing {
 
 /*
  * Check a gate record (train.json, parsed; NULL when it does not parse)
- * against the landing git has: commit, tree, base and head equal, green,
- * and every gate passed (passed true, exit 0, not timed out). Calls
+ * against the landing git has: commit, tree, base and head equal (and
+ * tested_commit and tested_base, when it has them: what was tested is what
+ * landed), green, and every gate passed (passed true, exit 0, not timed
+ * out). Calls
  * fn(arg, what) once per problem; returns how many there were.
  */
 size_t artifact_train_record_check(json_t *train, const struct artifact_landing *l,

@@ -410,6 +410,17 @@ size_t artifact_train_record_check(json_t *t, const struct artifact_landing *l,
 		fn(arg, what);
 		n++;
 	}
+	/* what was tested is what landed, when the record says what was tested */
+	for (i = 0; i < 2; i++) {
+		json_t *v = json_object_get(t, i ? "tested_base" : "tested_commit");
+		if (!v || same(json_string_value(v), want[i ? 2 : 0]))
+			continue;
+		snprintf(what, sizeof(what), "the tested %s %s is not %s %s", i ? "base" : "commit",
+			 oid_or(g, json_string_value(v)), i ? "its first parent" : "the merge commit",
+			 oid_or(w, want[i ? 2 : 0]));
+		fn(arg, what);
+		n++;
+	}
 	if (!json_is_true(json_object_get(t, "green"))) {
 		fn(arg, "the gate record is not green");
 		n++;
@@ -426,23 +437,18 @@ static void train_problem(void *arg, const char *what)
 	finding(arg, "train.json", "%s", what);
 }
 
-/* The store's store_meta train_since_ms, or -1 (no train yet, or a store without it). */
+/* The store's store_meta train_since_ms, or -1 (a store without it: every landing is older). */
 static int64_t train_since(struct sl_ctx *ctx)
 {
-	sqlite3_stmt *s = NULL;
-	const char *v;
-	char *end = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	char *v = NULL, *end = NULL;
 	int64_t ms = -1;
 
-	if (sqlite3_prepare_v2(store_db(ctx->st), "SELECT value FROM store_meta WHERE key = ?1", -1,
-			       &s, NULL) == SQLITE_OK &&
-	    sqlite3_bind_text(s, 1, "train_since_ms", -1, SQLITE_STATIC) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW && (v = (const char *)sqlite3_column_text(s, 0)) &&
-	    *v)
+	if (store_meta_get(ctx->st, "train_since_ms", &v, &err) == 0 && v && *v)
 		ms = strtoll(v, &end, 10);
 	if (end && *end)
 		ms = -1;
-	sqlite3_finalize(s);
+	free(v);
 	return ms;
 }
 

@@ -353,33 +353,37 @@ static json_t *conflict_json(struct sl_ctx *ctx, const struct store_run *r, cons
 	return j ? j : json_null();
 }
 
-/* The kind of the run's conflict and its failing gates: the store's, else conflict.json's. */
-static char *conflict_kind_of(struct sl_ctx *ctx, const char *run_id, json_t *cj, json_t **gates)
+/*
+ * The kind of the run's conflict, and for a semantic one its failing gates
+ * and the target tip they failed on: the store's; conflict.json's kind for a
+ * run the store has no conflict of.
+ */
+static char *conflict_kind_of(struct sl_ctx *ctx, const char *run_id, json_t *cj, json_t **gates,
+			      char **tip)
 {
-	sqlite3_stmt *s = NULL;
+	struct store_conflict sc = { 0 };
+	struct sl_err err = SL_ERR_INIT;
 	const char *k = json_string_value(json_object_get(cj, "kind"));
 	char *kind = NULL;
 
 	*gates = NULL;
-	if (sqlite3_prepare_v2(store_db(ctx->st), "SELECT kind, gates FROM run_conflicts WHERE "
-			       "run_id = ?1", -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
-		kind = strdup((const char *)sqlite3_column_text(s, 0));
-		if (sqlite3_column_text(s, 1))
-			*gates = json_loads((const char *)sqlite3_column_text(s, 1), 0, NULL);
-	}
-	sqlite3_finalize(s);
-	if (!kind)
+	*tip = NULL;
+	if (store_conflict_get(ctx->st, run_id, &sc, &err) == 0) {
+		kind = strdup(conflict_kind_name(sc.kind));
+		*gates = sc.gates_json ? json_loads(sc.gates_json, 0, NULL) : NULL;
+		*tip = sc.target_tip ? strdup(sc.target_tip) : NULL;
+		store_conflict_release(&sc);
+	} else {
 		kind = strdup(k && !strcmp(k, "semantic") ? "semantic" : "textual");
+	}
 	return kind;
 }
 
-/* A failing merge gate: conflict.json's item for it, else its log's tail. */
+/* A failing merge gate: its exit status and the end of its output (else of its log). */
 static json_t *failed_gate_json(const char *dir, const char *name, json_t *from)
 {
-	json_t *out = json_object_get(from, "output"), *ex = json_object_get(from, "exit_code");
-	const char *o = json_string_value(out);
+	json_t *ex = json_object_get(from, "exit_code");
+	const char *o = json_string_value(json_object_get(from, "output"));
 	size_t len = o ? strlen(o) : 0, cut = 0;
 
 	if (len > ARTIFACT_DOSSIER_MARKERS_MAX) /* keep the tail, from a character boundary */
@@ -387,61 +391,56 @@ static json_t *failed_gate_json(const char *dir, const char *name, json_t *from)
 		     (o[cut] & 0xC0) == 0x80; cut++)
 			;
 	return json_pack("{s:s, s:O?, s:o}", "name", name, "exit_code",
-			 json_is_integer(ex) ? ex : NULL,
-			 o ? json_string(o + cut) :
+			 json_is_integer(ex) ? ex : NULL, "output",
+			 o && *o ? json_string(o + cut) :
 			 json_or_empty(artifact_gate_log_tail(dir, name,
 							      ARTIFACT_DOSSIER_MARKERS_MAX)));
 }
 
 /*
  * A semantic conflict (issue 12): the merge was clean, the merge gates
- * failed on it. The failing gates (names from the store when it has them)
- * with their exit status and output tail; the rival runs ahead of it from
- * conflict.json when the store's (by conflicted path) has none.
+ * failed on it. The failing gates (the store's, else conflict.json's) with
+ * their exit status and output's end; the rival runs: the landings the tip
+ * it failed on holds and the run's base does not.
  */
-static void semantic_json(json_t *j, const char *dir, json_t *cj, json_t *names)
+static void semantic_json(struct sl_ctx *ctx, const struct store_run *r, json_t *j,
+			  const char *dir, json_t *cj, json_t *gates, const char *tip)
 {
-	json_t *fg = json_object_get(cj, "failedGates"), *failed = json_array(), *g, *it;
-	size_t i, k;
+	json_t *from = json_is_array(gates) ? gates : json_object_get(cj, "failedGates");
+	json_t *failed = json_array(), *g, *rivals;
+	size_t i;
 
-	if (json_is_array(names)) {
-		json_array_foreach(names, i, g) {
-			if (!json_is_string(g))
-				continue;
-			it = NULL;
-			json_array_foreach(fg, k, it)
-				if (json_equal(json_object_get(it, "name"), g))
-					break;
-			json_array_append_new(failed, failed_gate_json(dir, json_string_value(g),
-				k < json_array_size(fg) ? it : NULL));
-		}
-	} else {
-		json_array_foreach(fg, i, it)
-			if (json_is_string(json_object_get(it, "name")))
-				json_array_append_new(failed, failed_gate_json(
-					dir, json_string_value(json_object_get(it, "name")), it));
-	}
+	json_array_foreach(from, i, g)
+		if (json_is_string(json_object_get(g, "name")) &&
+		    !json_is_true(json_object_get(g, "passed")))
+			json_array_append_new(failed, failed_gate_json(
+				dir, json_string_value(json_object_get(g, "name")), g));
 	json_object_set_new(j, "failed_gates", failed);
-	if (!json_array_size(json_object_get(j, "rival_runs")) &&
-	    json_is_array(json_object_get(cj, "rivalRuns")))
-		json_object_set(j, "rival_runs", json_object_get(cj, "rivalRuns"));
+	if (json_array_size(json_object_get(j, "rival_runs")))
+		return;
+	rivals = artifact_rivals_between(ctx, tip, r->base_commit);
+	if (json_array_size(rivals))
+		json_object_set_new(j, "rival_runs", rivals);
+	else
+		json_decref(rivals);
 }
 
 static void conflict_kind(struct sl_ctx *ctx, const struct store_run *r, const char *dir,
 			  json_t *j)
 {
-	json_t *cj = read_json_file(dir, "conflict.json"), *names = NULL;
-	char *kind;
+	json_t *cj = read_json_file(dir, "conflict.json"), *gates = NULL;
+	char *kind, *tip = NULL;
 
 	if (!json_is_object(j))
 		goto out;
-	kind = conflict_kind_of(ctx, r->id, json_is_object(cj) ? cj : NULL, &names);
+	kind = conflict_kind_of(ctx, r->id, json_is_object(cj) ? cj : NULL, &gates, &tip);
 	json_object_set_new(j, "kind", json_string(kind ? kind : "textual"));
 	if (kind && !strcmp(kind, "semantic"))
-		semantic_json(j, dir, json_is_object(cj) ? cj : NULL, names);
+		semantic_json(ctx, r, j, dir, json_is_object(cj) ? cj : NULL, gates, tip);
 	free(kind);
+	free(tip);
 out:
-	json_decref(names);
+	json_decref(gates);
 	json_decref(cj);
 }
 

@@ -554,7 +554,10 @@ static void car_cell(struct page *p, struct report *r, const struct artifact_car
 	char *wo = artifact_run_work_order(r->ctx, c->ahead);
 	char el[32];
 
-	putf(p, "car %zu of %zu, ", c->position, c->cars);
+	if (c->position)
+		putf(p, "car %zu of %zu, ", c->position, c->cars);
+	else
+		put(p, "out of the line, ");
 	put_esc(p, c->status);
 	if (!strcmp(c->status, "waiting")) {
 		put(p, " for a place in the train");

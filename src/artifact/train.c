@@ -12,6 +12,7 @@
 #include "core/time.h"
 
 #include <fcntl.h>
+#include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,45 +21,49 @@
 
 #define TRAIN_JSON_MAX ((size_t)16 << 20)
 
-static char *col(sqlite3_stmt *s, int i)
+static char *dup_or_null(const char *s)
 {
-	const char *t = (const char *)sqlite3_column_text(s, i);
-
-	return t ? strdup(t) : NULL;
+	return s ? strdup(s) : NULL;
 }
 
-/* The car of `run_id`, its place among the cars of its target. 1: found; 0: none. */
+/* Out of the line: red, or in conflict with the car ahead (as the train says, step_train.c). */
+static int in_line(const struct store_car *c)
+{
+	return c->status != TRAIN_RED && c->status != TRAIN_CONFLICT;
+}
+
+/* The car of `run_id` and its place in the line of its target. 1: found; 0: none. */
 int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car *out)
 {
-	sqlite3_stmt *s = NULL;
-	int found = 0;
+	struct store_car c, *all = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
 
 	memset(out, 0, sizeof(*out));
-	if (sqlite3_prepare_v2(store_db(ctx->st),
-			       "SELECT c.status, c.base, c.head, c.commit_id, c.tree, c.ahead, "
-			       "c.gates_json, c.joined_ms, c.started_ms, c.tested_ms, "
-			       "(SELECT COUNT(*) FROM train_cars d WHERE d.target = c.target AND "
-			       "d.seq <= c.seq), (SELECT COUNT(*) FROM train_cars d WHERE "
-			       "d.target = c.target) FROM train_cars c WHERE c.run_id = ?1",
-			       -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW) {
-		out->status = col(s, 0);
-		out->base = col(s, 1);
-		out->head = col(s, 2);
-		out->commit = col(s, 3);
-		out->tree = col(s, 4);
-		out->ahead = col(s, 5);
-		out->gates_json = col(s, 6);
-		out->joined_ms = sqlite3_column_int64(s, 7);
-		out->started_ms = sqlite3_column_int64(s, 8);
-		out->tested_ms = sqlite3_column_int64(s, 9);
-		out->position = (size_t)sqlite3_column_int64(s, 10);
-		out->cars = (size_t)sqlite3_column_int64(s, 11);
-		found = out->status != NULL;
-	}
-	sqlite3_finalize(s);
-	return found;
+	memset(&c, 0, sizeof(c));
+	if (store_train_get(ctx->st, run_id, &c, &err) != 0)
+		return 0;
+	out->status = dup_or_null(train_status_name(c.status));
+	out->base = dup_or_null(c.base);
+	out->head = dup_or_null(c.head);
+	out->commit = dup_or_null(c.commit);
+	out->tree = dup_or_null(c.tree);
+	out->ahead = dup_or_null(c.ahead);
+	out->gates_json = dup_or_null(c.gates_json);
+	out->joined_ms = c.joined_ms;
+	out->started_ms = c.started_ms;
+	out->tested_ms = c.tested_ms;
+	if (store_train_list(ctx->st, c.target, &all, &n, &err) == 0)
+		for (i = 0; i < n; i++) {
+			if (!in_line(&all[i]))
+				continue;
+			out->cars++;
+			if (all[i].seq <= c.seq && in_line(&c))
+				out->position++;
+		}
+	store_cars_free(all, n);
+	store_car_release(&c);
+	return out->status != NULL;
 }
 
 void artifact_car_release(struct artifact_car *c)
@@ -188,10 +193,11 @@ static json_t *car_json(struct sl_ctx *ctx, const struct artifact_car *c, const 
 {
 	char *ahead_wo = artifact_run_work_order(ctx, c->ahead);
 	json_t *gates = car_gates(c, dir);
-	json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+	json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
 			      "s:o, s:o, s:o}",
 			      "source", "store", "status", c->status, "position",
-			      (json_int_t)c->position, "cars", (json_int_t)c->cars, "base",
+			      c->position ? json_integer((json_int_t)c->position) : json_null(),
+			      "cars", c->cars ? json_integer((json_int_t)c->cars) : json_null(), "base",
 			      str_or_null(c->base), "head", str_or_null(c->head), "commit",
 			      str_or_null(c->commit), "tree", str_or_null(c->tree), "ahead",
 			      str_or_null(c->ahead), "ahead_work_order", str_or_null(ahead_wo),
@@ -240,4 +246,38 @@ json_t *artifact_train_json(struct sl_ctx *ctx, const char *run_id, const char *
 		json_decref(t);
 	}
 	return j ? j : json_null();
+}
+
+json_t *artifact_rivals_between(struct sl_ctx *ctx, const char *tip, const char *base)
+{
+	git_repository *repo = NULL;
+	git_revwalk *walk = NULL;
+	git_commit *c = NULL;
+	git_oid t, b, id;
+	json_t *ids = json_array();
+	int n = 0;
+
+	if (!tip || git_oid_fromstr(&t, tip) != 0 ||
+	    git_repository_open(&repo, ctx->repo.root) != 0 || git_revwalk_new(&walk, repo) != 0 ||
+	    git_revwalk_push(walk, &t) != 0 ||
+	    (base && (git_oid_fromstr(&b, base) != 0 || git_revwalk_hide(walk, &b) != 0)))
+		goto out;
+	git_revwalk_simplify_first_parent(walk);
+	while (n++ < 1000 && !git_revwalk_next(&id, walk)) {
+		git_message_trailer_array arr = { 0 };
+		const char *run;
+
+		if (git_commit_lookup(&c, repo, &id) == 0 &&
+		    git_message_trailers(&arr, git_commit_message(c)) == 0 &&
+		    (run = artifact_trailer(&arr, "Sluice-Run")) != NULL)
+			json_array_append_new(ids, worktree_diff_json_text(run, strlen(run)));
+		git_message_trailer_array_free(&arr);
+		git_commit_free(c);
+		c = NULL;
+	}
+out:
+	git_error_clear();
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	return ids;
 }

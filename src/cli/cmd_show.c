@@ -131,6 +131,16 @@ static void show_diffstat(json_t *d)
 	}
 }
 
+static void show_rival(json_t *c)
+{
+	json_t *rv = json_object_get(c, "rival");
+
+	if (json_is_object(rv))
+		printf("  with run %s (%s \"%s\"), merged %s\n  its summary: %s\n", js(rv, "run"),
+		       js(rv, "work_order"), js(rv, "title"), js(rv, "merged_at"),
+		       *js(rv, "summary") ? js(rv, "summary") : "(none)");
+}
+
 /* A semantic conflict: the merge was clean, the merge gates failed on it. */
 static void show_semantic(json_t *c)
 {
@@ -151,6 +161,7 @@ static void show_semantic(json_t *c)
 			printf(" %s", cli_esc(json_string_value(g)));
 		printf("\n");
 	}
+	show_rival(c);
 	json_array_foreach(json_object_get(c, "failed_gates"), i, g)
 		if (*js(g, "output"))
 			printf("  output of gate %s (its end):\n%s\n", js(g, "name"),
@@ -159,7 +170,7 @@ static void show_semantic(json_t *c)
 
 static void show_conflict(json_t *d)
 {
-	json_t *c = json_object_get(d, "conflict"), *rv, *f;
+	json_t *c = json_object_get(d, "conflict"), *f;
 	size_t i;
 
 	if (!json_is_object(c))
@@ -173,10 +184,7 @@ static void show_conflict(json_t *d)
 	json_array_foreach(json_object_get(c, "files"), i, f)
 		printf(" %s", cli_esc(json_string_value(f)));
 	printf("\n");
-	if (json_is_object(rv = json_object_get(c, "rival")))
-		printf("  with run %s (%s \"%s\"), merged %s\n  its summary: %s\n", js(rv, "run"),
-		       js(rv, "work_order"), js(rv, "title"), js(rv, "merged_at"),
-		       *js(rv, "summary") ? js(rv, "summary") : "(none)");
+	show_rival(c);
 	if (*js(c, "markers"))
 		printf("  markers%s:\n%s\n", json_is_true(json_object_get(c, "markers_truncated")) ?
 		       " (truncated)" : "",
@@ -210,10 +218,12 @@ static void show_train(json_t *d)
 		printf("\ntrain: landed through the merge train, %s; the tested commit %.12s is the "
 		       "merge commit\n", json_is_true(json_object_get(t, "green")) ? "green" :
 		       "NOT green", js(t, "commit"));
-	else
+	else if (json_is_integer(json_object_get(t, "position")))
 		printf("\ntrain: car %lld of %lld, %s\n",
 		       (long long)json_integer_value(json_object_get(t, "position")),
 		       (long long)json_integer_value(json_object_get(t, "cars")), js(t, "status"));
+	else
+		printf("\ntrain: out of the line, %s\n", js(t, "status"));
 	if (*js(t, "ahead"))
 		printf("  on top of %s (run %s)\n", js(t, "ahead_work_order"), js(t, "ahead"));
 	else

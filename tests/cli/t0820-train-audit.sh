@@ -111,11 +111,14 @@ test_expect_success 'a person.s commit on the target is reported, and audit exit
 
 test_expect_success 'runs merged before the train are reported, not failed' '
 	tamper t5 && r1=$(cat A1.id) && r2=$(cat A2.id) &&
+	# the run that landed last can be sealed again without breaking the chain
 	later=$(( $(date +%s) * 1000 + 86400000 )) &&
 	sqlite3 t5/.system/sluice.db "UPDATE store_meta SET value = '\''$later'\'' WHERE key = '\''train_since_ms'\''" &&
 	(cd t5 && sluice audit >../out) &&
 	test_grep "^note: $r1: landed before the merge train: its gate record is not required, " out &&
 	test_grep "0 landings with a green gate record, 2 landed before the merge train" out &&
+	tip=$(git -C t5 rev-parse main) &&
+	if test "$(json_of t5 $r1 merge_commit)" = $tip; then r2=$r1; fi &&
 	d=t5/.system/runs/$r2 &&
 	rm $d/train.json $d/manifest.json &&
 	sluice -C t5 audit --write-manifest $r2 >/dev/null &&
@@ -131,7 +134,7 @@ test_expect_success 'runs merged before the train are reported, not failed' '
 
 test_expect_success 'setup: X1 and X2 break the gate together; the second car goes red' '
 	train_repo red &&
-	meeting_builders X1 X2 "echo %s >%s.txt" &&
+	meeting_builders X1 X2 "echo x >%s.txt" &&
 	wo red X1 && wo red X2 &&
 	settle red &&
 	x1=$(run_of red X1) && x2=$(run_of red X2) &&

@@ -124,6 +124,25 @@ static void test_green_with_a_red_gate_is_red(void **state)
 	json_decref(t);
 }
 
+static void test_the_tested_commit_is_the_landed_one(void **state)
+{
+	struct seen s = { .n = 0 };
+	json_t *t = record(pass);
+
+	(void)state;
+	json_object_set_new(t, "tested_commit", json_string(C));
+	json_object_set_new(t, "tested_base", json_string(B));
+	assert_int_equal(artifact_train_record_check(t, &landing, collect, &s), 0);
+	json_object_set_new(t, "tested_commit", json_string("6666666666666666666666666666666666666666"));
+	json_object_set_new(t, "tested_base", json_string("7777777777777777777777777777777777777777"));
+	assert_int_equal(artifact_train_record_check(t, &landing, collect, &s), 2);
+	assert_string_equal(s.what[0], "the tested commit 666666666666 is not the merge commit "
+			    "111111111111");
+	assert_string_equal(s.what[1], "the tested base 777777777777 is not its first parent "
+			    "333333333333");
+	json_decref(t);
+}
+
 static void test_not_a_record(void **state)
 {
 	struct seen s = { .n = 0 };
@@ -149,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_not_an_id_is_not_printed),
 		cmocka_unit_test(test_red_gates_are_named),
 		cmocka_unit_test(test_green_with_a_red_gate_is_red),
+		cmocka_unit_test(test_the_tested_commit_is_the_landed_one),
 		cmocka_unit_test(test_not_a_record),
 	};
 
