@@ -2,7 +2,10 @@
 # sluice audit and the merge train's gate record (issue 12): every landing
 # through the train has train.json, green, for exactly its merge commit;
 # removing or editing it, or landing a car the train saw red, is a finding;
-# a person's commit and a run that landed before the train are notes.
+# a person's commit and a run that landed before the train are notes. A car
+# the train saw red and someone moved the target to is taken today by the
+# runner as a landing cut short by a crash (train.json then says red): the
+# audit fails on it either way.
 . "$(dirname "$0")/lib.sh"
 test_skip_unless_tool sqlite3
 
@@ -154,6 +157,24 @@ test_expect_success 'the red car forged onto the target: audit fails, naming it 
 	(cd red && test_expect_failure_code 1 sluice audit >../out) &&
 	test_grep "^$b: no green gate record for the tree [0-9a-f]* of this merge commit: it did not land through the merge train, $m$" out &&
 	test_grep "^$b: the merge train tested run $b red (train/gates.json): red gate test (exit 1), $m$" out
+'
+
+test_expect_success 'a car the train saw red, landed by hand: audit fails on its red gate' '
+	printf "%s\n" "git symbolic-ref -q HEAD >/dev/null && exit 0" "echo red on the merge" \
+		"exit 1" >"$BUILDERS/red-on-merge.sh" &&
+	sluice_repo forged "gates:" "  test: [sh, $BUILDERS/red-on-merge.sh]" "merge:" \
+		"  gates: [test]" "$(approve_reviewer_config)" &&
+	echo "echo f >f.txt" >"$BUILDERS/F1.sh" &&
+	wo forged F1 &&
+	fault_fire train.after_result fault.out -C forged tick &&
+	r=$(run_of forged F1) &&
+	sluice -C forged show $r >show.out &&
+	test_grep "^train: out of the line, red$" show.out &&
+	car=$(git -C forged rev-parse refs/sluice/train/$r) &&
+	git -C forged update-ref refs/heads/main $car &&
+	{ sluice -C forged tick >tick.out 2>&1 || true; } &&
+	(cd forged && test_expect_failure_code 1 sluice audit >../out) &&
+	test_grep "^$r: .*red gate test (exit 1), " out
 '
 
 test_done
