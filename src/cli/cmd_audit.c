@@ -130,7 +130,7 @@ static int print_text(const struct artifact_audit_result *res)
 		printf(" (%zu removed by gc)", res->removed);
 	printf(": all hold\n");
 	printf("audit: %zu landing%s with a green gate record, %zu landed before the merge train, "
-	       "%zu commit%s of a person's\n", res->gated, res->gated == 1 ? "" : "s", before, person,
+	       "%zu commit%s by a person\n", res->gated, res->gated == 1 ? "" : "s", before, person,
 	       person == 1 ? "" : "s");
 	return CLI_OK;
 }

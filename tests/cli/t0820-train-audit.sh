@@ -63,7 +63,7 @@ test_expect_success 'the gate record is the landed commit: its tree, parents, gr
 test_expect_success 'audit after landings through the train: clean, both gate records counted' '
 	(cd repo && sluice audit >../out) &&
 	test_grep "^audit: 2 merged runs, [0-9]* artifacts, chain of 2 manifests: all hold$" out &&
-	test_grep "^audit: 2 landings with a green gate record, 0 landed before the merge train, 0 commits of a person.s$" out &&
+	test_grep "^audit: 2 landings with a green gate record, 0 landed before the merge train, 0 commits by a person$" out &&
 	test_grep -v "^note:" out &&
 	(cd repo && sluice audit --json >../ok.json) &&
 	test_grep "\"gated\": 2" ok.json && test_grep "\"notes\": \[\]" ok.json &&
@@ -105,7 +105,7 @@ test_expect_success 'a person.s commit on the target is reported, and audit exit
 	c=$(git -C t4 rev-parse HEAD) &&
 	(cd t4 && sluice audit >../out) &&
 	test_grep "^note: main: a person.s commit (no Sluice-Run: trailer): no gate record, $c$" out &&
-	test_grep "1 commit of a person.s$" out &&
+	test_grep "1 commit by a person$" out &&
 	sluice -C t4 tick >/dev/null &&
 	(cd t4 && sluice audit --json >../p.json) &&
 	test_grep "\"kind\": \"person\"" p.json && test_grep "\"commit\": \"$c\"" p.json &&
