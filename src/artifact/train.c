@@ -213,21 +213,30 @@ static json_t *car_json(struct sl_ctx *ctx, const struct artifact_car *c, const 
 	return j;
 }
 
+/* A string of train.json, or JSON null (what show.schema.json promises). */
+static json_t *str_of(json_t *t, const char *key)
+{
+	return str_or_null(json_string_value(json_object_get(t, key)));
+}
+
 /* What train.json says of a landed run, in the keys of a car. */
 static json_t *landed_json(struct sl_ctx *ctx, json_t *t)
 {
-	json_t *ahead = json_object_get(t, "ahead"), *tms = json_object_get(t, "tested_ms");
-	char *ahead_wo = artifact_run_work_order(ctx, json_string_value(ahead));
-	json_t *j = json_pack("{s:s, s:s, s:n, s:n, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:n, s:n, "
-			      "s:o, s:O?, s:O?, s:O?}",
+	json_t *ms = json_object_get(t, "gates_ms"), *gates = json_object_get(t, "gates");
+	char *ahead_wo = artifact_run_work_order(ctx, json_string_value(json_object_get(t, "ahead")));
+	json_t *j = json_pack("{s:s, s:s, s:n, s:n, s:o, s:o, s:o, s:o, s:o, s:o, s:n, s:o, s:o, "
+			      "s:b, s:o, s:O?}",
 			      "source", "train.json", "status", "landed", "position", "cars",
-			      "base", json_object_get(t, "base"), "head", json_object_get(t, "head"),
-			      "commit", json_object_get(t, "commit"), "tree",
-			      json_object_get(t, "tree"), "ahead", json_is_string(ahead) ? ahead :
-			      NULL, "ahead_work_order", str_or_null(ahead_wo), "joined_at",
-			      "started_at", "tested_at", iso_or_null(json_integer_value(tms)),
-			      "green", json_object_get(t, "green"), "gates_ms",
-			      json_object_get(t, "gates_ms"), "gates", json_object_get(t, "gates"));
+			      "base", str_of(t, "base"), "head", str_of(t, "head"), "commit",
+			      str_of(t, "commit"), "tree", str_of(t, "tree"), "ahead",
+			      str_of(t, "ahead"), "ahead_work_order", str_or_null(ahead_wo),
+			      "joined_at", "started_at",
+			      iso_or_null(json_integer_value(json_object_get(t, "started_ms"))),
+			      "tested_at",
+			      iso_or_null(json_integer_value(json_object_get(t, "tested_ms"))),
+			      "green", json_is_true(json_object_get(t, "green")), "gates_ms",
+			      json_is_integer(ms) ? json_integer(json_integer_value(ms)) : json_null(),
+			      "gates", json_is_array(gates) ? gates : NULL);
 
 	free(ahead_wo);
 	return j;
