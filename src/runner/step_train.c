@@ -737,8 +737,9 @@ int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 		return error;
 	if (head_landed(s, tip))
 		return 0;
-	return step__move(s, RUN_APPROVED, err, "in the train: no tested car to land; the train "
-			  "builds and tests it again");
+	error = step__move(s, RUN_APPROVED, err, "in the train: no tested car to land; the train "
+			   "builds and tests it again");
+	return error ? error : STEP_SENT_BACK;
 }
 
 /* train.json: what was tested and landed (DESIGN.md 7b), from the car's record. */
@@ -794,6 +795,7 @@ int step__train_landed(struct step *s, const struct merge_commit_result *mr, str
 		sl_err_clear(err);
 		memset(&c, 0, sizeof(c));
 		c.status = TRAIN_WAITING;
+		error = 0;
 	} else if (error) {
 		return error;
 	}
