@@ -534,7 +534,10 @@ static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 	    (error = run_merge_gates(s, commit, &gr, err)) != 0)
 		goto out;
 	sl_fault("train.after_gates");
-	error = record_result(s, commit, owner, &gr, err);
+	/* the gates can write in the run folder: what sluice wrote there, from git again */
+	step__sanitize_run_dir(s);
+	if ((error = step__record_diff(s, s->run.head_commit, err)) == 0)
+		error = record_result(s, commit, owner, &gr, err);
 	if (!error)
 		sl_log(SL_LOG_INFO, "run %s: merge gates %s on %.12s in %.1f s", s->run.id,
 		       gr.all_passed ? "green" : "red", commit, gates_ms(&gr) / 1000.0);
