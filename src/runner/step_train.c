@@ -515,18 +515,38 @@ static int64_t gates_ms(const struct build_gate_results *gr)
 	return ms;
 }
 
+/* 1 when merge.gates selects at least one configured gate. */
+static int has_merge_gates(const struct sl_config *cfg)
+{
+	size_t i, k;
+
+	for (i = 0; i < cfg->ngates; i++) {
+		for (k = 0; cfg->merge.gates && cfg->merge.gates[k] &&
+			    strcmp(cfg->merge.gates[k], cfg->gates[i].name);
+		     k++)
+			;
+		if (!cfg->merge.gates || cfg->merge.gates[k])
+			return 1;
+	}
+	return 0;
+}
+
 /* Test the run's car (pending, or testing by a process that is gone). */
 static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 {
 	struct build_gate_results gr = BUILD_GATE_RESULTS_INIT;
 	char owner[64], names[256], ahead[128], *commit = strdup(w->me->commit);
-	int error;
+	int error, gates = has_merge_gates(s->ctx->cfg);
 
 	sl_owner_self(owner, sizeof(owner));
 	if (!commit)
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	if ((error = claim_test(s, commit, owner, err)) != 0)
 		goto out; /* 1: rebuilt meanwhile, decide again */
+	if (!gates) { /* no merge gate: the train only serializes the landings */
+		error = record_result(s, commit, owner, &gr, err);
+		goto out;
+	}
 	gate_names(s->ctx->cfg, names, sizeof(names));
 	if ((error = say(s, err, "in the train: car %d of %d, testing on top of %s (gates: %s)",
 			 w->pos, w->total, w->ahead ? wo_of(s, w->ahead->run_id, ahead, sizeof(ahead))
