@@ -416,9 +416,12 @@ static int run_merge_gates(struct step *s, const char *commit, struct build_gate
 		error = build_gates_run_sub(&c, s->wt, s->run_dir, "train", gr, err);
 		goto out;
 	}
-	if (!sl_path_exists(s->wt)) {
-		error = sl_err_set(err, SL_ENOTFOUND, "the run's worktree '%s' is gone: the merge "
-				   "gates cannot run; retry the run", s->wt);
+	if (!sl_path_exists(s->wt) && (error = step__worktree_again(s, err)) != 0) {
+		char why[SL_ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		sl_err_clear(err);
+		sl_err_set(err, error, "the run's worktree is gone and cannot be made again for the "
+			   "merge gates: %s", why);
 		goto out;
 	}
 	if ((error = worktree_checkout(s->wt, commit, NULL, step__excluded(s), err)) == 0)

@@ -56,4 +56,18 @@ test_expect_success 'by default every gate runs on the merge as well' '
 	test -z "$(git -C r7 for-each-ref refs/sluice/train)"
 '
 
+test_expect_success 'a run whose worktree a person removed after the approval: made again for the merge gates' '
+	sluice_repo r8 "gates:" "  test: [sh, -c, \"test -f one.txt && test -f set-up\"]" \
+		"worktree:" "  setup: [touch, set-up]" &&
+	wo r8 ONE && sluice -C r8 tick >/dev/null &&
+	run=$(run_of r8 ONE) &&
+	test "$(state_of r8 $run)" = awaiting_review &&
+	sluice -C r8 approve $run >/dev/null &&
+	git -C r8 worktree remove --force .system/runs/$run/worktree &&
+	sluice -C r8 tick >out 2>&1 &&
+	test "$(state_of r8 $run)" = merged &&
+	test "$(jq -r .green r8/.system/runs/$run/train.json)" = true &&
+	sluice -C r8 audit
+'
+
 test_done
