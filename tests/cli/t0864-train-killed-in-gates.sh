@@ -1,10 +1,10 @@
 #!/bin/sh
 # A tick killed while the merge gates run on a car (SLUICE_FAULT_GROUP: the
 # tick, its workers and git with them): the run's worktree is left detached
-# at the car, with the index lock of a git that died in its checkout and a
-# gate process still running. The next ticks end that gate, remove the lock
-# (only this run's processes work there), check the run branch out again,
-# test the car again and land it, once.
+# at the car, with the index lock of a git that died in its checkout. The
+# next ticks end what the killed tick left running, remove the lock (only
+# this run's processes work there), check the run branch out again, test
+# the car again and land it, once.
 . "$(dirname "$0")/lib.sh"
 
 test_skip_unless_tool setsid
