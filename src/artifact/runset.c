@@ -77,7 +77,12 @@ static int add_reflog(struct tipctx *t, const char *path)
 	if (!path || sl_read_file(&b, path, REFLOG_MAX, &err) != 0)
 		goto out; /* no reflog: nothing to add */
 	for (p = sl_buf_cstr(&b); p && *p && !error; p = end ? end + 1 : NULL) {
+		const char *msg;
 		end = strchr(p, '\n');
+		msg = memchr(p, '\t', end ? (size_t)(end - p) : strlen(p));
+		/* the merge train's checkouts of a car: the car is no commit of the run's */
+		if (msg && !strncmp(msg + 1, WORKTREE_TRAIN_REFLOG, strlen(WORKTREE_TRAIN_REFLOG)))
+			continue;
 		for (i = 0; i < 2 && !error; i++) {
 			const char *hex = p + i * (GIT_OID_HEXSZ + 1);
 			if ((end && hex + GIT_OID_HEXSZ > end) || strlen(hex) < GIT_OID_HEXSZ ||

@@ -56,6 +56,8 @@ struct where {
 	int live_ahead;                /* a live process carries a car ahead of it */
 };
 
+static const char *wo_of(struct step *s, const char *run_id, char *buf, size_t n);
+
 static void train_release(struct train *t)
 {
 	store_cars_free(t->cars, t->n);
@@ -152,12 +154,35 @@ static int park(struct step *s, struct store_car *c, struct sl_err *err)
 	return car_ref(s->ctx, c->run_id, NULL, err);
 }
 
+/*
+ * A car built again (the target moved, a car ahead left or changed): its
+ * run's reason says so, as an event, whichever worker planned it. Best
+ * effort: the car's own worker says what it does next anyway.
+ */
+static void say_rebuilt(struct step *s, const struct store_car *c)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char why[512], wo[128];
+
+	if (c->ahead)
+		snprintf(why, sizeof(why), "in the train: rebuilt on top of %s",
+			 wo_of(s, c->ahead, wo, sizeof(wo)));
+	else
+		snprintf(why, sizeof(why), "in the train: rebuilt on the new tip of %s",
+			 s->ctx->cfg->target);
+	if (store_run_transition(s->ctx->st, c->run_id, RUN_APPROVED, RUN_APPROVED, why, 0,
+				 &err) != 0)
+		sl_log(SL_LOG_INFO, "run %s: %s (%s)", c->run_id, why, err.msg);
+	if (!strcmp(c->run_id, s->run.id))
+		step__reload(s, &err);
+}
+
 /* Record the merge result of car c on `onto`: pending with its commit, or in conflict. */
 static int record_build(struct step *s, struct store_car *c, const char *onto, const char *ahead,
 			const struct merge_commit_result *mr, int conflict, struct sl_err *err)
 {
 	char commit[41], tree[41];
-	int error;
+	int error, rebuilt = c->commit != NULL;
 
 	git_oid_tostr(commit, sizeof(commit), &mr->commit);
 	git_oid_tostr(tree, sizeof(tree), &mr->tree);
@@ -171,6 +196,8 @@ static int record_build(struct step *s, struct store_car *c, const char *onto, c
 	if ((error = store_train_put(s->ctx->st, c, err)) != 0 ||
 	    (error = car_ref(s->ctx, c->run_id, c->commit, err)) != 0)
 		return error;
+	if (rebuilt && !conflict)
+		say_rebuilt(s, c);
 	sl_fault(conflict ? NULL : "train.after_car");
 	return 0;
 }

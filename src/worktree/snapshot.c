@@ -419,6 +419,7 @@ int worktree_checkout(const char *wt_path, const char *oid_hex, const char *bran
 {
 	/* git's checkout: the user's filters run as git runs them (core/git.h) */
 	const char *args[] = { "checkout", "-q", "-f", "--no-recurse-submodules", NULL, NULL, NULL };
+	const char *env[] = { "GIT_REFLOG_ACTION=" WORKTREE_TRAIN_REFLOG, NULL };
 	struct sl_git_opts o = SL_GIT_OPTS_INIT;
 	git_repository *repo = NULL;
 	git_oid oid;
@@ -438,6 +439,7 @@ int worktree_checkout(const char *wt_path, const char *oid_hex, const char *bran
 		return error;
 	o.cwd = wt_path;
 	o.ceiling = 1;
+	o.env = env;
 	if ((error = sl_git_run(&o, args, NULL, err)) == 0)
 		error = clean_untracked(repo, wt_path, excluded, err);
 	git_repository_free(repo);

@@ -219,6 +219,13 @@ int worktree_snapshot(const char *wt_path, const char *branch_name, const char *
  */
 int worktree_checkout(const char *wt_path, const char *oid_hex, const char *branch,
 		      const char *const *excluded, struct sl_err *err);
+/*
+ * The message of the worktree's HEAD reflog entries worktree_checkout()
+ * writes: the watch of the target (artifact/runset.c) leaves them out, the
+ * merge train's cars (built on the target's tip, a person's commits
+ * included) are not the run's own commits.
+ */
+#define WORKTREE_TRAIN_REFLOG "sluice-train: the merge gates on a car"
 
 int worktree_reset(const char *wt_path, const char *oid_hex, const char *const *excluded,
 			  struct sl_err *err);
