@@ -402,3 +402,42 @@ test_done() {
 	[ "$test_skipped" -eq 0 ] || exit 77
 	exit 0
 }
+
+# The merge train (t080x). How many merges of work order WO the first-parent
+# line of BRANCH (default main) holds.
+merges_of() { # DIR WO [BRANCH]
+	git -C "$1" log --first-parent --merges --format=%B "${3:-main}" | grep -c "^Work-Order: $2\$"
+}
+
+# Run GATE (a shell command) on a copy of the tree of each first-parent
+# commit of BRANCH (default main) after BASE: fails naming each red one.
+gate_first_parents() { # DIR BASE GATE [BRANCH]
+	_gbad=0
+	for _gc in $(git -C "$1" rev-list --first-parent "$2..${4:-main}"); do
+		rm -rf "$TRASH/gate-tree" && mkdir "$TRASH/gate-tree" &&
+			git -C "$1" archive "$_gc" | tar -x -C "$TRASH/gate-tree" || return 1
+		(cd "$TRASH/gate-tree" && eval "$3") >"$TRASH/gate-tree.out" 2>&1 || {
+			echo "the gate is red on $_gc ($(git -C "$1" log -1 --format=%s "$_gc")):" >&2
+			cat "$TRASH/gate-tree.out" >&2
+			_gbad=$((_gbad + 1))
+		}
+	done
+	rm -rf "$TRASH/gate-tree"
+	[ "$_gbad" = 0 ]
+}
+
+# Each sluice merge on the first-parent line of BRANCH (default main) has a
+# train.json that names it: commit = the merge, tree = its tree, base = its
+# first parent, head = its second, green.
+train_records_hold() { # DIR [BRANCH]
+	for _tc in $(git -C "$1" rev-list --first-parent --merges "${2:-main}"); do
+		_tr=$(git -C "$1" log -1 --format=%B "$_tc" | sed -n 's/^Sluice-Run: //p')
+		[ -n "$_tr" ] || continue
+		_tj=$1/.system/runs/$_tr/train.json
+		[ -f "$_tj" ] || { echo "run $_tr landed $_tc without train.json" >&2; return 1; }
+		jq -e --arg c "$_tc" --arg t "$(git -C "$1" rev-parse "$_tc^{tree}")" \
+			--arg b "$(git -C "$1" rev-parse "$_tc^1")" --arg h "$(git -C "$1" rev-parse "$_tc^2")" \
+			'.commit == $c and .tree == $t and .base == $b and .head == $h and .green == true' \
+			"$_tj" >/dev/null || { echo "train.json of $_tr does not name $_tc:" >&2; cat "$_tj" >&2; return 1; }
+	done
+}
