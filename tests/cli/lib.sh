@@ -441,3 +441,28 @@ train_records_hold() { # DIR [BRANCH]
 			"$_tj" >/dev/null || { echo "train.json of $_tr does not name $_tc:" >&2; cat "$_tj" >&2; return 1; }
 	done
 }
+
+# With fixtures/train/hold-gate.sh as the train's gate (logging to
+# GATEDIR/gates.log): each sluice merge on the first-parent line of main was
+# tested by its run, as that very commit and tree, clean, and passed, and no
+# test of it failed.
+landed_tested() { # DIR GATEDIR
+	for _tc in $(git -C "$1" rev-list --first-parent --merges main); do
+		_tr=$(git -C "$1" log -1 --format=%B "$_tc" | sed -n 's/^Sluice-Run: //p')
+		[ -n "$_tr" ] || continue
+		grep -qx "$_tr $_tc $(git -C "$1" rev-parse "$_tc^{tree}") clean 0" "$2/gates.log" ||
+			{ echo "$_tc (run $_tr) landed untested:" >&2; cat "$2/gates.log" >&2; return 1; }
+		! grep " $_tc .* [1-9][0-9]*\$" "$2/gates.log" >&2 ||
+			{ echo "$_tc (run $_tr) landed after a red test" >&2; return 1; }
+	done
+}
+
+# Wait (at most 60 s) until FILE (a glob) exists.
+wait_for() { # GLOB
+	_wn=0
+	while ! ls $1 >/dev/null 2>&1; do
+		[ $_wn -lt 600 ] || { echo "no $1 after 60 s" >&2; return 1; }
+		sleep 0.1
+		_wn=$((_wn + 1))
+	done
+}
