@@ -36,6 +36,7 @@ struct ctx {
 	yaml_node_t *retry_node;  /* walked after the gates, which it names */
 	struct sl_gate *gate;     /* the gate being read */
 	struct retry_walk *retry; /* the retry entry being read */
+	yaml_node_t *merge_gates; /* merge.gates, checked after the gates */
 };
 
 static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
@@ -726,8 +727,14 @@ static void merge_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 				check_template(c, v, cfg->merge.message, merge_var_known, NULL,
 				               "merge.message");
 		}
+	} else if (!strcmp(key, "gates")) {
+		if (get_strv(c, v, &cfg->merge.gates, "merge.gates", " of gate names, e.g. [test]") == 0)
+			c->merge_gates = v;
+	} else if (!strcmp(key, "train_depth")) {
+		get_int(c, v, &cfg->merge.train_depth, 1, SL_JOBS_MAX, "merge.train_depth");
 	} else {
-		unknown(c, k, "merge", "resolver, resolve_attempts, verify, message");
+		unknown(c, k, "merge",
+		        "resolver, resolve_attempts, verify, message, gates, train_depth");
 	}
 }
 
@@ -815,9 +822,28 @@ static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 		        "target, queue, builder, worktree, gates, retry, reviewer, merge, gc");
 }
 
+/* Every name of merge.gates is a configured gate. */
+static void merge_gates_check(struct ctx *c)
+{
+	struct sl_config *cfg = c->cfg;
+	size_t i, j;
+
+	for (i = 0; cfg->merge.gates && cfg->merge.gates[i]; i++) {
+		for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, cfg->merge.gates[i]); j++)
+			;
+		if (j == cfg->ngates)
+			problem(c, c->merge_gates,
+			        "merge.gates names '%.200s', which is no configured gate; define it "
+			        "under 'gates' or fix the name",
+			        cfg->merge.gates[i]);
+	}
+}
+
 static void cross_check(struct ctx *c)
 {
 	struct sl_config *cfg = c->cfg;
+
+	merge_gates_check(c);
 
 	if (cfg->builder.command && cfg->builder.preset)
 		problem(c, c->root, "builder has both 'command' and 'preset'; keep one");
@@ -867,6 +893,8 @@ static int fill_late_defaults(struct sl_config *cfg)
 
 	if (!cfg->reviewer.name && name && !(cfg->reviewer.name = strdup(name)))
 		return -1;
+	if (!cfg->merge.train_depth)
+		cfg->merge.train_depth = cfg->queue.jobs;
 	return 0;
 }
 
@@ -899,7 +927,7 @@ static int walk(struct sl_config *cfg, const char *path, const char *data, size_
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ctx c = {path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL};
+	struct ctx c = {path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL, NULL};
 	yaml_node_t *root;
 
 	if (!yaml_parser_initialize(&parser))
@@ -1042,5 +1070,6 @@ void sl_config_free(struct sl_config *cfg)
 	free(cfg->reviewer.name);
 	free(cfg->merge.resolver);
 	free(cfg->merge.message);
+	sl_strv_free(cfg->merge.gates);
 	free(cfg);
 }

@@ -89,6 +89,8 @@ struct sl_config {
 		int resolve_attempts;  /* default 2 */
 		int verify;            /* default 1: cross-check with git merge-tree */
 		char *message;         /* template of the merge message; default "Merge {work_order.id}: {work_order.title}" */
+		sl_strv gates;         /* the gates run on each car of the train; NULL: every gate */
+		int train_depth;       /* cars tested at once; 0: queue.jobs */
 	} merge;
 	struct {
 		int keep_last;         /* default 20 */

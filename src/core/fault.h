@@ -38,7 +38,11 @@
  *   review.before_request         review-request.json written, reviewer not asked
  *   review.after_verdict          verdict received, nothing of it stored
  *   review.after_record           review.json written, the run not yet moved by it
- *   merge.before_merge            repository lock held, before the in-memory merge
+ *   train.after_car               a car's merge commit made, recorded and under its ref, gates not run
+ *   train.after_gates             the merge gates ran on the car, their result not recorded
+ *   train.after_result            the car's result (green or red) recorded, the run not moved on
+ *   train.before_land             a green front car, the run merging, the landing not started
+ *   merge.before_merge            repository lock held, before git's merge of a car
  *   merge.after_commit            merge commit object made, no journal, checkout or ref move
  *   merge.mid_checkout            bringing the checked-out target along, some files written
  *   merge.after_checkout_files    the merge's files written in the checkout, its index not (lock held)
@@ -67,8 +71,6 @@
  * A point marked sl_fault_fail does not kill: the operation there fails
  * (the caller reports an injected failure) the n-th time, so that a test
  * can check what happens when it cannot be done.
- *
- * The merge train (issue 12) adds its points here: train.<where>.
  */
 #include <stddef.h>
 

@@ -252,7 +252,8 @@ static int commit_and_move(struct mc *m, const git_commit *tip, const git_oid *t
 		error = sl_err_git(err, error, "cannot read the merged tree");
 		goto out;
 	}
-	if ((error = create_commit(m, tip, tree, err)) || (error = write_journal(m, old_tree, tree_id, err)) ||
+	if ((!m->o->commit && (error = create_commit(m, tip, tree, err))) ||
+	    (error = write_journal(m, old_tree, tree_id, err)) ||
 	    (error = merge__checkout_target(m->repo, m->refname, old_tree, tree_id, m->o->journal,
 					    &where, m->res, err)))
 		goto out;
@@ -281,6 +282,45 @@ out:
 	return error;
 }
 
+/*
+ * The prebuilt commit of opts->commit (parents: some tip, the head): 0, or
+ * SL_EINVALID when it is no merge commit of the head.
+ */
+static int read_prebuilt(git_commit **out, struct mc *m, struct sl_err *err)
+{
+	git_oid id;
+
+	*out = NULL;
+	if (git_oid_fromstr(&id, m->o->commit) || git_commit_lookup(out, m->repo, &id) ||
+	    git_commit_parentcount(*out) != 2 ||
+	    !git_oid_equal(git_commit_parent_id(*out, 1), git_commit_id(m->head))) {
+		git_commit_free(*out);
+		*out = NULL;
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a merge commit of '%s'",
+				  m->o->commit, git_oid_tostr_s(git_commit_id(m->head)));
+	}
+	return 0;
+}
+
+/* Land opts->commit on `tip`: 0 merged, 1 moved (tip is not its first parent), or an error. */
+static int land_prebuilt(struct mc *m, const git_commit *tip, int n, struct sl_err *err)
+{
+	git_commit *c = NULL;
+	int error;
+
+	if ((error = read_prebuilt(&c, m, err)))
+		return error;
+	if (!git_oid_equal(git_commit_parent_id(c, 0), git_commit_id(tip))) {
+		git_commit_free(c);
+		return 1;
+	}
+	git_oid_cpy(&m->res->commit, git_commit_id(c));
+	git_oid_cpy(&m->res->tree, git_commit_tree_id(c));
+	error = commit_and_move(m, tip, git_commit_tree_id(c), n, err);
+	git_commit_free(c);
+	return error;
+}
+
 /* One attempt: merge head into the current tip. 0 merged, 1 moved, or an error. */
 static int attempt(struct mc *m, int n, struct sl_err *err)
 {
@@ -301,6 +341,10 @@ static int attempt(struct mc *m, int n, struct sl_err *err)
 	if ((error = already_merged(m, tip, err)))
 		goto out;
 	git_oid_cpy(&m->res->tip, git_commit_id(tip));
+	if (m->o->commit) {
+		error = land_prebuilt(m, tip, n, err);
+		goto out;
+	}
 	sl_fault("merge.before_merge");
 	error = merge__preview_commits(m->repo, tip, m->head, &mo, &pr, NULL, err);
 	if (error)
@@ -339,6 +383,8 @@ int merge_commit(const char *repo_path, const struct merge_commit_opts *opts,
 	struct mc m = { 0 };
 	int error, n, max = opts->max_attempts > 0 ? opts->max_attempts : DEFAULT_ATTEMPTS;
 
+	if (opts->commit)
+		max = 1; /* a moved target is the train's to rebuild on, never merged again here */
 	m.o = opts;
 	m.res = res;
 	error = setup(&m, repo_path, err);
@@ -351,7 +397,12 @@ int merge_commit(const char *repo_path, const struct merge_commit_opts *opts,
 		else if (!error)
 			break;
 	}
-	if (error == 1) {
+	if (error == 1 && opts->commit) {
+		res->status = MERGE_MOVED;
+		snprintf(res->reason, sizeof(res->reason), "the target branch '%s' is no longer "
+			 "the base the merge was built and tested on", opts->target);
+		error = sl_err_set(err, SL_ETRANSIENT, "%s", res->reason);
+	} else if (error == 1) {
 		res->status = MERGE_CONFLICT;
 		snprintf(res->reason, sizeof(res->reason), "the target branch '%s' kept moving "
 			 "during %d merge attempts", opts->target, max);
@@ -371,4 +422,50 @@ void merge_commit_result_release(struct merge_commit_result *res)
 {
 	merge_paths_release(&res->paths);
 	merge_paths_release(&res->kept);
+}
+
+int merge_build(const char *repo_path, const struct merge_commit_opts *opts, const char *onto,
+		struct merge_commit_result *res, struct sl_err *err)
+{
+	struct merge_opts mo = MERGE_OPTS_INIT;
+	struct merge_result pr = MERGE_RESULT_INIT;
+	struct mc m = { 0 };
+	git_commit *base = NULL;
+	git_tree *tree = NULL;
+	int error;
+
+	m.o = opts;
+	m.res = res;
+	mo.verify = opts->verify;
+	if ((error = setup(&m, repo_path, err)) ||
+	    (error = merge__resolve_commit(&base, m.repo, onto, err)) ||
+	    (error = already_merged(&m, base, err)))
+		goto out;
+	git_oid_cpy(&res->tip, git_commit_id(base));
+	res->attempts = 1;
+	sl_fault("merge.before_merge");
+	if ((error = merge__preview_commits(m.repo, base, m.head, &mo, &pr, NULL, err)))
+		goto out;
+	if (!pr.clean) {
+		error = conflict(&m, &pr, err);
+		goto out;
+	}
+	git_oid_cpy(&res->tree, &pr.tree);
+	if ((error = git_tree_lookup(&tree, m.repo, &pr.tree))) {
+		error = sl_err_git(err, error, "cannot read the merged tree");
+		goto out;
+	}
+	if (!(error = create_commit(&m, base, tree, err))) {
+		res->status = MERGE_MERGED;
+		res->reason[0] = '\0';
+	}
+out:
+	merge_result_release(&pr);
+	git_tree_free(tree);
+	git_commit_free(base);
+	sl_buf_release(&m.msg);
+	git_signature_free(m.sig);
+	git_commit_free(m.head);
+	git_repository_free(m.repo);
+	return error;
 }

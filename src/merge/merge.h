@@ -96,7 +96,8 @@ void merge_result_release(struct merge_result *res);
 enum merge_status {
 	MERGE_MERGED = 0, /* the merge commit is on the target */
 	MERGE_CONFLICT,   /* the merge conflicts: paths and reason */
-	MERGE_DEFERRED    /* the target's checkout cannot take it now: nothing touched, retry later */
+	MERGE_DEFERRED,   /* the target's checkout cannot take it now: nothing touched, retry later */
+	MERGE_MOVED       /* opts->commit: the target is not its first parent (any more) */
 };
 
 struct merge_commit_opts {
@@ -135,9 +136,17 @@ struct merge_commit_opts {
 	 */
 	int (*guard)(void *data, const git_oid *tip, char *why, size_t n);
 	void *guard_data;
+	/*
+	 * A merge commit made earlier by merge_build() (full hex id), or NULL.
+	 * Set: merge_commit() merges nothing, it lands exactly this commit
+	 * (the tested car of the merge train): the target moves by CAS from
+	 * the commit's first parent to the commit. When the target's tip is
+	 * not that first parent it returns SL_ETRANSIENT with MERGE_MOVED.
+	 */
+	const char *commit;
 };
 
-#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL, NULL, NULL }
+#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL, NULL, NULL, NULL }
 
 struct merge_commit_result {
 	enum merge_status status;
@@ -192,6 +201,18 @@ int merge_commit(const char *repo_path, const struct merge_commit_opts *opts,
 		 struct merge_commit_result *res, struct sl_err *err);
 
 void merge_commit_result_release(struct merge_commit_result *res);
+
+/*
+ * The car of the merge train: the merge commit of opts->head into `onto`
+ * (a full hex commit id: the target's tip or the car ahead), with the
+ * message of merge_commit() and git's merged tree, moving no ref (opts->
+ * target only names the branch in errors). Returns 0 (res->commit,
+ * res->tree; res->tip is `onto`), SL_ECONFLICT (res->paths and reason, as
+ * merge_commit), SL_EEXISTS (the head is in `onto` already), SL_EINVALID.
+ * *res is the caller's: merge_commit_result_release().
+ */
+int merge_build(const char *repo_path, const struct merge_commit_opts *opts, const char *onto,
+		struct merge_commit_result *res, struct sl_err *err);
 
 /* The maximum size of gitConflictOutput. */
 #define MERGE_CONFLICT_OUTPUT_MAX ((size_t)256 << 10)

@@ -33,12 +33,6 @@ int step_start(struct step *s, struct sl_err *err)
 	return step__move(s, RUN_PREPARING, err, "preparing the worktree");
 }
 
-/* approved: merge it. */
-int step_land(struct step *s, struct sl_err *err)
-{
-	return step__move(s, RUN_MERGING, err, "merging into %s", s->ctx->cfg->target);
-}
-
 /* The function of each step of the state table (store/state.c). */
 static const step_fn steps[RUN_STEP_COUNT] = {
 	[RUN_STEP_NONE] = NULL,
@@ -47,7 +41,7 @@ static const step_fn steps[RUN_STEP_COUNT] = {
 	[RUN_STEP_BUILD] = step_build,
 	[RUN_STEP_GATE] = step_gate,
 	[RUN_STEP_REVIEW] = step_review,
-	[RUN_STEP_LAND] = step_land,
+	[RUN_STEP_LAND] = step_train,
 	[RUN_STEP_MERGE] = step_merge,
 	[RUN_STEP_RESOLVE] = step_resolve,
 };

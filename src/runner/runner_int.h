@@ -168,12 +168,61 @@ int step__snapshot(struct step *s, const char *message, unsigned flags, char hea
 int step__commit_resolution(struct step *s, const char *message, char head[41],
 			    struct sl_err *err);
 
+/*
+ * The merge commit options of the run (merge.message rendered, the
+ * trailers, the journal); the strings live in *mm until
+ * step__merge_msg_release().
+ */
+struct step_merge_msg {
+	struct sl_buf subject;
+	char *title;
+	char *journal;
+};
+struct merge_commit_opts;
+int step__merge_msg(struct step *s, struct step_merge_msg *mm, struct merge_commit_opts *o,
+		    struct sl_err *err);
+void step__merge_msg_release(struct step_merge_msg *mm);
+
+/*
+ * Before an approved run goes on: nothing changed in its worktree or on
+ * its branch since the review, and its tree is the approved one. 0 when it
+ * holds; STEP_SENT_BACK when the run was sent back (gating or reviewing),
+ * STEP_STOP when it failed, or an error.
+ */
+#define STEP_SENT_BACK 2
+int step__approval_holds(struct step *s, struct sl_err *err);
+
+/*
+ * The merge train (runner/step_train.c). step__landing_car: the run's
+ * green car that is to land now (*car the caller's: store_car_release()),
+ * or STEP_NEXT when the run went back to approved (the train decides
+ * again). step__train_landed: the run landed as mr->commit: train.json,
+ * the car out of the train, its ref deleted.
+ */
+struct store_car;
+struct merge_commit_result;
+int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err);
+int step__train_landed(struct step *s, const struct merge_commit_result *mr, struct sl_err *err);
+/* The runs landed on tip's first-parent line since base, newest first (*ids NULL-terminated). */
+int step__rivals_between(struct step *s, const char *tip, const char *base, char ***ids,
+			 struct sl_err *err);
+
+/*
+ * The run's merge on `tip` conflicts (textual: git's paths) or its merge
+ * gates failed there (semantic: gates_json, the car's results): the
+ * conflict is recorded in the store and conflict.json, and the run goes
+ * to resolving, or to merge_conflict when resolution is off or used up.
+ */
+int step__on_conflict(struct step *s, const char *tip, const char *why, struct sl_err *err);
+int step__on_semantic(struct step *s, const char *tip, const char *gates_json,
+		      struct sl_err *err);
+
 /* The handlers, one per step of the state table (enum run_step; runner/advance.c). */
 typedef int (*step_fn)(struct step *s, struct sl_err *err);
 /* The handler of a run state's step; NULL for a state no step moves on. */
 step_fn runner__step_for(enum run_state state);
 int step_start(struct step *s, struct sl_err *err);
-int step_land(struct step *s, struct sl_err *err);
+int step_train(struct step *s, struct sl_err *err);
 int step_prepare(struct step *s, struct sl_err *err);
 int step_build(struct step *s, struct sl_err *err);
 int step_gate(struct step *s, struct sl_err *err);

@@ -198,14 +198,52 @@ out:
 	return error;
 }
 
-static int on_conflict(struct step *s, const struct merge_commit_result *mr, struct sl_err *err)
+/* "WO-1, WO-2" of the rival runs (at most a few), or the target's name. */
+static void rival_names(struct step *s, const char *const *rivals, char *buf, size_t n)
+{
+	struct sl_err err = SL_ERR_INIT;
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; rivals && rivals[i] && i < 5 && used < n; i++) {
+		struct store_run r;
+		if (store_run_get(s->ctx->st, rivals[i], &r, &err) != 0) {
+			sl_err_clear(&err);
+			continue;
+		}
+		used += (size_t)snprintf(buf + used, n - used, "%s%s (run %.12s)", used ? ", " : "",
+					 r.work_order_id, r.id);
+		store_run_release(&r);
+	}
+	if (!buf[0])
+		snprintf(buf, n, "the commits on %s", s->ctx->cfg->target);
+}
+
+static int semantic_move(struct step *s, const char *gates, const char *const *rivals,
+			 struct sl_err *err)
+{
+	char who[512];
+
+	rival_names(s, rivals, who, sizeof(who));
+	if (!strcmp(s->ctx->cfg->merge.resolver, "none") ||
+	    s->run.resolve_attempts >= s->ctx->cfg->merge.resolve_attempts)
+		return step__move(s, RUN_MERGE_CONFLICT, err,
+				  "semantic conflict: the merge gates failed on top of %s (gate %s); "
+				  "a person must decide: see 'sluice show %s'",
+				  who, gates, s->run.id);
+	return step__move(s, RUN_RESOLVING, err,
+			  "semantic conflict: the merge gates failed on top of %s (gate %s); the "
+			  "builder resolves it",
+			  who, gates);
+}
+
+int step__on_conflict(struct step *s, const char *tip, const char *why, struct sl_err *err)
 {
 	struct merge_conflict_info ci = MERGE_CONFLICT_INFO_INIT;
 	struct merge_opts mo = MERGE_OPTS_INIT;
-	char tip[41], *rival = NULL;
+	char *rival = NULL;
 	int error;
 
-	git_oid_tostr(tip, sizeof(tip), &mr->tip);
 	mo.verify = s->ctx->cfg->merge.verify;
 	if ((error = merge_conflict_info(s->ctx->repo.root, tip, s->run.head_commit,
 					 s->ctx->cfg->target, s->run.branch_name, &mo, &ci,
@@ -225,7 +263,7 @@ static int on_conflict(struct step *s, const struct merge_commit_result *mr, str
 				   "merge conflict with %s in %zu file%s (%s); a person must "
 				   "decide: see 'sluice show %s'",
 				   rival ? rival : s->ctx->cfg->target, ci.paths.n,
-				   ci.paths.n == 1 ? "" : "s", mr->reason, s->run.id);
+				   ci.paths.n == 1 ? "" : "s", why, s->run.id);
 	else
 		error = step__move(s, RUN_RESOLVING, err,
 				   "merge conflict with %s in %zu file%s; the builder resolves it",
@@ -234,6 +272,62 @@ static int on_conflict(struct step *s, const struct merge_commit_result *mr, str
 out:
 	free(rival);
 	merge_conflict_info_release(&ci);
+	return error;
+}
+
+/* "test (exit 2), lint (exit 1)": the failed gates of a car's results. */
+static void failed_names(json_t *gates, char *buf, size_t n)
+{
+	json_t *g;
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(gates, i, g) {
+		if (json_is_true(json_object_get(g, "passed")) || used >= n)
+			continue;
+		used += (size_t)snprintf(buf + used, n - used, "%s%s (exit %d)", used ? ", " : "",
+					 json_string_value(json_object_get(g, "name")) ?: "?",
+					 (int)json_integer_value(json_object_get(g, "exit_code")));
+	}
+	if (!buf[0])
+		snprintf(buf, n, "a merge gate");
+}
+
+int step__on_semantic(struct step *s, const char *tip, const char *gates_json,
+		      struct sl_err *err)
+{
+	json_t *all = json_loads(gates_json ? gates_json : "[]", 0, NULL), *failed = json_array();
+	json_t *ctx = NULL, *g;
+	char names[512], *text = NULL, **rivals = NULL;
+	size_t i;
+	int error;
+
+	json_array_foreach(all, i, g)
+		if (!json_is_true(json_object_get(g, "passed")))
+			json_array_append(failed, g);
+	failed_names(failed, names, sizeof(names));
+	if (!(text = json_dumps(failed, JSON_COMPACT | JSON_SORT_KEYS))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = store_conflict_set_semantic(s->ctx->st, s->run.id, tip, s->run.head_commit,
+						 text, err)) != 0 ||
+	    (error = step__rivals_between(s, tip, s->run.base_commit, &rivals, err)) != 0 ||
+	    (error = step__conflict_context(s, &ctx, err)) != 0 ||
+	    (error = step__write_json(s, "conflict.json", ctx, err)) != 0 ||
+	    (error = step__set(s, err, "merge_status",
+			       run_merge_status_name(RUN_MERGE_STATUS_CONFLICT),
+			       "conflict_with_run_id", rivals[0], NULL)) != 0)
+		goto out;
+	error = semantic_move(s, names, (const char *const *)rivals, err);
+out:
+	for (i = 0; rivals && rivals[i]; i++)
+		free(rivals[i]);
+	free(rivals);
+	free(text);
+	json_decref(ctx);
+	json_decref(failed);
+	json_decref(all);
 	return error;
 }
 
@@ -248,12 +342,14 @@ static int write_merge_json(struct step *s, const struct merge_commit_result *mr
 	git_oid_tostr(tip, sizeof(tip), &mr->tip);
 	git_oid_tostr(tree, sizeof(tree), &mr->tree);
 	sl_time_iso(when, sizeof(when), sl_now_ms());
-	j = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:s?}", "merge_commit",
+	j = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:s?, s:b, s:s}",
+		      "merge_commit",
 		      commit, "parents", tip, s->run.head_commit, "target", s->ctx->target_ref,
 		      "base", s->run.base_commit, "head", s->run.head_commit, "tree", tree,
 		      "approved_tree", s->run.approved_tree, "merged_at", when, "attempts",
 		      mr->attempts, "checkout_updated", mr->checkout_updated, "resolved_with",
-		      s->run.mode == RUN_MODE_RESOLVE ? s->run.conflict_with_run_id : NULL);
+		      s->run.mode == RUN_MODE_RESOLVE ? s->run.conflict_with_run_id : NULL, "tested",
+		      1, "train", "train.json");
 	if (!j)
 		return sl_err_set(err, SL_ERROR, "cannot build merge.json");
 	error = step__write_json(s, "merge.json", j, err);
@@ -285,7 +381,8 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 		       s->run.id, err->msg);
 		sl_err_clear(err);
 	}
-	if ((error = write_merge_json(s, mr, err)) != 0 ||
+	if ((error = step__train_landed(s, mr, err)) != 0 ||
+	    (error = write_merge_json(s, mr, err)) != 0 ||
 	    (error = step__set(s, err, "merge_commit", commit, "merge_status",
 			       run_merge_status_name(RUN_MERGE_STATUS_MERGED), NULL)) != 0)
 		return error;
@@ -381,7 +478,7 @@ static int render_subject(struct step *s, json_t *fields, struct sl_buf *out, st
  * branch after the merge. Returns 0 when nothing changed, SENT_BACK when it
  * sent the run back, STEP_STOP when the run failed, or an error.
  */
-#define SENT_BACK 2
+#define SENT_BACK STEP_SENT_BACK
 static int unchanged_since_review(struct step *s, struct sl_err *err)
 {
 	char head[41];
@@ -433,6 +530,7 @@ static int target_guard(void *data, const git_oid *tip, char *why, size_t n)
 static void fill_merge_opts(struct step *s, struct merge_commit_opts *o,
 			    const struct sl_buf *subject, const char *title, const char *journal)
 {
+	memset(o, 0, sizeof(*o));
 	o->subject = subject->len ? subject->ptr : NULL;
 	o->target = s->ctx->cfg->target;
 	o->head = s->run.head_commit;
@@ -487,8 +585,16 @@ static int not_landed(struct step *s, int rc, const struct merge_commit_result *
 	if (rc == SL_EEXISTS)
 		return step__fail(s, RUN_FAILED, err, "nothing to merge: %s", err->msg);
 	if (rc == SL_ECONFLICT && mr->status == MERGE_CONFLICT) {
+		char tip[41];
 		sl_err_clear(err);
-		return on_conflict(s, mr, err);
+		git_oid_tostr(tip, sizeof(tip), &mr->tip);
+		return step__on_conflict(s, tip, mr->reason, err);
+	}
+	if (rc == SL_ETRANSIENT && mr->status == MERGE_MOVED) {
+		/* not on the base it was tested on: the train builds and tests it again */
+		sl_err_clear(err);
+		return step__move(s, RUN_APPROVED, err, "in the train: '%s' moved before the landing; "
+				  "the car is built and tested again", s->ctx->cfg->target);
 	}
 	/* deferred (the user's checkout), locked, target missing: wait, retry next tick */
 	snprintf(why, sizeof(why), "%s", mr->reason[0] ? mr->reason : err->msg);
@@ -497,35 +603,70 @@ static int not_landed(struct step *s, int rc, const struct merge_commit_result *
 	return error ? error : STEP_STOP;
 }
 
+int step__merge_msg(struct step *s, struct step_merge_msg *mm, struct merge_commit_opts *o,
+		    struct sl_err *err)
+{
+	json_t *fields = wo_fields(s, s->run.work_order_id, &mm->title);
+	int error;
+
+	sl_buf_init(&mm->subject, 0);
+	mm->journal = sl_path_join(s->ctx->repo.sysdir, RUNNER_MERGE_JOURNAL);
+	error = render_subject(s, fields, &mm->subject, err);
+	json_decref(fields);
+	if (!error && !mm->journal)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	if (!error)
+		fill_merge_opts(s, o, &mm->subject, mm->title, mm->journal);
+	return error;
+}
+
+void step__merge_msg_release(struct step_merge_msg *mm)
+{
+	sl_buf_release(&mm->subject);
+	free(mm->title);
+	free(mm->journal);
+	memset(mm, 0, sizeof(*mm));
+}
+
+int step__approval_holds(struct step *s, struct sl_err *err)
+{
+	char tree[41];
+	int error;
+
+	if ((error = unchanged_since_review(s, err)) != 0)
+		return error;
+	if ((error = step__tree_of(s, s->run.head_commit, tree, err)) != 0)
+		return error;
+	if (!s->run.approved_tree || strcmp(tree, s->run.approved_tree)) {
+		error = step__move(s, RUN_REVIEWING, err,
+				   "the tree changed after the approval (%.12s); reviewing again",
+				   tree);
+		return error ? error : SENT_BACK;
+	}
+	return 0;
+}
+
+/* merging: land the run's tested car of the merge train (runner/step_train.c). */
 int step_merge(struct step *s, struct sl_err *err)
 {
 	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
 	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
-	struct sl_buf subject = SL_BUF_INIT;
-	char tree[41], *title = NULL, *journal = NULL;
-	json_t *fields = NULL;
+	struct step_merge_msg mm = { SL_BUF_INIT, NULL, NULL };
+	struct store_car car;
 	int error, rc = 0;
 
-	if ((error = unchanged_since_review(s, err)) != 0)
-		return error == SENT_BACK ? STEP_NEXT : error;
-	if ((error = step__tree_of(s, s->run.head_commit, tree, err)) != 0)
-		return error;
-	if (!s->run.approved_tree || strcmp(tree, s->run.approved_tree))
-		return step__move(s, RUN_REVIEWING, err,
-				  "the tree changed after the approval (%.12s); reviewing again", tree);
-	fields = wo_fields(s, s->run.work_order_id, &title);
-	if ((error = render_subject(s, fields, &subject, err)) != 0)
+	if ((error = step__landing_car(s, &car, err)) != 0)
+		return error == STEP_NEXT ? STEP_NEXT : error;
+	if ((error = step__merge_msg(s, &mm, &o, err)) != 0)
 		goto out;
-	journal = sl_path_join(s->ctx->repo.sysdir, RUNNER_MERGE_JOURNAL);
-	fill_merge_opts(s, &o, &subject, title, journal);
+	o.commit = car.commit;
+	sl_fault("train.before_land");
 	if ((error = merge_locked(s, &o, &mr, &rc, err)) == 0 && rc != 0)
 		error = not_landed(s, rc, &mr, err);
 out:
 	merge_commit_result_release(&mr);
-	sl_buf_release(&subject);
-	free(journal);
-	json_decref(fields);
-	free(title);
+	step__merge_msg_release(&mm);
+	store_car_release(&car);
 	return error;
 }
 

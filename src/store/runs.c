@@ -714,6 +714,50 @@ int store_retry_clear(struct store *st, const char *run_id, struct sl_err *err)
 	return error;
 }
 
+/* The run_conflicts row, in the caller's transaction; its paths are deleted. */
+static int conflict_row(struct store *st, const char *run_id, const char *target_tip,
+			const char *run_head, enum conflict_kind kind, const char *gates_json,
+			struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if (!target_tip || !run_head)
+		return sl_err_set(err, SL_EINVALID, "a conflict needs the target tip and the run head");
+	if ((error = exec_bound(st, "DELETE FROM run_conflict_paths WHERE run_id = ?1", run_id, 0,
+				NULL, 0, NULL, err)) != 0 ||
+	    (error = store__prepare(st, &s,
+				    "INSERT OR REPLACE INTO run_conflicts (run_id, found_ms, "
+				    "target_tip, run_head, kind, gates) VALUES (?, ?, ?, ?, ?, ?)",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, sl_now_ms());
+	store__bind_text(s, 3, target_tip);
+	store__bind_text(s, 4, run_head);
+	store__bind_text(s, 5, conflict_kind_name(kind));
+	store__bind_text(s, 6, gates_json);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot record the conflict");
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_conflict_set_semantic(struct store *st, const char *run_id, const char *target_tip,
+				const char *run_head, const char *gates_json, struct sl_err *err)
+{
+	int error;
+
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = conflict_row(st, run_id, target_tip, run_head, CONFLICT_SEMANTIC, gates_json,
+				  err)) != 0) {
+		store_rollback(st);
+		return error;
+	}
+	return store_commit(st, err);
+}
+
 int store_conflict_set(struct store *st, const char *run_id, const char *target_tip,
 		       const char *run_head, const char *const *paths, size_t npaths,
 		       struct sl_err *err)
@@ -726,12 +770,8 @@ int store_conflict_set(struct store *st, const char *run_id, const char *target_
 		return sl_err_set(err, SL_EINVALID, "a conflict needs the target tip and the run head");
 	if ((error = store_begin(st, err)) != 0)
 		return error;
-	if ((error = exec_bound(st, "DELETE FROM run_conflict_paths WHERE run_id = ?1", run_id, 0,
-				NULL, 0, NULL, err)) != 0 ||
-	    (error = exec_bound(st,
-				"INSERT OR REPLACE INTO run_conflicts (run_id, found_ms, "
-				"target_tip, run_head) VALUES (?1, ?2, ?3, ?5)",
-				run_id, sl_now_ms(), target_tip, 0, run_head, err)) != 0)
+	if ((error = conflict_row(st, run_id, target_tip, run_head, CONFLICT_TEXTUAL, NULL,
+				  err)) != 0)
 		goto out;
 	if ((error = store__prepare(st, &s,
 				    "INSERT OR IGNORE INTO run_conflict_paths (run_id, path) "
@@ -766,6 +806,7 @@ void store_conflict_release(struct store_conflict *c)
 	free(c->paths);
 	free(c->target_tip);
 	free(c->run_head);
+	free(c->gates_json);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -778,7 +819,8 @@ int store_conflict_get(struct store *st, const char *run_id, struct store_confli
 
 	memset(out, 0, sizeof(*out));
 	if ((error = store__prepare(st, &s,
-				    "SELECT target_tip, run_head FROM run_conflicts WHERE run_id = ?",
+				    "SELECT target_tip, run_head, kind, gates FROM run_conflicts "
+				    "WHERE run_id = ?",
 				    err)) != 0)
 		return error;
 	store__bind_text(s, 1, run_id);
@@ -791,6 +833,12 @@ int store_conflict_get(struct store *st, const char *run_id, struct store_confli
 	}
 	out->target_tip = store__col_dup(s, 0);
 	out->run_head = store__col_dup(s, 1);
+	if (conflict_kind_parse((const char *)sqlite3_column_text(s, 2), &out->kind) != 0)
+		out->kind = CONFLICT_TEXTUAL;
+	if (sqlite3_column_type(s, 3) != SQLITE_NULL && !(out->gates_json = store__col_dup(s, 3))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
 	sqlite3_finalize(s);
 	s = NULL;
 	if (!out->target_tip || !out->run_head) {

@@ -35,8 +35,10 @@ static const struct run_state_info states[RUN_STATE_COUNT] = {
 			    OPEN | RETRY | S(APPROVED) | S(AWAITING_REVIEW) | S(REJECTED) },
 	[RUN_AWAITING_REVIEW] = { "awaiting_review", 0, 0, 0, 1, 1, RUN_STEP_NONE,
 				  OPEN | S(APPROVED) | S(REJECTED) | S(FAILED) },
+	/* approved: in the merge train (DESIGN.md 7b) until it lands or leaves */
 	[RUN_APPROVED] = { "approved", 0, 0, 1, 0, 1, RUN_STEP_LAND,
-			   OPEN | S(MERGING) | S(FAILED) },
+			   OPEN | S(MERGING) | S(GATING) | S(REVIEWING) | S(RESOLVING) |
+				   S(MERGE_CONFLICT) | S(FAILED) },
 	[RUN_MERGING] = { "merging", 0, 1, 0, 0, 0, RUN_STEP_MERGE,
 			  OPEN | S(MERGED) | S(APPROVED) | S(GATING) | S(REVIEWING) |
 				  S(RESOLVING) | S(MERGE_CONFLICT) | S(FAILED) | S(INTERRUPTED) },
@@ -166,6 +168,46 @@ static const char *const wo_statuses[WO_STATUS_COUNT] = {
 	[WO_STATUS_HOLD] = "hold",   [WO_STATUS_DONE] = "done",
 };
 
+
+static const char *const train_statuses[TRAIN_STATUS_COUNT] = {
+	[TRAIN_WAITING] = "waiting", [TRAIN_PENDING] = "pending", [TRAIN_TESTING] = "testing",
+	[TRAIN_GREEN] = "green",     [TRAIN_RED] = "red",	  [TRAIN_CONFLICT] = "conflict",
+};
+
+static const char *const conflict_kinds[CONFLICT_KIND_COUNT] = {
+	[CONFLICT_TEXTUAL] = "textual",
+	[CONFLICT_SEMANTIC] = "semantic",
+};
+
+const char *train_status_name(enum train_status t)
+{
+	return NAME_OF(train_statuses, t);
+}
+
+int train_status_parse(const char *name, enum train_status *out)
+{
+	int i = INDEX_OF(train_statuses, name);
+
+	if (i < 0)
+		return -1;
+	*out = (enum train_status)i;
+	return 0;
+}
+
+const char *conflict_kind_name(enum conflict_kind k)
+{
+	return NAME_OF(conflict_kinds, k);
+}
+
+int conflict_kind_parse(const char *name, enum conflict_kind *out)
+{
+	int i = INDEX_OF(conflict_kinds, name);
+
+	if (i < 0)
+		return -1;
+	*out = (enum conflict_kind)i;
+	return 0;
+}
 
 const char *run_mode_name(enum run_mode m)
 {

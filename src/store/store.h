@@ -108,6 +108,24 @@ enum run_merge_status {
 };
 const char *run_merge_status_name(enum run_merge_status m);
 
+/* A car's status in its target's merge train (table train_cars). */
+enum train_status {
+	TRAIN_WAITING, /* beyond merge.train_depth: no merge commit yet */
+	TRAIN_PENDING, /* its merge commit is made, the merge gates have not run on it */
+	TRAIN_TESTING, /* the merge gates run on it (tester: the process) */
+	TRAIN_GREEN,   /* they passed on exactly its commit */
+	TRAIN_RED,     /* they failed: out of the line, waits to be resolved */
+	TRAIN_CONFLICT, /* its merge with the car ahead conflicts: out of the line */
+	TRAIN_STATUS_COUNT
+};
+const char *train_status_name(enum train_status t);
+int train_status_parse(const char *name, enum train_status *out);
+
+/* A conflict's kind (table run_conflicts). */
+enum conflict_kind { CONFLICT_TEXTUAL, CONFLICT_SEMANTIC, CONFLICT_KIND_COUNT };
+const char *conflict_kind_name(enum conflict_kind k);
+int conflict_kind_parse(const char *name, enum conflict_kind *out);
+
 /* A work order's state (what sluice made of it). */
 enum wo_state {
 	WO_INVALID,
@@ -353,10 +371,15 @@ struct store_conflict {
 	char *run_head;
 	char **paths; /* npaths entries, sorted */
 	size_t npaths;
+	enum conflict_kind kind;
+	char *gates_json; /* semantic: the failed merge gates' results (JSON array), or NULL */
 };
 int store_conflict_set(struct store *st, const char *run_id, const char *target_tip,
 		       const char *run_head, const char *const *paths, size_t npaths,
 		       struct sl_err *err);
+/* The same for a semantic conflict: no paths, the merge gates' results instead. */
+int store_conflict_set_semantic(struct store *st, const char *run_id, const char *target_tip,
+				const char *run_head, const char *gates_json, struct sl_err *err);
 int store_conflict_get(struct store *st, const char *run_id, struct store_conflict *out,
 		       struct sl_err *err);
 void store_conflict_release(struct store_conflict *c);
@@ -519,5 +542,48 @@ int store_run_commits(struct store *st, struct store_run_commit **out, size_t *n
 		      struct sl_err *err);
 void store_run_commits_free(struct store_run_commit *v, size_t n);
 
+/*
+ * The merge train (DESIGN.md section 7b; table train_cars): an approved run
+ * is a car of its target's train until it lands or leaves. Cars are in
+ * `seq` order (a run joins at the end).
+ */
+struct store_car {
+	char *run_id;
+	char *target;
+	int64_t seq;
+	enum train_status status;
+	char *base;       /* the commit the car merges into, or NULL */
+	char *head;       /* the run head it merges */
+	char *commit;     /* its merge commit, or NULL */
+	char *tree;
+	char *ahead;      /* the run of the car it is built on; NULL: the target's tip */
+	char *tester;     /* owner (core/lock.h) running its gates, or NULL */
+	char *gates_json; /* the merge gates' results on `commit`, or NULL */
+	int64_t joined_ms, started_ms, tested_ms, updated_ms;
+};
+
+/*
+ * Put run_id in target's train with `head` (at the end), unless it is in
+ * already with that head (kept as it is: a worker killed while testing
+ * finds its car again); with another head the car starts over, at the end.
+ * *joined: 1 when it joined now.
+ */
+int store_train_join(struct store *st, const char *run_id, const char *target, const char *head,
+		     int *joined, struct sl_err *err);
+/* The cars of `target`, in order. *out: store_cars_free(*out, *n). */
+int store_train_list(struct store *st, const char *target, struct store_car **out, size_t *n,
+		     struct sl_err *err);
+/* One car; SL_ENOTFOUND when the run is in no train. */
+int store_train_get(struct store *st, const char *run_id, struct store_car *out,
+		    struct sl_err *err);
+/* Write the car's status, base, commit, tree, ahead, tester, gates and times. */
+int store_train_put(struct store *st, const struct store_car *c, struct sl_err *err);
+/* Take the run's car out of the train (0 when it had none). */
+int store_train_leave(struct store *st, const char *run_id, struct sl_err *err);
+void store_car_release(struct store_car *c);
+void store_cars_free(struct store_car *v, size_t n);
+
+/* A value of table store_meta (new string), or SL_ENOTFOUND. */
+int store_meta_get(struct store *st, const char *key, char **value, struct sl_err *err);
 
 #endif

@@ -413,3 +413,33 @@ out:
 	git_repository_free(repo);
 	return error;
 }
+
+int worktree_checkout(const char *wt_path, const char *oid_hex, const char *branch,
+		      const char *const *excluded, struct sl_err *err)
+{
+	/* git's checkout: the user's filters run as git runs them (core/git.h) */
+	const char *args[] = { "checkout", "-q", "-f", "--no-recurse-submodules", NULL, NULL, NULL };
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	git_repository *repo = NULL;
+	git_oid oid;
+	int error;
+
+	if (branch) {
+		args[4] = branch; /* a run branch "run/..." : never an option */
+	} else if (!oid_hex || git_oid_fromstr(&oid, oid_hex) < 0) {
+		return sl_err_set(err, SL_EINVALID, "'%s' is not an object id", oid_hex ? oid_hex : "");
+	} else {
+		args[4] = "--detach";
+		args[5] = oid_hex;
+	}
+	if (branch && branch[0] == '-')
+		return sl_err_set(err, SL_EINVALID, "invalid branch name '%s'", branch);
+	if ((error = open_wt(&repo, wt_path, err)) < 0)
+		return error;
+	o.cwd = wt_path;
+	o.ceiling = 1;
+	if ((error = sl_git_run(&o, args, NULL, err)) == 0)
+		error = clean_untracked(repo, wt_path, excluded, err);
+	git_repository_free(repo);
+	return error;
+}

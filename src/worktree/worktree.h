@@ -211,6 +211,15 @@ int worktree_snapshot(const char *wt_path, const char *branch_name, const char *
  * reset --hard) and remove untracked, not ignored files (git clean -fd),
  * keeping `excluded` paths.
  */
+/*
+ * Check out the commit `oid_hex` detached in the worktree (the merge
+ * train's car: branch NULL), or the run branch `branch` again (oid_hex
+ * unused): files and index forced to that commit, untracked files that are
+ * not ignored removed, `excluded` kept. No branch moves.
+ */
+int worktree_checkout(const char *wt_path, const char *oid_hex, const char *branch,
+		      const char *const *excluded, struct sl_err *err);
+
 int worktree_reset(const char *wt_path, const char *oid_hex, const char *const *excluded,
 			  struct sl_err *err);
 

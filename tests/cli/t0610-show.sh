@@ -57,7 +57,7 @@ test_expect_success 'show a merged run: work order, timeline, attempts, verdict,
 	(cd repo && r=$(run_of WO-1) && sluice show $r >../out &&
 	 test_grep "^run $r  merged$" ../out &&
 	 test_grep "^work order WO-1 \"Same file 1\" (work_orders/WO-1.md), done" ../out &&
-	 test_grep "approved -> merging  merging into main" ../out &&
+	 test_grep "approved -> merging  landing the tested merge [0-9a-f]\{12\} on main" ../out &&
 	 test_grep "^  1 build: ok (builder exit 0), head [0-9a-f]\{12\}$" ../out &&
 	 test_grep "^    prompt: .*/.system/runs/$r/attempts/1/prompt.md$" ../out &&
 	 test_grep "^gate test: passed$" ../out &&

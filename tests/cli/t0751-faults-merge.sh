@@ -35,7 +35,8 @@ fault_case_1() { # POINT GROUP WHAT
 	"
 }
 
-for p in review.before_request review.after_verdict review.after_record merge.before_merge \
+for p in review.before_request review.after_verdict review.after_record \
+	train.after_car train.after_gates train.after_result train.before_land merge.before_merge \
 	merge.after_commit merge.mid_checkout merge.after_checkout_files merge.index_in_lock merge.after_checkout merge.after_ref_move \
 	merge.before_store merge.after_merge_json merge.after_store merge.after_manifest \
 	cleanup.after_worktree_remove; do

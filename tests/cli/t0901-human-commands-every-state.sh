@@ -61,7 +61,7 @@ test_expect_success 'merging (killed before the merge): only abandon is taken' '
 	sluice -C r run AP >/dev/null &&
 	run=$(run_of r AP) &&
 	sluice -C r approve $run &&
-	{ SLUICE_FAULT=merge.before_merge "$SLUICE" -C r run AP >run.out 2>&1 || :; } &&
+	{ SLUICE_FAULT=train.before_land "$SLUICE" -C r run AP >run.out 2>&1 || :; } &&
 	test "$(state_of r $run)" = merging &&
 	try approve $run 1 merging && try reject $run 1 merging && try retry $run 1 merging &&
 	try abandon $run 0 abandoned

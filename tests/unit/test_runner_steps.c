@@ -35,7 +35,7 @@ static void test_steps_are_the_handlers(void **state)
 	assert_ptr_equal(runner__step_for(RUN_BUILDING), step_build);
 	assert_ptr_equal(runner__step_for(RUN_GATING), step_gate);
 	assert_ptr_equal(runner__step_for(RUN_REVIEWING), step_review);
-	assert_ptr_equal(runner__step_for(RUN_APPROVED), step_land);
+	assert_ptr_equal(runner__step_for(RUN_APPROVED), step_train);
 	assert_ptr_equal(runner__step_for(RUN_MERGING), step_merge);
 	assert_ptr_equal(runner__step_for(RUN_RESOLVING), step_resolve);
 	assert_null(runner__step_for(RUN_AWAITING_REVIEW));

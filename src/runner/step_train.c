@@ -1,0 +1,794 @@
+/*
+ * The approved state: the merge train (DESIGN.md section 7b). An approved
+ * run is a car of its target's train: its merge commit is made on top of
+ * the car ahead (car 1: on the target's tip), kept under
+ * refs/sluice/train/<run-id>, checked out detached in the run's worktree,
+ * and merge.gates run there, up to merge.train_depth cars at once. Only
+ * the front car lands, only when it is green and the target is still the
+ * base it was tested on; it lands as exactly the tested commit
+ * (step_merge, opts.commit). Any worker plans the whole train under the
+ * repository lock; each car is tested by its own run's worker.
+ *
+ * A car that fails (red) or conflicts with the car ahead leaves the line;
+ * the cars behind are rebuilt on the last good car. Once no car ahead of it
+ * is left in the line, a failure on the target's real tip goes through
+ * resolution (semantic or textual); a failure on a speculation that did not
+ * land as tested is simply built and tested again on the tip.
+ */
+#include "runner/runner_int.h"
+#include "store/store.h"
+#include "worktree/worktree.h"
+#include "build/build.h"
+#include "artifact/artifact.h"
+#include "merge/merge.h"
+#include "core/fs.h"
+#include "core/fault.h"
+#include "core/lock.h"
+#include "core/log.h"
+#include "core/time.h"
+
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TRAIN_POLL_MS 100
+#define TRAIN_WAIT_MAX_MS ((int64_t)30 * 60 * 1000)
+#define RIVALS_MAX 64
+/* What the car does next, besides STEP_NEXT (the run moved on) and STEP_STOP: */
+#define T_WAIT 2  /* look again in a moment (a car ahead is carried by a live process) */
+#define T_AGAIN 3 /* look again now (the car was tested, parked or rebuilt) */
+
+struct train {
+	struct store_car *cars;
+	size_t n;
+	char tip[41];
+};
+
+/* Where the run's car stands in the line (cars red or in conflict are out of it). */
+struct where {
+	struct store_car *me;
+	const struct store_car *ahead; /* the car right ahead in the line, or NULL */
+	int pos;                       /* 1-based place in the line; 0: out of it */
+	int total;                     /* cars in the line */
+	int live_ahead;                /* a live process carries a car ahead of it */
+};
+
+static void train_release(struct train *t)
+{
+	store_cars_free(t->cars, t->n);
+	memset(t, 0, sizeof(*t));
+}
+
+static int in_line(const struct store_car *c)
+{
+	return c->status != TRAIN_RED && c->status != TRAIN_CONFLICT;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int set_str(char **dst, const char *src)
+{
+	char *n = src ? strdup(src) : NULL;
+
+	if (src && !n)
+		return -1;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+/* refs/sluice/train/<run-id> at `commit`, or deleted (commit NULL): git gc keeps the car. */
+static int car_ref(struct sl_ctx *ctx, const char *run_id, const char *commit, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_reference *ref = NULL;
+	char *name = sl_path_fmt("refs/sluice/train/%s", run_id);
+	git_oid oid;
+	int rc;
+
+	if (!name)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((rc = git_repository_open(&repo, ctx->repo.root)) == 0) {
+		if (commit && (rc = git_oid_fromstr(&oid, commit)) == 0)
+			rc = git_reference_create(&ref, repo, name, &oid, 1, "sluice: merge train car");
+		else if (!commit && (rc = git_reference_lookup(&ref, repo, name)) == 0)
+			rc = git_reference_delete(ref);
+		if (rc == GIT_ENOTFOUND && !commit)
+			rc = 0;
+	}
+	git_reference_free(ref);
+	git_repository_free(repo);
+	free(name);
+	return rc < 0 ? sl_err_git(err, rc, "cannot %s the merge train's ref of run '%s'",
+				   commit ? "write" : "delete", run_id)
+		      : 0;
+}
+
+static int train_load(struct step *s, struct train *t, struct sl_err *err)
+{
+	int error;
+
+	memset(t, 0, sizeof(*t));
+	if ((error = step__target_tip(s, t->tip, err)) != 0)
+		return error;
+	return store_train_list(s->ctx->st, s->ctx->target_ref, &t->cars, &t->n, err);
+}
+
+/* Back to waiting: no commit, no result (beyond merge.train_depth, or to be built on the tip). */
+static int park(struct step *s, struct store_car *c, struct sl_err *err)
+{
+	int error;
+
+	c->status = TRAIN_WAITING;
+	set_str(&c->base, NULL);
+	set_str(&c->commit, NULL);
+	set_str(&c->tree, NULL);
+	set_str(&c->ahead, NULL);
+	set_str(&c->tester, NULL);
+	set_str(&c->gates_json, NULL);
+	c->started_ms = c->tested_ms = 0;
+	if ((error = store_train_put(s->ctx->st, c, err)) != 0)
+		return error;
+	return car_ref(s->ctx, c->run_id, NULL, err);
+}
+
+/* Record the merge result of car c on `onto`: pending with its commit, or in conflict. */
+static int record_build(struct step *s, struct store_car *c, const char *onto, const char *ahead,
+			const struct merge_commit_result *mr, int conflict, struct sl_err *err)
+{
+	char commit[41], tree[41];
+	int error;
+
+	git_oid_tostr(commit, sizeof(commit), &mr->commit);
+	git_oid_tostr(tree, sizeof(tree), &mr->tree);
+	c->status = conflict ? TRAIN_CONFLICT : TRAIN_PENDING;
+	if (set_str(&c->base, onto) || set_str(&c->ahead, ahead) ||
+	    set_str(&c->commit, conflict ? NULL : commit) ||
+	    set_str(&c->tree, conflict ? NULL : tree) || set_str(&c->tester, NULL) ||
+	    set_str(&c->gates_json, NULL))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	c->started_ms = c->tested_ms = 0;
+	if ((error = store_train_put(s->ctx->st, c, err)) != 0 ||
+	    (error = car_ref(s->ctx, c->run_id, c->commit, err)) != 0)
+		return error;
+	sl_fault(conflict ? NULL : "train.after_car");
+	return 0;
+}
+
+/*
+ * Make car c's merge commit on `onto` (the car ahead's commit or the tip);
+ * r is the car's run. 0 built (or in conflict), 1 its head is in `onto`
+ * already (it landed; its worker records that), or an error.
+ */
+static int build_car(struct step *s, struct store_run *r, struct store_car *c, const char *onto,
+		     const char *ahead, struct sl_err *err)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
+	struct step_merge_msg mm = { SL_BUF_INIT, NULL, NULL };
+	struct step other;
+	int error, rc;
+
+	memset(&other, 0, sizeof(other));
+	other.ctx = s->ctx;
+	other.run = *r; /* borrowed: never released here */
+	if ((error = step__merge_msg(&other, &mm, &o, err)) != 0)
+		goto out;
+	o.head = c->head;
+	rc = merge_build(s->ctx->repo.root, &o, onto, &mr, err);
+	if (rc == SL_EEXISTS) {
+		sl_err_clear(err);
+		error = 1;
+	} else if (rc == 0 || (rc == SL_ECONFLICT && mr.status == MERGE_CONFLICT)) {
+		sl_err_clear(err);
+		error = record_build(s, c, onto, ahead, &mr, rc != 0, err);
+	} else {
+		error = rc;
+	}
+out:
+	merge_commit_result_release(&mr);
+	step__merge_msg_release(&mm);
+	return error;
+}
+
+/*
+ * The run row of car c (*r, the caller's), and 1 when the car belongs in
+ * the train: its run is approved or landing, with the car's head. A car of
+ * a run that went elsewhere (abandoned, sent back, merged) is taken out.
+ */
+static int car_run(struct step *s, const struct store_car *c, struct store_run *r,
+		   struct sl_err *err)
+{
+	int error, keep;
+
+	memset(r, 0, sizeof(*r));
+	if ((error = store_run_get(s->ctx->st, c->run_id, r, err)) != 0 && error != SL_ENOTFOUND)
+		return error;
+	sl_err_clear(err);
+	keep = !error && (r->state == RUN_APPROVED || r->state == RUN_MERGING) && r->head_commit &&
+	       c->head && !strcmp(r->head_commit, c->head);
+	if (keep)
+		return 1;
+	if ((error = store_train_leave(s->ctx->st, c->run_id, err)) != 0 ||
+	    (error = car_ref(s->ctx, c->run_id, NULL, err)) != 0)
+		return error;
+	return 0;
+}
+
+/* One car of the plan: 1 when it extends the line (*onto is its commit now), 0 when not. */
+static int plan_car(struct step *s, struct store_car *c, int pos, const char **onto,
+		    const char **ahead, struct sl_err *err)
+{
+	struct store_run r;
+	int error;
+
+	if ((error = car_run(s, c, &r, err)) <= 0) {
+		store_run_release(&r);
+		return error < 0 ? error : 0;
+	}
+	if (pos > s->ctx->cfg->merge.train_depth)
+		error = c->status == TRAIN_WAITING ? 0 : park(s, c, err);
+	else if (c->status == TRAIN_WAITING || !c->commit || !c->base || strcmp(c->base, *onto))
+		error = build_car(s, &r, c, *onto, *ahead, err);
+	store_run_release(&r);
+	if (error)
+		return error < 0 ? error : 0;
+	if (pos > s->ctx->cfg->merge.train_depth || c->status == TRAIN_CONFLICT)
+		return pos > s->ctx->cfg->merge.train_depth; /* waits: still in the line */
+	*onto = c->commit;
+	*ahead = c->run_id;
+	return 1;
+}
+
+/* Bring every car in the line onto its place: hold the repository lock. */
+static int plan(struct step *s, struct train *t, struct sl_err *err)
+{
+	const char *onto = t->tip, *ahead = NULL;
+	size_t i;
+	int pos = 0, rc;
+
+	for (i = 0; i < t->n; i++) {
+		if (!in_line(&t->cars[i]))
+			continue;
+		if ((rc = plan_car(s, &t->cars[i], pos + 1, &onto, &ahead, err)) < 0)
+			return rc;
+		pos += rc;
+	}
+	return 0;
+}
+
+static void locate(struct train *t, const char *run_id, struct where *w)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < t->n; i++) {
+		struct store_car *c = &t->cars[i];
+		int line = in_line(c);
+		if (!strcmp(c->run_id, run_id)) {
+			w->me = c;
+			w->pos = line ? w->total + 1 : 0;
+		} else if (!w->me && line) {
+			w->ahead = c;
+			w->live_ahead |= c->tester && sl_owner_alive(c->tester);
+		}
+		w->total += line;
+	}
+}
+
+/* Under the repository lock: the train, planned, and where the run's car is in it. */
+static int train_read(struct step *s, struct train *t, struct where *w, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error;
+
+	memset(t, 0, sizeof(*t));
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	if ((error = train_load(s, t, err)) == 0 && (error = plan(s, t, err)) == 0) {
+		train_release(t); /* read again: the plan removed, parked and rebuilt cars */
+		error = train_load(s, t, err);
+	}
+	sl_lock_release(&lock);
+	if (error)
+		return error;
+	locate(t, s->run.id, w);
+	if (!w->me)
+		return sl_err_set(err, SL_ENOTFOUND, "run '%s' left the merge train", s->run.id);
+	return 0;
+}
+
+/* The work order of run `run_id` (into buf), for a reason a person reads. */
+static const char *wo_of(struct step *s, const char *run_id, char *buf, size_t n)
+{
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+
+	if (!run_id) {
+		snprintf(buf, n, "%s", s->ctx->cfg->target);
+		return buf;
+	}
+	if (store_run_get(s->ctx->st, run_id, &r, &err) != 0) {
+		snprintf(buf, n, "run %.12s", run_id);
+		return buf;
+	}
+	snprintf(buf, n, "%s", r.work_order_id);
+	store_run_release(&r);
+	return buf;
+}
+
+/* The run's reason, as an event when it changed (approved -> approved). */
+static int say(struct step *s, struct sl_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int say(struct step *s, struct sl_err *err, const char *fmt, ...)
+{
+	char reason[1024];
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (s->run.reason && !strcmp(s->run.reason, reason))
+		return 0;
+	error = step__move(s, s->run.state, err, "%s", reason);
+	return error == STEP_NEXT ? 0 : error;
+}
+
+/* "gates: a, b" of merge.gates, for reasons. */
+static void gate_names(const struct sl_config *cfg, char *buf, size_t n)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < cfg->ngates && used < n; i++) {
+		const char *g = cfg->gates[i].name;
+		size_t k;
+		for (k = 0; cfg->merge.gates && cfg->merge.gates[k] && strcmp(cfg->merge.gates[k], g);
+		     k++)
+			;
+		if (cfg->merge.gates && !cfg->merge.gates[k])
+			continue;
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", g);
+	}
+	if (!buf[0])
+		snprintf(buf, n, "none");
+}
+
+/* cfg with only the gates merge.gates names (borrowed strings): *subset is the caller's to free. */
+static struct sl_config merge_gates_cfg(const struct sl_config *cfg, struct sl_gate **subset)
+{
+	struct sl_config c = *cfg;
+	size_t i, k;
+
+	*subset = calloc(cfg->ngates + 1, sizeof(**subset));
+	c.gates = *subset;
+	c.ngates = 0;
+	for (i = 0; *subset && i < cfg->ngates; i++) {
+		for (k = 0; cfg->merge.gates && cfg->merge.gates[k] &&
+			    strcmp(cfg->merge.gates[k], cfg->gates[i].name);
+		     k++)
+			;
+		if (!cfg->merge.gates || cfg->merge.gates[k])
+			(*subset)[c.ngates++] = cfg->gates[i];
+	}
+	return c;
+}
+
+/*
+ * The merge gates on `commit`, checked out detached in the run's worktree,
+ * their output under <run>/train/; the worktree goes back to the run branch.
+ */
+static int run_merge_gates(struct step *s, const char *commit, struct build_gate_results *gr,
+			   struct sl_err *err)
+{
+	struct sl_gate *subset = NULL;
+	struct sl_config c = merge_gates_cfg(s->ctx->cfg, &subset);
+	char *dir = step__path(s, "train");
+	struct sl_err e2 = SL_ERR_INIT;
+	int error;
+
+	if (!subset || !dir) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (!c.ngates) { /* no merge gate: the train only serializes the merges */
+		error = build_gates_run(&c, s->wt, dir, gr, err);
+		goto out;
+	}
+	if (!sl_path_exists(s->wt)) {
+		error = sl_err_set(err, SL_ENOTFOUND, "the run's worktree '%s' is gone: the merge "
+				   "gates cannot run; retry the run", s->wt);
+		goto out;
+	}
+	if ((error = worktree_checkout(s->wt, commit, NULL, step__excluded(s), err)) == 0)
+		error = build_gates_run(&c, s->wt, dir, gr, err);
+	if (worktree_checkout(s->wt, NULL, s->run.branch_name, step__excluded(s), &e2) != 0)
+		sl_log(SL_LOG_WARN, "run %s: cannot check out its branch again after the merge "
+		       "gates: %s", s->run.id, e2.msg);
+out:
+	free(subset);
+	free(dir);
+	return error;
+}
+
+/* The results as stored with the car: gates.json's array, each failed gate with its output's tail. */
+static char *results_json(const struct build_gate_results *gr)
+{
+	json_t *arr = build_gates_json(gr);
+	char *text;
+	size_t i;
+
+	for (i = 0; arr && i < gr->n; i++)
+		if (!gr->v[i].passed)
+			json_object_set_new(json_array_get(arr, i), "output",
+					    worktree_diff_json_text(gr->v[i].output ? gr->v[i].output : "",
+								    gr->v[i].output ? strlen(gr->v[i].output) : 0));
+	text = arr ? json_dumps(arr, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(arr);
+	return text;
+}
+
+/* Under the lock: mark the car (still `commit`) as tested by this process. 1: it changed meanwhile. */
+static int claim_test(struct step *s, const char *commit, const char *owner, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct store_car c;
+	int error;
+
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	if ((error = store_train_get(s->ctx->st, s->run.id, &c, err)) == 0) {
+		if (!c.commit || strcmp(c.commit, commit) ||
+		    (c.status != TRAIN_PENDING && c.status != TRAIN_TESTING)) {
+			error = 1;
+		} else {
+			c.status = TRAIN_TESTING;
+			c.started_ms = sl_now_ms();
+			if (set_str(&c.tester, owner))
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+			else
+				error = store_train_put(s->ctx->st, &c, err);
+		}
+	}
+	store_car_release(&c);
+	sl_lock_release(&lock);
+	return error;
+}
+
+/* Under the lock: the result, when the car is still the one tested, by this process. */
+static int record_result(struct step *s, const char *commit, const char *owner,
+			 const struct build_gate_results *gr, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct store_car c;
+	char *results = results_json(gr);
+	int error;
+
+	if (!results)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) == 0 &&
+	    (error = store_train_get(s->ctx->st, s->run.id, &c, err)) == 0) {
+		if (c.status == TRAIN_TESTING && c.commit && !strcmp(c.commit, commit) && c.tester &&
+		    !strcmp(c.tester, owner)) {
+			c.status = gr->all_passed ? TRAIN_GREEN : TRAIN_RED;
+			c.tested_ms = sl_now_ms();
+			free(c.gates_json);
+			c.gates_json = results;
+			results = NULL;
+			error = store_train_put(s->ctx->st, &c, err);
+			sl_fault(error ? NULL : "train.after_result");
+		}
+		store_car_release(&c);
+	}
+	sl_lock_release(&lock);
+	free(results);
+	return error;
+}
+
+static int64_t gates_ms(const struct build_gate_results *gr)
+{
+	int64_t ms = 0;
+	size_t i;
+
+	for (i = 0; i < gr->n; i++)
+		ms += gr->v[i].duration_ms;
+	return ms;
+}
+
+/* Test the run's car (pending, or testing by a process that is gone). */
+static int test_car(struct step *s, const struct where *w, struct sl_err *err)
+{
+	struct build_gate_results gr = BUILD_GATE_RESULTS_INIT;
+	char owner[64], names[256], ahead[128], *commit = strdup(w->me->commit);
+	int error;
+
+	sl_owner_self(owner, sizeof(owner));
+	if (!commit)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = claim_test(s, commit, owner, err)) != 0)
+		goto out; /* 1: rebuilt meanwhile, decide again */
+	gate_names(s->ctx->cfg, names, sizeof(names));
+	if ((error = say(s, err, "in the train: car %d of %d, testing on top of %s (gates: %s)",
+			 w->pos, w->total, w->ahead ? wo_of(s, w->ahead->run_id, ahead, sizeof(ahead))
+						    : s->ctx->cfg->target, names)) != 0 ||
+	    (error = run_merge_gates(s, commit, &gr, err)) != 0)
+		goto out;
+	sl_fault("train.after_gates");
+	error = record_result(s, commit, owner, &gr, err);
+	if (!error)
+		sl_log(SL_LOG_INFO, "run %s: merge gates %s on %.12s in %.1f s", s->run.id,
+		       gr.all_passed ? "green" : "red", commit, gates_ms(&gr) / 1000.0);
+out:
+	build_gate_results_release(&gr);
+	free(commit);
+	return error < 0 ? error : T_AGAIN;
+}
+
+/* This process no longer carries the car: the cars behind it stop waiting for it. */
+static void let_go(struct step *s)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	struct store_car c;
+	char owner[64];
+
+	sl_owner_self(owner, sizeof(owner));
+	if (runner__lock_repo(s->ctx, &lock, &err) != 0)
+		return;
+	if (store_train_get(s->ctx->st, s->run.id, &c, &err) == 0) {
+		if (c.tester && !strcmp(c.tester, owner) && c.status != TRAIN_TESTING) {
+			set_str(&c.tester, NULL);
+			store_train_put(s->ctx->st, &c, &err);
+		}
+		store_car_release(&c);
+	}
+	sl_lock_release(&lock);
+}
+
+/* 1 when the run's head is on the target already (landed before a crash), 0 when not. */
+static int head_landed(struct step *s, const char *tip)
+{
+	git_repository *repo = NULL;
+	git_oid t, h;
+	int in = 0;
+
+	if (!s->run.head_commit || git_oid_fromstr(&t, tip) || git_oid_fromstr(&h, s->run.head_commit))
+		return 0;
+	if (git_repository_open(&repo, s->ctx->repo.root) == 0)
+		in = git_oid_equal(&t, &h) || git_graph_descendant_of(repo, &t, &h) == 1;
+	git_repository_free(repo);
+	return in;
+}
+
+/*
+ * The car is out of the line (red, or in conflict with the car ahead). With
+ * cars still ahead of it in the line, it waits for them. Then, failed on
+ * the target's real tip: it leaves the train for the resolution; failed on
+ * a speculation that did not land as tested: built again on the tip.
+ */
+static int out_of_line(struct step *s, struct train *t, const struct where *w,
+		       struct sl_err *err)
+{
+	struct store_car *me = w->me;
+	char names[128];
+	int error;
+
+	if (w->ahead) /* in the line ahead of it: wait for them to land or leave */
+		return say(s, err, "in the train: %s on top of %s; waits for the cars ahead to "
+			   "land or leave", me->status == TRAIN_RED ? "merge gates failed" :
+			   "merge conflict", wo_of(s, me->ahead, names, sizeof(names)))
+			       ?: (w->live_ahead ? T_WAIT : STEP_STOP);
+	if (!me->base || strcmp(me->base, t->tip)) {
+		struct sl_lock lock = SL_LOCK_INIT;
+		if ((error = runner__lock_repo(s->ctx, &lock, err)) == 0)
+			error = park(s, me, err);
+		sl_lock_release(&lock);
+		return error ? error : T_AGAIN;
+	}
+	if ((error = store_train_leave(s->ctx->st, s->run.id, err)) != 0 ||
+	    (error = car_ref(s->ctx, s->run.id, NULL, err)) != 0)
+		return error;
+	if (me->status == TRAIN_CONFLICT)
+		return step__on_conflict(s, me->base, "merge conflict", err);
+	return step__on_semantic(s, me->base, me->gates_json, err);
+}
+
+/*
+ * What the run's car does now, from where it is: STEP_NEXT (the run moved:
+ * merging to land, or resolving), T_WAIT, T_AGAIN, STEP_STOP (a later tick
+ * goes on), or an error.
+ */
+static int decide(struct step *s, struct train *t, const struct where *w, struct sl_err *err)
+{
+	char wo[128];
+
+	if (!in_line(w->me))
+		return out_of_line(s, t, w, err);
+	if (w->me->status == TRAIN_WAITING)
+		return say(s, err, "in the train: car %d of %d, waits for a place "
+			   "(merge.train_depth %d)", w->pos, w->total,
+			   s->ctx->cfg->merge.train_depth) ?: (w->live_ahead ? T_WAIT : STEP_STOP);
+	if (w->me->status == TRAIN_PENDING ||
+	    (w->me->status == TRAIN_TESTING && !(w->me->tester && sl_owner_alive(w->me->tester))))
+		return test_car(s, w, err);
+	if (w->me->status == TRAIN_TESTING)
+		return say(s, err, "in the train: car %d of %d, being tested by another process",
+			   w->pos, w->total) ?: STEP_STOP;
+	if (w->pos == 1 && !strcmp(w->me->base, t->tip))
+		return step__move(s, RUN_MERGING, err, "landing the tested merge %.12s on %s",
+				  w->me->commit, s->ctx->cfg->target);
+	return say(s, err, "in the train: car %d of %d, green in %.1f s; waits for %s to land",
+		   w->pos, w->total,
+		   (double)(w->me->tested_ms - w->me->started_ms) / 1000.0,
+		   wo_of(s, w->ahead ? w->ahead->run_id : NULL, wo, sizeof(wo)))
+		       ?: (w->live_ahead ? T_WAIT : STEP_STOP);
+}
+
+/* A worker killed while the merge gates ran left the worktree detached at the car: back to the branch. */
+static int restore_branch(struct step *s, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	int detached = 0;
+
+	if (!sl_path_exists(s->wt))
+		return 0;
+	if (git_repository_open(&repo, s->wt) == 0)
+		detached = git_repository_head_detached(repo) == 1;
+	git_repository_free(repo);
+	return detached ? worktree_checkout(s->wt, NULL, s->run.branch_name, step__excluded(s), err)
+			: 0;
+}
+
+/* approved: join the merge train, and carry the run's car as far as it goes now. */
+int step_train(struct step *s, struct sl_err *err)
+{
+	int64_t until = sl_now_ms() + TRAIN_WAIT_MAX_MS;
+	struct train t;
+	struct where w;
+	int error, joined;
+
+	if ((error = restore_branch(s, err)) != 0 || (error = step__approval_holds(s, err)) != 0)
+		return error == STEP_SENT_BACK ? STEP_NEXT : error;
+	if ((error = store_train_join(s->ctx->st, s->run.id, s->ctx->target_ref,
+				      s->run.head_commit, &joined, err)) != 0)
+		return error;
+	do {
+		if ((error = train_read(s, &t, &w, err)) == 0)
+			error = head_landed(s, t.tip) ? step__move(s, RUN_MERGING, err,
+								    "landed before a crash; "
+								    "recording it")
+						       : decide(s, &t, &w, err);
+		train_release(&t);
+		if (error == T_WAIT && sl_now_ms() > until)
+			error = STEP_STOP;
+		else if (error == T_WAIT)
+			sleep_ms(TRAIN_POLL_MS);
+	} while (error == T_WAIT || error == T_AGAIN);
+	if (error == STEP_STOP)
+		let_go(s);
+	return error;
+}
+
+int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
+{
+	char tip[41];
+	int error;
+
+	if ((error = store_train_get(s->ctx->st, s->run.id, car, err)) == 0 &&
+	    car->status == TRAIN_GREEN && car->commit && car->head && s->run.head_commit &&
+	    !strcmp(car->head, s->run.head_commit))
+		return 0;
+	if (error && error != SL_ENOTFOUND)
+		return error;
+	sl_err_clear(err);
+	store_car_release(car);
+	/* no green car: only a landing made before a crash is recorded; nothing merges untested */
+	if ((error = step__target_tip(s, tip, err)) != 0)
+		return error;
+	if (head_landed(s, tip))
+		return 0;
+	return step__move(s, RUN_APPROVED, err, "in the train: no tested car to land; the train "
+			  "builds and tests it again");
+}
+
+/* train.json: what was tested and landed (DESIGN.md 7b), from the car's record. */
+static json_t *train_record(const struct store_car *c, const struct merge_commit_result *mr)
+{
+	char commit[41], tree[41], base[41];
+	json_t *gates = c->gates_json ? json_loads(c->gates_json, 0, NULL) : json_array();
+	json_t *g;
+	int64_t ms = 0;
+	size_t i;
+
+	git_oid_tostr(commit, sizeof(commit), &mr->commit);
+	git_oid_tostr(tree, sizeof(tree), &mr->tree);
+	git_oid_tostr(base, sizeof(base), &mr->tip);
+	json_array_foreach(gates, i, g) {
+		ms += json_integer_value(json_object_get(g, "duration_ms"));
+		json_object_del(g, "output");
+	}
+	return json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:o, s:b, s:I, s:I, s:I}",
+			 "commit", commit, "tree", tree, "base", base, "head", c->head, "ahead",
+			 c->ahead, "tested_commit", c->commit, "tested_base", c->base, "gates",
+			 gates ? gates : json_array(), "green",
+			 c->status == TRAIN_GREEN && !strcmp(c->commit ? c->commit : "", commit),
+			 "tested_ms", (json_int_t)c->tested_ms, "started_ms",
+			 (json_int_t)c->started_ms, "gates_ms", (json_int_t)ms);
+}
+
+int step__train_landed(struct step *s, const struct merge_commit_result *mr, struct sl_err *err)
+{
+	struct store_car c;
+	json_t *j;
+	int error;
+
+	if ((error = store_train_get(s->ctx->st, s->run.id, &c, err)) == SL_ENOTFOUND) {
+		sl_err_clear(err); /* recorded before a crash: train.json is there */
+		return 0;
+	}
+	if (error)
+		return error;
+	if (!(j = train_record(&c, mr)))
+		error = sl_err_set(err, SL_ERROR, "cannot build train.json");
+	else
+		error = step__write_json(s, "train.json", j, err);
+	json_decref(j);
+	if (!error && (error = store_train_leave(s->ctx->st, s->run.id, err)) == 0)
+		error = car_ref(s->ctx, s->run.id, NULL, err);
+	store_car_release(&c);
+	return error;
+}
+
+/*
+ * The runs whose landings `tip` holds and `base` does not (the Sluice-Run
+ * trailers on tip's first-parent line down to base), newest first: a
+ * semantic conflict's rivals. *ids (NULL-terminated) is the caller's.
+ */
+int step__rivals_between(struct step *s, const char *tip, const char *base, char ***ids,
+			 struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_revwalk *walk = NULL;
+	git_oid t, b, id;
+	char **v = calloc(RIVALS_MAX + 1, sizeof(*v));
+	size_t n = 0;
+	int rc;
+
+	*ids = NULL;
+	if (!v)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((rc = git_oid_fromstr(&t, tip)) || (rc = git_oid_fromstr(&b, base)) ||
+	    (rc = git_repository_open(&repo, s->ctx->repo.root)) ||
+	    (rc = git_revwalk_new(&walk, repo)) || (rc = git_revwalk_push(walk, &t)) ||
+	    (rc = git_revwalk_hide(walk, &b)))
+		goto out;
+	git_revwalk_simplify_first_parent(walk);
+	while (n < RIVALS_MAX && git_revwalk_next(&id, walk) == 0) {
+		git_commit *c = NULL;
+		git_message_trailer_array arr = { 0 };
+		const char *run;
+		if (git_commit_lookup(&c, repo, &id) == 0 && git_commit_parentcount(c) == 2 &&
+		    git_message_trailers(&arr, git_commit_message(c)) == 0 &&
+		    (run = artifact_trailer(&arr, "Sluice-Run")) && strcmp(run, s->run.id))
+			v[n] = strdup(run), n += v[n] != NULL;
+		git_message_trailer_array_free(&arr);
+		git_commit_free(c);
+	}
+out:
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	if (rc) {
+		free(v);
+		return sl_err_git(err, rc, "cannot walk '%s' for the runs it landed", tip);
+	}
+	*ids = v;
+	return 0;
+}

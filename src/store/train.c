@@ -1,0 +1,248 @@
+/* The merge train's cars (table train_cars) and store_meta: DESIGN.md section 7b. */
+#include "store/store_int.h"
+#include "core/time.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CAR_COLUMNS                                                                                \
+	"run_id, target, seq, status, base, head, commit_id, tree, ahead, tester, gates_json, "   \
+	"joined_ms, started_ms, tested_ms, updated_ms"
+
+void store_car_release(struct store_car *c)
+{
+	if (!c)
+		return;
+	free(c->run_id);
+	free(c->target);
+	free(c->base);
+	free(c->head);
+	free(c->commit);
+	free(c->tree);
+	free(c->ahead);
+	free(c->tester);
+	free(c->gates_json);
+	memset(c, 0, sizeof(*c));
+}
+
+void store_cars_free(struct store_car *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		store_car_release(&v[i]);
+	free(v);
+}
+
+/* A text column that may be NULL: 0, or -1 when out of memory. */
+static int col_opt(sqlite3_stmt *s, int i, char **out)
+{
+	*out = NULL;
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return 0;
+	return (*out = store__col_dup(s, i)) ? 0 : -1;
+}
+
+static int read_car(sqlite3_stmt *s, struct store_car *c, struct sl_err *err)
+{
+	char **text[] = { &c->run_id, &c->target, NULL,	    NULL,      &c->base,
+			  &c->head,   &c->commit, &c->tree, &c->ahead, &c->tester,
+			  &c->gates_json };
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < (int)(sizeof(text) / sizeof(text[0])); i++)
+		if (text[i] && col_opt(s, i, text[i]) != 0) {
+			store_car_release(c);
+			return sl_err_set(err, SL_ERROR, "out of memory");
+		}
+	c->seq = sqlite3_column_int64(s, 2);
+	if (train_status_parse((const char *)sqlite3_column_text(s, 3), &c->status) != 0)
+		c->status = TRAIN_WAITING;
+	c->joined_ms = sqlite3_column_int64(s, 11);
+	c->started_ms = sqlite3_column_int64(s, 12);
+	c->tested_ms = sqlite3_column_int64(s, 13);
+	c->updated_ms = sqlite3_column_int64(s, 14);
+	return 0;
+}
+
+int store_train_get(struct store *st, const char *run_id, struct store_car *out,
+		    struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store__prepare(st, &s, "SELECT " CAR_COLUMNS " FROM train_cars WHERE run_id = ?",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		error = read_car(s, out, err);
+	else if (rc == SQLITE_DONE)
+		error = sl_err_set(err, SL_ENOTFOUND, "run '%s' is in no merge train", run_id);
+	else
+		error = store__fail(st, err, "cannot read the merge train");
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_train_list(struct store *st, const char *target, struct store_car **out, size_t *n,
+		     struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	struct store_car *v = NULL, *nv;
+	size_t cnt = 0;
+	int rc, error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = store__prepare(st, &s,
+				    "SELECT " CAR_COLUMNS " FROM train_cars WHERE target = ? "
+				    "ORDER BY seq, run_id",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, target);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (!(nv = realloc(v, (cnt + 1) * sizeof(*v)))) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+		v = nv;
+		if ((error = read_car(s, &v[cnt], err)) != 0)
+			goto out;
+		cnt++;
+	}
+	if (rc != SQLITE_DONE)
+		error = store__fail(st, err, "cannot read the merge train");
+out:
+	sqlite3_finalize(s);
+	if (error) {
+		store_cars_free(v, cnt);
+		return error;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/* The car's head, in the caller's transaction: 1 same head, 0 none or another, or an error. */
+static int same_head(struct store *st, const char *run_id, const char *head, struct sl_err *err)
+{
+	struct store_car c;
+	int error = store_train_get(st, run_id, &c, err);
+
+	if (error == SL_ENOTFOUND) {
+		sl_err_clear(err);
+		return 0;
+	}
+	if (error)
+		return error;
+	error = c.head && head && !strcmp(c.head, head);
+	store_car_release(&c);
+	return error;
+}
+
+int store_train_join(struct store *st, const char *run_id, const char *target, const char *head,
+		     int *joined, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t now = sl_now_ms();
+	int error;
+
+	*joined = 0;
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = same_head(st, run_id, head, err)) != 0) {
+		store_rollback(st);
+		return error < 0 ? error : 0; /* in already, with this head */
+	}
+	if ((error = store__prepare(st, &s,
+				    "INSERT OR REPLACE INTO train_cars (run_id, target, seq, status, "
+				    "head, joined_ms, updated_ms) VALUES (?1, ?2, "
+				    "(SELECT COALESCE(MAX(seq), 0) + 1 FROM train_cars), 'waiting', "
+				    "?3, ?4, ?4)",
+				    err)) != 0)
+		goto out;
+	store__bind_text(s, 1, run_id);
+	store__bind_text(s, 2, target);
+	store__bind_text(s, 3, head);
+	sqlite3_bind_int64(s, 4, now);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot put the run in the merge train");
+out:
+	sqlite3_finalize(s);
+	if (error) {
+		store_rollback(st);
+		return error;
+	}
+	*joined = 1;
+	return store_commit(st, err);
+}
+
+int store_train_put(struct store *st, const struct store_car *c, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "UPDATE train_cars SET status = ?2, base = ?3, commit_id = ?4, "
+				    "tree = ?5, ahead = ?6, tester = ?7, gates_json = ?8, "
+				    "started_ms = ?9, tested_ms = ?10, updated_ms = ?11, seq = ?12 "
+				    "WHERE run_id = ?1",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, c->run_id);
+	store__bind_text(s, 2, train_status_name(c->status));
+	store__bind_text(s, 3, c->base);
+	store__bind_text(s, 4, c->commit);
+	store__bind_text(s, 5, c->tree);
+	store__bind_text(s, 6, c->ahead);
+	store__bind_text(s, 7, c->tester);
+	store__bind_text(s, 8, c->gates_json);
+	sqlite3_bind_int64(s, 9, c->started_ms);
+	sqlite3_bind_int64(s, 10, c->tested_ms);
+	sqlite3_bind_int64(s, 11, sl_now_ms());
+	sqlite3_bind_int64(s, 12, c->seq);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot record the merge train's car");
+	else if (sqlite3_changes(store_db(st)) != 1)
+		error = sl_err_set(err, SL_ENOTFOUND, "run '%s' is in no merge train", c->run_id);
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_train_leave(struct store *st, const char *run_id, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s, "DELETE FROM train_cars WHERE run_id = ?", err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_id);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot take the run out of the merge train");
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_meta_get(struct store *st, const char *key, char **value, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, error;
+
+	*value = NULL;
+	if ((error = store__prepare(st, &s, "SELECT value FROM store_meta WHERE key = ?", err)) != 0)
+		return error;
+	store__bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		error = (*value = store__col_dup(s, 0)) ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
+	else if (rc == SQLITE_DONE)
+		error = sl_err_set(err, SL_ENOTFOUND, "no '%s' in the store", key);
+	else
+		error = store__fail(st, err, "cannot read the store's facts");
+	sqlite3_finalize(s);
+	return error;
+}
