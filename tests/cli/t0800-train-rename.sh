@@ -39,17 +39,20 @@ cat >"$TRASH/reviews/\$n.json"
 echo '{"verdict": "approve", "reviewer": "approve-bot"}'
 EOS
 
-# greet_repo DIR [config lines...]: the greet project on main, the gate
-# `make test` also as the train's gate, two jobs.
+# greet_repo DIR FIRST [config lines...]: the greet project on main, the
+# gate `make test` also as the train's gate, two jobs; work order FIRST (A,
+# B or none) has priority 1, the other one 2.
 greet_repo() {
-	_d=$1 && shift &&
+	_d=$1 _pa=2 _pb=2 && shift &&
+	case $1 in A) _pa=1 ;; B) _pb=1 ;; esac &&
+	shift &&
 	sluice_repo "$_d" "gates:" "  test: [make, -s, test]" "merge:" "  gates: [test]" \
 		"queue:" "  jobs: 2" "$@" &&
 	cp "$FIXTURES"/train/greet/* "$_d"/ &&
 	git -C "$_d" add Makefile greet.h greet.c main.c && git -C "$_d" commit -q -m "the greet project" &&
 	(cd "$_d" && make -s test >/dev/null) &&
 	sluice -C "$_d" check >/dev/null &&
-	wo "$_d" A && wo "$_d" B
+	wo "$_d" A "priority: $_pa" && wo "$_d" B "priority: $_pb"
 }
 
 # The promises after both runs: both merged once, every first-parent commit
@@ -88,7 +91,7 @@ for order in "A B" "B A"; do
 	test_expect_success "$1 first, then $2: the train lands both, main never broken" "
 		rm -rf r order* log2 && rm -f \"\$TRASH\"/prompt-* \"\$TRASH\"/conflict-* \"\$TRASH\"/reviews/* &&
 		rm -f \"\$TRASH\"/started-* &&
-		greet_repo r 'reviewer:' '  mode: manual' '  command: [sh, $BUILDERS/review.sh]' &&
+		greet_repo r $1 'reviewer:' '  mode: manual' '  command: [sh, $BUILDERS/review.sh]' &&
 		base=\$(git -C r rev-parse main) &&
 		sluice -C r tick >tick.out 2>&1 &&
 		test \"\$(state_of r \$(run_of r A))\" = awaiting_review &&
@@ -109,7 +112,7 @@ printf '{}\n' >"$TRASH/script.json"
 test_expect_success 'both approved by the HTTP reviewer in one tick: the same promises' '
 	rm -rf r order* log2 && rm -f "$TRASH"/prompt-* "$TRASH"/conflict-* "$TRASH"/reviews/* "$TRASH"/started-* &&
 	start_reviewer "$TRASH/script.json" &&
-	greet_repo r "reviewer:" "  mode: http" "  url: $REVIEWER_URL" &&
+	greet_repo r none "reviewer:" "  mode: http" "  url: $REVIEWER_URL" &&
 	base=$(git -C r rev-parse main) &&
 	settle r &&
 	git -C r log --first-parent --merges --format=%B main | sed -n "s/^Work-Order: //p" >landed &&
