@@ -365,6 +365,37 @@ static void run_details(struct sl_buf *b, const char *heading, json_t *run, cons
 	sl_buf_release(&part);
 }
 
+static const char semantic_how[] =
+	"How:\n"
+	"\n"
+	"- The current directory is your run's worktree. The target branch has been merged\n"
+	"  into it without a textual conflict, but the merge gates failed on the merged code\n"
+	"  (their output is below): the two changes do not work together (a renamed function\n"
+	"  still called by its old name, a changed interface, a test that now fails).\n"
+	"- Change the code so that the gates pass and both intents are kept. Do not abort\n"
+	"  the merge, reset, switch branches or commit: sluice commits, runs the gates and\n"
+	"  sends the resolution to the reviewer again, then tests the merge again.\n"
+	"- Write your resolution reasoning to $SLUICE_RUN_DIR/summary.md.\n"
+	"- Exit 0 when done. A non-zero exit counts as a failed resolution.\n\n";
+
+/* A semantic conflict: the failed merge gates and their output's tail. */
+static void failed_gates(struct sl_buf *b, json_t *conflict)
+{
+	struct sl_buf part = SL_BUF_INIT;
+	json_t *g;
+	size_t i;
+
+	sl_buf_puts(b, "## The merge gates that failed on the merged code\n\n");
+	json_array_foreach(json_object_get(conflict, "failedGates"), i, g) {
+		sl_buf_addf(b, "### Gate %s (exit %d)\n\n", str_field(g, "name"),
+			    (int)json_integer_value(json_object_get(g, "exit_code")));
+		sl_buf_reset(&part);
+		head_text(&part, str_field(g, "output"), BUILD_PROMPT_DIFF_MAX, "gate output");
+		fenced(b, "", sl_buf_cstr(&part));
+	}
+	sl_buf_release(&part);
+}
+
 static int render_resolve(struct sl_buf *b, const struct build_prompt_ctx *c, struct sl_err *err)
 {
 	json_t *cur = json_object_get(c->conflict, "currentRun");
@@ -372,16 +403,20 @@ static int render_resolve(struct sl_buf *b, const struct build_prompt_ctx *c, st
 	json_t *files = json_object_get(c->conflict, "conflictFiles"), *f;
 	struct sl_buf part = SL_BUF_INIT;
 	const char *id, *title;
-	int prio;
+	int prio, semantic;
 	size_t i;
 
 	if (!json_is_object(cur))
 		return sl_err_set(err, SL_EINVALID, "the conflict context has no currentRun; "
 				  "the conflict is not recorded: a person must decide");
 	run_wo(cur, &id, &title, &prio);
-	sl_buf_addf(b, "# sluice: resolve a merge conflict of work order %s, attempt %d\n\n", id,
-		    c->attempt);
-	sl_buf_puts(b, "You are resolving a merge conflict.\n\n");
+	semantic = !strcmp(str_field(c->conflict, "kind"), "semantic");
+	sl_buf_addf(b, "# sluice: resolve a %s conflict of work order %s, attempt %d\n\n",
+		    semantic ? "semantic" : "merge", id, c->attempt);
+	sl_buf_puts(b, semantic ? "You are resolving a semantic conflict: your change merges "
+				  "cleanly with the target, but the merged code fails its "
+				  "gates.\n\n"
+				: "You are resolving a merge conflict.\n\n");
 	run_line(b, "Your run", cur);
 	if (json_is_object(rival))
 		run_line(b, "Conflicting run", rival);
@@ -391,16 +426,22 @@ static int render_resolve(struct sl_buf *b, const struct build_prompt_ctx *c, st
 			    "well.\n\n",
 			    *str_field(c->conflict, "target") ? str_field(c->conflict, "target") :
 			    "the target branch");
-	sl_buf_puts(b, "Conflicting files:\n");
-	json_array_foreach(files, i, f)
-		sl_buf_addf(b, "- %s\n", json_string_value(f) ? json_string_value(f) : "?");
+	if (!semantic) {
+		sl_buf_puts(b, "Conflicting files:\n");
+		json_array_foreach(files, i, f)
+			sl_buf_addf(b, "- %s\n", json_string_value(f) ? json_string_value(f) : "?");
+	}
 	sl_buf_puts(b, resolve_task);
 	if (json_is_object(rival))
 		priority_note(b, cur, rival);
-	sl_buf_puts(b, resolve_how);
+	sl_buf_puts(b, semantic ? semantic_how : resolve_how);
+	if (semantic)
+		failed_gates(b, c->conflict);
 	run_details(b, "Your run", cur, c->work_order_text);
 	if (json_is_object(rival))
 		run_details(b, "Conflicting run", rival, NULL);
+	if (semantic)
+		return 0;
 	sl_buf_puts(b, "## Git's conflict output\n\n");
 	head_text(&part, str_field(c->conflict, "gitConflictOutput"), BUILD_PROMPT_DIFF_MAX,
 		  "conflict output");

@@ -149,10 +149,42 @@ static int write_conflict(struct step *s, const char *tip, const struct merge_co
 	int error;
 
 	if ((error = conflict_context(s, tip, s->run.head_commit, s->run.base_commit, ci, NULL,
-				      rival_out, &ctx, err)) == 0)
+				      rival_out, &ctx, err)) == 0) {
+		json_object_set_new(ctx, "kind", json_string(conflict_kind_name(CONFLICT_TEXTUAL)));
 		error = step__write_json(s, "conflict.json", ctx, err);
+	}
 	json_decref(ctx);
 	return error;
+}
+
+/*
+ * The kind of the conflict in its context; for a semantic one the failed
+ * merge gates (with their output, from the store) and the rival runs: the
+ * runs landed on the target since the run's branch point.
+ */
+static int context_kind(struct step *s, const struct store_conflict *c, const char *base,
+			json_t *ctx, struct sl_err *err)
+{
+	json_t *gates, *rivals;
+	char **ids = NULL;
+	size_t i;
+	int error;
+
+	json_object_set_new(ctx, "kind", json_string(conflict_kind_name(c->kind)));
+	if (c->kind != CONFLICT_SEMANTIC)
+		return 0;
+	gates = c->gates_json ? json_loads(c->gates_json, 0, NULL) : NULL;
+	json_object_set_new(ctx, "failedGates", gates ? gates : json_array());
+	if ((error = step__rivals_between(s, c->target_tip, base, &ids, err)) != 0)
+		return error;
+	rivals = json_array();
+	for (i = 0; ids[i]; i++) {
+		json_array_append_new(rivals, json_string(ids[i]));
+		free(ids[i]);
+	}
+	free(ids);
+	json_object_set_new(ctx, "rivalRuns", rivals);
+	return 0;
 }
 
 int step__conflict_context(struct step *s, json_t **out, struct sl_err *err)
@@ -191,6 +223,8 @@ int step__conflict_context(struct step *s, json_t **out, struct sl_err *err)
 		}
 	error = conflict_context(s, c.target_tip, c.run_head, base_hex, &ci,
 				 s->run.conflict_with_run_id, NULL, out, err);
+	if (!error)
+		error = context_kind(s, &c, base_hex, *out, err);
 out:
 	git_repository_free(repo);
 	merge_conflict_info_release(&ci);
@@ -211,7 +245,7 @@ static void rival_names(struct step *s, const char *const *rivals, char *buf, si
 			sl_err_clear(&err);
 			continue;
 		}
-		used += (size_t)snprintf(buf + used, n - used, "%s%s (run %.12s)", used ? ", " : "",
+		used += (size_t)snprintf(buf + used, n - used, "%s%s (run %s)", used ? ", " : "",
 					 r.work_order_id, r.id);
 		store_run_release(&r);
 	}
@@ -703,9 +737,14 @@ int step_resolve(struct step *s, struct sl_err *err)
 	if ((error = step__set(s, err, "mode", run_mode_name(RUN_MODE_RESOLVE), "base_commit", tip,
 			       "head_commit", run_head, "attempt", n, NULL)) != 0)
 		goto out;
-	error = step__move(s, RUN_BUILDING, err,
-			   "attempt %d: resolving %zu conflicted file%s with the builder",
-			   s->run.attempt, conflicted.n, conflicted.n == 1 ? "" : "s");
+	if (c.kind == CONFLICT_SEMANTIC)
+		error = step__move(s, RUN_BUILDING, err, "attempt %d: resolving the semantic "
+				   "conflict with the builder (the merge gates failed)",
+				   s->run.attempt);
+	else
+		error = step__move(s, RUN_BUILDING, err,
+				   "attempt %d: resolving %zu conflicted file%s with the builder",
+				   s->run.attempt, conflicted.n, conflicted.n == 1 ? "" : "s");
 out:
 	merge_paths_release(&conflicted);
 	store_conflict_release(&c);
