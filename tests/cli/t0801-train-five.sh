@@ -24,6 +24,8 @@ echo 10 >max.txt
 echo "raised the limit of plugins back to 10" >"\$SLUICE_RUN_DIR/summary.md"
 EOS
 
+G="$TRASH/gate"
+mkdir -p "$G"
 cat >"$TRASH/check.sh" <<'EOS'
 n=$(ls plugins | wc -l)
 max=$(cat max.txt)
@@ -31,34 +33,62 @@ max=$(cat max.txt)
 echo "$n plugins of at most $max"
 EOS
 
-# five_repo DIR [config lines...]: five runs built and approved by a person
-# in the order W1..W5, then a command reviewer (for resolutions), and ticks
-# until the queue settles.
+# five_repo DIR [config lines...]: five runs built, then approved by a
+# person one at a time, each followed by a tick of its own (overlapping
+# ticks) that carries it into the train while the cars ahead wait in their
+# gates (hold-gate.sh): the train is W1..W5 in this order whatever order
+# the workers reach it. Then the cars go and ticks run until the queue
+# settles, a person approving the resolution.
 five_repo() {
 	_d=$1 && shift &&
-	sluice_repo "$_d" "gates:" "  test: [sh, check.sh]" "merge:" "  gates: [test]" "  train_depth: 4" "$@" \
-		"queue:" "  jobs: 5" "reviewer:" "  mode: manual" "  command: [sh, $APPROVE_REVIEWER]" &&
+	sluice_repo "$_d" "gates:" "  test: [sh, $FIXTURES/train/hold-gate.sh, $G]" "merge:" "  gates: [test]" \
+		"  train_depth: 4" "$@" "queue:" "  jobs: 5" \
+		"reviewer:" "  mode: manual" &&
 	mkdir "$_d/plugins" && : >"$_d/plugins/.keep" && echo 10 >"$_d/max.txt" && cp "$TRASH/check.sh" "$_d/" &&
 	git -C "$_d" add plugins max.txt check.sh && git -C "$_d" commit -q -m "plugins, at most 10" &&
 	git -C "$_d" rev-parse main >"$_d.base" &&
 	for i in 1 2 3 4 5; do wo "$_d" W$i || return 1; done &&
 	sluice -C "$_d" check >/dev/null &&
 	sluice -C "$_d" tick >tick.out 2>&1 &&
+	: >"$G/hold-all" && : >"$G/gates.log" && rm -f "$TRASH/ticks" &&
 	for i in 1 2 3 4 5; do
-		test "$(state_of "$_d" "$(run_of "$_d" W$i)")" = awaiting_review &&
-		sluice -C "$_d" approve "$(run_of "$_d" W$i)" >/dev/null &&
-		sleep 0.01 || return 1
+		_r=$(run_of "$_d" W$i) &&
+		test "$(state_of "$_d" $_r)" = awaiting_review &&
+		sluice -C "$_d" approve $_r >/dev/null &&
+		{ sluice -C "$_d" tick >tick$i.out 2>&1 & } &&
+		echo $! >>"$TRASH/ticks" &&
+		_n=0 &&
+		while [ ! -f "$G/waiting-$_r" ] &&
+			! sluice -C "$_d" runs --wo W$i | grep -q "waits for a place"; do
+			[ $_n -lt 600 ] || { echo "W$i did not reach its place in the train" >&2; return 1; }
+			sleep 0.1 && _n=$((_n + 1)) || return 1
+		done || return 1
 	done &&
-	sed -i "s/^  mode: manual\$/  mode: command/" "$_d/.system/config.yaml" &&
-	settle "$_d"
+	sluice -C "$_d" runs >runs.held &&
+	rm "$G/hold-all" &&
+	for p in $(cat "$TRASH/ticks"); do { wait $p || true; } || return 1; done &&
+	settle "$_d" &&
+	_n=0 &&
+	while _a=$(sluice -C "$_d" runs --state awaiting_review | grep -E "^[0-9]{8}-" | cut -d" " -f1 | head -n 1) && [ -n "$_a" ]; do
+		[ $_n -lt 5 ] && sluice -C "$_d" approve "$_a" >/dev/null && settle "$_d" &&
+			_n=$((_n + 1)) || return 1
+	done
+}
+
+# The order in which the work orders landed, oldest first, without W3.
+landed_order() { # DIR
+	git -C "$1" log --reverse --first-parent --merges --format=%B main | sed -n "s/^Work-Order: //p"
 }
 
 test_expect_success 'the third car fails on top of the others: they land in order, it resolves and lands' '
-	rm -rf r && five_repo r &&
+	rm -rf r "$G"/* && five_repo r &&
 	gate_first_parents r "$(cat r.base)" "sh check.sh" &&
-	git -C r log --first-parent --merges --format=%B main | sed -n "s/^Work-Order: //p" >order &&
-	printf "%s\n" W3 W5 W4 W2 W1 >order.want &&
-	test_cmp order.want order &&
+	landed_order r >order &&
+	grep -v W3 order >order.others &&
+	printf "%s\n" W1 W2 W4 W5 >order.want &&
+	test_cmp order.want order.others &&
+	test "$(grep -n W3 order | cut -d: -f1)" -gt 2 &&
+	landed_tested r "$G" &&
 	for i in 1 2 3 4 5; do
 		test "$(merges_of r W$i)" = 1 &&
 		test "$(state_of r "$(run_of r W$i)")" = merged || return 1
@@ -71,18 +101,16 @@ test_expect_success 'the third car fails on top of the others: they land in orde
 	jq -e ".kind == \"semantic\" and ([.failedGates[].name] == [\"test\"])" $c >/dev/null &&
 	for w in W1 W2; do
 		jq -e --arg r "$(run_of r $w)" "[.rivalRuns | .. | strings] | index(\$r) != null" $c >/dev/null || return 1
-	done &&
-	sluice -C r show $r3 >show &&
-	test_grep -i "semantic" show &&
-	test_grep "too many plugins" show
+	done
 '
 
 test_expect_success 'with merge.resolver: none the third waits in merge_conflict, named by gate and rivals' '
-	rm -rf n "$TRASH"/prompt-* && five_repo n "  resolver: none" &&
+	rm -rf n "$TRASH"/prompt-* "$G"/* && five_repo n "  resolver: none" &&
 	gate_first_parents n "$(cat n.base)" "sh check.sh" &&
-	git -C n log --first-parent --merges --format=%B main | sed -n "s/^Work-Order: //p" >order &&
-	printf "%s\n" W5 W4 W2 W1 >order.want &&
+	landed_order n >order &&
+	printf "%s\n" W1 W2 W4 W5 >order.want &&
 	test_cmp order.want order &&
+	landed_tested n "$G" &&
 	for i in 1 2 4 5; do
 		test "$(merges_of n W$i)" = 1 || return 1
 	done &&
@@ -99,10 +127,21 @@ test_expect_success 'with merge.resolver: none the third waits in merge_conflict
 	test_grep "W2" reason &&
 	c=n/.system/runs/$r3/conflict.json &&
 	jq -e ".kind == \"semantic\"" $c >/dev/null &&
+	jq -e "[.failedGates[].name] == [\"test\"]" $c >/dev/null &&
+	jq -e ".failedGates[0].output | test(\"too many plugins\")" $c >/dev/null
+'
+
+# As a textual conflict shows the conflicted files, a semantic one shows
+# the failed gate and the end of its output, with the rivals.
+test_expect_success 'sluice show of the waiting run shows the semantic conflict: gate, output, rivals' '
+	r3=$(run_of n W3) &&
 	sluice -C n show $r3 >show &&
-	test_grep -i "semantic" show &&
-	test_grep "too many plugins" show &&
-	test_grep "W2" show
+	sed -n "/^conflict/,/^worktree/p" show >show.conflict &&
+	grep -qi "semantic" show.conflict &&
+	test_grep "test" show.conflict &&
+	test_grep "too many plugins" show.conflict &&
+	test_grep "W2" show.conflict &&
+	test_grep "W1" show.conflict
 '
 
 test_done
