@@ -466,3 +466,25 @@ wait_for() { # GLOB
 		_wn=$((_wn + 1))
 	done
 }
+
+# With hold-gate.sh (GATEDIR/hold-all there) and a manual reviewer: approve
+# the runs of the work orders given, awaiting review, one at a time, each
+# with a tick of its own in the background that carries it into the train
+# and waits until its car holds in the gate or waits for a place: the train
+# is in this order whatever order the workers would reach it. The ticks'
+# pids are appended to $TRASH/ticks.
+train_join_in_order() { # DIR GATEDIR WO...
+	_jd=$1 _jg=$2 && shift 2 &&
+	for _jw in "$@"; do
+		_jr=$(run_of "$_jd" "$_jw") &&
+		"$SLUICE" -C "$_jd" approve "$_jr" >/dev/null &&
+		{ "$SLUICE" -C "$_jd" tick >"$TRASH/tick-$_jw.out" 2>&1 & } &&
+		echo $! >>"$TRASH/ticks" &&
+		_jn=0 &&
+		while [ ! -f "$_jg/waiting-$_jr" ] &&
+			! "$SLUICE" -C "$_jd" runs --wo "$_jw" | grep -q "waits for a place"; do
+			[ $_jn -lt 600 ] || { echo "$_jw did not reach its place in the train" >&2; return 1; }
+			sleep 0.1 && _jn=$((_jn + 1)) || return 1
+		done || return 1
+	done
+}

@@ -51,19 +51,7 @@ five_repo() {
 	sluice -C "$_d" check >/dev/null &&
 	sluice -C "$_d" tick >tick.out 2>&1 &&
 	: >"$G/hold-all" && : >"$G/gates.log" && rm -f "$TRASH/ticks" &&
-	for i in 1 2 3 4 5; do
-		_r=$(run_of "$_d" W$i) &&
-		test "$(state_of "$_d" $_r)" = awaiting_review &&
-		sluice -C "$_d" approve $_r >/dev/null &&
-		{ sluice -C "$_d" tick >tick$i.out 2>&1 & } &&
-		echo $! >>"$TRASH/ticks" &&
-		_n=0 &&
-		while [ ! -f "$G/waiting-$_r" ] &&
-			! sluice -C "$_d" runs --wo W$i | grep -q "waits for a place"; do
-			[ $_n -lt 600 ] || { echo "W$i did not reach its place in the train" >&2; return 1; }
-			sleep 0.1 && _n=$((_n + 1)) || return 1
-		done || return 1
-	done &&
+	train_join_in_order "$_d" "$G" W1 W2 W3 W4 W5 &&
 	sluice -C "$_d" runs >runs.held &&
 	rm "$G/hold-all" &&
 	for p in $(cat "$TRASH/ticks"); do { wait $p || true; } || return 1; done &&
