@@ -1,14 +1,15 @@
 #!/bin/sh
-# In-memory merge vs git merge-tree on a generated repository (DESIGN.md 12).
+# sluice merge-preview vs git merge-tree on a generated repository (DESIGN.md 12).
 #
 #   SLUICE=path/to/sluice bench/merge.sh [FILES] [RUNS]     (default 10000 files, 11 runs)
 #
 # Builds a repository of FILES files in 100 directories; the run branch
 # edits 5% of the files and renames 1%, main edits another 1%. Times, as
 # the median of RUNS runs each (whole process, wall clock):
-#   - sluice merge-preview main run            (libgit2 + git merge-tree cross-check)
-#   - sluice merge-preview --no-verify main run (libgit2 alone)
 #   - git merge-tree --write-tree main run
+#   - sluice merge-preview main run            (git merge-tree is the authority: one git process)
+#   - sluice merge-preview --libgit2 main run  (plus libgit2's in-memory merge as a second opinion)
+#   - sluice --version                         (sluice's process start alone, for scale)
 # and prints a Markdown section for bench/RESULTS.md on stdout.
 set -eu
 
@@ -59,12 +60,14 @@ time_it() { # runs command...: the median wall time in ms
 
 # all three must agree on the tree before we time anything
 want=$(git merge-tree --write-tree main run)
-got=$("$SLUICE" merge-preview main run | sed -n 2p)
-[ "$want" = "$got" ] || { echo "trees differ: git $want, sluice $got" >&2; exit 1; }
+got=$("$SLUICE" merge-preview --libgit2 main run)
+[ "$(echo "$got" | sed -n 2p)" = "$want" ] && [ "$(echo "$got" | sed -n 3p)" = "libgit2: clean $want" ] ||
+	{ echo "trees differ: git $want, sluice $got" >&2; exit 1; }
 
 t_git=$(time_it git merge-tree --write-tree main run)
 t_sl=$(time_it "$SLUICE" merge-preview main run)
-t_lg=$(time_it "$SLUICE" merge-preview --no-verify main run)
+t_lg=$(time_it "$SLUICE" merge-preview --libgit2 main run)
+t_start=$(time_it "$SLUICE" --version)
 changed=$(git diff --name-only main...run | wc -l)
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; }
@@ -81,6 +84,7 @@ Median of $runs runs, wall clock of the whole process.
 | command | ms | vs git merge-tree |
 |---|---|---|
 | \`git merge-tree --write-tree main run\` | $t_git | 1.0 |
-| \`sluice merge-preview --no-verify\` (libgit2 alone) | $t_lg | $(ratio "$t_lg" "$t_git") |
-| \`sluice merge-preview\` (libgit2 + git cross-check) | $t_sl | $(ratio "$t_sl" "$t_git") |
+| \`sluice merge-preview\` (git merge-tree, the authority) | $t_sl | $(ratio "$t_sl" "$t_git") |
+| \`sluice merge-preview --libgit2\` (+ libgit2's opinion) | $t_lg | $(ratio "$t_lg" "$t_git") |
+| \`sluice --version\` (process start only) | $t_start | $(ratio "$t_start" "$t_git") |
 MD

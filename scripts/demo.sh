@@ -43,7 +43,9 @@ echo "hello"
 EOS
 printf '%s\n' "# Settings" "color = blue" "size = medium" "speed = slow" >settings.txt
 printf '%s\n' "# Changelog" "" "- first release" >CHANGELOG.md
-printf '%s\n' '#!/bin/sh' 'sh greet.sh | grep -q hello' >test.sh
+mkdir tests
+printf '%s\n' '#!/bin/sh' 'for t in tests/*.sh; do sh "$t" || { echo "test.sh: $t failed"; exit 1; }; done' >test.sh
+printf '%s\n' 'sh greet.sh | grep -q hello' >tests/greet.sh
 git add . && git commit -q -m "sample project"
 echo "uncommitted notes of the user" >NOTES.local   # the user's own work: sluice never touches it
 
@@ -125,6 +127,19 @@ wo WO-105 1 "Log the speed change in the changelog" 'echo "- speed is now fast" 
 wo WO-106 1 "Log the size change in the changelog" 'echo "- size is now large" >>CHANGELOG.md'
 wo WO-107 3 "Document the settings" 'printf "%s\n" "" "See settings.txt." >>README.md' "" \
 	"depends_on: [WO-101]"
+# Two work orders that each pass their gate but break main together: WO-108 renames
+# greet.sh, WO-109 adds a test that calls it by its old name. Their merge is textually
+# clean; the merge train tests it before main moves, and the later car's agent resolves
+# the semantic conflict. (Each waits, at most 20 s, until the other started, so that
+# both are built on the same main.)
+meet='touch "$SLUICE_RUN_DIR/../started-$SLUICE_WORK_ORDER_ID"; i=0; while [ $i -lt 200 ] && [ "$(ls "$SLUICE_RUN_DIR"/../started-WO-10[89] 2>/dev/null | wc -l)" -lt 2 ]; do sleep 0.1; i=$((i + 1)); done'
+rename='[ ! -f greet.sh ] || { git mv greet.sh hello.sh; sed -i s/greet.sh/hello.sh/g tests/*.sh; }'
+call_hello='[ ! -f hello.sh ] || sed -i s/greet.sh/hello.sh/g tests/*.sh'
+wo WO-108 3 "Rename greet.sh to hello.sh" "$meet
+$rename" "$call_hello" "depends_on: [WO-101]"
+wo WO-109 3 "Test that the greeting is one word" "$meet
+printf '%s\n' 'sh greet.sh | head -n 1 | grep -qx hello' >tests/one_word.sh" \
+	"$call_hello" "depends_on: [WO-101]"
 
 step "sluice check and sluice queue --explain"
 run sluice check
@@ -135,6 +150,10 @@ run sluice tick --jobs 4
 
 step "another tick (a later cron minute)"
 run sluice tick --jobs 4
+
+step "the merge train: each merge is tested before main moves; a semantic conflict resolved"
+sluice log | grep -E "car [0-9]+ of [2-9]|semantic conflict|WO-10[89]" | grep -v " wo " |
+	cut -c 1-200 | head -n 16 || true
 
 step "where things stand"
 run sluice runs

@@ -1,7 +1,8 @@
 /*
- * merge_conflict_info: the conflicted paths and gitConflictOutput, the file
- * contents with conflict markers (or a one-line description where markers
- * make no sense), bounded at MERGE_CONFLICT_OUTPUT_MAX.
+ * merge_conflict_info: the conflicted paths and gitConflictOutput, all from
+ * git merge-tree's result: per path the file as git wrote it, with conflict
+ * markers (or a one-line description where markers make no sense), then
+ * git's CONFLICT messages; bounded at MERGE_CONFLICT_OUTPUT_MAX.
  */
 #include "merge/merge_int.h"
 
@@ -9,11 +10,14 @@
 #include <string.h>
 
 #define NOTE_ROOM 64
+#define MARKER_LEN 8 /* "<<<<<<< " */
 
 struct ci {
 	git_repository *repo;
 	struct merge_conflict_info *info;
 	const char *ours, *theirs; /* labels */
+	char hex[2][GIT_OID_HEXSZ + 1]; /* the ids git was given: ours, theirs */
+	git_tree *merged, *side[2], *base; /* git's tree, ours, theirs, a merge base's (or NULL) */
 };
 
 /* Append unless it would pass the bound; then note the truncation once. */
@@ -55,55 +59,107 @@ static const char *one_line_path(char *out, size_t n, const char *path)
 	return out;
 }
 
-static int is_file(const git_index_entry *e)
+/* 0 ours, 1 theirs when `s` (n bytes left) starts with the id git was given; else -1. */
+static int which_id(const struct ci *c, const char *s, size_t n)
 {
-	return e && (e->mode == GIT_FILEMODE_BLOB || e->mode == GIT_FILEMODE_BLOB_EXECUTABLE);
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (n >= GIT_OID_HEXSZ && !memcmp(s, c->hex[i], GIT_OID_HEXSZ))
+			return i;
+	return -1;
 }
 
-static const char *kind(const git_index_entry *e)
+/*
+ * Append `data`; with `markers_only` the ids are replaced by the labels on
+ * conflict marker lines only ("<<<<<<< <id>", ">>>>>>> <id>:<path>"),
+ * else everywhere (git's messages).
+ */
+static void put_labelled(struct ci *c, const char *data, size_t len, int markers_only)
+{
+	size_t i = 0, from = 0, at, next;
+	int side;
+
+	while (i < len) {
+		const char *nl = markers_only ? memchr(data + i, '\n', len - i) : NULL;
+
+		next = markers_only ? (nl ? (size_t)(nl - data) + 1 : len) : i + 1;
+		at = markers_only ? i + MARKER_LEN : i;
+		side = -1;
+		if (!markers_only || (len - i > MARKER_LEN &&
+				      (!memcmp(data + i, "<<<<<<< ", MARKER_LEN) ||
+				       !memcmp(data + i, ">>>>>>> ", MARKER_LEN))))
+			side = which_id(c, data + at, len - at);
+		if (side < 0) {
+			i = next;
+			continue;
+		}
+		put(c, data + from, at - from);
+		put(c, side ? c->theirs : c->ours, strlen(side ? c->theirs : c->ours));
+		from = at + GIT_OID_HEXSZ;
+		i = markers_only ? next : from;
+	}
+	put(c, data + from, len - from);
+}
+
+static git_tree_entry *entry(git_tree *t, const char *path)
+{
+	git_tree_entry *e = NULL;
+
+	if (t && git_tree_entry_bypath(&e, t, path) < 0)
+		git_error_clear();
+	return e;
+}
+
+static int is_file(const git_tree_entry *e)
+{
+	return e && (git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB ||
+		     git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB_EXECUTABLE);
+}
+
+static const char *kind(const git_tree_entry *e)
 {
 	if (!e)
 		return "absent";
-	if (e->mode == GIT_FILEMODE_LINK)
+	switch (git_tree_entry_filemode(e)) {
+	case GIT_FILEMODE_LINK:
 		return "a symlink";
-	if (e->mode == GIT_FILEMODE_COMMIT)
+	case GIT_FILEMODE_COMMIT:
 		return "a submodule";
-	return "a file";
+	case GIT_FILEMODE_TREE:
+		return "a directory";
+	default:
+		return "a file";
+	}
 }
 
-/* Both sides regular files: the merged text with markers, or "binary". */
-static int text_conflict(struct ci *c, const git_index_entry *const e[3], struct sl_err *err)
+/* A text conflict: the file git wrote into its tree, with markers. */
+static int text_conflict(struct ci *c, const char *path, const git_tree_entry *m,
+			 struct sl_err *err)
 {
-	git_merge_file_options fo;
-	git_merge_file_result r = { 0 };
+	git_blob *blob = NULL;
+	char p[1024];
+	size_t len;
 	int error;
 
-	git_merge_file_options_init(&fo, GIT_MERGE_FILE_OPTIONS_VERSION);
-	fo.our_label = c->ours;
-	fo.their_label = c->theirs;
-	error = git_merge_file_from_index(&r, c->repo, e[0], e[1], e[2], &fo);
-	if (error)
-		return sl_err_git(err, error, "cannot merge the file '%s'", e[1]->path);
-	char p[1024];
-
-	if (!r.ptr) {
-		putf(c, "--- %s: binary file changed in %s and in %s\n",
-		     one_line_path(p, sizeof(p), e[1]->path), c->ours, c->theirs);
-	} else {
-		putf(c, "--- %s: content conflict%s%s\n", one_line_path(p, sizeof(p), e[1]->path),
-		     "", "");
-		put(c, r.ptr, r.len);
-		if (r.len && r.ptr[r.len - 1] != '\n')
-			put(c, "\n", 1);
-	}
-	git_merge_file_result_free(&r);
+	if ((error = git_blob_lookup(&blob, c->repo, git_tree_entry_id(m))))
+		return sl_err_git(err, error, "cannot read git's merged file '%s'", path);
+	len = (size_t)git_blob_rawsize(blob);
+	putf(c, "--- %s: content conflict%s%s\n", one_line_path(p, sizeof(p), path), "", "");
+	put_labelled(c, git_blob_rawcontent(blob), len, 1);
+	if (len && ((const char *)git_blob_rawcontent(blob))[len - 1] != '\n')
+		put(c, "\n", 1);
+	git_blob_free(blob);
 	return 0;
 }
 
-static void one_line(struct ci *c, const git_index_entry *const e[3])
+/* One line on what each side did to `path`. */
+static void one_line(struct ci *c, const char *path, const char *raw)
 {
-	const char *path = e[1] ? e[1]->path : e[2] ? e[2]->path : e[0]->path;
+	git_tree_entry *e[3] = { entry(c->base, path), entry(c->side[0], path),
+				 entry(c->side[1], path) };
 	char what[512], line[1024];
+	size_t n;
 
 	if (e[1] && e[2])
 		snprintf(what, sizeof(what), "%s in %s, %s in %s", kind(e[1]), c->ours, kind(e[2]),
@@ -115,56 +171,101 @@ static void one_line(struct ci *c, const git_index_entry *const e[3])
 	else
 		snprintf(what, sizeof(what), "deleted or renamed in both %s and %s", c->ours,
 			 c->theirs);
+	n = strlen(what);
+	if (strcmp(path, raw) && n + 40 < sizeof(what))
+		snprintf(what + n, sizeof(what) - n, " (one side kept as '%s')",
+			 one_line_path(line, sizeof(line), raw));
 	putf(c, "--- %s: %s%s\n", one_line_path(line, sizeof(line), path), what, "");
+	for (n = 0; n < 3; n++)
+		git_tree_entry_free(e[n]);
 }
 
-static int describe(struct ci *c, git_index *idx, struct sl_err *err)
+/* Describe git's conflicted path `raw` ("<path>~<side>" possibly) shown as `path`. */
+static int describe(struct ci *c, const struct merge__git_tree *gt, const char *raw,
+		    const char *path, struct sl_err *err)
 {
-	git_index_conflict_iterator *it = NULL;
-	const git_index_entry *e[3];
+	git_tree_entry *m = entry(c->merged, raw);
+	char p[1024];
+	int error = 0;
+
+	if (merge_paths_has(&gt->binary, raw))
+		putf(c, "--- %s: binary file changed in %s and in %s\n",
+		     one_line_path(p, sizeof(p), path), c->ours, c->theirs);
+	else if (merge_paths_has(&gt->content, raw) && is_file(m))
+		error = text_conflict(c, path, m, err);
+	else
+		one_line(c, path, raw);
+	git_tree_entry_free(m);
+	return error;
+}
+
+/* The trees: git's, both sides', a merge base's (none for unrelated histories). */
+static int open_trees(struct ci *c, const git_commit *ours, const git_commit *theirs,
+		      const git_oid *merged, struct sl_err *err)
+{
+	git_commit *base = NULL;
+	git_oid b;
 	int error;
 
-	error = git_index_conflict_iterator_new(&it, idx);
-	while (!error && !(error = git_index_conflict_next(&e[0], &e[1], &e[2], it)))
-		if (is_file(e[1]) && is_file(e[2]) && (!e[0] || is_file(e[0])))
-			error = text_conflict(c, e, err);
-		else
-			one_line(c, e);
-	git_index_conflict_iterator_free(it);
-	if (error == GIT_ITEROVER)
-		return 0;
-	return error < 0 && !err->msg[0] ? sl_err_git(err, error, "cannot list conflicts") : error;
+	if ((error = git_tree_lookup(&c->merged, c->repo, merged)) ||
+	    (error = git_commit_tree(&c->side[0], ours)) ||
+	    (error = git_commit_tree(&c->side[1], theirs)))
+		return sl_err_git(err, error, "cannot read the merged trees");
+	if (!git_merge_base(&b, c->repo, git_commit_id(ours), git_commit_id(theirs)) &&
+	    !git_commit_lookup(&base, c->repo, &b) && git_commit_tree(&c->base, base))
+		c->base = NULL;
+	git_commit_free(base);
+	git_error_clear();
+	return 0;
 }
 
-static int fill(struct ci *c, const struct merge_result *r, git_index *idx, struct sl_err *err)
+static int fill(struct ci *c, const git_commit *ours, const git_commit *theirs,
+		const struct merge_opts *opts, struct sl_err *err)
 {
+	struct merge_result r = MERGE_RESULT_INIT;
+	struct merge__git_tree gt = { 0 };
 	size_t i;
 	int error;
 
-	snprintf(c->info->reason, sizeof(c->info->reason), "%s", r->reason);
-	for (i = 0; i < r->conflicts.n; i++)
-		if (merge_paths_add(&c->info->paths, r->conflicts.v[i]))
-			return sl_err_set(err, SL_ERROR, "out of memory");
-	if (r->clean)
-		return 0;
-	if ((error = describe(c, idx, err)))
-		return error;
-	if (r->git_messages.len) {
-		put(c, "--- git merge-tree:\n", 20);
-		put(c, r->git_messages.ptr, r->git_messages.len);
+	if ((error = merge__preview_git(c->repo, ours, theirs, opts, &r, &gt, err)))
+		goto out;
+	snprintf(c->info->reason, sizeof(c->info->reason), "%s", r.reason);
+	for (i = 0; i < r.conflicts.n && !error; i++)
+		if (merge_paths_add(&c->info->paths, r.conflicts.v[i]))
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	if (error || r.clean || (error = open_trees(c, ours, theirs, &r.tree, err)))
+		goto out;
+	git_oid_tostr(c->hex[0], sizeof(c->hex[0]), &r.ours);
+	git_oid_tostr(c->hex[1], sizeof(c->hex[1]), &r.theirs);
+	for (i = 0; i < gt.paths.n && !error; i++) {
+		char *path = strdup(gt.paths.v[i]);
+		size_t n = path ? strlen(path) : 0;
+
+		if (path && n > GIT_OID_HEXSZ + 1 && path[n - GIT_OID_HEXSZ - 1] == '~' &&
+		    which_id(c, path + n - GIT_OID_HEXSZ, GIT_OID_HEXSZ) >= 0)
+			path[n - GIT_OID_HEXSZ - 1] = '\0';
+		error = path ? describe(c, &gt, gt.paths.v[i], path, err) :
+			       sl_err_set(err, SL_ERROR, "out of memory");
+		free(path);
 	}
-	return 0;
+	if (!error && r.git_messages.len) {
+		put(c, "--- git merge-tree:\n", 20);
+		put_labelled(c, r.git_messages.ptr, r.git_messages.len, 0);
+	}
+out:
+	merge__git_tree_release(&gt);
+	merge_result_release(&r);
+	return error;
 }
 
 int merge_conflict_info(const char *repo_path, const char *ours_rev, const char *theirs_rev,
 			const char *ours_label, const char *theirs_label, const struct merge_opts *opts,
 			struct merge_conflict_info *info, struct sl_err *err)
 {
-	struct merge_result r = MERGE_RESULT_INIT;
 	struct ci c = { NULL, info, ours_label ? ours_label : ours_rev,
-			theirs_label ? theirs_label : theirs_rev };
+			theirs_label ? theirs_label : theirs_rev, { "", "" }, NULL, { NULL, NULL },
+			NULL };
 	git_commit *ours = NULL, *theirs = NULL;
-	git_index *idx = NULL;
 	int error;
 
 	sl_buf_init(&info->output, MERGE_CONFLICT_OUTPUT_MAX);
@@ -174,13 +275,14 @@ int merge_conflict_info(const char *repo_path, const char *ours_rev, const char 
 		goto out;
 	}
 	if ((error = merge__resolve_commit(&ours, c.repo, ours_rev, err)) ||
-	    (error = merge__resolve_commit(&theirs, c.repo, theirs_rev, err)) ||
-	    (error = merge__preview_commits(c.repo, ours, theirs, opts, &r, &idx, err)))
+	    (error = merge__resolve_commit(&theirs, c.repo, theirs_rev, err)))
 		goto out;
-	error = fill(&c, &r, idx, err);
+	error = fill(&c, ours, theirs, opts, err);
 out:
-	git_index_free(idx);
-	merge_result_release(&r);
+	git_tree_free(c.merged);
+	git_tree_free(c.side[0]);
+	git_tree_free(c.side[1]);
+	git_tree_free(c.base);
 	git_commit_free(ours);
 	git_commit_free(theirs);
 	git_repository_free(c.repo);

@@ -1,5 +1,5 @@
 /*
- * The cross-check: `git merge-tree --write-tree -z --name-only OURS THEIRS`
+ * git's merge, the authority: `git merge-tree --write-tree -z --name-only OURS THEIRS`
  * (git >= 2.38). Exit 0: clean, the output is "<tree>\0". Exit 1:
  * conflicts, the output is "<tree>\0", then one "<path>\0" per conflicted
  * path, an empty "\0", then messages, each "<n>\0<path>\0 x n <type>\0<text>\0".
@@ -34,22 +34,39 @@ static const char *next_token(const char *data, size_t len, size_t *pos, size_t 
 	return start;
 }
 
+/* Note the n paths of a message of `type` starting at `pos` where the type asks for it. */
+static int note_paths(const char *data, size_t len, size_t pos, long n, const char *type,
+		      struct merge__git_tree *out)
+{
+	struct merge_paths *set = !strcmp(type, "CONFLICT (contents)") ? &out->content :
+				  !strcmp(type, "CONFLICT (binary)")   ? &out->binary :
+									 NULL;
+	const char *tok;
+	size_t tlen;
+
+	while (set && n-- > 0 && (tok = next_token(data, len, &pos, &tlen)))
+		if (merge_paths_add(set, tok))
+			return SL_ERROR;
+	return 0;
+}
+
 static int parse_messages(const char *data, size_t len, size_t pos, struct merge__git_tree *out)
 {
 	const char *tok, *type;
-	size_t tlen;
+	size_t tlen, first;
 
 	while ((tok = next_token(data, len, &pos, &tlen))) {
-		long n = strtol(tok, NULL, 10);
+		long n = strtol(tok, NULL, 10), k = n;
 
 		if (n < 0 || n > 1000000)
 			return SL_ERROR;
-		while (n-- > 0)
+		first = pos;
+		while (k-- > 0)
 			if (!next_token(data, len, &pos, &tlen))
 				return SL_ERROR;
 		type = next_token(data, len, &pos, &tlen);
 		tok = type ? next_token(data, len, &pos, &tlen) : NULL;
-		if (!tok)
+		if (!tok || note_paths(data, len, first, n, type, out))
 			return SL_ERROR;
 		if (!strcmp(type, "Auto-merging"))
 			continue;
@@ -92,7 +109,7 @@ bad:
 }
 
 /*
- * A git directory of sluice's own for the cross-check: HEAD and refs/ only,
+ * A git directory of sluice's own for git merge-tree: HEAD and refs/ only,
  * in a new private temporary folder. With GIT_OBJECT_DIRECTORY pointing at
  * the repository's objects, `git merge-tree` reads and writes the
  * repository's objects but never its config (merge drivers, filters, hooks,
@@ -167,5 +184,7 @@ out:
 void merge__git_tree_release(struct merge__git_tree *t)
 {
 	merge_paths_release(&t->paths);
+	merge_paths_release(&t->content);
+	merge_paths_release(&t->binary);
 	sl_buf_release(&t->messages);
 }

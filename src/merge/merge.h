@@ -1,8 +1,8 @@
 #ifndef SL_MERGE_MERGE_H
 #define SL_MERGE_MERGE_H
 /*
- * The merge step (DESIGN.md section 7): in-memory merge with libgit2,
- * cross-checked against `git merge-tree --write-tree`; the no-ff merge
+ * The merge step (DESIGN.md section 7): `git merge-tree --write-tree` is
+ * the authority for the merge (libgit2 may add a second opinion); the no-ff merge
  * commit and the compare-and-swap of the target ref; bringing a checked-out
  * target along like receive.denyCurrentBranch=updateInstead; the conflict
  * context; and the builder's resolution inside the run's worktree.
@@ -42,40 +42,39 @@ void merge_paths_release(struct merge_paths *p);
 int merge_path_converted(git_repository *repo, const char *path);
 
 struct merge_opts {
-	int verify; /* 1 (default): cross-check with git merge-tree; 0: libgit2 alone */
+	int verify;          /* ignored: git merge-tree is always the authority (kept for callers) */
+	int libgit2_opinion; /* 1: also merge with libgit2, into res->lg_* (never the verdict) */
 };
 
-#define MERGE_OPTS_INIT { 1 }
+#define MERGE_OPTS_INIT { 1, 0 }
 
 #define MERGE_REASON_MAX 512
 
 /*
- * What merging `theirs` into `ours` would give.
+ * What merging `theirs` into `ours` gives, as `git merge-tree --write-tree`
+ * (git's ort merge, with its rename and directory-rename detection) says:
+ * git is the authority for the verdict, the tree and the conflicted paths.
  *
- * clean is 1 only when libgit2 reports no conflict AND (with verify) git
- * merge-tree reports none AND both wrote the same tree. Any disagreement is
- * a conflict whose reason says so.
+ * conflicts: exactly the paths git merge-tree --name-only prints, sorted and
+ * unique; git's "<path>~<side>" names for a side moved out of the way
+ * (file/directory, file/symlink) are reported as "<path>".
  *
- * conflicts: the union of (a) the ancestor, ours and theirs paths of every
- * libgit2 conflict entry, (b) the paths git merge-tree --name-only prints,
- * and (c) when both are clean but their trees differ, the paths where the
- * two trees differ. So it always contains git's set (git_conflicts); it may
- * hold more (libgit2 lists a rename/delete under both names). git's
- * "<path>~<side>" names for a side moved out of the way (file/directory,
- * file/symlink) are reported as "<path>".
+ * libgit2's in-memory merge is computed only with opts->libgit2_opinion,
+ * as a second opinion in the lg_* fields: it never changes clean, tree,
+ * conflicts or reason.
  */
 struct merge_result {
-	int clean;
+	int clean;                       /* git merge-tree exited 0 */
 	git_oid ours;                    /* the resolved commits */
 	git_oid theirs;
-	git_oid tree;                    /* the merged tree when clean */
-	int lg_clean;                    /* libgit2's own verdict */
-	int git_clean;                   /* git's verdict; -1 when not verified */
-	git_oid git_tree;                /* the tree git wrote (verify on) */
-	struct merge_paths conflicts;    /* see above */
-	struct merge_paths git_conflicts; /* git merge-tree --name-only's paths, "~<side>" dropped */
+	git_oid tree;                    /* the tree git wrote: the merge when clean, else the
+					    merge with conflict markers in text conflicts */
+	struct merge_paths conflicts;    /* git's conflicted paths, "~<side>" dropped */
 	struct sl_buf git_messages;      /* git's CONFLICT lines, one per line (bounded 64 KiB) */
 	char reason[MERGE_REASON_MAX];   /* "" when clean */
+	int lg_clean;                    /* libgit2's verdict; -1 when not asked */
+	git_oid lg_tree;                 /* the tree libgit2 wrote when it says clean */
+	struct merge_paths lg_conflicts; /* the ancestor, ours and theirs paths of its conflicts */
 };
 
 #define MERGE_RESULT_INIT { 0 }
@@ -227,13 +226,18 @@ struct merge_conflict_info {
 #define MERGE_CONFLICT_INFO_INIT { MERGE_PATHS_INIT, SL_BUF_INIT, 0, { 0 } }
 
 /*
- * The conflict context of merging `theirs_rev` into `ours_rev`: for each
- * libgit2 conflict entry "--- <path>: <kind>" and, for a text conflict of
- * two regular files, the file with conflict markers labelled `ours_label`
- * and `theirs_label` (NULL: the revisions); binary files, symlinks and
- * modify/delete get a one-line description. git merge-tree's CONFLICT
- * messages follow (with verify). A clean merge gives empty paths and
- * output. *info is the caller's: merge_conflict_info_release().
+ * The conflict context of merging `theirs_rev` into `ours_rev`, all from
+ * git merge-tree's result (merge_result): for each path git names,
+ * "--- <path>: <kind>" and, for a text conflict (git's "CONFLICT
+ * (contents)" on a file), the file as git wrote it into its tree, with
+ * conflict markers. git 2.39's merge-tree takes no labels and writes the
+ * ids it was given ("<<<<<<< <ours id>[:<path>]"): those marker lines get
+ * `ours_label` and `theirs_label` instead (NULL: the revisions as given),
+ * as do the ids in git's messages. Binary files, symlinks, submodules,
+ * modify/delete and renames get a one-line description. git's CONFLICT
+ * messages follow ("--- git merge-tree:"). A clean merge gives empty paths
+ * and output. `opts` as merge_preview. *info is the caller's:
+ * merge_conflict_info_release().
  */
 int merge_conflict_info(const char *repo_path, const char *ours_rev, const char *theirs_rev,
 			const char *ours_label, const char *theirs_label, const struct merge_opts *opts,

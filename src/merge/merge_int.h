@@ -16,6 +16,8 @@ struct merge__git_tree {
 	git_oid tree;
 	struct merge_paths paths;  /* --name-only paths */
 	struct sl_buf messages;    /* CONFLICT lines */
+	struct merge_paths content; /* paths of a "CONFLICT (contents)" message */
+	struct merge_paths binary;  /* paths of a "CONFLICT (binary)" message */
 };
 
 /* Run git merge-tree --write-tree -z --name-only in `gitdir`; fills *out. */
@@ -30,10 +32,22 @@ void merge__git_tree_release(struct merge__git_tree *t);
 int merge__resolve_commit(git_commit **out, git_repository *repo, const char *rev,
 			  struct sl_err *err);
 
-/* merge_preview on open objects; the index of the libgit2 merge goes to *idx_out if wanted. */
+/*
+ * merge_preview on open objects; the index of libgit2's merge goes to
+ * *idx_out if wanted (NULL unless opts->libgit2_opinion).
+ */
 int merge__preview_commits(git_repository *repo, const git_commit *ours, const git_commit *theirs,
 			   const struct merge_opts *opts, struct merge_result *res,
 			   git_index **idx_out, struct sl_err *err);
+
+/*
+ * As merge__preview_commits, also handing git merge-tree's own result to
+ * *gt (raw "<path>~<side>" names, the paths of content and binary
+ * conflicts): the caller's, merge__git_tree_release().
+ */
+int merge__preview_git(git_repository *repo, const git_commit *ours, const git_commit *theirs,
+		       const struct merge_opts *opts, struct merge_result *res,
+		       struct merge__git_tree *gt, struct sl_err *err);
 
 /* The git CLI to run ($SLUICE_GIT or "git"). */
 const char *merge__git(void);

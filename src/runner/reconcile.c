@@ -530,6 +530,7 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 			delete_merged_branch(ctx, repo, &runs[i]);
 	}
 	recover_checkout(ctx);
+	runner__train_tidy(ctx, runs, n);
 	git_repository_free(repo);
 	remove_stale_ref_locks(ctx);
 	remove_dead_tmp(ctx);

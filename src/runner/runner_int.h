@@ -203,6 +203,12 @@ struct store_car;
 struct merge_commit_result;
 int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err);
 int step__train_landed(struct step *s, const struct merge_commit_result *mr, struct sl_err *err);
+/*
+ * Take the cars of runs that are no longer approved or landing (abandoned,
+ * sent back, merged before a crash) out of the train, their refs deleted.
+ * Hold the repository lock; runs: every run of the store.
+ */
+void runner__train_tidy(struct sl_ctx *ctx, const struct store_run *runs, size_t n);
 /* The runs landed on tip's first-parent line since base, newest first (*ids NULL-terminated). */
 int step__rivals_between(struct step *s, const char *tip, const char *base, char ***ids,
 			 struct sl_err *err);

@@ -233,6 +233,7 @@ static int plan_car(struct step *s, struct store_car *c, int pos, const char **o
 		store_run_release(&r);
 		return error < 0 ? error : 0;
 	}
+	error = 0;
 	if (pos > s->ctx->cfg->merge.train_depth)
 		error = c->status == TRAIN_WAITING ? 0 : park(s, c, err);
 	else if (c->status == TRAIN_WAITING || !c->commit || !c->base || strcmp(c->base, *onto))
@@ -791,4 +792,31 @@ out:
 	}
 	*ids = v;
 	return 0;
+}
+
+void runner__train_tidy(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
+{
+	struct store_car *cars = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t nc = 0, i, j;
+
+	if (store_train_list(ctx->st, ctx->target_ref, &cars, &nc, &err) != 0) {
+		sl_log(SL_LOG_WARN, "cannot read the merge train: %s", err.msg);
+		return;
+	}
+	for (i = 0; i < nc; i++) {
+		for (j = 0; j < n && strcmp(runs[j].id, cars[i].run_id); j++)
+			;
+		if (j < n && (runs[j].state == RUN_APPROVED || runs[j].state == RUN_MERGING))
+			continue;
+		if (store_train_leave(ctx->st, cars[i].run_id, &err) != 0 ||
+		    car_ref(ctx, cars[i].run_id, NULL, &err) != 0)
+			sl_log(SL_LOG_WARN, "cannot take run %s out of the merge train: %s",
+			       cars[i].run_id, err.msg);
+		else
+			sl_log(SL_LOG_INFO, "took run %s out of the merge train (%s)", cars[i].run_id,
+			       j < n ? run_state_name(runs[j].state) : "no such run");
+		sl_err_clear(&err);
+	}
+	store_cars_free(cars, nc);
 }

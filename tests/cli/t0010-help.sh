@@ -142,7 +142,7 @@ test_expect_success 'bash completion offers every option of each usage line' '
 		set -- $u &&
 		if [ "$2" = worktree ]; then words="sluice worktree $3"; else words="sluice $2"; fi &&
 		complete_words $words - >offered &&
-		for o in $(echo "$u" | grep -o -- "\[-[-a-zA-Z]*" | tr -d "["); do
+		for o in $(echo "$u" | grep -o -- "\[-[-a-zA-Z0-9]*" | tr -d "["); do
 			grep -qx -- "$o" offered ||
 				{ echo "completion of \"$words -\" lacks $o" >&2; cat offered >&2; exit 1; }
 		done || return 1

@@ -1,7 +1,7 @@
 #!/bin/sh
-# 200 random merges (seeded): sluice merge-preview never reports clean where
-# git merge-tree reports a conflict, its clean trees are git's, and git's
-# conflicted paths are among sluice's. See tests/merge/gen.sh.
+# 200 random merges (seeded): sluice merge-preview and git merge-tree give the
+# same verdict, the same clean tree and the same conflicted paths (git is the
+# authority). See tests/merge/gen.sh.
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success '200 random merges agree with git merge-tree' '

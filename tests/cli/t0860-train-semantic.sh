@@ -78,4 +78,18 @@ test_expect_success 'with merge.resolver none the failing car waits in merge_con
 	grep -q "semantic conflict" status.out
 '
 
+test_expect_success 'speculation: the second car is tested on top of the first while it tests, fails there, and is resolved' '
+	rm -rf r3 && GATE="sleep 1; $GATE" && setup_repo r3 &&
+	base=$(git -C r3 rev-parse main) &&
+	settle r3 &&
+	sluice -C r3 log >log3.out &&
+	second=$(grep -E "car 2 of 2, testing on top of (A|B) " log3.out | awk "{ print \$3 }") &&
+	test -n "$second" &&
+	grep "  run $second  " log3.out | grep -A1 "car 2 of 2, testing on top of" >next.out &&
+	test_grep "merge gates failed on top of .*; waits for the cars ahead\|semantic conflict: the merge gates failed on top of" next.out &&
+	test "$(sluice -C r3 runs | grep -c " merged ")" = 2 &&
+	all_green r3 $base &&
+	sluice -C r3 audit
+'
+
 test_done

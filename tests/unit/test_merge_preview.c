@@ -1,5 +1,5 @@
 /*
- * merge_preview, the git merge-tree cross-check, merge_conflict_info and the
+ * merge_preview (git merge-tree as the authority, libgit2 apart), merge_conflict_info and the
  * resolution helpers, against real repositories built with the git CLI.
  */
 #include <stdarg.h>
@@ -41,15 +41,15 @@ static void repo_path(char *out, size_t n)
 	snprintf(out, n, "%s/r", tmp);
 }
 
-/* Preview main <- run, and check it against git merge-tree's own verdict. */
-static void preview(struct merge_result *res, int verify)
+/* Preview main <- run (with libgit2's second opinion when asked). */
+static void preview(struct merge_result *res, int libgit2)
 {
 	struct merge_opts o = MERGE_OPTS_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char r[PATH_MAX];
 	int rc;
 
-	o.verify = verify;
+	o.libgit2_opinion = libgit2;
 	repo_path(r, sizeof(r));
 	rc = merge_preview(r, "main", "run", &o, res, &err);
 	if (rc)
@@ -101,13 +101,17 @@ static void test_same_lines_conflict(void **state)
 	struct merge_result res = MERGE_RESULT_INIT;
 
 	same_lines();
-	preview(&res, 1);
+	preview(&res, 0);
 	assert_false(res.clean);
-	assert_false(res.lg_clean);
-	assert_int_equal(res.git_clean, 0);
+	assert_int_equal(res.lg_clean, -1); /* not asked */
 	assert_int_equal(res.conflicts.n, 1);
 	assert_string_equal(res.conflicts.v[0], "a.txt");
-	assert_int_equal(res.git_conflicts.n, 1);
+	/* git's tree (its markers name the commit ids it was given) */
+	assert_string_equal(git_oid_tostr_s(&res.tree),
+			    sh_line_in(tmp, "cd r && git merge-tree --write-tree $(git rev-parse main) "
+					    "$(git rev-parse run) | head -n 1"));
+	assert_int_equal(sh_in(tmp, "cd r && git cat-file -p $(git merge-tree --write-tree main run "
+			           "| head -n 1):a.txt | grep -q '^<<<<<<< main$'"), 0);
 	assert_non_null(strstr(res.reason, "conflicting changes in 1 path"));
 	assert_non_null(strstr(sl_buf_cstr(&res.git_messages), "CONFLICT (content)"));
 	merge_result_release(&res);
@@ -151,10 +155,17 @@ static void test_conflict_info_modify_delete_and_binary(void **state)
 	assert_non_null(strstr(out, "--- b.txt: modified in main, deleted or renamed in run\n"));
 	assert_non_null(strstr(out, "--- bin: binary file changed in main and in run\n"));
 	assert_null(strstr(out, "<<<<<<<"));
+	/* git's messages name the commits by the labels, not by the ids git was given */
+	assert_non_null(strstr(out, "CONFLICT (modify/delete): b.txt deleted in run and modified in "
+				    "main.  Version main of b.txt left in tree.\n"));
+	assert_null(strstr(out, sh_line_in(tmp, "cd r && git rev-parse main")));
 	merge_conflict_info_release(&info);
 }
 
-/* libgit2 1.5 has no directory-rename detection: git says conflict, libgit2 clean. */
+/*
+ * libgit2 1.5 has no directory-rename detection: git says conflict, libgit2
+ * clean. git's verdict is the result; libgit2's is only reported beside it.
+ */
 static void test_directory_rename_is_conflict(void **state)
 {
 	struct merge_result res = MERGE_RESULT_INIT;
@@ -164,17 +175,77 @@ static void test_directory_rename_is_conflict(void **state)
 			           "git mv dir newdir && git commit -qm mv && git checkout -q run && "
 			           "echo e >dir/e.txt && git add dir/e.txt && git commit -qm e && "
 			           "git checkout -q main"), 0);
-	preview(&res, 0);
-	assert_true(res.clean); /* libgit2 alone is fooled */
-	merge_result_release(&res);
-	memset(&res, 0, sizeof(res));
 	preview(&res, 1);
 	assert_false(res.clean);
-	assert_true(res.lg_clean);
-	assert_int_equal(res.git_clean, 0);
-	assert_non_null(strstr(res.reason, "disagree"));
-	assert_true(merge_paths_has(&res.conflicts, "newdir/e.txt"));
+	assert_true(res.lg_clean); /* libgit2 alone is fooled, and changes nothing */
+	assert_int_equal(res.lg_conflicts.n, 0);
+	assert_int_equal(res.conflicts.n, 1);
+	assert_string_equal(res.conflicts.v[0], "newdir/e.txt");
+	assert_non_null(strstr(res.reason, "conflicting changes in 1 path"));
 	merge_result_release(&res);
+}
+
+/*
+ * The issue's example: src/ moved to src/libgit2/ on one side, the moved
+ * files edited on the other (one of them on the same line as the move's own
+ * edit), and a plain conflict. libgit2 names the conflicted moved file under
+ * its old path too (src/s.c, in neither tip); the result is git's list:
+ * only paths of git's tree.
+ */
+static void dir_move_history(void)
+{
+	assert_int_equal(sh_in(tmp, "cd r && mkdir src && printf 's1\\ns2\\ns3\\ns4\\n' >src/s.c && "
+			           "printf 't1\\nt2\\nt3\\nt4\\n' >src/t.c && git add src && "
+			           "git commit -qm src && git branch -f run && mkdir src/libgit2 && "
+			           "git mv src/s.c src/t.c src/libgit2/ && sed -i 2s/s2/moved/ "
+			           "src/libgit2/s.c && sed -i 3s/3/ours/ a.txt && git commit -qam mv && "
+			           "git checkout -q run && sed -i 2s/s2/edited/ src/s.c && "
+			           "sed -i 4s/t4/edited/ src/t.c && sed -i 3s/3/theirs/ a.txt && "
+			           "git commit -qam edit && git checkout -q main"), 0);
+}
+
+static void test_moved_dir_conflicts_are_gits(void **state)
+{
+	struct merge_result res = MERGE_RESULT_INIT;
+	const char *want;
+
+	dir_move_history();
+	preview(&res, 1);
+	assert_false(res.clean);
+	assert_int_equal(res.conflicts.n, 2);
+	assert_string_equal(res.conflicts.v[0], "a.txt");
+	assert_string_equal(res.conflicts.v[1], "src/libgit2/s.c");
+	want = sh_line_in(tmp, "cd r && git merge-tree --write-tree "
+						      "--name-only main run | sed -n 2,3p | "
+						      "tr '\\n' ' '");
+	assert_string_equal(want, "a.txt src/libgit2/s.c ");
+	/* libgit2's opinion names the old path, apart */
+	assert_false(res.lg_clean);
+	assert_true(merge_paths_has(&res.lg_conflicts, "src/s.c"));
+	merge_result_release(&res);
+}
+
+static void test_conflict_info_moved_dir(void **state)
+{
+	struct merge_conflict_info info = MERGE_CONFLICT_INFO_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	const char *out;
+	char r[PATH_MAX];
+
+	dir_move_history();
+	repo_path(r, sizeof(r));
+	assert_int_equal(merge_conflict_info(r, "main", "run", "main", "run/WO-1", NULL, &info,
+					     &err), 0);
+	out = sl_buf_cstr(&info.output);
+	assert_int_equal(info.paths.n, 2);
+	assert_string_equal(info.paths.v[1], "src/libgit2/s.c");
+	assert_non_null(strstr(out, "--- src/libgit2/s.c: content conflict\n"));
+	assert_non_null(strstr(out, "<<<<<<< main:src/libgit2/s.c\nmoved\n=======\nedited\n"
+				    ">>>>>>> run/WO-1:src/s.c\n"));
+	assert_null(strstr(out, "--- src/s.c"));
+	/* the moved file edited elsewhere merged cleanly: not in the output */
+	assert_null(strstr(out, "t.c"));
+	merge_conflict_info_release(&info);
 }
 
 /* The empty-file exact-rename bug (libgit2 PR #6717). */
@@ -189,6 +260,29 @@ static void test_empty_file_rename_is_conflict(void **state)
 	preview(&res, 1);
 	assert_false(res.clean);
 	assert_true(merge_paths_has(&res.conflicts, "bar.c"));
+	merge_result_release(&res);
+}
+
+/* Odd names come back byte for byte as git names them: a line break, a byte that is not UTF-8. */
+static void test_odd_names_are_gits_bytes(void **state)
+{
+	struct merge_result res = MERGE_RESULT_INIT;
+
+	assert_int_equal(sh_in(tmp, "cd r && nl=$(printf 'new\\nline.txt') && "
+			           "l1=$(printf 'caf\\351.txt') && echo base >\"$nl\" && echo base >\"$l1\" && "
+			           "git add . && git commit -qm odd && git branch -f run && "
+			           "echo ours >\"$nl\" && echo ours >\"$l1\" && git commit -qam ours && "
+			           "git checkout -q run && echo theirs >\"$nl\" && echo theirs >\"$l1\" && "
+			           "git commit -qam theirs && git checkout -q main"), 0);
+	preview(&res, 0);
+	assert_false(res.clean);
+	assert_int_equal(res.conflicts.n, 2);
+	assert_string_equal(res.conflicts.v[0], "caf\351.txt");
+	assert_string_equal(res.conflicts.v[1], "new\nline.txt");
+	/* git's own list, NUL-separated, as bytes: "<tree>\0caf\351.txt\0new\nline.txt\0\0..." */
+	assert_int_equal(sh_in(tmp, "cd r && git merge-tree --write-tree --name-only -z main run "
+			           "| tr '\\0' '/' | grep -q \"^[0-9a-f]*/$(printf 'caf\\351.txt')/new\"; "
+			           "test $? = 0"), 0);
 	merge_result_release(&res);
 }
 
@@ -304,7 +398,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conflict_info_modify_delete_and_binary, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_directory_rename_is_conflict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_moved_dir_conflicts_are_gits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conflict_info_moved_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_file_rename_is_conflict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_odd_names_are_gits_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects_option_like_revisions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution_in_worktree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify_markers, setup, teardown),
