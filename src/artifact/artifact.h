@@ -105,6 +105,12 @@ char *artifact_tombstone_path(const struct sl_repo *repo, const char *run_id);
  * Runs whose folder gc removed (a tombstone .system/runs/<id>.gc) are
  * counted as removed and only their git checks run.
  *
+ * The gate record (issue 12, docs/audit.md): a run that landed since the
+ * merge train (the store_meta key train_since_ms; finished_ms not earlier)
+ * has train.json, a green record whose commit, tree, base and head are its
+ * merge commit, that commit's tree and first and second parent, every gate
+ * passed. A run that landed before is a note, not a finding.
+ *
  * Without runs named, also the other way (docs/audit.md): every commit of
  * the target's first-parent line, from its tip back to the oldest run's
  * base, that carries Sluice-Run: is that run's landing in the store and has
@@ -116,6 +122,7 @@ char *artifact_tombstone_path(const struct sl_repo *repo, const char *run_id);
  * It only reads: the repository, the store and the run folders (the diff
  * is recomputed into a temporary file under $TMPDIR).
  */
+#include <jansson.h>
 #include "core/ctx.h"
 
 struct artifact_audit_finding {
@@ -124,9 +131,20 @@ struct artifact_audit_finding {
 	char *where;   /* the file, commit or ref concerned */
 };
 
+/* What the audit reports without failing: a landing before the train, a person's commit. */
+struct artifact_audit_note {
+	char *kind;    /* "before_train" or "person" */
+	char *run;     /* the run, or the target for a person's commit */
+	char *commit;  /* the commit on the target */
+	char *what;
+};
+
 struct artifact_audit_result {
 	struct artifact_audit_finding *v;
 	size_t n;
+	struct artifact_audit_note *notes;
+	size_t nnotes;
+	size_t gated;      /* landings whose green gate record (train.json) holds */
 	size_t runs;       /* merged runs audited */
 	size_t artifacts;  /* artifact files verified */
 	size_t manifests;  /* links of the chain verified (manifests + tombstones) */
@@ -134,7 +152,7 @@ struct artifact_audit_result {
 	size_t line;       /* commits of the target's first-parent line checked */
 };
 
-#define ARTIFACT_AUDIT_RESULT_INIT { NULL, 0, 0, 0, 0, 0, 0 }
+#define ARTIFACT_AUDIT_RESULT_INIT { NULL, 0, NULL, 0, 0, 0, 0, 0, 0, 0 }
 
 /*
  * Audit the merged runs named in `runs` (ids or unique prefixes; nruns 0:
@@ -146,6 +164,22 @@ struct artifact_audit_result {
 int artifact_audit(struct sl_ctx *ctx, const char *const *runs, size_t nruns,
 		 struct artifact_audit_result *res, struct sl_err *err);
 void artifact_audit_result_release(struct artifact_audit_result *res);
+
+/* The landing a gate record must describe: ids in hex. */
+struct artifact_landing {
+	const char *commit, *tree, *base, *head;
+};
+
+/*
+ * Check a gate record (train.json, parsed; NULL when it does not parse)
+ * against the landing git has: commit, tree, base and head equal (and
+ * tested_commit and tested_base, when it has them: what was tested is what
+ * landed), green, and every gate passed (passed true, exit 0, not timed
+ * out). Calls
+ * fn(arg, what) once per problem; returns how many there were.
+ */
+size_t artifact_train_record_check(json_t *train, const struct artifact_landing *l,
+				   void (*fn)(void *arg, const char *what), void *arg);
 
 
 /*

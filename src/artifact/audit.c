@@ -24,6 +24,7 @@ struct audit {
 	char *dir;
 	json_t *manifest;  /* NULL when missing or malformed */
 	json_t *merge;     /* merge.json, NULL when missing */
+	int64_t train_since_ms; /* store_meta train_since_ms; -1: none (every landing before the train) */
 };
 
 static void add_finding(struct audit *a, const char *run, const char *where, const char *what)
@@ -37,6 +38,21 @@ static void add_finding(struct audit *a, const char *run, const char *where, con
 	v[a->res->n].what = strdup(what);
 	v[a->res->n].where = strdup(where ? where : "");
 	a->res->n++;
+}
+
+static void add_note(struct audit *a, const char *kind, const char *run, const char *commit,
+		     const char *what)
+{
+	struct artifact_audit_note *v;
+
+	if (!(v = realloc(a->res->notes, (a->res->nnotes + 1) * sizeof(*v))))
+		return;
+	a->res->notes = v;
+	v[a->res->nnotes].kind = strdup(kind);
+	v[a->res->nnotes].run = strdup(run);
+	v[a->res->nnotes].commit = strdup(commit);
+	v[a->res->nnotes].what = strdup(what);
+	a->res->nnotes++;
 }
 
 static void finding(struct audit *a, const char *where, const char *fmt, ...)
@@ -69,7 +85,7 @@ static void target_finding(struct audit *a, const char *run, const char *where,
 	add_finding(a, run ? run : a->ctx->cfg->target, where, what);
 }
 
-static json_t *read_json(const char *dir, const char *name)
+static json_t *read_json_any(const char *dir, const char *name)
 {
 	struct sl_err err = SL_ERR_INIT;
 	char *path = sl_path_join(dir, name);
@@ -78,6 +94,13 @@ static json_t *read_json(const char *dir, const char *name)
 	if (path)
 		sl_json_read(path, JSON_MAX, &j, &err);
 	free(path);
+	return j;
+}
+
+static json_t *read_json(const char *dir, const char *name)
+{
+	json_t *j = read_json_any(dir, name);
+
 	if (j && !json_is_object(j)) {
 		json_decref(j);
 		j = NULL;
@@ -315,6 +338,157 @@ static int tree_is_merge(struct audit *a, const git_commit *c)
 	return yes;
 }
 
+/* s cut to 12 characters when it is an object id in hex, else a word saying it is not. */
+static const char *oid_or(char out[13], const char *s)
+{
+	size_t n = s ? strspn(s, "0123456789abcdef") : 0;
+
+	if (!s)
+		return "(none)";
+	if (n != GIT_OID_HEXSZ || s[n])
+		return "(not an object id)";
+	memcpy(out, s, 12);
+	out[12] = 0;
+	return out;
+}
+
+/* A gate's name when it is short plain text, for a message. */
+static const char *gate_name(json_t *g)
+{
+	const char *n = json_string_value(json_object_get(g, "name")), *p;
+
+	for (p = n; p && *p; p++)
+		if (*p <= ' ' || *p > '~')
+			return "(unnamed)";
+	return n && *n && p - n <= 64 ? n : "(unnamed)";
+}
+
+/* The gates of a record that did not pass; n counts them. */
+static size_t red_gates(json_t *gates, void (*fn)(void *, const char *), void *arg)
+{
+	char what[256];
+	size_t i, n = 0;
+	json_t *g, *ex;
+
+	json_array_foreach(gates, i, g) {
+		ex = json_object_get(g, "exit_code");
+		if (json_is_true(json_object_get(g, "passed")) && json_is_integer(ex) &&
+		    !json_integer_value(ex) && !json_is_true(json_object_get(g, "timed_out")))
+			continue;
+		if (json_is_true(json_object_get(g, "timed_out")))
+			snprintf(what, sizeof(what), "red gate %s (timed out)", gate_name(g));
+		else if (json_is_integer(ex))
+			snprintf(what, sizeof(what), "red gate %s (exit %lld)", gate_name(g),
+				 (long long)json_integer_value(ex));
+		else
+			snprintf(what, sizeof(what), "red gate %s (no exit status)", gate_name(g));
+		fn(arg, what);
+		n++;
+	}
+	return n;
+}
+
+size_t artifact_train_record_check(json_t *t, const struct artifact_landing *l,
+				   void (*fn)(void *arg, const char *what), void *arg)
+{
+	static const char *const key[4] = { "commit", "tree", "base", "head" };
+	static const char *const is[4] = { "the merge commit is", "the merge commit's tree is",
+					   "its first parent is", "its second parent is" };
+	const char *want[4] = { l->commit, l->tree, l->base, l->head }, *got;
+	char what[256], g[13], w[13];
+	size_t i, n = 0;
+
+	if (!json_is_object(t)) {
+		fn(arg, "the gate record does not parse as a JSON object");
+		return 1;
+	}
+	for (i = 0; i < 4; i++) {
+		if (same(got = json_string_value(json_object_get(t, key[i])), want[i]))
+			continue;
+		snprintf(what, sizeof(what), "%s differs: the gate record says %s, %s %s", key[i],
+			 oid_or(g, got), is[i], oid_or(w, want[i]));
+		fn(arg, what);
+		n++;
+	}
+	/* what was tested is what landed, when the record says what was tested */
+	for (i = 0; i < 2; i++) {
+		json_t *v = json_object_get(t, i ? "tested_base" : "tested_commit");
+		if (!v || same(json_string_value(v), want[i ? 2 : 0]))
+			continue;
+		snprintf(what, sizeof(what), "the tested %s %s is not %s %s", i ? "base" : "commit",
+			 oid_or(g, json_string_value(v)), i ? "its first parent" : "the merge commit",
+			 oid_or(w, want[i ? 2 : 0]));
+		fn(arg, what);
+		n++;
+	}
+	if (!json_is_true(json_object_get(t, "green"))) {
+		fn(arg, "the gate record is not green");
+		n++;
+	}
+	if (!json_is_array(json_object_get(t, "gates"))) {
+		fn(arg, "the gate record has no list of gates");
+		return n + 1;
+	}
+	return n + red_gates(json_object_get(t, "gates"), fn, arg);
+}
+
+static void train_problem(void *arg, const char *what)
+{
+	finding(arg, "train.json", "%s", what);
+}
+
+/* The store's store_meta train_since_ms, or -1 (a store without it: every landing is older). */
+static int64_t train_since(struct sl_ctx *ctx)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *v = NULL, *end = NULL;
+	int64_t ms = -1;
+
+	if (store_meta_get(ctx->st, "train_since_ms", &v, &err) == 0 && v && *v)
+		ms = strtoll(v, &end, 10);
+	if (end && *end)
+		ms = -1;
+	free(v);
+	return ms;
+}
+
+/*
+ * The gate record of the landing `c`: train.json (the manifest already
+ * verified its hash) describes exactly this merge commit, green. A run that
+ * landed before the train is a note instead.
+ */
+static void check_train(struct audit *a, const git_commit *c, const char *mc)
+{
+	char commit[GIT_OID_HEXSZ + 1], tree[GIT_OID_HEXSZ + 1], base[GIT_OID_HEXSZ + 1],
+		head[GIT_OID_HEXSZ + 1];
+	struct artifact_landing l = { commit, tree, base, head };
+	char *path = sl_path_join(a->dir, "train.json");
+	int present = path && sl_path_exists(path);
+	int before = a->train_since_ms < 0 || a->run->finished_ms < a->train_since_ms;
+	json_t *t;
+
+	free(path);
+	if (before)
+		add_note(a, "before_train", a->run->id, mc, present ?
+			 "landed before the merge train: its gate record is not required" :
+			 "landed before the merge train: no gate record");
+	if (!present) {
+		if (!before)
+			finding(a, "train.json", "missing gate record: no green gate record for the "
+				"tree %.12s of merge commit %.12s", git_oid_tostr_s(git_commit_tree_id(c)),
+				mc);
+		return;
+	}
+	git_oid_tostr(commit, sizeof(commit), git_commit_id(c));
+	git_oid_tostr(tree, sizeof(tree), git_commit_tree_id(c));
+	git_oid_tostr(base, sizeof(base), git_commit_parent_id(c, 0));
+	git_oid_tostr(head, sizeof(head), git_commit_parent_id(c, 1));
+	t = read_json(a->dir, "train.json");
+	if (artifact_train_record_check(t, &l, train_problem, a) == 0 && !before)
+		a->res->gated++;
+	json_decref(t);
+}
+
 /* The merge commit: exists, on the target, second parent = head, trailers, tree. */
 static void check_merge_commit(struct audit *a, const char *head)
 {
@@ -342,6 +516,8 @@ static void check_merge_commit(struct audit *a, const char *head)
 		finding(a, mc, "the merge commit's tree %.12s is not the merge of its parents (sluice "
 			"did not make it: changed content beside the reviewed head)",
 			git_oid_tostr_s(git_commit_tree_id(c)));
+	if (a->dir && sl_is_dir(a->dir))
+		check_train(a, c, mc);
 out:
 	git_commit_free(p2);
 	git_commit_free(c);
@@ -398,8 +574,37 @@ out:
 	free(tomb);
 }
 
+struct red_ctx {
+	struct audit *a;
+	const char *run, *hex;
+};
+
+static void red_finding(void *arg, const char *what)
+{
+	struct red_ctx *r = arg;
+
+	target_finding(r->a, r->run, r->hex, "the merge train tested run %s red (train/gates.json): "
+		       "%s", r->run, what);
+}
+
+/* A Sluice-Run merge that is no landing: what the train said of the run (`run`: a stored id). */
+static void no_gate_record(struct audit *a, const char *run, const char *hex, const git_oid *tree)
+{
+	struct red_ctx r = { a, run, hex };
+	char *dir = run ? sl_repo_run_path(&a->ctx->repo, run, NULL) : NULL;
+	json_t *g = dir && sl_is_dir(dir) ? read_json_any(dir, "train/gates.json") : NULL;
+
+	target_finding(a, run, hex, "no green gate record for the tree %.12s of this merge commit: "
+		       "it did not land through the merge train", git_oid_tostr_s(tree));
+	if (json_is_array(g))
+		red_gates(g, red_finding, &r);
+	json_decref(g);
+	free(dir);
+}
+
 /* A Sluice-Run merge on the target: the store has it as that run's landing, the chain has its manifest. */
-static void check_sluice_merge(struct audit *a, const char *hex, const char *run_id)
+static void check_sluice_merge(struct audit *a, const git_commit *c, const char *hex,
+			       const char *run_id)
 {
 	struct store_run r;
 	struct sl_err err = SL_ERR_INIT;
@@ -430,6 +635,8 @@ static void check_sluice_merge(struct audit *a, const char *hex, const char *run
 		target_finding(a, run_id, hex, "merge commit on '%s' of run %s is not in the "
 			       "manifest chain (no manifest.json or gc tombstone of that run)", t,
 			       run_id);
+	if (!same(r.merge_commit, hex) || r.state != RUN_MERGED)
+		no_gate_record(a, same(r.id, run_id) ? r.id : NULL, hex, git_commit_tree_id(c));
 	store_run_release(&r);
 }
 
@@ -446,31 +653,22 @@ static int accounted(struct audit *a, const char *hex)
 	return store_user_commit_has(a->ctx->st, a->ctx->target_ref, hex, &err) == 1;
 }
 
-/*
- * One commit of the target's first-parent line. from_runs: also check that
- * it is not from a run (only after the first tip sluice observed).
- */
-static void check_line_commit(struct audit *a, const struct artifact_runset *set,
-			      const git_commit *c, int from_runs)
+/* A commit on the line without Sluice-Run: 1 when it came from a run sluice did not land. */
+static int unreviewed(struct audit *a, const struct artifact_runset *set, const git_commit *c,
+		      const char *hex)
 {
-	git_message_trailer_array arr = { 0 };
-	const char *t = a->ctx->cfg->target, *run, *sr;
-	char hex[GIT_OID_HEXSZ + 1], phex[GIT_OID_HEXSZ + 1];
+	const char *t = a->ctx->cfg->target, *run;
+	char phex[GIT_OID_HEXSZ + 1];
 	unsigned int i;
+	int found = 0;
 
-	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
-	if (git_message_trailers(&arr, git_commit_message(c)) == 0 &&
-	    (sr = artifact_trailer(&arr, "Sluice-Run")) != NULL) {
-		check_sluice_merge(a, hex, sr);
-		goto out;
-	}
-	if (!from_runs || accounted(a, hex))
-		goto out;
+	if (accounted(a, hex))
+		return 0;
 	if ((run = artifact_runset_owner(set, git_commit_id(c)))) {
 		target_finding(a, run, hex, "commit on '%s' came from run %s, and sluice did not land "
 			       "it (unreviewed): reset '%s' to before it or 'sluice accept-target "
 			       "%s'", t, run, t, hex);
-		goto out;
+		return 1;
 	}
 	for (i = 1; i < git_commit_parentcount(c); i++) {
 		git_oid_tostr(phex, sizeof(phex), git_commit_parent_id(c, i));
@@ -480,8 +678,31 @@ static void check_line_commit(struct audit *a, const struct artifact_runset *set
 		target_finding(a, run, hex, "merge on '%s' brings commit %.12s of run %s, which "
 			       "sluice did not land (unreviewed): reset '%s' to before it or "
 			       "'sluice accept-target %s'", t, phex, run, t, hex);
+		found = 1;
 	}
-out:
+	return found;
+}
+
+/*
+ * One commit of the target's first-parent line. from_runs: also check that
+ * it is not from a run (only after the first tip sluice observed); person:
+ * then a commit that is neither a landing nor from a run is a person's (a
+ * note: no gate record, no failure).
+ */
+static void check_line_commit(struct audit *a, const struct artifact_runset *set,
+			      const git_commit *c, int from_runs, int person)
+{
+	git_message_trailer_array arr = { 0 };
+	const char *sr;
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	if (git_message_trailers(&arr, git_commit_message(c)) == 0 &&
+	    (sr = artifact_trailer(&arr, "Sluice-Run")) != NULL)
+		check_sluice_merge(a, c, hex, sr);
+	else if (from_runs && !unreviewed(a, set, c, hex) && person)
+		add_note(a, "person", a->ctx->cfg->target, hex,
+			 "a person's commit (no Sluice-Run: trailer): no gate record");
 	git_error_clear();
 	git_message_trailer_array_free(&arr);
 }
@@ -537,7 +758,7 @@ static int audit_target(struct audit *a, struct sl_err *err)
 		if (have_root && git_oid_equal(&id, &rid))
 			from_runs = 0;
 		if (git_commit_lookup(&c, a->git, &id) == 0)
-			check_line_commit(a, &set, c, from_runs);
+			check_line_commit(a, &set, c, from_runs, from_runs && have_root);
 		git_commit_free(c);
 		a->res->line++;
 		/*
@@ -600,6 +821,7 @@ int artifact_audit(struct sl_ctx *ctx, const char *const *runs, size_t nruns,
 	memset(res, 0, sizeof(*res));
 	a.ctx = ctx;
 	a.res = res;
+	a.train_since_ms = train_since(ctx);
 	if ((error = pick_runs(ctx, runs, nruns, &list, &n, err)) != 0)
 		goto out;
 	if ((error = git_repository_open(&a.git, ctx->repo.root)) != 0) {
@@ -629,5 +851,12 @@ void artifact_audit_result_release(struct artifact_audit_result *res)
 		free(res->v[i].where);
 	}
 	free(res->v);
+	for (i = 0; i < res->nnotes; i++) {
+		free(res->notes[i].kind);
+		free(res->notes[i].run);
+		free(res->notes[i].commit);
+		free(res->notes[i].what);
+	}
+	free(res->notes);
 	memset(res, 0, sizeof(*res));
 }

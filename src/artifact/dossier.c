@@ -1,5 +1,5 @@
 /* sluice show: one run's dossier as a JSON document (schema/show.schema.json). */
-#include "artifact/artifact.h"
+#include "artifact/artifact_int.h"
 #include "worktree/worktree.h"
 #include "store/store.h"
 #include "merge/merge.h"
@@ -28,6 +28,11 @@ static json_t *iso(int64_t ms)
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
+}
+
+static json_t *json_or_empty(json_t *s)
+{
+	return s ? s : json_string("");
 }
 
 static json_t *read_json_file(const char *dir, const char *name)
@@ -348,6 +353,97 @@ static json_t *conflict_json(struct sl_ctx *ctx, const struct store_run *r, cons
 	return j ? j : json_null();
 }
 
+/*
+ * The kind of the run's conflict, and for a semantic one its failing gates
+ * and the target tip they failed on: the store's; conflict.json's kind for a
+ * run the store has no conflict of.
+ */
+static char *conflict_kind_of(struct sl_ctx *ctx, const char *run_id, json_t *cj, json_t **gates,
+			      char **tip)
+{
+	struct store_conflict sc = { 0 };
+	struct sl_err err = SL_ERR_INIT;
+	const char *k = json_string_value(json_object_get(cj, "kind"));
+	char *kind = NULL;
+
+	*gates = NULL;
+	*tip = NULL;
+	if (store_conflict_get(ctx->st, run_id, &sc, &err) == 0) {
+		kind = strdup(conflict_kind_name(sc.kind));
+		*gates = sc.gates_json ? json_loads(sc.gates_json, 0, NULL) : NULL;
+		*tip = sc.target_tip ? strdup(sc.target_tip) : NULL;
+		store_conflict_release(&sc);
+	} else {
+		kind = strdup(k && !strcmp(k, "semantic") ? "semantic" : "textual");
+	}
+	return kind;
+}
+
+/* A failing merge gate: its exit status and the end of its output (else of its log). */
+static json_t *failed_gate_json(const char *dir, const char *name, json_t *from)
+{
+	json_t *ex = json_object_get(from, "exit_code");
+	const char *o = json_string_value(json_object_get(from, "output"));
+	size_t len = o ? strlen(o) : 0, cut = 0;
+
+	if (len > ARTIFACT_DOSSIER_MARKERS_MAX) /* keep the tail, from a character boundary */
+		for (cut = len - ARTIFACT_DOSSIER_MARKERS_MAX; cut < len &&
+		     (o[cut] & 0xC0) == 0x80; cut++)
+			;
+	return json_pack("{s:s, s:O?, s:o}", "name", name, "exit_code",
+			 json_is_integer(ex) ? ex : NULL, "output",
+			 o && *o ? json_string(o + cut) :
+			 json_or_empty(artifact_gate_log_tail(dir, name,
+							      ARTIFACT_DOSSIER_MARKERS_MAX)));
+}
+
+/*
+ * A semantic conflict (issue 12): the merge was clean, the merge gates
+ * failed on it. The failing gates (the store's, else conflict.json's) with
+ * their exit status and output's end; the rival runs: the landings the tip
+ * it failed on holds and the run's base does not.
+ */
+static void semantic_json(struct sl_ctx *ctx, const struct store_run *r, json_t *j,
+			  const char *dir, json_t *cj, json_t *gates, const char *tip)
+{
+	json_t *from = json_is_array(gates) ? gates : json_object_get(cj, "failedGates");
+	json_t *failed = json_array(), *g, *rivals;
+	size_t i;
+
+	json_array_foreach(from, i, g)
+		if (json_is_string(json_object_get(g, "name")) &&
+		    !json_is_true(json_object_get(g, "passed")))
+			json_array_append_new(failed, failed_gate_json(
+				dir, json_string_value(json_object_get(g, "name")), g));
+	json_object_set_new(j, "failed_gates", failed);
+	if (json_array_size(json_object_get(j, "rival_runs")))
+		return;
+	rivals = artifact_rivals_between(ctx, tip, r->base_commit);
+	if (json_array_size(rivals))
+		json_object_set_new(j, "rival_runs", rivals);
+	else
+		json_decref(rivals);
+}
+
+static void conflict_kind(struct sl_ctx *ctx, const struct store_run *r, const char *dir,
+			  json_t *j)
+{
+	json_t *cj = read_json_file(dir, "conflict.json"), *gates = NULL;
+	char *kind, *tip = NULL;
+
+	if (!json_is_object(j))
+		goto out;
+	kind = conflict_kind_of(ctx, r->id, json_is_object(cj) ? cj : NULL, &gates, &tip);
+	json_object_set_new(j, "kind", json_string(kind ? kind : "textual"));
+	if (kind && !strcmp(kind, "semantic"))
+		semantic_json(ctx, r, j, dir, json_is_object(cj) ? cj : NULL, gates, tip);
+	free(kind);
+	free(tip);
+out:
+	json_decref(gates);
+	json_decref(cj);
+}
+
 static json_t *artifacts_json(const char *run_dir)
 {
 	struct artifact_hashes h = ARTIFACT_HASHES_INIT;
@@ -373,11 +469,17 @@ static json_t *artifacts_json(const char *run_dir)
 }
 
 /* What a person types next, for runs that wait on one. */
-static json_t *next_json(const struct store_run *r, const char *wt, const char *target)
+static json_t *next_json(const struct store_run *r, const char *wt, const char *target,
+			 json_t *conflict)
 {
+	const char *kind = json_string_value(json_object_get(conflict, "kind"));
 	char buf[1024];
 
-	if (r->state == RUN_MERGE_CONFLICT)
+	if (r->state == RUN_MERGE_CONFLICT && kind && !strcmp(kind, "semantic"))
+		snprintf(buf, sizeof(buf), "cd %s && git merge %s; make the merge gates pass on the "
+			 "merge; git commit; then: sluice retry %s, or sluice abandon %s", wt, target,
+			 r->id, r->id);
+	else if (r->state == RUN_MERGE_CONFLICT)
 		snprintf(buf, sizeof(buf), "cd %s && git merge %s; fix the files; git commit; "
 			 "then: sluice retry %s, or sluice abandon %s", wt, target, r->id, r->id);
 	else if (r->state == RUN_AWAITING_REVIEW)
@@ -397,17 +499,22 @@ static json_t *dossier_doc(struct sl_ctx *ctx, const struct store_run *r, const 
 	json_t *review = read_json_file(dir, "review.json"), *merge = read_json_file(dir, "merge.json");
 	json_t *gates = read_json_file(dir, "gates.json"), *j;
 
-	j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b}",
+	json_t *conflict = conflict_json(ctx, r, dir);
+
+	conflict_kind(ctx, r, dir, conflict);
+	j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b, "
+		      "s:o}",
 		      "run", store_run_json(r, STORE_RUN_JSON_ALIASES), "work_order",
 		      wo_json(ctx, r->work_order_id), "timeline",
 		      timeline_json(ctx, r->id), "attempts", attempts_json(ctx, r->id, dir),
 		      "gates", gates ? gates : json_null(), "verdict", review ? review : json_null(),
-		      "diffstat", diffstat_json(ctx, r, dir), "conflict", conflict_json(ctx, r, dir), "merge",
+		      "diffstat", diffstat_json(ctx, r, dir), "conflict", conflict, "merge",
 		      merge ? merge : json_null(), "worktree",
 		      wt && sl_is_dir(wt) ? json_string(wt) : json_null(), "next",
-		      next_json(r, wt ? wt : "", target), "artifacts_dir", dir, "artifacts",
+		      next_json(r, wt ? wt : "", target, conflict), "artifacts_dir", dir, "artifacts",
 		      artifacts_json(dir), "removed_by_gc",
-		      !sl_is_dir(dir) && tomb && sl_path_exists(tomb));
+		      !sl_is_dir(dir) && tomb && sl_path_exists(tomb), "train",
+		      artifact_train_json(ctx, r->id, dir));
 	free(wt);
 	free(tomb);
 	return j;

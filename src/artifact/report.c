@@ -1,6 +1,7 @@
 /* sluice report: one self-contained HTML page of the queue and runs; the graph in DOT. */
-#include "artifact/artifact.h"
+#include "artifact/artifact_int.h"
 #include "store/store.h"
+#include "core/fs.h"
 #include "core/time.h"
 #include "core/utf8.h"
 
@@ -547,13 +548,63 @@ static void html_run(struct page *p, struct report *r, const struct store_run *r
 	put(p, "</section>\n");
 }
 
+/* A car's place and what it does: "car 2 of 3, testing on top of WO-12". */
+static void car_cell(struct page *p, struct report *r, const struct artifact_car *c)
+{
+	char *wo = artifact_run_work_order(r->ctx, c->ahead);
+	char el[32];
+
+	if (c->position)
+		putf(p, "car %zu of %zu, ", c->position, c->cars);
+	else
+		put(p, "out of the line, ");
+	put_esc(p, c->status);
+	if (!strcmp(c->status, "waiting")) {
+		put(p, " for a place in the train");
+	} else if (c->ahead) {
+		put(p, !strcmp(c->status, "green") ? "; waits for " : " on top of ");
+		put_esc(p, wo ? wo : c->ahead);
+		put(p, !strcmp(c->status, "green") ? " to land" : "");
+	} else {
+		put(p, " on the tip");
+	}
+	if (c->tested_ms && c->started_ms && c->tested_ms >= c->started_ms) {
+		sl_duration_format(el, sizeof(el), c->tested_ms - c->started_ms);
+		putf(p, " (gates %s)", el);
+	}
+	free(wo);
+}
+
+/* The merge-train cell of a run: its car, or the gate time of its landing. */
+static void train_cell(struct page *p, struct report *r, const struct store_run *run)
+{
+	struct artifact_car c;
+	char *dir, el[32];
+	json_t *t = NULL;
+
+	if (artifact_car_get(r->ctx, run->id, &c)) {
+		car_cell(p, r, &c);
+		artifact_car_release(&c);
+		return;
+	}
+	if (run->state != RUN_MERGED || !(dir = sl_repo_run_path(&r->ctx->repo, run->id, NULL)))
+		return;
+	if ((t = artifact_train_record(dir))) {
+		sl_duration_format(el, sizeof(el), json_integer_value(json_object_get(t, "gates_ms")));
+		putf(p, "landed %s, gates %s", json_is_true(json_object_get(t, "green")) ? "green" :
+		     "NOT green", el);
+	}
+	json_decref(t);
+	free(dir);
+}
+
 static void html_runs(struct page *p, struct report *r)
 {
 	char el[32];
 	size_t i;
 
 	put(p, "<h2>Runs</h2>\n<table><tr><th>run</th><th>work order</th><th>state</th>"
-	       "<th>time</th><th>reason</th></tr>\n");
+	       "<th>time</th><th>merge train</th><th>reason</th></tr>\n");
 	for (i = 0; i < r->nruns; i++) {
 		const struct store_run *run = &r->runs[i];
 		sl_duration_format(el, sizeof(el), (run->finished_ms ? run->finished_ms :
@@ -567,6 +618,8 @@ static void html_runs(struct page *p, struct report *r)
 		put(p, "</td><td>");
 		badge(p, run_state_name(run->state));
 		putf(p, "</td><td>%s</td><td>", el);
+		train_cell(p, r, run);
+		put(p, "</td><td>");
 		put_esc(p, run->reason);
 		put(p, "</td></tr>\n");
 	}

@@ -12,7 +12,10 @@ static const char show_help[] =
 	"timeline of events with the time between them, the attempts (prompt, gates,\n"
 	"verdict), the reviewer's verdict with per-criterion results, the diff stat,\n"
 	"the conflict context (conflicted files, the rival run and its work order, the\n"
-	"markers), the merge commit, where the worktree is, what to type next for runs\n"
+	"markers; for a semantic conflict the merge gates that failed, their output and\n"
+	"the rival runs), the run's car in the merge train (its place, status, base,\n"
+	"the car ahead, the merge gates with their time) or the gate record it landed\n"
+	"with, the merge commit, where the worktree is, what to type next for runs\n"
 	"that wait on a person, and the path of every artifact.\n"
 	"\n"
 	"  --json  one JSON document (schema/show.schema.json)\n";
@@ -128,26 +131,110 @@ static void show_diffstat(json_t *d)
 	}
 }
 
+static void show_rival(json_t *c)
+{
+	json_t *rv = json_object_get(c, "rival");
+
+	if (json_is_object(rv))
+		printf("  with run %s (%s \"%s\"), merged %s\n  its summary: %s\n", js(rv, "run"),
+		       js(rv, "work_order"), js(rv, "title"), js(rv, "merged_at"),
+		       *js(rv, "summary") ? js(rv, "summary") : "(none)");
+}
+
+/* A semantic conflict: the merge was clean, the merge gates failed on it. */
+static void show_semantic(json_t *c)
+{
+	json_t *g, *ex;
+	size_t i;
+
+	printf("\nconflict (semantic): the merge gates failed on the merge:");
+	json_array_foreach(json_object_get(c, "failed_gates"), i, g) {
+		ex = json_object_get(g, "exit_code");
+		printf("%s gate %s", i ? "," : "", js(g, "name"));
+		if (json_is_integer(ex))
+			printf(" (exit %lld)", (long long)json_integer_value(ex));
+	}
+	printf("\n");
+	if (json_array_size(json_object_get(c, "rival_runs"))) {
+		printf("  rival runs ahead of it:");
+		json_array_foreach(json_object_get(c, "rival_runs"), i, g)
+			printf(" %s", cli_esc(json_string_value(g)));
+		printf("\n");
+	}
+	show_rival(c);
+	json_array_foreach(json_object_get(c, "failed_gates"), i, g)
+		if (*js(g, "output"))
+			printf("  output of gate %s (its end):\n%s\n", js(g, "name"),
+			       cli_esc_lines(json_string_value(json_object_get(g, "output")), 1));
+}
+
 static void show_conflict(json_t *d)
 {
-	json_t *c = json_object_get(d, "conflict"), *rv, *f;
+	json_t *c = json_object_get(d, "conflict"), *f;
 	size_t i;
 
 	if (!json_is_object(c))
 		return;
+	if (!strcmp(js(c, "kind"), "semantic")) {
+		show_semantic(c);
+		return;
+	}
 	printf("\nconflict in %zu file%s:", json_array_size(json_object_get(c, "files")),
 	       json_array_size(json_object_get(c, "files")) == 1 ? "" : "s");
 	json_array_foreach(json_object_get(c, "files"), i, f)
 		printf(" %s", cli_esc(json_string_value(f)));
 	printf("\n");
-	if (json_is_object(rv = json_object_get(c, "rival")))
-		printf("  with run %s (%s \"%s\"), merged %s\n  its summary: %s\n", js(rv, "run"),
-		       js(rv, "work_order"), js(rv, "title"), js(rv, "merged_at"),
-		       *js(rv, "summary") ? js(rv, "summary") : "(none)");
+	show_rival(c);
 	if (*js(c, "markers"))
 		printf("  markers%s:\n%s\n", json_is_true(json_object_get(c, "markers_truncated")) ?
 		       " (truncated)" : "",
 		       cli_esc_lines(json_string_value(json_object_get(c, "markers")), 1));
+}
+
+static void show_train_gates(json_t *t)
+{
+	json_t *g;
+	size_t i;
+	char el[32];
+
+	json_array_foreach(json_object_get(t, "gates"), i, g) {
+		cli_elapsed(el, sizeof(el), 1, 1 + json_integer_value(json_object_get(g, "duration_ms")));
+		/* a gate's result, not a run state */
+		printf("  merge gate %s: %s in %s%s\n", js(g, "name"),
+		       json_is_true(json_object_get(g, "passed")) ? "passed" : "failed", el,
+		       json_is_true(json_object_get(g, "timed_out")) ? " (timed out)" : "");
+	}
+}
+
+/* The run's car in the merge train, or how it landed through it. */
+static void show_train(json_t *d)
+{
+	json_t *t = json_object_get(d, "train");
+	char el[32];
+
+	if (!json_is_object(t))
+		return;
+	if (!strcmp(js(t, "source"), "train.json"))
+		printf("\ntrain: landed through the merge train, %s; the tested commit %.12s is the "
+		       "merge commit\n", json_is_true(json_object_get(t, "green")) ? "green" :
+		       "NOT green", js(t, "commit"));
+	else if (json_is_integer(json_object_get(t, "position")))
+		printf("\ntrain: car %lld of %lld, %s\n",
+		       (long long)json_integer_value(json_object_get(t, "position")),
+		       (long long)json_integer_value(json_object_get(t, "cars")), js(t, "status"));
+	else
+		printf("\ntrain: out of the line, %s\n", js(t, "status"));
+	if (*js(t, "ahead"))
+		printf("  on top of %s (run %s)\n", js(t, "ahead_work_order"), js(t, "ahead"));
+	else
+		printf("  on the tip of the target\n");
+	printf("  base %.12s  commit %.12s  tree %.12s\n", *js(t, "base") ? js(t, "base") : "-",
+	       *js(t, "commit") ? js(t, "commit") : "-", *js(t, "tree") ? js(t, "tree") : "-");
+	show_train_gates(t);
+	if (*js(t, "tested_at")) {
+		cli_elapsed(el, sizeof(el), 1, 1 + json_integer_value(json_object_get(t, "gates_ms")));
+		printf("  tested at %s, gates took %s\n", js(t, "tested_at"), el);
+	}
 }
 
 static void show_tail(json_t *d)
@@ -203,6 +290,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		show_verdict(json_object_get(d, "verdict"), "");
 		show_diffstat(d);
 		show_conflict(d);
+		show_train(d);
 		show_tail(d);
 	}
 	json_decref(d);

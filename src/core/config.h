@@ -87,7 +87,7 @@ struct sl_config {
 	struct {
 		char *resolver;        /* "builder" (default) or "none" */
 		int resolve_attempts;  /* default 2 */
-		int verify;            /* default 1: cross-check with git merge-tree */
+		int verify;            /* accepted, no longer used: git merge-tree is the authority */
 		char *message;         /* template of the merge message; default "Merge {work_order.id}: {work_order.title}" */
 		sl_strv gates;         /* the gates run on each car of the train; NULL: every gate */
 		int train_depth;       /* cars tested at once; 0: queue.jobs */

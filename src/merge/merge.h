@@ -111,7 +111,7 @@ struct merge_commit_opts {
 	const char *reviewer;      /* Reviewed-by:; required */
 	const char *resolved_with; /* Resolved-with: <rival run id>, or NULL */
 	const char *subject;       /* NULL: "Merge <work_order_id>: <title>" */
-	int verify;                /* cross-check (default 1) */
+	int verify;                /* no longer used: git merge-tree is the authority */
 	int max_attempts;          /* redo the merge this often when the target moves; 0: 5 */
 	/*
 	 * Test hook: called on every attempt after the merge commit exists and

@@ -99,7 +99,7 @@ out:
  * .git/info/attributes or merge.default) must not run here, with the
  * repository lock held: each one configured is replaced by git's own
  * text merge (`git merge-file`, markers and exit status as git's), as the
- * cross-check's private git directory does. *overrides: the values of
+ * merge's private git directory (merge/crosscheck.c) does. *overrides: the values of
  * `git -c` that do it, "merge.<name>.driver=...".
  */
 static int driver_overrides(const char *wt_path, const char *target_oid,

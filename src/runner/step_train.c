@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TRAIN_POLL_MS 100
 #define TRAIN_WAIT_MAX_MS ((int64_t)30 * 60 * 1000)
@@ -84,17 +85,29 @@ static int set_str(char **dst, const char *src)
 	return 0;
 }
 
-/* refs/sluice/train/<run-id> at `commit`, or deleted (commit NULL): git gc keeps the car. */
+/*
+ * refs/sluice/train/<run-id> at `commit`, or deleted (commit NULL): git gc
+ * keeps the car. Only sluice writes these refs, always under the
+ * repository lock (which the caller holds): a lock file of one is what a
+ * killed sluice left, and is removed first.
+ */
 static int car_ref(struct sl_ctx *ctx, const char *run_id, const char *commit, struct sl_err *err)
 {
 	git_repository *repo = NULL;
 	git_reference *ref = NULL;
 	char *name = sl_path_fmt("refs/sluice/train/%s", run_id);
+	char *lock = sl_path_fmt("%s/refs/sluice/train/%s.lock", ctx->repo.gitdir, run_id);
 	git_oid oid;
 	int rc;
 
-	if (!name)
+	if (!name || !lock) {
+		free(name);
+		free(lock);
 		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	if (unlink(lock) == 0)
+		sl_log(SL_LOG_WARN, "removed '%s', left by a killed sluice", lock);
+	free(lock);
 	if ((rc = git_repository_open(&repo, ctx->repo.root)) == 0) {
 		if (commit && (rc = git_oid_fromstr(&oid, commit)) == 0)
 			rc = git_reference_create(&ref, repo, name, &oid, 1, "sluice: merge train car");
@@ -569,6 +582,20 @@ static int head_landed(struct step *s, const char *tip)
 	return in;
 }
 
+/* Out of the train, under the repository lock. */
+static int leave(struct step *s, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error;
+
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	if ((error = store_train_leave(s->ctx->st, s->run.id, err)) == 0)
+		error = car_ref(s->ctx, s->run.id, NULL, err);
+	sl_lock_release(&lock);
+	return error;
+}
+
 /*
  * The car is out of the line (red, or in conflict with the car ahead). With
  * cars still ahead of it in the line, it waits for them. Then, failed on
@@ -594,8 +621,7 @@ static int out_of_line(struct step *s, struct train *t, const struct where *w,
 		sl_lock_release(&lock);
 		return error ? error : T_AGAIN;
 	}
-	if ((error = store_train_leave(s->ctx->st, s->run.id, err)) != 0 ||
-	    (error = car_ref(s->ctx, s->run.id, NULL, err)) != 0)
+	if ((error = leave(s, err)) != 0)
 		return error;
 	if (me->status == TRAIN_CONFLICT)
 		return step__on_conflict(s, me->base, "merge conflict", err);
@@ -648,6 +674,17 @@ static int restore_branch(struct step *s, struct sl_err *err)
 			: 0;
 }
 
+/* 1 when the run's head is on the target already (a landing cut short by a crash), 0 when not. */
+static int landed_before(struct step *s, struct sl_err *err)
+{
+	char tip[41];
+	int error;
+
+	if ((error = step__target_tip(s, tip, err)) != 0)
+		return error;
+	return head_landed(s, tip);
+}
+
 /* approved: join the merge train, and carry the run's car as far as it goes now. */
 int step_train(struct step *s, struct sl_err *err)
 {
@@ -658,6 +695,10 @@ int step_train(struct step *s, struct sl_err *err)
 
 	if ((error = restore_branch(s, err)) != 0 || (error = step__approval_holds(s, err)) != 0)
 		return error == STEP_SENT_BACK ? STEP_NEXT : error;
+	if ((error = landed_before(s, err)) != 0)
+		return error == 1 ? step__move(s, RUN_MERGING, err, "landed before a crash; "
+					       "recording it")
+				  : error;
 	if ((error = store_train_join(s->ctx->st, s->run.id, s->ctx->target_ref,
 				      s->run.head_commit, &joined, err)) != 0)
 		return error;
@@ -725,25 +766,47 @@ static json_t *train_record(const struct store_car *c, const struct merge_commit
 			 (json_int_t)c->started_ms, "gates_ms", (json_int_t)ms);
 }
 
+/* 1 when the car is green for exactly the landed commit. */
+static int tested_landing(const struct store_car *c, const struct merge_commit_result *mr)
+{
+	char commit[41];
+
+	git_oid_tostr(commit, sizeof(commit), &mr->commit);
+	return c->status == TRAIN_GREEN && c->commit && !strcmp(c->commit, commit);
+}
+
+/*
+ * The repository lock is held (merge_locked). A landing found after a
+ * crash keeps the train.json written before it; one sluice did not test
+ * (a person merged the run by hand) gets a record that says so, and audit
+ * fails on it.
+ */
 int step__train_landed(struct step *s, const struct merge_commit_result *mr, struct sl_err *err)
 {
 	struct store_car c;
-	json_t *j;
-	int error;
+	struct sl_err e2 = SL_ERR_INIT;
+	char *path = step__path(s, "train.json");
+	json_t *j = NULL;
+	int error, have = path && sl_path_exists(path);
 
+	free(path);
 	if ((error = store_train_get(s->ctx->st, s->run.id, &c, err)) == SL_ENOTFOUND) {
-		sl_err_clear(err); /* recorded before a crash: train.json is there */
-		return 0;
-	}
-	if (error)
+		sl_err_clear(err);
+		memset(&c, 0, sizeof(c));
+		c.status = TRAIN_WAITING;
+	} else if (error) {
 		return error;
-	if (!(j = train_record(&c, mr)))
-		error = sl_err_set(err, SL_ERROR, "cannot build train.json");
-	else
-		error = step__write_json(s, "train.json", j, err);
+	}
+	if (!have || tested_landing(&c, mr)) {
+		if (!(j = train_record(&c, mr)))
+			error = sl_err_set(err, SL_ERROR, "cannot build train.json");
+		else
+			error = step__write_json(s, "train.json", j, err);
+	}
 	json_decref(j);
-	if (!error && (error = store_train_leave(s->ctx->st, s->run.id, err)) == 0)
-		error = car_ref(s->ctx, s->run.id, NULL, err);
+	if (!error && c.run_id && (error = store_train_leave(s->ctx->st, s->run.id, err)) == 0 &&
+	    car_ref(s->ctx, s->run.id, NULL, &e2) != 0)
+		sl_log(SL_LOG_WARN, "run %s landed; its train ref stays: %s", s->run.id, e2.msg);
 	store_car_release(&c);
 	return error;
 }

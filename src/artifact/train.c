@@ -1,0 +1,292 @@
+/*
+ * What people read about the merge train (issue 12): a run's car, from the
+ * store's train_cars while it is in the train, or its gate record
+ * (train.json) once it landed; the tail of a merge gate's log. Shared by
+ * sluice show (dossier.c) and sluice report (report.c). Reads only.
+ */
+#include "artifact/artifact_int.h"
+#include "worktree/worktree.h"
+#include "store/store.h"
+#include "core/fs.h"
+#include "core/json.h"
+#include "core/time.h"
+
+#include <fcntl.h>
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TRAIN_JSON_MAX ((size_t)16 << 20)
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Out of the line: red, or in conflict with the car ahead (as the train says, step_train.c). */
+static int in_line(const struct store_car *c)
+{
+	return c->status != TRAIN_RED && c->status != TRAIN_CONFLICT;
+}
+
+/* The car of `run_id` and its place in the line of its target. 1: found; 0: none. */
+int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car *out)
+{
+	struct store_car c, *all = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	if (store_train_get(ctx->st, run_id, &c, &err) != 0)
+		return 0;
+	out->status = dup_or_null(train_status_name(c.status));
+	out->base = dup_or_null(c.base);
+	out->head = dup_or_null(c.head);
+	out->commit = dup_or_null(c.commit);
+	out->tree = dup_or_null(c.tree);
+	out->ahead = dup_or_null(c.ahead);
+	out->gates_json = dup_or_null(c.gates_json);
+	out->joined_ms = c.joined_ms;
+	out->started_ms = c.started_ms;
+	out->tested_ms = c.tested_ms;
+	if (store_train_list(ctx->st, c.target, &all, &n, &err) == 0)
+		for (i = 0; i < n; i++) {
+			if (!in_line(&all[i]))
+				continue;
+			out->cars++;
+			if (all[i].seq <= c.seq && in_line(&c))
+				out->position++;
+		}
+	store_cars_free(all, n);
+	store_car_release(&c);
+	return out->status != NULL;
+}
+
+void artifact_car_release(struct artifact_car *c)
+{
+	free(c->status);
+	free(c->base);
+	free(c->head);
+	free(c->commit);
+	free(c->tree);
+	free(c->ahead);
+	free(c->gates_json);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The work order of a run (a new string), or NULL. */
+char *artifact_run_work_order(struct sl_ctx *ctx, const char *run_id)
+{
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	char *wo = NULL;
+
+	memset(&r, 0, sizeof(r));
+	if (run_id && store_run_get(ctx->st, run_id, &r, &err) == 0 && !strcmp(r.id, run_id) &&
+	    r.work_order_id)
+		wo = strdup(r.work_order_id);
+	store_run_release(&r);
+	return wo;
+}
+
+/* The gate record of a landed run, <dir>/train.json, or NULL. */
+json_t *artifact_train_record(const char *dir)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = sl_path_join(dir, "train.json");
+	json_t *j = NULL;
+
+	if (path && sl_path_exists(path))
+		sl_json_read(path, TRAIN_JSON_MAX, &j, &err);
+	free(path);
+	if (j && !json_is_object(j)) {
+		json_decref(j);
+		j = NULL;
+	}
+	return j;
+}
+
+/* A gate's name that can name a file of train/gates/ (no '/', not a dot name). */
+static int plain_name(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..") &&
+	       strlen(name) <= 128;
+}
+
+json_t *artifact_gate_log_tail(const char *dir, const char *name, size_t max)
+{
+	char rel[160], *path;
+	struct stat st;
+	json_t *j = NULL;
+	char *buf = NULL;
+	ssize_t n;
+	int fd = -1;
+
+	if (!plain_name(name) ||
+	    (size_t)snprintf(rel, sizeof(rel), "train/gates/%s.log", name) >= sizeof(rel) ||
+	    !(path = sl_path_join(dir, rel)))
+		return NULL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	free(path);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(buf = malloc(max + 1)))
+		goto out;
+	n = pread(fd, buf, max, st.st_size > (off_t)max ? st.st_size - (off_t)max : 0);
+	if (n >= 0)
+		j = worktree_diff_json_text(buf, (size_t)n);
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return j;
+}
+
+static json_t *iso_or_null(int64_t ms)
+{
+	char when[40];
+
+	if (ms <= 0)
+		return json_null();
+	sl_time_iso(when, sizeof(when), ms);
+	return json_string(when);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* The gates a car was tested with: its gates_json, else train/gates.json while it has none. */
+static json_t *car_gates(const struct artifact_car *c, const char *dir)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = NULL;
+	json_t *g = c->gates_json ? json_loads(c->gates_json, 0, NULL) : NULL;
+
+	if (!g && c->status && (!strcmp(c->status, "green") || !strcmp(c->status, "red")) &&
+	    (path = sl_path_join(dir, "train/gates.json")))
+		sl_json_read(path, TRAIN_JSON_MAX, &g, &err);
+	free(path);
+	if (g && !json_is_array(g)) {
+		json_decref(g);
+		g = NULL;
+	}
+	return g ? g : json_null();
+}
+
+/* The sum of the gates' duration_ms. */
+static json_int_t gates_ms(json_t *gates)
+{
+	json_int_t ms = 0;
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(gates, i, g)
+		ms += json_integer_value(json_object_get(g, "duration_ms"));
+	return ms;
+}
+
+static json_t *car_json(struct sl_ctx *ctx, const struct artifact_car *c, const char *dir)
+{
+	char *ahead_wo = artifact_run_work_order(ctx, c->ahead);
+	json_t *gates = car_gates(c, dir);
+	json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+			      "s:o, s:o, s:o}",
+			      "source", "store", "status", c->status, "position",
+			      c->position ? json_integer((json_int_t)c->position) : json_null(),
+			      "cars", c->cars ? json_integer((json_int_t)c->cars) : json_null(), "base",
+			      str_or_null(c->base), "head", str_or_null(c->head), "commit",
+			      str_or_null(c->commit), "tree", str_or_null(c->tree), "ahead",
+			      str_or_null(c->ahead), "ahead_work_order", str_or_null(ahead_wo),
+			      "joined_at", iso_or_null(c->joined_ms), "started_at",
+			      iso_or_null(c->started_ms), "tested_at", iso_or_null(c->tested_ms),
+			      "green", !strcmp(c->status, "green") ? json_true() :
+				       !strcmp(c->status, "red") ? json_false() : json_null(),
+			      "gates_ms", json_is_array(gates) ? json_integer(gates_ms(gates)) :
+				       json_null(), "gates", json_incref(gates));
+
+	json_decref(gates);
+	free(ahead_wo);
+	return j;
+}
+
+/* A string of train.json, or JSON null (what show.schema.json promises). */
+static json_t *str_of(json_t *t, const char *key)
+{
+	return str_or_null(json_string_value(json_object_get(t, key)));
+}
+
+/* What train.json says of a landed run, in the keys of a car. */
+static json_t *landed_json(struct sl_ctx *ctx, json_t *t)
+{
+	json_t *ms = json_object_get(t, "gates_ms"), *gates = json_object_get(t, "gates");
+	char *ahead_wo = artifact_run_work_order(ctx, json_string_value(json_object_get(t, "ahead")));
+	json_t *j = json_pack("{s:s, s:s, s:n, s:n, s:o, s:o, s:o, s:o, s:o, s:o, s:n, s:o, s:o, "
+			      "s:b, s:o, s:O?}",
+			      "source", "train.json", "status", "landed", "position", "cars",
+			      "base", str_of(t, "base"), "head", str_of(t, "head"), "commit",
+			      str_of(t, "commit"), "tree", str_of(t, "tree"), "ahead",
+			      str_of(t, "ahead"), "ahead_work_order", str_or_null(ahead_wo),
+			      "joined_at", "started_at",
+			      iso_or_null(json_integer_value(json_object_get(t, "started_ms"))),
+			      "tested_at",
+			      iso_or_null(json_integer_value(json_object_get(t, "tested_ms"))),
+			      "green", json_is_true(json_object_get(t, "green")), "gates_ms",
+			      json_is_integer(ms) ? json_integer(json_integer_value(ms)) : json_null(),
+			      "gates", json_is_array(gates) ? gates : NULL);
+
+	free(ahead_wo);
+	return j;
+}
+
+json_t *artifact_train_json(struct sl_ctx *ctx, const char *run_id, const char *dir)
+{
+	struct artifact_car c;
+	json_t *t, *j = NULL;
+
+	if (artifact_car_get(ctx, run_id, &c)) {
+		j = car_json(ctx, &c, dir);
+		artifact_car_release(&c);
+	} else if ((t = artifact_train_record(dir))) {
+		j = landed_json(ctx, t);
+		json_decref(t);
+	}
+	return j ? j : json_null();
+}
+
+json_t *artifact_rivals_between(struct sl_ctx *ctx, const char *tip, const char *base)
+{
+	git_repository *repo = NULL;
+	git_revwalk *walk = NULL;
+	git_commit *c = NULL;
+	git_oid t, b, id;
+	json_t *ids = json_array();
+	int n = 0;
+
+	if (!tip || git_oid_fromstr(&t, tip) != 0 ||
+	    git_repository_open(&repo, ctx->repo.root) != 0 || git_revwalk_new(&walk, repo) != 0 ||
+	    git_revwalk_push(walk, &t) != 0 ||
+	    (base && (git_oid_fromstr(&b, base) != 0 || git_revwalk_hide(walk, &b) != 0)))
+		goto out;
+	git_revwalk_simplify_first_parent(walk);
+	while (n++ < 1000 && !git_revwalk_next(&id, walk)) {
+		git_message_trailer_array arr = { 0 };
+		const char *run;
+
+		if (git_commit_lookup(&c, repo, &id) == 0 &&
+		    git_message_trailers(&arr, git_commit_message(c)) == 0 &&
+		    (run = artifact_trailer(&arr, "Sluice-Run")) != NULL)
+			json_array_append_new(ids, worktree_diff_json_text(run, strlen(run)));
+		git_message_trailer_array_free(&arr);
+		git_commit_free(c);
+		c = NULL;
+	}
+out:
+	git_error_clear();
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	return ids;
+}
