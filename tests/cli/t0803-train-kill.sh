@@ -71,6 +71,12 @@ for p in train.after_car train.after_gates train.after_result train.before_land 
 	fault_case $p
 done
 
+# The rest of a landing's points, in a train landing.
+for p in merge.before_merge merge.after_commit merge.after_checkout merge.before_store \
+	merge.after_merge_json merge.after_store merge.after_manifest cleanup.after_worktree_remove; do
+	fault_case_1 $p 1 "the whole tick"
+done
+
 # The second car's point: killed while the first car is green or landing.
 for p in train.after_car:2 train.after_gates:2 train.after_result:2; do
 	fault_case_1 $p 1 "the whole tick"
