@@ -228,6 +228,7 @@ struct artifact_runset_tip {
 	git_oid id;
 	git_oid base;
 	int has_base;
+	int own_only; /* a refs/sluice/ ref (a merge train car): its own commit, in a group of its own */
 	char *run;
 };
 

@@ -37,6 +37,7 @@ struct tipctx {
 	git_revwalk *walk;
 	const char *run;
 	const git_oid *base;
+	int own_only;
 };
 
 static int add_tip(struct tipctx *t, const git_oid *id)
@@ -57,6 +58,7 @@ static int add_tip(struct tipctx *t, const git_oid *id)
 		git_oid_cpy(&nv[set->ntips].base, t->base);
 		nv[set->ntips].has_base = 1;
 	}
+	nv[set->ntips].own_only = t->own_only;
 	if (!(nv[set->ntips].run = strdup(t->run ? t->run : "")))
 		return SL_ERROR;
 	set->ntips++;
@@ -129,13 +131,14 @@ static int add_sluice_ref(const char *name, void *data)
 	}
 	g->t->run = slash ? slash + 1 : name;
 	g->t->base = &id; /* the ref's own commit only: what it merges is the target's or a run's */
+	g->t->own_only = 1;
 	return add_tip(g->t, &id) ? -1 : 0;
 }
 
 static int add_run(struct sl_ctx *ctx, git_repository *git, git_revwalk *walk,
 		   struct artifact_runset *set, const struct store_run_commit *rc)
 {
-	struct tipctx t = { set, walk, rc->run_id, NULL };
+	struct tipctx t = { set, walk, rc->run_id, NULL, 0 };
 	git_oid base, head;
 
 	if (rc->base && git_oid_fromstr(&base, rc->base) == 0)
@@ -195,10 +198,8 @@ static int own_run(struct artifact_runset *set, size_t *cap, git_revwalk *walk, 
 			git_error_clear();
 	if (hide && git_revwalk_hide(walk, hide) != 0)
 		git_error_clear();
-	if (t->has_base && git_oid_equal(&t->base, &t->id) && to - from == 1) {
-		/* a refs/sluice/ ref: its own commit */
+	if (t->own_only) /* a refs/sluice/ ref: its own commit */
 		return owned_add(set, cap, &t->id, t->run);
-	}
 	while (!error && !git_revwalk_next(&id, walk))
 		error = owned_add(set, cap, &id, t->run);
 	git_error_clear();
@@ -245,7 +246,13 @@ int artifact_runset_load(struct sl_ctx *ctx, git_repository *git, const git_oid 
 	if (live.n)
 		qsort(live.v, live.n, sizeof(*live.v), artifact_oid_cmp);
 	for (from = 0; from < set->ntips && !error; from = i) {
-		for (i = from + 1; i < set->ntips && !strcmp(set->tips[i].run, set->tips[from].run);
+		/*
+		 * A run's tips together; a refs/sluice/ ref (a train car, named by its
+		 * run) alone: hiding its commit would hide the run's head it merges
+		 */
+		for (i = from + 1; i < set->ntips && !set->tips[from].own_only &&
+				   !set->tips[i].own_only &&
+				   !strcmp(set->tips[i].run, set->tips[from].run);
 		     i++)
 			;
 		error = own_run(set, &cap, walk, from, i, &live, hide);

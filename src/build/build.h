@@ -92,6 +92,13 @@ struct build_gate_results {
  */
 int build_gates_run(const struct sl_config *cfg, const char *wt, const char *run_dir,
 		     struct build_gate_results *out, struct sl_err *err);
+/*
+ * The same with the logs and gates.json under <run_dir>/<sub>/ (the merge
+ * train's "train"); the gates still get SLUICE_RUN_DIR=<run_dir>, and a
+ * killed sluice's gate processes are found through the run folder as ever.
+ */
+int build_gates_run_sub(const struct sl_config *cfg, const char *wt, const char *run_dir,
+			const char *sub, struct build_gate_results *out, struct sl_err *err);
 
 /*
  * Read <run_dir>/gates.json back, with each log's tail (for a later tick

@@ -100,7 +100,8 @@ static void log_start_error(const char *log, const char *msg)
 
 /* Run one gate; the result's fields are filled in (strings owned by r). */
 static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const char *wt,
-		   const char *run_dir, struct build_gate_result *r, struct sl_err *err)
+		   const char *run_dir, const char *sub, struct build_gate_result *r,
+		   struct sl_err *err)
 {
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	struct sl_proc_result res;
@@ -110,7 +111,7 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 	int error;
 
 	if (!(r->name = strdup(g->name)) || !(r->argv = sl_strv_copy((const char *const *)g->argv)) ||
-	    asprintf(&r->log, "gates/%s.log", g->name) < 0 ||
+	    asprintf(&r->log, "%s%sgates/%s.log", sub ? sub : "", sub ? "/" : "", g->name) < 0 ||
 	    !(path = sl_path_join(run_dir, r->log)) ||
 	    !(owner = sl_path_join(run_dir, BUILD_CHILD_OWNER_FILE))) {
 		free(path);
@@ -171,10 +172,12 @@ json_t *build_gates_json(const struct build_gate_results *r)
 	return arr;
 }
 
-static int write_json(const char *run_dir, const struct build_gate_results *r, struct sl_err *err)
+static int write_json(const char *run_dir, const char *sub, const struct build_gate_results *r,
+		      struct sl_err *err)
 {
 	json_t *arr = build_gates_json(r);
-	char *path = sl_path_join(run_dir, "gates.json");
+	char *path = sub ? sl_path_fmt("%s/%s/gates.json", run_dir, sub)
+			 : sl_path_join(run_dir, "gates.json");
 	int error;
 
 	if (!arr || !path)
@@ -189,7 +192,13 @@ static int write_json(const char *run_dir, const struct build_gate_results *r, s
 int build_gates_run(const struct sl_config *cfg, const char *wt, const char *run_dir,
 		     struct build_gate_results *out, struct sl_err *err)
 {
-	char *dir = sl_path_join(run_dir, "gates");
+	return build_gates_run_sub(cfg, wt, run_dir, NULL, out, err);
+}
+
+int build_gates_run_sub(const struct sl_config *cfg, const char *wt, const char *run_dir,
+			const char *sub, struct build_gate_results *out, struct sl_err *err)
+{
+	char *dir = sub ? sl_path_fmt("%s/%s/gates", run_dir, sub) : sl_path_join(run_dir, "gates");
 	int error = 0;
 
 	out->v = NULL;
@@ -211,13 +220,13 @@ int build_gates_run(const struct sl_config *cfg, const char *wt, const char *run
 		}
 		out->n++;
 		sl_fault("gates.before_gate");
-		if ((error = run_one(cfg, &cfg->gates[i], wt, run_dir, &out->v[i], err)) < 0)
+		if ((error = run_one(cfg, &cfg->gates[i], wt, run_dir, sub, &out->v[i], err)) < 0)
 			goto out;
 		sl_fault("gates.after_gate");
 		if (!out->v[i].passed)
 			out->all_passed = 0;
 	}
-	error = write_json(run_dir, out, err);
+	error = write_json(run_dir, sub, out, err);
 out:
 	free(dir);
 	return error;

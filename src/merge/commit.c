@@ -341,6 +341,10 @@ static int attempt(struct mc *m, int n, struct sl_err *err)
 	if ((error = already_merged(m, tip, err)))
 		goto out;
 	git_oid_cpy(&m->res->tip, git_commit_id(tip));
+	if (m->o->find_only) {
+		error = 1; /* not on the target: "moved", never merged here */
+		goto out;
+	}
 	if (m->o->commit) {
 		error = land_prebuilt(m, tip, n, err);
 		goto out;
@@ -383,7 +387,7 @@ int merge_commit(const char *repo_path, const struct merge_commit_opts *opts,
 	struct mc m = { 0 };
 	int error, n, max = opts->max_attempts > 0 ? opts->max_attempts : DEFAULT_ATTEMPTS;
 
-	if (opts->commit)
+	if (opts->commit || opts->find_only)
 		max = 1; /* a moved target is the train's to rebuild on, never merged again here */
 	m.o = opts;
 	m.res = res;
@@ -397,7 +401,7 @@ int merge_commit(const char *repo_path, const struct merge_commit_opts *opts,
 		else if (!error)
 			break;
 	}
-	if (error == 1 && opts->commit) {
+	if (error == 1 && (opts->commit || opts->find_only)) {
 		res->status = MERGE_MOVED;
 		snprintf(res->reason, sizeof(res->reason), "the target branch '%s' is no longer "
 			 "the base the merge was built and tested on", opts->target);

@@ -143,9 +143,15 @@ struct merge_commit_opts {
 	 * not that first parent it returns SL_ETRANSIENT with MERGE_MOVED.
 	 */
 	const char *commit;
+	/*
+	 * 1: merge and land nothing; only find the merge of `head` already on
+	 * the target (SL_EEXISTS, as below: a landing cut short by a crash).
+	 * When the head is not on the target, SL_ETRANSIENT with MERGE_MOVED.
+	 */
+	int find_only;
 };
 
-#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL, NULL, NULL, NULL }
+#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 
 struct merge_commit_result {
 	enum merge_status status;

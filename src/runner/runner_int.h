@@ -193,10 +193,11 @@ void step__merge_msg_release(struct step_merge_msg *mm);
 int step__approval_holds(struct step *s, struct sl_err *err);
 
 /*
- * The merge train (runner/step_train.c). step__landing_car: the run's
- * green car that is to land now (*car the caller's: store_car_release()),
- * or STEP_NEXT when the run went back to approved (the train decides
- * again). step__train_landed: the run landed as mr->commit: train.json,
+ * The merge train (runner/step_train.c). step__landing_car: 0 with the
+ * run's green car that is to land now (*car the caller's:
+ * store_car_release(); zeroed when the head is on the target already, a
+ * landing cut short), or STEP_SENT_BACK when the run went back to approved
+ * (the train decides again). step__train_landed: the run landed as mr->commit: train.json,
  * the car out of the train, its ref deleted.
  */
 struct store_car;

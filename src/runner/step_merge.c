@@ -690,10 +690,11 @@ int step_merge(struct step *s, struct sl_err *err)
 	int error, rc = 0;
 
 	if ((error = step__landing_car(s, &car, err)) != 0)
-		return error == STEP_NEXT ? STEP_NEXT : error;
+		return error == STEP_SENT_BACK ? STEP_NEXT : error;
 	if ((error = step__merge_msg(s, &mm, &o, err)) != 0)
 		goto out;
 	o.commit = car.commit;
+	o.find_only = car.commit == NULL; /* a landing cut short: record it, merge nothing */
 	sl_fault("train.before_land");
 	if ((error = merge_locked(s, &o, &mr, &rc, err)) == 0 && rc != 0)
 		error = not_landed(s, rc, &mr, err);

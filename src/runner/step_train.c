@@ -405,16 +405,15 @@ static int run_merge_gates(struct step *s, const char *commit, struct build_gate
 {
 	struct sl_gate *subset = NULL;
 	struct sl_config c = merge_gates_cfg(s->ctx->cfg, &subset);
-	char *dir = step__path(s, "train");
 	struct sl_err e2 = SL_ERR_INIT;
 	int error;
 
-	if (!subset || !dir) {
+	if (!subset) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
 	if (!c.ngates) { /* no merge gate: the train only serializes the merges */
-		error = build_gates_run(&c, s->wt, dir, gr, err);
+		error = build_gates_run_sub(&c, s->wt, s->run_dir, "train", gr, err);
 		goto out;
 	}
 	if (!sl_path_exists(s->wt)) {
@@ -423,13 +422,12 @@ static int run_merge_gates(struct step *s, const char *commit, struct build_gate
 		goto out;
 	}
 	if ((error = worktree_checkout(s->wt, commit, NULL, step__excluded(s), err)) == 0)
-		error = build_gates_run(&c, s->wt, dir, gr, err);
+		error = build_gates_run_sub(&c, s->wt, s->run_dir, "train", gr, err);
 	if (worktree_checkout(s->wt, NULL, s->run.branch_name, step__excluded(s), &e2) != 0)
 		sl_log(SL_LOG_WARN, "run %s: cannot check out its branch again after the merge "
 		       "gates: %s", s->run.id, e2.msg);
 out:
 	free(subset);
-	free(dir);
 	return error;
 }
 
@@ -737,8 +735,9 @@ int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 		return error;
 	if (head_landed(s, tip))
 		return 0;
-	return step__move(s, RUN_APPROVED, err, "in the train: no tested car to land; the train "
-			  "builds and tests it again");
+	error = step__move(s, RUN_APPROVED, err, "in the train: no tested car to land; the train "
+			   "builds and tests it again");
+	return error ? error : STEP_SENT_BACK;
 }
 
 /* train.json: what was tested and landed (DESIGN.md 7b), from the car's record. */
@@ -794,6 +793,7 @@ int step__train_landed(struct step *s, const struct merge_commit_result *mr, str
 		sl_err_clear(err);
 		memset(&c, 0, sizeof(c));
 		c.status = TRAIN_WAITING;
+		error = 0;
 	} else if (error) {
 		return error;
 	}

@@ -427,6 +427,133 @@ static void test_message_newline_rejected(void **state)
 	merge_commit_result_release(&res);
 }
 
+/* The first line of a script made from fmt, in r/ (a new string: sh_line_in's buffer is shared). */
+static char *linef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *linef(const char *fmt, ...)
+{
+	char script[1024];
+	va_list ap;
+	int n;
+
+	n = snprintf(script, sizeof(script), "cd r && ");
+	va_start(ap, fmt);
+	vsnprintf(script + n, sizeof(script) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return strdup(sh_line_in(tmp, script));
+}
+
+static void assert_same(char *a, char *b)
+{
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(strlen(a) == 40);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+/* merge_build: the car of the merge train, a merge commit of run on `onto` that moves no ref. */
+static void build_car(const char *onto, struct merge_commit_result *res, char car[41])
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char r[PATH_MAX], before[64];
+
+	repo_path(r, sizeof(r));
+	snprintf(before, sizeof(before), "%s", rev("main"));
+	o.target = "main";
+	o.head = "run";
+	o.work_order_id = "WO-2026-020";
+	o.title = "Runner worktree isolation";
+	o.run_id = "20260101-abcdef12";
+	o.reviewer = "reviewer-bot";
+	assert_int_equal(merge_build(r, &o, onto, res, &err), 0);
+	git_oid_tostr(car, 41, &res->commit);
+	assert_string_equal(before, rev("main")); /* no ref moved */
+	assert_same(linef("git rev-parse %s", onto), linef("git rev-parse %s^1", car));
+	assert_same(linef("git rev-parse run"), linef("git rev-parse %s^2", car));
+	/* git's tree of the merge */
+	assert_same(linef("git merge-tree --write-tree %s run", onto),
+		    linef("git rev-parse %s^{tree}", car));
+}
+
+static void test_build_car_then_land_exactly_it(void **state)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result car = MERGE_COMMIT_RESULT_INIT, res = MERGE_COMMIT_RESULT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char hex[41], landed[41];
+
+	build_car("main", &car, hex);
+	o.commit = hex;
+	assert_int_equal(do_merge(&o, &res, &err), 0);
+	assert_int_equal(res.status, MERGE_MERGED);
+	assert_string_equal(hex, rev("main")); /* the tested commit itself, byte for byte */
+	assert_string_equal(hex, git_oid_tostr(landed, sizeof(landed), &res.commit));
+	assert_true(res.checkout_updated);
+	assert_int_equal(sh_in(tmp, "cd r && test -f d.txt && test -z \"$(git status --porcelain)\""), 0);
+	merge_commit_result_release(&car);
+	merge_commit_result_release(&res);
+}
+
+static void test_built_car_on_moved_target_is_not_landed(void **state)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result car = MERGE_COMMIT_RESULT_INIT, res = MERGE_COMMIT_RESULT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char hex[41], moved[64];
+
+	build_car("main", &car, hex);
+	/* a person commits to main after the car was built (and tested) */
+	assert_int_equal(sh_in(tmp, "cd r && echo p >p.txt && git add p.txt && git commit -qm p"), 0);
+	snprintf(moved, sizeof(moved), "%s", rev("main"));
+	o.commit = hex;
+	assert_int_equal(do_merge(&o, &res, &err), SL_ETRANSIENT);
+	assert_int_equal(res.status, MERGE_MOVED);
+	assert_string_equal(moved, rev("main")); /* nothing landed on an untested base */
+	assert_int_equal(sh_in(tmp, "cd r && test ! -e d.txt && test -z \"$(git status --porcelain)\""), 0);
+	merge_commit_result_release(&car);
+	merge_commit_result_release(&res);
+}
+
+static void test_car_of_another_head_is_refused(void **state)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char before[64], x[64];
+
+	snprintf(before, sizeof(before), "%s", rev("main"));
+	snprintf(x, sizeof(x), "%s", rev("x")); /* not a merge commit of the run's head */
+	o.commit = x;
+	assert_int_equal(do_merge(&o, &res, &err), SL_EINVALID);
+	assert_string_equal(before, rev("main"));
+	merge_commit_result_release(&res);
+}
+
+static void test_find_only_merges_nothing(void **state)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result res = MERGE_COMMIT_RESULT_INIT, res2 = MERGE_COMMIT_RESULT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char before[64], merge[64], hex[41];
+
+	snprintf(before, sizeof(before), "%s", rev("main"));
+	o.find_only = 1;
+	assert_int_equal(do_merge(&o, &res, &err), SL_ETRANSIENT);
+	assert_int_equal(res.status, MERGE_MOVED);
+	assert_string_equal(before, rev("main"));
+	/* merged by hand: found, never made again */
+	assert_int_equal(sh_in(tmp, "cd r && git merge -q --no-ff -m hand run"), 0);
+	snprintf(merge, sizeof(merge), "%s", rev("main"));
+	sl_err_clear(&err);
+	assert_int_equal(do_merge(&o, &res2, &err), SL_EEXISTS);
+	assert_string_equal(merge, git_oid_tostr(hex, sizeof(hex), &res2.commit));
+	assert_string_equal(merge, rev("main"));
+	merge_commit_result_release(&res);
+	merge_commit_result_release(&res2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +574,10 @@ int main(void)
 		T(test_locked_ref_reverts_checkout),
 		T(test_already_merged),
 		T(test_message_newline_rejected),
+		T(test_build_car_then_land_exactly_it),
+		T(test_built_car_on_moved_target_is_not_landed),
+		T(test_car_of_another_head_is_refused),
+		T(test_find_only_merges_nothing),
 #undef T
 	};
 
