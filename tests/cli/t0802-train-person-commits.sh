@@ -44,6 +44,8 @@ test_expect_success 'a person commits while both cars test; the train lands neit
 	rm "$G/hold-all" &&
 	{ wait $tick || true; } &&
 	cat tick1.out &&
+	sluice -C repo status >status.out &&
+	test_grep -v "did not land" status.out &&
 	settle repo &&
 	for w in P1 P2; do
 		test "$(merges_of repo $w)" = 1 &&
