@@ -10,6 +10,9 @@
 . "$(dirname "$0")/lib.sh"
 test_skip_unless_tool make cc jq
 
+G="$TRASH/gate"
+mkdir -p "$G"
+
 # A and B start together (so both are built on the same base), then A
 # renames, B adds farewell.c with a call of the old name.
 printf '%s\n' "sed -i 's/greet(/hello(/g' *.c *.h" 'echo "renamed greet() to hello()" >"$SLUICE_RUN_DIR/summary.md"' \
@@ -46,10 +49,11 @@ greet_repo() {
 	_d=$1 _pa=2 _pb=2 && shift &&
 	case $1 in A) _pa=1 ;; B) _pb=1 ;; esac &&
 	shift &&
-	sluice_repo "$_d" "gates:" "  test: [make, -s, test]" "merge:" "  gates: [test]" \
+	sluice_repo "$_d" "gates:" "  test: [sh, $FIXTURES/train/hold-gate.sh, $G]" "merge:" "  gates: [test]" \
 		"queue:" "  jobs: 2" "$@" &&
 	cp "$FIXTURES"/train/greet/* "$_d"/ &&
-	git -C "$_d" add Makefile greet.h greet.c main.c && git -C "$_d" commit -q -m "the greet project" &&
+	echo "make -s test" >"$_d/check.sh" &&
+	git -C "$_d" add Makefile greet.h greet.c main.c check.sh && git -C "$_d" commit -q -m "the greet project" &&
 	(cd "$_d" && make -s test >/dev/null) &&
 	sluice -C "$_d" check >/dev/null &&
 	wo "$_d" A "priority: $_pa" && wo "$_d" B "priority: $_pb"
@@ -90,17 +94,18 @@ for order in "A B" "B A"; do
 	set -- $order
 	test_expect_success "$1 first, then $2: the train lands both, main never broken" "
 		rm -rf r order* log2 && rm -f \"\$TRASH\"/prompt-* \"\$TRASH\"/conflict-* \"\$TRASH\"/reviews/* &&
-		rm -f \"\$TRASH\"/started-* &&
+		rm -f \"\$TRASH\"/started-* \"\$G\"/* &&
 		greet_repo r $1 'reviewer:' '  mode: manual' '  command: [sh, $BUILDERS/review.sh]' &&
 		base=\$(git -C r rev-parse main) &&
 		sluice -C r tick >tick.out 2>&1 &&
 		test \"\$(state_of r \$(run_of r A))\" = awaiting_review &&
 		test \"\$(state_of r \$(run_of r B))\" = awaiting_review &&
-		sluice -C r approve \$(run_of r $1) >/dev/null &&
-		sleep 0.01 &&
-		sluice -C r approve \$(run_of r $2) >/dev/null &&
 		sed -i 's/^  mode: manual\$/  mode: command/' r/.system/config.yaml &&
 		sluice -C r check >/dev/null &&
+		: >\"\$G/hold-all\" && rm -f \"\$TRASH/ticks\" &&
+		train_join_in_order r \"\$G\" $1 $2 &&
+		rm \"\$G/hold-all\" &&
+		for p in \$(cat \"\$TRASH/ticks\"); do { wait \$p || true; } || return 1; done &&
 		settle r &&
 		check_landed r \$base $1 $2
 	"
