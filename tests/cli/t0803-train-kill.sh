@@ -1,14 +1,15 @@
 #!/bin/sh
 # kill -9 at each fault point of the merge train (train.after_car,
-# train.after_gates, train.after_result, train.before_land) and in a train
-# landing (merge.after_ref_move), the worker at the point alone and the
-# whole tick: then ticks until the queue settles. Three runs in one train,
-# the third red on top of the first (the gate finds a1.txt and c.txt
-# together) and resolved by its builder. Never a landing of an untested or
-# red car (every landed merge is the very commit and tree that passed the
-# gate, as the gate logged it, and no test of it failed), one merge per
-# work order, the gate green on every first-parent commit, train.json
-# names each landing, audit clean, nothing left behind (fault_check).
+# train.after_gates, train.after_result, train.before_land) and of a train
+# landing (merge.*, cleanup.after_worktree_remove), the worker at the point
+# alone and the whole tick: then ticks until the queue settles. Three runs
+# in one train, the third red on top of the first (the gate finds a1.txt
+# and c.txt together) and resolved by its builder. Never a landing of an
+# untested or red car (every landed merge is the very commit and tree that
+# passed the gate, as the gate logged it, and no test of it failed; a car
+# was red), one merge per work order, the gate green on every first-parent
+# commit, train.json names each landing, audit clean, nothing left behind
+# (fault_check).
 . "$(dirname "$0")/lib.sh"
 test_skip_unless_tool setsid jq
 
@@ -17,7 +18,9 @@ mkdir -p "$G"
 printf '%s\n' 'echo a1 >a1.txt' 'echo a2 >a2.txt' 'echo a3 >a3.txt' \
 	'sed -i 5s/.*/five-by-A/ lines.txt' >"$BUILDERS/A.sh"
 printf '%s\n' 'echo b >b.txt' >"$BUILDERS/B.sh"
-printf '%s\n' 'echo c >c.txt' >"$BUILDERS/C.sh"
+# C brings c.txt, or c2.txt when it is built on a base that has a1.txt
+# (requeued after a kill, once A landed): its own gate passes either way.
+printf '%s\n' 'if [ -f a1.txt ]; then echo c >c2.txt; else echo c >c.txt; fi' >"$BUILDERS/C.sh"
 # The resolver: c.txt clashes with a1.txt, so C brings c2.txt instead.
 cat >"$BUILDERS/resolve.sh" <<'EOS'
 if [ -f c.txt ] && [ -f a1.txt ]; then
@@ -57,12 +60,13 @@ fault_case_1() { # POINT GROUP WHAT
 		settle r &&
 		{ fault_check r 'A B C' '' || { sluice -C r runs && sluice -C r log | tail -n 25; false; }; } &&
 		landed_tested r \"\$G\" &&
-		grep -q \" 1\$\" \"\$G/gates.log\" &&
+		cbase=\$(sluice -C r runs --wo C --json | jq -r \".[0].base_commit\") &&
+		{ grep -q \" 1\$\" \"\$G/gates.log\" || git -C r cat-file -e \"\$cbase:a1.txt\"; } &&
 		train_records_hold r &&
 		gate_first_parents r \"\$(cat r.base)\" 'sh check.sh' &&
 		git -C r show main:lines.txt | grep -qx five-by-A &&
 		test \"\$(git -C r show main:b.txt)\" = b &&
-		{ git -C r cat-file -e main:c2.txt || git -C r cat-file -e main:a1.txt; } &&
+		git -C r cat-file -e main:c2.txt && ! git -C r cat-file -e main:c.txt 2>/dev/null &&
 		test -z \"\$(git -C r for-each-ref refs/sluice/train)\"
 	"
 }
