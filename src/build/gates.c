@@ -107,17 +107,21 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 	struct sl_proc_result res;
 	struct sl_err perr = SL_ERR_INIT;
 	struct gate_env ge;
-	char *path = NULL, *owner = NULL;
+	char *path = NULL, *owner = NULL, *env_dir = NULL;
 	int error;
 
+	if (!(env_dir = sub ? sl_path_fmt("%s/%s", run_dir, sub) : strdup(run_dir))) {
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
 	if (!(r->name = strdup(g->name)) || !(r->argv = sl_strv_copy((const char *const *)g->argv)) ||
 	    asprintf(&r->log, "%s%sgates/%s.log", sub ? sub : "", sub ? "/" : "", g->name) < 0 ||
 	    !(path = sl_path_join(run_dir, r->log)) ||
 	    !(owner = sl_path_join(run_dir, BUILD_CHILD_OWNER_FILE))) {
 		free(path);
+		free(env_dir);
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	}
-	if ((error = gate_env_init(&ge, cfg, run_dir, g->name, err)) < 0)
+	if ((error = gate_env_init(&ge, cfg, env_dir, g->name, err)) < 0)
 		goto out;
 	/* a fresh log each attempt; unlink, never truncate through a planted symlink */
 	if ((error = sl_unlink(path, err)) < 0)
@@ -146,6 +150,7 @@ out:
 	gate_env_release(&ge);
 	free(path);
 	free(owner);
+	free(env_dir);
 	return error;
 }
 

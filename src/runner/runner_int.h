@@ -224,6 +224,13 @@ int step__on_conflict(struct step *s, const char *tip, const char *why, struct s
 int step__on_semantic(struct step *s, const char *tip, const char *gates_json,
 		      struct sl_err *err);
 
+/*
+ * The run's worktree made again on its branch (as it is: nothing moves),
+ * with worktree.share, .copy and .setup, when it is gone (a person removed
+ * it): for the merge train's gates. An error leaves the run as it is.
+ */
+int step__worktree_again(struct step *s, struct sl_err *err);
+
 /* The handlers, one per step of the state table (enum run_step; runner/advance.c). */
 typedef int (*step_fn)(struct step *s, struct sl_err *err);
 /* The handler of a run state's step; NULL for a state no step moves on. */

@@ -235,6 +235,23 @@ static int setup_once(struct step *s, struct sl_err *err)
 	return 0;
 }
 
+int step__worktree_again(struct step *s, struct sl_err *err)
+{
+	char *done = step__path(s, "setup.done");
+	int error, reused = 0;
+
+	if (!done)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	error = sl_unlink(done, err); /* a new worktree: its setup runs again */
+	if (!error && (error = prepare_worktree(s, &reused, err)) == 0 &&
+	    s->ctx->cfg->worktree.setup && run_setup(s, err) != 0)
+		error = err->code < 0 ? err->code : SL_ERROR;
+	if (!error)
+		error = sl_write_file(done, "ok\n", 3, err);
+	free(done);
+	return error;
+}
+
 int step_prepare(struct step *s, struct sl_err *err)
 {
 	char n[16];

@@ -416,9 +416,12 @@ static int run_merge_gates(struct step *s, const char *commit, struct build_gate
 		error = build_gates_run_sub(&c, s->wt, s->run_dir, "train", gr, err);
 		goto out;
 	}
-	if (!sl_path_exists(s->wt)) {
-		error = sl_err_set(err, SL_ENOTFOUND, "the run's worktree '%s' is gone: the merge "
-				   "gates cannot run; retry the run", s->wt);
+	if (!sl_path_exists(s->wt) && (error = step__worktree_again(s, err)) != 0) {
+		char why[SL_ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		sl_err_clear(err);
+		sl_err_set(err, error, "the run's worktree is gone and cannot be made again for the "
+			   "merge gates: %s", why);
 		goto out;
 	}
 	if ((error = worktree_checkout(s->wt, commit, NULL, step__excluded(s), err)) == 0)
@@ -515,18 +518,38 @@ static int64_t gates_ms(const struct build_gate_results *gr)
 	return ms;
 }
 
+/* 1 when merge.gates selects at least one configured gate. */
+static int has_merge_gates(const struct sl_config *cfg)
+{
+	size_t i, k;
+
+	for (i = 0; i < cfg->ngates; i++) {
+		for (k = 0; cfg->merge.gates && cfg->merge.gates[k] &&
+			    strcmp(cfg->merge.gates[k], cfg->gates[i].name);
+		     k++)
+			;
+		if (!cfg->merge.gates || cfg->merge.gates[k])
+			return 1;
+	}
+	return 0;
+}
+
 /* Test the run's car (pending, or testing by a process that is gone). */
 static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 {
 	struct build_gate_results gr = BUILD_GATE_RESULTS_INIT;
 	char owner[64], names[256], ahead[128], *commit = strdup(w->me->commit);
-	int error;
+	int error, gates = has_merge_gates(s->ctx->cfg);
 
 	sl_owner_self(owner, sizeof(owner));
 	if (!commit)
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	if ((error = claim_test(s, commit, owner, err)) != 0)
 		goto out; /* 1: rebuilt meanwhile, decide again */
+	if (!gates) { /* no merge gate: the train only serializes the landings */
+		error = record_result(s, commit, owner, &gr, err);
+		goto out;
+	}
 	gate_names(s->ctx->cfg, names, sizeof(names));
 	if ((error = say(s, err, "in the train: car %d of %d, testing on top of %s (gates: %s)",
 			 w->pos, w->total, w->ahead ? wo_of(s, w->ahead->run_id, ahead, sizeof(ahead))
@@ -534,7 +557,10 @@ static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 	    (error = run_merge_gates(s, commit, &gr, err)) != 0)
 		goto out;
 	sl_fault("train.after_gates");
-	error = record_result(s, commit, owner, &gr, err);
+	/* the gates can write in the run folder: what sluice wrote there, from git again */
+	step__sanitize_run_dir(s);
+	if ((error = step__record_diff(s, s->run.head_commit, err)) == 0)
+		error = record_result(s, commit, owner, &gr, err);
 	if (!error)
 		sl_log(SL_LOG_INFO, "run %s: merge gates %s on %.12s in %.1f s", s->run.id,
 		       gr.all_passed ? "green" : "red", commit, gates_ms(&gr) / 1000.0);

@@ -99,8 +99,9 @@ int store_train_list(struct store *st, const char *target, struct store_car **ou
 	*out = NULL;
 	*n = 0;
 	if ((error = store__prepare(st, &s,
-				    "SELECT " CAR_COLUMNS " FROM train_cars WHERE target = ? "
-				    "ORDER BY seq, run_id",
+				    "SELECT " CAR_COLUMNS " FROM train_cars c WHERE target = ? ORDER BY "
+				    "(SELECT w.priority FROM runs r JOIN work_orders w ON "
+				    "w.id = r.work_order_id WHERE r.id = c.run_id), seq, run_id",
 				    err)) != 0)
 		return error;
 	store__bind_text(s, 1, target);
@@ -158,17 +159,22 @@ int store_train_join(struct store *st, const char *run_id, const char *target, c
 		store_rollback(st);
 		return error < 0 ? error : 0; /* in already, with this head */
 	}
+	/* seq: the approval's time (DESIGN.md 7b: priority, then approval time) */
 	if ((error = store__prepare(st, &s,
 				    "INSERT OR REPLACE INTO train_cars (run_id, target, seq, status, "
 				    "head, joined_ms, updated_ms) VALUES (?1, ?2, "
-				    "(SELECT COALESCE(MAX(seq), 0) + 1 FROM train_cars), 'waiting', "
-				    "?3, ?4, ?4)",
+				    "COALESCE((SELECT MAX(at_ms) FROM events WHERE run_id = ?1 AND "
+				    "to_state = ?5 AND from_state IN (?6, ?7)), ?4), ?8, ?3, ?4, ?4)",
 				    err)) != 0)
 		goto out;
 	store__bind_text(s, 1, run_id);
 	store__bind_text(s, 2, target);
 	store__bind_text(s, 3, head);
 	sqlite3_bind_int64(s, 4, now);
+	store__bind_text(s, 5, run_state_name(RUN_APPROVED));
+	store__bind_text(s, 6, run_state_name(RUN_REVIEWING));
+	store__bind_text(s, 7, run_state_name(RUN_AWAITING_REVIEW));
+	store__bind_text(s, 8, train_status_name(TRAIN_WAITING));
 	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot put the run in the merge train");
 out:

@@ -30,12 +30,12 @@ test_expect_success 'merge.gates must be a list, merge.train_depth 1 to 256' '
 '
 
 test_expect_success 'merge.gates: [] lands through the train with no gate run on the merge' '
-	sluice_repo r6 "gates:" "  test: [sh, -c, \"echo ran >>\$SLUICE_RUN_DIR/../gate-runs\"]" \
+	sluice_repo r6 "gates:" "  test: [sh, -c, \"echo \$SLUICE_RUN_DIR >>$TRASH/runs6\"]" \
 		"merge:" "  gates: []" "$(approve_reviewer_config)" &&
 	wo r6 ONE && sluice -C r6 tick >/dev/null &&
 	run=$(run_of r6 ONE) &&
 	test "$(state_of r6 $run)" = merged &&
-	test "$(wc -l <r6/.system/runs/gate-runs)" = 1 &&
+	test "$(wc -l <runs6)" = 1 &&
 	test "$(jq -r ".gates | length" r6/.system/runs/$run/train.json)" = 0 &&
 	test "$(jq -r .green r6/.system/runs/$run/train.json)" = true &&
 	test "$(jq -r .commit r6/.system/runs/$run/train.json)" = "$(git -C r6 rev-parse main)" &&
@@ -43,15 +43,31 @@ test_expect_success 'merge.gates: [] lands through the train with no gate run on
 '
 
 test_expect_success 'by default every gate runs on the merge as well' '
-	sluice_repo r7 "gates:" "  test: [sh, -c, \"echo ran >>\$SLUICE_RUN_DIR/../gate-runs\"]" \
+	sluice_repo r7 "gates:" "  test: [sh, -c, \"echo \$SLUICE_RUN_DIR >>$TRASH/runs7\"]" \
 		"$(approve_reviewer_config)" &&
 	wo r7 ONE && sluice -C r7 tick >/dev/null &&
 	run=$(run_of r7 ONE) &&
 	test "$(state_of r7 $run)" = merged &&
-	test "$(wc -l <r7/.system/runs/gate-runs)" = 2 &&
+	test "$(wc -l <runs7)" = 2 &&
+	test "$(sed -n 1p runs7)" = "$TRASH/r7/.system/runs/$run" &&
+	test "$(sed -n 2p runs7)" = "$TRASH/r7/.system/runs/$run/train" &&
 	test "$(jq -r ".gates[0].name" r7/.system/runs/$run/train.json)" = test &&
 	test -f r7/.system/runs/$run/train/gates/test.log &&
 	test -z "$(git -C r7 for-each-ref refs/sluice/train)"
+'
+
+test_expect_success 'a run whose worktree a person removed after the approval: made again for the merge gates' '
+	sluice_repo r8 "gates:" "  test: [sh, -c, \"test -f one.txt && test -f set-up\"]" \
+		"worktree:" "  setup: [touch, set-up]" &&
+	wo r8 ONE && sluice -C r8 tick >/dev/null &&
+	run=$(run_of r8 ONE) &&
+	test "$(state_of r8 $run)" = awaiting_review &&
+	sluice -C r8 approve $run >/dev/null &&
+	git -C r8 worktree remove --force .system/runs/$run/worktree &&
+	sluice -C r8 tick >out 2>&1 &&
+	test "$(state_of r8 $run)" = merged &&
+	test "$(jq -r .green r8/.system/runs/$run/train.json)" = true &&
+	sluice -C r8 audit
 '
 
 test_done
