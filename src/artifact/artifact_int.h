@@ -44,4 +44,8 @@ json_t *artifact_rivals_between(struct sl_ctx *ctx, const char *tip, const char 
 /* The last `max` bytes of <run_dir>/train/gates/<name>.log as a JSON string, or NULL. */
 json_t *artifact_gate_log_tail(const char *run_dir, const char *name, size_t max);
 
+/* JSON helpers of dossier.c: an ISO time (NULL for 0 or less), a string or null. */
+json_t *artifact__iso_or_null(int64_t ms);
+json_t *artifact__str_or_null(const char *s);
+
 #endif

@@ -15,7 +15,7 @@
 #define ARTIFACT_JSON_MAX ((size_t)16 << 20)
 #define PATCH_MAX ((size_t)256 << 20)
 
-static json_t *iso(int64_t ms)
+json_t *artifact__iso_or_null(int64_t ms)
 {
 	char when[40];
 
@@ -25,7 +25,7 @@ static json_t *iso(int64_t ms)
 	return json_string(when);
 }
 
-static json_t *str_or_null(const char *s)
+json_t *artifact__str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
 }
@@ -80,9 +80,9 @@ static json_t *timeline_json(struct sl_ctx *ctx, const char *run_id)
 		return a;
 	for (i = 0; i < n; i++)
 		json_array_append_new(
-			a, json_pack("{s:o, s:I, s:o, s:o, s:s, s:I}", "at", iso(ev[i].at_ms), "at_ms",
-				     (json_int_t)ev[i].at_ms, "from", str_or_null(ev[i].from_state),
-				     "to", str_or_null(ev[i].to_state), "reason",
+			a, json_pack("{s:o, s:I, s:o, s:o, s:s, s:I}", "at", artifact__iso_or_null(ev[i].at_ms), "at_ms",
+				     (json_int_t)ev[i].at_ms, "from", artifact__str_or_null(ev[i].from_state),
+				     "to", artifact__str_or_null(ev[i].to_state), "reason",
 				     ev[i].reason ? ev[i].reason : "", "after_ms",
 				     (json_int_t)(i ? ev[i].at_ms - ev[i - 1].at_ms : 0)));
 	store_events_free(ev, n);
@@ -101,11 +101,11 @@ static json_t *attempt_json(sqlite3_stmt *s, const char *run_dir)
 	ppath = sl_path_join(run_dir, prompt);
 	j = json_pack("{s:i, s:s, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o}", "n", n, "mode",
 		      (const char *)sqlite3_column_text(s, 1), "started_at",
-		      iso(sqlite3_column_int64(s, 2)), "finished_at", iso(sqlite3_column_int64(s, 3)),
+		      artifact__iso_or_null(sqlite3_column_int64(s, 2)), "finished_at", artifact__iso_or_null(sqlite3_column_int64(s, 3)),
 		      "builder_exit", sqlite3_column_type(s, 4) == SQLITE_NULL
 					      ? json_null() : json_integer(sqlite3_column_int(s, 4)),
 		      "outcome", (const char *)sqlite3_column_text(s, 5), "head",
-		      str_or_null((const char *)sqlite3_column_text(s, 6)), "prompt",
+		      artifact__str_or_null((const char *)sqlite3_column_text(s, 6)), "prompt",
 		      ppath && sl_path_exists(ppath) ? json_string(ppath) : json_null(), "gates",
 		      json_null(), "review", json_null());
 	if (j) {
@@ -277,7 +277,7 @@ static json_t *rival_json(struct sl_ctx *ctx, const char *id)
 	json_decref(j);
 	j = json_pack("{s:s, s:s, s:s?, s:o, s:o}", "run", r.id, "work_order", r.work_order_id,
 		      "title", wo.title, "summary", summary ? summary : json_string(""), "merged_at",
-		      r.state == RUN_MERGED ? iso(r.finished_ms) : json_null());
+		      r.state == RUN_MERGED ? artifact__iso_or_null(r.finished_ms) : json_null());
 	free(path);
 	store_wo_release(&wo);
 	store_run_release(&r);

@@ -144,20 +144,6 @@ out:
 	return j;
 }
 
-static json_t *iso_or_null(int64_t ms)
-{
-	char when[40];
-
-	if (ms <= 0)
-		return json_null();
-	sl_time_iso(when, sizeof(when), ms);
-	return json_string(when);
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
 
 /* The gates a car was tested with: its gates_json, else train/gates.json while it has none. */
 static json_t *car_gates(const struct artifact_car *c, const char *dir)
@@ -198,11 +184,11 @@ static json_t *car_json(struct sl_ctx *ctx, const struct artifact_car *c, const 
 			      "source", "store", "status", c->status, "position",
 			      c->position ? json_integer((json_int_t)c->position) : json_null(),
 			      "cars", c->cars ? json_integer((json_int_t)c->cars) : json_null(), "base",
-			      str_or_null(c->base), "head", str_or_null(c->head), "commit",
-			      str_or_null(c->commit), "tree", str_or_null(c->tree), "ahead",
-			      str_or_null(c->ahead), "ahead_work_order", str_or_null(ahead_wo),
-			      "joined_at", iso_or_null(c->joined_ms), "started_at",
-			      iso_or_null(c->started_ms), "tested_at", iso_or_null(c->tested_ms),
+			      artifact__str_or_null(c->base), "head", artifact__str_or_null(c->head), "commit",
+			      artifact__str_or_null(c->commit), "tree", artifact__str_or_null(c->tree), "ahead",
+			      artifact__str_or_null(c->ahead), "ahead_work_order", artifact__str_or_null(ahead_wo),
+			      "joined_at", artifact__iso_or_null(c->joined_ms), "started_at",
+			      artifact__iso_or_null(c->started_ms), "tested_at", artifact__iso_or_null(c->tested_ms),
 			      "green", !strcmp(c->status, "green") ? json_true() :
 				       !strcmp(c->status, "red") ? json_false() : json_null(),
 			      "gates_ms", json_is_array(gates) ? json_integer(gates_ms(gates)) :
@@ -216,7 +202,7 @@ static json_t *car_json(struct sl_ctx *ctx, const struct artifact_car *c, const 
 /* A string of train.json, or JSON null (what show.schema.json promises). */
 static json_t *str_of(json_t *t, const char *key)
 {
-	return str_or_null(json_string_value(json_object_get(t, key)));
+	return artifact__str_or_null(json_string_value(json_object_get(t, key)));
 }
 
 /* What train.json says of a landed run, in the keys of a car. */
@@ -229,11 +215,11 @@ static json_t *landed_json(struct sl_ctx *ctx, json_t *t)
 			      "source", "train.json", "status", "landed", "position", "cars",
 			      "base", str_of(t, "base"), "head", str_of(t, "head"), "commit",
 			      str_of(t, "commit"), "tree", str_of(t, "tree"), "ahead",
-			      str_of(t, "ahead"), "ahead_work_order", str_or_null(ahead_wo),
+			      str_of(t, "ahead"), "ahead_work_order", artifact__str_or_null(ahead_wo),
 			      "joined_at", "started_at",
-			      iso_or_null(json_integer_value(json_object_get(t, "started_ms"))),
+			      artifact__iso_or_null(json_integer_value(json_object_get(t, "started_ms"))),
 			      "tested_at",
-			      iso_or_null(json_integer_value(json_object_get(t, "tested_ms"))),
+			      artifact__iso_or_null(json_integer_value(json_object_get(t, "tested_ms"))),
 			      "green", json_is_true(json_object_get(t, "green")), "gates_ms",
 			      json_is_integer(ms) ? json_integer(json_integer_value(ms)) : json_null(),
 			      "gates", json_is_array(gates) ? gates : NULL);
