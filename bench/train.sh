@@ -9,6 +9,7 @@
 #   N=12 GATE=2 DEPTHS="1 4" JOBS=4 bench/train.sh
 #
 # --quick: 4 runs, a 0.3 s gate (a smoke run for CI; nothing is asserted).
+# KEEP=1 keeps the repositories (their event logs say what each car did).
 #
 # The builder writes its file at once, the reviewer (command mode) approves
 # at once, and the gate sleeps only in the train (where the worktree is
@@ -45,7 +46,11 @@ command -v jq >/dev/null || { echo "bench/train.sh needs jq" >&2; exit 1; }
 SLUICE=$(cd "$(dirname "$SLUICE")" && pwd)/$(basename "$SLUICE")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-train.XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT INT TERM
+if [ "${KEEP:-0}" = 1 ]; then
+	echo "keeping $work" >&2
+else
+	trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT INT TERM
+fi
 export GIT_CONFIG_NOSYSTEM=1 HOME="$work" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b \
 	GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b
 unset GIT_DIR GIT_WORK_TREE
