@@ -159,12 +159,22 @@ int store_train_join(struct store *st, const char *run_id, const char *target, c
 		store_rollback(st);
 		return error < 0 ? error : 0; /* in already, with this head */
 	}
-	/* seq: the approval's time (DESIGN.md 7b: priority, then approval time) */
+	/*
+	 * seq: the approval's time (DESIGN.md 7b: priority, then approval time),
+	 * but behind the cars of its priority already under test or green: a
+	 * run approved a moment earlier that reaches the train later does not
+	 * make them test again.
+	 */
 	if ((error = store__prepare(st, &s,
 				    "INSERT OR REPLACE INTO train_cars (run_id, target, seq, status, "
-				    "head, joined_ms, updated_ms) VALUES (?1, ?2, "
+				    "head, joined_ms, updated_ms) VALUES (?1, ?2, MAX("
 				    "COALESCE((SELECT MAX(at_ms) FROM events WHERE run_id = ?1 AND "
-				    "to_state = ?5 AND from_state IN (?6, ?7)), ?4), ?8, ?3, ?4, ?4)",
+				    "to_state = ?5 AND from_state IN (?6, ?7)), ?4), "
+				    "COALESCE((SELECT MAX(c.seq) + 1 FROM train_cars c JOIN runs r ON "
+				    "r.id = c.run_id JOIN work_orders w ON w.id = r.work_order_id "
+				    "WHERE c.target = ?2 AND c.status IN (?9, ?10) AND w.priority = "
+				    "(SELECT w1.priority FROM runs r1 JOIN work_orders w1 ON "
+				    "w1.id = r1.work_order_id WHERE r1.id = ?1)), 0)), ?8, ?3, ?4, ?4)",
 				    err)) != 0)
 		goto out;
 	store__bind_text(s, 1, run_id);
@@ -175,6 +185,8 @@ int store_train_join(struct store *st, const char *run_id, const char *target, c
 	store__bind_text(s, 6, run_state_name(RUN_REVIEWING));
 	store__bind_text(s, 7, run_state_name(RUN_AWAITING_REVIEW));
 	store__bind_text(s, 8, train_status_name(TRAIN_WAITING));
+	store__bind_text(s, 9, train_status_name(TRAIN_TESTING));
+	store__bind_text(s, 10, train_status_name(TRAIN_GREEN));
 	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot put the run in the merge train");
 out:
