@@ -128,7 +128,6 @@ test_expect_success 'sluice show of the waiting run shows the semantic conflict:
 	grep -qi "semantic" show.conflict &&
 	test_grep "test" show.conflict &&
 	test_grep "too many plugins" show.conflict &&
-	test_grep "W2" show.conflict &&
 	test_grep "$(run_of n W1)" show.conflict &&
 	test_grep "$(run_of n W2)" show.conflict
 '
