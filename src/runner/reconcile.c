@@ -99,13 +99,25 @@ static enum run_state restart_state(const struct store_run *run)
 	return RUN_QUEUED;
 }
 
+void runner__end_leftovers(struct sl_ctx *ctx, const struct store_run *run)
+{
+	char *owner;
+
+	/* a builder or gate of the dead process may still run: end its group first */
+	if ((owner = sl_repo_run_path(&ctx->repo, run->id, BUILD_CHILD_OWNER_FILE)) != NULL &&
+	    sl_owner_kill_group(owner))
+		sl_log(SL_LOG_WARN, "ended the builder or gate left running by run %s", run->id);
+	free(owner);
+	remove_stale_locks(ctx, run);
+}
+
 /* Requeue an active run whose owner is gone; *done = 1 when it was requeued. */
 static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done,
 		   struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct store_run run;
-	char reason[512], *owner = NULL;
+	char reason[512];
 	enum run_state to;
 	int error;
 
@@ -119,12 +131,7 @@ static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done
 	if ((error = store_run_get(ctx->st, listed->id, &run, err)) != 0 ||
 	    !run_state_is_active(run.state))
 		goto out;
-	/* a builder or gate of the dead process may still run: end its group first */
-	if ((owner = sl_repo_run_path(&ctx->repo, run.id, BUILD_CHILD_OWNER_FILE)) != NULL &&
-	    sl_owner_kill_group(owner))
-		sl_log(SL_LOG_WARN, "ended the builder left running by interrupted run %s", run.id);
-	free(owner);
-	remove_stale_locks(ctx, &run);
+	runner__end_leftovers(ctx, &run);
 	to = restart_state(&run);
 	snprintf(reason, sizeof(reason), "interrupted while %s: %s", run_state_name(run.state),
 		 run.reason && *run.reason ? run.reason : "the sluice process working on it is gone");

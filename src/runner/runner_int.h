@@ -58,6 +58,13 @@ int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_e
  */
 void runner__seal_newest(struct sl_ctx *ctx);
 
+/*
+ * What a killed sluice process left of a run whose lock is now held: the
+ * builder or gate process group it started (ended), the *.lock files in the
+ * run worktree's git dir and on its branch (removed).
+ */
+void runner__end_leftovers(struct sl_ctx *ctx, const struct store_run *run);
+
 /* The run's worktree path (new string). */
 char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id);
 

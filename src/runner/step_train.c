@@ -683,12 +683,24 @@ static int decide(struct step *s, struct train *t, const struct where *w, struct
 		       ?: (w->live_ahead ? T_WAIT : STEP_STOP);
 }
 
-/* A worker killed while the merge gates ran left the worktree detached at the car: back to the branch. */
+/*
+ * A worker killed while the merge gates ran left their processes, git's
+ * locks in the worktree (its checkout of the car) and the worktree
+ * detached at the car: the gates ended, the locks removed (the run's lock
+ * is this process's: nothing else works there), back to the branch.
+ */
 static int restore_branch(struct step *s, struct sl_err *err)
 {
 	git_repository *repo = NULL;
+	struct store_car c;
+	struct sl_err e2 = SL_ERR_INIT;
 	int detached = 0;
 
+	if (store_train_get(s->ctx->st, s->run.id, &c, &e2) == 0) {
+		if (c.status == TRAIN_TESTING && !(c.tester && sl_owner_alive(c.tester)))
+			runner__end_leftovers(s->ctx, &s->run);
+		store_car_release(&c);
+	}
 	if (!sl_path_exists(s->wt))
 		return 0;
 	if (git_repository_open(&repo, s->wt) == 0)
