@@ -402,3 +402,89 @@ test_done() {
 	[ "$test_skipped" -eq 0 ] || exit 77
 	exit 0
 }
+
+# The merge train (t080x). How many merges of work order WO the first-parent
+# line of BRANCH (default main) holds.
+merges_of() { # DIR WO [BRANCH]
+	git -C "$1" log --first-parent --merges --format=%B "${3:-main}" | grep -c "^Work-Order: $2\$"
+}
+
+# Run GATE (a shell command) on a copy of the tree of each first-parent
+# commit of BRANCH (default main) after BASE: fails naming each red one.
+gate_first_parents() { # DIR BASE GATE [BRANCH]
+	_gbad=0
+	for _gc in $(git -C "$1" rev-list --first-parent "$2..${4:-main}"); do
+		rm -rf "$TRASH/gate-tree" && mkdir "$TRASH/gate-tree" &&
+			git -C "$1" archive "$_gc" | tar -x -C "$TRASH/gate-tree" || return 1
+		(cd "$TRASH/gate-tree" && eval "$3") >"$TRASH/gate-tree.out" 2>&1 || {
+			echo "the gate is red on $_gc ($(git -C "$1" log -1 --format=%s "$_gc")):" >&2
+			cat "$TRASH/gate-tree.out" >&2
+			_gbad=$((_gbad + 1))
+		}
+	done
+	rm -rf "$TRASH/gate-tree"
+	[ "$_gbad" = 0 ]
+}
+
+# Each sluice merge on the first-parent line of BRANCH (default main) has a
+# train.json that names it: commit = the merge, tree = its tree, base = its
+# first parent, head = its second, green.
+train_records_hold() { # DIR [BRANCH]
+	for _tc in $(git -C "$1" rev-list --first-parent --merges "${2:-main}"); do
+		_tr=$(git -C "$1" log -1 --format=%B "$_tc" | sed -n 's/^Sluice-Run: //p')
+		[ -n "$_tr" ] || continue
+		_tj=$1/.system/runs/$_tr/train.json
+		[ -f "$_tj" ] || { echo "run $_tr landed $_tc without train.json" >&2; return 1; }
+		jq -e --arg c "$_tc" --arg t "$(git -C "$1" rev-parse "$_tc^{tree}")" \
+			--arg b "$(git -C "$1" rev-parse "$_tc^1")" --arg h "$(git -C "$1" rev-parse "$_tc^2")" \
+			'.commit == $c and .tree == $t and .base == $b and .head == $h and .green == true' \
+			"$_tj" >/dev/null || { echo "train.json of $_tr does not name $_tc:" >&2; cat "$_tj" >&2; return 1; }
+	done
+}
+
+# With fixtures/train/hold-gate.sh as the train's gate (logging to
+# GATEDIR/gates.log): each sluice merge on the first-parent line of main was
+# tested by its run, as that very commit and tree, clean, and passed, and no
+# test of it failed.
+landed_tested() { # DIR GATEDIR
+	for _tc in $(git -C "$1" rev-list --first-parent --merges main); do
+		_tr=$(git -C "$1" log -1 --format=%B "$_tc" | sed -n 's/^Sluice-Run: //p')
+		[ -n "$_tr" ] || continue
+		grep -qx "$_tr $_tc $(git -C "$1" rev-parse "$_tc^{tree}") clean 0" "$2/gates.log" ||
+			{ echo "$_tc (run $_tr) landed untested:" >&2; cat "$2/gates.log" >&2; return 1; }
+		! grep " $_tc .* [1-9][0-9]*\$" "$2/gates.log" >&2 ||
+			{ echo "$_tc (run $_tr) landed after a red test" >&2; return 1; }
+	done
+}
+
+# Wait (at most 60 s) until FILE (a glob) exists.
+wait_for() { # GLOB
+	_wn=0
+	while ! ls $1 >/dev/null 2>&1; do
+		[ $_wn -lt 600 ] || { echo "no $1 after 60 s" >&2; return 1; }
+		sleep 0.1
+		_wn=$((_wn + 1))
+	done
+}
+
+# With hold-gate.sh (GATEDIR/hold-all there) and a manual reviewer: approve
+# the runs of the work orders given, awaiting review, one at a time, each
+# with a tick of its own in the background that carries it into the train
+# and waits until its car holds in the gate or waits for a place: the train
+# is in this order whatever order the workers would reach it. The ticks'
+# pids are appended to $TRASH/ticks.
+train_join_in_order() { # DIR GATEDIR WO...
+	_jd=$1 _jg=$2 && shift 2 &&
+	for _jw in "$@"; do
+		_jr=$(run_of "$_jd" "$_jw") &&
+		"$SLUICE" -C "$_jd" approve "$_jr" >/dev/null &&
+		{ "$SLUICE" -C "$_jd" tick >"$TRASH/tick-$_jw.out" 2>&1 & } &&
+		echo $! >>"$TRASH/ticks" &&
+		_jn=0 &&
+		while [ ! -f "$_jg/waiting-$_jr" ] &&
+			! "$SLUICE" -C "$_jd" runs --wo "$_jw" | grep -q "waits for a place"; do
+			[ $_jn -lt 600 ] || { echo "$_jw did not reach its place in the train" >&2; return 1; }
+			sleep 0.1 && _jn=$((_jn + 1)) || return 1
+		done || return 1
+	done
+}
