@@ -32,14 +32,7 @@ test_expect_success 'setup: two runs built and approved, their cars held in the 
 	sluice -C repo approve $(run_of repo P2) >/dev/null
 '
 
-# Known breakage (2026-11-24, main at 3f416fe): the cars rebuilt on the
-# person's commit are checked out detached in the run's worktree for their
-# gates, so .git/worktrees/<run>/logs/HEAD names them; the watch of the
-# target (artifact_runset_load -> add_branch -> add_reflog of that reflog,
-# then own_run walking the car's ancestry) counts the person's commit as
-# the run's own, calls it an unreviewed landing, and nothing lands until
-# `sluice accept-target`. Nothing lands untested meanwhile; it just stops.
-test_expect_failure 'a person commits while both cars test; the train lands neither on its old base' '
+test_expect_success 'a person commits while both cars test; the train lands neither on its old base' '
 	{ sluice -C repo tick >tick1.out 2>&1 & } &&
 	tick=$! &&
 	wait_for "$G/waiting-$(run_of repo P1)" &&
@@ -60,7 +53,7 @@ test_expect_failure 'a person commits while both cars test; the train lands neit
 	done
 '
 
-test_expect_failure 'every landing is the commit that passed, on the base it was tested on' '
+test_expect_success 'every landing is the commit that passed, on the base it was tested on' '
 	landed_tested repo "$G" &&
 	train_records_hold repo &&
 	git -C repo rev-list --first-parent --reverse "$(cat base)..main" >line &&
@@ -82,15 +75,12 @@ test_expect_success 'the cars tested before the commit were rebuilt on the new t
 	test $n -ge 2
 '
 
-# Known breakage: TRAIN.md's reason "in the train: car 1 of 1, rebuilt on
-# the new tip of main" is never written; a rebuilt car says "testing on top
-# of main" again.
-test_expect_failure 'the log says the cars were rebuilt on the new tip (TRAIN.md reasons)' '
+test_expect_success 'the log says the cars were rebuilt on the new tip (TRAIN.md reasons)' '
 	sluice -C repo log >log &&
 	test_grep "rebuilt on the new tip of main" log
 '
 
-test_expect_failure 'the gate passes on every first-parent commit; audit holds' '
+test_expect_success 'the gate passes on every first-parent commit; audit holds' '
 	gate_first_parents repo "$(cat base)" "sh check.sh" &&
 	sluice -C repo audit >audit.out 2>&1 &&
 	cat audit.out
