@@ -213,7 +213,8 @@ int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 int step__train_landed(struct step *s, const struct merge_commit_result *mr, struct sl_err *err);
 /*
  * Take the cars of runs that are no longer approved or landing (abandoned,
- * sent back, merged before a crash) out of the train, their refs deleted.
+ * sent back, merged before a crash) out of the train, their refs deleted,
+ * and remove the lock files a killed sluice left under refs/sluice/train/.
  * Hold the repository lock; runs: every run of the store.
  */
 void runner__train_tidy(struct sl_ctx *ctx, const struct store_run *runs, size_t n);

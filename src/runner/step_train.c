@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "core/time.h"
 
+#include <dirent.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,9 +65,29 @@ static void train_release(struct train *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int in_line(const struct store_car *c)
+/*
+ * A red car's (or a conflicting car's) verdict is its own when it was
+ * tested on the target's tip or on a green car ahead: then it leaves the
+ * line. Tested on a speculation not known good (the car ahead untested,
+ * red, gone without landing; a tip that moved since), it stays in its
+ * place and is built again there when what it stands on changes.
+ */
+static int verdict_holds(const struct train *t, const struct store_car *c)
 {
-	return c->status != TRAIN_RED && c->status != TRAIN_CONFLICT;
+	size_t i;
+
+	if (!c->base || !strcmp(c->base, t->tip))
+		return 1;
+	for (i = 0; c->ahead && i < t->n; i++)
+		if (!strcmp(t->cars[i].run_id, c->ahead))
+			return t->cars[i].status == TRAIN_GREEN && t->cars[i].commit &&
+			       !strcmp(t->cars[i].commit, c->base);
+	return 0;
+}
+
+static int in_line(const struct train *t, const struct store_car *c)
+{
+	return (c->status != TRAIN_RED && c->status != TRAIN_CONFLICT) || !verdict_holds(t, c);
 }
 
 static void sleep_ms(int ms)
@@ -274,6 +295,10 @@ static int plan_car(struct step *s, struct store_car *c, int pos, const char **o
 		return error < 0 ? error : 0;
 	}
 	error = 0;
+	if (c->status == TRAIN_CONFLICT && c->base && !strcmp(c->base, *onto)) {
+		store_run_release(&r); /* waits in its place for the car ahead: built again later */
+		return 0;
+	}
 	if (pos > s->ctx->cfg->merge.train_depth)
 		error = c->status == TRAIN_WAITING ? 0 : park(s, c, err);
 	else if (c->status == TRAIN_WAITING || !c->commit || !c->base || strcmp(c->base, *onto))
@@ -296,7 +321,7 @@ static int plan(struct step *s, struct train *t, struct sl_err *err)
 	int pos = 0, rc;
 
 	for (i = 0; i < t->n; i++) {
-		if (!in_line(&t->cars[i]))
+		if (!in_line(t, &t->cars[i]))
 			continue;
 		if ((rc = plan_car(s, &t->cars[i], pos + 1, &onto, &ahead, err)) < 0)
 			return rc;
@@ -312,7 +337,7 @@ static void locate(struct train *t, const char *run_id, struct where *w)
 	memset(w, 0, sizeof(*w));
 	for (i = 0; i < t->n; i++) {
 		struct store_car *c = &t->cars[i];
-		int line = in_line(c);
+		int line = in_line(t, c);
 		if (!strcmp(c->run_id, run_id)) {
 			w->me = c;
 			w->pos = line ? w->total + 1 : 0;
@@ -688,8 +713,14 @@ static int decide(struct step *s, struct train *t, const struct where *w, struct
 {
 	char wo[128];
 
-	if (!in_line(w->me))
+	if (!in_line(t, w->me))
 		return out_of_line(s, t, w, err);
+	if (w->me->status == TRAIN_RED || w->me->status == TRAIN_CONFLICT)
+		return say(s, err, "in the train: car %d of %d, %s on top of %s, which is not known "
+			   "good yet; waits for it", w->pos, w->total,
+			   w->me->status == TRAIN_RED ? "merge gates failed" : "merge conflict",
+			   wo_of(s, w->me->ahead, wo, sizeof(wo)))
+			       ?: (w->live_ahead ? T_WAIT : STEP_STOP);
 	if (w->me->status == TRAIN_WAITING)
 		return say(s, err, "in the train: car %d of %d, waits for a place "
 			   "(merge.train_depth %d)", w->pos, w->total,
@@ -922,12 +953,35 @@ out:
 	return 0;
 }
 
+/* Lock files under refs/sluice/train/: a killed sluice's (the repository lock is held). */
+static void remove_car_ref_locks(struct sl_ctx *ctx)
+{
+	char *dir = sl_path_join(ctx->repo.gitdir, "refs/sluice/train"), *path;
+	struct dirent *de;
+	DIR *d;
+
+	if (dir && (d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			size_t len = strlen(de->d_name);
+			if (len > 5 && !strcmp(de->d_name + len - 5, ".lock") &&
+			    (path = sl_path_join(dir, de->d_name)) != NULL) {
+				if (unlink(path) == 0)
+					sl_log(SL_LOG_WARN, "removed '%s', left by a killed sluice", path);
+				free(path);
+			}
+		}
+		closedir(d);
+	}
+	free(dir);
+}
+
 void runner__train_tidy(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
 {
 	struct store_car *cars = NULL;
 	struct sl_err err = SL_ERR_INIT;
 	size_t nc = 0, i, j;
 
+	remove_car_ref_locks(ctx);
 	if (store_train_list(ctx->st, ctx->target_ref, &cars, &nc, &err) != 0) {
 		sl_log(SL_LOG_WARN, "cannot read the merge train: %s", err.msg);
 		return;

@@ -28,4 +28,11 @@ test_expect_success 'killed in the merge gates: the car is tested again and land
 	sluice -C r audit
 '
 
+test_expect_success 'a car ref lock a killed sluice left is removed by the next tick' '
+	mkdir -p r/.git/refs/sluice/train &&
+	: >r/.git/refs/sluice/train/20261124-000000-deadbeef.lock &&
+	sluice -C r tick >out 2>&1 &&
+	test ! -e r/.git/refs/sluice/train/20261124-000000-deadbeef.lock
+'
+
 test_done
