@@ -700,7 +700,7 @@ static int out_of_line(struct step *s, struct train *t, const struct where *w,
 	if ((error = leave(s, err)) != 0)
 		return error;
 	if (me->status == TRAIN_CONFLICT)
-		return step__on_conflict(s, me->base, "merge conflict", err);
+		return step__on_conflict(s, me->base, "found by the merge train", err);
 	return step__on_semantic(s, me->base, me->gates_json, err);
 }
 
