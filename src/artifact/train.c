@@ -39,10 +39,21 @@ int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car
 	struct sl_err err = SL_ERR_INIT;
 	size_t n = 0, i;
 
+	struct store_run r;
+	int merged;
+
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
+	memset(&r, 0, sizeof(r));
 	if (store_train_get(ctx->st, run_id, &c, &err) != 0)
 		return 0;
+	/* a landed run's car stays in the store until the next tick: its record is train.json */
+	merged = store_run_get(ctx->st, run_id, &r, &err) == 0 && r.state == RUN_MERGED;
+	store_run_release(&r);
+	if (merged) {
+		store_car_release(&c);
+		return 0;
+	}
 	out->status = dup_or_null(train_status_name(c.status));
 	out->base = dup_or_null(c.base);
 	out->head = dup_or_null(c.head);

@@ -861,30 +861,22 @@ static json_t *train_record(const struct store_car *c, const struct merge_commit
 			 (json_int_t)c->started_ms, "gates_ms", (json_int_t)ms);
 }
 
-/* 1 when the car is green for exactly the landed commit. */
-static int tested_landing(const struct store_car *c, const struct merge_commit_result *mr)
-{
-	char commit[41];
-
-	git_oid_tostr(commit, sizeof(commit), &mr->commit);
-	return c->status == TRAIN_GREEN && c->commit && !strcmp(c->commit, commit);
-}
-
 /*
- * The repository lock is held (merge_locked). A landing found after a
- * crash keeps the train.json written before it; one sluice did not test
- * (a person merged the run by hand) gets a record that says so, and audit
- * fails on it.
+ * train.json of a landing (the repository lock is held: merge_locked),
+ * always from the store's car, never from a file in the run folder, which a
+ * builder or gate can write: a landing sluice did not test (a person merged
+ * the run by hand, the target moved onto an untested car) gets a record
+ * that says so, and audit fails on it. The car's row stays until the run is
+ * merged (reconciliation and the next plan take it out): a landing found
+ * after a crash is recorded again from it. Its ref goes now.
  */
 int step__train_landed(struct step *s, const struct merge_commit_result *mr, struct sl_err *err)
 {
 	struct store_car c;
 	struct sl_err e2 = SL_ERR_INIT;
-	char *path = step__path(s, "train.json");
 	json_t *j = NULL;
-	int error, have = path && sl_path_exists(path);
+	int error;
 
-	free(path);
 	if ((error = store_train_get(s->ctx->st, s->run.id, &c, err)) == SL_ENOTFOUND) {
 		sl_err_clear(err);
 		memset(&c, 0, sizeof(c));
@@ -893,15 +885,12 @@ int step__train_landed(struct step *s, const struct merge_commit_result *mr, str
 	} else if (error) {
 		return error;
 	}
-	if (!have || tested_landing(&c, mr)) {
-		if (!(j = train_record(&c, mr)))
-			error = sl_err_set(err, SL_ERROR, "cannot build train.json");
-		else
-			error = step__write_json(s, "train.json", j, err);
-	}
+	if (!(j = train_record(&c, mr)))
+		error = sl_err_set(err, SL_ERROR, "cannot build train.json");
+	else
+		error = step__write_json(s, "train.json", j, err);
 	json_decref(j);
-	if (!error && c.run_id && (error = store_train_leave(s->ctx->st, s->run.id, err)) == 0 &&
-	    car_ref(s->ctx, s->run.id, NULL, &e2) != 0)
+	if (!error && c.run_id && car_ref(s->ctx, s->run.id, NULL, &e2) != 0)
 		sl_log(SL_LOG_WARN, "run %s landed; its train ref stays: %s", s->run.id, e2.msg);
 	store_car_release(&c);
 	return error;

@@ -177,4 +177,25 @@ test_expect_success 'a car the train saw red, landed by hand: audit fails on its
 	test_grep "^$r: .*red gate test (exit 1), " out
 '
 
+test_expect_success 'a train.json a builder planted is never the record of an untested landing' '
+	sluice_repo planted "gates:" "  test: [sh, $BUILDERS/red-on-merge.sh]" "merge:" \
+		"  gates: [test]" "$(approve_reviewer_config)" &&
+	echo "echo p >p.txt" >"$BUILDERS/P1.sh" &&
+	wo planted P1 &&
+	fault_fire train.after_result fault.out -C planted tick &&
+	r=$(run_of planted P1) &&
+	car=$(git -C planted rev-parse refs/sluice/train/$r) &&
+	jq -n --arg c $car --arg t $(git -C planted rev-parse $car^{tree}) \
+		--arg b $(git -C planted rev-parse $car^1) --arg h $(git -C planted rev-parse $car^2) \
+		"{commit: \$c, tree: \$t, base: \$b, head: \$h, tested_commit: \$c, tested_base: \$b,
+		  green: true, gates: [{name: \"test\", passed: true, exit_code: 0, timed_out: false}]}" \
+		>planted/.system/runs/$r/train.json &&
+	git -C planted update-ref refs/heads/main $car &&
+	{ sluice -C planted tick >tick.out 2>&1 || true; } &&
+	test "$(state_of planted $r)" = merged &&
+	test "$(jq -r .green planted/.system/runs/$r/train.json)" = false &&
+	(cd planted && test_expect_failure_code 1 sluice audit >../out) &&
+	test_grep "^$r: .*red gate test (exit 1), \|^$r: the gate record is not green" out
+'
+
 test_done
