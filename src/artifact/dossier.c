@@ -314,7 +314,6 @@ static json_t *conflict_json(struct sl_ctx *ctx, const struct store_run *r, cons
 		for (i = 0; ids && ids[i]; i++)
 			free(ids[i]);
 		free(ids);
-		mo.verify = ctx->cfg->merge.verify;
 		if (merge_conflict_info(ctx->repo.root, sc.target_tip, sc.run_head, ctx->cfg->target,
 					r->branch_name ? r->branch_name : r->id, &mo, &ci, &err) != 0)
 			sl_buf_reset(&ci.output);

@@ -329,7 +329,6 @@ static int attempt(struct mc *m, int n, struct sl_err *err)
 	git_commit *tip = NULL;
 	int error;
 
-	mo.verify = m->o->verify;
 	if ((error = read_tip(&tip, m, err)))
 		goto out;
 	if (m->o->guard && m->o->guard(m->o->guard_data, git_commit_id(tip), m->res->reason,
@@ -440,7 +439,6 @@ int merge_build(const char *repo_path, const struct merge_commit_opts *opts, con
 
 	m.o = opts;
 	m.res = res;
-	mo.verify = opts->verify;
 	if ((error = setup(&m, repo_path, err)) ||
 	    (error = merge__resolve_commit(&base, m.repo, onto, err)) ||
 	    (error = already_merged(&m, base, err)))

@@ -42,11 +42,10 @@ void merge_paths_release(struct merge_paths *p);
 int merge_path_converted(git_repository *repo, const char *path);
 
 struct merge_opts {
-	int verify;          /* ignored: git merge-tree is always the authority (kept for callers) */
 	int libgit2_opinion; /* 1: also merge with libgit2, into res->lg_* (never the verdict) */
 };
 
-#define MERGE_OPTS_INIT { 1, 0 }
+#define MERGE_OPTS_INIT { 0 }
 
 #define MERGE_REASON_MAX 512
 
@@ -111,7 +110,6 @@ struct merge_commit_opts {
 	const char *reviewer;      /* Reviewed-by:; required */
 	const char *resolved_with; /* Resolved-with: <rival run id>, or NULL */
 	const char *subject;       /* NULL: "Merge <work_order_id>: <title>" */
-	int verify;                /* no longer used: git merge-tree is the authority */
 	int max_attempts;          /* redo the merge this often when the target moves; 0: 5 */
 	/*
 	 * Test hook: called on every attempt after the merge commit exists and
@@ -151,7 +149,7 @@ struct merge_commit_opts {
 	int find_only;
 };
 
-#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 
 struct merge_commit_result {
 	enum merge_status status;

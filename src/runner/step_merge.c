@@ -209,7 +209,6 @@ int step__conflict_context(struct step *s, json_t **out, struct sl_err *err)
 		goto out;
 	}
 	git_oid_tostr(base_hex, sizeof(base_hex), &base);
-	mo.verify = s->ctx->cfg->merge.verify;
 	if ((error = merge_conflict_info(s->ctx->repo.root, c.target_tip, c.run_head,
 					 s->ctx->cfg->target, s->run.branch_name, &mo, &ci,
 					 err)) != 0)
@@ -278,7 +277,6 @@ int step__on_conflict(struct step *s, const char *tip, const char *why, struct s
 	char *rival = NULL;
 	int error;
 
-	mo.verify = s->ctx->cfg->merge.verify;
 	if ((error = merge_conflict_info(s->ctx->repo.root, tip, s->run.head_commit,
 					 s->ctx->cfg->target, s->run.branch_name, &mo, &ci,
 					 err)) != 0 ||
@@ -573,7 +571,6 @@ static void fill_merge_opts(struct step *s, struct merge_commit_opts *o,
 	o->run_id = s->run.id;
 	o->reviewer = s->run.reviewer ? s->run.reviewer : "unknown";
 	o->resolved_with = s->run.mode == RUN_MODE_RESOLVE ? s->run.conflict_with_run_id : NULL;
-	o->verify = s->ctx->cfg->merge.verify;
 	o->journal = journal;
 	o->guard = target_guard;
 	o->guard_data = s;

@@ -408,22 +408,29 @@ static int say(struct step *s, struct sl_err *err, const char *fmt, ...)
 	return error == STEP_NEXT ? 0 : error;
 }
 
-/* "gates: a, b" of merge.gates, for reasons. */
+/* 1 when gate i runs on the merge train's cars (merge.gates; default: every gate). */
+static int merge_gate(const struct sl_config *cfg, size_t i)
+{
+	size_t k;
+
+	if (!cfg->merge.gates)
+		return 1; /* default: every gate */
+	for (k = 0; cfg->merge.gates[k]; k++)
+		if (!strcmp(cfg->merge.gates[k], cfg->gates[i].name))
+			return 1;
+	return 0;
+}
+
+/* "a, b" of the merge gates, for reasons ("none" without one). */
 static void gate_names(const struct sl_config *cfg, char *buf, size_t n)
 {
 	size_t i, used = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < cfg->ngates && used < n; i++) {
-		const char *g = cfg->gates[i].name;
-		size_t k;
-		for (k = 0; cfg->merge.gates && cfg->merge.gates[k] && strcmp(cfg->merge.gates[k], g);
-		     k++)
-			;
-		if (cfg->merge.gates && !cfg->merge.gates[k])
-			continue;
-		used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", g);
-	}
+	for (i = 0; i < cfg->ngates && used < n; i++)
+		if (merge_gate(cfg, i))
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+						 cfg->gates[i].name);
 	if (!buf[0])
 		snprintf(buf, n, "none");
 }
@@ -432,19 +439,14 @@ static void gate_names(const struct sl_config *cfg, char *buf, size_t n)
 static struct sl_config merge_gates_cfg(const struct sl_config *cfg, struct sl_gate **subset)
 {
 	struct sl_config c = *cfg;
-	size_t i, k;
+	size_t i;
 
 	*subset = calloc(cfg->ngates + 1, sizeof(**subset));
 	c.gates = *subset;
 	c.ngates = 0;
-	for (i = 0; *subset && i < cfg->ngates; i++) {
-		for (k = 0; cfg->merge.gates && cfg->merge.gates[k] &&
-			    strcmp(cfg->merge.gates[k], cfg->gates[i].name);
-		     k++)
-			;
-		if (!cfg->merge.gates || cfg->merge.gates[k])
+	for (i = 0; *subset && i < cfg->ngates; i++)
+		if (merge_gate(cfg, i))
 			(*subset)[c.ngates++] = cfg->gates[i];
-	}
 	return c;
 }
 
@@ -573,16 +575,11 @@ static int64_t gates_ms(const struct build_gate_results *gr)
 /* 1 when merge.gates selects at least one configured gate. */
 static int has_merge_gates(const struct sl_config *cfg)
 {
-	size_t i, k;
+	size_t i;
 
-	for (i = 0; i < cfg->ngates; i++) {
-		for (k = 0; cfg->merge.gates && cfg->merge.gates[k] &&
-			    strcmp(cfg->merge.gates[k], cfg->gates[i].name);
-		     k++)
-			;
-		if (!cfg->merge.gates || cfg->merge.gates[k])
+	for (i = 0; i < cfg->ngates; i++)
+		if (merge_gate(cfg, i))
 			return 1;
-	}
 	return 0;
 }
 

@@ -33,7 +33,6 @@ static int merged_tree_is(struct watch *w, const git_commit *c)
 	char p1[GIT_OID_HEXSZ + 1], p2[GIT_OID_HEXSZ + 1];
 	int yes;
 
-	mo.verify = w->ctx->cfg->merge.verify;
 	git_oid_tostr(p1, sizeof(p1), git_commit_parent_id(c, 0));
 	git_oid_tostr(p2, sizeof(p2), git_commit_parent_id(c, 1));
 	yes = merge_preview(w->ctx->repo.root, p1, p2, &mo, &mr, &err) == 0 && mr.clean &&
