@@ -593,6 +593,15 @@ static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 	sl_owner_self(owner, sizeof(owner));
 	if (!commit)
 		return sl_err_set(err, SL_ERROR, "out of memory");
+	/*
+	 * The car's checkout replaces the worktree's files: whatever someone
+	 * changed there since the review is committed first, and the run goes
+	 * through gates and review again with it (nothing is lost).
+	 */
+	if (gates && (error = step__approval_holds(s, err)) != 0) {
+		free(commit);
+		return error == STEP_SENT_BACK ? STEP_NEXT : error;
+	}
 	if ((error = claim_test(s, commit, owner, err)) != 0)
 		goto out; /* 1: rebuilt meanwhile, decide again */
 	if (!gates) { /* no merge gate: the train only serializes the landings */

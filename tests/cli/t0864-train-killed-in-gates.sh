@@ -35,4 +35,28 @@ test_expect_success 'a car ref lock a killed sluice left is removed by the next 
 	test ! -e r/.git/refs/sluice/train/20261124-000000-deadbeef.lock
 '
 
+test_expect_success 'an edit in a waiting car'"'"'s worktree is committed and reviewed again, never checked out over' '
+	G="$TRASH/gate" && mkdir -p "$G" &&
+	echo "echo w1 >w1.txt" >"$BUILDERS/W1.sh" && echo "echo w2 >w2.txt" >"$BUILDERS/W2.sh" &&
+	sluice_repo w "gates:" "  hold: [sh, $FIXTURES/train/hold-gate.sh, $G]" \
+		"merge:" "  gates: [hold]" "  train_depth: 1" "queue:" "  jobs: 2" &&
+	wo w W1 && wo w W2 &&
+	sluice -C w tick >tick0.out 2>&1 &&
+	: >"$G/hold-all" &&
+	train_join_in_order w "$G" W1 W2 &&
+	w2=$(run_of w W2) &&
+	echo "a person'"'"'s line" >>w/.system/runs/$w2/worktree/w2.txt &&
+	rm "$G/hold-all" &&
+	for p in $(cat ticks); do wait $p || true; done &&
+	settle w &&
+	test "$(state_of w $w2)" = awaiting_review &&
+	sluice -C w approve $w2 >/dev/null &&
+	settle w &&
+	test "$(state_of w $w2)" = merged &&
+	git -C w show main:w2.txt | grep -qx "a person'"'"'s line" &&
+	sluice -C w log $w2 >log.out &&
+	test_grep "changed after the review" log.out &&
+	sluice -C w audit
+'
+
 test_done
