@@ -85,6 +85,14 @@ int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 	store_run_release(&s.run); /* read again under the lock: it may have moved */
 	if ((error = store_run_get(ctx->st, id, &s.run, err)) != 0)
 		goto out;
+	/*
+	 * The run's lock is this process's: a builder, gate or git a killed
+	 * worker of the run left (and git's locks in the run's worktree) is a
+	 * leftover, whatever state the run waits in (a tick killed in the
+	 * train leaves an approved run with its worktree's index lock).
+	 */
+	if (runner__step_for(s.run.state))
+		runner__end_leftovers(ctx, &s.run);
 	s.run_dir = sl_repo_run_path(&ctx->repo, s.run.id, NULL);
 	s.wt = runner__worktree_path(ctx, s.run.id);
 	if (!s.run_dir || !s.wt) {

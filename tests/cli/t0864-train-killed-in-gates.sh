@@ -28,6 +28,22 @@ test_expect_success 'killed in the merge gates: the car is tested again and land
 	sluice -C r audit
 '
 
+test_expect_success 'a lock a killed tick left in a green car'"'"'s worktree is removed by the next tick' '
+	sluice_repo g "gates:" "  test: [sh, -c, \"test -f k.txt\"]" \
+		"$(approve_reviewer_config)" &&
+	wo g K &&
+	FAULT_GROUP=1 fault_fire train.after_result out -C g tick &&
+	run=$(run_of g K) &&
+	test "$(state_of g $run)" = approved &&
+	test "$(jq -r .status g/.system/runs/$run/train.json 2>/dev/null || echo none)" != red &&
+	: >g/.git/worktrees/$run/index.lock &&
+	settle g &&
+	test "$(state_of g $run)" = merged &&
+	test ! -e g/.git/worktrees/$run/index.lock &&
+	test "$(git -C g log --first-parent --merges --format=%s main | grep -c "^Merge K")" = 1 &&
+	sluice -C g audit
+'
+
 test_expect_success 'a car ref lock a killed sluice left is removed by the next tick' '
 	mkdir -p r/.git/refs/sluice/train &&
 	: >r/.git/refs/sluice/train/20261124-000000-deadbeef.lock &&
