@@ -10,7 +10,8 @@ packages="build-essential cmake pkg-config git
 libgit2-dev libsqlite3-dev libcurl4-openssl-dev libyaml-dev libjansson-dev
 libssl-dev uuid-dev libcmocka-dev libmicrohttpd-dev sqlite3 curl
 python3 python3-jsonschema python3-yaml
-clang libclang-rt-dev procps jq groff-base graphviz"
+clang libclang-rt-dev procps jq groff-base graphviz
+dpkg-dev file man-db"
 
 missing=""
 for p in $packages; do
