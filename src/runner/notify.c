@@ -178,10 +178,13 @@ static void send_one(const struct sl_ctx *ctx, struct store_notify *n, const cha
 		rc = ch[i].bit == STORE_NOTIFY_COMMAND
 			     ? send_command(ctx, n, body, msg, sizeof(msg), &ch[i].down)
 			     : send_url(ctx, body, msg, sizeof(msg), &ch[i].down);
-		if (rc == 0)
+		if (rc == 0) {
 			n->sent |= ch[i].bit;
-		else
-			snprintf(why, whyn, "%s", msg);
+		} else {
+			size_t len = strlen(why);
+			/* both channels' errors, one after the other */
+			snprintf(why + len, whyn - len, "%s%s", len ? "; " : "", msg);
+		}
 	}
 }
 
@@ -189,7 +192,7 @@ static void send_one(const struct sl_ctx *ctx, struct store_notify *n, const cha
 static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct channel ch[2])
 {
 	struct sl_err err = SL_ERR_INIT;
-	char why[512] = "", *body = NULL;
+	char why[1100] = "", *body = NULL;
 	const char *outcome = NULL;
 	json_t *j = event_json(ctx, n);
 	int tried = 0;
