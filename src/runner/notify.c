@@ -192,13 +192,18 @@ static void send_one(const struct sl_ctx *ctx, struct store_notify *n, const cha
 static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct channel ch[2])
 {
 	struct sl_err err = SL_ERR_INIT;
-	char why[1100] = "", *body = NULL;
+	char why[1100] = "", *body = NULL, *line = NULL;
 	const char *outcome = NULL;
 	json_t *j = event_json(ctx, n);
 	int tried = 0;
 
-	if (!j || !(body = json_dumps(j, JSON_COMPACT)))
+	if (!j || !(line = json_dumps(j, JSON_COMPACT)))
 		goto out;
+	/* one line: a command may append it to a JSON Lines file as it is */
+	if (asprintf(&body, "%s\n", line) < 0) {
+		body = NULL;
+		goto out;
+	}
 	send_one(ctx, n, body, ch, &tried, why, sizeof(why));
 	if (!tried)
 		goto out; /* every channel it still needs is down this tick */
@@ -218,6 +223,7 @@ static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct chann
 		       err.msg);
 out:
 	free(body);
+	free(line);
 	json_decref(j);
 }
 
