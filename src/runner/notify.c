@@ -243,6 +243,19 @@ static void deliver_pending(struct sl_ctx *ctx)
 	store_notify_free(v, n);
 }
 
+/* Nobody to tell: the pending events are marked so (a write only when there are some). */
+static int settle_untold(struct sl_ctx *ctx, struct sl_err *err)
+{
+	struct store_notify *v = NULL;
+	size_t n = 0;
+	int error;
+
+	if ((error = store_notify_list(ctx->st, 1, 1, &v, &n, err)) != 0)
+		return error;
+	store_notify_free(v, n);
+	return n ? store_notify_settle_all(ctx->st, STORE_NOTIFY_NO_NOTIFIER, err) : 0;
+}
+
 int runner_notify_deliver(struct sl_ctx *ctx, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -250,7 +263,7 @@ int runner_notify_deliver(struct sl_ctx *ctx, struct sl_err *err)
 	int error = 0;
 
 	if (!configured(ctx->cfg))
-		return store_notify_settle_all(ctx->st, STORE_NOTIFY_NO_NOTIFIER, err);
+		return settle_untold(ctx, err);
 	/* one deliverer at a time: overlapping ticks never send an event twice */
 	if (!(path = sl_path_join(ctx->repo.sysdir, "notify.lock")) ||
 	    !(owner = sl_path_join(ctx->repo.sysdir, "notify.owner"))) {

@@ -102,6 +102,8 @@ $PY "$TRASH/server.py" "$TRASH/http/port" "$TRASH/http/req" "$TRASH/http/mode" \
 	>"$TRASH/http/log" 2>&1 &
 SERVER_PID=$!
 test_when_finished "kill $SERVER_PID 2>/dev/null"
+# hanging notifiers a failed test left behind (each leads its process group)
+test_when_finished 'cat "$TRASH"/c*/hang.pids 2>/dev/null | while read -r g c; do kill -9 -$g $c 2>/dev/null; done'
 i=0
 while [ ! -s "$TRASH/http/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 URL="http://127.0.0.1:$(cat "$TRASH/http/port" 2>/dev/null)/hook"
@@ -298,6 +300,41 @@ test_expect_success 'a tick killed after a landing, before delivering: the next 
 	test_cmp expect ev &&
 	events "$TRASH"/http/req/*.body >ev &&
 	test_cmp expect ev
+'
+
+test_expect_success 'a tick killed while its notifier hangs: the next tick ends that notifier, delivers again' '
+	sluice_repo d "$(approve_reviewer_config)" \
+		"$(notify_config "$TRASH/c5" "  timeout: 10m" "  tries: 3")" &&
+	echo hang >"$TRASH/c5/mode" &&
+	printf "%s\n" "echo d >d.txt" >"$BUILDERS/D.sh" &&
+	wo d D &&
+	{ "$SLUICE" -C d tick >out 2>err & } &&
+	tick=$! &&
+	test_when_finished "kill -9 $tick 2>/dev/null" &&
+	i=0 && while [ ! -s "$TRASH/c5/hang.pids" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done &&
+	kill -9 $tick && { wait $tick; test $? = 137; } &&
+	read -r sh child <"$TRASH/c5/hang.pids" &&
+	! gone $sh && ! gone $child &&
+	: >"$TRASH/c5/mode" &&
+	sluice -C d tick >out 2>err &&
+	gone $sh && gone $child &&
+	sluice -C d tick >out 2>err &&
+	rd=$(run_of d D) &&
+	events "$TRASH"/c5/*.json >ev &&
+	m=$(git -C d rev-parse main) &&
+	printf "merged $rd D $m\nmerged $rd D $m\n" >expect &&
+	test_cmp expect ev
+'
+
+test_expect_success 'events from before a notifier was configured are not replayed' '
+	sluice_repo n "$(approve_reviewer_config)" &&
+	printf "%s\n" "echo n >n.txt" >"$BUILDERS/N.sh" &&
+	wo n N && sluice -C n tick >out 2>err &&
+	test "$(state_of n $(run_of n N))" = merged &&
+	notify_config "$TRASH/c6" >>n/.system/config.yaml &&
+	sluice -C n check &&
+	sluice -C n tick >out 2>err &&
+	! ls "$TRASH"/c6/*.json 2>/dev/null
 '
 
 test_done
