@@ -2,7 +2,8 @@
 # Install, with apt-get, exactly the Debian packages sluice needs to build and
 # test that are not installed yet (clang and its runtimes, libclang_rt.fuzzer
 # among them, for the fuzz targets). Runs apt-get update first, and only when
-# something is missing. Uses sudo when not root.
+# something is missing. Uses sudo when not root. Then the real agent CLIs
+# (scripts/agents.sh: npm, into build/agents, for the preset tests).
 set -eu
 
 packages="build-essential cmake pkg-config git
@@ -20,8 +21,14 @@ for p in $packages; do
 	esac
 done
 
+# the real agent CLIs of the preset tests, from the npm registry, into build/agents
+agents() {
+	"$(dirname "$0")/agents.sh"
+}
+
 if [ -z "$missing" ]; then
 	echo "deps: all build and test dependencies are installed"
+	agents
 	exit 0
 fi
 
@@ -47,3 +54,4 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
 $sudo apt-get install -y -qq --no-install-recommends $missing
+agents

@@ -496,8 +496,7 @@ static json_t *dossier_doc(struct sl_ctx *ctx, const struct store_run *r, const 
 	char *wt = sl_path_join(dir, "worktree"), *tomb = artifact_tombstone_path(&ctx->repo, r->id);
 	const char *target = ctx->cfg->target ? ctx->cfg->target : "main";
 	json_t *review = read_json_file(dir, "review.json"), *merge = read_json_file(dir, "merge.json");
-	json_t *gates = read_json_file(dir, "gates.json"), *j;
-
+	json_t *gates = read_json_file(dir, "gates.json"), *j, *summary;
 	json_t *conflict = conflict_json(ctx, r, dir);
 
 	conflict_kind(ctx, r, dir, conflict);
@@ -514,6 +513,9 @@ static json_t *dossier_doc(struct sl_ctx *ctx, const struct store_run *r, const 
 		      artifacts_json(dir), "removed_by_gc",
 		      !sl_is_dir(dir) && tomb && sl_path_exists(tomb), "train",
 		      artifact_train_json(ctx, r->id, dir));
+	/* the builder's summary (its final answer, or what it wrote to summary.md) */
+	summary = read_text_file(dir, "summary.md");
+	json_object_set_new(j, "summary", summary ? summary : json_null());
 	free(wt);
 	free(tomb);
 	return j;

@@ -37,6 +37,12 @@ struct build_opts {
  * preset's. *out is the caller's: sl_strv_free(). SL_EINVALID when no
  * builder is configured.
  */
+/*
+ * The gates as shell commands, one a line ($SLUICE_GATE_COMMANDS): `sh -c S`
+ * is S, any other argv its words quoted for a POSIX shell. NULL: no memory.
+ */
+char *build_gate_commands(const struct sl_config *cfg);
+
 int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
 			struct sl_err *err);
 
@@ -64,6 +70,9 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 
 /* How much of a gate's log (its end) is kept in `output`. */
 #define BUILD_GATE_TAIL ((size_t)16 << 10)
+
+/* The pseudo-gate of an attempt whose builder changed nothing (beside "builder"). */
+#define BUILD_NO_CHANGE "no-change"
 
 struct build_gate_result {
 	char *name;

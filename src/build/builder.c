@@ -84,23 +84,79 @@ oom:
 	return sl_err_set(err, SL_ERROR, "out of memory");
 }
 
+/* Whether a gate's word needs quoting for a POSIX shell. */
+static int plain_word(const char *w)
+{
+	if (!*w)
+		return 0;
+	for (; *w; w++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "_-./=:,+@%", *w))
+			return 0;
+	return 1;
+}
+
+/*
+ * $SLUICE_GATE_COMMANDS: each gate as the shell command an agent would type,
+ * one a line: `sh -c S` (or bash) is S, any other argv its words, quoted
+ * where a shell needs it. A preset hands them to its CLI's allow-list.
+ */
+char *build_gate_commands(const struct sl_config *cfg)
+{
+	struct sl_buf b;
+
+	sl_buf_init(&b, 0);
+	for (size_t i = 0; i < cfg->ngates; i++) {
+		const sl_strv a = cfg->gates[i].argv;
+		size_t n = sl_strv_len(a);
+
+		if (n == 3 && (!strcmp(a[0], "sh") || !strcmp(a[0], "bash")) && !strcmp(a[1], "-c")) {
+			sl_buf_addf(&b, "%s\n", a[2]);
+			continue;
+		}
+		for (size_t k = 0; k < n; k++) {
+			sl_buf_addf(&b, "%s", k ? " " : "");
+			if (plain_word(a[k])) {
+				sl_buf_addf(&b, "%s", a[k]);
+				continue;
+			}
+			sl_buf_addf(&b, "'");
+			for (const char *c = a[k]; *c; c++)
+				if (*c == '\'')
+					sl_buf_addf(&b, "'\\''");
+				else
+					sl_buf_addf(&b, "%c", *c);
+			sl_buf_addf(&b, "'");
+		}
+		sl_buf_addf(&b, "\n");
+	}
+	return sl_buf_detach(&b);
+}
+
 /* SLUICE_* entries, cfg->builder.env, the hooks triple: new strings in env (n at most cap). */
 static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 {
 	const char *mode = run_mode_name(o->mode);
 	const char *wo = o->work_order_id ? o->work_order_id : "";
 	const char *prompt = o->prompt_file ? o->prompt_file : "";
+	char *gates = build_gate_commands(o->cfg);
 	size_t n = 0;
 
-	if (asprintf(&env[n++], "SLUICE_RUN_ID=%s", o->run_id ? o->run_id : "") < 0 ||
+	if (!gates || asprintf(&env[n++], "SLUICE_RUN_ID=%s", o->run_id ? o->run_id : "") < 0 ||
 	    asprintf(&env[n++], "SLUICE_WORK_ORDER_ID=%s", wo) < 0 ||
 	    asprintf(&env[n++], "SLUICE_PROMPT_FILE=%s", prompt) < 0 ||
 	    asprintf(&env[n++], "SLUICE_RUN_DIR=%s", o->run_dir ? o->run_dir : "") < 0 ||
+	    asprintf(&env[n++], "SLUICE_SUMMARY_FILE=%s/summary.md",
+		     o->run_dir ? o->run_dir : "") < 0 ||
+	    asprintf(&env[n++], "SLUICE_GATE_COMMANDS=%s", gates ? gates : "") < 0 ||
 	    asprintf(&env[n++], "SLUICE_MODE=%s", mode) < 0 ||
 	    asprintf(&env[n++], "SLUICE_ATTEMPT=%d", o->attempt) < 0) {
-		env[n - 1] = NULL;
+		if (n)
+			env[n - 1] = NULL;
+		free(gates);
 		return SL_ERROR;
 	}
+	free(gates);
 	for (char **e = o->cfg->builder.env; e && *e && n < cap; e++)
 		if (!(env[n++] = strdup(*e)))
 			return SL_ERROR;
@@ -110,14 +166,24 @@ static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 	return 0;
 }
 
+/* The argv on one line: words joined by spaces, a control character as \n, \t or \xHH. */
 static void describe_argv(char *out, size_t n, const char *const *argv)
 {
 	size_t len = 0;
 
 	out[0] = '\0';
-	for (; *argv && len + 1 < n; argv++) {
-		snprintf(out + len, n - len, "%s%s", len ? " " : "", *argv);
-		len = strlen(out);
+	for (int first = 1; *argv && len + 5 < n; argv++, first = 0) {
+		if (!first)
+			out[len++] = ' ';
+		for (const unsigned char *c = (const unsigned char *)*argv; *c && len + 5 < n; c++) {
+			if (*c == '\n' || *c == '\t')
+				len += (size_t)snprintf(out + len, n - len, "\\%c", *c == '\n' ? 'n' : 't');
+			else if (*c < 0x20 || *c == 0x7f)
+				len += (size_t)snprintf(out + len, n - len, "\\x%02x", *c);
+			else
+				out[len++] = (char)*c;
+		}
+		out[len] = '\0';
 	}
 }
 
@@ -164,7 +230,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 {
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	sl_strv argv = NULL, env = NULL, drop = NULL;
-	size_t cap = 6 + sl_strv_len(o->cfg->builder.env) + 4;
+	size_t cap = 8 + sl_strv_len(o->cfg->builder.env) + 4;
 	char *log = NULL, *owner = NULL;
 	int error;
 

@@ -15,12 +15,14 @@ static const char preamble[] =
 	"- Work in the current directory: a git worktree on a branch made for this work order\n"
 	"  only. Do not switch branches, do not rewrite history below the commit you started\n"
 	"  from, and do not touch files outside this directory.\n"
-	"- Make the changes the work order asks for. Commit them, or leave them uncommitted:\n"
-	"  sluice commits whatever you leave when you exit.\n"
+	"- Make the changes the work order asks for and leave them uncommitted: sluice commits\n"
+	"  what you leave when you exit. Do not run `git commit` (your sandbox may not let you\n"
+	"  write the repository's .git, which is outside this directory).\n"
 	"- Meet every acceptance criterion; stay inside the non-goals; if a stop condition is\n"
 	"  met, stop and say why.\n"
-	"- Write a short summary of what you changed and why to $SLUICE_RUN_DIR/summary.md; the\n"
-	"  reviewer reads it with the diff.\n"
+	"- End with a short summary of what you changed and why as your final answer: sluice\n"
+	"  keeps it as the run's summary, and the reviewer reads it with the diff. (A builder\n"
+	"  that may write outside this directory can write it to $SLUICE_SUMMARY_FILE.)\n"
 	"- Exit 0 when done. A non-zero exit counts as a failed attempt.\n";
 
 /* ---- bounded pieces */
@@ -274,7 +276,8 @@ static const char resolve_how[] =
 	"  Do not abort the merge, reset, or switch branches: sluice checks that no marker and\n"
 	"  no unmerged path remain, commits, runs the gates and sends the resolution to the\n"
 	"  reviewer again.\n"
-	"- Write your resolution reasoning to $SLUICE_RUN_DIR/summary.md.\n"
+	"- End with your resolution reasoning as your final answer (or write it to\n"
+	"  $SLUICE_SUMMARY_FILE): sluice keeps it as the run's summary.\n"
 	"- Exit 0 when done. A non-zero exit counts as a failed resolution.\n\n";
 
 /* The seed's words (seeds/003). */
@@ -375,7 +378,8 @@ static const char semantic_how[] =
 	"- Change the code so that the gates pass and both intents are kept. Do not abort\n"
 	"  the merge, reset, switch branches or commit: sluice commits, runs the gates and\n"
 	"  sends the resolution to the reviewer again, then tests the merge again.\n"
-	"- Write your resolution reasoning to $SLUICE_RUN_DIR/summary.md.\n"
+	"- End with your resolution reasoning as your final answer (or write it to\n"
+	"  $SLUICE_SUMMARY_FILE): sluice keeps it as the run's summary.\n"
 	"- Exit 0 when done. A non-zero exit counts as a failed resolution.\n\n";
 
 /* A semantic conflict: the failed merge gates and their output's tail. */

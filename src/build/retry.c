@@ -22,7 +22,8 @@ static int listed(const char *const *v, const char *name)
 
 static int is_pseudo(const char *name)
 {
-	return strcmp(name, "builder") == 0 || strcmp(name, "review") == 0;
+	return strcmp(name, "builder") == 0 || strcmp(name, "review") == 0 ||
+	       strcmp(name, BUILD_NO_CHANGE) == 0;
 }
 
 static void describe_gates(struct sl_buf *b, const char *const *failed)
@@ -47,8 +48,12 @@ static void describe_failure(char *out, size_t n, const char *const *failed, int
 
 	if (builder_exit != 0)
 		sl_buf_addf(&b, "builder failed (exit %d)", builder_exit);
+	else if (listed(failed, BUILD_NO_CHANGE))
+		sl_buf_puts(&b, "the builder exited 0 but changed nothing");
 	else if (listed(failed, "builder"))
 		sl_buf_puts(&b, "builder failed");
+	if (builder_exit != 0 && listed(failed, BUILD_NO_CHANGE))
+		sl_buf_puts(&b, " and changed nothing");
 	if (b.len)
 		sl_buf_puts(&b, "; ");
 	describe_gates(&b, failed);

@@ -3,7 +3,11 @@
 #include "artifact/artifact.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* How many lines of the builder's summary `show` prints. */
+#define SHOW_SUMMARY_LINES 40
 
 static const char show_help[] =
 	"usage: sluice show [-C DIR] [--json] RUN\n"
@@ -105,6 +109,26 @@ static void show_attempts(json_t *d)
 		show_gates(json_object_get(a, "gates"), "    ");
 		show_verdict(json_object_get(a, "review"), "    ");
 	}
+}
+
+/* The builder's summary, each line indented, at most SHOW_SUMMARY_LINES of them. */
+static void show_summary(json_t *d)
+{
+	const char *text = json_string_value(json_object_get(d, "summary")), *p = text;
+	size_t n = 0;
+
+	if (!text || !*text)
+		return;
+	printf("\nsummary (the builder's):\n");
+	for (; *p && n < SHOW_SUMMARY_LINES; n++) {
+		size_t len = strcspn(p, "\n");
+		char *line = strndup(p, len);
+		printf("  %s\n", line ? cli_esc(line) : "");
+		free(line);
+		p += len + (p[len] == '\n');
+	}
+	if (*p)
+		printf("  [...: the whole of it is in summary.md]\n");
 }
 
 static void show_diffstat(json_t *d)
@@ -288,6 +312,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		printf("\n");
 		show_gates(json_object_get(d, "gates"), "");
 		show_verdict(json_object_get(d, "verdict"), "");
+		show_summary(d);
 		show_diffstat(d);
 		show_conflict(d);
 		show_train(d);

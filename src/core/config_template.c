@@ -20,12 +20,24 @@ static const struct {
 	const char *name;
 	const char *script;
 } preset_table[] = {
-        {"claude-code", "exec claude -p --permission-mode acceptEdits --output-format text "
-                        "\"$(cat \"$SLUICE_PROMPT_FILE\")\""},
-        {"codex", "exec codex exec --sandbox workspace-write \"$(cat \"$SLUICE_PROMPT_FILE\")\""},
+        /*
+         * The prompt on standard input (one argument is capped at 128 KiB),
+         * the final answer kept in $SLUICE_SUMMARY_FILE and in the log, the
+         * gates and git's read commands allowed (docs/agents.md).
+         */
+        {"claude-code",
+         "set -f; IFS='\n'; set --; for c in $SLUICE_GATE_COMMANDS; do set -- \"$@\" \"Bash($c)\"; done; "
+         "unset IFS; claude -p --output-format text --permission-mode acceptEdits "
+         "--allowedTools Read Edit Write Glob Grep LS 'Bash(git status:*)' 'Bash(git diff:*)' "
+         "'Bash(git log:*)' 'Bash(git show:*)' \"$@\" <\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; "
+         "rc=$?; cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
+        {"codex", "exec codex exec --sandbox workspace-write --skip-git-repo-check "
+                  "--output-last-message \"$SLUICE_SUMMARY_FILE\" - <\"$SLUICE_PROMPT_FILE\""},
         {"aider",
          "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\""},
-        {"gemini", "exec gemini --approval-mode=yolo -p \"$(cat \"$SLUICE_PROMPT_FILE\")\""},
+        {"gemini", "GEMINI_CLI_TRUST_WORKSPACE=true gemini --approval-mode=yolo "
+                   "<\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; rc=$?; "
+                   "cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
         {NULL, NULL},
 };
 

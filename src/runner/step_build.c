@@ -146,6 +146,7 @@ out:
 }
 
 static const char *const builder_failed[] = { "builder", NULL };
+static const char *const builder_no_change[] = { "builder", BUILD_NO_CHANGE, NULL };
 
 /*
  * The prompt and the builder of attempt s->run.attempt: 0 once the builder
@@ -188,14 +189,15 @@ static int snapshot_failed(struct step *s, int error, const struct sl_proc_resul
 		/* nothing changed: a failed attempt like any other (retry rules) */
 		char why[SL_ERR_MSG_MAX + 200];
 		const char *did = res->exit_code || res->timed_out ? "the builder failed"
-								   : "the builder succeeded";
-		snprintf(why, sizeof(why), "attempt %d: %s (%s) and changed nothing",
+								   : "the builder exited 0";
+		snprintf(why, sizeof(why), "attempt %d: %s (%s) but changed nothing",
 			 s->run.attempt, did, how);
 		sl_err_clear(err);
 		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, why,
 				     NULL, err);
-		return step__retry_or_fail(s, builder_failed, res->exit_code ? res->exit_code : 1,
-					   why, err);
+		return step__retry_or_fail(s, builder_no_change,
+					   res->exit_code || !res->timed_out ? res->exit_code : 1, why,
+					   err);
 	}
 	step__run_dir_linked(s, err); /* the cause, if the builder replaced the run folder */
 	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, err->msg, NULL,

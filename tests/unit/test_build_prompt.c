@@ -53,7 +53,7 @@ static void test_first_attempt(void **state)
 	c.error = "ignored on attempt 1";
 	render(&c, &out);
 	assert_true(strncmp(out.ptr, "# sluice: build work order WO-7, attempt 1\n", 43) == 0);
-	assert_non_null(strstr(out.ptr, "$SLUICE_RUN_DIR/summary.md"));
+	assert_non_null(strstr(out.ptr, "$SLUICE_SUMMARY_FILE"));
 	assert_non_null(strstr(out.ptr, "acceptance criterion"));
 	assert_non_null(strstr(out.ptr, "stop condition"));
 	assert_non_null(strstr(out.ptr, "----- work order -----\n---\nid: WO-7\n"));
@@ -212,7 +212,7 @@ static void test_resolve(void **state)
 		"- Document your resolution reasoning\n\n"
 		"Priority: WO-A (priority 1) is the more urgent work order"));
 	assert_non_null(strstr(out.ptr, "no marker"));
-	assert_non_null(strstr(out.ptr, "$SLUICE_RUN_DIR/summary.md"));
+	assert_non_null(strstr(out.ptr, "$SLUICE_SUMMARY_FILE"));
 	assert_non_null(strstr(out.ptr, "```diff\n+signup\n```\n"));
 	assert_non_null(strstr(out.ptr, "<<<<<<< ours\nlogin\n"));
 	json_decref(cc);

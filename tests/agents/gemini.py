@@ -1,0 +1,5 @@
+"""gemini protocol of fake_model.py (to be written)."""
+
+
+def handle(req):
+    return False
