@@ -161,13 +161,16 @@ static unsigned configured(const struct sl_config *cfg)
 	       (cfg->notify.url && cfg->notify.url[0] ? STORE_NOTIFY_URL : 0);
 }
 
-/* Try the channels of `n` not sent yet: *tried says whether any was tried. */
+/*
+ * Try the channels of `n` not sent yet (and not down this tick): *tried
+ * says whether any was tried, *failed whether one of those failed.
+ */
 static void send_one(const struct sl_ctx *ctx, struct store_notify *n, const char *body,
-		     struct channel ch[2], int *tried, char *why, size_t whyn)
+		     struct channel ch[2], int *tried, int *failed, char *why, size_t whyn)
 {
 	unsigned want = configured(ctx->cfg);
 
-	*tried = 0;
+	*tried = *failed = 0;
 	for (int i = 0; i < 2; i++) {
 		char msg[512] = "";
 		int rc;
@@ -182,6 +185,8 @@ static void send_one(const struct sl_ctx *ctx, struct store_notify *n, const cha
 			n->sent |= ch[i].bit;
 		} else {
 			size_t len = strlen(why);
+
+			*failed = 1;
 			/* both channels' errors, one after the other */
 			snprintf(why + len, whyn - len, "%s%s", len ? "; " : "", msg);
 		}
@@ -195,7 +200,7 @@ static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct chann
 	char why[1100] = "", *body = NULL, *line = NULL;
 	const char *outcome = NULL;
 	json_t *j = event_json(ctx, n);
-	int tried = 0;
+	int tried = 0, failed = 0;
 
 	if (!j || !(line = json_dumps(j, JSON_COMPACT)))
 		goto out;
@@ -204,11 +209,13 @@ static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct chann
 		body = NULL;
 		goto out;
 	}
-	send_one(ctx, n, body, ch, &tried, why, sizeof(why));
+	send_one(ctx, n, body, ch, &tried, &failed, why, sizeof(why));
 	if (!tried)
 		goto out; /* every channel it still needs is down this tick */
 	if ((n->sent & configured(ctx->cfg)) == configured(ctx->cfg)) {
 		outcome = STORE_NOTIFY_DELIVERED;
+	} else if (!failed) {
+		/* sent where it could be; the channel that is down is tried next tick */
 	} else if (++n->tries >= ctx->cfg->notify.tries) {
 		outcome = STORE_NOTIFY_GIVEN_UP;
 		sl_log(SL_LOG_WARN, "notification '%s' of run %s given up after %d tries: %s",
@@ -218,7 +225,8 @@ static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct chann
 		       "next tick tries again", n->event, n->run_id, n->tries,
 		       ctx->cfg->notify.tries, why);
 	}
-	if (store_notify_mark(ctx->st, n->seq, n->sent, n->tries, why, outcome, &err) != 0)
+	if (store_notify_mark(ctx->st, n->seq, n->sent, n->tries, *why ? why : n->last_error,
+			      outcome, &err) != 0)
 		sl_log(SL_LOG_WARN, "cannot record the notification of run %s: %s", n->run_id,
 		       err.msg);
 out:

@@ -272,6 +272,32 @@ test_expect_success 'a hanging command and a URL that never answers: killed, ret
 	test_grep "^merged $h2 H2 " ev
 '
 
+test_expect_success 'the command works, the URL hangs: the command hears each event once, the URL later' '
+	rm -f "$TRASH"/http/req/* && echo hang >"$TRASH/http/mode" &&
+	sluice_repo p "$(approve_reviewer_config)" \
+		"$(notify_config "$TRASH/c7" "  url: $URL" "  tries: 3" "  timeout: 1s")" &&
+	printf "%s\n" "echo p1 >p1.txt" >"$BUILDERS/P1.sh" &&
+	printf "%s\n" "echo p2 >p2.txt" >"$BUILDERS/P2.sh" &&
+	wo p P1 && sluice -C p tick >out 2>err &&
+	p1=$(run_of p P1) &&
+	test_grep "notification .merged. of run $p1 failed (try 1 of 3): notify.url" err &&
+	wo p P2 && sluice -C p tick >out 2>err &&
+	p2=$(run_of p P2) &&
+	test "$(state_of p $p2)" = merged &&
+	test_grep "notification .merged. of run $p1 failed (try 2 of 3): notify.url" err &&
+	test_grep -v "of run $p2" err &&
+	ls "$TRASH"/c7/*.json >list && test "$(wc -l <list)" = 2 &&
+	test "$(requests)" = 2 &&
+	echo 200 >"$TRASH/http/mode" &&
+	sluice -C p tick >out 2>err && test_grep -v notification err &&
+	sluice -C p tick >out 2>err &&
+	test "$(requests)" = 4 &&
+	ls "$TRASH"/c7/*.json >list && test "$(wc -l <list)" = 2 &&
+	events "$TRASH"/c7/*.json >cmd.ev &&
+	events $(grep -l "\"seq\"" "$TRASH"/http/req/*.body | tail -n 2) >url.ev &&
+	test_cmp cmd.ev url.ev
+'
+
 test_expect_success 'a URL where nobody listens: the queue goes on' '
 	rm -f "$TRASH"/http/req/* &&
 	$PY -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])" >port &&
