@@ -746,6 +746,26 @@ static void gc_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t 
 		unknown(c, k, "gc", "keep_last");
 }
 
+static void notify_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+	const char *s = scalar(v);
+
+	if (!strcmp(key, "command")) {
+		get_argv(c, v, &cfg->notify.command, "notify.command");
+	} else if (!strcmp(key, "url")) {
+		if (get_str(c, v, &cfg->notify.url, "notify.url") == 0 &&
+		    strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
+			problem(c, v, "notify.url '%s' must start with http:// or https://", s);
+	} else if (!strcmp(key, "timeout")) {
+		get_duration(c, v, &cfg->notify.timeout_ms, "notify.timeout");
+	} else if (!strcmp(key, "tries")) {
+		get_int(c, v, &cfg->notify.tries, 1, 100, "notify.tries");
+	} else {
+		unknown(c, k, "notify", "command, url, timeout, tries");
+	}
+}
+
 /* git check-ref-format's rules for a branch name (no libgit2 needed). */
 static int branch_name_ok(const char *s)
 {
@@ -817,9 +837,12 @@ static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 		each_pair(c, v, "merge", merge_pair);
 	else if (!strcmp(key, "gc"))
 		each_pair(c, v, "gc", gc_pair);
+	else if (!strcmp(key, "notify"))
+		each_pair(c, v, "notify", notify_pair);
 	else
 		unknown(c, k, NULL,
-		        "target, queue, builder, worktree, gates, retry, reviewer, merge, gc");
+		        "target, queue, builder, worktree, gates, retry, reviewer, merge, gc, "
+		        "notify");
 }
 
 /* Every name of merge.gates is a configured gate. */
@@ -878,6 +901,8 @@ static int set_defaults(struct sl_config *cfg)
 	cfg->merge.resolve_attempts = 2;
 	cfg->merge.verify = 1;
 	cfg->gc.keep_last = 20;
+	cfg->notify.timeout_ms = 10 * 1000;
+	cfg->notify.tries = 5;
 	if (!(cfg->queue.inbox = strdup("work_orders")) ||
 	    !(cfg->merge.resolver = strdup("builder")) ||
 	    !(cfg->merge.message = strdup("Merge {work_order.id}: {work_order.title}")))
@@ -1071,5 +1096,7 @@ void sl_config_free(struct sl_config *cfg)
 	free(cfg->merge.resolver);
 	free(cfg->merge.message);
 	sl_strv_free(cfg->merge.gates);
+	sl_strv_free(cfg->notify.command);
+	free(cfg->notify.url);
 	free(cfg);
 }

@@ -95,6 +95,12 @@ struct sl_config {
 	struct {
 		int keep_last;         /* default 20 */
 	} gc;
+	struct {
+		sl_strv command;       /* argv run with each event's JSON on stdin, or NULL */
+		char *url;             /* http(s) URL each event's JSON is POSTed to, or NULL */
+		int64_t timeout_ms;    /* each delivery, default 10s */
+		int tries;             /* deliveries of an event before it is given up, default 5 */
+	} notify;
 };
 
 /* Defaults only (no file). *out is the caller's: sl_config_free(). */

@@ -150,7 +150,17 @@ static const char config_template[] =
         "#   message: \"Merge {work_order.id}: {work_order.title}\"\n"
         "\n"
         "# gc:\n"
-        "#   keep_last: 20         # finished runs kept by 'sluice gc'\n";
+        "#   keep_last: 20         # finished runs kept by 'sluice gc'\n"
+        "\n"
+        "# Notifications: each run that lands (merged) or ends in merge_conflict,\n"
+        "# rejected or failed is told, as one JSON object (schema/notify-event.schema.json),\n"
+        "# to the command (on its stdin) and to the URL (POSTed), at the end of the\n"
+        "# tick. A notifier that fails or hangs never holds the queue up.\n"
+        "# notify:\n"
+        "#   command: [sh, -c, 'cat >>.system/events.jsonl']  # exit 0: delivered\n"
+        "#   url: https://hooks.example.com/sluice  # a 2xx: delivered\n"
+        "#   timeout: 10s          # each delivery (a command is killed after it)\n"
+        "#   tries: 5              # failed deliveries, one per tick, before giving up\n";
 
 static int yaml_plain_safe(const char *s)
 {

@@ -77,13 +77,14 @@ static int64_t total_ms(const struct sl_config *cfg)
 	return cfg->reviewer.timeout_ms > 0 ? cfg->reviewer.timeout_ms : 120000;
 }
 
-static void setup(CURL *c, const struct sl_config *cfg, const char *url, const char *body,
-                  struct curl_slist *h, struct reply *r)
+/* The request: a JSON POST, no redirect, http(s) only, bounded in time and reply size. */
+static void setup_post(CURL *c, const struct reviewer_post *p, struct curl_slist *h,
+                       struct reply *r)
 {
-	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_URL, p->url);
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, p->body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(p->body));
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
@@ -91,13 +92,21 @@ static void setup(CURL *c, const struct sl_config *cfg, const char *url, const c
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "sluice/" SLUICE_VERSION);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-	                 (long)(cfg->reviewer.connect_timeout_ms > 0
-	                                ? cfg->reviewer.connect_timeout_ms
-	                                : 10000));
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)total_ms(cfg));
-	if (cfg->reviewer.max_reply)
-		curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cfg->reviewer.max_reply);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)p->connect_timeout_ms);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)p->timeout_ms);
+	if (p->max_reply)
+		curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)p->max_reply);
+}
+
+static void setup(CURL *c, const struct sl_config *cfg, const char *url, const char *body,
+                  struct curl_slist *h, struct reply *r)
+{
+	struct reviewer_post p = {url, body, 0, 0, cfg->reviewer.max_reply};
+
+	p.connect_timeout_ms =
+	        cfg->reviewer.connect_timeout_ms > 0 ? cfg->reviewer.connect_timeout_ms : 10000;
+	p.timeout_ms = total_ms(cfg);
+	setup_post(c, &p, h, r);
 }
 
 static void try_once(struct try *t, CURL *c, struct reply *r)
@@ -203,6 +212,44 @@ static CURLcode curl_init_result = CURLE_FAILED_INIT;
 static void curl_init(void)
 {
 	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* "HTTP 500", or curl's description of what went wrong. */
+static int post_once_error(const struct try *t, const char *url, struct sl_err *err)
+{
+	if (t->cc != CURLE_OK && !t->oversize)
+		return sl_err_set(err, SL_ETRANSIENT, "POST to '%s': %s", url,
+		                  curl_easy_strerror(t->cc));
+	return sl_err_set(err, SL_ETRANSIENT, "POST to '%s': HTTP %ld", url, t->status);
+}
+
+int reviewer_post_once(const struct reviewer_post *p, long *status, struct sl_err *err)
+{
+	struct sl_buf body = SL_BUF_INIT;
+	struct reply r = {&body, 0};
+	struct curl_slist *h = NULL;
+	CURL *c = NULL;
+	struct try t;
+	int error = 0;
+
+	*status = 0;
+	sl_buf_init(&body, p->max_reply ? p->max_reply : 65536);
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_result != CURLE_OK || !(c = curl_easy_init()) || !(h = headers(NULL))) {
+		error = sl_err_set(err, SL_ERROR, "cannot set up an HTTP request");
+		goto out;
+	}
+	setup_post(c, p, h, &r);
+	try_once(&t, c, &r);
+	*status = t.status;
+	/* a 2xx whose reply is over the bound was still received */
+	if ((t.cc != CURLE_OK && !t.oversize) || t.status < 200 || t.status > 299)
+		error = post_once_error(&t, p->url, err);
+out:
+	sl_buf_release(&body);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return error;
 }
 
 int reviewer__http_post(const struct sl_config *cfg, const char *url, const char *body,

@@ -156,6 +156,24 @@ void reviewer_token_capture(const struct sl_config *cfg);
  */
 int reviewer_token_handoff(int *fd, struct sl_err *err);
 
+/*
+ * One HTTP POST of a JSON body with no retry, for the rest of sluice (the
+ * notifiers' URL, runner/notify.c), set up as the reviewer's requests are:
+ * Content-Type: application/json, no redirect followed, http and https
+ * only, a connect and a total timeout, a reply of at most max_reply bytes
+ * (0: 64 KiB) read and dropped. Never sends the reviewer's token.
+ * 0 when the server answered 2xx (*status the code); SL_ETRANSIENT with the
+ * status or curl's error otherwise.
+ */
+struct reviewer_post {
+	const char *url;
+	const char *body;           /* NUL-terminated */
+	int64_t connect_timeout_ms;
+	int64_t timeout_ms;
+	size_t max_reply;
+};
+int reviewer_post_once(const struct reviewer_post *p, long *status, struct sl_err *err);
+
 /* Take the token from the handoff pipe `fd` (closed). */
 int reviewer_token_receive(int fd, struct sl_err *err);
 

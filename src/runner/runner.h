@@ -64,6 +64,15 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *opts,
  */
 int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
 
+/*
+ * Deliver the pending notifications (runner/notify.c, docs/config.md
+ * "notify") to notify.command and notify.url, each bounded by
+ * notify.timeout; the tick calls it at its end. A notifier's failure is a
+ * warning in the log (retried by later ticks, notify.tries in all), never
+ * an error here: the error is the store's, or the lock file's.
+ */
+int runner_notify_deliver(struct sl_ctx *ctx, struct sl_err *err);
+
 /* The human commands. `run` is an id or a unique prefix. */
 int runner_approve(struct sl_ctx *ctx, const char *run, const char *message,
 		   struct sl_err *err);

@@ -390,6 +390,15 @@ static void watch_target(struct sl_ctx *ctx)
 		sl_log(SL_LOG_WARN, "cannot observe the target '%s': %s", ctx->cfg->target, err.msg);
 }
 
+/* The notifiers, after the tick's work: whatever they do, the tick's result stays its own. */
+static void notify(struct sl_ctx *ctx)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	if (runner_notify_deliver(ctx, &err) != 0)
+		sl_log(SL_LOG_WARN, "cannot deliver the notifications: %s", err.msg);
+}
+
 int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 		struct runner_tick_result *res, struct sl_err *err)
 {
@@ -430,5 +439,6 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 		error = sl_err_set(err, killed.code, "%s", killed.msg);
 out:
 	worklist_release(&w);
+	notify(ctx);
 	return error;
 }

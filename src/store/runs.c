@@ -254,6 +254,10 @@ int store_run_transition(struct store *st, const char *run_id, enum run_state fr
 	if ((error = update_state(st, run_id, old, to, reason, err)) == 0)
 		error = store_event_add(st, run_id, wo, run_state_name(old), run_state_name(to),
 					reason, err);
+	/* the notifiers' outbox row, in the same transaction: a crash never loses it */
+	if (!error)
+		error = store__notify_add(st, sqlite3_last_insert_rowid(store_db(st)), run_id, old,
+					  to, reason, err);
 	if (!error && !in_tx)
 		error = store_commit(st, err);
 out:

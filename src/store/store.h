@@ -583,6 +583,45 @@ int store_train_leave(struct store *st, const char *run_id, struct sl_err *err);
 void store_car_release(struct store_car *c);
 void store_cars_free(struct store_car *v, size_t n);
 
+/*
+ * The notifications outbox (schema/db/005_notify.sql; runner/notify.c
+ * delivers it): one row per move of a run into merged, merge_conflict,
+ * rejected or failed, added by store_run_transition() in the move's own
+ * transaction. What the event says is kept as it was at the move.
+ */
+#define STORE_NOTIFY_COMMAND 0x1u /* `sent` bits: delivered to notify.command */
+#define STORE_NOTIFY_URL 0x2u     /* delivered to notify.url */
+#define STORE_NOTIFY_DELIVERED "delivered"     /* outcomes */
+#define STORE_NOTIFY_GIVEN_UP "given_up"
+#define STORE_NOTIFY_NO_NOTIFIER "no_notifier" /* nothing was configured to tell */
+
+struct store_notify {
+	int64_t seq;        /* the move's events row */
+	char *event;        /* the state moved into */
+	char *run_id, *work_order_id, *title, *from_state, *reason, *target;
+	char *commit;       /* merged: the merge commit; else NULL */
+	int64_t at_ms;
+	unsigned sent;      /* STORE_NOTIFY_COMMAND | STORE_NOTIFY_URL */
+	int tries;          /* deliveries that failed */
+	char *last_error;
+	int done;           /* 0: pending */
+	char *outcome;      /* NULL while pending */
+};
+
+/*
+ * The rows (pending_only: those not done), oldest first, at most `max`.
+ * *out: store_notify_free(*out, *n).
+ */
+int store_notify_list(struct store *st, int pending_only, size_t max, struct store_notify **out,
+		      size_t *n, struct sl_err *err);
+/* Record a delivery's result; outcome NULL keeps the row pending. */
+int store_notify_mark(struct store *st, int64_t seq, unsigned sent, int tries,
+		      const char *last_error, const char *outcome, struct sl_err *err);
+/* Mark every pending row done with `outcome`. */
+int store_notify_settle_all(struct store *st, const char *outcome, struct sl_err *err);
+void store_notify_release(struct store_notify *n);
+void store_notify_free(struct store_notify *v, size_t n);
+
 /* A value of table store_meta (new string), or SL_ENOTFOUND. */
 int store_meta_get(struct store *st, const char *key, char **value, struct sl_err *err);
 

@@ -31,4 +31,12 @@ int store__bind_text(sqlite3_stmt *s, int i, const char *v);
 /* A column as a new string (strdup; NULL for SQL NULL). */
 char *store__col_dup(sqlite3_stmt *s, int i);
 
+/*
+ * The outbox row of a move (store/notify.c), in the move's transaction:
+ * nothing unless `to` is merged, merge_conflict, rejected or failed and
+ * the run moved. `seq` is the move's events row.
+ */
+int store__notify_add(struct store *st, int64_t seq, const char *run_id, enum run_state from,
+		      enum run_state to, const char *reason, struct sl_err *err);
+
 #endif

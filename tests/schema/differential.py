@@ -37,6 +37,7 @@ SECTIONS = {
                  'retries', 'command', 'max_reply', 'name'],
     'merge': ['resolver', 'resolve_attempts', 'verify', 'message'],
     'gc': ['keep_last', 'x'],
+    'notify': ['command', 'url', 'timeout', 'tries', 'x'],
 }
 # Values near the rules of each key (most pass, some are one step off);
 # the generic VALUES above are drawn too, less often.
@@ -46,6 +47,7 @@ ARGV = ['[a]', '[a, 5]', '[sh, -c, "x y"]', '[]', 'a', '[[a]]', '[~]']
 NEAR = {
     'inbox': ['work_orders', 'a/b', '.', './x', '../x', '/abs', 'a/../b', 'a/..'],
     'jobs': ['1', '256', '257', '0', '"3"', '-1'],
+    'tries': ['1', '100', '101', '0', '"3"', '-1'],
     'allow_overlap': ['true', 'off', 'Yes', '"on"', 'YES', 'oui', '1'],
     'command': ARGV, 'setup': ARGV,
     'preset': ['claude-code', 'codex', 'aider', 'gemini', 'Aider', 'copilot'],

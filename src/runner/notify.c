@@ -1,0 +1,294 @@
+/*
+ * Notifications (docs/config.md, "notify"): each move of a run into merged,
+ * merge_conflict, rejected or failed is told to notify.command (the event
+ * as one JSON object on its stdin) and to notify.url (the same JSON,
+ * POSTed). The store keeps an outbox row per move, added in the move's own
+ * transaction (store/notify.c); runner_notify_deliver() sends the pending
+ * rows at the end of every tick and marks them.
+ *
+ * A notifier never holds the queue up: it runs after the tick's work, each
+ * delivery is bounded by notify.timeout (a command's whole process group is
+ * killed), a channel that timed out or could not be reached is not tried
+ * again in the same tick, and every failure is a warning, never the tick's
+ * error. An event that failed notify.tries deliveries is given up with a
+ * warning. Delivery is at least once: a tick killed between a notifier's
+ * success and the row's mark delivers that event again.
+ */
+#include "runner/runner_int.h"
+#include "reviewer/reviewer.h"
+#include "store/store.h"
+#include "core/fs.h"
+#include "core/git.h"
+#include "core/json.h"
+#include "core/lock.h"
+#include "core/log.h"
+#include "core/proc.h"
+#include "core/time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOTIFY_BATCH 200          /* events looked at per tick */
+#define NOTIFY_OUT_MAX 4096       /* a command's output kept (for the message) */
+#define NOTIFY_CONNECT_MAX_MS 5000 /* the URL's connect timeout, at most */
+#define NOTIFY_ENV_MAX 64
+
+/* One delivery channel's state for the rest of this tick. */
+struct channel {
+	unsigned bit;          /* STORE_NOTIFY_COMMAND or STORE_NOTIFY_URL */
+	int down;              /* timed out or unreachable: not tried again this tick */
+};
+
+/* The event as JSON (schema/notify-event.schema.json); a new reference, NULL when out of memory. */
+static json_t *event_json(const struct sl_ctx *ctx, const struct store_notify *n)
+{
+	char at[40];
+
+	sl_time_iso(at, sizeof(at), n->at_ms);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:I}",
+			 "schema", "sluice.notify.v1", "event", n->event, "run", n->run_id,
+			 "work_order", n->work_order_id, "title", n->title, "state", n->event,
+			 "from", n->from_state, "reason", n->reason, "target", n->target, "commit",
+			 n->commit ? json_string(n->commit) : json_null(), "at", at, "repo",
+			 ctx->repo.root, "seq", (json_int_t)n->seq);
+}
+
+/* Up to n printable bytes of s: control bytes become ' ', for a log line. */
+static void snippet(char *out, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && s[i] && i + 1 < n; i++)
+		out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i];
+	out[i] = '\0';
+}
+
+/* The notifier's environment: sluice's, less git's list and the reviewer's token; SLUICE_* added. */
+static int command_env(const struct sl_ctx *ctx, const struct store_notify *n, char **add,
+		       const char **drop)
+{
+	size_t len;
+
+	if (asprintf(&add[0], "SLUICE_EVENT=%s", n->event) < 0 ||
+	    asprintf(&add[1], "SLUICE_RUN_ID=%s", n->run_id) < 0 ||
+	    asprintf(&add[2], "SLUICE_WORK_ORDER_ID=%s", n->work_order_id) < 0 ||
+	    asprintf(&add[3], "SLUICE_REPO=%s", ctx->repo.root) < 0)
+		return -1;
+	len = sl_git_env_drop_but(drop, NOTIFY_ENV_MAX - 2, NULL, (const char *const *)add);
+	if (ctx->cfg->reviewer.token_env && ctx->cfg->reviewer.token_env[0])
+		drop[len++] = ctx->cfg->reviewer.token_env;
+	drop[len] = NULL;
+	return 0;
+}
+
+static void command_why(char *why, size_t n, const struct sl_proc_result *res,
+			const struct sl_buf *errout)
+{
+	char how[64], tail[200];
+
+	sl_proc_describe(how, sizeof(how), res);
+	snippet(tail, sizeof(tail), sl_buf_cstr(errout));
+	snprintf(why, n, "notify.command %s%s%s", how, *tail ? ": " : "", tail);
+}
+
+/* Run notify.command with `body` on stdin: 0 when it exited 0, else -1 with *why (and *down on a timeout). */
+static int send_command(const struct sl_ctx *ctx, const struct store_notify *n, const char *body,
+			char *why, size_t whyn, int *down)
+{
+	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_buf out, errout;
+	struct sl_err err = SL_ERR_INIT;
+	char *add[5] = { NULL }, *owner = sl_path_join(ctx->repo.sysdir, "notify.owner");
+	const char *drop[NOTIFY_ENV_MAX];
+	int error = -1;
+
+	sl_buf_init(&out, NOTIFY_OUT_MAX);
+	sl_buf_init(&errout, NOTIFY_OUT_MAX);
+	memset(&res, 0, sizeof(res));
+	if (!owner || command_env(ctx, n, add, drop) < 0) {
+		snprintf(why, whyn, "out of memory");
+		goto out;
+	}
+	po.argv = (const char *const *)ctx->cfg->notify.command;
+	po.env_add = (const char *const *)add;
+	po.env_drop = drop;
+	po.cwd = ctx->repo.root;
+	po.stdin_data = body;
+	po.stdin_len = strlen(body);
+	po.out = &out;
+	po.errout = &errout;
+	po.timeout_ms = ctx->cfg->notify.timeout_ms;
+	po.kill_grace_ms = 1000;
+	po.owner_file = owner;
+	if (sl_proc_run(&po, &res, &err) != 0)
+		snprintf(why, whyn, "notify.command: %.400s", err.msg);
+	else if (res.exit_code != 0 || res.timed_out)
+		command_why(why, whyn, &res, &errout);
+	else
+		error = 0;
+	*down = res.timed_out;
+out:
+	for (size_t i = 0; i < 4; i++)
+		free(add[i]);
+	free(owner);
+	sl_buf_release(&out);
+	sl_buf_release(&errout);
+	return error;
+}
+
+/* POST `body` to notify.url: 0 on a 2xx, else -1 with *why (and *down when no answer came). */
+static int send_url(const struct sl_ctx *ctx, const char *body, char *why, size_t whyn, int *down)
+{
+	struct reviewer_post p = { ctx->cfg->notify.url, body, 0, ctx->cfg->notify.timeout_ms, 0 };
+	struct sl_err err = SL_ERR_INIT;
+	long status = 0;
+
+	p.connect_timeout_ms = p.timeout_ms < NOTIFY_CONNECT_MAX_MS ? p.timeout_ms
+								    : NOTIFY_CONNECT_MAX_MS;
+	if (reviewer_post_once(&p, &status, &err) == 0)
+		return 0;
+	snprintf(why, whyn, "notify.url: %.400s", err.msg);
+	*down = status == 0;
+	return -1;
+}
+
+/* The channels configured: STORE_NOTIFY_* bits. */
+static unsigned configured(const struct sl_config *cfg)
+{
+	return (cfg->notify.command && cfg->notify.command[0] ? STORE_NOTIFY_COMMAND : 0) |
+	       (cfg->notify.url && cfg->notify.url[0] ? STORE_NOTIFY_URL : 0);
+}
+
+/*
+ * Try the channels of `n` not sent yet (and not down this tick): *tried
+ * says whether any was tried, *failed whether one of those failed.
+ */
+static void send_one(const struct sl_ctx *ctx, struct store_notify *n, const char *body,
+		     struct channel ch[2], int *tried, int *failed, char *why, size_t whyn)
+{
+	unsigned want = configured(ctx->cfg);
+
+	*tried = *failed = 0;
+	for (int i = 0; i < 2; i++) {
+		char msg[512] = "";
+		int rc;
+
+		if (!(want & ch[i].bit) || (n->sent & ch[i].bit) || ch[i].down)
+			continue;
+		*tried = 1;
+		rc = ch[i].bit == STORE_NOTIFY_COMMAND
+			     ? send_command(ctx, n, body, msg, sizeof(msg), &ch[i].down)
+			     : send_url(ctx, body, msg, sizeof(msg), &ch[i].down);
+		if (rc == 0) {
+			n->sent |= ch[i].bit;
+		} else {
+			size_t len = strlen(why);
+
+			*failed = 1;
+			/* both channels' errors, one after the other */
+			snprintf(why + len, whyn - len, "%s%s", len ? "; " : "", msg);
+		}
+	}
+}
+
+/* Deliver one event and record what happened. */
+static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct channel ch[2])
+{
+	struct sl_err err = SL_ERR_INIT;
+	char why[1100] = "", *body = NULL, *line = NULL;
+	const char *outcome = NULL;
+	json_t *j = event_json(ctx, n);
+	int tried = 0, failed = 0;
+
+	if (!j || !(line = json_dumps(j, JSON_COMPACT)))
+		goto out;
+	/* one line: a command may append it to a JSON Lines file as it is */
+	if (asprintf(&body, "%s\n", line) < 0) {
+		body = NULL;
+		goto out;
+	}
+	send_one(ctx, n, body, ch, &tried, &failed, why, sizeof(why));
+	if (!tried)
+		goto out; /* every channel it still needs is down this tick */
+	if ((n->sent & configured(ctx->cfg)) == configured(ctx->cfg)) {
+		outcome = STORE_NOTIFY_DELIVERED;
+	} else if (!failed) {
+		/* sent where it could be; the channel that is down is tried next tick */
+	} else if (++n->tries >= ctx->cfg->notify.tries) {
+		outcome = STORE_NOTIFY_GIVEN_UP;
+		sl_log(SL_LOG_WARN, "notification '%s' of run %s given up after %d tries: %s",
+		       n->event, n->run_id, n->tries, why);
+	} else {
+		sl_log(SL_LOG_WARN, "notification '%s' of run %s failed (try %d of %d): %s; the "
+		       "next tick tries again", n->event, n->run_id, n->tries,
+		       ctx->cfg->notify.tries, why);
+	}
+	if (store_notify_mark(ctx->st, n->seq, n->sent, n->tries, *why ? why : n->last_error,
+			      outcome, &err) != 0)
+		sl_log(SL_LOG_WARN, "cannot record the notification of run %s: %s", n->run_id,
+		       err.msg);
+out:
+	free(body);
+	free(line);
+	json_decref(j);
+}
+
+static void deliver_pending(struct sl_ctx *ctx)
+{
+	struct channel ch[2] = { { STORE_NOTIFY_COMMAND, 0 }, { STORE_NOTIFY_URL, 0 } };
+	struct store_notify *v = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0;
+
+	if (store_notify_list(ctx->st, 1, NOTIFY_BATCH, &v, &n, &err) != 0) {
+		sl_log(SL_LOG_WARN, "cannot read the notifications: %s", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < n && !(ch[0].down && ch[1].down); i++)
+		deliver_one(ctx, &v[i], ch);
+	store_notify_free(v, n);
+}
+
+/* Nobody to tell: the pending events are marked so (a write only when there are some). */
+static int settle_untold(struct sl_ctx *ctx, struct sl_err *err)
+{
+	struct store_notify *v = NULL;
+	size_t n = 0;
+	int error;
+
+	if ((error = store_notify_list(ctx->st, 1, 1, &v, &n, err)) != 0)
+		return error;
+	store_notify_free(v, n);
+	return n ? store_notify_settle_all(ctx->st, STORE_NOTIFY_NO_NOTIFIER, err) : 0;
+}
+
+int runner_notify_deliver(struct sl_ctx *ctx, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char *path = NULL, *owner = NULL;
+	int error = 0;
+
+	if (!configured(ctx->cfg))
+		return settle_untold(ctx, err);
+	/* one deliverer at a time: overlapping ticks never send an event twice */
+	if (!(path = sl_path_join(ctx->repo.sysdir, "notify.lock")) ||
+	    !(owner = sl_path_join(ctx->repo.sysdir, "notify.owner"))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = sl_lock_acquire(&lock, path, 0, err)) != 0) {
+		if (error == SL_ELOCKED) /* another tick delivers them */
+			error = 0, sl_err_clear(err);
+		goto out;
+	}
+	/* a notifier left running by a killed tick */
+	sl_owner_kill_group(owner);
+	deliver_pending(ctx);
+out:
+	sl_lock_release(&lock);
+	free(path);
+	free(owner);
+	return error;
+}

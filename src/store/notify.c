@@ -1,0 +1,182 @@
+/*
+ * The notifications outbox (schema/db/005_notify.sql): a row per move of a
+ * run into merged, merge_conflict, rejected or failed, added in the move's
+ * transaction (store_run_transition), delivered and marked by the runner
+ * (runner/notify.c).
+ */
+#include "store/store.h"
+#include "store/store_int.h"
+#include "core/time.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 1 when a move into `to` is told to the notifiers. */
+static int notified(enum run_state to)
+{
+	return to == RUN_MERGED || to == RUN_MERGE_CONFLICT || to == RUN_REJECTED ||
+	       to == RUN_FAILED;
+}
+
+int store__notify_add(struct store *st, int64_t seq, const char *run_id, enum run_state from,
+		      enum run_state to, const char *reason, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if (from == to || !notified(to))
+		return 0;
+	if ((error = store__prepare(
+		     st, &s,
+		     "INSERT INTO notify_outbox (seq, event, run_id, work_order_id, title, "
+		     "from_state, reason, target, commit_id, at_ms) "
+		     "SELECT ?1, ?2, r.id, r.work_order_id, coalesce(w.title, ''), ?3, ?4, r.target, "
+		     "CASE WHEN ?5 THEN r.merge_commit END, ?6 "
+		     "FROM runs r LEFT JOIN work_orders w ON w.id = r.work_order_id WHERE r.id = ?7",
+		     err)) != 0)
+		return error;
+	sqlite3_bind_int64(s, 1, seq);
+	store__bind_text(s, 2, run_state_name(to));
+	store__bind_text(s, 3, run_state_name(from));
+	store__bind_text(s, 4, reason ? reason : "");
+	sqlite3_bind_int(s, 5, to == RUN_MERGED);
+	sqlite3_bind_int64(s, 6, sl_now_ms());
+	store__bind_text(s, 7, run_id);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot add a notification");
+	sqlite3_finalize(s);
+	return error;
+}
+
+void store_notify_release(struct store_notify *n)
+{
+	if (!n)
+		return;
+	free(n->event);
+	free(n->run_id);
+	free(n->work_order_id);
+	free(n->title);
+	free(n->from_state);
+	free(n->reason);
+	free(n->target);
+	free(n->commit);
+	free(n->last_error);
+	free(n->outcome);
+	memset(n, 0, sizeof(*n));
+}
+
+void store_notify_free(struct store_notify *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		store_notify_release(&v[i]);
+	free(v);
+}
+
+static int read_row(sqlite3_stmt *s, struct store_notify *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->seq = sqlite3_column_int64(s, 0);
+	n->event = store__col_dup(s, 1);
+	n->run_id = store__col_dup(s, 2);
+	n->work_order_id = store__col_dup(s, 3);
+	n->title = store__col_dup(s, 4);
+	n->from_state = store__col_dup(s, 5);
+	n->reason = store__col_dup(s, 6);
+	n->target = store__col_dup(s, 7);
+	n->commit = store__col_dup(s, 8);
+	n->at_ms = sqlite3_column_int64(s, 9);
+	n->sent = (unsigned)sqlite3_column_int(s, 10);
+	n->tries = sqlite3_column_int(s, 11);
+	n->last_error = store__col_dup(s, 12);
+	n->done = sqlite3_column_type(s, 13) != SQLITE_NULL;
+	n->outcome = store__col_dup(s, 14);
+	return n->event && n->run_id && n->work_order_id && n->title && n->from_state &&
+			       n->reason && n->target && n->last_error
+		       ? 0
+		       : -1;
+}
+
+int store_notify_list(struct store *st, int pending_only, size_t max, struct store_notify **out,
+		      size_t *n, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	struct store_notify *v = NULL, *nv;
+	size_t len = 0;
+	int error, rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = store__prepare(st, &s,
+				    "SELECT seq, event, run_id, work_order_id, title, from_state, "
+				    "reason, target, commit_id, at_ms, sent, tries, last_error, "
+				    "done_ms, outcome FROM notify_outbox WHERE NOT ?1 OR done_ms IS NULL "
+				    "ORDER BY seq LIMIT ?2",
+				    err)) != 0)
+		return error;
+	sqlite3_bind_int(s, 1, pending_only);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (!(nv = realloc(v, (len + 1) * sizeof(*v)))) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+		v = nv;
+		if (read_row(s, &v[len++]) < 0) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		error = store__fail(st, err, "cannot list the notifications");
+out:
+	sqlite3_finalize(s);
+	if (error) {
+		store_notify_free(v, len);
+		return error;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+int store_notify_mark(struct store *st, int64_t seq, unsigned sent, int tries,
+		      const char *last_error, const char *outcome, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "UPDATE notify_outbox SET sent = ?1, tries = ?2, last_error = ?3, "
+				    "outcome = ?4, done_ms = CASE WHEN ?4 IS NULL THEN NULL ELSE ?5 END "
+				    "WHERE seq = ?6",
+				    err)) != 0)
+		return error;
+	sqlite3_bind_int(s, 1, (int)sent);
+	sqlite3_bind_int(s, 2, tries);
+	store__bind_text(s, 3, last_error ? last_error : "");
+	store__bind_text(s, 4, outcome);
+	sqlite3_bind_int64(s, 5, sl_now_ms());
+	sqlite3_bind_int64(s, 6, seq);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot mark a notification");
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_notify_settle_all(struct store *st, const char *outcome, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "UPDATE notify_outbox SET outcome = ?1, done_ms = ?2 "
+				    "WHERE done_ms IS NULL",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, outcome);
+	sqlite3_bind_int64(s, 2, sl_now_ms());
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot mark the notifications");
+	sqlite3_finalize(s);
+	return error;
+}
