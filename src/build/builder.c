@@ -166,14 +166,24 @@ static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 	return 0;
 }
 
+/* The argv on one line: words joined by spaces, a control character as \n, \t or \xHH. */
 static void describe_argv(char *out, size_t n, const char *const *argv)
 {
 	size_t len = 0;
 
 	out[0] = '\0';
-	for (; *argv && len + 1 < n; argv++) {
-		snprintf(out + len, n - len, "%s%s", len ? " " : "", *argv);
-		len = strlen(out);
+	for (int first = 1; *argv && len + 5 < n; argv++, first = 0) {
+		if (!first)
+			out[len++] = ' ';
+		for (const unsigned char *c = (const unsigned char *)*argv; *c && len + 5 < n; c++) {
+			if (*c == '\n' || *c == '\t')
+				len += (size_t)snprintf(out + len, n - len, "\\%c", *c == '\n' ? 'n' : 't');
+			else if (*c < 0x20 || *c == 0x7f)
+				len += (size_t)snprintf(out + len, n - len, "\\x%02x", *c);
+			else
+				out[len++] = (char)*c;
+		}
+		out[len] = '\0';
 	}
 }
 
