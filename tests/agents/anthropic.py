@@ -1,13 +1,21 @@
 """anthropic protocol of fake_model.py: the Anthropic Messages API.
 
-What Claude Code (2.1.x) sends, as recorded against this server:
-  POST /v1/messages?beta=true  {"stream": true, "tools": [...], "messages": [...]}
-      the conversation; answered with SSE events message_start,
-      content_block_start, content_block_delta, content_block_stop,
-      message_delta, message_stop.
-  Other POST /v1/messages* (without tools: a title, a quota probe) get a
-  short text answer, streamed or not as asked; /v1/messages/count_tokens
-  gets a count.
+What Claude Code 2.1.100 sends in `claude -p` (recorded against this server):
+  HEAD /                       a connection warm-up (the server answers 501:
+                               harmless, not recorded)
+  POST /v1/messages?beta=true  {"model": "claude-sonnet-4-6", "stream": true,
+      "tools": [Bash, Edit, Write, Read, Glob, Grep, ...], "system": [...],
+      "messages": [...], "thinking", "context_management", "metadata"}
+      with anthropic-version 2023-06-01 and anthropic-beta headers: one a
+      turn, the whole conversation each time (tool results in a user
+      message's tool_result blocks). Answered with SSE events message_start,
+      content_block_start, content_block_delta (text_delta, or
+      input_json_delta for a tool's input), content_block_stop,
+      message_delta (stop_reason tool_use or end_turn), message_stop.
+  Nothing else when CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 (without it,
+  bootstrap, metrics and event logging go to api.anthropic.com itself).
+  A POST /v1/messages without tools (none seen) gets a short text answer,
+  streamed or not as asked; /v1/messages/count_tokens (none seen) a count.
 
 The script: while no tool result is in the conversation, the model asks
 for the Write tool (file --edit, absolute path in the working directory
@@ -20,7 +28,7 @@ import json
 import os
 import re
 
-MODEL = "claude-sonnet-4-5-20250929"
+MODEL = "claude-sonnet-4-6"
 
 
 def _text_of(content):

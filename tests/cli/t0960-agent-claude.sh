@@ -26,6 +26,7 @@ ANTHROPIC_API_KEY=fake-key-for-the-loopback-model
 TOKEN="reviewer-token-$$-must-not-reach-the-agent"
 REVIEW_TOKEN=$TOKEN
 export HOME CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC ANTHROPIC_API_KEY REVIEW_TOKEN PATH
+unset ANTHROPIC_AUTH_TOKEN ANTHROPIC_MODEL ANTHROPIC_CUSTOM_HEADERS CLAUDE_CONFIG_DIR
 
 # The gate, as a whole and its first part alone (Claude Code matches a
 # command part by part; a rule for the whole of this one, parentheses in a
@@ -48,7 +49,7 @@ MODEL_PID=$!
 test_when_finished "kill $MODEL_PID 2>/dev/null"
 i=0
 while [ ! -s "$MODEL_DIR/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-[ -s "$MODEL_DIR/port" ] || test_skip_all "the fake model server did not start: $(cat "$MODEL_DIR/log")"
+[ -s "$MODEL_DIR/port" ] || { echo "the fake model server did not start:" >&2; cat "$MODEL_DIR/log" >&2; exit 1; }
 ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$MODEL_DIR/port")"
 export ANTHROPIC_BASE_URL
 
