@@ -23,12 +23,18 @@ static const struct {
         /*
          * The prompt on standard input (one argument is capped at 128 KiB),
          * the final answer kept in $SLUICE_SUMMARY_FILE and in the log, the
-         * gates and git's read commands allowed (docs/agents.md).
+         * gates and git's read commands allowed (docs/agents.md). Claude Code
+         * matches `a && b` (also ||, ;, |) part by part (a rule for the whole
+         * misses when a part holds parentheses), an agent runs a part alone,
+         * and `sh -c '...'` is refused whatever the rules: every part of a
+         * gate is allowed too (t0960).
          */
         {"claude-code",
-         "set -f; IFS='\n'; set --; for c in $SLUICE_GATE_COMMANDS; do set -- \"$@\" \"Bash($c)\"; done; "
+         "set -f; IFS='\n'; set --; for c in $SLUICE_GATE_COMMANDS $(printf '%s\\n' "
+         "\"$SLUICE_GATE_COMMANDS\" | awk '{gsub(/ *(&&|[|][|]|;|[|]) */, \"\\n\"); print}'); "
+         "do set -- \"$@\" \"Bash($c)\"; done; "
          "unset IFS; claude -p --output-format text --permission-mode acceptEdits "
-         "--allowedTools Read Edit Write Glob Grep LS 'Bash(git status:*)' 'Bash(git diff:*)' "
+         "--allowedTools Read Edit Write Glob Grep 'Bash(git status:*)' 'Bash(git diff:*)' "
          "'Bash(git log:*)' 'Bash(git show:*)' \"$@\" <\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; "
          "rc=$?; cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
         {"codex", "exec codex exec --sandbox workspace-write --skip-git-repo-check "
