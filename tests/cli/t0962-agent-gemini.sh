@@ -105,6 +105,26 @@ test_expect_success 'with GEMINI_CLI_TRUST_WORKSPACE=true the same worktree runs
 	jq -s -e "map(.body | tostring | contains(\"Write hello.txt.\")) | any" $(cat reqs) >/dev/null
 '
 
+test_expect_success 'in text output stdout holds what the model said before its tool call too' '
+	rm -f fresh/hello.txt &&
+	(cd fresh && GEMINI_CLI_TRUST_WORKSPACE=true "$GEMINI" --approval-mode=yolo \
+		<../prompt.txt >../text.out 2>../text.err) &&
+	test_grep "not the final answer" text.out &&
+	test_grep "$FINAL" text.out
+'
+
+test_expect_success 'GOOGLE_GEMINI_BASE_URL without the auth type in settings.json: refused (exit 41)' '
+	mkdir -p nohome/.gemini &&
+	echo "{\"ide\": {\"enabled\": false}}" >nohome/.gemini/settings.json &&
+	model_mark mark.noauth &&
+	(cd fresh && test_expect_failure_code 41 env GEMINI_CLI_HOME="$TRASH/nohome" \
+		GEMINI_CLI_TRUST_WORKSPACE=true "$GEMINI" --approval-mode=yolo --output-format json \
+		<../prompt.txt >../noauth.out 2>../noauth.err) &&
+	jq -e ".error.message | test(\"Invalid auth method\")" noauth.out >/dev/null &&
+	model_requests_since mark.noauth >reqs &&
+	test ! -s reqs
+'
+
 test_expect_success 'a work order goes from the inbox to merged with the gemini preset, audit clean' '
 	gemini_repo repo &&
 	wo repo WO-1 "acceptance_criteria:" "  - hello.txt greets" &&
@@ -165,7 +185,7 @@ test_expect_success 'every flag of the preset is in the --help snapshot' '
 	grep -qx -- "--output-format" flags &&
 	while read -r f; do
 		f=${f%%=*} &&
-		grep -qE -- "(^|[ ,])$f( |\$)" "$FIXTURES/agents/gemini.help" ||
+		grep -qE -- "(^|[ ,])$f([ ,]|\$)" "$FIXTURES/agents/gemini.help" ||
 			{ echo "the preset uses $f, not in gemini --help" >&2; return 1; }
 	done <flags
 '
