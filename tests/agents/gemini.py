@@ -14,11 +14,17 @@ or the next-speaker check), :countTokens, and GET /v1beta/models.
 The script: a turn whose last user content carries no functionResponse
 gets a functionCall of write_file (Gemini CLI's file-writing tool, args
 file_path and content) for --edit; the turn that carries write_file's
-functionResponse gets the --final text and finishReason STOP.
+functionResponse gets a run_shell_command of SHELL_CHECK (git's status and
+the gates of $SLUICE_GATE_COMMANDS: what an agent runs unattended; its
+output comes back in the functionResponse, so a test sees that it ran); the
+turn that carries that one's functionResponse gets the --final text and
+finishReason STOP.
 """
 import json
 
 PREFIX = "/v1beta/models"
+SHELL_CHECK = ('git status --porcelain && printf "gate: %s\\n" "$SLUICE_GATE_COMMANDS" && '
+               'eval "${SLUICE_GATE_COMMANDS:-true}" && echo "the gates pass"')
 
 
 def _usage():
@@ -57,9 +63,14 @@ def _turn_chunks(req):
     As a real model does, the first turn says something before its tool
     call: that text is not the final answer and must not become the
     run's summary. The final text comes in two chunks."""
-    if _has_function_response(req.json, "write_file"):
+    if _has_function_response(req.json, "run_shell_command"):
         half = len(req.final) // 2
         return [[{"text": req.final[:half]}], [{"text": req.final[half:]}]]
+    if _has_function_response(req.json, "write_file"):
+        return [[{"functionCall": {
+            "name": "run_shell_command",
+            "args": {"command": SHELL_CHECK, "description": "Run the gates."},
+        }}]]
     return [
         [{"text": "(not the final answer) I will write %s.\n" % req.edit_path}],
         [{"functionCall": {

@@ -147,6 +147,15 @@ test_expect_success 'the CLI talked to the fake model: streamGenerateContent, wr
 		$(cat reqs) >/dev/null
 '
 
+test_expect_success 'yolo: its shell ran git and the gates in the worktree, unasked' '
+	model_requests_since mark.wo1 >reqs &&
+	jq -s -r "map(.body.contents[]?.parts[]?.functionResponse | select(.name == \"run_shell_command\")
+		| .response | tostring) | .[]" $(cat reqs) >shell.out &&
+	test_grep "?? hello.txt" shell.out &&
+	test_grep "gate: grep -qx .hello from the agent. hello.txt" shell.out &&
+	test_grep "the gates pass" shell.out
+'
+
 test_expect_success 'the final answer alone is the summary: review request, show, summary.md' '
 	run=$(cat run.wo1) &&
 	printf "%s\n" "$FINAL" >summary.want &&
