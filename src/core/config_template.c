@@ -41,9 +41,19 @@ static const struct {
                   "--output-last-message \"$SLUICE_SUMMARY_FILE\" - <\"$SLUICE_PROMPT_FILE\""},
         {"aider",
          "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\""},
-        {"gemini", "GEMINI_CLI_TRUST_WORKSPACE=true gemini --approval-mode=yolo "
-                   "<\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; rc=$?; "
-                   "cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
+        /*
+         * gemini prints in text output what the model says before each tool
+         * call too: its JSON output's "response" is the last turn's text
+         * alone, taken out with node (which runs gemini itself).
+         */
+        {"gemini",
+         "GEMINI_CLI_TRUST_WORKSPACE=true gemini --approval-mode=yolo --output-format json "
+         "<\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; rc=$?; "
+         "node -e 'const fs=require(\"fs\"),f=process.argv[1];let r;"
+         "try{r=JSON.parse(fs.readFileSync(f,\"utf8\"))}catch(e){process.exit(0)}"
+         "const s=String(r.response??r.error?.message??\"\");"
+         "fs.writeFileSync(f,s&&!s.endsWith(\"\\n\")?s+\"\\n\":s)' \"$SLUICE_SUMMARY_FILE\"; "
+         "cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
         {NULL, NULL},
 };
 
