@@ -35,7 +35,8 @@ MODEL_URL="http://127.0.0.1:$(cat "$TRASH/model.port")/v1"
 # codex reads $CODEX_HOME/config.toml (HOME is the trash's): the fake server
 # as a Responses provider whose key is in FAKE_MODEL_KEY; gpt-5.5 is a model
 # codex has metadata for, so it offers its apply_patch tool. No update check,
-# no analytics, no feedback upload.
+# no analytics, no feedback upload, no plugins (without that codex looks up
+# api.github.com and chatgpt.com for its plugin marketplace at every start).
 export CODEX_HOME="$HOME/.codex" FAKE_MODEL_KEY=dummy-key
 mkdir -p "$CODEX_HOME"
 cat >"$CODEX_HOME/config.toml" <<EOF
@@ -48,6 +49,9 @@ enabled = false
 
 [feedback]
 enabled = false
+
+[features]
+plugins = false
 
 [model_providers.fake]
 name = "sluice fake model"
@@ -95,9 +99,12 @@ test_expect_success 'a work order goes from the inbox to merged with codex; audi
 	echo $run >run1
 '
 
-test_expect_success 'the model was asked over the Responses API, streaming, and codex used apply_patch' '
+test_expect_success 'the model was asked over the Responses API, streaming, in the workspace-write sandbox; codex used apply_patch' '
 	req=$(model_requests_with "Do the work of WO-1." | head -n 1) && test -n "$req" &&
 	jq -e ".method == \"POST\" and .path == \"/v1/responses\" and .body.stream == true" $req >/dev/null &&
+	jq -e ".headers[\"x-codex-turn-metadata\"] | fromjson |
+		.analytics_enabled == false and .sandbox_mode == \"workspace-write\" and .sandbox != \"none\"" \
+		$req >/dev/null &&
 	jq -e "[.body.tools[].name] | index(\"apply_patch\")" $req >/dev/null &&
 	jq -e "[.body.input[] | select(.type == \"custom_tool_call_output\") |
 		.output | contains(\"Success\")] | any" $(model_requests_with "Do the work of WO-1." | tail -n 1) >/dev/null
