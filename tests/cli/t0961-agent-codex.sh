@@ -180,6 +180,24 @@ test_expect_success 'the model runs git commit: refused by the sandbox, the run 
 	sluice -C repo audit
 '
 
+# A self-hosted model is one codex has no metadata for: it warns, offers no
+# apply_patch, and the model edits through its shell tool, exec_command.
+# (The model stays so for the rest of the script.)
+test_expect_success 'a model codex does not know (self-hosted): edits with exec_command, merged' '
+	git -C repo rm -q hello.txt && git -C repo commit -q -m "no hello.txt, third time" &&
+	sed -i "s/^model = .*/model = \"qwen3-coder-30b\"/" "$CODEX_HOME/config.toml" &&
+	wo repo WO-QWEN &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo WO-QWEN) &&
+	test "$(state_of repo $run)" = merged &&
+	reqs=$(model_requests_with "Do the work of WO-QWEN.") &&
+	jq -s -e "[.[].body.tools[].name] | index(\"apply_patch\") == null" $reqs >/dev/null &&
+	jq -s -e "[.[].body.input[]? | select(.type == \"function_call\" and .name == \"exec_command\")] |
+		length > 0" $reqs >/dev/null &&
+	test_grep "$FINAL" repo/.system/runs/$run/summary.md &&
+	sluice -C repo audit
+'
+
 # The flags the preset gives codex, from the argv builder.log shows.
 preset_flags() {
 	sed -n 1p repo/.system/runs/$(cat run1)/builder.log | grep -o -- " --[a-z][a-z-]*" | sed "s/^ //" | sort -u
@@ -194,6 +212,7 @@ test_expect_success 'every flag of the preset is in the --help snapshot; the sna
 			{ echo "$f is not in codex-exec.help" >&2; return 1; }
 	done <flags &&
 	test_grep "workspace-write" "$FIXTURES/agents/codex-exec.help" &&
+	! grep -q -- "--full-auto" "$FIXTURES/agents/codex-exec.help" &&
 	test_grep "if \`-\` is used" "$FIXTURES/agents/codex-exec.help" &&
 	COLUMNS=100 codex --help </dev/null >help 2>help.err &&
 	test_cmp "$FIXTURES/agents/codex.help" help &&
