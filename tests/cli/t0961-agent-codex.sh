@@ -126,6 +126,7 @@ test_expect_success 'the reviewer token is not in the environment of codex or th
 '
 
 # What codex prints when its sandbox or approval policy stops a tool call.
+# shellcheck disable=SC2034 # used in a test body
 REFUSED="read-only file system|permission denied|operation not permitted|bwrap:|rejected by|requires approval|approval required|sandbox denied"
 
 test_expect_success 'builder.log: no sandbox, permission or approval refusal' '
@@ -200,7 +201,7 @@ test_expect_success 'a model codex does not know (self-hosted): edits with exec_
 
 # The flags the preset gives codex, from the argv builder.log shows.
 preset_flags() {
-	sed -n 1p repo/.system/runs/$(cat run1)/builder.log | grep -o -- " --[a-z][a-z-]*" | sed "s/^ //" | sort -u
+	sed -n 1p "repo/.system/runs/$(cat run1)/builder.log" | grep -o -- " --[a-z][a-z-]*" | sed "s/^ //" | sort -u
 }
 
 test_expect_success 'every flag of the preset is in the --help snapshot; the snapshot is what codex prints' '
