@@ -8,6 +8,11 @@
 #
 #   ./scripts/demo.sh            builds sluice if needed, runs the tour
 #   DEMO_DIR=/some/where ./scripts/demo.sh   keep the sample repository there
+#   DEMO_BUILDER=claude-code ./scripts/demo.sh   the real Claude Code CLI
+#       (scripts/agents.sh installs it into build/agents) as the builder, with
+#       `builder.preset: claude-code`, talking to a fake model on loopback
+#       (tests/agents/fake_model.py) that answers with the tool calls doing
+#       what each work order's ```agent block says
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
@@ -29,7 +34,12 @@ repo="$demo/repo"
 rm -rf "$repo" "$demo/reviewer"
 mkdir -p "$demo/reviewer/requests"
 reviewer_pid=""
-cleanup() { [ -n "$reviewer_pid" ] && kill "$reviewer_pid" 2>/dev/null || true; }
+model_pid=""
+cleanup() {
+	[ -n "$reviewer_pid" ] && kill "$reviewer_pid" 2>/dev/null
+	[ -n "$model_pid" ] && kill "$model_pid" 2>/dev/null
+	true
+}
 trap cleanup EXIT
 
 step "a sample repository: $repo"
@@ -55,7 +65,7 @@ cat >>.system/config.yaml <<EOC
 
 # --- added by the demo ---
 builder:
-  command: [sh, $src/fixtures/demo/agent.sh]
+  BUILDER_LINE
   timeout: 2m
 gates:
   test: [sh, test.sh]
@@ -71,6 +81,27 @@ reviewer:
 merge:
   resolve_attempts: 1
 EOC
+
+case "${DEMO_BUILDER:-script}" in
+script)
+	sed -i "s|BUILDER_LINE|command: [sh, $src/fixtures/demo/agent.sh]|" .system/config.yaml ;;
+claude-code)
+	step "the builder: the real Claude Code CLI, against a fake model on loopback"
+	agents=${SLUICE_AGENTS_PREFIX:-$src/build/agents}/node_modules/.bin
+	[ -x "$agents/claude" ] || { echo "demo: no claude in $agents (run ./scripts/agents.sh)" >&2; exit 1; }
+	mkdir -p "$demo/model/requests" "$demo/home"
+	FAKE_MODEL_DEMO=1 python3 "$src/tests/agents/fake_model.py" --port 0 \
+		--port-file "$demo/model/port" --record "$demo/model/requests" >"$demo/model/log" 2>&1 &
+	model_pid=$!
+	for _ in $(seq 100); do [ -s "$demo/model/port" ] && break; sleep 0.05; done
+	export PATH="$agents:$PATH" HOME="$demo/home" CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+	export ANTHROPIC_API_KEY=fake-key-for-the-loopback-model
+	export ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$demo/model/port")"
+	sed -i "s|BUILDER_LINE|preset: claude-code|" .system/config.yaml
+	echo "claude $(claude --version) with its model at $ANTHROPIC_BASE_URL" ;;
+*)
+	echo "demo: DEMO_BUILDER is 'script' or 'claude-code'" >&2; exit 2 ;;
+esac
 
 step "a reviewer agent over HTTP on loopback (tests/reviewer/fake_reviewer.c)"
 cat >"$demo/reviewer/script.json" <<'EOJ'

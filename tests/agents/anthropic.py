@@ -26,6 +26,7 @@ request, say whether Claude Code ran or refused them); then --final.
 """
 import json
 import os
+import shlex
 import re
 
 MODEL = "claude-sonnet-4-6"
@@ -74,10 +75,40 @@ def _tool_names(body):
     return [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
 
 
+def _demo(req, body, names, done):
+    """FAKE_MODEL_DEMO=1 (scripts/demo.sh, DEMO_BUILDER=claude-code): the work
+    order's ```agent block as the CLI's own tool calls (demo_plan.py): Read
+    what is to be rewritten (Claude Code writes no file it has not read),
+    then Write and Bash rm, then the final answer."""
+    import demo_plan
+    if any(i and i.startswith("toolu_demo_write") for i in done):
+        return [{"type": "text", "text": "Did what the work order's block says."}], "end_turn"
+    plan = demo_plan.demo_plan(req.raw.decode("utf-8", errors="replace"))
+    if plan is None:
+        return [{"type": "text", "text": "No work found for me."}], "end_turn"
+    cwd = plan["cwd"]
+    reads = [r for r in plan["writes"] if os.path.exists(os.path.join(cwd, r))]
+    if reads and not any(i and i.startswith("toolu_demo_read") for i in done):
+        return [{"type": "tool_use", "id": "toolu_demo_read_%d" % i, "name": "Read",
+                 "input": {"file_path": os.path.join(cwd, r)}}
+                for i, r in enumerate(reads)], "tool_use"
+    blocks = [{"type": "tool_use", "id": "toolu_demo_write_%d" % i, "name": "Write",
+               "input": {"file_path": os.path.join(cwd, r), "content": c}}
+              for i, (r, c) in enumerate(sorted(plan["writes"].items()))]
+    blocks += [{"type": "tool_use", "id": "toolu_demo_write_rm_%d" % i, "name": "Bash",
+                "input": {"command": "rm -f " + shlex.quote(r), "description": "Remove " + r}}
+               for i, r in enumerate(plan["deletes"])]
+    if not blocks:
+        return [{"type": "text", "text": "Nothing to change."}], "end_turn"
+    return blocks, "tool_use"
+
+
 def _plan(req, body):
     """The content blocks of the model's answer and its stop reason."""
     names = _tool_names(body)
     done = _tool_results(body)
+    if os.environ.get("FAKE_MODEL_DEMO") == "1" and "Write" in names:
+        return _demo(req, body, names, done)
     bash = [c for c in os.environ.get("FAKE_MODEL_BASH", "").split("\n") if c]
     if "Write" in names and not done:
         d = _workdir(body)
