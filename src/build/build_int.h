@@ -10,14 +10,5 @@
  */
 const char *const *build_hooks_env(const struct sl_config *cfg);
 
-/*
- * The names removed from the environment of the builder and the gates:
- * the reviewer's token variable (cfg->reviewer.token_env) and the one list
- * of core/git.h (GIT_DIR & co., GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT,
- * ...) less what builder.c keeps for them on purpose and less the names
- * `add` sets (their own entries, "K=V"). *out is the caller's: sl_strv_free().
- */
-int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const *add,
-		   struct sl_err *err);
 
 #endif

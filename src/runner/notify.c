@@ -15,10 +15,10 @@
  * success and the row's mark delivers that event again.
  */
 #include "runner/runner_int.h"
+#include "build/build.h"
 #include "reviewer/reviewer.h"
 #include "store/store.h"
 #include "core/fs.h"
-#include "core/git.h"
 #include "core/json.h"
 #include "core/lock.h"
 #include "core/log.h"
@@ -32,7 +32,6 @@
 #define NOTIFY_BATCH 200          /* events looked at per tick */
 #define NOTIFY_OUT_MAX 4096       /* a command's output kept (for the message) */
 #define NOTIFY_CONNECT_MAX_MS 5000 /* the URL's connect timeout, at most */
-#define NOTIFY_ENV_MAX 64
 
 /* One delivery channel's state for the rest of this tick. */
 struct channel {
@@ -64,22 +63,18 @@ static void snippet(char *out, size_t n, const char *s)
 	out[i] = '\0';
 }
 
-/* The notifier's environment: sluice's, less git's list and the reviewer's token; SLUICE_* added. */
+/* The notifier's environment: SLUICE_* added; less git's list and the reviewer's token (build_env_drop). */
 static int command_env(const struct sl_ctx *ctx, const struct store_notify *n, char **add,
-		       const char **drop)
+		       sl_strv *drop)
 {
-	size_t len;
+	struct sl_err err = SL_ERR_INIT;
 
 	if (asprintf(&add[0], "SLUICE_EVENT=%s", n->event) < 0 ||
 	    asprintf(&add[1], "SLUICE_RUN_ID=%s", n->run_id) < 0 ||
 	    asprintf(&add[2], "SLUICE_WORK_ORDER_ID=%s", n->work_order_id) < 0 ||
 	    asprintf(&add[3], "SLUICE_REPO=%s", ctx->repo.root) < 0)
 		return -1;
-	len = sl_git_env_drop_but(drop, NOTIFY_ENV_MAX - 2, NULL, (const char *const *)add);
-	if (ctx->cfg->reviewer.token_env && ctx->cfg->reviewer.token_env[0])
-		drop[len++] = ctx->cfg->reviewer.token_env;
-	drop[len] = NULL;
-	return 0;
+	return build_env_drop(drop, ctx->cfg, (const char *const *)add, &err) < 0 ? -1 : 0;
 }
 
 static void command_why(char *why, size_t n, const struct sl_proc_result *res,
@@ -101,19 +96,19 @@ static int send_command(const struct sl_ctx *ctx, const struct store_notify *n, 
 	struct sl_buf out, errout;
 	struct sl_err err = SL_ERR_INIT;
 	char *add[5] = { NULL }, *owner = sl_path_join(ctx->repo.sysdir, "notify.owner");
-	const char *drop[NOTIFY_ENV_MAX];
+	sl_strv drop = NULL;
 	int error = -1;
 
 	sl_buf_init(&out, NOTIFY_OUT_MAX);
 	sl_buf_init(&errout, NOTIFY_OUT_MAX);
 	memset(&res, 0, sizeof(res));
-	if (!owner || command_env(ctx, n, add, drop) < 0) {
+	if (!owner || command_env(ctx, n, add, &drop) < 0) {
 		snprintf(why, whyn, "out of memory");
 		goto out;
 	}
 	po.argv = (const char *const *)ctx->cfg->notify.command;
 	po.env_add = (const char *const *)add;
-	po.env_drop = drop;
+	po.env_drop = (const char *const *)drop;
 	po.cwd = ctx->repo.root;
 	po.stdin_data = body;
 	po.stdin_len = strlen(body);
@@ -132,6 +127,7 @@ static int send_command(const struct sl_ctx *ctx, const struct store_notify *n, 
 out:
 	for (size_t i = 0; i < 4; i++)
 		free(add[i]);
+	sl_strv_free(drop);
 	free(owner);
 	sl_buf_release(&out);
 	sl_buf_release(&errout);
