@@ -17,8 +17,8 @@
 #    work order per `sluice tick --jobs 1`, an instant builder, no gates, a
 #    command reviewer that approves at once; cold: `worktree.pool: 0` (fresh
 #    worktree, removed after) and pool emptied before each run outside the
-#    timing (`sluice worktree cleanup --pool`: fresh worktree, pooled
-#    after); warm: the previous run's worktree is in the pool. git and the
+#    timing (`sluice worktree cleanup --pool`, or `sluice gc` in a binary
+#    without it: fresh worktree, pooled after); warm: the previous run's worktree is in the pool. git and the
 #    three sluice repositories take turns, so each ratio is of the same
 #    minutes.
 # 3. E2E_N (200) work orders end to end: `sluice tick --jobs 2` (ticks until
@@ -223,9 +223,13 @@ if sluice_setup "$work/probe" 'true' "worktree:
   pool: 1
   recycle: keep-ignored" 2>/dev/null; then
 	POOL=1
-	"$SLUICE" -C "$work/probe" worktree cleanup --pool >/dev/null 2>&1 || POOL_CLEANUP=0
+	# how to empty the pool: `sluice worktree cleanup --pool`, else `sluice gc` (which also does)
+	if "$SLUICE" -C "$work/probe" worktree cleanup --pool >/dev/null 2>&1; then
+		EMPTY_POOL="worktree cleanup --pool"
+	else
+		EMPTY_POOL="gc"
+	fi
 fi
-POOL_CLEANUP=${POOL_CLEANUP:-$POOL}
 rm -rf "$work/probe"
 
 echo "# bench/run.sh$([ $QUICK = 1 ] && echo ' --quick'), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -392,8 +396,8 @@ overhead() {
 	echo "worker's start, manifest, worktree removal or pooling, exit). ms, median per step (the"
 	echo "medians of the steps need not add up to the median end to end); in brackets sluice/git."
 	echo "Cold, pool 0: every run's worktree is created fresh and removed after. Cold, pool emptied:"
-	echo "\`sluice worktree cleanup --pool\` before each run (outside the timing): created fresh,"
-	echo "pooled after. Warm: the previous run's worktree is in the pool."
+	echo "\`sluice ${EMPTY_POOL:-worktree cleanup --pool}\` before each run (outside the timing): created"
+	echo "fresh, pooled after. Warm: the previous run's worktree is in the pool."
 	: >"$work/oh.targets"
 	for n_files in $OH_SIZES; do
 		d="$work/oh$n_files"
@@ -401,7 +405,6 @@ overhead() {
 		make_files "$d.git" "$n_files"
 		kinds="c0"
 		[ $POOL = 0 ] || kinds="c0 ce w"
-		[ $POOL = 0 ] || [ $POOL_CLEANUP = 1 ] || kinds="c0 w"
 		for kind in $kinds; do
 			make_files "$d.$kind" "$n_files"
 			sluice_setup "$d.$kind" 'echo x >>f1.txt' ""
@@ -416,8 +419,8 @@ overhead() {
 			progress "overhead, $n_files files: run $i of $REPS"
 			git_pipeline_one "$d.git" "$i" >>"$d.git.samples"
 			for kind in $kinds; do
-				[ $kind != ce ] || "$SLUICE" -C "$d.$kind" worktree cleanup --pool >/dev/null ||
-					broken "sluice worktree cleanup --pool failed in $d.ce"
+				[ $kind != ce ] || "$SLUICE" -C "$d.$kind" $EMPTY_POOL >/dev/null ||
+					broken "sluice $EMPTY_POOL failed in $d.ce"
 				r=$(sample "$d.$kind" "oh-$i") || continue
 				set -- $r
 				[ $kind != w ] || [ "$7" = 1 ] || echo x >>"$d.w.notpool"
