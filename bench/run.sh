@@ -569,10 +569,10 @@ C
 e2e_repo() { # DIR: a 100-file repository with E2E_N work orders, each adding a file of its own
 	make_files "$1" 100
 	sluice_setup "$1" 'echo "$SLUICE_WORK_ORDER_ID" >"f-$SLUICE_WORK_ORDER_ID.txt"' ""
-	i=0
-	while [ $i -lt "$E2E_N" ]; do
-		i=$((i + 1))
-		add_wo "$1" "$(printf 'W%04d' $i)"
+	e2e_w=0
+	while [ $e2e_w -lt "$E2E_N" ]; do
+		e2e_w=$((e2e_w + 1))
+		add_wo "$1" "$(printf 'W%04d' $e2e_w)"
 	done
 }
 
@@ -596,7 +596,7 @@ e2e_ticks() { # DIR [PRELOAD]
 			r=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$1.time")
 			[ "${r:-0}" -le "$rss" ] || rss=$r
 		fi
-		merged=$("$SLUICE" -C "$1" runs --state merged | grep -c . || true)
+		merged=$("$SLUICE" -C "$1" runs --json 2>/dev/null | jq '[.[] | select(.state == "merged")] | length' || echo 0)
 	done
 	echo "$total $k $rss $merged"
 }
@@ -662,6 +662,7 @@ e2e() {
 		echo "| largest process of the tree | n/a (no /usr/bin/time) |"
 	fi
 	if [ "$probe" = ok ]; then
+		touch "$d.mem"
 		for kind in tick advance-run other; do
 			c=$(awk -v k=$kind '$1 == k' "$d.mem" | grep -c . || true)
 			[ "$c" -gt 0 ] || [ $kind = other ] || broken "the memory probe saw no $kind process"

@@ -12,8 +12,7 @@ BENCH="$SLUICE_SOURCE_DIR/bench/run.sh"
 export TMPDIR="$TRASH"
 
 test_expect_success 'bench/run.sh --quick exits 0 and prints each table' '
-	sh "$BENCH" --quick "$SLUICE" >out 2>err ||
-		{ cat out err; return 1; } &&
+	{ sh "$BENCH" --quick "$SLUICE" >out 2>err || { cat out err && false; }; } &&
 	cat out &&
 	test_grep "^# bench/run.sh --quick, 20[0-9-]* [0-9:]* UTC$" out &&
 	test_grep "^- machine: .*, [0-9]* CPUs (.*), .* RAM;" out &&
