@@ -41,7 +41,7 @@ for p in review.before_request review.after_verdict review.after_record \
 	train.after_car train.after_gates train.after_result train.before_land merge.before_merge \
 	merge.after_commit merge.mid_checkout merge.after_checkout_files merge.index_in_lock merge.after_checkout merge.after_ref_move \
 	merge.before_store merge.after_merge_json merge.after_store merge.after_manifest \
-	pool.put.after_intent pool.put.after_move; do
+	pool.put_intent pool.put_moved; do
 	fault_case $p
 done
 # without the pool, a merged run's worktree is removed
