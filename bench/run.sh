@@ -601,6 +601,22 @@ e2e_ticks() { # DIR [PRELOAD]
 	echo "$total $k $rss $merged"
 }
 
+# Median ms per run of each step, from the event log: claimed to preparing,
+# preparing, building, gating and reviewing, approved to merging (the wait
+# for the train), merging.
+e2e_steps() { # DIR
+	"$SLUICE" -C "$1" log --json | jq -r '[.[] | select(.run != null)] | group_by(.run)
+	| map(def at(c): (map(select(c)) | .[0].at_ms);
+		{ q: (at(.to == "preparing") - at(.to == "queued")),
+		  p: (at(.from == "preparing" and .to == "building") - at(.to == "preparing")),
+		  b: (at(.from == "building" and .to == "gating") - at(.from == "preparing" and .to == "building")),
+		  r: (at(.to == "approved") - at(.from == "building" and .to == "gating")),
+		  a: (at(.to == "merging") - at(.to == "approved")),
+		  m: (at(.to == "merged") - at(.to == "merging")) })
+	| def med(f): (map(f) | sort | .[(length - 1) / 2 | floor]);
+	  "\(med(.q)) \(med(.p)) \(med(.b)) \(med(.r)) \(med(.a)) \(med(.m))"' 2>/dev/null
+}
+
 mb() { awk -v kb="$1" 'BEGIN { if (kb == "" || kb < 0) print "n/a"; else printf "%.1f", kb * 1024 / 1e6 }'; }
 
 e2e() {
@@ -618,7 +634,7 @@ e2e() {
 	echo "of the tree, git's included), and, in one more run, every sluice process's VmHWM at its exit"
 	echo "(an LD_PRELOAD probe, see the script): the tick and each worker (\`advance-run\`)."
 	echo
-	: >"$work/e2e.wall" && : >"$work/e2e.rss"
+	: >"$work/e2e.wall" && : >"$work/e2e.rss" && : >"$work/e2e.steps"
 	ticks=""
 	i=0
 	while [ $i -lt "$E2E_REPS" ]; do
@@ -633,6 +649,7 @@ e2e() {
 			broken "end to end: $4 of $E2E_N runs merged in $2 ticks (see $d.ticks)"
 		else
 			echo "$1" >>"$work/e2e.wall"
+			e2e_steps "$d" >>"$work/e2e.steps" || true
 			echo "$3" >>"$work/e2e.rss"
 			ticks="$ticks $2"
 		fi
@@ -656,6 +673,12 @@ e2e() {
 	echo "| runs of the benchmark | $(grep -c . "$work/e2e.wall" || true) of $E2E_REPS with all $E2E_N merged (ticks each:$ticks) |"
 	echo "| wall time, median | $(awk -v ns="$w" 'BEGIN { if (ns == "") print "n/a"; else printf "%.2f s", ns / 1e9 }') (each: $(sort -n "$work/e2e.wall" | awk '{ printf "%s%.2f", (NR > 1 ? ", " : ""), $1 / 1e9 }')) |"
 	echo "| per work order | $(awk -v ns="$w" -v n="$E2E_N" 'BEGIN { if (ns == "") print "n/a"; else printf "%.0f ms", ns / n / 1e6 }') |"
+	if [ -s "$work/e2e.steps" ]; then
+		echo "| a run's steps, median ms (event log; median over the runs of the benchmark):" \
+			"claimed to preparing / preparing / building / gating and reviewing / approved to" \
+			"merging / merging | $(for c in 1 2 3 4 5 6; do col_median "$work/e2e.steps" $c; done |
+			paste -sd/ | sed 's,/, / ,g') |"
+	fi
 	if [ -n "$TIMEV" ]; then
 		echo "| largest process of the tree (\`/usr/bin/time -v\`, max over the runs) | $(mb "$(sort -n "$work/e2e.rss" | tail -n 1)") MB |"
 	else
