@@ -46,7 +46,9 @@
 # REPS_50K (3) at 50,000 files, where one fresh worktree takes about a
 # minute here; WT_SIZES ("1000 10000 50000"), OH_SIZES ("1000 10000"),
 # E2E_N (200), E2E_REPS (REPS), NPM (auto; 0 skips it, 1 requires it),
-# PARTS ("acquire overhead e2e npm"), KEEP=1 keeps the repositories.
+# PARTS ("acquire overhead e2e npm"), KEEP=1 keeps the repositories, SYNC=0
+# skips the `sync` before each timed sample (outside the timing: what the
+# previous sample wrote or deleted is on disk before the next one starts).
 # Repositories live under ${TMPDIR:-/tmp}; put TMPDIR on the disk you mean to
 # measure. Not a test: the targets of issue 14 are printed as met or not met.
 set -eu
@@ -99,6 +101,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) pri
 msec() { awk -v ns="$1" 'BEGIN { if (ns == "") print "n/a"; else printf "%.0f", ns / 1e6 }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 progress() { echo "bench/run.sh: $*" >&2; }
+# Before each timed sample, outside the timing: write back what the previous
+# one left dirty (10,000 new or deleted files), so that no sample pays for
+# the one before it.
+settle() { [ "${SYNC:-1}" = 0 ] || sync; }
 
 broken() { # MESSAGE: something that should work did not; the exit status will be 1
 	echo "bench/run.sh: BROKEN: $*" >&2
@@ -166,6 +172,7 @@ add_wo() { # REPO ID
 run_wo() { # REPO ID
 	add_wo "$1" "$2"
 	"$SLUICE" -C "$1" queue >/dev/null 2>&1 || true
+	settle
 	t=$(now)
 	"$SLUICE" -C "$1" tick --jobs 1 >>"$1.ticks" 2>&1 || true
 	t=$(($(now) - t))
@@ -244,11 +251,13 @@ if [ $POOL = 1 ]; then
 else
 	echo "- worktree pool (\`worktree.pool\`): NOT in this binary (no such config key): the pool's rows say n/a"
 fi
-echo "- medians of $REPS run(s)$([ $REPS_50K != $REPS ] && echo " ($REPS_50K at 50,000 files)"), wall clock"
+echo "- medians of $REPS run(s)$([ $REPS_50K != $REPS ] && echo " ($REPS_50K at 50,000 files)"), wall clock;" \
+	"$([ "${SYNC:-1}" = 0 ] && echo "no sync between samples (SYNC=0)" || echo "\`sync\` before each timed sample, outside the timing")"
 
 # ---- 1. worktree acquisition
 
 git_wt_add() { # REPO: one timed `git worktree add -b` of main (ns); removed outside the timing
+	settle
 	t=$(now)
 	git -C "$1" worktree add -q -b bench-git-wt "$1.gitwt" main
 	t=$(($(now) - t))
@@ -362,6 +371,7 @@ acquire() {
 # One work order's git steps in plain repository REPO (bench/overhead.sh's
 # pipeline); prints "TOTAL WORKTREE EDIT DIFF MERGE CLEANUP" in ns.
 git_pipeline_one() { # REPO I
+	settle
 	gp_a=$(now)
 	git -C "$1" worktree add -q -b "b$2" "$1.wt" main
 	gp_b=$(now)
@@ -582,6 +592,7 @@ e2e_repo() { # DIR: a 100-file repository with E2E_N work orders, each adding a 
 e2e_ticks() { # DIR [PRELOAD]
 	total=0 k=0 rss=0
 	merged=0
+	settle
 	while [ $k -lt 5 ] && [ "$merged" -lt "$E2E_N" ]; do
 		k=$((k + 1))
 		t=$(now)
