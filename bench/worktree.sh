@@ -15,6 +15,7 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 SLUICE=${1:-${SLUICE:-$here/build/h2/sluice}}
 SIZES=${SIZES:-"1000 10000 50000"}
+SLUICE=$(cd "$(dirname "$SLUICE")" && pwd)/$(basename "$SLUICE") # it runs from the repositories
 work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-wt.XXXXXX")
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 export GIT_CONFIG_NOSYSTEM=1 HOME="$work" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b \
