@@ -448,12 +448,36 @@ static int drop_stray_entries(const struct pool *p, struct sl_err *err)
 	return error;
 }
 
+/* The temporary files of intents whose writer was killed: under the lock nobody else writes here. */
+static void drop_dead_tmp(const struct pool *p)
+{
+	char *dir = pool_path(p->root, NULL, NULL), *path;
+	struct sl_err e = SL_ERR_INIT;
+	struct dirent *d;
+	DIR *dh;
+
+	if (!dir || !(dh = opendir(dir))) {
+		free(dir);
+		return;
+	}
+	while ((d = readdir(dh)))
+		if (!strncmp(d->d_name, SLOT_PREFIX, sizeof(SLOT_PREFIX) - 1) &&
+		    strstr(d->d_name, ".tmp.") && (path = sl_path_join(dir, d->d_name))) {
+			sl_unlink(path, &e);
+			sl_err_clear(&e);
+			free(path);
+		}
+	closedir(dh);
+	free(dir);
+}
+
 static int recover(const struct pool *p, struct sl_err *err)
 {
 	sl_strv slots = NULL;
 	size_t i;
 	int error, locked;
 
+	drop_dead_tmp(p);
 	if ((error = recover_intents(p, ".take", err)) != 0 ||
 	    (error = recover_intents(p, ".put", err)) != 0 ||
 	    (error = scan(p->root, "", &slots, err)) != 0)
