@@ -106,6 +106,7 @@ static void test_put_then_take_is_a_fresh_checkout(void **state)
 	sh("cd '%s' && echo mod >src/a.c && rm d/one && chmod +x d/two && echo x >new.txt && "
 	   "mkdir -p node_modules/p nest && echo dep >node_modules/p/i.js && (cd nest && git init -q) && "
 	   "echo hidden >README && git update-index --skip-worktree README && "
+	   "git -c core.untrackedCache=true status >/dev/null && "
 	   "echo m >\"$(git rev-parse --git-dir)/MERGE_HEAD\" && "
 	   "git config --worktree x.y z 2>/dev/null; chmod 555 d", wt);
 	put("R1", 2, 1);
