@@ -691,22 +691,46 @@ static int reset_files(const char *wt, int keep_ignored, struct sl_err *err)
 	return error;
 }
 
-/* The taken worktree of `run`, made what worktree_create() would have made. */
-static int recycle(const struct pool *p, const char *wt, const char *run, const char *branch,
-		   const char *base_hex, int keep_ignored, struct sl_err *err)
+#define RESET_MARK "sluice-reset-pending"
+
+/*
+ * Under the lock, once the worktree is the run's: its entry as a new one's,
+ * the mark that its files are not reset yet, the run's branch (created at
+ * the base when missing) checked out in HEAD.
+ */
+static int adopt(const struct pool *p, const char *run, const char *branch, const char *base_hex,
+		 struct sl_err *err)
 {
 	git_reference *ref = NULL;
-	char *head = entry(p, run, "HEAD"), *text = NULL;
+	char *head = entry(p, run, "HEAD"), *mark = entry(p, run, RESET_MARK), *text = NULL;
 	int created = 0, error;
 
-	if (!head || !(text = sl_path_fmt("ref: refs/heads/%s\n", branch))) {
+	if (!head || !mark || !(text = sl_path_fmt("ref: refs/heads/%s\n", branch))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	if ((error = strip_entry(p, run, err)) != 0 ||
-	    (error = worktree__get_branch(&ref, &created, p->repo, branch, base_hex, err)) != 0 ||
-	    (error = sl_write_file_atomic(head, text, strlen(text), err)) != 0 ||
-	    (error = clean_index(p, wt, run, err)) != 0)
+	if ((error = strip_entry(p, run, err)) == 0 &&
+	    (error = sl_write_file_atomic(mark, "", 0, err)) == 0 &&
+	    (error = worktree__get_branch(&ref, &created, p->repo, branch, base_hex, err)) == 0)
+		error = sl_write_file_atomic(head, text, strlen(text), err);
+out:
+	git_reference_free(ref);
+	free(head);
+	free(mark);
+	free(text);
+	return error;
+}
+
+/* Outside the lock (the worktree is the run's): index, files, untracked files; then no mark. */
+static int reset_taken(const struct pool *p, const char *wt, const char *run, int keep_ignored,
+		       struct sl_err *err)
+{
+	char *mark = entry(p, run, RESET_MARK);
+	int error;
+
+	if (!mark)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = clean_index(p, wt, run, err)) != 0)
 		goto out;
 	sl_fault("pool.take_before_reset");
 	if ((error = reset_files(wt, keep_ignored, err)) != 0) {
@@ -715,10 +739,11 @@ static int recycle(const struct pool *p, const char *wt, const char *run, const 
 		if ((error = worktree__make_writable(wt, err)) == 0)
 			error = reset_files(wt, keep_ignored, err);
 	}
+	sl_fault(error ? NULL : "pool.take_recycled");
+	if (!error)
+		error = sl_unlink(mark, err);
 out:
-	git_reference_free(ref);
-	free(head);
-	free(text);
+	free(mark);
 	return error;
 }
 
@@ -780,7 +805,7 @@ static void discard_taken(const struct pool *p, const char *run, const char *dst
 }
 
 static int take(const struct pool *p, const char *run, const char *branch, const char *base_hex,
-		int keep_ignored, char **slot_out, struct sl_err *err)
+		char **slot_out, struct sl_err *err)
 {
 	char *dst = run_wt_path(p->root, run), *ent = entry(p, run, NULL), *slot = NULL;
 	int error;
@@ -805,9 +830,9 @@ static int take(const struct pool *p, const char *run, const char *branch, const
 			drop_intent(p->root, slot, ".take");
 		goto out;
 	}
-	if ((error = recycle(p, dst, run, branch, base_hex, keep_ignored, err)) != 0)
+	if ((error = adopt(p, run, branch, base_hex, err)) != 0)
 		discard_taken(p, run, dst);
-	sl_fault(error ? NULL : "pool.take_recycled");
+	sl_fault(error ? NULL : "pool.take_adopted");
 	drop_intent(p->root, slot, ".take");
 	if (!error && slot_out) {
 		*slot_out = slot;
@@ -821,7 +846,7 @@ out:
 }
 
 int worktree_pool_take(const char *repo_root, const char *run, const char *branch,
-		       const char *base_hex, int keep_ignored, char **slot_out, struct sl_err *err)
+		       const char *base_hex, char **slot_out, struct sl_err *err)
 {
 	struct pool p;
 	int error;
@@ -832,7 +857,44 @@ int worktree_pool_take(const char *repo_root, const char *run, const char *branc
 		return sl_err_set(err, SL_EINVALID, "'%s' cannot take a pooled worktree", run);
 	if ((error = pool_open(&p, repo_root, err)) != 0)
 		return error;
-	error = take(&p, run, branch, base_hex, keep_ignored, slot_out, err);
+	error = take(&p, run, branch, base_hex, slot_out, err);
+	pool_close(&p);
+	return error;
+}
+
+int worktree_pool_pending(const char *repo_root, const char *run)
+{
+	struct pool p;
+	struct sl_err e = SL_ERR_INIT;
+	char *mark;
+	int pending;
+
+	if (!worktree_name_valid(run) || pool_open(&p, repo_root, &e) != 0)
+		return 0;
+	mark = entry(&p, run, RESET_MARK);
+	pending = mark && sl_path_exists(mark);
+	free(mark);
+	pool_close(&p);
+	return pending;
+}
+
+int worktree_pool_reset(const char *repo_root, const char *run, int keep_ignored,
+			struct sl_err *err)
+{
+	struct pool p;
+	char *wt = NULL, *mark = NULL;
+	int error;
+
+	if (!worktree_name_valid(run))
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a run", run);
+	if ((error = pool_open(&p, repo_root, err)) != 0)
+		return error;
+	if (!(wt = run_wt_path(repo_root, run)) || !(mark = entry(&p, run, RESET_MARK)))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (sl_path_exists(mark) && (error = reset_taken(&p, wt, run, keep_ignored, err)) != 0)
+		discard_taken(&p, run, wt);
+	free(wt);
+	free(mark);
 	pool_close(&p);
 	return error;
 }
