@@ -1,0 +1,24 @@
+-- sluice state database, migration 6: the manifest chain (DESIGN.md
+-- section 9, src/artifact/artifact.h). One row per link: a merged run's
+-- manifest.json, recorded when it is written (before the file, in the
+-- same lock), so that the next manifest finds its previous link with one
+-- query instead of reading every earlier manifest. A gc tombstone takes
+-- its run's place in the chain with the same hash and key: gc leaves the
+-- row as it is. The files stay the authority: `sluice audit` verifies the
+-- chain from them, and a row that disagrees with its file is a finding.
+CREATE TABLE manifest_chain (
+	run_id        TEXT PRIMARY KEY,       -- the run (no foreign key: a backfilled
+	                                      -- tombstone may outlive its row)
+	merged_at     TEXT NOT NULL,          -- the order key with run_id: merge.json's
+	                                      -- merged_at (ISO 8601 UTC), '' if unknown
+	sha256        TEXT NOT NULL,          -- of the manifest.json's bytes
+	previous_run  TEXT,                   -- the link it names before it (NULL: first)
+	recorded_ms   INTEGER NOT NULL
+);
+CREATE INDEX manifest_chain_order ON manifest_chain(merged_at, run_id);
+
+-- A database that already has runs may have manifests on disk that this
+-- table does not know yet: the first manifest written after this migration
+-- reads them once (artifact/manifest.c) and deletes this key.
+INSERT INTO store_meta (key, value)
+	SELECT 'manifest_chain_backfill', 'pending' WHERE EXISTS (SELECT 1 FROM runs);
