@@ -17,8 +17,8 @@ CREATE TABLE manifest_chain (
 );
 CREATE INDEX manifest_chain_order ON manifest_chain(merged_at, run_id);
 
--- A database that already has runs may have manifests on disk that this
--- table does not know yet: the first manifest written after this migration
--- reads them once (artifact/manifest.c) and deletes this key.
-INSERT INTO store_meta (key, value)
-	SELECT 'manifest_chain_backfill', 'pending' WHERE EXISTS (SELECT 1 FROM runs);
+-- The manifests already on disk (a database that had runs, or run folders
+-- kept from an earlier database) are not in this table yet: the first
+-- manifest written after this migration reads them once
+-- (artifact/manifest.c) and deletes this key.
+INSERT INTO store_meta (key, value) VALUES ('manifest_chain_backfill', 'pending');

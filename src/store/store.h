@@ -654,7 +654,7 @@ int store_chain_get(struct store *st, const char *run_id, struct store_chain_lin
 void store_chain_link_release(struct store_chain_link *l);
 /*
  * *pending: 1 when the table must first be filled from the files on disk
- * (a database that had runs before migration 006), else 0.
+ * (once, after migration 006 created it), else 0.
  */
 int store_chain_backfill_pending(struct store *st, int *pending, struct sl_err *err);
 /* Record `v` (from the files) and clear the pending mark, in one transaction. */

@@ -332,6 +332,33 @@ static void test_backfill_from_the_files(void **state)
 	store_free(st);
 }
 
+/* Run folders kept from an earlier database: the first manifest of a new one links to them. */
+static void test_new_database_links_to_the_files(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = NULL;
+	struct store_chain_link l;
+	struct sl_err err = SL_ERR_INIT;
+	char sha1[65];
+
+	assert_int_equal(store_open(&st, f->repo.db_path, &err), 0);
+	merged(f, st, "R1", "2026-01-01T00:00:01.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R1", &err), 0);
+	file_sha(f, "R1", sha1);
+	store_free(st);
+	assert_int_equal(sl_unlink(f->repo.db_path, &err), 0);
+	assert_int_equal(store_open(&st, f->repo.db_path, &err), 0);
+	merged(f, st, "R2", "2026-01-01T00:00:02.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R2", &err), 0);
+	assert_int_equal(store_chain_get(st, "R2", &l, &err), 0);
+	assert_string_equal(l.previous_run, "R1");
+	store_chain_link_release(&l);
+	assert_int_equal(store_chain_get(st, "R1", &l, &err), 0);
+	assert_string_equal(l.sha256, sha1);
+	store_chain_link_release(&l);
+	store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +369,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_previous_from_the_store, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sealed_again_after_a_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backfill_from_the_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_new_database_links_to_the_files, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
