@@ -22,3 +22,8 @@ CREATE INDEX manifest_chain_order ON manifest_chain(merged_at, run_id);
 -- manifest written after this migration reads them once
 -- (artifact/manifest.c) and deletes this key.
 INSERT INTO store_meta (key, value) VALUES ('manifest_chain_backfill', 'pending');
+
+-- Every merge first seals the merged run that finished last, if a killed
+-- merge left it without its manifest (runner__seal_newest): found in one
+-- step of this index, not by loading every run.
+CREATE INDEX runs_state_finished ON runs(state, finished_ms);

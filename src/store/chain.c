@@ -155,3 +155,40 @@ int store_chain_backfill(struct store *st, const struct store_chain_link *v, siz
 		store_rollback(st);
 	return error;
 }
+
+int store_chain_newest_merged(struct store *st, struct store_run **out, size_t *n,
+			      struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	char *id = NULL;
+	int rc, error;
+
+	*out = NULL;
+	*n = 0;
+	/* the index runs_state_finished (migration 006): one step, whatever the number of runs */
+	if ((error = store__prepare(st, &s,
+				    "SELECT id FROM runs WHERE state = ? "
+				    "ORDER BY finished_ms DESC LIMIT 1",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_state_name(RUN_MERGED));
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && !(id = store__col_dup(s, 0)))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		error = store__fail(st, err, "cannot find the newest merged run");
+	sqlite3_finalize(s);
+	if (error || !id)
+		goto out;
+	if (!(*out = calloc(1, sizeof(**out))))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if ((error = store_run_get(st, id, *out, err)) == 0)
+		*n = 1;
+out:
+	if (error) {
+		free(*out);
+		*out = NULL;
+	}
+	free(id);
+	return error;
+}

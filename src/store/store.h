@@ -657,6 +657,13 @@ void store_chain_link_release(struct store_chain_link *l);
  * (once, after migration 006 created it), else 0.
  */
 int store_chain_backfill_pending(struct store *st, int *pending, struct sl_err *err);
+/*
+ * The merged run that finished last, as a list of one (or none): the only
+ * run a killed merge can have left without its manifest. *out:
+ * store_runs_free(*out, *n).
+ */
+int store_chain_newest_merged(struct store *st, struct store_run **out, size_t *n,
+			      struct sl_err *err);
 /* Record `v` (from the files) and clear the pending mark, in one transaction. */
 int store_chain_backfill(struct store *st, const struct store_chain_link *v, size_t n,
 			 struct sl_err *err);

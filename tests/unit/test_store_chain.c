@@ -171,6 +171,65 @@ static void test_old_database_is_marked_then_filled(void **state)
 	free(path);
 }
 
+static void run_at(struct store *st, const char *id, enum run_state state, long long finished)
+{
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	sqlite3_stmt *s = NULL;
+
+	memset(&r, 0, sizeof(r));
+	r.id = (char *)id;
+	r.work_order_id = (char *)"WO-1";
+	r.wo_content_hash = (char *)"h";
+	r.target = (char *)"refs/heads/main";
+	assert_int_equal(store_begin(st, &err), 0);
+	assert_int_equal(store_run_insert(st, &r, &err), 0);
+	assert_int_equal(store_commit(st, &err), 0);
+	assert_int_equal(sqlite3_prepare_v2(store_db(st), "UPDATE runs SET state = ?, finished_ms = ? "
+					    "WHERE id = ?", -1, &s, NULL), SQLITE_OK);
+	sqlite3_bind_text(s, 1, run_state_name(state), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, finished);
+	sqlite3_bind_text(s, 3, id, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+	sqlite3_finalize(s);
+}
+
+/* The run a killed merge may have left unsealed: the merged one that finished last, by an index. */
+static void test_newest_merged(void **state)
+{
+	struct test_store *f = *state;
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	sqlite3_stmt *s = NULL;
+	char plan[1024] = "";
+	size_t n = 9;
+
+	assert_int_equal(store_chain_newest_merged(f->st, &runs, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_null(runs);
+	run_at(f->st, "M1", RUN_MERGED, 1000);
+	run_at(f->st, "M2", RUN_MERGED, 3000);
+	run_at(f->st, "F1", RUN_FAILED, 5000);
+	run_at(f->st, "M0", RUN_MERGED, 2000);
+	assert_int_equal(store_chain_newest_merged(f->st, &runs, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(runs[0].id, "M2");
+	assert_int_equal(runs[0].state, RUN_MERGED);
+	store_runs_free(runs, n);
+
+	assert_int_equal(sqlite3_prepare_v2(store_db(f->st),
+					    "EXPLAIN QUERY PLAN SELECT id FROM runs WHERE state = ? "
+					    "ORDER BY finished_ms DESC LIMIT 1", -1, &s, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		strncat(plan, (const char *)sqlite3_column_text(s, 3), sizeof(plan) - strlen(plan) - 2);
+		strcat(plan, ";");
+	}
+	sqlite3_finalize(s);
+	assert_non_null(strstr(plan, "runs_state_finished"));
+	assert_null(strstr(plan, "TEMP B-TREE"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +237,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_record_replaces_and_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_last_uses_the_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_database_is_marked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newest_merged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_database_is_marked_then_filled, setup,
 						teardown),
 	};
