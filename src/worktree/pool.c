@@ -28,6 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,14 +128,22 @@ static int holds(const char *path, const char *want)
 	return same;
 }
 
-/* <dir>/.git names entry `name`, and the entry names <dir>/.git. */
+/* A directory itself, not a link to one (a builder can replace its worktree by a link). */
+static int real_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* <dir>/.git names entry `name`, and the entry names <dir>/.git; <dir> is no link. */
 static int linked(const struct pool *p, const char *dir, const char *name)
 {
 	char *gitfile = sl_path_fmt("%s/.git", dir), *want = NULL, *back = entry(p, name, "gitdir");
 	int ok = 0;
 
 	if (gitfile && back && (want = sl_path_fmt("gitdir: %s/worktrees/%s", p->common, name)))
-		ok = holds(gitfile, want) && holds(back, gitfile);
+		ok = real_dir(dir) && holds(gitfile, want) && holds(back, gitfile);
 	free(gitfile);
 	free(want);
 	free(back);
@@ -448,12 +457,36 @@ static int drop_stray_entries(const struct pool *p, struct sl_err *err)
 	return error;
 }
 
+/* The temporary files of intents whose writer was killed: under the lock nobody else writes here. */
+static void drop_dead_tmp(const struct pool *p)
+{
+	char *dir = pool_path(p->root, NULL, NULL), *path;
+	struct sl_err e = SL_ERR_INIT;
+	struct dirent *d;
+	DIR *dh;
+
+	if (!dir || !(dh = opendir(dir))) {
+		free(dir);
+		return;
+	}
+	while ((d = readdir(dh)))
+		if (!strncmp(d->d_name, SLOT_PREFIX, sizeof(SLOT_PREFIX) - 1) &&
+		    strstr(d->d_name, ".tmp.") && (path = sl_path_join(dir, d->d_name))) {
+			sl_unlink(path, &e);
+			sl_err_clear(&e);
+			free(path);
+		}
+	closedir(dh);
+	free(dir);
+}
+
 static int recover(const struct pool *p, struct sl_err *err)
 {
 	sl_strv slots = NULL;
 	size_t i;
 	int error, locked;
 
+	drop_dead_tmp(p);
 	if ((error = recover_intents(p, ".take", err)) != 0 ||
 	    (error = recover_intents(p, ".put", err)) != 0 ||
 	    (error = scan(p->root, "", &slots, err)) != 0)
@@ -514,6 +547,65 @@ static int strip_entry(const struct pool *p, const char *name, struct sl_err *er
 	return error;
 }
 
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * Does the index at `path` hold anything clean_index() strips: an entry
+ * with the assume-valid or extended flags (skip-worktree, intent-to-add)
+ * or a conflict stage, or an extension that is not the cache tree, the
+ * resolve-undo data or an offset table? Read as git's index-format.txt
+ * says, for versions 2 and 3; version 4 and whatever does not parse say
+ * yes. A plain index (the usual case: sluice's snapshot wrote it) is then
+ * left as it is, which saves rewriting it.
+ */
+static int index_needs_strip(const char *path)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err e = SL_ERR_INIT;
+	const unsigned char *p, *end;
+	uint32_t version, n, i;
+	int needs = 1;
+
+	sl_buf_init(&b, (size_t)1 << 30);
+	if (sl_read_file(&b, path, (size_t)1 << 30, &e) != 0 || b.len < 12 + 20)
+		goto out;
+	p = (const unsigned char *)b.ptr;
+	end = p + b.len - 20; /* the trailing hash */
+	version = be32(p + 4);
+	n = be32(p + 8);
+	if (memcmp(p, "DIRC", 4) || (version != 2 && version != 3))
+		goto out;
+	for (p += 12, i = 0; i < n; i++) {
+		size_t fixed = 62, len;
+		unsigned flags;
+		if (end - p < 64)
+			goto out;
+		flags = (unsigned)p[60] << 8 | p[61];
+		if (flags & 0xf000) /* assume-valid, extended, a stage */
+			goto out;
+		len = strnlen((const char *)p + fixed, (size_t)(end - p) - fixed);
+		p += (fixed + len + 8) & ~(size_t)7;
+		if (p > end)
+			goto out;
+	}
+	while (end - p >= 8) {
+		uint32_t size = be32(p + 4);
+		if (memcmp(p, "TREE", 4) && memcmp(p, "REUC", 4) && memcmp(p, "EOIE", 4) &&
+		    memcmp(p, "IEOT", 4))
+			goto out;
+		if (size > (uint32_t)(end - p) - 8)
+			goto out;
+		p += 8 + size;
+	}
+	needs = p != end;
+out:
+	sl_buf_release(&b);
+	return needs;
+}
+
 /*
  * The index keeps only what tells git a file is unchanged (path, id, mode,
  * stat data): no skip-worktree, assume-unchanged or intent-to-add bit, no
@@ -528,8 +620,14 @@ static int clean_index(const struct pool *p, const char *wt, const char *name, s
 	git_index *idx = NULL;
 	git_index_entry *v = NULL;
 	size_t i, n = 0, k = 0;
+	char *ipath = entry(p, name, "index");
 	int rc = -1;
 
+	if (ipath && !index_needs_strip(ipath)) {
+		free(ipath);
+		return 0;
+	}
+	free(ipath);
 	if (git_repository_open_ext(&r, wt, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
 	    git_repository_index(&idx, r) < 0)
 		goto out;
@@ -601,22 +699,187 @@ static int reset_files(const char *wt, int keep_ignored, struct sl_err *err)
 	return error;
 }
 
-/* The taken worktree of `run`, made what worktree_create() would have made. */
-static int recycle(const struct pool *p, const char *wt, const char *run, const char *branch,
-		   const char *base_hex, int keep_ignored, struct sl_err *err)
+#define RESET_MARK "sluice-reset-pending"
+
+/*
+ * Whether a .gitattributes differs between the commits `from` (what the
+ * worktree holds) and `to`: line endings and filters of files whose bytes
+ * in git did not change may then differ on disk, which git reset, going by
+ * the index, would not see (and a checkout reads the attributes still on
+ * disk). 1 also when it cannot tell.
+ */
+static int attributes_changed(const struct pool *p, const git_oid *from, const git_oid *to)
+{
+	git_commit *a = NULL, *b = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	size_t i, n;
+	int changed = 1;
+
+	if (git_oid_equal(from, to))
+		return 0;
+	if (git_commit_lookup(&a, p->repo, from) < 0 || git_commit_lookup(&b, p->repo, to) < 0 ||
+	    git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
+	    git_diff_tree_to_tree(&diff, p->repo, ta, tb, NULL) < 0)
+		goto out;
+	n = git_diff_num_deltas(diff);
+	for (i = 0, changed = 0; i < n && !changed; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		const char *base = strrchr(path, '/');
+		changed = !strcmp(base ? base + 1 : path, ".gitattributes");
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(a);
+	git_commit_free(b);
+	return changed;
+}
+
+/*
+ * Under the lock, once the worktree is the run's: its entry as a new one's,
+ * the mark that its files are not reset yet, the run's branch (created at
+ * the base when missing) checked out in HEAD.
+ */
+static int adopt(const struct pool *p, const char *run, const char *branch, const char *base_hex,
+		 struct sl_err *err)
 {
 	git_reference *ref = NULL;
-	char *head = entry(p, run, "HEAD"), *text = NULL;
+	char *head = entry(p, run, "HEAD"), *mark = entry(p, run, RESET_MARK), *text = NULL;
 	int created = 0, error;
 
-	if (!head || !(text = sl_path_fmt("ref: refs/heads/%s\n", branch))) {
+	if (!head || !mark || !(text = sl_path_fmt("ref: refs/heads/%s\n", branch))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	if ((error = strip_entry(p, run, err)) != 0 ||
-	    (error = worktree__get_branch(&ref, &created, p->repo, branch, base_hex, err)) != 0 ||
-	    (error = sl_write_file_atomic(head, text, strlen(text), err)) != 0 ||
-	    (error = clean_index(p, wt, run, err)) != 0)
+	if ((error = strip_entry(p, run, err)) == 0 &&
+	    (error = sl_write_file_atomic(mark, "", 0, err)) == 0 &&
+	    (error = worktree__get_branch(&ref, &created, p->repo, branch, base_hex, err)) == 0)
+		error = sl_write_file_atomic(head, text, strlen(text), err);
+out:
+	git_reference_free(ref);
+	free(head);
+	free(mark);
+	free(text);
+	return error;
+}
+
+static int dir_is_empty(const char *path)
+{
+	struct dirent *d;
+	DIR *dh = opendir(path);
+	int empty = 1;
+
+	if (!dh)
+		return 1;
+	while (empty && (d = readdir(dh)))
+		empty = !strcmp(d->d_name, ".") || !strcmp(d->d_name, "..");
+	closedir(dh);
+	return empty;
+}
+
+struct modes {
+	const char *wt;
+	mode_t dir, file, exec; /* what a checkout makes: 0777, 0666, 0777 less the umask */
+	char done[PATH_MAX];    /* the last folder set right: its ancestors are right too */
+};
+
+/* `path` (relative) a folder of the checkout: its mode a fresh checkout's. */
+static int fix_dir(struct modes *m, const char *rel, size_t len, struct sl_err *err)
+{
+	char path[PATH_MAX * 2];
+	struct stat st;
+
+	if (len < sizeof(m->done) && !strncmp(m->done, rel, len) &&
+	    (m->done[len] == '\0' || m->done[len] == '/'))
+		return 0;
+	if (sl_fmt_fixed(path, sizeof(path), "%s/%.*s", m->wt, (int)len, rel) < 0)
+		return sl_err_set(err, SL_ERROR, "path too long: '%s'", rel);
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) != m->dir &&
+	    chmod(path, m->dir) < 0)
+		return sl_err_sys(err, errno, "cannot set the mode of '%s'", path);
+	if (len < sizeof(m->done)) {
+		memcpy(m->done, rel, len);
+		m->done[len] = '\0';
+	}
+	return 0;
+}
+
+/* One index entry: its folders, its mode; a submodule's folder emptied. */
+static int fix_entry(struct modes *m, const git_index_entry *e, struct sl_err *err)
+{
+	const char *slash;
+	char path[PATH_MAX * 2];
+	struct stat st;
+	mode_t want;
+	int error = 0;
+
+	for (slash = strchr(e->path, '/'); !error && slash; slash = strchr(slash + 1, '/'))
+		error = fix_dir(m, e->path, (size_t)(slash - e->path), err);
+	if (error || sl_fmt_fixed(path, sizeof(path), "%s/%s", m->wt, e->path) < 0 ||
+	    lstat(path, &st) < 0)
+		return error;
+	if (e->mode == GIT_FILEMODE_COMMIT && S_ISDIR(st.st_mode)) {
+		/* a fresh checkout leaves a submodule's folder empty (its .git named the old entry) */
+		if (!dir_is_empty(path) &&
+		    ((error = sl_rm_rf(path, err)) != 0 || mkdir(path, m->dir) < 0))
+			return error ? error : sl_err_sys(err, errno, "cannot make '%s'", path);
+		return fix_dir(m, e->path, strlen(e->path), err);
+	}
+	want = e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? m->exec : m->file;
+	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != want && chmod(path, want) < 0)
+		return sl_err_sys(err, errno, "cannot set the mode of '%s'", path);
+	return 0;
+}
+
+/*
+ * What git reset does not put right, as a fresh checkout has it: the modes
+ * of folders and of files (git keeps only the executable bit), and the
+ * folders of submodules, empty (a builder may have checked one out).
+ * Ignored files and folders of ignored files only are left alone.
+ */
+static int as_checked_out(const char *wt, struct sl_err *err)
+{
+	struct modes m;
+	git_repository *r = NULL;
+	git_index *idx = NULL;
+	size_t i, n;
+	mode_t mask = umask(0);
+	int error = 0;
+
+	umask(mask);
+	memset(&m, 0, sizeof(m));
+	m.wt = wt;
+	m.dir = m.exec = 0777 & ~mask;
+	m.file = 0666 & ~mask;
+	if (git_repository_open_ext(&r, wt, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    git_repository_index(&idx, r) < 0) {
+		error = sl_err_set(err, SL_ERROR, "cannot read the index of '%s'", wt);
+		goto out;
+	}
+	if (chmod(wt, m.dir) < 0)
+		error = sl_err_sys(err, errno, "cannot set the mode of '%s'", wt);
+	n = git_index_entrycount(idx);
+	for (i = 0; !error && i < n; i++)
+		error = fix_entry(&m, git_index_get_byindex(idx, i), err);
+out:
+	git_index_free(idx);
+	git_repository_free(r);
+	return error;
+}
+
+/* Outside the lock (the worktree is the run's): index, files, untracked files; then no mark. */
+static int reset_taken(const struct pool *p, const char *wt, const char *run, int keep_ignored,
+		       struct sl_err *err)
+{
+	char *mark = entry(p, run, RESET_MARK);
+	int error;
+
+	if (!mark)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = clean_index(p, wt, run, err)) != 0)
 		goto out;
 	sl_fault("pool.take_before_reset");
 	if ((error = reset_files(wt, keep_ignored, err)) != 0) {
@@ -625,10 +888,13 @@ static int recycle(const struct pool *p, const char *wt, const char *run, const 
 		if ((error = worktree__make_writable(wt, err)) == 0)
 			error = reset_files(wt, keep_ignored, err);
 	}
+	if (!error)
+		error = as_checked_out(wt, err);
+	sl_fault(error ? NULL : "pool.take_recycled");
+	if (!error)
+		error = sl_unlink(mark, err);
 out:
-	git_reference_free(ref);
-	free(head);
-	free(text);
+	free(mark);
 	return error;
 }
 
@@ -689,8 +955,31 @@ static void discard_taken(const struct pool *p, const char *run, const char *dst
 	free(ent);
 }
 
+/* Do slot `slot` and the run's start (its branch's tip, or the base) have the same .gitattributes? */
+static int same_attributes(const struct pool *p, const char *slot, const char *branch,
+			   const char *base_hex)
+{
+	char *head = entry(p, slot, "HEAD"), *line = head ? read_line(head) : NULL;
+	git_reference *ref = NULL;
+	git_oid from, to;
+	int same = 0;
+
+	if (git_branch_lookup(&ref, p->repo, branch, GIT_BRANCH_LOCAL) == 0 &&
+	    git_reference_target(ref))
+		git_oid_cpy(&to, git_reference_target(ref));
+	else if (!base_hex || git_oid_fromstrn(&to, base_hex, strlen(base_hex)) < 0)
+		goto out;
+	if (line && git_oid_fromstrn(&from, line, strlen(line)) == 0)
+		same = !attributes_changed(p, &from, &to);
+out:
+	git_reference_free(ref);
+	free(head);
+	free(line);
+	return same;
+}
+
 static int take(const struct pool *p, const char *run, const char *branch, const char *base_hex,
-		int keep_ignored, char **slot_out, struct sl_err *err)
+		char **slot_out, struct sl_err *err)
 {
 	char *dst = run_wt_path(p->root, run), *ent = entry(p, run, NULL), *slot = NULL;
 	int error;
@@ -706,6 +995,13 @@ static int take(const struct pool *p, const char *run, const char *branch, const
 		sl_err_clear(err); /* none: the run gets a fresh one */
 		goto out;
 	}
+	if (!same_attributes(p, slot, branch, base_hex)) {
+		/* its files' line endings or filters may differ from a fresh checkout's */
+		error = remove_slot(p, slot, err);
+		free(slot);
+		slot = NULL;
+		goto out;
+	}
 	if ((error = write_intent(p->root, slot, ".take", run, err)) != 0)
 		goto out;
 	sl_fault("pool.take_intent");
@@ -715,9 +1011,9 @@ static int take(const struct pool *p, const char *run, const char *branch, const
 			drop_intent(p->root, slot, ".take");
 		goto out;
 	}
-	if ((error = recycle(p, dst, run, branch, base_hex, keep_ignored, err)) != 0)
+	if ((error = adopt(p, run, branch, base_hex, err)) != 0)
 		discard_taken(p, run, dst);
-	sl_fault(error ? NULL : "pool.take_recycled");
+	sl_fault(error ? NULL : "pool.take_adopted");
 	drop_intent(p->root, slot, ".take");
 	if (!error && slot_out) {
 		*slot_out = slot;
@@ -731,7 +1027,7 @@ out:
 }
 
 int worktree_pool_take(const char *repo_root, const char *run, const char *branch,
-		       const char *base_hex, int keep_ignored, char **slot_out, struct sl_err *err)
+		       const char *base_hex, char **slot_out, struct sl_err *err)
 {
 	struct pool p;
 	int error;
@@ -742,7 +1038,44 @@ int worktree_pool_take(const char *repo_root, const char *run, const char *branc
 		return sl_err_set(err, SL_EINVALID, "'%s' cannot take a pooled worktree", run);
 	if ((error = pool_open(&p, repo_root, err)) != 0)
 		return error;
-	error = take(&p, run, branch, base_hex, keep_ignored, slot_out, err);
+	error = take(&p, run, branch, base_hex, slot_out, err);
+	pool_close(&p);
+	return error;
+}
+
+int worktree_pool_pending(const char *repo_root, const char *run)
+{
+	struct pool p;
+	struct sl_err e = SL_ERR_INIT;
+	char *mark;
+	int pending;
+
+	if (!worktree_name_valid(run) || pool_open(&p, repo_root, &e) != 0)
+		return 0;
+	mark = entry(&p, run, RESET_MARK);
+	pending = mark && sl_path_exists(mark);
+	free(mark);
+	pool_close(&p);
+	return pending;
+}
+
+int worktree_pool_reset(const char *repo_root, const char *run, int keep_ignored,
+			struct sl_err *err)
+{
+	struct pool p;
+	char *wt = NULL, *mark = NULL;
+	int error;
+
+	if (!worktree_name_valid(run))
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a run", run);
+	if ((error = pool_open(&p, repo_root, err)) != 0)
+		return error;
+	if (!(wt = run_wt_path(repo_root, run)) || !(mark = entry(&p, run, RESET_MARK)))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (sl_path_exists(mark) && (error = reset_taken(&p, wt, run, keep_ignored, err)) != 0)
+		discard_taken(&p, run, wt);
+	free(wt);
+	free(mark);
 	pool_close(&p);
 	return error;
 }
@@ -828,6 +1161,69 @@ out:
 	return error;
 }
 
+/* `link` (a /proc symlink's target) is `dir` or under it. */
+static int under(const char *link, const char *dir, size_t n)
+{
+	return !strncmp(link, dir, n) && (link[n] == '\0' || link[n] == '/');
+}
+
+/* Has process `pid` its working directory or an open file under `dir`? */
+static int pid_uses(const char *pid, const char *dir, size_t n)
+{
+	char path[320], link[PATH_MAX];
+	struct dirent *d;
+	DIR *fds;
+	ssize_t len;
+	int uses = 0;
+
+	if (sl_fmt_fixed(path, sizeof(path), "/proc/%s/cwd", pid) < 0)
+		return 0;
+	if ((len = readlink(path, link, sizeof(link) - 1)) > 0) {
+		link[len] = '\0';
+		if (under(link, dir, n))
+			return 1;
+	}
+	if (sl_fmt_fixed(path, sizeof(path), "/proc/%s/fd", pid) < 0 || !(fds = opendir(path)))
+		return 0;
+	while (!uses && (d = readdir(fds))) {
+		char fd[640];
+		if (d->d_name[0] == '.' ||
+		    sl_fmt_fixed(fd, sizeof(fd), "/proc/%s/fd/%s", pid, d->d_name) < 0)
+			continue;
+		if ((len = readlink(fd, link, sizeof(link) - 1)) > 0) {
+			link[len] = '\0';
+			uses = under(link, dir, n);
+		}
+	}
+	closedir(fds);
+	return uses;
+}
+
+/*
+ * Does a process still work in the worktree `dir` (a builder's process that
+ * left its group, a person's shell or editor)? Pooled, the worktree would
+ * move with it into the next run, which would see its writes. Linux's /proc
+ * tells; where it cannot be read, no.
+ */
+static int in_use(const char *dir)
+{
+	char real[PATH_MAX], self[32];
+	struct dirent *d;
+	DIR *proc;
+	size_t n;
+	int used = 0;
+
+	if (!realpath(dir, real) || !(proc = opendir("/proc")))
+		return 0;
+	n = strlen(real);
+	snprintf(self, sizeof(self), "%ld", (long)getpid());
+	while (!used && (d = readdir(proc)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9' && strcmp(d->d_name, self))
+			used = pid_uses(d->d_name, real, n);
+	closedir(proc);
+	return used;
+}
+
 static int put(const struct pool *p, const char *run, size_t max, const char *const *excluded,
 	       int force, int delete, int *pooled, int *deleted, struct sl_err *err)
 {
@@ -842,7 +1238,8 @@ static int put(const struct pool *p, const char *run, size_t max, const char *co
 	if ((error = recover(p, err)) != 0 || (error = scan(p->root, "", &slots, err)) != 0)
 		goto out;
 	/* full, or not a plain run worktree: worktree_remove() does what it always did */
-	if ((slots && sl_strv_len(slots) >= max) || !linked(p, src, run) || sl_path_exists(lock))
+	if ((slots && sl_strv_len(slots) >= max) || !linked(p, src, run) || sl_path_exists(lock) ||
+	    in_use(src))
 		goto out;
 	if (!force && (error = worktree__refuse_dirty(src, excluded, err)) != 0)
 		goto out;
