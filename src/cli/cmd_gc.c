@@ -20,11 +20,15 @@ static const char gc_help[] =
 	"says its artifacts were removed by gc and 'sluice audit' counts it as removed,\n"
 	"keeping the manifest chain whole. The store keeps every run and event.\n"
 	"gc reports the bytes freed and checks afterwards that what it removed is gone.\n"
+	"It also empties the worktree pool (.system/pool: finished runs' worktrees kept\n"
+	"for new runs, worktree.pool in the config), all but worktrees locked with\n"
+	"'git worktree lock'; later runs fill it again.\n"
 	"\n"
 	"  --keep-last N  keep the newest N finished runs\n"
 	"  --dry-run      list what would be removed, remove nothing\n"
 	"  --force        remove runs that did not merge too, without asking\n"
-	"  --json         {dry_run, keep_last, runs: [...], kept_unmerged, bytes_freed, verified}\n";
+	"  --json         {dry_run, keep_last, runs: [...], kept_unmerged, pool, bytes_freed,\n"
+	"                 verified}\n";
 
 struct gc_opts {
 	int keep_last;  /* -1: from the config */
@@ -67,12 +71,32 @@ static int print_json(const struct gc_opts *o, const struct runner_gc_plan *plan
 						   "bytes", (json_int_t)it->bytes, "removed",
 						   it->removed, "error", it->error));
 	}
-	doc = json_pack("{s:b, s:i, s:o, s:I, s:I, s:b}", "dry_run", o->dry_run, "keep_last",
-			o->keep_last, "runs", a, "kept_unmerged", (json_int_t)kept_unmerged,
-			"bytes_freed", (json_int_t)freed, "verified", verified);
+	doc = json_pack("{s:b, s:i, s:o, s:I, s:{s:I, s:I, s:I, s:I, s:s?}, s:I, s:b}", "dry_run",
+			o->dry_run, "keep_last", o->keep_last, "runs", a, "kept_unmerged",
+			(json_int_t)kept_unmerged, "pool", "worktrees",
+			(json_int_t)plan->pool_slots, "bytes", (json_int_t)plan->pool_bytes,
+			"removed", (json_int_t)plan->pool_removed, "locked",
+			(json_int_t)plan->pool_locked, "error", plan->pool_error, "bytes_freed",
+			(json_int_t)freed, "verified", verified);
 	rc = cli_print_json(doc);
 	json_decref(doc);
 	return rc;
+}
+
+static void print_pool(const struct gc_opts *o, const struct runner_gc_plan *plan)
+{
+	if (!plan->pool_slots)
+		return;
+	if (o->dry_run)
+		printf("would empty the worktree pool: %zu worktree%s, %lld bytes\n",
+		       plan->pool_slots, plan->pool_slots == 1 ? "" : "s",
+		       (long long)plan->pool_bytes);
+	else if (plan->pool_error)
+		cli_error("cannot empty the worktree pool: %s", plan->pool_error);
+	else
+		printf("emptied the worktree pool: %zu worktree%s removed%s\n", plan->pool_removed,
+		       plan->pool_removed == 1 ? "" : "s",
+		       plan->pool_locked ? ", locked ones kept ('git worktree unlock' them)" : "");
 }
 
 static int print_text(const struct gc_opts *o, const struct runner_gc_plan *plan,
@@ -96,6 +120,7 @@ static int print_text(const struct gc_opts *o, const struct runner_gc_plan *plan
 			failed++;
 		}
 	}
+	print_pool(o, plan);
 	if (kept_unmerged)
 		printf("kept %zu run%s that did not merge; 'sluice gc --force' removes them\n",
 		       kept_unmerged, kept_unmerged == 1 ? "" : "s");
@@ -106,7 +131,7 @@ static int print_text(const struct gc_opts *o, const struct runner_gc_plan *plan
 		printf("gc: removed %zu run%s, freed %lld bytes; verified: %s\n", removed,
 		       removed == 1 ? "" : "s", (long long)freed,
 		       failed ? "some runs are still there (see above)" : "nothing of them is left");
-	return failed ? CLI_FAIL : CLI_OK;
+	return failed || plan->pool_error ? CLI_FAIL : CLI_OK;
 }
 
 static int gc(struct cli *cli, struct gc_opts *o)
@@ -134,6 +159,7 @@ static int gc(struct cli *cli, struct gc_opts *o)
 	}
 	for (i = 0; i < plan.n; i++)
 		verified &= o->dry_run || plan.v[i].removed;
+	verified &= o->dry_run || !plan.pool_error;
 	if (cli->json)
 		rc = print_json(o, &plan, kept_unmerged, freed, verified) == CLI_OK && verified ?
 			     CLI_OK : CLI_FAIL;

@@ -381,6 +381,21 @@ static void builder_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_no
 	}
 }
 
+static void get_recycle(struct ctx *c, yaml_node_t *v)
+{
+	char *s = NULL;
+
+	if (get_str(c, v, &s, "worktree.recycle") < 0)
+		return;
+	if (!strcmp(s, "keep-ignored") || !strcmp(s, "clean"))
+		c->cfg->worktree.keep_ignored = !strcmp(s, "keep-ignored");
+	else
+		problem(c, v, "unknown worktree.recycle '%s'; use clean (the default: a reused "
+			"worktree loses its ignored files too) or keep-ignored (node_modules/, "
+			"build/ and other ignored files stay from run to run)", s);
+	free(s);
+}
+
 static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	if (!strcmp(key, "share"))
@@ -393,8 +408,12 @@ static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 		get_duration(c, v, &c->cfg->worktree.setup_timeout_ms, "worktree.setup_timeout");
 	else if (!strcmp(key, "hooks"))
 		get_bool(c, v, &c->cfg->worktree.hooks, "worktree.hooks");
+	else if (!strcmp(key, "pool"))
+		get_int(c, v, &c->cfg->worktree.pool, 0, 64, "worktree.pool");
+	else if (!strcmp(key, "recycle"))
+		get_recycle(c, v);
 	else
-		unknown(c, k, "worktree", "share, copy, setup, setup_timeout, hooks");
+		unknown(c, k, "worktree", "share, copy, setup, setup_timeout, hooks, pool, recycle");
 }
 
 static int gate_name_ok(const char *s)
@@ -894,6 +913,7 @@ static int set_defaults(struct sl_config *cfg)
 	cfg->builder.timeout_ms = 30 * 60 * 1000;
 	cfg->builder.log_max = (size_t)10 << 20;
 	cfg->worktree.setup_timeout_ms = 10 * 60 * 1000;
+	cfg->worktree.pool = 2;
 	cfg->reviewer.timeout_ms = 120 * 1000;
 	cfg->reviewer.connect_timeout_ms = 10 * 1000;
 	cfg->reviewer.retries = 3;

@@ -66,6 +66,8 @@ struct sl_config {
 		sl_strv setup;          /* argv run after creation, or NULL */
 		int64_t setup_timeout_ms; /* default 10m */
 		int hooks;              /* default 0: core.hooksPath=/dev/null for the builder */
+		int pool;               /* finished worktrees kept for reuse; default 2, 0: none */
+		int keep_ignored;       /* recycle: keep-ignored (1) or clean (0, the default) */
 	} worktree;
 	struct sl_gate *gates;
 	size_t ngates;

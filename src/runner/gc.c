@@ -111,6 +111,23 @@ static void plan_reverse(struct runner_gc_plan *plan)
 	}
 }
 
+/* The worktree pool: gc empties it (what it holds can always be made again). */
+static int plan_pool(struct sl_ctx *ctx, struct runner_gc_plan *plan, struct sl_err *err)
+{
+	struct worktree_pool_slot *v = NULL;
+	size_t n = 0, i;
+	int error;
+
+	if ((error = worktree_pool_list(ctx->repo.root, &v, &n, err)) != 0)
+		return error;
+	for (i = 0; i < n; i++) {
+		plan->pool_slots++;
+		plan->pool_bytes += du(v[i].path);
+	}
+	worktree_pool_list_release(v, n);
+	return 0;
+}
+
 int runner_gc_plan(struct sl_ctx *ctx, int keep_last, struct runner_gc_plan *plan,
 		   struct sl_err *err)
 {
@@ -144,6 +161,8 @@ int runner_gc_plan(struct sl_ctx *ctx, int keep_last, struct runner_gc_plan *pla
 			error = sl_err_set(err, SL_ERROR, "out of memory");
 	}
 	plan_reverse(plan);
+	if (!error)
+		error = plan_pool(ctx, plan, err);
 out:
 	store_runs_free(runs, n);
 	git_repository_free(git);
@@ -175,6 +194,7 @@ void runner_gc_plan_release(struct runner_gc_plan *plan)
 	for (i = 0; i < plan->n; i++)
 		item_release(&plan->v[i]);
 	free(plan->v);
+	free(plan->pool_error);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -310,6 +330,16 @@ out:
 	return error;
 }
 
+static void empty_pool(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed)
+{
+	struct sl_err e = SL_ERR_INIT;
+
+	if (worktree_pool_trim(ctx->repo.root, 0, &plan->pool_removed, &plan->pool_locked, &e) != 0)
+		plan->pool_error = strdup(e.msg);
+	else if (plan->pool_removed && !plan->pool_locked)
+		*freed += plan->pool_bytes;
+}
+
 int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed,
 		    struct sl_err *err)
 {
@@ -337,6 +367,7 @@ int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *fr
 			*freed += it->bytes;
 		}
 	}
+	empty_pool(ctx, plan, freed);
 	sl_lock_release(&lock);
 out:
 	git_repository_free(git);

@@ -388,8 +388,8 @@ int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 		    (error = step__record_diff(&s, head, err)) != 0)
 			goto out;
 		sl_fault("abandon.after_save");
-		if ((error = worktree_remove(ctx->repo.root, s.run.id, step__excluded(&s), 1,
-						    delete_branch, &deleted, err)) != 0)
+		if ((error = runner__retire_worktree(ctx, s.run.id, step__excluded(&s), 1,
+						     delete_branch, &deleted, err)) != 0)
 			goto out;
 	}
 	sl_fault("abandon.after_remove");

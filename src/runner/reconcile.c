@@ -41,6 +41,28 @@ int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_e
 	return error;
 }
 
+int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *const *excluded,
+			    int force, int delete_branch, int *deleted, struct sl_err *err)
+{
+	int pooled = 0, error;
+
+	error = worktree_pool_put(ctx->repo.root, run_id, (size_t)ctx->cfg->worktree.pool,
+				  excluded, force, delete_branch, &pooled, deleted, err);
+	if (error == SL_ECONFLICT)
+		return error; /* changes in it, not forced: worktree_remove() would refuse too */
+	if (error) {
+		sl_log(SL_LOG_WARN, "run %s: its worktree could not go to the pool, so it is "
+		       "removed: %s", run_id, err->msg);
+		sl_err_clear(err);
+	}
+	if (pooled) {
+		sl_log(SL_LOG_INFO, "run %s: its worktree went to the pool", run_id);
+		return 0;
+	}
+	return worktree_remove(ctx->repo.root, run_id, excluded, force, delete_branch, deleted,
+			       err);
+}
+
 char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id)
 {
 	return sl_repo_run_path(&ctx->repo, run_id, "worktree");
@@ -496,6 +518,23 @@ static int run_id_known(const char *id, void *data)
 	return 0;
 }
 
+/* The pool: what a killed tick left half moved, and no more slots than worktree.pool. */
+static void recover_pool(struct sl_ctx *ctx)
+{
+	struct sl_err err = SL_ERR_INIT;
+	size_t removed = 0, locked = 0;
+
+	if (worktree_pool_recover(ctx->repo.root, &err) != 0)
+		sl_log(SL_LOG_WARN, "the worktree pool could not be checked: %s", err.msg);
+	sl_err_clear(&err);
+	if (worktree_pool_trim(ctx->repo.root, (size_t)ctx->cfg->worktree.pool, &removed, &locked,
+			       &err) != 0)
+		sl_log(SL_LOG_WARN, "the worktree pool could not be trimmed: %s", err.msg);
+	else if (removed)
+		sl_log(SL_LOG_INFO, "removed %zu worktree%s from the pool (worktree.pool: %d)",
+		       removed, removed == 1 ? "" : "s", ctx->cfg->worktree.pool);
+}
+
 static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
 {
 	struct known_runs known = { runs, n };
@@ -520,9 +559,9 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 		if (wt && sl_path_exists(wt)) {
 			int rc;
 			sl_err_clear(&err);
-			rc = worktree_remove(ctx->repo.root, runs[i].id,
-						    (const char *const *)ctx->excluded, 0, merged,
-						    &deleted, &err);
+			rc = runner__retire_worktree(ctx, runs[i].id,
+						     (const char *const *)ctx->excluded, 0, merged,
+						     &deleted, &err);
 			if (rc == SL_ENOTFOUND)
 				rc = runner__discard_worktree(ctx, runs[i].id, &err);
 			if (rc != 0)
@@ -536,6 +575,7 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 		if (merged)
 			delete_merged_branch(ctx, repo, &runs[i]);
 	}
+	recover_pool(ctx);
 	recover_checkout(ctx);
 	runner__train_tidy(ctx, runs, n);
 	git_repository_free(repo);

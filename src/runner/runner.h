@@ -118,9 +118,14 @@ struct runner_gc_plan {
 	size_t n;
 	size_t kept_finished;      /* the newest finished runs kept */
 	size_t kept_active;        /* runs not in a final state (never touched) */
+	size_t pool_slots;         /* worktrees in the pool (worktree.pool): gc empties it */
+	int64_t pool_bytes;        /* their size */
+	size_t pool_removed;       /* runner_gc_apply: how many went */
+	size_t pool_locked;        /* left: locked with git worktree lock */
+	char *pool_error;          /* why the pool could not be emptied, or NULL */
 };
 
-#define RUNNER_GC_PLAN_INIT { NULL, 0, 0, 0 }
+#define RUNNER_GC_PLAN_INIT { NULL, 0, 0, 0, 0, 0, 0, 0, NULL }
 
 /*
  * What gc would remove: finished runs older than the newest `keep_last`

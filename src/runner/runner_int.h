@@ -52,6 +52,16 @@ int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const ch
 int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
 
 /*
+ * A finished run's worktree goes: into the worktree pool (worktree.pool)
+ * when there is room and it is a plain run worktree, else removed
+ * (worktree_remove). `force`, `delete_branch` and *deleted as for
+ * worktree_remove(): a worktree with changes is refused unless `force`.
+ * Hold the repository lock.
+ */
+int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *const *excluded,
+			    int force, int delete_branch, int *deleted, struct sl_err *err);
+
+/*
  * Seal the newest merged run when a killed merge left it without
  * manifest.json, so that the chain stays in merge order. Hold the repository
  * lock; every merge calls it first. Failures are logged.

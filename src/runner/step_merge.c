@@ -396,8 +396,8 @@ static void cleanup_after_merge(struct step *s)
 	int deleted = 0;
 
 	if (sl_path_exists(s->wt) &&
-	    worktree_remove(s->ctx->repo.root, s->run.id, step__excluded(s), 0, 1, &deleted,
-				   &err) != 0)
+	    runner__retire_worktree(s->ctx, s->run.id, step__excluded(s), 0, 1, &deleted,
+				    &err) != 0)
 		sl_log(SL_LOG_WARN, "run %s merged, but its worktree stays: %s", s->run.id, err.msg);
 }
 

@@ -141,12 +141,48 @@ static int half_made(struct step *s)
 	return some;
 }
 
+/*
+ * A finished run's worktree from the pool (worktree.pool), reset to this
+ * run's base: 1 when the run got one, 0 when it makes a fresh one. A slot
+ * that cannot be reused is no failure of the run: it is logged and dropped.
+ */
+static int from_pool(struct step *s)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int64_t t0 = sl_now_ms();
+	char *slot = NULL;
+	int error;
+
+	if (s->ctx->cfg->worktree.pool <= 0) {
+		/* no pool: only what a killed tick left half moved, should there be any */
+		if (worktree_pool_recover(s->ctx->repo.root, &err) != 0)
+			sl_log(SL_LOG_WARN, "the worktree pool could not be checked: %s", err.msg);
+		return 0;
+	}
+	error = worktree_pool_take(s->ctx->repo.root, s->run.id, s->run.branch_name,
+				   s->run.base_commit, s->ctx->cfg->worktree.keep_ignored, &slot,
+				   &err);
+	if (error)
+		sl_log(SL_LOG_WARN, "run %s: a worktree of the pool could not be reused, a fresh "
+		       "one is made: %s", s->run.id, err.msg);
+	else if (slot)
+		sl_log(SL_LOG_INFO, "run %s: worktree from the pool (%s, reset to %.12s in %lld ms)",
+		       s->run.id, slot, s->run.base_commit, (long long)(sl_now_ms() - t0));
+	error = !error && slot;
+	free(slot);
+	return error;
+}
+
 /* The worktree and branch at the recorded base, made again when a crash left them half made. */
 static int create_worktree(struct step *s, int *reused, struct sl_err *err)
 {
 	int error;
 
 	sl_fault("prepare.before_worktree_add");
+	if (from_pool(s)) {
+		*reused = 2;
+		return 0;
+	}
 	error = worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
 				       s->run.base_commit, NULL, reused, err);
 	if ((error == SL_EEXISTS || error == SL_ERROR) && half_made(s)) {
@@ -276,5 +312,6 @@ int step_prepare(struct step *s, struct sl_err *err)
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;
 	return step__move(s, RUN_BUILDING, err, "attempt %d: %s at %.12s", s->run.attempt,
+			  reused == 2 ? "worktree from the pool" :
 			  reused ? "worktree reused" : "worktree ready", s->run.base_commit);
 }

@@ -50,7 +50,7 @@ int worktree_branch_name_valid(const char *branch)
 	return git_reference_name_is_valid(&valid, ref) == 0 && valid;
 }
 
-static int open_repo(git_repository **out, const char *root, struct sl_err *err)
+int worktree__open_repo(git_repository **out, const char *root, struct sl_err *err)
 {
 	int rc = git_repository_open_ext(out, root, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 
@@ -124,7 +124,7 @@ out:
 }
 
 /* The branch to check out: an existing one, or a new one at the base. */
-static int get_branch(git_reference **out, int *created, git_repository *repo, const char *branch,
+int worktree__get_branch(git_reference **out, int *created, git_repository *repo, const char *branch,
 		      const char *base_hex, struct sl_err *err)
 {
 	git_commit *base = NULL;
@@ -233,7 +233,7 @@ static int add_new(git_repository *repo, const char *name, const char *path, con
 		*slash = '\0';
 	if ((error = sl_mkdir_p(parent, err)) < 0)
 		goto out;
-	if ((error = get_branch(&ref, &created, repo, branch, base_hex, err)) < 0)
+	if ((error = worktree__get_branch(&ref, &created, repo, branch, base_hex, err)) < 0)
 		goto out;
 	git_worktree_add_options_init(&o, GIT_WORKTREE_ADD_OPTIONS_VERSION);
 	o.ref = ref;
@@ -274,7 +274,7 @@ int worktree_add(const char *repo_root, const char *name, const char *path,
 	if (!path || path[0] != '/')
 		return sl_err_set(err, SL_EINVALID, "worktree path '%s' is not absolute",
 				  path ? path : "");
-	if ((error = open_repo(&repo, repo_root, err)) < 0)
+	if ((error = worktree__open_repo(&repo, repo_root, err)) < 0)
 		goto out;
 	if ((error = check_existing(repo, name, path, branch, err)) < 0)
 		goto out;
@@ -362,7 +362,7 @@ static int writable_one(const char *p, const struct stat *st, int type, struct F
  * module cache) would make the removal fail half way. A worktree path that
  * is itself a link is refused: removing it would act on what it points to.
  */
-static int make_writable(const char *path, struct sl_err *err)
+int worktree__make_writable(const char *path, struct sl_err *err)
 {
 	struct stat st;
 
@@ -378,7 +378,7 @@ static int make_writable(const char *path, struct sl_err *err)
 	return 0;
 }
 
-static int refuse_dirty(const char *path, const char *const *excluded, struct sl_err *err)
+int worktree__refuse_dirty(const char *path, const char *const *excluded, struct sl_err *err)
 {
 	struct worktree_changes ch = WORKTREE_CHANGES_INIT;
 	int error;
@@ -424,7 +424,7 @@ int worktree_remove(const char *repo_root, const char *name_or_path,
 
 	if (branch_deleted)
 		*branch_deleted = 0;
-	if ((error = open_repo(&repo, repo_root, err)) < 0 ||
+	if ((error = worktree__open_repo(&repo, repo_root, err)) < 0 ||
 	    (error = find_wt(&wt, repo, name_or_path, err)) < 0)
 		goto out;
 	path = strdup(git_worktree_path(wt));
@@ -437,9 +437,9 @@ int worktree_remove(const char *repo_root, const char *name_or_path,
 				   path);
 		goto out;
 	}
-	if (valid && !force && (error = refuse_dirty(path, excluded, err)) < 0)
+	if (valid && !force && (error = worktree__refuse_dirty(path, excluded, err)) < 0)
 		goto out;
-	if (valid && (error = make_writable(path, err)) < 0)
+	if (valid && (error = worktree__make_writable(path, err)) < 0)
 		goto out;
 	po.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_WORKING_TREE |
 		   (force ? GIT_WORKTREE_PRUNE_LOCKED : 0);
@@ -566,7 +566,7 @@ int worktree_prune_stale(const char *repo_root, int (*known)(const char *, void 
 
 	if (pruned)
 		*pruned = 0;
-	if ((error = open_repo(&repo, repo_root, err)) < 0)
+	if ((error = worktree__open_repo(&repo, repo_root, err)) < 0)
 		goto out;
 	if ((rc = git_worktree_list(&names, repo)) < 0) {
 		error = sl_err_git(err, rc, "cannot list the worktrees of '%s'", repo_root);
@@ -671,7 +671,7 @@ int worktree_list(const char *repo_root, struct worktree_list *out, struct sl_er
 	int rc, error;
 
 	memset(out, 0, sizeof(*out));
-	if ((error = open_repo(&repo, repo_root, err)) < 0)
+	if ((error = worktree__open_repo(&repo, repo_root, err)) < 0)
 		goto out;
 	if (asprintf(&runs, "%s/.system/runs/", repo_root) < 0) {
 		runs = NULL;
@@ -908,7 +908,7 @@ int worktree_exclude_system(const char *repo_root, struct sl_err *err)
 	int error;
 
 	sl_buf_init(&b, 1 << 20);
-	if ((error = open_repo(&repo, repo_root, err)) < 0)
+	if ((error = worktree__open_repo(&repo, repo_root, err)) < 0)
 		goto out;
 	info = sl_path_join(git_repository_commondir(repo), "info");
 	path = info ? sl_path_join(info, "exclude") : NULL;

@@ -90,6 +90,77 @@ int worktree_remove(const char *repo_root, const char *name_or_path,
 int worktree_prune_stale(const char *repo_root, int (*known)(const char *name, void *data),
 				void *data, size_t *pruned, struct sl_err *err);
 
+/*
+ * The worktree pool (pool.c; DESIGN.md section 12, docs/config.md
+ * worktree.pool): finished runs' worktrees kept under
+ * <root>/.system/pool/<slot> (entry <gitdir>/worktrees/<slot>, HEAD
+ * detached) and given to new runs, which then rewrite only the files that
+ * differ from their base. Every function here wants the .system/lock flock
+ * held; each first finishes or undoes what a killed process left half done
+ * (worktree_pool_recover()).
+ */
+
+/*
+ * Put run `run`'s worktree (<root>/.system/runs/<run>/worktree, entry
+ * <run>) into the pool instead of removing it: HEAD detached, its branch
+ * deleted when `delete_branch` (*branch_deleted, may be NULL, says so).
+ * *pooled is 0, and nothing done, when the pool holds `max` slots already
+ * (0: no pool), or the worktree is not a plain, unlocked run worktree: the
+ * caller then removes it with worktree_remove(). Unless `force`, a worktree
+ * with changes (but `excluded`) is refused with SL_ECONFLICT, as
+ * worktree_remove() refuses it.
+ */
+int worktree_pool_put(const char *repo_root, const char *run, size_t max,
+		      const char *const *excluded, int force, int delete_branch, int *pooled,
+		      int *branch_deleted, struct sl_err *err);
+
+/*
+ * Give run `run` the newest slot as its worktree, as worktree_create()
+ * would make it: at <root>/.system/runs/<run>/worktree, entry <run>, on
+ * local branch `branch` (created at `base_oid_hex` when missing), files and
+ * index those of a fresh checkout (git reset --hard with every stat check
+ * on, so only files that differ are written), untracked files removed, and
+ * ignored ones too unless `keep_ignored`; nothing of the earlier run's
+ * entry kept but its index's stat data. *slot_out (may be NULL; the
+ * caller's, free()) names the slot taken, and stays NULL when the pool is
+ * empty or the run has a worktree already (whole or in part): the caller
+ * then calls worktree_create(). On an error the slot is put back or, when
+ * it was being reset, deleted; the caller may fall back on
+ * worktree_create().
+ */
+int worktree_pool_take(const char *repo_root, const char *run, const char *branch,
+		       const char *base_oid_hex, int keep_ignored, char **slot_out,
+		       struct sl_err *err);
+
+/*
+ * Finish a put and undo a take that a killed process left half done (the
+ * intent files <root>/.system/pool/<slot>.put/.take), delete slots that are
+ * not whole (a directory or entry removed or edited by hand; locked ones
+ * are left alone) and entries of slots whose directory is gone.
+ */
+int worktree_pool_recover(const char *repo_root, struct sl_err *err);
+
+/*
+ * Delete the oldest slots until at most `keep` are left (0: every slot),
+ * but locked ones (counted in *locked_left, and in the `keep`).
+ */
+int worktree_pool_trim(const char *repo_root, size_t keep, size_t *removed, size_t *locked_left,
+		       struct sl_err *err);
+
+struct worktree_pool_slot {
+	char *name;       /* "_pool-<ms>-<pid>-<n>" */
+	char *path;       /* <root>/.system/pool/<name> */
+	char commit[41];  /* the detached HEAD; "" if unreadable */
+	long long since_ms; /* when it was pooled */
+	int sound;        /* linked both ways and detached: it can be taken */
+	int locked;       /* git worktree lock: never taken or deleted */
+};
+
+/* The slots, oldest first; release with worktree_pool_list_release(). */
+int worktree_pool_list(const char *repo_root, struct worktree_pool_slot **out, size_t *n,
+		       struct sl_err *err);
+void worktree_pool_list_release(struct worktree_pool_slot *v, size_t n);
+
 struct worktree_entry {
 	char *name;      /* the .git/worktrees/<name> entry */
 	char *path;      /* the worktree directory as recorded */

@@ -3,7 +3,26 @@
 /* Shared by the files of src/worktree/ only. */
 #include "worktree/worktree.h"
 
+#include <git2.h>
+
 /* 1 when `branch` is a valid local branch name that cannot become an option. */
 int worktree_branch_name_valid(const char *branch);
+
+/* Open the repository at `root` (no search upwards). */
+int worktree__open_repo(git_repository **out, const char *root, struct sl_err *err);
+
+/*
+ * Local branch `branch` (*out, the caller's): the existing one, unless it is
+ * checked out in a worktree (SL_EEXISTS), or a new one at `base_hex`
+ * (*created = 1).
+ */
+int worktree__get_branch(git_reference **out, int *created, git_repository *repo,
+			 const char *branch, const char *base_hex, struct sl_err *err);
+
+/* chmod -R u+w under `path` (a directory, not a link), never through a link. */
+int worktree__make_writable(const char *path, struct sl_err *err);
+
+/* SL_ECONFLICT when the worktree has changes `git status` would show (but `excluded`). */
+int worktree__refuse_dirty(const char *path, const char *const *excluded, struct sl_err *err);
 
 #endif

@@ -1,0 +1,951 @@
+/*
+ * The worktree pool (DESIGN.md section 12): a finished run's worktree is
+ * kept under <root>/.system/pool/<slot> and given to a new run, which then
+ * rewrites only the files that differ from its base.
+ *
+ * A slot is a linked worktree like a run's: its directory
+ * <root>/.system/pool/<slot>, its entry <gitdir>/worktrees/<slot>, HEAD
+ * detached. Slot names begin with '_', run ids never do
+ * (worktree_name_valid), so the one is never taken for the other.
+ *
+ * Moving a worktree between a run and the pool is two renames (the
+ * directory, then the entry) and the two pointer files rewritten
+ * (<dir>/.git and <entry>/gitdir). An intent file,
+ * <root>/.system/pool/<slot>.take or <slot>.put, naming the run, is written
+ * first and removed last: worktree_pool_recover() puts a take that a crash
+ * cut off back into the pool, and finishes a put. So a slot is in one
+ * place at a time, and a killed tick neither loses one nor gives one to
+ * two runs. Everything here runs under the .system/lock flock.
+ */
+#include "worktree/worktree_int.h"
+#include "core/config.h"
+#include "core/fault.h"
+#include "core/fs.h"
+#include "core/git.h"
+#include "core/time.h"
+
+#include <git2.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SLOT_PREFIX "_pool-"
+#define SLOT_NAME_MAX 64
+
+struct pool {
+	git_repository *repo;
+	const char *root;
+	char common[PATH_MAX]; /* the common git directory, no trailing '/' */
+};
+
+static int slot_name_valid(const char *n)
+{
+	size_t len = strlen(n);
+
+	if (len >= SLOT_NAME_MAX || strncmp(n, SLOT_PREFIX, sizeof(SLOT_PREFIX) - 1))
+		return 0;
+	return strspn(n + sizeof(SLOT_PREFIX) - 1, "0123456789-") == len - (sizeof(SLOT_PREFIX) - 1);
+}
+
+static char *pool_path(const char *root, const char *file, const char *suffix)
+{
+	return sl_path_fmt("%s/.system/pool%s%s%s", root, file ? "/" : "", file ? file : "",
+			   suffix ? suffix : "");
+}
+
+static char *run_wt_path(const char *root, const char *run)
+{
+	return sl_path_fmt("%s/.system/runs/%s/worktree", root, run);
+}
+
+static char *entry(const struct pool *p, const char *name, const char *file)
+{
+	return worktree_entry_path(p->common, name, file);
+}
+
+static int pool_open(struct pool *p, const char *root, struct sl_err *err)
+{
+	const char *c;
+	size_t n;
+	int error;
+
+	memset(p, 0, sizeof(*p));
+	p->root = root;
+	if ((error = worktree__open_repo(&p->repo, root, err)) < 0)
+		return error;
+	c = git_repository_commondir(p->repo);
+	n = strlen(c);
+	while (n > 1 && c[n - 1] == '/')
+		n--;
+	if (n >= sizeof(p->common)) {
+		git_repository_free(p->repo);
+		p->repo = NULL;
+		return sl_err_set(err, SL_ERROR, "the git directory's path is too long");
+	}
+	memcpy(p->common, c, n);
+	p->common[n] = '\0';
+	return 0;
+}
+
+static void pool_close(struct pool *p)
+{
+	git_repository_free(p->repo);
+	p->repo = NULL;
+}
+
+/* The first line of a small file, without its newline; NULL if unreadable. */
+static char *read_line(const char *path)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err e = SL_ERR_INIT;
+	char *line = NULL;
+
+	sl_buf_init(&b, 4096);
+	if (sl_read_file(&b, path, 4096, &e) == 0)
+		line = strndup(b.ptr ? b.ptr : "", strcspn(b.ptr ? b.ptr : "", "\r\n"));
+	sl_buf_release(&b);
+	return line;
+}
+
+/* 1 when the small file `path` holds `want` (one line; a trailing '/', as libgit2 writes, aside). */
+static int holds(const char *path, const char *want)
+{
+	char *line = read_line(path);
+	size_t n = line ? strlen(line) : 0;
+	int same;
+
+	while (n > 1 && line[n - 1] == '/')
+		line[--n] = '\0';
+	same = line && !strcmp(line, want);
+
+	free(line);
+	return same;
+}
+
+/* <dir>/.git names entry `name`, and the entry names <dir>/.git. */
+static int linked(const struct pool *p, const char *dir, const char *name)
+{
+	char *gitfile = sl_path_fmt("%s/.git", dir), *want = NULL, *back = entry(p, name, "gitdir");
+	int ok = 0;
+
+	if (gitfile && back && (want = sl_path_fmt("gitdir: %s/worktrees/%s", p->common, name)))
+		ok = holds(gitfile, want) && holds(back, gitfile);
+	free(gitfile);
+	free(want);
+	free(back);
+	return ok;
+}
+
+/* rename(2): a directory to another folder of the same file system (sl_rename is for one folder). */
+static int move(const char *from, const char *to, struct sl_err *err)
+{
+	if (rename(from, to) < 0)
+		return sl_err_sys(err, errno, "cannot move '%s' to '%s'", from, to);
+	return 0;
+}
+
+/* <dir>/.git names entry `name`. */
+static int names(const struct pool *p, const char *dir, const char *name)
+{
+	char *gitfile = sl_path_fmt("%s/.git", dir), *want = NULL;
+	int ok = gitfile && (want = sl_path_fmt("gitdir: %s/worktrees/%s", p->common, name)) &&
+		 holds(gitfile, want);
+
+	free(gitfile);
+	free(want);
+	return ok;
+}
+
+/* Write both pointer files so that directory `dir` and entry `name` name each other. */
+static int relink(const struct pool *p, const char *dir, const char *name, struct sl_err *err)
+{
+	char *gitfile = sl_path_fmt("%s/.git", dir), *text = NULL, *back = entry(p, name, "gitdir");
+	char *line = NULL;
+	int error;
+
+	if (!gitfile || !back || !(text = sl_path_fmt("gitdir: %s/worktrees/%s\n", p->common, name)) ||
+	    !(line = sl_path_fmt("%s\n", gitfile)))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if ((error = sl_write_file_atomic(gitfile, text, strlen(text), err)) == 0)
+		error = sl_write_file_atomic(back, line, strlen(line), err);
+	free(gitfile);
+	free(text);
+	free(back);
+	free(line);
+	return error;
+}
+
+/* Rename entry `from` to `to` unless that is done: SL_EEXISTS when `to` is taken. */
+static int move_entry(const struct pool *p, const char *from, const char *to, struct sl_err *err)
+{
+	char *a = entry(p, from, NULL), *b = entry(p, to, NULL);
+	int error = 0;
+
+	if (!a || !b)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (!sl_path_exists(a) && sl_is_dir(b))
+		error = 0; /* moved already */
+	else if (sl_path_exists(b))
+		error = sl_err_set(err, SL_EEXISTS, "worktree entry '%s' exists already", b);
+	else
+		error = move(a, b, err);
+	free(a);
+	free(b);
+	return error;
+}
+
+/* Entry `name`'s HEAD names the commit it was on (detached), not a branch. */
+static int detach_head(const struct pool *p, const char *name, struct sl_err *err)
+{
+	char *path = entry(p, name, "HEAD"), *line = path ? read_line(path) : NULL;
+	char text[GIT_OID_HEXSZ + 2];
+	git_oid oid;
+	int error = 0;
+
+	if (!line)
+		error = sl_err_set(err, SL_ENOTFOUND, "worktree '%s' has no HEAD", name);
+	else if (!strncmp(line, "ref: ", 5)) {
+		if (git_reference_name_to_id(&oid, p->repo, line + 5) < 0)
+			error = sl_err_set(err, SL_ENOTFOUND, "worktree '%s' is on '%s', which is gone",
+					   name, line + 5);
+	} else if (strlen(line) != GIT_OID_HEXSZ || git_oid_fromstr(&oid, line) < 0)
+		error = sl_err_set(err, SL_EINVALID, "worktree '%s' has a HEAD git cannot read", name);
+	if (!error) {
+		git_oid_tostr(text, GIT_OID_HEXSZ + 1, &oid);
+		strcat(text, "\n");
+		error = sl_write_file_atomic(path, text, strlen(text), err);
+	}
+	free(line);
+	free(path);
+	return error;
+}
+
+static int write_intent(const char *root, const char *slot, const char *kind, const char *run,
+			struct sl_err *err)
+{
+	char *path = NULL, *dir = pool_path(root, NULL, NULL);
+	int error;
+
+	if (!dir || !(path = pool_path(root, slot, kind)))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if ((error = sl_mkdir_p(dir, err)) == 0)
+		error = sl_write_file_atomic(path, run, strlen(run), err);
+	free(dir);
+	free(path);
+	return error;
+}
+
+static void drop_intent(const char *root, const char *slot, const char *kind)
+{
+	char *path = pool_path(root, slot, kind);
+	struct sl_err e = SL_ERR_INIT;
+
+	if (path)
+		sl_unlink(path, &e);
+	free(path);
+}
+
+/* An entry that names `dir` (or nothing that exists): ours to delete with it. */
+static int entry_is_for(const struct pool *p, const char *name, const char *dir)
+{
+	char *back = entry(p, name, "gitdir"), *line = back ? read_line(back) : NULL;
+	char *want = sl_path_fmt("%s/.git", dir);
+	int ours = !line || (want && !strcmp(line, want)) || !sl_path_exists(line);
+
+	free(back);
+	free(line);
+	free(want);
+	return ours;
+}
+
+/* Delete slot `name`: its directory and, when it is the slot's, its entry. */
+static int remove_slot(const struct pool *p, const char *name, struct sl_err *err)
+{
+	char *dir = pool_path(p->root, name, NULL), *ent = entry(p, name, NULL);
+	int error = 0;
+
+	if (!dir || !ent) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (sl_is_dir(ent) && entry_is_for(p, name, dir))
+		error = sl_rm_rf(ent, err);
+	if (!error && sl_is_dir(dir)) {
+		struct sl_err e = SL_ERR_INIT;
+		worktree__make_writable(dir, &e);
+		error = sl_rm_rf(dir, err);
+	}
+out:
+	free(dir);
+	free(ent);
+	return error;
+}
+
+/* Is slot `name` a whole worktree of the pool: linked both ways, detached, not locked? */
+static int slot_sound(const struct pool *p, const char *name, int *locked)
+{
+	char *dir = pool_path(p->root, name, NULL), *lock = entry(p, name, "locked");
+	char *head = entry(p, name, "HEAD"), *line = head ? read_line(head) : NULL;
+	int sound = dir && linked(p, dir, name) && line && strlen(line) == GIT_OID_HEXSZ;
+
+	*locked = lock && sl_path_exists(lock);
+	free(dir);
+	free(lock);
+	free(head);
+	free(line);
+	return sound;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is `d_name` a slot (suffix "") or an intent of one (".take", ".put")? Its slot name, or NULL. */
+static char *scanned_name(const char *root, const char *d_name, const char *suffix)
+{
+	size_t len = strlen(d_name), slen = strlen(suffix);
+	char *name, *full = NULL;
+
+	if (len <= slen || strcmp(d_name + len - slen, suffix) ||
+	    !(name = strndup(d_name, len - slen)))
+		return NULL;
+	if (!slot_name_valid(name) ||
+	    (!slen && (!(full = pool_path(root, name, NULL)) || !sl_is_dir(full)))) {
+		free(name);
+		name = NULL;
+	}
+	free(full);
+	return name;
+}
+
+/*
+ * The slots in the pool directory (suffix "") or the slots with an intent
+ * (".take", ".put"), sorted: oldest first. *out: sl_strv_free().
+ */
+static int scan(const char *root, const char *suffix, sl_strv *out, struct sl_err *err)
+{
+	char *dir = pool_path(root, NULL, NULL), *name;
+	struct dirent *d;
+	DIR *dh;
+	int error = 0;
+
+	*out = NULL;
+	if (!dir)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (!(dh = opendir(dir))) {
+		error = errno == ENOENT ? 0 : sl_err_sys(err, errno, "cannot read '%s'", dir);
+		free(dir);
+		return error;
+	}
+	while (!error && (d = readdir(dh)))
+		if ((name = scanned_name(root, d->d_name, suffix))) {
+			if (sl_strv_push(out, name) < 0)
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+			free(name);
+		}
+	closedir(dh);
+	free(dir);
+	if (*out)
+		qsort(*out, sl_strv_len(*out), sizeof(**out), cmp_str);
+	return error;
+}
+
+/*
+ * A take of `slot` by `run` cut off: the worktree goes back to the pool,
+ * wherever the take stopped (the run never started in it: the intent is
+ * removed only once it is the run's, whole).
+ */
+static int undo_take(const struct pool *p, const char *slot, const char *run, struct sl_err *err)
+{
+	char *src = pool_path(p->root, slot, NULL), *dst = run_wt_path(p->root, run);
+	int error = 0;
+
+	if (!src || !dst) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	/* recovery runs before any creation of the run's worktree: dst is the slot's */
+	if (!sl_path_exists(src) && sl_is_dir(dst) && (names(p, dst, run) || names(p, dst, slot)))
+		error = move(dst, src, err);
+	if (!error && sl_is_dir(src) && (error = move_entry(p, run, slot, err)) == 0 &&
+	    (error = relink(p, src, slot, err)) == 0 && (error = detach_head(p, slot, err)) != 0)
+		sl_err_clear(err), error = remove_slot(p, slot, err);
+out:
+	free(src);
+	free(dst);
+	return error;
+}
+
+/* A put of `run`'s worktree into `slot` cut off: finished when the directory moved, else dropped. */
+static int finish_put(const struct pool *p, const char *slot, const char *run, struct sl_err *err)
+{
+	char *dst = pool_path(p->root, slot, NULL);
+	int error = 0;
+
+	if (!dst)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (sl_is_dir(dst) && (error = move_entry(p, run, slot, err)) == 0 &&
+	    (error = relink(p, dst, slot, err)) == 0 && (error = detach_head(p, slot, err)) != 0)
+		sl_err_clear(err), error = remove_slot(p, slot, err);
+	free(dst);
+	return error;
+}
+
+/* Every intent of `kind`: handled, then removed. */
+static int recover_intents(const struct pool *p, const char *kind, struct sl_err *err)
+{
+	sl_strv slots = NULL;
+	size_t i;
+	int error;
+
+	if ((error = scan(p->root, kind, &slots, err)) != 0)
+		return error;
+	for (i = 0; !error && slots && slots[i]; i++) {
+		char *path = pool_path(p->root, slots[i], kind), *run = path ? read_line(path) : NULL;
+		if (run && worktree_name_valid(run))
+			error = !strcmp(kind, ".take") ? undo_take(p, slots[i], run, err)
+						       : finish_put(p, slots[i], run, err);
+		if (!error)
+			drop_intent(p->root, slots[i], kind);
+		free(path);
+		free(run);
+	}
+	sl_strv_free(slots);
+	return error;
+}
+
+/* Entries of slots whose directory is gone (rm -rf .system/pool by hand). */
+static int drop_stray_entries(const struct pool *p, struct sl_err *err)
+{
+	char *dir = sl_path_fmt("%s/worktrees", p->common);
+	struct dirent *d;
+	DIR *dh;
+	int error = 0;
+
+	if (!dir || !(dh = opendir(dir))) {
+		free(dir);
+		return 0;
+	}
+	while (!error && (d = readdir(dh))) {
+		char *slot_dir, *ent;
+		if (!slot_name_valid(d->d_name))
+			continue;
+		slot_dir = pool_path(p->root, d->d_name, NULL);
+		ent = entry(p, d->d_name, NULL);
+		if (slot_dir && ent && !sl_path_exists(slot_dir) && entry_is_for(p, d->d_name, slot_dir))
+			error = sl_rm_rf(ent, err);
+		free(slot_dir);
+		free(ent);
+	}
+	closedir(dh);
+	free(dir);
+	return error;
+}
+
+static int recover(const struct pool *p, struct sl_err *err)
+{
+	sl_strv slots = NULL;
+	size_t i;
+	int error, locked;
+
+	if ((error = recover_intents(p, ".take", err)) != 0 ||
+	    (error = recover_intents(p, ".put", err)) != 0 ||
+	    (error = scan(p->root, "", &slots, err)) != 0)
+		goto out;
+	for (i = 0; !error && slots && slots[i]; i++)
+		if (!slot_sound(p, slots[i], &locked) && !locked)
+			error = remove_slot(p, slots[i], err);
+	if (!error)
+		error = drop_stray_entries(p, err);
+out:
+	sl_strv_free(slots);
+	return error;
+}
+
+int worktree_pool_recover(const char *repo_root, struct sl_err *err)
+{
+	struct pool p;
+	int error;
+
+	if ((error = pool_open(&p, repo_root, err)) != 0)
+		return error;
+	error = recover(&p, err);
+	pool_close(&p);
+	return error;
+}
+
+/* What a run does not inherit from the worktree's last run: its entry is as a new one's. */
+static int strip_entry(const struct pool *p, const char *name, struct sl_err *err)
+{
+	static const char *const keep[] = { "HEAD", "commondir", "gitdir", "index", NULL };
+	char *dir = entry(p, name, NULL);
+	struct dirent *d;
+	DIR *dh;
+	size_t i;
+	int error = 0;
+
+	if (!dir || !(dh = opendir(dir))) {
+		error = sl_err_sys(err, errno, "cannot read worktree entry '%s'", dir ? dir : name);
+		free(dir);
+		return error;
+	}
+	while (!error && (d = readdir(dh))) {
+		char *path;
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		for (i = 0; keep[i] && strcmp(keep[i], d->d_name); i++)
+			;
+		if (keep[i])
+			continue;
+		if (!(path = sl_path_join(dir, d->d_name)))
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+		else
+			error = sl_rm_rf(path, err);
+		free(path);
+	}
+	closedir(dh);
+	free(dir);
+	return error;
+}
+
+/*
+ * The index keeps only what tells git a file is unchanged (path, id, mode,
+ * stat data): no skip-worktree, assume-unchanged or intent-to-add bit, no
+ * conflict stage, and none of the extensions libgit2 does not write
+ * (untracked cache, fsmonitor, split index) that would make git look away
+ * from a file. An index libgit2 cannot read is deleted: every file is then
+ * written again, as in a fresh checkout.
+ */
+static int clean_index(const struct pool *p, const char *wt, const char *name, struct sl_err *err)
+{
+	git_repository *r = NULL;
+	git_index *idx = NULL;
+	git_index_entry *v = NULL;
+	size_t i, n = 0, k = 0;
+	int rc = -1;
+
+	if (git_repository_open_ext(&r, wt, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    git_repository_index(&idx, r) < 0)
+		goto out;
+	n = git_index_entrycount(idx);
+	if (n && !(v = calloc(n, sizeof(*v))))
+		goto out;
+	for (i = 0; i < n; i++) {
+		const git_index_entry *e = git_index_get_byindex(idx, i);
+		if (!e || GIT_INDEX_ENTRY_STAGE(e) != 0)
+			continue;
+		v[k] = *e;
+		v[k].flags = 0;
+		v[k].flags_extended = 0;
+		if (!(v[k].path = strdup(e->path)))
+			goto out;
+		k++;
+	}
+	git_index_clear(idx);
+	for (i = 0, rc = 0; i < k && rc == 0; i++)
+		rc = git_index_add(idx, &v[i]);
+	if (rc == 0)
+		rc = git_index_write(idx);
+out:
+	for (i = 0; i < k; i++)
+		free((char *)v[i].path);
+	free(v);
+	git_index_free(idx);
+	git_repository_free(r);
+	if (rc < 0) {
+		char *path = entry(p, name, "index");
+		int error = path ? sl_unlink(path, err) : sl_err_set(err, SL_ERROR, "out of memory");
+		free(path);
+		return error;
+	}
+	return 0;
+}
+
+/* git in the worktree, with every setting that would make it trust a file without looking pinned. */
+static int git_here(const char *wt, const char *const *args, struct sl_err *err)
+{
+	static const char *const pinned[] = {
+		"-c", "core.checkStat=default", "-c", "core.trustctime=true", "-c",
+		"core.ignoreStat=false", "-c", "core.sparseCheckout=false", "-c",
+		"core.untrackedCache=false", "-c", "index.sparse=false", NULL
+	};
+	const char *argv[32];
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	size_t n = 0, i;
+
+	for (i = 0; pinned[i]; i++)
+		argv[n++] = pinned[i];
+	for (i = 0; args[i] && n + 1 < sizeof(argv) / sizeof(*argv); i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	o.cwd = wt;
+	o.ceiling = 1;
+	return sl_git_run(&o, argv, NULL, err);
+}
+
+/* Files and index as a fresh checkout of HEAD: only what differs is written. */
+static int reset_files(const char *wt, int keep_ignored, struct sl_err *err)
+{
+	const char *reset[] = { "reset", "--hard", "-q", "--no-recurse-submodules", NULL };
+	const char *clean[] = { "clean", "-ffdq", keep_ignored ? NULL : "-x", NULL };
+	int error;
+
+	if ((error = git_here(wt, reset, err)) == 0)
+		error = git_here(wt, clean, err);
+	return error;
+}
+
+/* The taken worktree of `run`, made what worktree_create() would have made. */
+static int recycle(const struct pool *p, const char *wt, const char *run, const char *branch,
+		   const char *base_hex, int keep_ignored, struct sl_err *err)
+{
+	git_reference *ref = NULL;
+	char *head = entry(p, run, "HEAD"), *text = NULL;
+	int created = 0, error;
+
+	if (!head || !(text = sl_path_fmt("ref: refs/heads/%s\n", branch))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = strip_entry(p, run, err)) != 0 ||
+	    (error = worktree__get_branch(&ref, &created, p->repo, branch, base_hex, err)) != 0 ||
+	    (error = sl_write_file_atomic(head, text, strlen(text), err)) != 0 ||
+	    (error = clean_index(p, wt, run, err)) != 0)
+		goto out;
+	sl_fault("pool.take.before_reset");
+	if ((error = reset_files(wt, keep_ignored, err)) != 0) {
+		/* a builder's read-only directory: made writable, then once more */
+		sl_err_clear(err);
+		if ((error = worktree__make_writable(wt, err)) == 0)
+			error = reset_files(wt, keep_ignored, err);
+	}
+out:
+	git_reference_free(ref);
+	free(head);
+	free(text);
+	return error;
+}
+
+/* The newest whole, unlocked slot; NULL when there is none. */
+static char *newest_slot(const struct pool *p, struct sl_err *err)
+{
+	sl_strv slots = NULL;
+	char *pick = NULL;
+	size_t n;
+	int locked;
+
+	if (scan(p->root, "", &slots, err) != 0)
+		return NULL;
+	for (n = slots ? sl_strv_len(slots) : 0; n > 0 && !pick; n--)
+		if (slot_sound(p, slots[n - 1], &locked) && !locked)
+			pick = strdup(slots[n - 1]);
+	sl_strv_free(slots);
+	return pick;
+}
+
+/* Move slot `slot` to `dst` as the worktree of `run` (entry renamed, pointers rewritten). */
+static int move_in(const struct pool *p, const char *slot, const char *run, const char *dst,
+		   struct sl_err *err)
+{
+	char *src = pool_path(p->root, slot, NULL), *parent = NULL, *cut;
+	int error;
+
+	if (!src || !(parent = strdup(dst))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((cut = strrchr(parent, '/')))
+		*cut = '\0';
+	if ((error = sl_mkdir_p(parent, err)) != 0 || (error = move(src, dst, err)) != 0)
+		goto out;
+	sl_fault("pool.take.after_move");
+	if ((error = move_entry(p, slot, run, err)) == 0)
+		error = relink(p, dst, run, err);
+	sl_fault(error ? NULL : "pool.take.after_relink");
+out:
+	free(src);
+	free(parent);
+	return error;
+}
+
+/* After a failed recycling the worktree is nobody's: it goes, entry and directory. */
+static void discard_taken(const struct pool *p, const char *run, const char *dst)
+{
+	char *ent = entry(p, run, NULL);
+	struct sl_err e = SL_ERR_INIT;
+
+	if (ent)
+		sl_rm_rf(ent, &e);
+	sl_err_clear(&e);
+	worktree__make_writable(dst, &e);
+	sl_err_clear(&e);
+	sl_rm_rf(dst, &e);
+	free(ent);
+}
+
+static int take(const struct pool *p, const char *run, const char *branch, const char *base_hex,
+		int keep_ignored, char **slot_out, struct sl_err *err)
+{
+	char *dst = run_wt_path(p->root, run), *ent = entry(p, run, NULL), *slot = NULL;
+	int error;
+
+	if (!dst || !ent) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	/* the run has a worktree, whole or in part: worktree_create() knows what to do */
+	if ((error = recover(p, err)) != 0 || sl_path_exists(dst) || sl_path_exists(ent))
+		goto out;
+	if (!(slot = newest_slot(p, err))) {
+		sl_err_clear(err); /* none: the run gets a fresh one */
+		goto out;
+	}
+	if ((error = write_intent(p->root, slot, ".take", run, err)) != 0)
+		goto out;
+	sl_fault("pool.take.after_intent");
+	if ((error = move_in(p, slot, run, dst, err)) != 0) {
+		struct sl_err e = SL_ERR_INIT;
+		if (undo_take(p, slot, run, &e) == 0)
+			drop_intent(p->root, slot, ".take");
+		goto out;
+	}
+	if ((error = recycle(p, dst, run, branch, base_hex, keep_ignored, err)) != 0)
+		discard_taken(p, run, dst);
+	sl_fault(error ? NULL : "pool.take.after_recycle");
+	drop_intent(p->root, slot, ".take");
+	if (!error && slot_out) {
+		*slot_out = slot;
+		slot = NULL;
+	}
+out:
+	free(dst);
+	free(ent);
+	free(slot);
+	return error;
+}
+
+int worktree_pool_take(const char *repo_root, const char *run, const char *branch,
+		       const char *base_hex, int keep_ignored, char **slot_out, struct sl_err *err)
+{
+	struct pool p;
+	int error;
+
+	if (slot_out)
+		*slot_out = NULL;
+	if (!worktree_name_valid(run) || !worktree_branch_name_valid(branch))
+		return sl_err_set(err, SL_EINVALID, "'%s' cannot take a pooled worktree", run);
+	if ((error = pool_open(&p, repo_root, err)) != 0)
+		return error;
+	error = take(&p, run, branch, base_hex, keep_ignored, slot_out, err);
+	pool_close(&p);
+	return error;
+}
+
+/* A new slot name: the time, so that names sort oldest first, and the pid. */
+static int new_slot_name(const struct pool *p, char *out, size_t n, struct sl_err *err)
+{
+	char *path;
+	int i, taken;
+
+	for (i = 0; i < 1000; i++) {
+		if (sl_fmt_fixed(out, n, SLOT_PREFIX "%013lld-%ld-%d", (long long)sl_now_ms(),
+				 (long)getpid(), i) < 0)
+			return sl_err_set(err, SL_ERROR, "slot name too long");
+		path = pool_path(p->root, out, NULL);
+		taken = !path || sl_path_exists(path);
+		free(path);
+		if (!taken)
+			return 0;
+	}
+	return sl_err_set(err, SL_EEXISTS, "no free slot name in the pool");
+}
+
+/* HEAD's branch of entry `name` (short name) when it is on one; NULL otherwise. */
+static char *head_branch(const struct pool *p, const char *name)
+{
+	char *head = entry(p, name, "HEAD"), *line = head ? read_line(head) : NULL, *b = NULL;
+
+	if (line && !strncmp(line, "ref: refs/heads/", 16))
+		b = strdup(line + 16);
+	free(head);
+	free(line);
+	return b;
+}
+
+static int delete_branch(const struct pool *p, const char *branch, int *deleted, struct sl_err *err)
+{
+	git_reference *ref = NULL;
+	int rc;
+
+	if ((rc = git_branch_lookup(&ref, p->repo, branch, GIT_BRANCH_LOCAL)) == 0)
+		rc = git_reference_delete(ref);
+	git_reference_free(ref);
+	if (rc < 0 && rc != GIT_ENOTFOUND)
+		return sl_err_git(err, rc, "cannot delete branch '%s'", branch);
+	if (deleted)
+		*deleted = rc == 0;
+	return 0;
+}
+
+/* Detach, delete the branch, move: under an intent that recover() finishes. */
+static int move_out(const struct pool *p, const char *run, const char *src, int delete,
+		    int *deleted, struct sl_err *err)
+{
+	char slot[SLOT_NAME_MAX], *dst = NULL, *branch = head_branch(p, run);
+	int error;
+
+	if ((error = new_slot_name(p, slot, sizeof(slot), err)) != 0 ||
+	    (error = detach_head(p, run, err)) != 0 ||
+	    (delete && branch && (error = delete_branch(p, branch, deleted, err)) != 0))
+		goto out;
+	if (!(dst = pool_path(p->root, slot, NULL))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = write_intent(p->root, slot, ".put", run, err)) != 0)
+		goto out;
+	sl_fault("pool.put.after_intent");
+	if ((error = move(src, dst, err)) == 0) {
+		sl_fault("pool.put.after_move");
+		if ((error = move_entry(p, run, slot, err)) == 0)
+			error = relink(p, dst, slot, err);
+	}
+	if (error) {
+		struct sl_err e = SL_ERR_INIT;
+		if (finish_put(p, slot, run, &e) != 0)
+			goto out; /* the intent stays for the next recovery */
+	}
+	drop_intent(p->root, slot, ".put");
+out:
+	free(branch);
+	free(dst);
+	return error;
+}
+
+static int put(const struct pool *p, const char *run, size_t max, const char *const *excluded,
+	       int force, int delete, int *pooled, int *deleted, struct sl_err *err)
+{
+	char *src = run_wt_path(p->root, run), *lock = entry(p, run, "locked");
+	sl_strv slots = NULL;
+	int error;
+
+	if (!src || !lock) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = recover(p, err)) != 0 || (error = scan(p->root, "", &slots, err)) != 0)
+		goto out;
+	/* full, or not a plain run worktree: worktree_remove() does what it always did */
+	if ((slots && sl_strv_len(slots) >= max) || !linked(p, src, run) || sl_path_exists(lock))
+		goto out;
+	if (!force && (error = worktree__refuse_dirty(src, excluded, err)) != 0)
+		goto out;
+	if ((error = move_out(p, run, src, delete, deleted, err)) == 0)
+		*pooled = 1;
+out:
+	sl_strv_free(slots);
+	free(src);
+	free(lock);
+	return error;
+}
+
+int worktree_pool_put(const char *repo_root, const char *run, size_t max,
+		      const char *const *excluded, int force, int delete_branch, int *pooled,
+		      int *branch_deleted, struct sl_err *err)
+{
+	struct pool p;
+	int error;
+
+	*pooled = 0;
+	if (branch_deleted)
+		*branch_deleted = 0;
+	if (!max || !worktree_name_valid(run))
+		return 0;
+	if ((error = pool_open(&p, repo_root, err)) != 0)
+		return error;
+	error = put(&p, run, max, excluded, force, delete_branch, pooled, branch_deleted, err);
+	pool_close(&p);
+	return error;
+}
+
+int worktree_pool_trim(const char *repo_root, size_t keep, size_t *removed, size_t *locked_left,
+		       struct sl_err *err)
+{
+	struct pool p;
+	sl_strv slots = NULL;
+	size_t i, n;
+	int error, locked;
+
+	*removed = *locked_left = 0;
+	if ((error = pool_open(&p, repo_root, err)) != 0)
+		return error;
+	if ((error = recover(&p, err)) != 0 || (error = scan(repo_root, "", &slots, err)) != 0)
+		goto out;
+	n = slots ? sl_strv_len(slots) : 0;
+	/* oldest first: the newest `keep` stay */
+	for (i = 0; !error && i < n && n - i > keep; i++) {
+		slot_sound(&p, slots[i], &locked);
+		if (locked)
+			(*locked_left)++;
+		else if ((error = remove_slot(&p, slots[i], err)) == 0)
+			(*removed)++;
+	}
+out:
+	sl_strv_free(slots);
+	pool_close(&p);
+	return error;
+}
+
+int worktree_pool_list(const char *repo_root, struct worktree_pool_slot **out, size_t *n,
+		       struct sl_err *err)
+{
+	struct pool p;
+	sl_strv slots = NULL;
+	size_t i, k;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = pool_open(&p, repo_root, err)) != 0)
+		return error;
+	if ((error = scan(repo_root, "", &slots, err)) != 0 || !slots)
+		goto out;
+	k = sl_strv_len(slots);
+	if (!(*out = calloc(k, sizeof(**out)))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < k; i++) {
+		struct worktree_pool_slot *s = &(*out)[(*n)++];
+		char *head = entry(&p, slots[i], "HEAD"), *line = head ? read_line(head) : NULL;
+		s->name = strdup(slots[i]);
+		s->path = pool_path(repo_root, slots[i], NULL);
+		s->sound = slot_sound(&p, slots[i], &s->locked);
+		if (line && strlen(line) == GIT_OID_HEXSZ)
+			memcpy(s->commit, line, GIT_OID_HEXSZ + 1);
+		s->since_ms = strtoll(slots[i] + sizeof(SLOT_PREFIX) - 1, NULL, 10);
+		free(head);
+		free(line);
+	}
+out:
+	sl_strv_free(slots);
+	pool_close(&p);
+	return error;
+}
+
+void worktree_pool_list_release(struct worktree_pool_slot *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		free(v[i].name);
+		free(v[i].path);
+	}
+	free(v);
+}
