@@ -50,14 +50,19 @@ git config --worktree --list >"$out/wt-config" 2>/dev/null
 stat -c %i . >"$out/inode"
 EOS
 
-# litter.sh S: everything a builder can leave in its worktree, on the files
-# of set S (the setup makes sets 1 and 2: a merged litter changes set 1).
+# litter.sh S [no-nested]: everything a builder can leave in its worktree,
+# on the files of set S (the setup makes sets 1 and 2: a merged litter
+# changes set 1). A repository of its own in the worktree keeps a merged
+# run's worktree out of the pool (sluice keeps it, with a warning, as it
+# cannot be committed): the merged case leaves it out (no-nested).
 cat >"$TRASH/litter.sh" <<'EOS'
 S=$1
 # untracked files and folders, one a repository of its own
 echo u >untracked$S.txt && mkdir -p udir$S/sub && echo x >udir$S/sub/f.txt &&
-mkdir nested$S && git -C nested$S init -q && echo n >nested$S/n.txt &&
-git -C nested$S add n.txt && git -C nested$S commit -q -m nested &&
+if [ "$2" != no-nested ]; then
+	mkdir nested$S && git -C nested$S init -q && echo n >nested$S/n.txt &&
+	git -C nested$S add n.txt && git -C nested$S commit -q -m nested || exit 1
+fi &&
 # ignored files (.gitignore: node_modules/, build/, *.log)
 mkdir -p node_modules/pkg$S build/obj$S && echo dep >node_modules/pkg$S/index.js &&
 echo obj >build/obj$S/a.o && echo log >debug$S.log && echo log >src/deep$S.log &&
@@ -90,9 +95,9 @@ recording_builder() { # WO
 }
 
 # A builder that records its worktree, litters it, then adds its own file.
-littering_builder() { # WO SET
+littering_builder() { # WO SET [no-nested]
 	printf '%s\n' "sh \"$TRASH/record.sh\" . \"$TRASH/seen/$1\"" \
-		"sh -e \"$TRASH/litter.sh\" $2 || exit 1" "echo $1 >$1.txt" >"$BUILDERS/$1.sh"
+		"sh -e \"$TRASH/litter.sh\" $2 ${3:-} || exit 1" "echo $1 >$1.txt" >"$BUILDERS/$1.sh"
 }
 
 field() { # RUN FIELD
@@ -162,7 +167,7 @@ test_expect_success 'setup: a repository with files of every kind, a manual revi
 		echo stash >stash$S.txt || exit 1
 	 done &&
 	 git add -A && git commit -q -m "files of every kind") &&
-	littering_builder L1 1 && recording_builder N1 &&
+	littering_builder L1 1 no-nested && recording_builder N1 &&
 	littering_builder L2 2 && recording_builder N2
 '
 
@@ -173,7 +178,7 @@ test_expect_success 'the first run gets a fresh worktree (the pool is empty)' '
 	wt=repo/.system/runs/$r/worktree &&
 	test "$(git -C "$wt" config --worktree --get litter.key)" = litter-value &&
 	test -f "repo/.git/worktrees/$r/MERGE_HEAD" && test -L "$wt/tolink1.txt" &&
-	test -d "$wt/nested1/.git" && test -f "$wt/node_modules/pkg1/index.js" &&
+	test -f "$wt/node_modules/pkg1/index.js" &&
 	git -C "$wt" ls-files -v | grep -q "^S skip1.txt" &&
 	sluice -C repo log "$r" >log.out && test_grep -v "worktree from the pool" log.out
 '
