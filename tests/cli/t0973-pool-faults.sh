@@ -8,23 +8,26 @@
 # folder is left that git or sluice does not account for (`git worktree prune
 # --dry-run -v` says nothing), the pool holds at most worktree.pool slots,
 # each builder ran in its own run's worktree (.system/runs/<run>/worktree,
-# entry .git/worktrees/<run>) and never saw another run's file there, `git
-# fsck` and `sluice audit` hold.
+# entry .git/worktrees/<run>) and never saw another run's file there, the
+# two runs of the killed tick ran in worktrees of the pool (a slot taken
+# when the tick died went back, it was not dropped), `git fsck` and `sluice
+# audit` hold.
 . "$(dirname "$0")/lib.sh"
 
 test_skip_unless_tool setsid jq
 
-POINTS=$(grep -rhoE 'sl_fault(_fail)?\("pool[a-z_.]*"' "$SLUICE_SOURCE_DIR/src" |
-	sed 's/.*("\(.*\)"/\1/' | sort -u)
+# SLUICE_POOL_POINTS="a b" runs only these (to replay one).
+POINTS=${SLUICE_POOL_POINTS:-$(grep -rhoE 'sl_fault(_fail)?\("pool[a-z_.]*"' "$SLUICE_SOURCE_DIR/src" |
+	sed 's/.*("\(.*\)"/\1/' | sort -u)}
 echo "# pool fault points: $(echo $POINTS)"
 
 # A builder: records where it runs, checks that no other run's marker is in
 # its worktree (a shared worktree), then its file. *.owner is ignored.
 for w in S1 S2 A B C D; do
 	cat >"$BUILDERS/$w.sh" <<-EOS
-	echo "\$SLUICE_RUN_ID \$(git rev-parse --absolute-git-dir) \$(pwd -P)" >>"$TRASH/seen.log"
+	echo "\$SLUICE_RUN_ID \$(git rev-parse --absolute-git-dir) \$(pwd -P) \$(stat -c %i .)" >>"\$SLUICE_RUN_DIR/../../seen.log"
 	echo "\$SLUICE_RUN_ID" >"\$SLUICE_RUN_ID.owner"
-	for o in *.owner; do [ "\$o" = "\$SLUICE_RUN_ID.owner" ] || echo "SHARED \$SLUICE_RUN_ID \$o" >>"$TRASH/seen.log"; done
+	for o in *.owner; do [ "\$o" = "\$SLUICE_RUN_ID.owner" ] || echo "SHARED \$SLUICE_RUN_ID \$o" >>"\$SLUICE_RUN_DIR/../../seen.log"; done
 	echo $w >$w.txt
 	EOS
 done
@@ -32,13 +35,15 @@ done
 # pool_repo DIR: a fault_repo (dirty checkout, two gates, jobs 2, an approving
 # reviewer) whose pool (size 2) holds two worktrees.
 pool_repo() {
-	rm -rf "$1" "$TRASH/seen.log" &&
+	rm -rf "$1" &&
 	fault_repo "$1" "$(approve_reviewer_config)" &&
 	sed -i "s/^worktree:\$/worktree:\n  pool: 2/" "$1/.system/config.yaml" &&
 	echo "*.owner" >"$1/.gitignore" && git -C "$1" add .gitignore && git -C "$1" commit -q -m ignore &&
 	wo "$1" S1 && wo "$1" S2 && "$SLUICE" -C "$1" tick >"$TRASH/seed.out" 2>&1 &&
 	test "$("$SLUICE" -C "$1" runs --state merged | wc -l)" = 2 &&
-	test "$(ls -A "$1/.system/pool" | wc -l)" = 2
+	test "$(ls -A "$1/.system/pool" | wc -l)" = 2 ||
+		{ echo "the seed did not fill the pool:" >&2; cat "$TRASH/seed.out" >&2; return 1; }
+	stat -c %i "$1"/.system/pool/* >"$1/.system/slot-inodes"
 }
 
 # pool_check DIR MERGED...: the promises after the crash and the settling ticks.
@@ -47,10 +52,13 @@ pool_check() {
 	for _w in "$@"; do
 		test "$(merges_of "$_d" "$_w")" = 1 || { echo "$_w landed $(merges_of "$_d" "$_w") times" >&2; return 1; }
 	done &&
-	test "$("$SLUICE" -C "$_d" runs --state merged | wc -l)" = "$#" &&
+	test "$("$SLUICE" -C "$_d" runs --state merged | wc -l)" = "$#" ||
+		{ echo "not all merged:" >&2; "$SLUICE" -C "$_d" runs >&2; return 1; }
 	cmp "$TRASH/notes.orig" "$_d/notes.txt" &&
-	test -z "$(git -C "$_d" branch --list "run/*")" &&
-	test -z "$(find "$_d/.git" -name "*.lock")" || return 1
+	test -z "$(git -C "$_d" branch --list "run/*")" ||
+		{ echo "branches left:" >&2; git -C "$_d" branch --list "run/*" >&2; return 1; }
+	test -z "$(find "$_d/.git" -name "*.lock")" ||
+		{ echo "locks left:" >&2; find "$_d/.git" -name "*.lock" >&2; return 1; }
 	test -z "$(git -C "$_d" worktree prune --dry-run -v 2>&1)" ||
 		{ echo "git would prune:" >&2; git -C "$_d" worktree prune --dry-run -v >&2; return 1; }
 	# every linked worktree is a pool slot, detached, its entry pointing back
@@ -60,7 +68,8 @@ pool_check() {
 	test_cmp "$TRASH/slots" "$TRASH/listed.sorted" &&
 	test "$(wc -l <"$TRASH/slots")" -le 2 &&
 	ls -A "$_d/.git/worktrees" 2>/dev/null | wc -l >"$TRASH/nentries" &&
-	test "$(cat "$TRASH/nentries")" = "$(wc -l <"$TRASH/slots")" &&
+	test "$(cat "$TRASH/nentries")" = "$(wc -l <"$TRASH/slots")" ||
+		{ echo "entries and slots differ:" >&2; ls -A "$_d/.git/worktrees" "$_d/.system/pool" >&2; return 1; }
 	for _s in $(cat "$TRASH/slots"); do
 		_g=$(git -C "$_s" rev-parse --absolute-git-dir) &&
 		test "$(cat "$_g/gitdir")" = "$_s/.git" &&
@@ -70,29 +79,46 @@ pool_check() {
 	test -z "$(find "$_d/.system" -name .git ! -path "$_d/.system/pool/*")" ||
 		{ echo "worktrees outside the pool:" >&2; find "$_d/.system" -name .git >&2; return 1; }
 	# each builder in its own worktree, none shared
-	! grep "^SHARED" "$TRASH/seen.log" >&2 &&
-	while read -r _r _g _p; do
+	! grep "^SHARED" "$_d/.system/seen.log" >&2 &&
+	while read -r _r _g _p _i; do
 		test "$_g" = "$TRASH/$_d/.git/worktrees/$_r" &&
 		test "$_p" = "$TRASH/$_d/.system/runs/$_r/worktree" ||
 			{ echo "run $_r built in $_p ($_g)" >&2; return 1; }
-	done <"$TRASH/seen.log" &&
+	done <"$_d/.system/seen.log" &&
 	git -C "$_d" fsck --no-progress >"$TRASH/fsck.out" 2>&1 &&
-	"$SLUICE" -C "$_d" audit >"$TRASH/audit.out" 2>&1
+	"$SLUICE" -C "$_d" audit >"$TRASH/audit.out" 2>&1 ||
+		{ echo "fsck or audit:" >&2; cat "$TRASH/fsck.out" "$TRASH/audit.out" >&2; return 1; }
 }
 
-# fire POINT GROUP: kill at POINT in a tick that builds A and B; if no tick
+# from_slots DIR WO...: the builders of these work orders (each attempt) ran
+# in worktrees that were in the pool before the crash: a slot taken by the
+# killed tick went back to the pool, it was not dropped for a fresh one.
+from_slots() {
+	_d=$1 && shift &&
+	for _w in "$@"; do
+		_r=$(run_of "$_d" "$_w") &&
+		grep "^$_r " "$_d/.system/seen.log" | cut -d" " -f4 >"$TRASH/inodes" &&
+		test -s "$TRASH/inodes" &&
+		for _i in $(cat "$TRASH/inodes"); do
+			grep -qx "$_i" "$_d/.system/slot-inodes" ||
+				{ echo "$_w ($_r) ran in a worktree that was not in the pool" >&2; return 1; }
+		done || return 1
+	done
+}
+
+# fire DIR POINT GROUP: kill at POINT in a tick that builds A and B; if no tick
 # reaches the point, in `sluice gc`, then in `sluice worktree cleanup --pool`.
 fire() {
 	for _cmd in tick gc "worktree cleanup --pool"; do
-		if [ "$2" = 1 ]; then
-			SLUICE_FAULT=$1 SLUICE_FAULT_GROUP=1 setsid -w "$SLUICE" -C r $_cmd </dev/null >fire.out 2>&1
+		if [ "$3" = 1 ]; then
+			SLUICE_FAULT=$2 SLUICE_FAULT_GROUP=1 setsid -w "$SLUICE" -C "$1" $_cmd </dev/null >fire.out 2>&1
 		else
-			SLUICE_FAULT=$1 "$SLUICE" -C r $_cmd </dev/null >fire.out 2>&1
+			SLUICE_FAULT=$2 "$SLUICE" -C "$1" $_cmd </dev/null >fire.out 2>&1
 		fi
-		grep -q "fault point '$1' reached" fire.out && return 0
+		grep -q "fault point '$2' reached" fire.out && return 0
 		cat fire.out >>fire.all
 	done
-	echo "fault point $1 fired nowhere:" >&2
+	echo "fault point $2 fired nowhere:" >&2
 	cat fire.all >&2
 	return 1
 }
@@ -104,12 +130,14 @@ test_expect_success 'the pool has named fault points' '
 for p in $POINTS; do
 	for g in 0 1; do
 		test_expect_success "killed at $p (group $g): nothing lost, nothing given twice" "
-			pool_repo r && wo r A && wo r B && rm -f fire.all &&
-			fire $p $g &&
-			settle r &&
-			pool_check r S1 S2 A B &&
-			wo r C && wo r D && settle r &&
-			pool_check r S1 S2 A B C D
+			d=r-$p-$g &&
+			pool_repo \$d && wo \$d A && wo \$d B && rm -f fire.all &&
+			fire \$d $p $g &&
+			settle \$d &&
+			pool_check \$d S1 S2 A B &&
+			from_slots \$d A B &&
+			wo \$d C && wo \$d D && settle \$d &&
+			pool_check \$d S1 S2 A B C D
 		"
 	done
 done
