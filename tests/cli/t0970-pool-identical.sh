@@ -105,26 +105,31 @@ field() { # RUN FIELD
 }
 
 # compare_fresh RUN WO: what WO's builder saw against a fresh worktree of the
-# run's base, and the rest of the promises.
+# run's base, and the rest of the promises. Every promise is checked and
+# each broken one named, so that one does not hide another.
 compare_fresh() {
-	_run=$1 _wo=$2 _seen=$TRASH/seen/$2 &&
+	_run=$1 _wo=$2 _seen=$TRASH/seen/$2 _bad=0
 	_base=$(field "$_run" base_commit) &&
 	rm -rf "$TRASH/fresh" "$TRASH/seen/fresh" &&
 	git -C repo worktree add -q --detach "$TRASH/fresh" "$_base" &&
 	sh "$TRASH/record.sh" "$TRASH/fresh" "$TRASH/seen/fresh" &&
-	git -C repo worktree remove --force "$TRASH/fresh" &&
+	git -C repo worktree remove --force "$TRASH/fresh" || return 1
 	for f in status index flags diff-index tree; do
-		test_cmp "$TRASH/seen/fresh/$f" "$_seen/$f" || { echo "$f differs from a fresh checkout" >&2; return 1; }
-	done &&
-	test ! -s "$_seen/status" && test ! -s "$_seen/flags" &&
-	test "$(cat "$_seen/git-dir")" = "$TRASH/repo/.git/worktrees/$_run" &&
+		test_cmp "$TRASH/seen/fresh/$f" "$_seen/$f" >&2 ||
+			{ echo "$f differs from a fresh checkout" >&2; _bad=1; }
+	done
+	test ! -s "$_seen/status" && test ! -s "$_seen/flags" || _bad=1
+	test "$(cat "$_seen/git-dir")" = "$TRASH/repo/.git/worktrees/$_run" ||
+		{ echo "git dir $(cat "$_seen/git-dir")" >&2; _bad=1; }
 	test "$(cat "$_seen/head-ref")" = "refs/heads/run/$_wo-${_run##*-}" &&
-	test "$(cat "$_seen/head-ref")" = "refs/heads/$(field "$_run" branch_name)" &&
-	test "$(cat "$_seen/head")" = "$_base" &&
-	{ test ! -s "$_seen/git-state" || { echo "git state left:" >&2; cat "$_seen/git-state" >&2; return 1; }; } &&
-	{ test ! -s "$_seen/wt-config" || { echo "worktree config left:" >&2; cat "$_seen/wt-config" >&2; return 1; }; } &&
-	{ test ! -e "$_seen/orig-head" || test "$(cat "$_seen/orig-head")" = "$_base" ||
-		{ echo "ORIG_HEAD is not the base" >&2; return 1; }; }
+	test "$(cat "$_seen/head-ref")" = "refs/heads/$(field "$_run" branch_name)" ||
+		{ echo "HEAD is $(cat "$_seen/head-ref")" >&2; _bad=1; }
+	test "$(cat "$_seen/head")" = "$_base" || { echo "HEAD is not the base" >&2; _bad=1; }
+	test ! -s "$_seen/git-state" || { echo "git state left:" >&2; cat "$_seen/git-state" >&2; _bad=1; }
+	test ! -s "$_seen/wt-config" || { echo "worktree config left:" >&2; cat "$_seen/wt-config" >&2; _bad=1; }
+	test ! -e "$_seen/orig-head" || test "$(cat "$_seen/orig-head")" = "$_base" ||
+		{ echo "ORIG_HEAD is not the base" >&2; _bad=1; }
+	return $_bad
 }
 
 # no_history_of SEEN-WO RUN: the reflog WO's builder saw names no commit of
