@@ -17,14 +17,21 @@
 test_skip_unless_tool setsid jq
 
 # SLUICE_POOL_POINTS="a b" runs only these (to replay one).
-POINTS=${SLUICE_POOL_POINTS:-$(grep -rhoE 'sl_fault(_fail)?\("pool[a-z_.]*"' "$SLUICE_SOURCE_DIR/src" |
-	sed 's/.*("\(.*\)"/\1/' | sort -u)}
+# Also the points written sl_fault(error ? NULL : "pool...").
+POINTS=${SLUICE_POOL_POINTS:-$(grep -rh 'sl_fault' "$SLUICE_SOURCE_DIR/src" |
+	grep -oE '"pool\.[a-z_.]+"' | tr -d '"' | sort -u)}
 echo "# pool fault points: $(echo $POINTS)"
 
 # A builder: records where it runs, checks that no other run's marker is in
 # its worktree (a shared worktree), then its file. *.owner is ignored.
+# S1 and S2 (which fill the pool) wait (at most 30 s) until the other
+# started: both hold a worktree at once, so both go to the pool.
 for w in S1 S2 A B C D; do
+	case $w in S1) other=S2 ;; S2) other=S1 ;; *) other= ;; esac
 	cat >"$BUILDERS/$w.sh" <<-EOS
+	: >"\$SLUICE_RUN_DIR/../met-$w"
+	i=0
+	while [ -n "$other" ] && [ ! -f "\$SLUICE_RUN_DIR/../met-$other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
 	echo "\$SLUICE_RUN_ID \$(git rev-parse --absolute-git-dir) \$(pwd -P) \$(stat -c %i .)" >>"\$SLUICE_RUN_DIR/../../seen.log"
 	echo "\$SLUICE_RUN_ID" >"\$SLUICE_RUN_ID.owner"
 	for o in *.owner; do [ "\$o" = "\$SLUICE_RUN_ID.owner" ] || echo "SHARED \$SLUICE_RUN_ID \$o" >>"\$SLUICE_RUN_DIR/../../seen.log"; done
