@@ -4,7 +4,8 @@
 # .system/pool/*`), a slot removed with `git worktree remove --force`, or
 # deleted and `git worktree prune`d, a slot's .git file pointed at another
 # repository or at another slot's entry, a slot replaced by a symbolic link
-# to a folder outside, the pool folder itself replaced by one. Each time the
+# to a folder outside, the pool folder itself replaced by one, a slot locked
+# with `git worktree lock`, the temporary file of a killed write. Each time the
 # next runs get their own worktree (.system/runs/<run>/worktree, entry
 # .git/worktrees/<run>), merge with only their own change, nothing outside
 # the repository is read as a worktree or changed, and afterwards the pool
@@ -178,6 +179,21 @@ test_expect_success 'a slot locked by the person (git worktree lock) is left alo
 	test -d "$s1" && outside_digest "$s1" >l1.after && test_cmp l1.before l1.after &&
 	git -C h6 worktree list --porcelain | grep -qx "worktree $s1" &&
 	test "$(cat "h6/.git/worktrees/${s1##*/}/locked")" = mine
+'
+
+test_expect_success 'what a killed write left in the pool (an intent half written) goes with the next tick and gc' '
+	hrepo h7 &&
+	s1=$(slot h7 1) &&
+	echo 20261124-000000-abcdefgh >"$s1.take.tmp.99999" &&
+	echo 20261124-000000-abcdefgh >"$s1.put.tmp.99998" &&
+	wo h7 A && sluice -C h7 tick >tick.out 2>&1 &&
+	runs_ok h7 A &&
+	{ test -z "$(ls -A h7/.system/pool | grep "\.tmp\.")" ||
+		{ echo "left in the pool after a tick:" >&2; ls -A h7/.system/pool >&2; return 1; }; } &&
+	echo 20261124-000000-abcdefgh >"$s1.take.tmp.99999" &&
+	sluice -C h7 gc </dev/null >gc.out 2>&1 &&
+	{ test -z "$(ls -A h7/.system/pool)" ||
+		{ echo "left in the pool after gc:" >&2; ls -A h7/.system/pool >&2; return 1; }; }
 '
 
 test_done
