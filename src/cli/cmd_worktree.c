@@ -4,7 +4,10 @@
  * {"success":false,"tool":"worktree","error":"..."} and exit 1.
  */
 #include "cli/cli.h"
+#include "core/fs.h"
+#include "core/lock.h"
 #include "core/repo.h"
+#include "core/time.h"
 #include "worktree/worktree.h"
 
 #include <getopt.h>
@@ -18,6 +21,8 @@
 static const char usage_main[] =
 	"usage: sluice worktree create SLUG [--prefix P] [--base REF]\n"
 	"       sluice worktree cleanup PATH [--keep-branch[=true|false]] [--force]\n"
+	"       sluice worktree cleanup --pool\n"
+	"       sluice worktree pool\n"
 	"       sluice worktree status\n\n"
 	"Isolated git worktrees for agents. Each subcommand prints one JSON document:\n"
 	"{\"success\": true, \"tool\": \"worktree\", \"data\": {...}}, or on failure\n"
@@ -40,12 +45,27 @@ static const char usage_create[] =
 	"to keep the repository's hooks out, as sluice does for its builders.\n";
 
 static const char usage_cleanup[] =
-	"usage: sluice worktree cleanup PATH [--keep-branch[=true|false]] [--force]\n\n"
+	"usage: sluice worktree cleanup PATH [--keep-branch[=true|false]] [--force]\n"
+	"       sluice worktree cleanup --pool\n\n"
 	"Remove the worktree at PATH (inside this repository). A worktree with\n"
-	"uncommitted or untracked changes is refused unless --force.\n\n"
+	"uncommitted or untracked changes is refused unless --force.\n"
+	"With --pool, empty the worktree pool instead: every finished run's worktree\n"
+	"kept in .system/pool for new runs (worktree.pool) is removed, but those\n"
+	"locked with 'git worktree lock'. Later runs fill the pool again.\n\n"
 	"  --keep-branch[=BOOL]  keep the branch (default true); =false deletes it\n"
-	"  --force               remove even with uncommitted changes (they are lost)\n\n"
-	"data: {\"removed\", \"branchDeleted\", \"path\"}\n";
+	"  --force               remove even with uncommitted changes (they are lost)\n"
+	"  --pool                empty the worktree pool (no PATH)\n\n"
+	"data: {\"removed\", \"branchDeleted\", \"path\"}; with --pool\n"
+	"      {\"removed\": N, \"lockedKept\": N}\n";
+
+static const char usage_pool[] =
+	"usage: sluice worktree pool\n\n"
+	"List the worktree pool: finished runs' worktrees kept in .system/pool, which\n"
+	"new runs take and reset to their base instead of checking out every file\n"
+	"(worktree.pool, worktree.recycle in .system/config.yaml). Oldest first.\n"
+	"Empty it with 'sluice worktree cleanup --pool' or 'sluice gc'.\n\n"
+	"data: {\"worktrees\": [{\"name\", \"path\", \"commit\", \"pooledAt\",\n"
+	"      \"usable\", \"locked\"}]}\n";
 
 static const char usage_status[] =
 	"usage: sluice worktree status\n\n"
@@ -106,17 +126,66 @@ static int parse_bool(const char *s, int *out)
 	return 0;
 }
 
+/* --pool: every slot of the pool, under the service lock (a tick may be taking one). */
+static int empty_pool(const char *root)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_lock lock = SL_LOCK_INIT;
+	size_t removed = 0, locked = 0;
+	char *path = sl_path_fmt("%s/.system/lock", root);
+	int rc;
+
+	if (!path)
+		sl_err_set(&err, SL_ERROR, "out of memory");
+	if (!path || sl_lock_acquire(&lock, path, 60000, &err) < 0 ||
+	    worktree_pool_trim(root, 0, &removed, &locked, &err) < 0)
+		rc = failure(&err);
+	else
+		rc = success(json_pack("{s:I, s:I}", "removed", (json_int_t)removed, "lockedKept",
+				       (json_int_t)locked));
+	sl_lock_release(&lock);
+	free(path);
+	return rc;
+}
+
+static int sub_pool(const char *root, int argc, char **argv)
+{
+	struct worktree_pool_slot *v = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	json_t *a;
+	size_t n = 0, i;
+	char when[40];
+
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return cli_help(usage_pool);
+	if (argc > 1)
+		return cli_usage("worktree pool", "takes no arguments");
+	if (worktree_pool_list(root, &v, &n, &err) < 0)
+		return failure(&err);
+	a = json_array();
+	for (i = 0; a && i < n; i++) {
+		sl_time_iso(when, sizeof(when), v[i].since_ms);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "name",
+						   v[i].name, "path", v[i].path, "commit",
+						   v[i].commit, "pooledAt", when, "usable",
+						   v[i].sound, "locked", v[i].locked));
+	}
+	worktree_pool_list_release(v, n);
+	return success(json_pack("{s:o}", "worktrees", a));
+}
+
 static int sub_cleanup(const char *root, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "keep-branch", optional_argument, NULL, 'k' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "pool", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sl_err err = SL_ERR_INIT;
 	char *abs = NULL;
-	int c, keep = 1, force = 0, deleted = 0, rc;
+	int c, keep = 1, force = 0, deleted = 0, pool = 0, rc;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "hf", opts, NULL)) != -1) {
@@ -124,11 +193,17 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 			return cli_help(usage_cleanup);
 		else if (c == 'f')
 			force = 1;
+		else if (c == 'p')
+			pool = 1;
 		else if (c == 'k' && parse_bool(optarg, &keep) < 0)
 			return cli_usage("worktree cleanup", "--keep-branch takes true or false");
 		else if (c != 'k')
 			return cli_usage("worktree cleanup", "unknown option");
 	}
+	if (pool && optind != argc)
+		return cli_usage("worktree cleanup", "--pool takes no PATH");
+	if (pool)
+		return empty_pool(root);
 	if (optind != argc - 1)
 		return cli_usage("worktree cleanup", "expected one PATH");
 	if (worktree_tool_cleanup(root, argv[optind], keep, force, &abs, &deleted, &err) < 0)
@@ -211,25 +286,29 @@ int cmd_worktree(struct cli *cli, int argc, char **argv)
 	static char progname[64];
 
 	if (argc < 2)
-		return cli_usage("worktree", "expected create, cleanup or status");
+		return cli_usage("worktree", "expected create, cleanup, pool or status");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return cli_help(usage_main);
 	/* getopt names the subcommand in its messages */
 	snprintf(progname, sizeof(progname), "sluice worktree %s", argv[1]);
-	if (!strcmp(argv[1], "status") || !strcmp(argv[1], "create") || !strcmp(argv[1], "cleanup"))
+	if (!strcmp(argv[1], "status") || !strcmp(argv[1], "create") ||
+	    !strcmp(argv[1], "cleanup") || !strcmp(argv[1], "pool"))
 		argv[1] = progname;
 	if (!strcmp(progname, "sluice worktree status"))
 		return sub_status(cli, argc - 1, argv + 1);
 	if (argv[1] != progname)
 		return cli_usage("worktree", "unknown subcommand '%s'", argv[1]);
 	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
-		return cli_help(!strcmp(progname, "sluice worktree create") ? usage_create
-									   : usage_cleanup);
+		return cli_help(!strcmp(progname, "sluice worktree create") ? usage_create :
+				!strcmp(progname, "sluice worktree pool")   ? usage_pool :
+									      usage_cleanup);
 	if (sl_repo_find(&repo, cli->dir, &err) < 0)
 		return failure(&err);
 	cli_take_token(cli->dir); /* git runs the filters of the shared config */
 	if (!strcmp(progname, "sluice worktree create"))
 		rc = sub_create(repo.root, argc - 1, argv + 1);
+	else if (!strcmp(progname, "sluice worktree pool"))
+		rc = sub_pool(repo.root, argc - 1, argv + 1);
 	else
 		rc = sub_cleanup(repo.root, argc - 1, argv + 1);
 	sl_repo_release(&repo);

@@ -123,6 +123,8 @@ static const char config_template[] =
         "#   setup: [npm, ci]  # run in a new worktree, after creation\n"
         "#   setup_timeout: 10m\n"
         "#   hooks: off        # on: let the builder's git commits run the repository's hooks\n"
+        "#   pool: 2           # finished worktrees kept for new runs (0: none; docs/config.md)\n"
+        "#   recycle: clean    # keep-ignored: node_modules/, build/ stay from run to run\n"
         "\n"
         "# Gates: named commands run in the worktree after each build. A failing\n"
         "# gate fails the attempt (see retry).\n"

@@ -54,6 +54,13 @@
  *   merge.after_store             run and work order marked merged, no manifest.json
  *   merge.after_manifest          manifest.json written, worktree and branch still there
  *   cleanup.after_worktree_remove a final run's worktree removed, its branch not deleted yet
+ *   pool.put_intent               a final run's worktree going to the pool: intent written, nothing moved
+ *   pool.put_moved                its directory in .system/pool, its .git/worktrees entry not renamed
+ *   pool.take_intent              a run taking a pooled worktree: intent written, nothing moved
+ *   pool.take_moved               the directory moved to the run, its entry not renamed
+ *   pool.take_relinked            entry renamed and linked, the run's branch and files not set
+ *   pool.take_before_reset        on the run's branch, index cleaned, files not reset yet
+ *   pool.take_recycled            reset and cleaned, the intent not removed
  *   resolve.after_markers         target merged into the run worktree (markers in files)
  *   resolve.after_resolver        resolver (builder in resolve mode) exited, nothing committed
  *   resolve.after_commit          resolution merge committed, head not recorded

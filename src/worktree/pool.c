@@ -448,12 +448,36 @@ static int drop_stray_entries(const struct pool *p, struct sl_err *err)
 	return error;
 }
 
+/* The temporary files of intents whose writer was killed: under the lock nobody else writes here. */
+static void drop_dead_tmp(const struct pool *p)
+{
+	char *dir = pool_path(p->root, NULL, NULL), *path;
+	struct sl_err e = SL_ERR_INIT;
+	struct dirent *d;
+	DIR *dh;
+
+	if (!dir || !(dh = opendir(dir))) {
+		free(dir);
+		return;
+	}
+	while ((d = readdir(dh)))
+		if (!strncmp(d->d_name, SLOT_PREFIX, sizeof(SLOT_PREFIX) - 1) &&
+		    strstr(d->d_name, ".tmp.") && (path = sl_path_join(dir, d->d_name))) {
+			sl_unlink(path, &e);
+			sl_err_clear(&e);
+			free(path);
+		}
+	closedir(dh);
+	free(dir);
+}
+
 static int recover(const struct pool *p, struct sl_err *err)
 {
 	sl_strv slots = NULL;
 	size_t i;
 	int error, locked;
 
+	drop_dead_tmp(p);
 	if ((error = recover_intents(p, ".take", err)) != 0 ||
 	    (error = recover_intents(p, ".put", err)) != 0 ||
 	    (error = scan(p->root, "", &slots, err)) != 0)
@@ -618,7 +642,7 @@ static int recycle(const struct pool *p, const char *wt, const char *run, const 
 	    (error = sl_write_file_atomic(head, text, strlen(text), err)) != 0 ||
 	    (error = clean_index(p, wt, run, err)) != 0)
 		goto out;
-	sl_fault("pool.take.before_reset");
+	sl_fault("pool.take_before_reset");
 	if ((error = reset_files(wt, keep_ignored, err)) != 0) {
 		/* a builder's read-only directory: made writable, then once more */
 		sl_err_clear(err);
@@ -664,10 +688,10 @@ static int move_in(const struct pool *p, const char *slot, const char *run, cons
 		*cut = '\0';
 	if ((error = sl_mkdir_p(parent, err)) != 0 || (error = move(src, dst, err)) != 0)
 		goto out;
-	sl_fault("pool.take.after_move");
+	sl_fault("pool.take_moved");
 	if ((error = move_entry(p, slot, run, err)) == 0)
 		error = relink(p, dst, run, err);
-	sl_fault(error ? NULL : "pool.take.after_relink");
+	sl_fault(error ? NULL : "pool.take_relinked");
 out:
 	free(src);
 	free(parent);
@@ -708,7 +732,7 @@ static int take(const struct pool *p, const char *run, const char *branch, const
 	}
 	if ((error = write_intent(p->root, slot, ".take", run, err)) != 0)
 		goto out;
-	sl_fault("pool.take.after_intent");
+	sl_fault("pool.take_intent");
 	if ((error = move_in(p, slot, run, dst, err)) != 0) {
 		struct sl_err e = SL_ERR_INIT;
 		if (undo_take(p, slot, run, &e) == 0)
@@ -717,7 +741,7 @@ static int take(const struct pool *p, const char *run, const char *branch, const
 	}
 	if ((error = recycle(p, dst, run, branch, base_hex, keep_ignored, err)) != 0)
 		discard_taken(p, run, dst);
-	sl_fault(error ? NULL : "pool.take.after_recycle");
+	sl_fault(error ? NULL : "pool.take_recycled");
 	drop_intent(p->root, slot, ".take");
 	if (!error && slot_out) {
 		*slot_out = slot;
@@ -810,9 +834,9 @@ static int move_out(const struct pool *p, const char *run, const char *src, int 
 	}
 	if ((error = write_intent(p->root, slot, ".put", run, err)) != 0)
 		goto out;
-	sl_fault("pool.put.after_intent");
+	sl_fault("pool.put_intent");
 	if ((error = move(src, dst, err)) == 0) {
-		sl_fault("pool.put.after_move");
+		sl_fault("pool.put_moved");
 		if ((error = move_entry(p, run, slot, err)) == 0)
 			error = relink(p, dst, slot, err);
 	}

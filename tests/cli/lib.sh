@@ -338,6 +338,26 @@ fault_repo() { # DIR [config lines...]
 	cp "$1/notes.txt" "$TRASH/notes.orig"
 }
 
+# No worktree but the main checkout and the slots of the worktree pool
+# (.system/pool, at most POOL_MAX of them, default 2), each whole: listed by
+# git, no intent of a move left, nothing for `git worktree prune` to prune.
+pool_check() { # DIR
+	git -C "$1" worktree list --porcelain | sed -n 's/^worktree //p' | sed 1d >"$TRASH/wts"
+	if grep -v "/\.system/pool/_pool-[0-9-]*\$" "$TRASH/wts" >&2; then
+		echo "stray worktrees (above)" >&2
+		return 1
+	fi
+	[ "$(wc -l <"$TRASH/wts")" -le "${POOL_MAX:-2}" ] ||
+		{ echo "more than ${POOL_MAX:-2} worktrees in the pool:" >&2; cat "$TRASH/wts" >&2; return 1; }
+	while read -r _pw; do
+		[ -d "$_pw" ] || { echo "pooled worktree $_pw is gone" >&2; return 1; }
+	done <"$TRASH/wts"
+	[ -z "$(ls "$1/.system/pool" 2>/dev/null | grep -v '^_pool-[0-9-]*$')" ] ||
+		{ echo "left in the pool:" >&2; ls -la "$1/.system/pool" >&2; return 1; }
+	[ -z "$(git -C "$1" worktree prune -n -v 2>&1)" ] ||
+		{ echo "git worktree prune would prune:" >&2; git -C "$1" worktree prune -n -v >&2; return 1; }
+}
+
 # The promises after a crash in a fault_repo: each of the work orders MERGED
 # landed exactly once on the first-parent line and is done, each of FAILED
 # is failed, the user's uncommitted edit is there byte for byte and nothing
@@ -366,8 +386,7 @@ fault_check() { # DIR "MERGED..." "FAILED..."
 	"$SLUICE" -C "$_fd" audit >"$TRASH/audit.out" 2>&1 || { cat "$TRASH/audit.out" >&2; return 1; }
 	[ -z "$(git -C "$_fd" branch --list 'run/*')" ] ||
 		{ echo "stray branches:" >&2; git -C "$_fd" branch --list 'run/*' >&2; return 1; }
-	[ "$(git -C "$_fd" worktree list | wc -l)" = 1 ] ||
-		{ echo "stray worktrees:" >&2; git -C "$_fd" worktree list >&2; return 1; }
+	pool_check "$_fd" || return 1
 	[ -z "$(ls -d "$_fd"/.system/runs/*/worktree* 2>/dev/null)" ] ||
 		{ echo "stray worktree folders:" >&2; ls -d "$_fd"/.system/runs/*/worktree* >&2; return 1; }
 	[ -z "$(find "$_fd/.git" -name '*.lock')" ] ||

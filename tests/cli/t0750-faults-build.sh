@@ -43,6 +43,29 @@ for p in prepare.before_worktree_add prepare.before_populate prepare.after_workt
 	fault_case $p
 done
 
+# The pool: P lands first and leaves its worktree in the pool; the tick
+# that builds A and B gives it to one of them and is killed on the way.
+printf '%s\n' 'echo p >p.txt' 'mkdir -p junk && echo j >junk/j' >"$BUILDERS/P.sh"
+pool_case() { # POINT GROUP WHAT
+	test_expect_success "$3 killed at $1, taking a pooled worktree: nothing lost or doubled" "
+		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
+		wo r P && settle r &&
+		test \"\$(ls -d r/.system/pool/_pool-* | wc -l)\" = 1 &&
+		wo r A && wo r B &&
+		FAULT_GROUP=$2 fault_fire $1 tick.out -C r tick &&
+		settle r &&
+		fault_check r 'P A B' '' &&
+		git -C r show main:lines.txt | grep -qx five-by-A &&
+		sluice -C r log >log.out &&
+		test \"\$(grep -c 'worktree from the pool' log.out)\" -ge 1
+	"
+}
+for p in pool.take_intent pool.take_moved pool.take_relinked \
+	pool.take_before_reset pool.take_recycled; do
+	pool_case $p 0 "the process at the point"
+	pool_case $p 1 "the whole tick"
+done
+
 test_expect_success 'the second gate (gates.before_gate:2)' '
 	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
 	wo r A && wo r B &&

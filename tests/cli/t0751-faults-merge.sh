@@ -16,14 +16,16 @@ printf '%s\n' 'echo b >b.txt' >"$BUILDERS/B.sh"
 
 # Twice: the worker at the point alone (the tick goes on), then the tick
 # with all its workers (FAULT_GROUP).
-fault_case() { # POINT
-	fault_case_1 "$1" 0 "the process at the point"
-	fault_case_1 "$1" 1 "the whole tick"
+fault_case() { # POINT [POOL]
+	fault_case_1 "$1" 0 "the process at the point" "${2:-2}"
+	fault_case_1 "$1" 1 "the whole tick" "${2:-2}"
 }
 
-fault_case_1() { # POINT GROUP WHAT
-	test_expect_success "$3 killed at $1: the queue settles with nothing lost or doubled" "
+fault_case_1() { # POINT GROUP WHAT POOL
+	test_expect_success "$3 killed at $1 (worktree.pool $4): the queue settles with nothing lost or doubled" "
 		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
+		sed -i '/^worktree:\$/a\\  pool: $4' r/.system/config.yaml &&
+		grep -qx '  pool: $4' r/.system/config.yaml &&
 		wo r A && wo r B &&
 		FAULT_GROUP=$2 fault_fire $1 tick.out -C r tick &&
 		{ [ $2 = 0 ] || [ \"\$FAULT_RC\" = 137 ]; } &&
@@ -39,9 +41,11 @@ for p in review.before_request review.after_verdict review.after_record \
 	train.after_car train.after_gates train.after_result train.before_land merge.before_merge \
 	merge.after_commit merge.mid_checkout merge.after_checkout_files merge.index_in_lock merge.after_checkout merge.after_ref_move \
 	merge.before_store merge.after_merge_json merge.after_store merge.after_manifest \
-	cleanup.after_worktree_remove; do
+	pool.put_intent pool.put_moved; do
 	fault_case $p
 done
+# without the pool, a merged run's worktree is removed
+fault_case cleanup.after_worktree_remove 0
 
 # The same with a person's approval: the merge comes from a later tick.
 test_expect_success 'killed in the merge after a manual approval' '

@@ -54,16 +54,19 @@ test_expect_success 'killed at reconcile.after_requeue after a build was killed'
 	fault_check r "A B" ""
 '
 
-test_expect_success 'killed at cleanup.after_worktree_remove in reconciling a killed merge' '
-	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
-	wo r A && wo r B &&
-	fault_fire merge.after_manifest tick.out -C r tick &&
-	ls -d r/.system/runs/*/worktree >/dev/null &&
-	fault_fire cleanup.after_worktree_remove tick2.out -C r tick &&
-	test $FAULT_RC = 137 &&
-	settle r &&
-	fault_check r "A B" ""
-'
+for p in cleanup.after_worktree_remove:0 pool.put_moved:2; do
+	test_expect_success "killed at ${p%:*} in reconciling a killed merge (worktree.pool ${p#*:})" "
+		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
+		sed -i '/^worktree:\$/a\\  pool: ${p#*:}' r/.system/config.yaml &&
+		wo r A && wo r B &&
+		fault_fire merge.after_manifest tick.out -C r tick &&
+		ls -d r/.system/runs/*/worktree >/dev/null &&
+		fault_fire ${p%:*} tick2.out -C r tick &&
+		test \$FAULT_RC = 137 &&
+		settle r &&
+		fault_check r 'A B' ''
+	"
+done
 
 test_expect_success 'killed at reconcile.before_recover after a merge was killed mid-checkout' '
 	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&

@@ -1,0 +1,283 @@
+/* The worktree pool (worktree/pool.c) against real repositories and the real git CLI. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <git2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "worktree/worktree.h"
+#include "test_helpers.h"
+
+static char tmp[PATH_MAX], repo[PATH_MAX + 16];
+
+static int setup(void **state)
+{
+	if (test_git_tmpdir(tmp, repo, sizeof(repo), "/tmp/sluice-pool.XXXXXX"))
+		return -1;
+	sh("git init -q -b main '%s' && cd '%s' && mkdir -p src d && echo hello >src/a.c && "
+	   "echo readme >README && echo one >d/one && echo two >d/two && "
+	   "printf '/ignored\\nnode_modules/\\n' >.gitignore && git add -A && "
+	   "git commit -qm base && echo '/.system/' >>.git/info/exclude", repo, repo);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	sh("chmod -R u+w '%s'; rm -rf '%s'", tmp, tmp);
+	return 0;
+}
+
+static const char *rev(const char *what)
+{
+	static char oid[64];
+
+	snprintf(oid, sizeof(oid), "%s", sh_line("git -C '%s' rev-parse '%s'", repo, what));
+	return oid;
+}
+
+/* A run's worktree made as a run makes it, with a commit on its branch. */
+static void make_run(const char *run, const char *branch)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = NULL;
+	int reused;
+
+	assert_int_equal(worktree_create(repo, run, branch, rev("main"), &path, &reused, &err), 0);
+	sh("cd '%s' && echo '%s' >>README && git add -A && git commit -qm work", path, run);
+	free(path);
+}
+
+static size_t slots(void)
+{
+	return (size_t)atoi(sh_line("ls -d '%s'/.system/pool/_pool-* 2>/dev/null | wc -l", repo));
+}
+
+static void put(const char *run, size_t max, int expect_pooled)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int pooled = -1, deleted = -1;
+
+	assert_int_equal(worktree_pool_put(repo, run, max, NULL, 1, 1, &pooled, &deleted, &err), 0);
+	assert_int_equal(pooled, expect_pooled);
+}
+
+/* What a fresh checkout of `commit` holds: file bytes, modes, the index. */
+static char *fresh_state(const char *commit)
+{
+	static char h[128];
+
+	sh("git -C '%s' worktree add -q --detach '%s/fresh' '%s'", repo, tmp, commit);
+	snprintf(h, sizeof(h), "%s",
+		 sh_line("cd '%s/fresh' && { git ls-files -s; git ls-files -v; "
+			 "git ls-files -z | xargs -0 sha256sum; git ls-files -z | xargs -0 stat -c '%%n %%a %%F'; "
+			 "find . -path ./.git -prune -o -print | sort; } | sha256sum", tmp));
+	sh("git -C '%s' worktree remove --force '%s/fresh'", repo, tmp);
+	return h;
+}
+
+static char *wt_state(const char *wt)
+{
+	static char h[128];
+
+	snprintf(h, sizeof(h), "%s",
+		 sh_line("cd '%s' && { git ls-files -s; git ls-files -v; "
+			 "git ls-files -z | xargs -0 sha256sum; git ls-files -z | xargs -0 stat -c '%%n %%a %%F'; "
+			 "find . -path ./.git -prune -o -print | sort; } | sha256sum", wt));
+	return h;
+}
+
+static void test_put_then_take_is_a_fresh_checkout(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char want[128], wt[PATH_MAX * 2], *slot = NULL;
+
+	make_run("R1", "run/R1");
+	snprintf(wt, sizeof(wt), "%s/.system/runs/R1/worktree", repo);
+	/* litter as a careless or hostile builder would */
+	sh("cd '%s' && echo mod >src/a.c && rm d/one && chmod +x d/two && echo x >new.txt && "
+	   "mkdir -p node_modules/p nest && echo dep >node_modules/p/i.js && (cd nest && git init -q) && "
+	   "echo hidden >README && git update-index --skip-worktree README && "
+	   "echo m >\"$(git rev-parse --git-dir)/MERGE_HEAD\" && "
+	   "git config --worktree x.y z 2>/dev/null; chmod 555 d", wt);
+	put("R1", 2, 1);
+	assert_false(sl_path_exists(wt));
+	assert_int_equal(slots(), 1);
+	assert_string_equal(sh_line("git -C '%s' branch --list run/R1 | wc -l", repo), "0");
+	/* the slot is detached at R1's head */
+	assert_string_equal(sh_line("git -C \"$(ls -d '%s'/.system/pool/_pool-*)\" rev-parse --abbrev-ref HEAD", repo),
+			    "HEAD");
+
+	snprintf(want, sizeof(want), "%s", fresh_state("main"));
+	assert_int_equal(worktree_pool_take(repo, "R2", "run/R2", rev("main"), 0, &slot, &err), 0);
+	assert_non_null(slot);
+	free(slot);
+	assert_int_equal(slots(), 0);
+	snprintf(wt, sizeof(wt), "%s/.system/runs/R2/worktree", repo);
+	assert_string_equal(wt_state(wt), want);
+	assert_string_equal(sh_line("git -C '%s' status --porcelain --ignored | wc -l", wt), "0");
+	assert_string_equal(sh_line("git -C '%s' symbolic-ref HEAD", wt), "refs/heads/run/R2");
+	assert_string_equal(sh_line("git -C '%s' rev-parse HEAD", wt), rev("main"));
+	assert_string_equal(sh_line("git -C '%s' rev-parse --git-dir", wt),
+			    sh_line("cd '%s/.git/worktrees/R2' && pwd -P", repo));
+	assert_string_equal(sh_line("ls '%s/.git/worktrees/R2' | grep -c -v -x -e HEAD -e commondir "
+				    "-e gitdir -e index -e logs -e ORIG_HEAD", repo), "0");
+	assert_string_equal(sh_line("git -C '%s' log -g --format=%%s HEAD | grep -c work", wt), "0");
+	assert_string_equal(sh_line("git -C '%s' worktree prune -n -v 2>&1 | wc -l", repo), "0");
+}
+
+static void test_keep_ignored_keeps_only_ignored(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char wt[PATH_MAX * 2];
+
+	make_run("R1", "run/R1");
+	snprintf(wt, sizeof(wt), "%s/.system/runs/R1/worktree", repo);
+	sh("cd '%s' && mkdir -p node_modules && echo dep >node_modules/i.js && echo x >untracked", wt);
+	put("R1", 2, 1);
+	assert_int_equal(worktree_pool_take(repo, "R2", "run/R2", rev("main"), 1, NULL, &err), 0);
+	snprintf(wt, sizeof(wt), "%s/.system/runs/R2/worktree", repo);
+	assert_string_equal(sh_line("git -C '%s' status --porcelain --ignored", wt), "!! node_modules/");
+	assert_string_equal(sh_line("cat '%s/node_modules/i.js'", wt), "dep");
+}
+
+static void test_full_pool_and_dirty_refused(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int pooled = -1;
+
+	make_run("R1", "run/R1");
+	make_run("R2", "run/R2");
+	make_run("R3", "run/R3");
+	put("R1", 0, 0); /* no pool */
+	put("R1", 2, 1);
+	put("R2", 2, 1);
+	put("R3", 2, 0); /* full: the caller removes it */
+	assert_int_equal(slots(), 2);
+	sh("echo dirty >'%s/.system/runs/R3/worktree/README'", repo);
+	assert_int_equal(worktree_pool_trim(repo, 1, &(size_t){ 0 }, &(size_t){ 0 }, &err), 0);
+	assert_int_equal(worktree_pool_put(repo, "R3", 2, NULL, 0, 1, &pooled, NULL, &err),
+			 SL_ECONFLICT);
+	assert_int_equal(pooled, 0);
+	assert_true(sl_path_exists(sh_line("echo '%s/.system/runs/R3/worktree/README'", repo)));
+}
+
+static void test_trim_keeps_newest_and_locked(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	size_t removed = 9, locked = 9;
+	char oldest[PATH_MAX];
+
+	make_run("R1", "run/R1");
+	make_run("R2", "run/R2");
+	make_run("R3", "run/R3");
+	put("R1", 8, 1);
+	put("R2", 8, 1);
+	put("R3", 8, 1);
+	snprintf(oldest, sizeof(oldest), "%s",
+		 sh_line("ls -d '%s'/.system/pool/_pool-* | head -n 1", repo));
+	sh("git -C '%s' worktree lock '%s'", repo, oldest);
+	assert_int_equal(worktree_pool_trim(repo, 1, &removed, &locked, &err), 0);
+	assert_int_equal(removed, 1);
+	assert_int_equal(locked, 1);
+	assert_int_equal(slots(), 2);
+	assert_true(sl_is_dir(oldest));
+	assert_int_equal(worktree_pool_trim(repo, 0, &removed, &locked, &err), 0);
+	assert_int_equal(slots(), 1);
+	assert_true(sl_is_dir(oldest)); /* locked: a person's; never taken either */
+	assert_int_equal(worktree_pool_take(repo, "R9", "run/R9", rev("main"), 0, NULL, &err), 0);
+	assert_false(sl_path_exists(sh_line("echo '%s/.system/runs/R9/worktree'", repo)));
+	assert_string_equal(sh_line("git -C '%s' worktree prune -n -v 2>&1 | wc -l", repo), "0");
+}
+
+/* Each state a killed put or take can leave, made by hand; recovery makes a whole slot of it. */
+static void test_recover_every_cut(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char slot[PATH_MAX], name[128], *s = NULL;
+	int cut;
+
+	for (cut = 0; cut < 4; cut++) {
+		make_run("R1", "run/R1");
+		put("R1", 2, 1);
+		snprintf(slot, sizeof(slot), "%s", sh_line("ls -d '%s'/.system/pool/_pool-*", repo));
+		snprintf(name, sizeof(name), "%s", strrchr(slot, '/') + 1);
+		/* a take by R2 cut: after the intent, after the move, after the entry rename */
+		sh("cd '%s' && printf R2 >.system/pool/%s.take && mkdir -p .system/runs/R2", repo, name);
+		if (cut >= 1)
+			sh("cd '%s' && mv .system/pool/%s .system/runs/R2/worktree", repo, name);
+		if (cut >= 2)
+			sh("cd '%s' && mv .git/worktrees/%s .git/worktrees/R2", repo, name);
+		if (cut >= 3)
+			sh("cd '%s' && printf 'gitdir: %s/.git/worktrees/R2\\n' >.system/runs/R2/worktree/.git && "
+			   "printf '%s/.system/runs/R2/worktree/.git\\n' >.git/worktrees/R2/gitdir",
+			   repo, repo, repo);
+		assert_int_equal(worktree_pool_recover(repo, &err), 0);
+		assert_int_equal(slots(), 1);
+		assert_false(sl_path_exists(sh_line("echo '%s/.system/runs/R2/worktree'", repo)));
+		assert_false(sl_path_exists(sh_line("echo '%s/.git/worktrees/R2'", repo)));
+		assert_string_equal(sh_line("ls '%s/.system/pool' | wc -l", repo), "1");
+		assert_string_equal(sh_line("git -C '%s' worktree prune -n -v 2>&1 | wc -l", repo), "0");
+		/* and it can be taken */
+		assert_int_equal(worktree_pool_take(repo, "R2", "run/R2", rev("main"), 0, &s, &err), 0);
+		assert_string_equal(s, name);
+		free(s);
+		s = NULL;
+		sh("cd '%s' && git worktree remove --force .system/runs/R2/worktree && "
+		   "git branch -q -D run/R2", repo);
+	}
+	/* a put cut after the move: finished */
+	make_run("R3", "run/R3");
+	sh("cd '%s' && git -C .system/runs/R3/worktree checkout -q --detach && git branch -q -D run/R3 && "
+	   "mkdir -p .system/pool && printf R3 >.system/pool/_pool-1-1-0.put && "
+	   "mv .system/runs/R3/worktree .system/pool/_pool-1-1-0", repo);
+	assert_int_equal(worktree_pool_recover(repo, &err), 0);
+	assert_int_equal(slots(), 1);
+	assert_string_equal(sh_line("git -C '%s' worktree list | grep -c _pool-1-1-0", repo), "1");
+	assert_string_equal(sh_line("git -C '%s' worktree prune -n -v 2>&1 | wc -l", repo), "0");
+	assert_string_equal(sh_line("ls '%s/.system/pool'", repo), "_pool-1-1-0");
+}
+
+static void test_recover_drops_what_is_not_whole(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	make_run("R1", "run/R1");
+	make_run("R2", "run/R2");
+	put("R1", 2, 1);
+	put("R2", 2, 1);
+	/* one slot's .git edited to point elsewhere; then the pool folder removed by hand */
+	sh("cd \"$(ls -d '%s'/.system/pool/_pool-* | head -n 1)\" && echo 'gitdir: /nowhere' >.git", repo);
+	assert_int_equal(worktree_pool_recover(repo, &err), 0);
+	assert_int_equal(slots(), 1);
+	sh("rm -rf '%s/.system/pool'", repo);
+	assert_int_equal(worktree_pool_recover(repo, &err), 0);
+	assert_string_equal(sh_line("ls '%s/.git/worktrees' 2>/dev/null | wc -l", repo), "0");
+	assert_string_equal(sh_line("git -C '%s' worktree list | wc -l", repo), "1");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_put_then_take_is_a_fresh_checkout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keep_ignored_keeps_only_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_pool_and_dirty_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trim_keeps_newest_and_locked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover_every_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover_drops_what_is_not_whole, setup, teardown),
+	};
+	int rc;
+
+	git_libgit2_init();
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return rc;
+}
