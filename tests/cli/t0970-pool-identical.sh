@@ -75,6 +75,8 @@ m=$(stat -c %Y same$S.txt) && printf 'SAME-1\n' >same$S.txt && touch -d "@$m" sa
 rm del$S.txt && chmod +x mode$S.sh &&
 rm tolink$S.txt && ln -s a$S.txt tolink$S.txt &&
 rm -r dir$S && echo "now a file" >dir$S &&
+# permissions git does not track: a file read-only, a file and a folder private
+chmod 444 perm-ro$S.txt && chmod 600 perm-private$S.txt && chmod 700 permdir$S &&
 # index bits that hide a change from status
 echo hidden >>skip$S.txt && git update-index --skip-worktree skip$S.txt &&
 echo hidden >>assume$S.txt && git update-index --assume-unchanged assume$S.txt &&
@@ -169,7 +171,8 @@ test_expect_success 'setup: a repository with files of every kind, a manual revi
 		printf "#!/bin/sh\necho hi\n" >mode$S.sh && echo target >tolink$S.txt &&
 		mkdir -p dir$S rotracked$S && echo d >dir$S/d.txt &&
 		echo ro >rotracked$S/f.txt && echo skip >skip$S.txt && echo assume >assume$S.txt &&
-		echo stash >stash$S.txt || exit 1
+		echo stash >stash$S.txt && echo ro >perm-ro$S.txt && echo p >perm-private$S.txt &&
+		mkdir permdir$S && echo d >permdir$S/f.txt || exit 1
 	 done &&
 	 git add -A && git commit -q -m "files of every kind") &&
 	littering_builder L1 1 no-nested && recording_builder N1 &&
