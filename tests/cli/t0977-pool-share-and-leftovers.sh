@@ -52,9 +52,10 @@ done
 
 # L leaves a process behind in its worktree, which waits until the next
 # run's builder started, then writes leak.txt into its current folder and
-# says so; N waits for that (at most 30 s) before it adds its own file.
+# says so (also when its folder is gone and the write fails); N waits for
+# that (at most 30 s) before it adds its own file.
 cat >"$BUILDERS/L.sh" <<EOS
-setsid sh -c 'i=0; while [ ! -f "$TRASH/next-started" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; echo leak >leak.txt; : >"$TRASH/leaked"' </dev/null >/dev/null 2>&1 &
+setsid sh -c 'i=0; while [ ! -f "$TRASH/next-started" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; (echo leak >leak.txt) 2>/dev/null; : >"$TRASH/leaked"' </dev/null >/dev/null 2>&1 &
 echo L >L.txt
 EOS
 cat >"$BUILDERS/N.sh" <<EOS
