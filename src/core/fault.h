@@ -59,8 +59,9 @@
  *   pool.take_intent              a run taking a pooled worktree: intent written, nothing moved
  *   pool.take_moved               the directory moved to the run, its entry not renamed
  *   pool.take_relinked            entry renamed and linked, the run's branch and files not set
- *   pool.take_before_reset        on the run's branch, index cleaned, files not reset yet
- *   pool.take_recycled            reset and cleaned, the intent not removed
+ *   pool.take_adopted             on the run's branch, marked for reset, the intent not removed
+ *   pool.take_before_reset        no intent, the lock released, index cleaned, files not reset yet
+ *   pool.take_recycled            reset and cleaned, the mark not removed
  *   resolve.after_markers         target merged into the run worktree (markers in files)
  *   resolve.after_resolver        resolver (builder in resolve mode) exited, nothing committed
  *   resolve.after_commit          resolution merge committed, head not recorded

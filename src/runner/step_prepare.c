@@ -142,14 +142,15 @@ static int half_made(struct step *s)
 }
 
 /*
- * A finished run's worktree from the pool (worktree.pool), reset to this
- * run's base: 1 when the run got one, 0 when it makes a fresh one. A slot
- * that cannot be reused is no failure of the run: it is logged and dropped.
+ * Under the repository lock: a finished run's worktree from the pool
+ * (worktree.pool) becomes this run's, on its branch at its base, its files
+ * not reset yet (reset_pooled() does that without the lock): 1 when the run
+ * got one, 0 when it makes a fresh one. A slot that cannot be reused is no
+ * failure of the run: it is logged and dropped.
  */
 static int from_pool(struct step *s)
 {
 	struct sl_err err = SL_ERR_INIT;
-	int64_t t0 = sl_now_ms();
 	char *slot = NULL;
 	int error;
 
@@ -160,26 +161,45 @@ static int from_pool(struct step *s)
 		return 0;
 	}
 	error = worktree_pool_take(s->ctx->repo.root, s->run.id, s->run.branch_name,
-				   s->run.base_commit, s->ctx->cfg->worktree.keep_ignored, &slot,
-				   &err);
+				   s->run.base_commit, &slot, &err);
 	if (error)
 		sl_log(SL_LOG_WARN, "run %s: a worktree of the pool could not be reused, a fresh "
 		       "one is made: %s", s->run.id, err.msg);
 	else if (slot)
-		sl_log(SL_LOG_INFO, "run %s: worktree from the pool (%s, reset to %.12s in %lld ms)",
-		       s->run.id, slot, s->run.base_commit, (long long)(sl_now_ms() - t0));
+		sl_log(SL_LOG_INFO, "run %s: worktree from the pool (%s)", s->run.id, slot);
 	error = !error && slot;
 	free(slot);
 	return error;
 }
 
-/* The worktree and branch at the recorded base, made again when a crash left them half made. */
-static int create_worktree(struct step *s, int *reused, struct sl_err *err)
+/* The pooled worktree's files reset to the base: 0, or -1 when it was dropped (make a fresh one). */
+static int reset_pooled(struct step *s)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int64_t t0 = sl_now_ms();
+
+	if (worktree_pool_reset(s->ctx->repo.root, s->run.id, s->ctx->cfg->worktree.keep_ignored,
+				&err) != 0) {
+		sl_log(SL_LOG_WARN, "run %s: the worktree from the pool could not be reset, a fresh "
+		       "one is made: %s", s->run.id, err.msg);
+		return -1;
+	}
+	sl_log(SL_LOG_INFO, "run %s: worktree from the pool reset to %.12s in %lld ms", s->run.id,
+	       s->run.base_commit, (long long)(sl_now_ms() - t0));
+	return 0;
+}
+
+/*
+ * The worktree and branch at the recorded base, made again when a crash
+ * left them half made; from the pool when `pool` and it has one (*reused is
+ * then 2), or when a take was cut short before its reset.
+ */
+static int create_worktree(struct step *s, int *reused, int pool, struct sl_err *err)
 {
 	int error;
 
 	sl_fault("prepare.before_worktree_add");
-	if (from_pool(s)) {
+	if (worktree_pool_pending(s->ctx->repo.root, s->run.id) || (pool && from_pool(s))) {
 		*reused = 2;
 		return 0;
 	}
@@ -220,27 +240,48 @@ out:
 	return error;
 }
 
+/* The base: the target's tip, once. A target that is gone stays gone: SL_EINVALID. */
+static int set_base(struct step *s, struct sl_err *err)
+{
+	char tip[41];
+	int error;
+
+	if (s->run.base_commit)
+		return 0;
+	if ((error = step__target_tip(s, tip, err)) == SL_ENOTFOUND)
+		error = SL_EINVALID;
+	return error ? error : step__set(s, err, "base_commit", tip, NULL);
+}
+
 /*
- * Under the repository lock: the base (the target's tip, once), the
- * worktree, its environment. SL_EINVALID for what is final (a bad
- * share/copy path, a target branch that is gone).
+ * Under the repository lock: the base, the worktree, its environment; but
+ * the reset of a worktree from the pool, which is the run's by then. On
+ * the second try the pool is not asked. SL_EINVALID for what is final (a
+ * bad share/copy path, a target branch that is gone).
  */
 static int prepare_worktree(struct step *s, int *reused, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	char tip[41];
-	int error;
+	int error, tries;
 
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	if (!s->run.base_commit) {
-		/* a target that is gone stays gone: the run ends, with the reason */
-		if ((error = step__target_tip(s, tip, err)) == SL_ENOTFOUND)
-			error = SL_EINVALID;
-		if (error || (error = step__set(s, err, "base_commit", tip, NULL)) != 0)
-			goto out;
+	for (tries = 0; tries < 2; tries++) {
+		if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+			return error;
+		if ((error = set_base(s, err)) != 0 ||
+		    (error = create_worktree(s, reused, tries == 0, err)) != 0 || *reused != 2)
+			break;
+		sl_lock_release(&lock);
+		if (reset_pooled(s) != 0) {
+			*reused = 0;
+			continue; /* dropped: a fresh one */
+		}
+		if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+			return error;
+		break;
 	}
-	if ((error = create_worktree(s, reused, err)) != 0)
+	if (!error && tries == 2)
+		error = sl_err_set(err, SL_ERROR, "no worktree could be made; tried again next tick");
+	if (error)
 		goto out;
 	sl_fault("prepare.after_worktree_add");
 	error = share_and_copy(s, err);

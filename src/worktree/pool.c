@@ -28,6 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,6 +539,65 @@ static int strip_entry(const struct pool *p, const char *name, struct sl_err *er
 	return error;
 }
 
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * Does the index at `path` hold anything clean_index() strips: an entry
+ * with the assume-valid or extended flags (skip-worktree, intent-to-add)
+ * or a conflict stage, or an extension that is not the cache tree, the
+ * resolve-undo data or an offset table? Read as git's index-format.txt
+ * says, for versions 2 and 3; version 4 and whatever does not parse say
+ * yes. A plain index (the usual case: sluice's snapshot wrote it) is then
+ * left as it is, which saves rewriting it.
+ */
+static int index_needs_strip(const char *path)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err e = SL_ERR_INIT;
+	const unsigned char *p, *end;
+	uint32_t version, n, i;
+	int needs = 1;
+
+	sl_buf_init(&b, (size_t)1 << 30);
+	if (sl_read_file(&b, path, (size_t)1 << 30, &e) != 0 || b.len < 12 + 20)
+		goto out;
+	p = (const unsigned char *)b.ptr;
+	end = p + b.len - 20; /* the trailing hash */
+	version = be32(p + 4);
+	n = be32(p + 8);
+	if (memcmp(p, "DIRC", 4) || (version != 2 && version != 3))
+		goto out;
+	for (p += 12, i = 0; i < n; i++) {
+		size_t fixed = 62, len;
+		unsigned flags;
+		if (end - p < 64)
+			goto out;
+		flags = (unsigned)p[60] << 8 | p[61];
+		if (flags & 0xf000) /* assume-valid, extended, a stage */
+			goto out;
+		len = strnlen((const char *)p + fixed, (size_t)(end - p) - fixed);
+		p += (fixed + len + 8) & ~(size_t)7;
+		if (p > end)
+			goto out;
+	}
+	while (end - p >= 8) {
+		uint32_t size = be32(p + 4);
+		if (memcmp(p, "TREE", 4) && memcmp(p, "REUC", 4) && memcmp(p, "EOIE", 4) &&
+		    memcmp(p, "IEOT", 4))
+			goto out;
+		if (size > (uint32_t)(end - p) - 8)
+			goto out;
+		p += 8 + size;
+	}
+	needs = p != end;
+out:
+	sl_buf_release(&b);
+	return needs;
+}
+
 /*
  * The index keeps only what tells git a file is unchanged (path, id, mode,
  * stat data): no skip-worktree, assume-unchanged or intent-to-add bit, no
@@ -552,8 +612,14 @@ static int clean_index(const struct pool *p, const char *wt, const char *name, s
 	git_index *idx = NULL;
 	git_index_entry *v = NULL;
 	size_t i, n = 0, k = 0;
+	char *ipath = entry(p, name, "index");
 	int rc = -1;
 
+	if (ipath && !index_needs_strip(ipath)) {
+		free(ipath);
+		return 0;
+	}
+	free(ipath);
 	if (git_repository_open_ext(&r, wt, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
 	    git_repository_index(&idx, r) < 0)
 		goto out;
@@ -625,22 +691,46 @@ static int reset_files(const char *wt, int keep_ignored, struct sl_err *err)
 	return error;
 }
 
-/* The taken worktree of `run`, made what worktree_create() would have made. */
-static int recycle(const struct pool *p, const char *wt, const char *run, const char *branch,
-		   const char *base_hex, int keep_ignored, struct sl_err *err)
+#define RESET_MARK "sluice-reset-pending"
+
+/*
+ * Under the lock, once the worktree is the run's: its entry as a new one's,
+ * the mark that its files are not reset yet, the run's branch (created at
+ * the base when missing) checked out in HEAD.
+ */
+static int adopt(const struct pool *p, const char *run, const char *branch, const char *base_hex,
+		 struct sl_err *err)
 {
 	git_reference *ref = NULL;
-	char *head = entry(p, run, "HEAD"), *text = NULL;
+	char *head = entry(p, run, "HEAD"), *mark = entry(p, run, RESET_MARK), *text = NULL;
 	int created = 0, error;
 
-	if (!head || !(text = sl_path_fmt("ref: refs/heads/%s\n", branch))) {
+	if (!head || !mark || !(text = sl_path_fmt("ref: refs/heads/%s\n", branch))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	if ((error = strip_entry(p, run, err)) != 0 ||
-	    (error = worktree__get_branch(&ref, &created, p->repo, branch, base_hex, err)) != 0 ||
-	    (error = sl_write_file_atomic(head, text, strlen(text), err)) != 0 ||
-	    (error = clean_index(p, wt, run, err)) != 0)
+	if ((error = strip_entry(p, run, err)) == 0 &&
+	    (error = sl_write_file_atomic(mark, "", 0, err)) == 0 &&
+	    (error = worktree__get_branch(&ref, &created, p->repo, branch, base_hex, err)) == 0)
+		error = sl_write_file_atomic(head, text, strlen(text), err);
+out:
+	git_reference_free(ref);
+	free(head);
+	free(mark);
+	free(text);
+	return error;
+}
+
+/* Outside the lock (the worktree is the run's): index, files, untracked files; then no mark. */
+static int reset_taken(const struct pool *p, const char *wt, const char *run, int keep_ignored,
+		       struct sl_err *err)
+{
+	char *mark = entry(p, run, RESET_MARK);
+	int error;
+
+	if (!mark)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = clean_index(p, wt, run, err)) != 0)
 		goto out;
 	sl_fault("pool.take_before_reset");
 	if ((error = reset_files(wt, keep_ignored, err)) != 0) {
@@ -649,10 +739,11 @@ static int recycle(const struct pool *p, const char *wt, const char *run, const 
 		if ((error = worktree__make_writable(wt, err)) == 0)
 			error = reset_files(wt, keep_ignored, err);
 	}
+	sl_fault(error ? NULL : "pool.take_recycled");
+	if (!error)
+		error = sl_unlink(mark, err);
 out:
-	git_reference_free(ref);
-	free(head);
-	free(text);
+	free(mark);
 	return error;
 }
 
@@ -714,7 +805,7 @@ static void discard_taken(const struct pool *p, const char *run, const char *dst
 }
 
 static int take(const struct pool *p, const char *run, const char *branch, const char *base_hex,
-		int keep_ignored, char **slot_out, struct sl_err *err)
+		char **slot_out, struct sl_err *err)
 {
 	char *dst = run_wt_path(p->root, run), *ent = entry(p, run, NULL), *slot = NULL;
 	int error;
@@ -739,9 +830,9 @@ static int take(const struct pool *p, const char *run, const char *branch, const
 			drop_intent(p->root, slot, ".take");
 		goto out;
 	}
-	if ((error = recycle(p, dst, run, branch, base_hex, keep_ignored, err)) != 0)
+	if ((error = adopt(p, run, branch, base_hex, err)) != 0)
 		discard_taken(p, run, dst);
-	sl_fault(error ? NULL : "pool.take_recycled");
+	sl_fault(error ? NULL : "pool.take_adopted");
 	drop_intent(p->root, slot, ".take");
 	if (!error && slot_out) {
 		*slot_out = slot;
@@ -755,7 +846,7 @@ out:
 }
 
 int worktree_pool_take(const char *repo_root, const char *run, const char *branch,
-		       const char *base_hex, int keep_ignored, char **slot_out, struct sl_err *err)
+		       const char *base_hex, char **slot_out, struct sl_err *err)
 {
 	struct pool p;
 	int error;
@@ -766,7 +857,44 @@ int worktree_pool_take(const char *repo_root, const char *run, const char *branc
 		return sl_err_set(err, SL_EINVALID, "'%s' cannot take a pooled worktree", run);
 	if ((error = pool_open(&p, repo_root, err)) != 0)
 		return error;
-	error = take(&p, run, branch, base_hex, keep_ignored, slot_out, err);
+	error = take(&p, run, branch, base_hex, slot_out, err);
+	pool_close(&p);
+	return error;
+}
+
+int worktree_pool_pending(const char *repo_root, const char *run)
+{
+	struct pool p;
+	struct sl_err e = SL_ERR_INIT;
+	char *mark;
+	int pending;
+
+	if (!worktree_name_valid(run) || pool_open(&p, repo_root, &e) != 0)
+		return 0;
+	mark = entry(&p, run, RESET_MARK);
+	pending = mark && sl_path_exists(mark);
+	free(mark);
+	pool_close(&p);
+	return pending;
+}
+
+int worktree_pool_reset(const char *repo_root, const char *run, int keep_ignored,
+			struct sl_err *err)
+{
+	struct pool p;
+	char *wt = NULL, *mark = NULL;
+	int error;
+
+	if (!worktree_name_valid(run))
+		return sl_err_set(err, SL_EINVALID, "'%s' is not a run", run);
+	if ((error = pool_open(&p, repo_root, err)) != 0)
+		return error;
+	if (!(wt = run_wt_path(repo_root, run)) || !(mark = entry(&p, run, RESET_MARK)))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (sl_path_exists(mark) && (error = reset_taken(&p, wt, run, keep_ignored, err)) != 0)
+		discard_taken(&p, run, wt);
+	free(wt);
+	free(mark);
 	pool_close(&p);
 	return error;
 }

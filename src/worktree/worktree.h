@@ -115,22 +115,36 @@ int worktree_pool_put(const char *repo_root, const char *run, size_t max,
 		      int *branch_deleted, struct sl_err *err);
 
 /*
- * Give run `run` the newest slot as its worktree, as worktree_create()
- * would make it: at <root>/.system/runs/<run>/worktree, entry <run>, on
- * local branch `branch` (created at `base_oid_hex` when missing), files and
- * index those of a fresh checkout (git reset --hard with every stat check
- * on, so only files that differ are written), untracked files removed, and
- * ignored ones too unless `keep_ignored`; nothing of the earlier run's
- * entry kept but its index's stat data. *slot_out (may be NULL; the
- * caller's, free()) names the slot taken, and stays NULL when the pool is
- * empty or the run has a worktree already (whole or in part): the caller
- * then calls worktree_create(). On an error the slot is put back or, when
- * it was being reset, deleted; the caller may fall back on
- * worktree_create().
+ * Give run `run` the newest slot as its worktree (under the lock, cheap:
+ * two renames and small files): at <root>/.system/runs/<run>/worktree,
+ * entry <run>, HEAD on local branch `branch` (created at `base_oid_hex`
+ * when missing), nothing of the earlier run's entry kept but its index,
+ * and marked as not reset yet: worktree_pool_reset() must follow, and
+ * worktree_pool_pending() says so until it succeeded. *slot_out (may be
+ * NULL; the caller's, free()) names the slot taken, and stays NULL when the
+ * pool is empty or the run has a worktree already (whole or in part): the
+ * caller then calls worktree_create(). On an error the slot is put back or
+ * deleted; the caller may fall back on worktree_create().
  */
 int worktree_pool_take(const char *repo_root, const char *run, const char *branch,
-		       const char *base_oid_hex, int keep_ignored, char **slot_out,
-		       struct sl_err *err);
+		       const char *base_oid_hex, char **slot_out, struct sl_err *err);
+
+/* 1 when run `run`'s worktree was taken from the pool and is not reset yet. */
+int worktree_pool_pending(const char *repo_root, const char *run);
+
+/*
+ * Make run `run`'s taken worktree what worktree_create() would have made
+ * (the run lock is enough: the worktree is the run's): an index of path,
+ * id, mode and stat data only (no skip-worktree, assume-unchanged or
+ * intent-to-add bit, no untracked cache, fsmonitor or split index), files
+ * as a fresh checkout of HEAD (git reset --hard with every stat check on,
+ * so only the files that differ are written), untracked files removed, and
+ * ignored ones too unless `keep_ignored`. Nothing to do when it is not
+ * pending. On an error the worktree is deleted (entry and directory): the
+ * caller makes a fresh one.
+ */
+int worktree_pool_reset(const char *repo_root, const char *run, int keep_ignored,
+			struct sl_err *err);
 
 /*
  * Finish a put and undo a take that a killed process left half done (the

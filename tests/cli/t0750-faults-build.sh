@@ -60,7 +60,7 @@ pool_case() { # POINT GROUP WHAT
 		test \"\$(grep -c 'worktree from the pool' log.out)\" -ge 1
 	"
 }
-for p in pool.take_intent pool.take_moved pool.take_relinked \
+for p in pool.take_intent pool.take_moved pool.take_relinked pool.take_adopted \
 	pool.take_before_reset pool.take_recycled; do
 	pool_case $p 0 "the process at the point"
 	pool_case $p 1 "the whole tick"

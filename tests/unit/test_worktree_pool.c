@@ -70,6 +70,27 @@ static void put(const char *run, size_t max, int expect_pooled)
 	assert_int_equal(pooled, expect_pooled);
 }
 
+/* A take (under the lock) then its reset (without): what a run's preparing step does. */
+static int take_reset(const char *run, int keep_ignored, char **slot)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char branch[64], *got = NULL;
+	int error;
+
+	snprintf(branch, sizeof(branch), "run/%s", run);
+	if ((error = worktree_pool_take(repo, run, branch, rev("main"), &got, &err)) != 0)
+		return error;
+	assert_int_equal(worktree_pool_pending(repo, run), got != NULL);
+	if (got && (error = worktree_pool_reset(repo, run, keep_ignored, &err)) != 0)
+		return error;
+	assert_int_equal(worktree_pool_pending(repo, run), 0);
+	if (slot)
+		*slot = got;
+	else
+		free(got);
+	return 0;
+}
+
 /* What a fresh checkout of `commit` holds: file bytes, modes, the index. */
 static char *fresh_state(const char *commit)
 {
@@ -97,7 +118,6 @@ static char *wt_state(const char *wt)
 
 static void test_put_then_take_is_a_fresh_checkout(void **state)
 {
-	struct sl_err err = SL_ERR_INIT;
 	char want[128], wt[PATH_MAX * 2], *slot = NULL;
 
 	make_run("R1", "run/R1");
@@ -106,6 +126,7 @@ static void test_put_then_take_is_a_fresh_checkout(void **state)
 	sh("cd '%s' && echo mod >src/a.c && rm d/one && chmod +x d/two && echo x >new.txt && "
 	   "mkdir -p node_modules/p nest && echo dep >node_modules/p/i.js && (cd nest && git init -q) && "
 	   "echo hidden >README && git update-index --skip-worktree README && "
+	   "git -c core.untrackedCache=true status >/dev/null && "
 	   "echo m >\"$(git rev-parse --git-dir)/MERGE_HEAD\" && "
 	   "git config --worktree x.y z 2>/dev/null; chmod 555 d", wt);
 	put("R1", 2, 1);
@@ -117,7 +138,7 @@ static void test_put_then_take_is_a_fresh_checkout(void **state)
 			    "HEAD");
 
 	snprintf(want, sizeof(want), "%s", fresh_state("main"));
-	assert_int_equal(worktree_pool_take(repo, "R2", "run/R2", rev("main"), 0, &slot, &err), 0);
+	assert_int_equal(take_reset("R2", 0, &slot), 0);
 	assert_non_null(slot);
 	free(slot);
 	assert_int_equal(slots(), 0);
@@ -136,14 +157,13 @@ static void test_put_then_take_is_a_fresh_checkout(void **state)
 
 static void test_keep_ignored_keeps_only_ignored(void **state)
 {
-	struct sl_err err = SL_ERR_INIT;
 	char wt[PATH_MAX * 2];
 
 	make_run("R1", "run/R1");
 	snprintf(wt, sizeof(wt), "%s/.system/runs/R1/worktree", repo);
 	sh("cd '%s' && mkdir -p node_modules && echo dep >node_modules/i.js && echo x >untracked", wt);
 	put("R1", 2, 1);
-	assert_int_equal(worktree_pool_take(repo, "R2", "run/R2", rev("main"), 1, NULL, &err), 0);
+	assert_int_equal(take_reset("R2", 1, NULL), 0);
 	snprintf(wt, sizeof(wt), "%s/.system/runs/R2/worktree", repo);
 	assert_string_equal(sh_line("git -C '%s' status --porcelain --ignored", wt), "!! node_modules/");
 	assert_string_equal(sh_line("cat '%s/node_modules/i.js'", wt), "dep");
@@ -193,7 +213,7 @@ static void test_trim_keeps_newest_and_locked(void **state)
 	assert_int_equal(worktree_pool_trim(repo, 0, &removed, &locked, &err), 0);
 	assert_int_equal(slots(), 1);
 	assert_true(sl_is_dir(oldest)); /* locked: a person's; never taken either */
-	assert_int_equal(worktree_pool_take(repo, "R9", "run/R9", rev("main"), 0, NULL, &err), 0);
+	assert_int_equal(take_reset("R9", 0, NULL), 0);
 	assert_false(sl_path_exists(sh_line("echo '%s/.system/runs/R9/worktree'", repo)));
 	assert_string_equal(sh_line("git -C '%s' worktree prune -n -v 2>&1 | wc -l", repo), "0");
 }
@@ -227,7 +247,7 @@ static void test_recover_every_cut(void **state)
 		assert_string_equal(sh_line("ls '%s/.system/pool' | wc -l", repo), "1");
 		assert_string_equal(sh_line("git -C '%s' worktree prune -n -v 2>&1 | wc -l", repo), "0");
 		/* and it can be taken */
-		assert_int_equal(worktree_pool_take(repo, "R2", "run/R2", rev("main"), 0, &s, &err), 0);
+		assert_int_equal(take_reset("R2", 0, &s), 0);
 		assert_string_equal(s, name);
 		free(s);
 		s = NULL;
