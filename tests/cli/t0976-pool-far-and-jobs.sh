@@ -2,13 +2,14 @@
 # The worktree pool (issue 14), two more ways to be wrong. A pooled worktree
 # whose base is far from the new run's (a person's commit changed, deleted,
 # added and renamed hundreds of files, turned a file into a folder and a
-# folder into a file, made files executable, added a symbolic link, and
-# changed .gitattributes so that files whose bytes in git did not change are
-# checked out with other line endings) is still, for the next run, what a
-# fresh checkout of its base is: status, index, bytes, modes and types of
-# every file. And `tick --jobs 2` with runs taking from the pool at once: two
-# builders that run at the same time (each waits until the other started)
-# are in different worktrees, each its run's own, and every run merges.
+# folder into a file, made files executable, added a symbolic link) is
+# still, for the next run, what a fresh checkout of its base is: status,
+# index, bytes, modes and types of every file. So it is after a commit that
+# only adds a .gitattributes giving files whose bytes in git did not change
+# other line endings on disk, and after the one that removes it. And `tick
+# --jobs 2` with runs taking from the pool at once: two builders that run at
+# the same time (each waits until the other started) are in different
+# worktrees, each its run's own, and every run merges.
 . "$(dirname "$0")/lib.sh"
 
 test_skip_unless_tool jq sha256sum stat
@@ -31,7 +32,7 @@ git rev-parse HEAD >"$out/head"
 stat -c %i . >"$out/inode"
 EOS
 
-for w in P1 P2 P3; do
+for w in P1 P2 P2b P3; do
 	printf '%s\n' "sh \"$TRASH/record.sh\" . \"$TRASH/seen/$w\"" "echo $w >$w.txt" >"$BUILDERS/$w.sh"
 done
 
@@ -77,7 +78,6 @@ test_expect_success 'a person moves main far away' '
 	 git rm -q becomes-dir && mkdir becomes-dir && echo inside >becomes-dir/inside.txt &&
 	 git rm -q -r becomes-file && echo "now a file" >becomes-file &&
 	 ln -s d16/f01.txt link-to-f01 &&
-	 printf "d17/*.txt eol=crlf\n" >.gitattributes &&
 	 git add -A && git commit -q -m "far away" &&
 	 git diff --shortstat HEAD~1 HEAD >../far.stat) &&
 	test_grep "[4-9][0-9][0-9] files changed" far.stat
@@ -88,8 +88,17 @@ test_expect_success 'the next run takes the pooled worktree and it is a fresh ch
 	r=$(run_of far P2) && test "$(state_of far "$r")" = merged &&
 	test "$(cat seen/P1/inode)" = "$(cat seen/P2/inode)" &&
 	sluice -C far log "$r" | grep -q "worktree from the pool" &&
-	compare_fresh far "$r" P2 &&
-	grep "^./d17/f01.txt " seen/P2/tree >crlf &&
+	compare_fresh far "$r" P2
+'
+
+test_expect_success 'a .gitattributes that changes line endings of files whose bytes in git did not: as fresh' '
+	(cd far && printf "d17/*.txt eol=crlf\n" >.gitattributes && git add .gitattributes &&
+	 git commit -q -m "crlf in d17") &&
+	wo far P2b && sluice -C far tick >tick.out 2>&1 &&
+	r=$(run_of far P2b) && test "$(state_of far "$r")" = merged &&
+	sluice -C far log "$r" | grep -q "worktree from the pool" &&
+	compare_fresh far "$r" P2b &&
+	grep "^./d17/f01.txt " seen/P2b/tree >crlf &&
 	test "$(printf "line one of 17/01\r\nline two\r\n" | sha256sum | cut -c1-64)" = "$(cut -d" " -f4 crlf)"
 '
 
