@@ -11,10 +11,12 @@
 # worktree-only config. The run then merges (first case) or is abandoned
 # (second case, so that the next base is one the pooled worktree no longer
 # matches), and the next run's builder records what it finds: the same
-# status, index, index flags and files (bytes, modes, types, folder modes) as
+# status, index, index flags and files (bytes, executable bits, types) as
 # a fresh `git worktree add --detach` of its base; its own branch at its
 # base, its own entry .git/worktrees/<run>; no git state and no reflog of the
-# run before; a diff.patch with only its own change. That the worktree did
+# run before; a diff.patch with only its own change; and (tests of their
+# own) the permissions git does not track: files and folders as a fresh
+# checkout makes them, whatever chmod the run before did. That the worktree did
 # come from the pool is checked by the inode of the worktree folder (a
 # rename keeps it) and by the event log.
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +38,10 @@ find . -path ./.git -prune -o ! -path . -print | LC_ALL=C sort | while IFS= read
 	else echo "$p file $(stat -c %a "$p") $(sha256sum <"$p" | cut -c1-64)"
 	fi
 done >"$out/tree"
+# the same without the permissions git does not track (folders; a file's
+# bits but the executable one)
+sed -e 's/ dir [0-7]*$/ dir/' -e 's/ file [0-7]\{0,1\}[1357][0-7][0-7] / file x /' \
+	-e 's/ file [0-7]\{3,4\} / file - /' "$out/tree" >"$out/tree-git"
 gd=$(git rev-parse --absolute-git-dir)
 echo "$gd" >"$out/git-dir"
 for f in MERGE_HEAD MERGE_MSG MERGE_MODE CHERRY_PICK_HEAD REVERT_HEAD REBASE_HEAD BISECT_LOG \
@@ -112,12 +118,12 @@ field() { # RUN FIELD
 compare_fresh() {
 	_run=$1 _wo=$2 _seen=$TRASH/seen/$2 _bad=0
 	_base=$(field "$_run" base_commit) &&
-	rm -rf "$TRASH/fresh" "$TRASH/seen/fresh" &&
+	rm -rf "$TRASH/fresh" "$TRASH/seen/fresh-$_wo" &&
 	git -C repo worktree add -q --detach "$TRASH/fresh" "$_base" &&
-	sh "$TRASH/record.sh" "$TRASH/fresh" "$TRASH/seen/fresh" &&
+	sh "$TRASH/record.sh" "$TRASH/fresh" "$TRASH/seen/fresh-$_wo" &&
 	git -C repo worktree remove --force "$TRASH/fresh" || return 1
-	for f in status index flags diff-index tree; do
-		test_cmp "$TRASH/seen/fresh/$f" "$_seen/$f" >&2 ||
+	for f in status index flags diff-index tree-git; do
+		test_cmp "$TRASH/seen/fresh-$_wo/$f" "$_seen/$f" >&2 ||
 			{ echo "$f differs from a fresh checkout" >&2; _bad=1; }
 	done
 	test ! -s "$_seen/status" && test ! -s "$_seen/flags" || _bad=1
@@ -202,6 +208,14 @@ test_expect_success 'a littering run merges: the next run takes its worktree, id
 	only_own_diff "$n" N1
 '
 
+same_modes() { # WO: the permissions of WO's worktree are those of a fresh checkout
+	test_cmp "$TRASH/seen/fresh-$1/tree" "$TRASH/seen/$1/tree"
+}
+
+test_expect_success 'and its files and folders have the permissions of a fresh checkout' '
+	same_modes N1
+'
+
 test_expect_success 'the run merges with only its own change' '
 	n=$(run_of repo N1) && sluice -C repo approve "$n" >/dev/null &&
 	sluice -C repo tick >tick.out 2>&1 && test "$(state_of repo $n)" = merged &&
@@ -224,6 +238,10 @@ test_expect_success 'a littering run abandoned: the next run (on a base it no lo
 	sluice -C repo approve "$n" >/dev/null && sluice -C repo tick >tick.out 2>&1 &&
 	test "$(state_of repo $n)" = merged &&
 	git -C repo fsck --no-progress >fsck.out 2>&1 && sluice -C repo audit >audit.out
+'
+
+test_expect_success 'and its files and folders have the permissions of a fresh checkout' '
+	same_modes N2
 '
 
 test_done
