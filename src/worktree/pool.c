@@ -128,14 +128,22 @@ static int holds(const char *path, const char *want)
 	return same;
 }
 
-/* <dir>/.git names entry `name`, and the entry names <dir>/.git. */
+/* A directory itself, not a link to one (a builder can replace its worktree by a link). */
+static int real_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* <dir>/.git names entry `name`, and the entry names <dir>/.git; <dir> is no link. */
 static int linked(const struct pool *p, const char *dir, const char *name)
 {
 	char *gitfile = sl_path_fmt("%s/.git", dir), *want = NULL, *back = entry(p, name, "gitdir");
 	int ok = 0;
 
 	if (gitfile && back && (want = sl_path_fmt("gitdir: %s/worktrees/%s", p->common, name)))
-		ok = holds(gitfile, want) && holds(back, gitfile);
+		ok = real_dir(dir) && holds(gitfile, want) && holds(back, gitfile);
 	free(gitfile);
 	free(want);
 	free(back);

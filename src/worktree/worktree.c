@@ -412,6 +412,46 @@ static int delete_branch_named(git_repository *repo, const char *branch, struct 
 	return rc == 0 ? 1 : 0;
 }
 
+/*
+ * A run's worktree entry names its directory in its `gitdir` file, which a
+ * builder can rewrite: removing "the worktree" there would delete whatever
+ * it names (a person's checkout, a home directory). By name, only the run's
+ * own folder <root>/.system/runs/<name>/worktree is ever removed. 0 when
+ * the entry names it; else, with `force`, that folder (never what the entry
+ * names) and the entry go and *done is 1; without, SL_ECONFLICT.
+ */
+static int redirected_entry(git_repository *repo, const char *root, const char *name,
+			    const char *path, int force, int *done, struct sl_err *err)
+{
+	char *want = sl_path_fmt("%s/.system/runs/%s/worktree", root, name);
+	char *ent = worktree_entry_path(git_repository_commondir(repo), name, NULL);
+	struct sl_err e = SL_ERR_INIT;
+	int error = 0;
+
+	*done = 0;
+	if (!want || !ent)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (same_path(path, want))
+		error = 0;
+	else if (!force)
+		error = sl_err_set(err, SL_ECONFLICT,
+				   "worktree entry '%s' names '%s', not the run's folder '%s' (its "
+				   "gitdir file was changed, by a builder?); nothing removed; check "
+				   "what it names, then remove '%s' by hand or use --force, which "
+				   "removes the run's folder and the entry and never what it names",
+				   name, path, want, ent);
+	else {
+		if (sl_is_dir(want) && worktree__make_writable(want, &e) == 0)
+			error = sl_rm_rf(want, err);
+		if (!error)
+			error = sl_rm_rf(ent, err);
+		*done = !error;
+	}
+	free(want);
+	free(ent);
+	return error;
+}
+
 int worktree_remove(const char *repo_root, const char *name_or_path,
 			   const char *const *excluded, int force, int delete_branch,
 			   int *branch_deleted, struct sl_err *err)
@@ -420,7 +460,7 @@ int worktree_remove(const char *repo_root, const char *name_or_path,
 	git_worktree *wt = NULL;
 	git_worktree_prune_options po = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
 	char *branch = NULL, *path = NULL;
-	int rc, error, valid;
+	int rc, error, valid, done = 0;
 
 	if (branch_deleted)
 		*branch_deleted = 0;
@@ -429,6 +469,15 @@ int worktree_remove(const char *repo_root, const char *name_or_path,
 		goto out;
 	path = strdup(git_worktree_path(wt));
 	branch = wt_branch(repo, git_worktree_name(wt));
+	if (!path) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (!strchr(name_or_path, '/') &&
+	    (error = redirected_entry(repo, repo_root, name_or_path, path, force, &done, err)) != 0)
+		goto out;
+	if (done)
+		goto branch;
 	valid = git_worktree_validate(wt) == 0;
 	if (!force && git_worktree_is_locked(NULL, wt) > 0) {
 		error = sl_err_set(err, SL_ELOCKED,
@@ -448,6 +497,7 @@ int worktree_remove(const char *repo_root, const char *name_or_path,
 		goto out;
 	}
 	sl_fault("cleanup.after_worktree_remove");
+branch:
 	if (delete_branch && branch) {
 		if ((rc = delete_branch_named(repo, branch, err)) < 0)
 			error = rc;

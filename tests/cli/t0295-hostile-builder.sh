@@ -61,4 +61,33 @@ test_expect_success 'no program sluice started saw the token' '
 	! grep -r -q "$TOKEN" repo/.system
 '
 
+# The worktree entry's gitdir file names the directory git (and libgit2's
+# prune) would delete as "the worktree": a builder points it at a person's
+# repository, or makes its worktree a link to a copy of itself elsewhere.
+# Neither the merge's cleanup, nor the pool, nor gc --force deletes or
+# changes anything there, and no link goes into the pool. (With the gitdir
+# changed, libgit2 takes the named directory for the work tree: the
+# snapshot sees what is there, here nothing, and commits that for review.)
+printf '%s\n' 'echo x >gitdir.txt' 'git add -A && git commit -q -m x' \
+	"echo \"$TRASH/victim/.git\" >\"\$(git rev-parse --git-dir)/gitdir\"" >"$BUILDERS/Rgitdir.sh"
+printf '%s\n' 'echo x >link.txt' 'git add -A && git commit -q -m x' \
+	"cp -a . \"$TRASH/victim/moved\" && cd .. && rm -rf worktree && ln -s \"$TRASH/victim/moved\" worktree" \
+	>"$BUILDERS/Rlink.sh"
+for how in gitdir link; do
+	test_expect_success "a builder that redirects its worktree ($how): nothing outside .system/ goes, on merge and on gc" '
+		rm -rf victim && git init -q victim && echo precious >victim/.git/precious &&
+		(cd victim && find . -type f -print | sort | xargs sha256sum) >victim.before &&
+		wo repo R$how &&
+		timeout 120 "$SLUICE" -C repo tick >out 2>err &&
+		run=$(run_of repo R$how) &&
+		test "$(state_of repo $run)" = merged &&
+		"$SLUICE" -C repo tick >out2 2>&1 &&
+		{ "$SLUICE" -C repo gc --keep-last 0 --force >gc.out 2>&1 || true; } &&
+		test -f victim/.git/precious &&
+		(cd victim && find . -path ./moved -prune -o -type f -print | sort | xargs sha256sum) >victim.after &&
+		test_cmp victim.before victim.after &&
+		for d in repo/.system/pool/_pool-*; do test ! -L "$d" || return 1; done
+	'
+done
+
 test_done
