@@ -50,12 +50,16 @@ for mode in clean keep-ignored; do
 	"
 done
 
-# L leaves a process behind in its worktree, which waits until the next
+# L leaves a process behind in its worktree (in a session of its own: L
+# waits until it is up, so that the end of L's process group cannot take
+# it along), which waits until the next
 # run's builder started, then writes leak.txt into its current folder and
 # says so (also when its folder is gone and the write fails); N waits for
 # that (at most 30 s) before it adds its own file.
 cat >"$BUILDERS/L.sh" <<EOS
-setsid sh -c 'i=0; while [ ! -f "$TRASH/next-started" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; (echo leak >leak.txt) 2>/dev/null; : >"$TRASH/leaked"' </dev/null >/dev/null 2>&1 &
+setsid sh -c ': >"$TRASH/daemon-up"; i=0; while [ ! -f "$TRASH/next-started" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; (echo leak >leak.txt) 2>/dev/null; : >"$TRASH/leaked"' </dev/null >/dev/null 2>&1 &
+i=0
+while [ ! -f "$TRASH/daemon-up" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
 echo L >L.txt
 EOS
 cat >"$BUILDERS/N.sh" <<EOS
