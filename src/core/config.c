@@ -412,8 +412,11 @@ static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 		get_int(c, v, &c->cfg->worktree.pool, 0, 64, "worktree.pool");
 	else if (!strcmp(key, "recycle"))
 		get_recycle(c, v);
+	else if (!strcmp(key, "keep_failed"))
+		get_bool(c, v, &c->cfg->worktree.keep_failed, "worktree.keep_failed");
 	else
-		unknown(c, k, "worktree", "share, copy, setup, setup_timeout, hooks, pool, recycle");
+		unknown(c, k, "worktree",
+			"share, copy, setup, setup_timeout, hooks, pool, recycle, keep_failed");
 }
 
 static int gate_name_ok(const char *s)
@@ -914,6 +917,7 @@ static int set_defaults(struct sl_config *cfg)
 	cfg->builder.log_max = (size_t)10 << 20;
 	cfg->worktree.setup_timeout_ms = 10 * 60 * 1000;
 	cfg->worktree.pool = 2;
+	cfg->worktree.keep_failed = 1;
 	cfg->reviewer.timeout_ms = 120 * 1000;
 	cfg->reviewer.connect_timeout_ms = 10 * 1000;
 	cfg->reviewer.retries = 3;

@@ -535,6 +535,24 @@ static void recover_pool(struct sl_ctx *ctx)
 		       removed, removed == 1 ? "" : "s", ctx->cfg->worktree.pool);
 }
 
+/*
+ * worktree.keep_failed: false lets a failed or rejected run's worktree go
+ * (to the pool) once its diff.patch is saved; its branch stays, for retry.
+ */
+static int failed_recyclable(struct sl_ctx *ctx, const struct store_run *run)
+{
+	char *patch;
+	int saved;
+
+	if (ctx->cfg->worktree.keep_failed ||
+	    (run->state != RUN_FAILED && run->state != RUN_REJECTED))
+		return 0;
+	patch = sl_repo_run_path(&ctx->repo, run->id, "diff.patch");
+	saved = patch && sl_path_exists(patch);
+	free(patch);
+	return saved;
+}
+
 static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
 {
 	struct known_runs known = { runs, n };
@@ -551,17 +569,19 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 	if (git_repository_open(&repo, ctx->repo.root) < 0)
 		repo = NULL;
 	for (i = 0; i < n; i++) {
-		int merged = runs[i].state == RUN_MERGED, deleted = 0;
+		int merged = runs[i].state == RUN_MERGED, deleted = 0, failed = 0;
 		char *wt;
-		if (!merged && runs[i].state != RUN_ABANDONED)
+		if (!merged && runs[i].state != RUN_ABANDONED &&
+		    !(failed = failed_recyclable(ctx, &runs[i])))
 			continue;
 		wt = runner__worktree_path(ctx, runs[i].id);
 		if (wt && sl_path_exists(wt)) {
 			int rc;
 			sl_err_clear(&err);
+			/* a failed run's work is on its branch and in its diff.patch: forced */
 			rc = runner__retire_worktree(ctx, runs[i].id,
-						     (const char *const *)ctx->excluded, 0, merged,
-						     &deleted, &err);
+						     (const char *const *)ctx->excluded, failed,
+						     merged, &deleted, &err);
 			if (rc == SL_ENOTFOUND)
 				rc = runner__discard_worktree(ctx, runs[i].id, &err);
 			if (rc != 0)
