@@ -6,7 +6,8 @@
 #                                          the man page gzipped, the completion,
 #                                          /usr/share/doc/sluice/copyright
 #
-# The package's Depends are git (sluice runs the git CLI) and, when
+# The package's Depends are git (sluice runs the git CLI), libcurl4 (loaded
+# by the HTTP reviewer) and, when
 # dpkg-shlibdeps (Debian package dpkg-dev) is there, the packages of the
 # libraries the binary links, as dpkg-shlibdeps finds them; without it, the
 # Debian 12 names of those libraries.
@@ -43,12 +44,14 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # sluice_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER ${SLUICE_PACKAGE_MAINTAINER})
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "git (>= 1:2.38)")
+# libcurl is loaded at run time by the HTTP reviewer (reviewer/http.c), not
+# linked: dpkg-shlibdeps cannot see it
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "git (>= 1:2.38), libcurl4")
 find_program(SLUICE_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(SLUICE_DPKG_SHLIBDEPS)
 	set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
-	string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libc6, libgit2-1.5, libsqlite3-0, libcurl4,"
+	string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libc6, libgit2-1.5, libsqlite3-0,"
 		" libyaml-0-2, libjansson4, libssl3")
 endif()
 # The man page gzipped, and the copyright file (Debian policy 12.3, 12.5),

@@ -14,6 +14,10 @@
  * "Previous" is the link with the greatest key among the other manifests
  * and gc tombstones (.system/runs/<id>.gc, written by runner_gc); the
  * writer holds the repository lock, so the newest merge is the last link.
+ * The writer reads it from the store's index of the chain (table
+ * manifest_chain, one row per manifest, recorded before the file; a
+ * tombstone keeps its run's row), not from the files: one query, whatever
+ * the number of runs. The files stay the authority: the audit reads them.
  */
 #include <stddef.h>
 #include <git2.h>
@@ -27,7 +31,10 @@
  * Write .system/runs/<run_id>/manifest.json, last and atomically. The
  * commits come from merge.json (falling back to the store's run row).
  * Call it right after merge.json is written, holding the repository lock.
- * SL_ENOTFOUND: no such run or no merge.json.
+ * Its link (hash, key, previous run) is recorded in the store first, then
+ * the file is written; a database from before the index is filled from
+ * the files once, on the first call. SL_ENOTFOUND: no such run or no
+ * merge.json.
  */
 int artifact_manifest_write(const struct sl_repo *repo, struct store *st, const char *run_id,
 			  struct sl_err *err);

@@ -180,6 +180,21 @@ static int check_manifest(struct audit *a)
 	return 0;
 }
 
+/* The link the store recorded when the manifest was sealed: the file is that one. */
+static void check_recorded(struct audit *a, const struct artifact_chain_link *l)
+{
+	struct store_chain_link rec;
+	struct sl_err err = SL_ERR_INIT;
+
+	if (store_chain_get(a->ctx->st, a->run->id, &rec, &err) != 0)
+		return; /* none: sealed before the store kept the chain (or missing: reported) */
+	if (!same(rec.sha256, l->sha256))
+		finding(a, l->removed ? "gc tombstone" : "manifest.json", "manifest is not the one "
+			"sealed at the merge: its sha256 is %.12s, the store recorded %.12s",
+			l->sha256, rec.sha256);
+	store_chain_link_release(&rec);
+}
+
 /* The chain: this link points at the link before it in merge order. */
 static void check_chain(struct audit *a)
 {
@@ -194,6 +209,7 @@ static void check_chain(struct audit *a)
 	if (!l)
 		return; /* no manifest: reported already */
 	a->res->manifests++;
+	check_recorded(a, l);
 	if (!prev && (l->previous_run || l->previous_manifest))
 		finding(a, "manifest.json", "manifest chain broken: it names previous run '%s', but "
 			"no run merged before this one has a manifest",

@@ -1,6 +1,7 @@
 /* manifest.json: the hashes of a merged run's artifacts, chained in merge order. */
 #include "artifact/artifact.h"
 #include "store/store.h"
+#include "core/fault.h"
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/sha256.h"
@@ -301,9 +302,10 @@ static json_t *artifacts_json(const struct artifact_hashes *h)
 }
 
 static json_t *manifest_doc(const struct store_run *run, json_t *mj,
-			    const struct artifact_hashes *h,
-			    const struct artifact_chain_link *prev)
+			    const struct artifact_hashes *h, const struct store_chain_link *prev)
 {
+	int first = !prev->run_id;
+
 	return json_pack("{s:i, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:s?, s:s?}",
 			 "version", ARTIFACT_MANIFEST_VERSION, "run", run->id, "work_order",
 			 run->work_order_id, "base", pick(mj, "base", run->base_commit), "head",
@@ -312,20 +314,99 @@ static json_t *manifest_doc(const struct store_run *run, json_t *mj,
 			 pick(mj, "merge_commit", run->merge_commit), "target",
 			 pick(mj, "target", run->target), "merged_at", pick(mj, "merged_at", NULL),
 			 "artifacts", artifacts_json(h), "previous_manifest",
-			 prev ? prev->sha256 : NULL, "previous_run", prev ? prev->run : NULL);
+			 first ? NULL : prev->sha256, "previous_run", first ? NULL : prev->run_id);
+}
+
+/*
+ * A database that had runs before migration 006: record the chain the
+ * files hold, once (the writer holds the repository lock).
+ */
+static int backfill(const struct sl_repo *repo, struct store *st, struct sl_err *err)
+{
+	struct artifact_chain c = ARTIFACT_CHAIN_INIT;
+	struct store_chain_link *v = NULL;
+	size_t i;
+	int pending = 0, error;
+
+	if ((error = store_chain_backfill_pending(st, &pending, err)) != 0 || !pending)
+		return error;
+	if ((error = artifact_chain_load(repo, NULL, &c, err)) != 0)
+		return error;
+	if (c.n && !(v = calloc(c.n, sizeof(*v)))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c.n; i++) { /* borrowed from c */
+		v[i].run_id = c.v[i].run;
+		v[i].merged_at = c.v[i].merged_at;
+		v[i].previous_run = c.v[i].previous_run;
+		memcpy(v[i].sha256, c.v[i].sha256, sizeof(v[i].sha256));
+	}
+	error = store_chain_backfill(st, v, c.n, err);
+out:
+	free(v);
+	artifact_chain_release(&c);
+	return error;
+}
+
+/* The previous link: the store's last one but this run's (prev->run_id NULL: none). */
+static int previous_link(const struct sl_repo *repo, struct store *st, const char *run_id,
+			 struct store_chain_link *prev, struct sl_err *err)
+{
+	int error = backfill(repo, st, err);
+
+	memset(prev, 0, sizeof(*prev));
+	if (!error && (error = store_chain_last(st, run_id, prev, err)) == SL_ENOTFOUND) {
+		sl_err_clear(err);
+		error = 0;
+	}
+	return error;
+}
+
+/*
+ * The link first, then the file: a process killed between the two leaves a
+ * merged run without manifest.json, which the next merge (or tick) seals
+ * again with the same previous link (runner__seal_newest), replacing the row.
+ */
+static int seal(const struct sl_repo *repo, struct store *st, const struct store_run *run,
+		json_t *doc, const struct store_chain_link *prev, const char *merged_at,
+		struct sl_err *err)
+{
+	struct store_chain_link l;
+	char *text = sl_json_format(doc), *path = sl_repo_run_path(repo, run->id, "manifest.json");
+	int error;
+
+	memset(&l, 0, sizeof(l));
+	l.run_id = run->id;
+	l.merged_at = (char *)(merged_at ? merged_at : "");
+	l.previous_run = prev->run_id;
+	if (!text || !path) {
+		error = sl_err_set(err, SL_ERROR, "cannot build the manifest of run '%s'", run->id);
+		goto out;
+	}
+	sl_sha256_hex(l.sha256, text, strlen(text));
+	if ((error = store_chain_record(st, &l, err)) != 0)
+		goto out;
+	sl_fault("merge.after_chain");
+	error = sl_write_file_atomic(path, text, strlen(text), err);
+out:
+	free(text);
+	free(path);
+	return error;
 }
 
 int artifact_manifest_write(const struct sl_repo *repo, struct store *st, const char *run_id,
 			  struct sl_err *err)
 {
 	struct artifact_hashes h = ARTIFACT_HASHES_INIT;
-	struct artifact_chain c = ARTIFACT_CHAIN_INIT;
+	struct store_chain_link prev;
 	struct store_run run;
 	char *dir = NULL, *path = NULL;
 	json_t *mj = NULL, *doc = NULL;
 	int error;
 
 	memset(&run, 0, sizeof(run));
+	memset(&prev, 0, sizeof(prev));
 	if ((error = store_run_get(st, run_id, &run, err)) != 0)
 		goto out;
 	dir = sl_repo_run_path(repo, run.id, NULL);
@@ -341,18 +422,15 @@ int artifact_manifest_write(const struct sl_repo *repo, struct store *st, const 
 		goto out;
 	}
 	if ((error = artifact_hash_files(dir, &h, err)) != 0 ||
-	    (error = artifact_chain_load(repo, run.id, &c, err)) != 0)
+	    (error = previous_link(repo, st, run.id, &prev, err)) != 0)
 		goto out;
-	doc = manifest_doc(&run, mj, &h, c.n ? &c.v[c.n - 1] : NULL);
-	free(path);
-	path = sl_repo_run_path(repo, run.id, "manifest.json");
-	if (!doc || !path)
+	if (!(doc = manifest_doc(&run, mj, &h, &prev)))
 		error = sl_err_set(err, SL_ERROR, "cannot build the manifest of run '%s'", run.id);
 	else
-		error = sl_json_write(path, doc, err);
+		error = seal(repo, st, &run, doc, &prev, pick(mj, "merged_at", NULL), err);
 out:
 	artifact_hashes_release(&h);
-	artifact_chain_release(&c);
+	store_chain_link_release(&prev);
 	store_run_release(&run);
 	json_decref(mj);
 	json_decref(doc);

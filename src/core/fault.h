@@ -52,6 +52,7 @@
  *   merge.before_store            merge done and journal removed, merge.json not written
  *   merge.after_merge_json        merge.json written, the run not marked merged
  *   merge.after_store             run and work order marked merged, no manifest.json
+ *   merge.after_chain             the manifest's link recorded in the store, no manifest.json
  *   merge.after_manifest          manifest.json written, worktree and branch still there
  *   cleanup.after_worktree_remove a final run's worktree removed, its branch not deleted yet
  *   pool.put_intent               a final run's worktree going to the pool: intent written, nothing moved

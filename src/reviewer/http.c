@@ -4,13 +4,49 @@
 #include "core/log.h"
 #include "core/time.h"
 
+/* the calls go through the table below: no type-checking macros over them */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/*
+ * libcurl is loaded by the first HTTP request, not linked: its libraries
+ * (TLS, HTTP/2, IDN, Kerberos, LDAP: some twenty) would otherwise be mapped
+ * and relocated by every sluice process, each run's worker included, for
+ * the few that talk HTTP: about 3 ms a process, half of sluice's start.
+ * The soname is libcurl's ABI (4 since 2006).
+ */
+#define CURL_SONAME "libcurl.so.4"
+
+static struct {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *c, CURLoption o, ...);
+	CURLcode (*easy_perform)(CURL *c);
+	CURLcode (*easy_getinfo)(CURL *c, CURLINFO i, ...);
+	const char *(*easy_strerror)(CURLcode cc);
+	void (*easy_cleanup)(CURL *c);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+} lc;
+
+#undef curl_easy_setopt /* curl.h's three-argument checks */
+#undef curl_easy_getinfo
+#define curl_global_init lc.global_init
+#define curl_easy_init lc.easy_init
+#define curl_easy_setopt lc.easy_setopt
+#define curl_easy_perform lc.easy_perform
+#define curl_easy_getinfo lc.easy_getinfo
+#define curl_easy_strerror lc.easy_strerror
+#define curl_easy_cleanup lc.easy_cleanup
+#define curl_slist_append lc.slist_append
+#define curl_slist_free_all lc.slist_free_all
 
 #define BACKOFF_FIRST_MS 500
 #define BACKOFF_MAX_MS 8000
@@ -207,11 +243,60 @@ static int post(CURL *c, const struct sl_config *cfg, struct reply *r, const cha
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_result = CURLE_FAILED_INIT;
+static char curl_load_error[256];
 
-/* curl_global_init() is not thread-safe: once per process, whoever asks first. */
+/* One symbol of libcurl into *slot; 0, or -1 with curl_load_error set. */
+static int load_sym(void *so, const char *name, void *slot)
+{
+	void *f = dlsym(so, name);
+
+	if (!f) {
+		snprintf(curl_load_error, sizeof(curl_load_error), "%s has no %s", CURL_SONAME,
+			 name);
+		return -1;
+	}
+	memcpy(slot, &f, sizeof(f)); /* a function pointer from dlsym's object pointer */
+	return 0;
+}
+
+static int load_curl(void)
+{
+	void *so = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	const char *why;
+
+	if (!so) {
+		why = dlerror();
+		snprintf(curl_load_error, sizeof(curl_load_error), "cannot load %s (%s); install "
+			 "libcurl", CURL_SONAME, why ? why : "not found");
+		return -1;
+	}
+	/* never closed: libcurl's global state lives as long as the process */
+	return load_sym(so, "curl_global_init", &lc.global_init) ||
+	       load_sym(so, "curl_easy_init", &lc.easy_init) ||
+	       load_sym(so, "curl_easy_setopt", &lc.easy_setopt) ||
+	       load_sym(so, "curl_easy_perform", &lc.easy_perform) ||
+	       load_sym(so, "curl_easy_getinfo", &lc.easy_getinfo) ||
+	       load_sym(so, "curl_easy_strerror", &lc.easy_strerror) ||
+	       load_sym(so, "curl_easy_cleanup", &lc.easy_cleanup) ||
+	       load_sym(so, "curl_slist_append", &lc.slist_append) ||
+	       load_sym(so, "curl_slist_free_all", &lc.slist_free_all) ? -1 : 0;
+}
+
+/* libcurl loaded and curl_global_init() (not thread-safe) called: once per process, whoever asks first. */
 static void curl_init(void)
 {
-	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (load_curl() == 0)
+		curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+	else
+		memset(&lc, 0, sizeof(lc));
+}
+
+/* The error of a request that could not be set up: libcurl missing, or out of memory. */
+static int setup_failed(const char *what, struct sl_err *err)
+{
+	if (curl_load_error[0])
+		return sl_err_set(err, SL_ERROR, "cannot set up %s: %s", what, curl_load_error);
+	return sl_err_set(err, SL_ERROR, "cannot set up %s", what);
 }
 
 /* "HTTP 500", or curl's description of what went wrong. */
@@ -236,7 +321,7 @@ int reviewer_post_once(const struct reviewer_post *p, long *status, struct sl_er
 	sl_buf_init(&body, p->max_reply ? p->max_reply : 65536);
 	pthread_once(&curl_once, curl_init);
 	if (curl_init_result != CURLE_OK || !(c = curl_easy_init()) || !(h = headers(NULL))) {
-		error = sl_err_set(err, SL_ERROR, "cannot set up an HTTP request");
+		error = setup_failed("an HTTP request", err);
 		goto out;
 	}
 	setup_post(c, p, h, &r);
@@ -247,8 +332,10 @@ int reviewer_post_once(const struct reviewer_post *p, long *status, struct sl_er
 		error = post_once_error(&t, p->url, err);
 out:
 	sl_buf_release(&body);
-	curl_slist_free_all(h);
-	curl_easy_cleanup(c);
+	if (h)
+		curl_slist_free_all(h);
+	if (c)
+		curl_easy_cleanup(c);
 	return error;
 }
 
@@ -267,14 +354,16 @@ int reviewer__http_post(const struct sl_config *cfg, const char *url, const char
 		                  "reviewer.url is not set; set it in .system/config.yaml");
 	pthread_once(&curl_once, curl_init);
 	if (curl_init_result != CURLE_OK || !(c = curl_easy_init()) || !(h = headers(token))) {
-		error = sl_err_set(err, SL_ERROR, "cannot set up the reviewer HTTP request");
+		error = setup_failed("the reviewer HTTP request", err);
 		goto out;
 	}
 	setup(c, cfg, url, body, h, &r);
 	error = post(c, cfg, &r, token, log, err);
 out:
 	log->elapsed_ms = sl_mono_ms() - start;
-	curl_slist_free_all(h);
-	curl_easy_cleanup(c);
+	if (h)
+		curl_slist_free_all(h);
+	if (c)
+		curl_easy_cleanup(c);
 	return error;
 }

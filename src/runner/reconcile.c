@@ -291,7 +291,7 @@ void runner__seal_newest(struct sl_ctx *ctx)
 	struct store_run *runs = NULL;
 	size_t n = 0;
 
-	if (store_runs_list(ctx->st, RUN_STATES_ALL, NULL, &runs, &n, &err) != 0 ||
+	if (store_chain_newest_merged(ctx->st, &runs, &n, &err) != 0 ||
 	    seal_in(ctx, runs, n, NULL, &err) != 0)
 		sl_log(SL_LOG_WARN, "cannot seal the run merged before: %s", err.msg);
 	store_runs_free(runs, n);

@@ -7,10 +7,13 @@
 #include "core/json.h"
 #include "core/fault.h"
 
+#include <fcntl.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define SUMMARY_MAX ((size_t)1 << 20)
 #define ARTIFACT_JSON_MAX ((size_t)16 << 20)
@@ -146,6 +149,40 @@ static char *read_summary(struct step *s)
 }
 
 /*
+ * 1 when `path` is a regular file of one link holding exactly data[0..len):
+ * opened under the guard (never through a link), bounded by len.
+ */
+static int holds(const char *path, const char *data, size_t len)
+{
+	struct sl_buf cur = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	struct stat st;
+	int fd = -1, same = 0;
+
+	if (sl_open_file(path, O_RDONLY | O_NONBLOCK, 0, &fd, &err) != 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	    (size_t)st.st_size == len && sl_read_fd(&cur, fd, path, len, &err) == 0)
+		same = cur.len == len && (!len || !memcmp(cur.ptr, data, len));
+	close(fd);
+	sl_buf_release(&cur);
+	return same;
+}
+
+/*
+ * Write an artifact the reviewer is shown, atomically, unless the file
+ * holds those very bytes already (the build step wrote it moments before):
+ * the same bytes are sealed either way, without two fsyncs for nothing.
+ */
+static int write_unless_same(const char *path, const char *data, size_t len,
+			     struct sl_err *err)
+{
+	if (holds(path, data, len))
+		return 0;
+	return sl_write_file_atomic(path, data, len, err);
+}
+
+/*
  * The diff under review, computed now from the base and head recorded in
  * the store (git objects, never diff.patch or files_changed.json: a gate
  * runs the project's code with $SLUICE_RUN_DIR and may have rewritten
@@ -159,7 +196,7 @@ static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t 
 	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
 	const char *root = s->ctx->repo.root, *base = s->run.base_commit, *head = s->run.head_commit;
 	char *patch_path = step__path(s, "diff.patch");
-	char *files_path = step__path(s, "files_changed.json");
+	char *files_path = step__path(s, "files_changed.json"), *text = NULL;
 	int error;
 
 	*files = NULL;
@@ -175,11 +212,15 @@ static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t 
 				   s->run.id);
 		goto out;
 	}
-	if ((error = sl_json_write(files_path, *files, err)) != 0)
+	if (!(text = sl_json_format(*files))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = write_unless_same(files_path, text, strlen(text), err)) != 0)
 		goto out;
 	if (*total == patch->len) /* all of it is here: no second git diff */
-		error = sl_write_file_atomic(patch_path, patch->ptr ? patch->ptr : "", patch->len,
-					     err);
+		error = write_unless_same(patch_path, patch->ptr ? patch->ptr : "", patch->len,
+					  err);
 	else
 		error = worktree_diff_patch(root, base, head, patch_path, err);
 out:
@@ -188,6 +229,7 @@ out:
 		*files = NULL;
 	}
 	worktree_file_changes_release(&fc);
+	free(text);
 	free(patch_path);
 	free(files_path);
 	return error;

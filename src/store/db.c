@@ -81,6 +81,14 @@ static int migrate(struct store *st, struct sl_err *err)
 	int i, version, appid, error = 0;
 	char sql[64];
 
+	/*
+	 * Every process opens the store (each run's worker too): a database
+	 * already at this sluice's version is read, never write-locked (BEGIN
+	 * IMMEDIATE would wait for any writer, a worker's transaction included).
+	 */
+	if (store_version(st) == store_migrations[store_migrations_count - 1].version &&
+	    pragma_int(st, "PRAGMA application_id") == STORE_APPLICATION_ID)
+		return 0;
 	if ((error = store_begin(st, err)) != 0)
 		return error;
 	version = store_version(st);

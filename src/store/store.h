@@ -625,4 +625,47 @@ void store_notify_free(struct store_notify *v, size_t n);
 /* A value of table store_meta (new string), or SL_ENOTFOUND. */
 int store_meta_get(struct store *st, const char *key, char **value, struct sl_err *err);
 
+/*
+ * The manifest chain's index (table manifest_chain, migration 006,
+ * store/chain.c): one row per link of the chain of artifact/artifact.h,
+ * recorded by artifact_manifest_write() before it writes the file. The
+ * files stay the authority (`sluice audit` reads them); the rows let the
+ * next manifest find its previous link with one query.
+ */
+struct store_chain_link {
+	char *run_id;
+	char *merged_at;    /* the order key with run_id ("" if unknown) */
+	char *previous_run; /* NULL for the first link */
+	char sha256[65];    /* of the manifest.json's bytes */
+};
+
+/* Record (or replace) a link, in its own statement. */
+int store_chain_record(struct store *st, const struct store_chain_link *l, struct sl_err *err);
+/*
+ * The last link in merge order, by (merged_at, run_id), leaving `skip_run`
+ * (may be NULL) out. SL_ENOTFOUND when there is none. *out is the caller's:
+ * store_chain_link_release().
+ */
+int store_chain_last(struct store *st, const char *skip_run, struct store_chain_link *out,
+		     struct sl_err *err);
+/* The recorded link of `run_id`: SL_ENOTFOUND when none. *out as above. */
+int store_chain_get(struct store *st, const char *run_id, struct store_chain_link *out,
+		    struct sl_err *err);
+void store_chain_link_release(struct store_chain_link *l);
+/*
+ * *pending: 1 when the table must first be filled from the files on disk
+ * (once, after migration 006 created it), else 0.
+ */
+int store_chain_backfill_pending(struct store *st, int *pending, struct sl_err *err);
+/*
+ * The merged run that finished last, as a list of one (or none): the only
+ * run a killed merge can have left without its manifest. *out:
+ * store_runs_free(*out, *n).
+ */
+int store_chain_newest_merged(struct store *st, struct store_run **out, size_t *n,
+			      struct sl_err *err);
+/* Record `v` (from the files) and clear the pending mark, in one transaction. */
+int store_chain_backfill(struct store *st, const struct store_chain_link *v, size_t n,
+			 struct sl_err *err);
+
 #endif

@@ -702,6 +702,43 @@ static int reset_files(const char *wt, int keep_ignored, struct sl_err *err)
 #define RESET_MARK "sluice-reset-pending"
 
 /*
+ * Whether a .gitattributes differs between the commits `from` (what the
+ * worktree holds) and `to`: line endings and filters of files whose bytes
+ * in git did not change may then differ on disk, which git reset, going by
+ * the index, would not see (and a checkout reads the attributes still on
+ * disk). 1 also when it cannot tell.
+ */
+static int attributes_changed(const struct pool *p, const git_oid *from, const git_oid *to)
+{
+	git_commit *a = NULL, *b = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	size_t i, n;
+	int changed = 1;
+
+	if (git_oid_equal(from, to))
+		return 0;
+	if (git_commit_lookup(&a, p->repo, from) < 0 || git_commit_lookup(&b, p->repo, to) < 0 ||
+	    git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
+	    git_diff_tree_to_tree(&diff, p->repo, ta, tb, NULL) < 0)
+		goto out;
+	n = git_diff_num_deltas(diff);
+	for (i = 0, changed = 0; i < n && !changed; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		const char *base = strrchr(path, '/');
+		changed = !strcmp(base ? base + 1 : path, ".gitattributes");
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(a);
+	git_commit_free(b);
+	return changed;
+}
+
+/*
  * Under the lock, once the worktree is the run's: its entry as a new one's,
  * the mark that its files are not reset yet, the run's branch (created at
  * the base when missing) checked out in HEAD.
@@ -729,6 +766,110 @@ out:
 	return error;
 }
 
+static int dir_is_empty(const char *path)
+{
+	struct dirent *d;
+	DIR *dh = opendir(path);
+	int empty = 1;
+
+	if (!dh)
+		return 1;
+	while (empty && (d = readdir(dh)))
+		empty = !strcmp(d->d_name, ".") || !strcmp(d->d_name, "..");
+	closedir(dh);
+	return empty;
+}
+
+struct modes {
+	const char *wt;
+	mode_t dir, file, exec; /* what a checkout makes: 0777, 0666, 0777 less the umask */
+	char done[PATH_MAX];    /* the last folder set right: its ancestors are right too */
+};
+
+/* `path` (relative) a folder of the checkout: its mode a fresh checkout's. */
+static int fix_dir(struct modes *m, const char *rel, size_t len, struct sl_err *err)
+{
+	char path[PATH_MAX * 2];
+	struct stat st;
+
+	if (len < sizeof(m->done) && !strncmp(m->done, rel, len) &&
+	    (m->done[len] == '\0' || m->done[len] == '/'))
+		return 0;
+	if (sl_fmt_fixed(path, sizeof(path), "%s/%.*s", m->wt, (int)len, rel) < 0)
+		return sl_err_set(err, SL_ERROR, "path too long: '%s'", rel);
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) != m->dir &&
+	    chmod(path, m->dir) < 0)
+		return sl_err_sys(err, errno, "cannot set the mode of '%s'", path);
+	if (len < sizeof(m->done)) {
+		memcpy(m->done, rel, len);
+		m->done[len] = '\0';
+	}
+	return 0;
+}
+
+/* One index entry: its folders, its mode; a submodule's folder emptied. */
+static int fix_entry(struct modes *m, const git_index_entry *e, struct sl_err *err)
+{
+	const char *slash;
+	char path[PATH_MAX * 2];
+	struct stat st;
+	mode_t want;
+	int error = 0;
+
+	for (slash = strchr(e->path, '/'); !error && slash; slash = strchr(slash + 1, '/'))
+		error = fix_dir(m, e->path, (size_t)(slash - e->path), err);
+	if (error || sl_fmt_fixed(path, sizeof(path), "%s/%s", m->wt, e->path) < 0 ||
+	    lstat(path, &st) < 0)
+		return error;
+	if (e->mode == GIT_FILEMODE_COMMIT && S_ISDIR(st.st_mode)) {
+		/* a fresh checkout leaves a submodule's folder empty (its .git named the old entry) */
+		if (!dir_is_empty(path) &&
+		    ((error = sl_rm_rf(path, err)) != 0 || mkdir(path, m->dir) < 0))
+			return error ? error : sl_err_sys(err, errno, "cannot make '%s'", path);
+		return fix_dir(m, e->path, strlen(e->path), err);
+	}
+	want = e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? m->exec : m->file;
+	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != want && chmod(path, want) < 0)
+		return sl_err_sys(err, errno, "cannot set the mode of '%s'", path);
+	return 0;
+}
+
+/*
+ * What git reset does not put right, as a fresh checkout has it: the modes
+ * of folders and of files (git keeps only the executable bit), and the
+ * folders of submodules, empty (a builder may have checked one out).
+ * Ignored files and folders of ignored files only are left alone.
+ */
+static int as_checked_out(const char *wt, struct sl_err *err)
+{
+	struct modes m;
+	git_repository *r = NULL;
+	git_index *idx = NULL;
+	size_t i, n;
+	mode_t mask = umask(0);
+	int error = 0;
+
+	umask(mask);
+	memset(&m, 0, sizeof(m));
+	m.wt = wt;
+	m.dir = m.exec = 0777 & ~mask;
+	m.file = 0666 & ~mask;
+	if (git_repository_open_ext(&r, wt, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    git_repository_index(&idx, r) < 0) {
+		error = sl_err_set(err, SL_ERROR, "cannot read the index of '%s'", wt);
+		goto out;
+	}
+	if (chmod(wt, m.dir) < 0)
+		error = sl_err_sys(err, errno, "cannot set the mode of '%s'", wt);
+	n = git_index_entrycount(idx);
+	for (i = 0; !error && i < n; i++)
+		error = fix_entry(&m, git_index_get_byindex(idx, i), err);
+out:
+	git_index_free(idx);
+	git_repository_free(r);
+	return error;
+}
+
 /* Outside the lock (the worktree is the run's): index, files, untracked files; then no mark. */
 static int reset_taken(const struct pool *p, const char *wt, const char *run, int keep_ignored,
 		       struct sl_err *err)
@@ -747,6 +888,8 @@ static int reset_taken(const struct pool *p, const char *wt, const char *run, in
 		if ((error = worktree__make_writable(wt, err)) == 0)
 			error = reset_files(wt, keep_ignored, err);
 	}
+	if (!error)
+		error = as_checked_out(wt, err);
 	sl_fault(error ? NULL : "pool.take_recycled");
 	if (!error)
 		error = sl_unlink(mark, err);
@@ -812,6 +955,29 @@ static void discard_taken(const struct pool *p, const char *run, const char *dst
 	free(ent);
 }
 
+/* Do slot `slot` and the run's start (its branch's tip, or the base) have the same .gitattributes? */
+static int same_attributes(const struct pool *p, const char *slot, const char *branch,
+			   const char *base_hex)
+{
+	char *head = entry(p, slot, "HEAD"), *line = head ? read_line(head) : NULL;
+	git_reference *ref = NULL;
+	git_oid from, to;
+	int same = 0;
+
+	if (git_branch_lookup(&ref, p->repo, branch, GIT_BRANCH_LOCAL) == 0 &&
+	    git_reference_target(ref))
+		git_oid_cpy(&to, git_reference_target(ref));
+	else if (!base_hex || git_oid_fromstrn(&to, base_hex, strlen(base_hex)) < 0)
+		goto out;
+	if (line && git_oid_fromstrn(&from, line, strlen(line)) == 0)
+		same = !attributes_changed(p, &from, &to);
+out:
+	git_reference_free(ref);
+	free(head);
+	free(line);
+	return same;
+}
+
 static int take(const struct pool *p, const char *run, const char *branch, const char *base_hex,
 		char **slot_out, struct sl_err *err)
 {
@@ -827,6 +993,13 @@ static int take(const struct pool *p, const char *run, const char *branch, const
 		goto out;
 	if (!(slot = newest_slot(p, err))) {
 		sl_err_clear(err); /* none: the run gets a fresh one */
+		goto out;
+	}
+	if (!same_attributes(p, slot, branch, base_hex)) {
+		/* its files' line endings or filters may differ from a fresh checkout's */
+		error = remove_slot(p, slot, err);
+		free(slot);
+		slot = NULL;
 		goto out;
 	}
 	if ((error = write_intent(p->root, slot, ".take", run, err)) != 0)
@@ -988,6 +1161,69 @@ out:
 	return error;
 }
 
+/* `link` (a /proc symlink's target) is `dir` or under it. */
+static int under(const char *link, const char *dir, size_t n)
+{
+	return !strncmp(link, dir, n) && (link[n] == '\0' || link[n] == '/');
+}
+
+/* Has process `pid` its working directory or an open file under `dir`? */
+static int pid_uses(const char *pid, const char *dir, size_t n)
+{
+	char path[320], link[PATH_MAX];
+	struct dirent *d;
+	DIR *fds;
+	ssize_t len;
+	int uses = 0;
+
+	if (sl_fmt_fixed(path, sizeof(path), "/proc/%s/cwd", pid) < 0)
+		return 0;
+	if ((len = readlink(path, link, sizeof(link) - 1)) > 0) {
+		link[len] = '\0';
+		if (under(link, dir, n))
+			return 1;
+	}
+	if (sl_fmt_fixed(path, sizeof(path), "/proc/%s/fd", pid) < 0 || !(fds = opendir(path)))
+		return 0;
+	while (!uses && (d = readdir(fds))) {
+		char fd[640];
+		if (d->d_name[0] == '.' ||
+		    sl_fmt_fixed(fd, sizeof(fd), "/proc/%s/fd/%s", pid, d->d_name) < 0)
+			continue;
+		if ((len = readlink(fd, link, sizeof(link) - 1)) > 0) {
+			link[len] = '\0';
+			uses = under(link, dir, n);
+		}
+	}
+	closedir(fds);
+	return uses;
+}
+
+/*
+ * Does a process still work in the worktree `dir` (a builder's process that
+ * left its group, a person's shell or editor)? Pooled, the worktree would
+ * move with it into the next run, which would see its writes. Linux's /proc
+ * tells; where it cannot be read, no.
+ */
+static int in_use(const char *dir)
+{
+	char real[PATH_MAX], self[32];
+	struct dirent *d;
+	DIR *proc;
+	size_t n;
+	int used = 0;
+
+	if (!realpath(dir, real) || !(proc = opendir("/proc")))
+		return 0;
+	n = strlen(real);
+	snprintf(self, sizeof(self), "%ld", (long)getpid());
+	while (!used && (d = readdir(proc)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9' && strcmp(d->d_name, self))
+			used = pid_uses(d->d_name, real, n);
+	closedir(proc);
+	return used;
+}
+
 static int put(const struct pool *p, const char *run, size_t max, const char *const *excluded,
 	       int force, int delete, int *pooled, int *deleted, struct sl_err *err)
 {
@@ -1002,7 +1238,8 @@ static int put(const struct pool *p, const char *run, size_t max, const char *co
 	if ((error = recover(p, err)) != 0 || (error = scan(p->root, "", &slots, err)) != 0)
 		goto out;
 	/* full, or not a plain run worktree: worktree_remove() does what it always did */
-	if ((slots && sl_strv_len(slots) >= max) || !linked(p, src, run) || sl_path_exists(lock))
+	if ((slots && sl_strv_len(slots) >= max) || !linked(p, src, run) || sl_path_exists(lock) ||
+	    in_use(src))
 		goto out;
 	if (!force && (error = worktree__refuse_dirty(src, excluded, err)) != 0)
 		goto out;

@@ -13,6 +13,7 @@
 #include "core/sha256.h"
 #include "artifact/artifact.h"
 #include "store/store.h"
+#include "test_helpers.h"
 
 struct fixture {
 	char root[256];
@@ -188,6 +189,176 @@ static void test_write_chains(void **state)
 	free(d2);
 }
 
+static void file_sha(struct fixture *f, const char *run, char sha[65])
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = sl_repo_run_path(&f->repo, run, "manifest.json");
+
+	assert_int_equal(sl_sha256_file(sha, path, &err), 0);
+	free(path);
+}
+
+static void merged(struct fixture *f, struct store *st, const char *run, const char *when)
+{
+	char *dir = run_dir(f, run), text[128];
+
+	insert_run(st, run);
+	snprintf(text, sizeof(text), "{\"merged_at\":\"%s\"}", when);
+	put(dir, "merge.json", text);
+	put(dir, "diff.patch", run);
+	free(dir);
+}
+
+/* The previous link comes from the store: the earlier run folders are not read. */
+static void test_previous_from_the_store(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = NULL;
+	struct store_chain_link l;
+	struct artifact_chain c = ARTIFACT_CHAIN_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	char sha1[65], sha2[65], text[512], *d1 = run_dir(f, "R1"), *d2 = run_dir(f, "R2");
+
+	assert_int_equal(store_open(&st, f->repo.db_path, &err), 0);
+	merged(f, st, "R1", "2026-01-01T00:00:01.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R1", &err), 0);
+	file_sha(f, "R1", sha1);
+	assert_int_equal(store_chain_get(st, "R1", &l, &err), 0);
+	assert_string_equal(l.sha256, sha1); /* recorded: the bytes of the file */
+	assert_string_equal(l.merged_at, "2026-01-01T00:00:01.000Z");
+	assert_null(l.previous_run);
+	store_chain_link_release(&l);
+
+	/* gc: the folder goes, a tombstone takes its place; the row stays as it is */
+	merged(f, st, "R2", "2026-01-01T00:00:02.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R2", &err), 0);
+	file_sha(f, "R2", sha2);
+	snprintf(text, sizeof(text), "{\"run\":\"R2\",\"merged_at\":\"2026-01-01T00:00:02.000Z\","
+		 "\"manifest_sha256\":\"%s\",\"previous_run\":\"R1\",\"previous_manifest\":"
+		 "\"%s\"}", sha2, sha1);
+	put(f->repo.runs_dir, "R2.gc", text);
+	assert_int_equal(sl_rm_rf(d2, &err), 0);
+	/* R1's folder is unreadable: a scan would not find it, the store does */
+	assert_int_equal(sl_rm_rf(d1, &err), 0);
+	merged(f, st, "R3", "2026-01-01T00:00:03.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R3", &err), 0);
+	assert_int_equal(store_chain_get(st, "R3", &l, &err), 0);
+	assert_string_equal(l.previous_run, "R2");
+	store_chain_link_release(&l);
+
+	/* the chain on disk, as the audit reads it, holds */
+	assert_int_equal(artifact_chain_load(&f->repo, NULL, &c, &err), 0);
+	assert_int_equal(c.n, 2);
+	assert_string_equal(c.v[0].run, "R2");
+	assert_true(c.v[0].removed);
+	assert_string_equal(c.v[1].run, "R3");
+	assert_string_equal(c.v[1].previous_run, "R2");
+	assert_string_equal(c.v[1].previous_manifest, c.v[0].sha256);
+	assert_string_equal(c.v[0].previous_manifest, sha1);
+	artifact_chain_release(&c);
+	store_free(st);
+	free(d1);
+	free(d2);
+}
+
+/*
+ * Killed after the link was recorded, before manifest.json: sealed again,
+ * the same previous link and the same bytes; the row is replaced, not doubled.
+ */
+static void test_sealed_again_after_a_crash(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = NULL;
+	struct store_chain_link l;
+	struct sl_err err = SL_ERR_INIT;
+	char sha1[65], sha2[65], again[65], *path;
+
+	assert_int_equal(store_open(&st, f->repo.db_path, &err), 0);
+	merged(f, st, "R1", "2026-01-01T00:00:01.000Z");
+	merged(f, st, "R2", "2026-01-01T00:00:02.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R1", &err), 0);
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R2", &err), 0);
+	file_sha(f, "R1", sha1);
+	file_sha(f, "R2", sha2);
+	path = sl_repo_run_path(&f->repo, "R2", "manifest.json");
+	assert_int_equal(sl_unlink(path, &err), 0);
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R2", &err), 0);
+	file_sha(f, "R2", again);
+	assert_string_equal(again, sha2);
+	assert_int_equal(store_chain_get(st, "R2", &l, &err), 0);
+	assert_string_equal(l.sha256, sha2);
+	assert_string_equal(l.previous_run, "R1");
+	store_chain_link_release(&l);
+	assert_int_equal(query_int(st, "SELECT count(*) FROM manifest_chain"), 2);
+	store_free(st);
+	free(path);
+}
+
+/*
+ * A database from before migration 006 (runs, manifests on disk, no rows):
+ * the first manifest written reads the files once, then only the store.
+ */
+static void test_backfill_from_the_files(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = NULL;
+	struct store_chain_link l;
+	struct sl_err err = SL_ERR_INIT;
+	char sha1[65], sha2[65];
+	int pending = 0;
+
+	assert_int_equal(store_open(&st, f->repo.db_path, &err), 0);
+	merged(f, st, "R1", "2026-01-01T00:00:01.000Z");
+	merged(f, st, "R2", "2026-01-01T00:00:02.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R1", &err), 0);
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R2", &err), 0);
+	file_sha(f, "R1", sha1);
+	file_sha(f, "R2", sha2);
+	/* as an older sluice left it: the files, no rows, the mark of migration 006 */
+	assert_int_equal(sqlite3_exec(store_db(st), "DELETE FROM manifest_chain; INSERT INTO "
+				      "store_meta VALUES ('manifest_chain_backfill', 'pending')",
+				      NULL, NULL, NULL), SQLITE_OK);
+	merged(f, st, "R3", "2026-01-01T00:00:03.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R3", &err), 0);
+	assert_int_equal(store_chain_backfill_pending(st, &pending, &err), 0);
+	assert_int_equal(pending, 0);
+	assert_int_equal(store_chain_get(st, "R1", &l, &err), 0);
+	assert_string_equal(l.sha256, sha1);
+	store_chain_link_release(&l);
+	assert_int_equal(store_chain_get(st, "R3", &l, &err), 0);
+	assert_string_equal(l.previous_run, "R2");
+	store_chain_link_release(&l);
+	assert_int_equal(query_int(st, "SELECT count(*) FROM manifest_chain"), 3);
+	store_free(st);
+}
+
+/* Run folders kept from an earlier database: the first manifest of a new one links to them. */
+static void test_new_database_links_to_the_files(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = NULL;
+	struct store_chain_link l;
+	struct sl_err err = SL_ERR_INIT;
+	char sha1[65];
+
+	assert_int_equal(store_open(&st, f->repo.db_path, &err), 0);
+	merged(f, st, "R1", "2026-01-01T00:00:01.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R1", &err), 0);
+	file_sha(f, "R1", sha1);
+	store_free(st);
+	assert_int_equal(sl_unlink(f->repo.db_path, &err), 0);
+	assert_int_equal(store_open(&st, f->repo.db_path, &err), 0);
+	merged(f, st, "R2", "2026-01-01T00:00:02.000Z");
+	assert_int_equal(artifact_manifest_write(&f->repo, st, "R2", &err), 0);
+	assert_int_equal(store_chain_get(st, "R2", &l, &err), 0);
+	assert_string_equal(l.previous_run, "R1");
+	store_chain_link_release(&l);
+	assert_int_equal(store_chain_get(st, "R1", &l, &err), 0);
+	assert_string_equal(l.sha256, sha1);
+	store_chain_link_release(&l);
+	store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +366,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hash_walks_and_skips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_order_and_tombstones, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_chains, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_previous_from_the_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sealed_again_after_a_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backfill_from_the_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_new_database_links_to_the_files, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
