@@ -212,10 +212,7 @@ same_modes() { # WO: the permissions of WO's worktree are those of a fresh check
 	test_cmp "$TRASH/seen/fresh-$1/tree" "$TRASH/seen/$1/tree"
 }
 
-# Known breakage of the pool (found by this test on 2026-11-24; a patch that
-# makes it pass: /work/h/pt-patches/proposal-modes.patch): test_expect_success
-# once fixed.
-test_expect_failure 'and its files and folders have the permissions of a fresh checkout' '
+test_expect_success 'and its files and folders have the permissions of a fresh checkout' '
 	same_modes N1
 '
 
@@ -243,10 +240,7 @@ test_expect_success 'a littering run abandoned: the next run (on a base it no lo
 	git -C repo fsck --no-progress >fsck.out 2>&1 && sluice -C repo audit >audit.out
 '
 
-# Known breakage of the pool (found by this test on 2026-11-24; a patch that
-# makes it pass: /work/h/pt-patches/proposal-modes.patch): test_expect_success
-# once fixed.
-test_expect_failure 'and its files and folders have the permissions of a fresh checkout' '
+test_expect_success 'and its files and folders have the permissions of a fresh checkout' '
 	same_modes N2
 '
 

@@ -69,10 +69,7 @@ while [ ! -f "$TRASH/leaked" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); 
 echo N >N.txt
 EOS
 
-# Known breakage of the pool (found by this test on 2026-11-24; a patch that
-# makes it pass: /work/h/pt-patches/proposal-inuse.patch): test_expect_success
-# once fixed.
-test_expect_failure 'a process a builder left in its worktree does not write into the next run' '
+test_expect_success 'a process a builder left in its worktree does not write into the next run' '
 	sluice_repo lp "$(approve_reviewer_config)" "worktree:" "  pool: 2" &&
 	wo lp L && sluice -C lp tick >tick.out 2>&1 &&
 	test "$(state_of lp "$(run_of lp L)")" = merged &&

@@ -32,10 +32,7 @@ test_expect_success 'setup: a repository with a submodule' '
 	test "$(ls -d repo/.system/pool/_* | wc -l)" = 1
 '
 
-# Known breakage of the pool (found by this test on 2026-11-24; a patch that
-# makes it pass: /work/h/pt-patches/proposal-submodule.patch): test_expect_success
-# once fixed.
-test_expect_failure 'the next run takes the worktree: git works there and it is as fresh' '
+test_expect_success 'the next run takes the worktree: git works there and it is as fresh' '
 	wo repo B && sluice -C repo tick >tick.out 2>&1 &&
 	b=$(run_of repo B) &&
 	sluice -C repo log "$b" | grep -q "worktree from the pool" &&
