@@ -81,4 +81,30 @@ test_expect_success 'a process a builder left in its worktree does not write int
 	test -z "$(git -C lp ls-tree -r --name-only main | grep leak)"
 '
 
+# The same with the process's current folder deeper in the worktree.
+cat >"$BUILDERS/L2.sh" <<EOS
+mkdir -p deep/er && echo k >deep/er/keep.txt && cd deep/er &&
+setsid sh -c ': >"$TRASH/daemon2-up"; i=0; while [ ! -f "$TRASH/next2-started" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; (echo leak >leak2.txt) 2>/dev/null; : >"$TRASH/leaked2"' </dev/null >/dev/null 2>&1 &
+i=0
+while [ ! -f "$TRASH/daemon2-up" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+echo L2 >L2.txt
+EOS
+cat >"$BUILDERS/N2.sh" <<EOS
+: >"$TRASH/next2-started"
+i=0
+while [ ! -f "$TRASH/leaked2" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+echo N2 >N2.txt
+EOS
+
+test_expect_success 'nor does one whose current folder is deeper in the worktree' '
+	sluice_repo lp2 "$(approve_reviewer_config)" "worktree:" "  pool: 2" &&
+	wo lp2 L2 && sluice -C lp2 tick >tick.out 2>&1 &&
+	test "$(state_of lp2 "$(run_of lp2 L2)")" = merged &&
+	wo lp2 N2 && sluice -C lp2 tick >tick.out 2>&1 &&
+	n=$(run_of lp2 N2) && test "$(state_of lp2 $n)" = merged &&
+	test -f leaked2 &&
+	grep "^diff --git" lp2/.system/runs/$n/diff.patch >heads &&
+	echo "diff --git a/N2.txt b/N2.txt" >want && test_cmp want heads
+'
+
 test_done
