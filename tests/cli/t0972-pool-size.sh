@@ -130,6 +130,20 @@ test_expect_success 'the default keeps two' '
 	pool_consistent p2 2
 '
 
+test_expect_success 'lowering worktree.pool trims the pool at the next tick (2, then 1, then 0)' '
+	sluice_repo p3 "$(approve_reviewer_config)" "queue:" "  jobs: 2" "worktree:" "  pool: 2" &&
+	meet_builders A B &&
+	wo p3 A && wo p3 B && sluice -C p3 tick >out 2>&1 &&
+	pool_consistent p3 2 &&
+	sed -i "s/^  pool: 2\$/  pool: 1/" p3/.system/config.yaml &&
+	sluice -C p3 tick >out 2>&1 &&
+	pool_consistent p3 1 &&
+	test "$(git -C p3 worktree list | wc -l)" = 2 &&
+	sed -i "s/^  pool: 1\$/  pool: 0/" p3/.system/config.yaml &&
+	sluice -C p3 tick >out 2>&1 &&
+	ACTIVE= nothing_pooled p3
+'
+
 test_expect_success 'sluice gc empties the pool' '
 	sluice -C p2 gc </dev/null >gc.out 2>&1 &&
 	ACTIVE= nothing_pooled p2 &&
