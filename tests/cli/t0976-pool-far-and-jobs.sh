@@ -110,12 +110,11 @@ test_expect_success 'and back: the attributes undone, the same again' '
 	compare_fresh far "$r" P3
 '
 
-# Known breakage (found 2026-11-24): the pool compares the .gitattributes
-# of the slot's commit and the base, not .git/info/attributes nor the
-# config (core.autocrlf, core.eol, filter.*); a change there between runs
-# leaves the pooled worktree's line endings as they were. A fix: keep a
-# digest of those in the slot and drop it (fresh checkout) when it differs.
-test_expect_failure 'line endings from .git/info/attributes, changed between runs: as fresh' '
+# Line endings changed outside the tree between runs (found 2026-11-24 as a
+# known breakage): each worktree's entry keeps a digest of info/attributes,
+# the attributes file and the config's core.autocrlf/eol/safecrlf and
+# filter.*, and a slot checked out under others is dropped for a fresh one.
+test_expect_success 'line endings from .git/info/attributes, changed between runs: as fresh' '
 	printf "d18/*.txt eol=crlf\n" >far/.git/info/attributes &&
 	wo far P4 && sluice -C far tick >tick.out 2>&1 &&
 	r=$(run_of far P4) && test "$(state_of far "$r")" = merged &&
@@ -123,12 +122,7 @@ test_expect_failure 'line endings from .git/info/attributes, changed between run
 	grep -q "^./d18/f01.txt file 644 $(printf "line one of 18/01\r\nline two\r\n" | sha256sum | cut -c1-64)\$" seen/P4/tree
 '
 
-# Known breakage (found 2026-11-24): the pool compares the .gitattributes
-# of the slot's commit and the base, not .git/info/attributes nor the
-# config (core.autocrlf, core.eol, filter.*); a change there between runs
-# leaves the pooled worktree's line endings as they were. A fix: keep a
-# digest of those in the slot and drop it (fresh checkout) when it differs.
-test_expect_failure 'line endings from core.autocrlf, set between runs: as fresh' '
+test_expect_success 'line endings from core.autocrlf, set between runs: as fresh' '
 	rm far/.git/info/attributes &&
 	git -C far config core.autocrlf true &&
 	test_when_finished "git -C \"$TRASH/far\" config --unset core.autocrlf" &&
