@@ -22,6 +22,7 @@
 #include "core/fault.h"
 #include "core/fs.h"
 #include "core/git.h"
+#include "core/sha256.h"
 #include "core/time.h"
 
 #include <git2.h>
@@ -37,6 +38,7 @@
 
 #define SLOT_PREFIX "_pool-"
 #define SLOT_NAME_MAX 64
+#define CHECKOUT_MARK "sluice-checkout-settings"
 
 struct pool {
 	git_repository *repo;
@@ -516,7 +518,9 @@ int worktree_pool_recover(const char *repo_root, struct sl_err *err)
 /* What a run does not inherit from the worktree's last run: its entry is as a new one's. */
 static int strip_entry(const struct pool *p, const char *name, struct sl_err *err)
 {
-	static const char *const keep[] = { "HEAD", "commondir", "gitdir", "index", NULL };
+	/* the settings mark describes the files, which are not touched here */
+	static const char *const keep[] = { "HEAD", "commondir", "gitdir", "index", CHECKOUT_MARK,
+					    NULL };
 	char *dir = entry(p, name, NULL);
 	struct dirent *d;
 	DIR *dh;
@@ -874,7 +878,7 @@ out:
 static int reset_taken(const struct pool *p, const char *wt, const char *run, int keep_ignored,
 		       struct sl_err *err)
 {
-	char *mark = entry(p, run, RESET_MARK);
+	char *mark = entry(p, run, RESET_MARK), *ent = NULL;
 	int error;
 
 	if (!mark)
@@ -890,11 +894,14 @@ static int reset_taken(const struct pool *p, const char *wt, const char *run, in
 	}
 	if (!error)
 		error = as_checked_out(wt, err);
+	if (!error && (ent = entry(p, run, NULL)) && worktree__checkout_settings_record(p->repo, ent) < 0)
+		error = sl_err_set(err, SL_ERROR, "cannot record the checkout settings of '%s'", wt);
 	sl_fault(error ? NULL : "pool.take_recycled");
 	if (!error)
 		error = sl_unlink(mark, err);
 out:
 	free(mark);
+	free(ent);
 	return error;
 }
 
@@ -955,6 +962,87 @@ static void discard_taken(const struct pool *p, const char *run, const char *dst
 	free(ent);
 }
 
+/*
+ * The digest of what decides a checkout's bytes besides the commit: the
+ * repository's info/attributes, the attributes file the config names, and
+ * the config's core.autocrlf, core.eol, core.safecrlf and filter.* (a
+ * smudge filter). A file that a checkout wrote under other settings is not
+ * what a fresh checkout writes now, and git reset, going by the index,
+ * would not see it.
+ */
+/* The bytes of the file at `path`, if there is one, added to `b`. */
+static int add_file(struct sl_buf *b, const char *path)
+{
+	struct sl_buf f = SL_BUF_INIT;
+	struct sl_err e = SL_ERR_INIT;
+	int rc = 0;
+
+	sl_buf_init(&f, (size_t)1 << 22);
+	if (sl_path_exists(path))
+		rc = sl_read_file(&f, path, (size_t)1 << 22, &e) != 0 ? -1 :
+		     sl_buf_add(b, f.ptr ? f.ptr : "", f.len);
+	sl_buf_release(&f);
+	return rc;
+}
+
+static int checkout_settings(git_repository *repo, char out[SL_SHA256_HEX_LEN + 1])
+{
+	struct sl_buf b = SL_BUF_INIT;
+	git_config *cfg = NULL;
+	git_config_iterator *it = NULL;
+	git_config_entry *ce;
+	git_buf path = GIT_BUF_INIT;
+	char *info = sl_path_fmt("%s/info/attributes", git_repository_commondir(repo));
+	int error = -1;
+
+	sl_buf_init(&b, (size_t)1 << 24);
+	if (!info || git_repository_config_snapshot(&cfg, repo) < 0 ||
+	    git_config_iterator_glob_new(&it, cfg,
+					 "^(core\\.(autocrlf|eol|safecrlf|attributesfile)|filter\\..*)$") < 0)
+		goto out;
+	while (git_config_next(&ce, it) == 0)
+		if (sl_buf_addf(&b, "%s=%s\n", ce->name, ce->value ? ce->value : "") < 0)
+			goto out;
+	if (sl_buf_puts(&b, "info/attributes:\n") < 0 || add_file(&b, info) < 0)
+		goto out;
+	if (git_config_get_path(&path, cfg, "core.attributesFile") == 0 && path.ptr &&
+	    (sl_buf_puts(&b, "core.attributesFile:\n") < 0 || add_file(&b, path.ptr) < 0))
+		goto out;
+	sl_sha256_hex(out, b.ptr ? b.ptr : "", b.len);
+	error = 0;
+out:
+	git_buf_dispose(&path);
+	git_config_iterator_free(it);
+	git_config_free(cfg);
+	sl_buf_release(&b);
+	free(info);
+	return error;
+}
+
+int worktree__checkout_settings_record(git_repository *repo, const char *entry_dir)
+{
+	char digest[SL_SHA256_HEX_LEN + 1], *path = sl_path_join(entry_dir, CHECKOUT_MARK);
+	struct sl_err e = SL_ERR_INIT;
+	int error = -1;
+
+	if (path && checkout_settings(repo, digest) == 0)
+		error = sl_write_file_atomic(path, digest, strlen(digest), &e);
+	free(path);
+	return error;
+}
+
+/* Were slot `slot`'s files written under the checkout settings of now? */
+static int same_settings(const struct pool *p, const char *slot)
+{
+	char digest[SL_SHA256_HEX_LEN + 1], *path = entry(p, slot, CHECKOUT_MARK);
+	char *line = path ? read_line(path) : NULL;
+	int same = line && checkout_settings(p->repo, digest) == 0 && !strcmp(line, digest);
+
+	free(path);
+	free(line);
+	return same;
+}
+
 /* Do slot `slot` and the run's start (its branch's tip, or the base) have the same .gitattributes? */
 static int same_attributes(const struct pool *p, const char *slot, const char *branch,
 			   const char *base_hex)
@@ -995,7 +1083,7 @@ static int take(const struct pool *p, const char *run, const char *branch, const
 		sl_err_clear(err); /* none: the run gets a fresh one */
 		goto out;
 	}
-	if (!same_attributes(p, slot, branch, base_hex)) {
+	if (!same_attributes(p, slot, branch, base_hex) || !same_settings(p, slot)) {
 		/* its files' line endings or filters may differ from a fresh checkout's */
 		error = remove_slot(p, slot, err);
 		free(slot);

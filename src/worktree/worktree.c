@@ -213,6 +213,15 @@ static int populate(const char *path, struct sl_err *err)
 	return sl_git_run(&o, args, NULL, err);
 }
 
+static void record_settings(git_repository *repo, const char *name)
+{
+	char *ent = worktree_entry_path(git_repository_commondir(repo), name, NULL);
+
+	if (ent)
+		worktree__checkout_settings_record(repo, ent);
+	free(ent);
+}
+
 static int add_new(git_repository *repo, const char *name, const char *path, const char *branch,
 		   const char *base_hex, struct sl_err *err)
 {
@@ -244,6 +253,8 @@ static int add_new(git_repository *repo, const char *name, const char *path, con
 		error = populate(path, err);
 	if (error)
 		undo_add(repo, name, path, ref, created);
+	else
+		record_settings(repo, name); /* the worktree pool reuses it only under the same */
 out:
 	git_worktree_free(wt);
 	git_reference_free(ref);

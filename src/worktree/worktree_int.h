@@ -25,4 +25,12 @@ int worktree__make_writable(const char *path, struct sl_err *err);
 /* SL_ECONFLICT when the worktree has changes `git status` would show (but `excluded`). */
 int worktree__refuse_dirty(const char *path, const char *const *excluded, struct sl_err *err);
 
+/*
+ * Record in the worktree entry `entry_dir` the digest of the settings its
+ * files were checked out under (info/attributes, the attributes file,
+ * core.autocrlf/eol/safecrlf, filter.*): the pool gives the worktree to a
+ * later run only while they are the same. -1 when it cannot.
+ */
+int worktree__checkout_settings_record(git_repository *repo, const char *entry_dir);
+
 #endif

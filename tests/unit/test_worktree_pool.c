@@ -150,7 +150,7 @@ static void test_put_then_take_is_a_fresh_checkout(void **state)
 	assert_string_equal(sh_line("git -C '%s' rev-parse --git-dir", wt),
 			    sh_line("cd '%s/.git/worktrees/R2' && pwd -P", repo));
 	assert_string_equal(sh_line("ls '%s/.git/worktrees/R2' | grep -c -v -x -e HEAD -e commondir "
-				    "-e gitdir -e index -e logs -e ORIG_HEAD", repo), "0");
+				    "-e gitdir -e index -e logs -e ORIG_HEAD -e sluice-checkout-settings", repo), "0");
 	assert_string_equal(sh_line("git -C '%s' log -g --format=%%s HEAD | grep -c work", wt), "0");
 	assert_string_equal(sh_line("git -C '%s' worktree prune -n -v 2>&1 | wc -l", repo), "0");
 }
