@@ -305,7 +305,8 @@ int step_gate(struct step *s, struct sl_err *err)
 	}
 	if (gr.all_passed) {
 		sl_fault("gates.after_all");
-		if ((error = keep_gate_output(s, err)) != 0)
+		/* no gate ran, nothing but gates writes here now: no second walk of the tree */
+		if (gr.n && (error = keep_gate_output(s, err)) != 0)
 			goto out;
 		error = step__move(s, RUN_REVIEWING, err, "%zu gate%s passed; asking the reviewer",
 				   gr.n, gr.n == 1 ? "" : "s");
