@@ -55,7 +55,7 @@ test_expect_success 'every command: an unknown option exits 2 (outside a reposit
 '
 
 test_expect_success 'the worktree subcommands have their own help' '
-	for s in create cleanup status; do
+	for s in create cleanup pool status; do
 		sluice worktree $s --help >out &&
 		test_grep "^usage: sluice worktree $s" out || return 1
 	done
@@ -85,7 +85,7 @@ test_expect_success 'the man page has each usage line exactly as --help prints i
 		case $f in *.err) continue ;; esac
 		sed -n -e "s/^usage: //p" -e "s/^       \(sluice .*\)/\1/p" "$f" || return 1
 	done >usages &&
-	for s in create cleanup status; do
+	for s in create cleanup pool status; do
 		sluice worktree $s --help | sed -n "s/^usage: //p" || return 1
 	done >>usages &&
 	sort -u usages >usages.sorted &&
