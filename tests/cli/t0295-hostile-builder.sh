@@ -66,8 +66,8 @@ test_expect_success 'no program sluice started saw the token' '
 # repository, or makes its worktree a link to a copy of itself elsewhere.
 # Neither the merge's cleanup, nor the pool, nor gc --force deletes or
 # changes anything there, and no link goes into the pool. (With the gitdir
-# changed, libgit2 takes the named directory for the work tree: the
-# snapshot sees what is there, here nothing, and commits that for review.)
+# changed, libgit2 would take the named directory for the work tree: the
+# snapshot refuses it and the run fails, committing nothing of it.)
 printf '%s\n' 'echo x >gitdir.txt' 'git add -A && git commit -q -m x' \
 	"echo \"$TRASH/victim/.git\" >\"\$(git rev-parse --git-dir)/gitdir\"" >"$BUILDERS/Rgitdir.sh"
 printf '%s\n' 'echo x >link.txt' 'git add -A && git commit -q -m x' \
@@ -80,7 +80,13 @@ for how in gitdir link; do
 		wo repo R$how &&
 		timeout 120 "$SLUICE" -C repo tick >out 2>err &&
 		run=$(run_of repo R$how) &&
-		test "$(state_of repo $run)" = merged &&
+		if test $how = gitdir
+		then
+			test "$(state_of repo $run)" = failed &&
+			test_grep "names another folder" out
+		else
+			test "$(state_of repo $run)" = merged
+		fi &&
 		"$SLUICE" -C repo tick >out2 2>&1 &&
 		{ "$SLUICE" -C repo gc --keep-last 0 --force >gc.out 2>&1 || true; } &&
 		test -f victim/.git/precious &&
