@@ -39,6 +39,8 @@
 #define SLOT_PREFIX "_pool-"
 #define SLOT_NAME_MAX 64
 #define CHECKOUT_MARK "sluice-checkout-settings"
+/* in a taken worktree's entry from its rename until its reset: the take is not done */
+#define RESET_MARK "sluice-reset-pending"
 
 struct pool {
 	git_repository *repo;
@@ -367,6 +369,24 @@ static int scan(const char *root, const char *suffix, sl_strv *out, struct sl_er
 	return error;
 }
 
+static int has_entry(const struct pool *p, const char *name)
+{
+	char *ent = entry(p, name, NULL);
+	int has = ent && sl_is_dir(ent);
+
+	free(ent);
+	return has;
+}
+
+static int marked(const struct pool *p, const char *run)
+{
+	char *mark = entry(p, run, RESET_MARK);
+	int is = mark && sl_path_exists(mark);
+
+	free(mark);
+	return is;
+}
+
 /*
  * A take of `slot` by `run` cut off: the worktree goes back to the pool,
  * wherever the take stopped (the run never started in it: the intent is
@@ -381,10 +401,16 @@ static int undo_take(const struct pool *p, const char *slot, const char *run, st
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	/* recovery runs before any creation of the run's worktree: dst is the slot's */
-	if (!sl_path_exists(src) && sl_is_dir(dst) && (names(p, dst, run) || names(p, dst, slot)))
+	/*
+	 * dst is the slot's when its .git still names the slot, or names the
+	 * run whose entry has the take's mark: never a run's own worktree, even
+	 * for an intent file someone else wrote.
+	 */
+	if (!sl_path_exists(src) && sl_is_dir(dst) &&
+	    (names(p, dst, slot) || (names(p, dst, run) && marked(p, run))))
 		error = move(dst, src, err);
-	if (!error && sl_is_dir(src) && (error = move_entry(p, run, slot, err)) == 0 &&
+	/* the slot's entry is where it was, or renamed to the run's (only a take does that) */
+	if (!error && sl_is_dir(src) && (has_entry(p, slot) || (error = move_entry(p, run, slot, err)) == 0) &&
 	    (error = relink(p, src, slot, err)) == 0 && (error = detach_head(p, slot, err)) != 0)
 		sl_err_clear(err), error = remove_slot(p, slot, err);
 out:
@@ -520,7 +546,7 @@ static int strip_entry(const struct pool *p, const char *name, struct sl_err *er
 {
 	/* the settings mark describes the files, which are not touched here */
 	static const char *const keep[] = { "HEAD", "commondir", "gitdir", "index", CHECKOUT_MARK,
-					    NULL };
+					    RESET_MARK, NULL };
 	char *dir = entry(p, name, NULL);
 	struct dirent *d;
 	DIR *dh;
@@ -703,7 +729,6 @@ static int reset_files(const char *wt, int keep_ignored, struct sl_err *err)
 	return error;
 }
 
-#define RESET_MARK "sluice-reset-pending"
 
 /*
  * Whether a .gitattributes differs between the commits `from` (what the
@@ -922,6 +947,17 @@ static char *newest_slot(const struct pool *p, struct sl_err *err)
 	return pick;
 }
 
+/* The entry of `run` says its worktree came from the pool and is not reset yet. */
+static int mark_taken(const struct pool *p, const char *run, struct sl_err *err)
+{
+	char *mark = entry(p, run, RESET_MARK);
+	int error = mark ? sl_write_file_atomic(mark, "", 0, err) :
+			   sl_err_set(err, SL_ERROR, "out of memory");
+
+	free(mark);
+	return error;
+}
+
 /* Move slot `slot` to `dst` as the worktree of `run` (entry renamed, pointers rewritten). */
 static int move_in(const struct pool *p, const char *slot, const char *run, const char *dst,
 		   struct sl_err *err)
@@ -938,7 +974,8 @@ static int move_in(const struct pool *p, const char *slot, const char *run, cons
 	if ((error = sl_mkdir_p(parent, err)) != 0 || (error = move(src, dst, err)) != 0)
 		goto out;
 	sl_fault("pool.take_moved");
-	if ((error = move_entry(p, slot, run, err)) == 0)
+	if ((error = move_entry(p, slot, run, err)) == 0 &&
+	    (error = mark_taken(p, run, err)) == 0)
 		error = relink(p, dst, run, err);
 	sl_fault(error ? NULL : "pool.take_relinked");
 out:

@@ -234,8 +234,9 @@ static void test_recover_every_cut(void **state)
 		sh("cd '%s' && printf R2 >.system/pool/%s.take && mkdir -p .system/runs/R2", repo, name);
 		if (cut >= 1)
 			sh("cd '%s' && mv .system/pool/%s .system/runs/R2/worktree", repo, name);
-		if (cut >= 2)
-			sh("cd '%s' && mv .git/worktrees/%s .git/worktrees/R2", repo, name);
+		if (cut >= 2) /* the entry renamed, then marked (move_in) */
+			sh("cd '%s' && mv .git/worktrees/%s .git/worktrees/R2 && "
+			   ": >.git/worktrees/R2/sluice-reset-pending", repo, name);
 		if (cut >= 3)
 			sh("cd '%s' && printf 'gitdir: %s/.git/worktrees/R2\\n' >.system/runs/R2/worktree/.git && "
 			   "printf '%s/.system/runs/R2/worktree/.git\\n' >.git/worktrees/R2/gitdir",
@@ -254,6 +255,18 @@ static void test_recover_every_cut(void **state)
 		sh("cd '%s' && git worktree remove --force .system/runs/R2/worktree && "
 		   "git branch -q -D run/R2", repo);
 	}
+	/* an intent naming a run with a worktree of its own (planted): that worktree is left alone */
+	make_run("R4", "run/R4");
+	put("R4", 2, 1);
+	make_run("R5", "run/R5");
+	sh("cd '%s' && printf R5 >.system/pool/_pool-9-9-9.take", repo);
+	assert_int_equal(worktree_pool_recover(repo, &err), 0);
+	assert_true(sl_is_dir(sh_line("echo '%s/.system/runs/R5/worktree'", repo)));
+	assert_string_equal(sh_line("git -C '%s/.system/runs/R5/worktree' symbolic-ref HEAD", repo),
+			    "refs/heads/run/R5");
+	assert_string_equal(sh_line("ls '%s/.system/pool' | wc -l", repo), "1");
+	sh("cd '%s' && git worktree remove --force .system/runs/R5/worktree && "
+	   "git branch -q -D run/R5 && rm -rf .system/pool/* && git worktree prune", repo);
 	/* a put cut after the move: finished */
 	make_run("R3", "run/R3");
 	sh("cd '%s' && git -C .system/runs/R3/worktree checkout -q --detach && git branch -q -D run/R3 && "
