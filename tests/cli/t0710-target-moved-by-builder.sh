@@ -90,12 +90,32 @@ test_expect_success 'audit fails on the commit' '
 test_expect_success 'the person resets the target: landing goes on, audit holds' '
 	evil=$(cat evil.id) && before=$(cat before.id) && run=$(cat run.id) && g1=$(cat g1.id) &&
 	rm -rf reset && cp -a repo reset &&
+	(cd reset && git worktree repair .system/runs/*/worktree) &&
 	git -C reset reset -q --hard "$before" &&
 	sluice -C reset tick >out 2>err &&
 	test "$(state_of reset $g1)" = merged &&
 	(cd reset && sluice audit >../out) &&
 	test_grep "all hold" out &&
 	sluice -C reset status >st && test_grep -v "unreviewed" st
+'
+
+# A copy of the repository (cp -a) whose run worktrees still point into
+# the original's .git (git keeps absolute paths; git worktree repair would
+# fix them): the copy's run fails with the reason, and nothing of the
+# original changes (before, the copy's snapshot committed into it).
+test_expect_success 'a copy whose worktrees point into the original: the run fails, the original is untouched' '
+	g1=$(cat g1.id) && before=$(cat before.id) &&
+	rm -rf copy && cp -a repo copy &&
+	git -C copy reset -q --hard "$before" &&
+	git -C repo for-each-ref >refs.before &&
+	(cd repo/.system/runs/$g1/worktree && git status --porcelain && git rev-parse HEAD) >wt.before &&
+	sluice -C copy tick >out 2>err &&
+	test "$(state_of copy $g1)" = failed &&
+	sluice -C copy status $g1 >st && test_grep "names another folder" st &&
+	git -C repo for-each-ref >refs.after && test_cmp refs.before refs.after &&
+	(cd repo/.system/runs/$g1/worktree && git status --porcelain && git rev-parse HEAD) >wt.after &&
+	test_cmp wt.before wt.after &&
+	test "$(state_of repo $g1)" = approved
 '
 
 test_expect_success 'or accepts it: accept-target records it as the user'"'"'s' '
