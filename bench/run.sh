@@ -667,7 +667,10 @@ e2e() {
 		[ "${KEEP:-0}" = 1 ] || rm -rf "$d" "$d".*
 	done
 	probe="not run"
-	if mem_probe_build; then
+	if ldd "$SLUICE" 2>/dev/null | grep -q 'libasan'; then
+		# ASan must be the first library loaded: an LD_PRELOAD probe would stop every process
+		probe="not run: the binary is built with AddressSanitizer"
+	elif mem_probe_build; then
 		d="$work/e2e-probe"
 		progress "end to end, $E2E_N work orders: the memory probe's run"
 		e2e_repo "$d"

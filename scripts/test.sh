@@ -57,6 +57,7 @@ if [ "${SLUICE_TEST_QUICK:-0}" != 1 ]; then
 	fuzz
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
 	build_and_test build/asan -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=address,undefined
 fi
 echo "== all tests passed"
