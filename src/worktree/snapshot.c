@@ -1,5 +1,5 @@
 /* A run worktree after its builder: changes, the snapshot commit, the reset. */
-#include "worktree/worktree.h"
+#include "worktree/worktree_int.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/git.h"
@@ -26,14 +26,6 @@ static int is_excluded(const char *path, const char *const *excluded)
 			return 1;
 	}
 	return 0;
-}
-
-/* `a` and `b` are one directory (a trailing '/' or a link on the way aside). */
-static int same_dir(const char *a, const char *b)
-{
-	char ra[PATH_MAX], rb[PATH_MAX];
-
-	return a && realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
 }
 
 /* Open the worktree itself, never a repository above it. */
@@ -64,7 +56,8 @@ static int open_wt(git_repository **out, const char *wt, struct sl_err *err)
 				   "'%s' is no longer a linked worktree (its .git file was "
 				   "replaced); retry the run in a fresh worktree",
 				   wt);
-	} else if (!same_dir(git_repository_workdir(*out), wt)) {
+	} else if (!git_repository_workdir(*out) ||
+		   !worktree__same_path(git_repository_workdir(*out), wt)) {
 		/* libgit2 takes the work tree from the entry's gitdir file, which a builder can rewrite */
 		error = sl_err_set(err, SL_ECONFLICT,
 				   "the git entry of worktree '%s' names another folder, '%s' (its "

@@ -59,7 +59,7 @@ int worktree__open_repo(git_repository **out, const char *root, struct sl_err *e
 	return 0;
 }
 
-static int same_path(const char *a, const char *b)
+int worktree__same_path(const char *a, const char *b)
 {
 	char ra[PATH_MAX], rb[PATH_MAX];
 
@@ -69,7 +69,7 @@ static int same_path(const char *a, const char *b)
 }
 
 /* The branch (without refs/heads/) HEAD of worktree `name` names; NULL if none. */
-static char *wt_branch(git_repository *repo, const char *name)
+char *worktree__wt_branch(git_repository *repo, const char *name)
 {
 	char *path = NULL, *branch = NULL;
 	struct sl_buf b = SL_BUF_INIT;
@@ -107,8 +107,8 @@ static int check_existing(git_repository *repo, const char *name, const char *pa
 			error = sl_err_git(err, rc, "cannot prune the stale worktree entry '%s'", name);
 		goto out;
 	}
-	head = wt_branch(repo, name);
-	if (same_path(git_worktree_path(wt), path) && head && !strcmp(head, branch)) {
+	head = worktree__wt_branch(repo, name);
+	if (worktree__same_path(git_worktree_path(wt), path) && head && !strcmp(head, branch)) {
 		error = 1;
 		goto out;
 	}
@@ -344,7 +344,7 @@ static int find_wt(git_worktree **out, git_repository *repo, const char *name_or
 	for (i = 0; i < names.count && !found; i++) {
 		if (git_worktree_lookup(out, repo, names.strings[i]) < 0)
 			continue;
-		if (same_path(git_worktree_path(*out), name_or_path))
+		if (worktree__same_path(git_worktree_path(*out), name_or_path))
 			found = 1;
 		else {
 			git_worktree_free(*out);
@@ -410,7 +410,7 @@ int worktree__refuse_dirty(const char *path, const char *const *excluded, struct
  * the branch.<name> config section (run branches have none) and leaks
  * pcre2 match data doing so in libgit2 1.5.
  */
-static int delete_branch_named(git_repository *repo, const char *branch, struct sl_err *err)
+int worktree__delete_branch(git_repository *repo, const char *branch, struct sl_err *err)
 {
 	git_reference *ref = NULL;
 	int rc;
@@ -442,7 +442,7 @@ static int redirected_entry(git_repository *repo, const char *root, const char *
 	*done = 0;
 	if (!want || !ent)
 		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if (same_path(path, want))
+	else if (worktree__same_path(path, want))
 		error = 0;
 	else if (!force)
 		error = sl_err_set(err, SL_ECONFLICT,
@@ -479,7 +479,7 @@ int worktree_remove(const char *repo_root, const char *name_or_path,
 	    (error = find_wt(&wt, repo, name_or_path, err)) < 0)
 		goto out;
 	path = strdup(git_worktree_path(wt));
-	branch = wt_branch(repo, git_worktree_name(wt));
+	branch = worktree__wt_branch(repo, git_worktree_name(wt));
 	if (!path) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
@@ -510,7 +510,7 @@ int worktree_remove(const char *repo_root, const char *name_or_path,
 	sl_fault("cleanup.after_worktree_remove");
 branch:
 	if (delete_branch && branch) {
-		if ((rc = delete_branch_named(repo, branch, err)) < 0)
+		if ((rc = worktree__delete_branch(repo, branch, err)) < 0)
 			error = rc;
 		else if (branch_deleted)
 			*branch_deleted = rc;
@@ -675,7 +675,7 @@ static int list_add_wt(struct worktree_list *l, git_repository *repo, const char
 	memset(e, 0, sizeof(*e));
 	e->name = strdup(name);
 	e->path = strdup(git_worktree_path(wt));
-	e->branch = wt_branch(repo, name);
+	e->branch = worktree__wt_branch(repo, name);
 	e->valid = git_worktree_validate(wt) == 0;
 	e->locked = git_worktree_is_locked(NULL, wt) > 0;
 	e->under_runs = e->path && !strncmp(e->path, runs_prefix, strlen(runs_prefix));

@@ -8,6 +8,18 @@
 /* 1 when `branch` is a valid local branch name that cannot become an option. */
 int worktree_branch_name_valid(const char *branch);
 
+/* `a` and `b` are one path once links and a trailing '/' are resolved (else: the same string). */
+int worktree__same_path(const char *a, const char *b);
+
+/* The branch (short name) HEAD of worktree entry `name` is on; NULL if detached or unreadable. */
+char *worktree__wt_branch(git_repository *repo, const char *name);
+
+/*
+ * Delete local branch `branch` unless a worktree has it checked out: 1
+ * deleted, 0 there was none, <0 an error (SL_ERROR with git's message).
+ */
+int worktree__delete_branch(git_repository *repo, const char *branch, struct sl_err *err);
+
 /* Open the repository at `root` (no search upwards). */
 int worktree__open_repo(git_repository **out, const char *root, struct sl_err *err);
 
