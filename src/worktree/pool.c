@@ -903,7 +903,7 @@ out:
 static int reset_taken(const struct pool *p, const char *wt, const char *run, int keep_ignored,
 		       struct sl_err *err)
 {
-	char *mark = entry(p, run, RESET_MARK), *ent = NULL;
+	char *mark = entry(p, run, RESET_MARK);
 	int error;
 
 	if (!mark)
@@ -917,16 +917,17 @@ static int reset_taken(const struct pool *p, const char *wt, const char *run, in
 		if ((error = worktree__make_writable(wt, err)) == 0)
 			error = reset_files(wt, keep_ignored, err);
 	}
+	/*
+	 * No new settings digest: the slot's, kept through strip_entry(), was
+	 * checked equal to the settings of now when it was taken (same_settings()).
+	 */
 	if (!error)
 		error = as_checked_out(wt, err);
-	if (!error && (ent = entry(p, run, NULL)) && worktree__checkout_settings_record(p->repo, ent) < 0)
-		error = sl_err_set(err, SL_ERROR, "cannot record the checkout settings of '%s'", wt);
 	sl_fault(error ? NULL : "pool.take_recycled");
 	if (!error)
 		error = sl_unlink(mark, err);
 out:
 	free(mark);
-	free(ent);
 	return error;
 }
 
@@ -1233,44 +1234,20 @@ static int new_slot_name(const struct pool *p, char *out, size_t n, struct sl_er
 	return sl_err_set(err, SL_EEXISTS, "no free slot name in the pool");
 }
 
-/* HEAD's branch of entry `name` (short name) when it is on one; NULL otherwise. */
-static char *head_branch(const struct pool *p, const char *name)
-{
-	char *head = entry(p, name, "HEAD"), *line = head ? read_line(head) : NULL, *b = NULL;
-
-	if (line && !strncmp(line, "ref: refs/heads/", 16))
-		b = strdup(line + 16);
-	free(head);
-	free(line);
-	return b;
-}
-
-static int delete_branch(const struct pool *p, const char *branch, int *deleted, struct sl_err *err)
-{
-	git_reference *ref = NULL;
-	int rc;
-
-	if ((rc = git_branch_lookup(&ref, p->repo, branch, GIT_BRANCH_LOCAL)) == 0)
-		rc = git_reference_delete(ref);
-	git_reference_free(ref);
-	if (rc < 0 && rc != GIT_ENOTFOUND)
-		return sl_err_git(err, rc, "cannot delete branch '%s'", branch);
-	if (deleted)
-		*deleted = rc == 0;
-	return 0;
-}
-
 /* Detach, delete the branch, move: under an intent that recover() finishes. */
 static int move_out(const struct pool *p, const char *run, const char *src, int delete,
 		    int *deleted, struct sl_err *err)
 {
-	char slot[SLOT_NAME_MAX], *dst = NULL, *branch = head_branch(p, run);
+	char slot[SLOT_NAME_MAX], *dst = NULL, *branch = worktree__wt_branch(p->repo, run);
 	int error;
 
 	if ((error = new_slot_name(p, slot, sizeof(slot), err)) != 0 ||
 	    (error = detach_head(p, run, err)) != 0 ||
-	    (delete && branch && (error = delete_branch(p, branch, deleted, err)) != 0))
+	    (delete && branch && (error = worktree__delete_branch(p->repo, branch, err)) < 0))
 		goto out;
+	if (deleted && delete && branch)
+		*deleted = error == 1;
+	error = 0;
 	if (!(dst = pool_path(p->root, slot, NULL))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
