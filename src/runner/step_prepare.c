@@ -199,7 +199,7 @@ static int create_worktree(struct step *s, int *reused, int pool, struct sl_err 
 	int error;
 
 	sl_fault("prepare.before_worktree_add");
-	if (worktree_pool_pending(s->ctx->repo.root, s->run.id) || (pool && from_pool(s))) {
+	if (worktree_pool_pending(s->ctx->repo.gitdir, s->run.id) || (pool && from_pool(s))) {
 		*reused = 2;
 		return 0;
 	}

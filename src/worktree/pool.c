@@ -1178,19 +1178,16 @@ int worktree_pool_take(const char *repo_root, const char *run, const char *branc
 	return error;
 }
 
-int worktree_pool_pending(const char *repo_root, const char *run)
+int worktree_pool_pending(const char *gitdir, const char *run)
 {
-	struct pool p;
-	struct sl_err e = SL_ERR_INIT;
 	char *mark;
 	int pending;
 
-	if (!worktree_name_valid(run) || pool_open(&p, repo_root, &e) != 0)
+	/* every preparing step asks: a path, no repository opened */
+	if (!worktree_name_valid(run) || !(mark = worktree_entry_path(gitdir, run, RESET_MARK)))
 		return 0;
-	mark = entry(&p, run, RESET_MARK);
-	pending = mark && sl_path_exists(mark);
+	pending = sl_path_exists(mark);
 	free(mark);
-	pool_close(&p);
 	return pending;
 }
 

@@ -129,8 +129,11 @@ int worktree_pool_put(const char *repo_root, const char *run, size_t max,
 int worktree_pool_take(const char *repo_root, const char *run, const char *branch,
 		       const char *base_oid_hex, char **slot_out, struct sl_err *err);
 
-/* 1 when run `run`'s worktree was taken from the pool and is not reset yet. */
-int worktree_pool_pending(const char *repo_root, const char *run);
+/*
+ * 1 when run `run`'s worktree was taken from the pool and is not reset yet;
+ * `gitdir` is the repository's common git directory.
+ */
+int worktree_pool_pending(const char *gitdir, const char *run);
 
 /*
  * Make run `run`'s taken worktree what worktree_create() would have made

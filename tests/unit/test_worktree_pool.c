@@ -74,16 +74,17 @@ static void put(const char *run, size_t max, int expect_pooled)
 static int take_reset(const char *run, int keep_ignored, char **slot)
 {
 	struct sl_err err = SL_ERR_INIT;
-	char branch[64], *got = NULL;
+	char branch[64], gitdir[PATH_MAX + 32], *got = NULL;
 	int error;
 
+	snprintf(gitdir, sizeof(gitdir), "%s/.git", repo);
 	snprintf(branch, sizeof(branch), "run/%s", run);
 	if ((error = worktree_pool_take(repo, run, branch, rev("main"), &got, &err)) != 0)
 		return error;
-	assert_int_equal(worktree_pool_pending(repo, run), got != NULL);
+	assert_int_equal(worktree_pool_pending(gitdir, run), got != NULL);
 	if (got && (error = worktree_pool_reset(repo, run, keep_ignored, &err)) != 0)
 		return error;
-	assert_int_equal(worktree_pool_pending(repo, run), 0);
+	assert_int_equal(worktree_pool_pending(gitdir, run), 0);
 	if (slot)
 		*slot = got;
 	else
