@@ -53,58 +53,42 @@ done
 # L leaves a process behind in its worktree (in a session of its own: L
 # waits until it is up, so that the end of L's process group cannot take
 # it along), which waits until the next
-# run's builder started, then writes leak.txt into its current folder and
+# run's builder started, then writes leak<SFX>.txt into its current folder and
 # says so (also when its folder is gone and the write fails); N waits for
 # that (at most 30 s) before it adds its own file.
-cat >"$BUILDERS/L.sh" <<EOS
-setsid sh -c ': >"$TRASH/daemon-up"; i=0; while [ ! -f "$TRASH/next-started" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; (echo leak >leak.txt) 2>/dev/null; : >"$TRASH/leaked"' </dev/null >/dev/null 2>&1 &
+# leftover_builders SFX DIR: L<SFX> leaves its process with DIR (in the
+# worktree) as its current folder, N<SFX> is the next run.
+leftover_builders() {
+	cat >"$BUILDERS/L$1.sh" <<EOS
+mkdir -p $2 && echo k >$2/keep$1.txt && cd $2 &&
+setsid sh -c ': >"$TRASH/daemon$1-up"; i=0; while [ ! -f "$TRASH/next$1-started" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; (echo leak >leak$1.txt) 2>/dev/null; : >"$TRASH/leaked$1"' </dev/null >/dev/null 2>&1 &
 i=0
-while [ ! -f "$TRASH/daemon-up" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
-echo L >L.txt
+while [ ! -f "$TRASH/daemon$1-up" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+echo L$1 >L$1.txt
 EOS
-cat >"$BUILDERS/N.sh" <<EOS
-: >"$TRASH/next-started"
+	cat >"$BUILDERS/N$1.sh" <<EOS
+: >"$TRASH/next$1-started"
 i=0
-while [ ! -f "$TRASH/leaked" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
-echo N >N.txt
+while [ ! -f "$TRASH/leaked$1" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+echo N$1 >N$1.txt
 EOS
+}
 
-test_expect_success 'a process a builder left in its worktree does not write into the next run' '
-	sluice_repo lp "$(approve_reviewer_config)" "worktree:" "  pool: 2" &&
-	wo lp L && sluice -C lp tick >tick.out 2>&1 &&
-	test "$(state_of lp "$(run_of lp L)")" = merged &&
-	wo lp N && sluice -C lp tick >tick.out 2>&1 &&
-	n=$(run_of lp N) && test "$(state_of lp $n)" = merged &&
-	test -f leaked &&
-	grep "^diff --git" lp/.system/runs/$n/diff.patch >heads &&
-	echo "diff --git a/N.txt b/N.txt" >want && test_cmp want heads &&
-	test -z "$(git -C lp ls-tree -r --name-only main | grep leak)"
-'
-
-# The same with the process's current folder deeper in the worktree.
-cat >"$BUILDERS/L2.sh" <<EOS
-mkdir -p deep/er && echo k >deep/er/keep.txt && cd deep/er &&
-setsid sh -c ': >"$TRASH/daemon2-up"; i=0; while [ ! -f "$TRASH/next2-started" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; (echo leak >leak2.txt) 2>/dev/null; : >"$TRASH/leaked2"' </dev/null >/dev/null 2>&1 &
-i=0
-while [ ! -f "$TRASH/daemon2-up" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
-echo L2 >L2.txt
-EOS
-cat >"$BUILDERS/N2.sh" <<EOS
-: >"$TRASH/next2-started"
-i=0
-while [ ! -f "$TRASH/leaked2" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
-echo N2 >N2.txt
-EOS
-
-test_expect_success 'nor does one whose current folder is deeper in the worktree' '
-	sluice_repo lp2 "$(approve_reviewer_config)" "worktree:" "  pool: 2" &&
-	wo lp2 L2 && sluice -C lp2 tick >tick.out 2>&1 &&
-	test "$(state_of lp2 "$(run_of lp2 L2)")" = merged &&
-	wo lp2 N2 && sluice -C lp2 tick >tick.out 2>&1 &&
-	n=$(run_of lp2 N2) && test "$(state_of lp2 $n)" = merged &&
-	test -f leaked2 &&
-	grep "^diff --git" lp2/.system/runs/$n/diff.patch >heads &&
-	echo "diff --git a/N2.txt b/N2.txt" >want && test_cmp want heads
-'
+# At the top of the worktree, and with the process's current folder deeper in it.
+for c in "1 ." "2 deep/er"; do
+	sfx=${c%% *} dir=${c#* }
+	leftover_builders "$sfx" "$dir"
+	test_expect_success "a process a builder left in its worktree ($dir) does not write into the next run" '
+		sluice_repo lp$sfx "$(approve_reviewer_config)" "worktree:" "  pool: 2" &&
+		wo lp$sfx L$sfx && sluice -C lp$sfx tick >tick.out 2>&1 &&
+		test "$(state_of lp$sfx "$(run_of lp$sfx L$sfx)")" = merged &&
+		wo lp$sfx N$sfx && sluice -C lp$sfx tick >tick.out 2>&1 &&
+		n=$(run_of lp$sfx N$sfx) && test "$(state_of lp$sfx $n)" = merged &&
+		test -f leaked$sfx &&
+		grep "^diff --git" lp$sfx/.system/runs/$n/diff.patch >heads &&
+		echo "diff --git a/N$sfx.txt b/N$sfx.txt" >want && test_cmp want heads &&
+		test -z "$(git -C lp$sfx ls-tree -r --name-only main | grep leak)"
+	'
+done
 
 test_done
