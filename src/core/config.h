@@ -69,7 +69,7 @@ struct sl_config {
 		int pool;               /* finished worktrees kept for reuse; default 2, 0: none */
 		int keep_ignored;       /* recycle: keep-ignored (1) or clean (0, the default) */
 		int keep_failed;        /* default 1: a failed/rejected run's worktree stays for
-		                           a person; 0: it goes to the pool (its diff is saved) */
+		                           a person; 0: it goes to the pool (its work committed) */
 	} worktree;
 	struct sl_gate *gates;
 	size_t ngates;

@@ -125,7 +125,7 @@ static const char config_template[] =
         "#   hooks: off        # on: let the builder's git commits run the repository's hooks\n"
         "#   pool: 2           # finished worktrees kept for new runs (0: none; docs/config.md)\n"
         "#   recycle: clean    # keep-ignored: node_modules/, build/ stay from run to run\n"
-        "#   keep_failed: on   # off: a failed run's worktree goes to the pool (diff.patch kept)\n"
+        "#   keep_failed: on   # off: a failed run's worktree goes to the pool (its work is on its branch)\n"
         "\n"
         "# Gates: named commands run in the worktree after each build. A failing\n"
         "# gate fails the attempt (see retry).\n"

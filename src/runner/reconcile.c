@@ -537,20 +537,15 @@ static void recover_pool(struct sl_ctx *ctx)
 
 /*
  * worktree.keep_failed: false lets a failed or rejected run's worktree go
- * (to the pool) once its diff.patch is saved; its branch stays, for retry.
+ * (to the pool) once its work is committed to its branch (the store has its
+ * head commit, and diff.patch was written from it): the branch stays, for
+ * retry. The store says so, not a file in the run folder a builder can plant.
  */
 static int failed_recyclable(struct sl_ctx *ctx, const struct store_run *run)
 {
-	char *patch;
-	int saved;
-
-	if (ctx->cfg->worktree.keep_failed ||
-	    (run->state != RUN_FAILED && run->state != RUN_REJECTED))
-		return 0;
-	patch = sl_repo_run_path(&ctx->repo, run->id, "diff.patch");
-	saved = patch && sl_path_exists(patch);
-	free(patch);
-	return saved;
+	return !ctx->cfg->worktree.keep_failed &&
+	       (run->state == RUN_FAILED || run->state == RUN_REJECTED) && run->head_commit &&
+	       run->head_commit[0];
 }
 
 static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
