@@ -155,9 +155,11 @@ static int from_pool(struct step *s)
 	int error;
 
 	if (s->ctx->cfg->worktree.pool <= 0) {
-		/* no pool: only what a killed tick left half moved, should there be any */
-		if (worktree_pool_recover(s->ctx->repo.root, &err) != 0)
+		/* no pool: only what a killed tick left half moved, should there be a pool folder */
+		char *dir = sl_path_join(s->ctx->repo.sysdir, "pool");
+		if (dir && sl_is_dir(dir) && worktree_pool_recover(s->ctx->repo.root, &err) != 0)
 			sl_log(SL_LOG_WARN, "the worktree pool could not be checked: %s", err.msg);
+		free(dir);
 		return 0;
 	}
 	error = worktree_pool_take(s->ctx->repo.root, s->run.id, s->run.branch_name,
