@@ -41,21 +41,7 @@ test_expect_success 'setup: 12 work orders, two pairs touching the same lines, a
 '
 
 test_expect_success 'ticks killed at random moments end with every work order merged once' '
-	n=0 && killed=0 && rnd=$SEED &&
-	while [ $n -lt $KILLS ]; do
-		n=$((n + 1))
-		rnd=$(( (rnd * 1103515245 + 12345) % 2147483648 ))
-		delay_ms=$(( rnd % 120 ))
-		rm -f tick.sid
-		setsid sh -c "echo \$\$ >tick.sid; exec \"$SLUICE\" -C repo tick --jobs 2 >>ticks.out 2>&1" &
-		i=0
-		while [ ! -s tick.sid ] && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
-		sleep "$(printf "0.%03d" $delay_ms)"
-		if pkill -KILL -s "$(cat tick.sid)" 2>/dev/null; then killed=$((killed + 1)); fi
-		wait
-		if [ "$(sluice -C repo runs --state merged | wc -l)" = 12 ]; then break; fi
-	done &&
-	echo "# $n ticks, $killed killed, $(sluice -C repo runs --state merged | wc -l) of 12 merged by then" >&3 &&
+	kill_ticks repo "$SEED" "$KILLS" 120 12 >&3 &&
 	# then ticks as cron would run them, until the queue settles
 	settle repo &&
 	sluice -C repo runs >runs &&
