@@ -358,8 +358,8 @@ pool_check() { # DIR
 		{ echo "git worktree prune would prune:" >&2; git -C "$1" worktree prune -n -v >&2; return 1; }
 }
 
-# kill_ticks DIR SEED KILLS MAX_MS WANT: start `sluice -C DIR tick --jobs 2`
-# in a session of its own and SIGKILL the whole session after a delay below
+# kill_ticks DIR SEED KILLS MAX_MS WANT [TICK-OPTIONS]: start `sluice -C DIR
+# tick TICK-OPTIONS` in a session of its own and SIGKILL the whole session after a delay below
 # MAX_MS ms drawn from a sequence seeded with SEED, at most KILLS times or
 # until WANT runs are merged. Prints "# N ticks, K killed, M of WANT merged
 # by then" (for fd 3: the test's log).
@@ -369,10 +369,10 @@ kill_ticks() {
 		_kn=$((_kn + 1))
 		_kr=$(( (_kr * 1103515245 + 12345) % 2147483648 ))
 		rm -f tick.sid
-		setsid sh -c "echo \$\$ >tick.sid; exec \"$SLUICE\" -C $1 tick --jobs 2 >>ticks.out 2>&1" &
+		setsid sh -c "echo \$\$ >tick.sid; exec \"$SLUICE\" -C $1 tick ${6:-} >>ticks.out 2>&1" &
 		_ki=0
 		while [ ! -s tick.sid ] && [ $_ki -lt 100 ]; do sleep 0.01; _ki=$((_ki + 1)); done
-		sleep "$(printf "0.%03d" $((_kr % $4)))"
+		sleep "$(awk -v ms=$((_kr % $4)) "BEGIN { printf \"%.3f\", ms / 1000 }")"
 		if pkill -KILL -s "$(cat tick.sid)" 2>/dev/null; then _kk=$((_kk + 1)); fi
 		wait
 		if [ "$("$SLUICE" -C "$1" runs --state merged | wc -l)" = "$5" ]; then break; fi

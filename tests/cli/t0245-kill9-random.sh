@@ -41,7 +41,7 @@ test_expect_success 'setup: 12 work orders, two pairs touching the same lines, a
 '
 
 test_expect_success 'ticks killed at random moments end with every work order merged once' '
-	kill_ticks repo "$SEED" "$KILLS" 120 12 >&3 &&
+	kill_ticks repo "$SEED" "$KILLS" 120 12 "--jobs 2" >&3 &&
 	# then ticks as cron would run them, until the queue settles
 	settle repo &&
 	sluice -C repo runs >runs &&

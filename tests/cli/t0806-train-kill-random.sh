@@ -53,21 +53,7 @@ test_expect_success 'setup: eight work orders, a train of depth 3, a dirty check
 '
 
 test_expect_success 'ticks killed at random moments, then the queue settles with every promise kept' '
-	n=0 && killed=0 && rnd=$SEED &&
-	while [ $n -lt $KILLS ]; do
-		n=$((n + 1))
-		rnd=$(( (rnd * 1103515245 + 12345) % 2147483648 ))
-		delay_ms=$(( rnd % ${SLUICE_KILL_MAX_MS:-600} ))
-		rm -f tick.sid
-		setsid sh -c "echo \$\$ >tick.sid; exec \"$SLUICE\" -C repo tick >>ticks.out 2>&1" &
-		i=0
-		while [ ! -s tick.sid ] && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
-		sleep "$(awk -v ms=$delay_ms "BEGIN { printf \"%.3f\", ms / 1000 }")"
-		if pkill -KILL -s "$(cat tick.sid)" 2>/dev/null; then killed=$((killed + 1)); fi
-		wait
-		if [ "$(sluice -C repo runs --state merged | wc -l)" = 8 ]; then break; fi
-	done &&
-	echo "# $n ticks, $killed killed, $(sluice -C repo runs --state merged | wc -l) of 8 merged by then" >&3 &&
+	kill_ticks repo "$SEED" "$KILLS" "${SLUICE_KILL_MAX_MS:-600}" 8 >&3 &&
 	settle repo &&
 	fault_check repo "$WOS" "" &&
 	landed_tested repo "$G" &&

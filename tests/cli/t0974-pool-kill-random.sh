@@ -45,7 +45,7 @@ test_expect_success 'setup: ten work orders, a pool of two, a dirty checkout' '
 '
 
 test_expect_success 'ticks killed at random moments: every work order merged once' '
-	kill_ticks repo "$SEED" "$KILLS" 150 10 >&3 &&
+	kill_ticks repo "$SEED" "$KILLS" 150 10 "--jobs 2" >&3 &&
 	settle repo &&
 	test "$(sluice -C repo runs --state merged | wc -l)" = 10 &&
 	for i in $WOS; do test "$(merges_of repo R$i)" = 1 || return 1; done &&
