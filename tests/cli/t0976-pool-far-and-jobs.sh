@@ -16,23 +16,8 @@
 
 test_skip_unless_tool jq sha256sum stat
 
-# record.sh DIR OUT: as in t0970.
-cat >"$TRASH/record.sh" <<'EOS'
-wt=$1 out=$2
-mkdir -p "$out" && cd "$wt" || exit 1
-git status --porcelain --ignored --untracked-files=all >"$out/status" 2>&1
-git ls-files -s >"$out/index" 2>&1
-git ls-files -v | grep -v '^H ' >"$out/flags"
-find . -path ./.git -prune -o ! -path . -print | LC_ALL=C sort | while IFS= read -r p; do
-	if [ -L "$p" ]; then echo "$p link $(readlink "$p")"
-	elif [ -d "$p" ]; then echo "$p dir $(stat -c %a "$p")"
-	else echo "$p file $(stat -c %a "$p") $(sha256sum <"$p" | cut -c1-64)"
-	fi
-done >"$out/tree"
-git rev-parse --absolute-git-dir >"$out/git-dir"
-git rev-parse HEAD >"$out/head"
-stat -c %i . >"$out/inode"
-EOS
+# record.sh DIR OUT: what a worktree holds (tests/cli/record-worktree.sh).
+cp "$SLUICE_SOURCE_DIR/tests/cli/record-worktree.sh" "$TRASH/record.sh"
 
 for w in P1 P2 P2b P3 P4 P5; do
 	printf '%s\n' "sh \"$TRASH/record.sh\" . \"$TRASH/seen/$w\"" "echo $w >$w.txt" >"$BUILDERS/$w.sh"
