@@ -59,6 +59,7 @@
  *   pool.put_moved                its directory in .system/pool, its .git/worktrees entry not renamed
  *   pool.take_intent              a run taking a pooled worktree: intent written, nothing moved
  *   pool.take_moved               the directory moved to the run, its entry not renamed
+ *   pool.take_half_linked         entry renamed, the worktree's .git names it, its gitdir not yet
  *   pool.take_relinked            entry renamed and linked, the run's branch and files not set
  *   pool.take_adopted             on the run's branch, marked for reset, the intent not removed
  *   pool.take_before_reset        no intent, the lock released, index cleaned, files not reset yet

@@ -192,6 +192,23 @@ static int reset_pooled(struct step *s)
 }
 
 /*
+ * A worktree this run took from the pool whose reset a killed process cut
+ * short: 1 when it is whole and only its reset is left. A take cut short
+ * before that (its intent still there: half moved, half linked) is first
+ * put back into the pool by the recovery, never built in.
+ */
+static int taken_before(struct step *s)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	if (!worktree_pool_pending(s->ctx->repo.gitdir, s->run.id))
+		return 0;
+	if (worktree_pool_recover(s->ctx->repo.root, &err) != 0)
+		sl_log(SL_LOG_WARN, "the worktree pool could not be checked: %s", err.msg);
+	return worktree_pool_pending(s->ctx->repo.gitdir, s->run.id);
+}
+
+/*
  * The worktree and branch at the recorded base, made again when a crash
  * left them half made; from the pool when `pool` and it has one (*reused is
  * then 2), or when a take was cut short before its reset.
@@ -201,7 +218,7 @@ static int create_worktree(struct step *s, int *reused, int pool, struct sl_err 
 	int error;
 
 	sl_fault("prepare.before_worktree_add");
-	if (worktree_pool_pending(s->ctx->repo.gitdir, s->run.id) || (pool && from_pool(s))) {
+	if (taken_before(s) || (pool && from_pool(s))) {
 		*reused = 2;
 		return 0;
 	}

@@ -184,8 +184,12 @@ static int relink(const struct pool *p, const char *dir, const char *name, struc
 	if (!gitfile || !back || !(text = sl_path_fmt("gitdir: %s/worktrees/%s\n", p->common, name)) ||
 	    !(line = sl_path_fmt("%s\n", gitfile)))
 		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if ((error = sl_write_file_atomic(gitfile, text, strlen(text), err)) == 0)
+	else if ((error = sl_write_file_atomic(gitfile, text, strlen(text), err)) == 0) {
+		/* the worktree names the entry, the entry not yet the worktree */
+		sl_fault(strncmp(name, SLOT_PREFIX, sizeof(SLOT_PREFIX) - 1) ? "pool.take_half_linked" :
+									   NULL);
 		error = sl_write_file_atomic(back, line, strlen(line), err);
+	}
 	free(gitfile);
 	free(text);
 	free(back);

@@ -60,11 +60,27 @@ pool_case() { # POINT GROUP WHAT
 		test \"\$(grep -c 'worktree from the pool' log.out)\" -ge 1
 	"
 }
-for p in pool.take_intent pool.take_moved pool.take_relinked pool.take_adopted \
+for p in pool.take_intent pool.take_moved pool.take_half_linked pool.take_relinked pool.take_adopted \
 	pool.take_before_reset pool.take_recycled; do
 	pool_case $p 0 "the process at the point"
 	pool_case $p 1 "the whole tick"
 done
+
+# The same half-linked take resumed by `sluice advance-run` by hand, which
+# reconciles nothing first: the preparing step itself puts the slot back
+# (before, it reset the half-linked worktree and built in it, and the
+# snapshot, finding the entry naming the pool's folder, failed the run).
+test_expect_success 'a half-linked take resumed by advance-run, no reconciliation between' '
+	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
+	wo r P && settle r &&
+	wo r A &&
+	fault_fire pool.take_half_linked tick.out -C r tick &&
+	a=$(run_of r A) &&
+	sluice -C r advance-run "$a" >adv.out 2>&1 &&
+	test "$(state_of r "$a")" = merged &&
+	settle r &&
+	fault_check r "P A" ""
+'
 
 test_expect_success 'the second gate (gates.before_gate:2)' '
 	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
