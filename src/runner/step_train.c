@@ -785,6 +785,21 @@ static int landed_before(struct step *s, struct sl_err *err)
 	return head_landed(s, tip);
 }
 
+/* 1 when car c still stands for its run (approved or landing, with the car's head). */
+static int car_holds(struct step *s, const struct store_car *c)
+{
+	struct store_run r;
+	struct sl_err e = SL_ERR_INIT;
+	int holds;
+
+	if (store_run_get(s->ctx->st, c->run_id, &r, &e) != 0)
+		return 0;
+	holds = (r.state == RUN_APPROVED || r.state == RUN_MERGING) && r.head_commit && c->head &&
+		!strcmp(r.head_commit, c->head);
+	store_run_release(&r);
+	return holds;
+}
+
 /*
  * 1 when run `other` changed one of the files this run changed: *paths
  * (the caller's) are the files both changed. 0 when not, or an error.
@@ -857,7 +872,8 @@ static int first_overlap(struct step *s, char **rival, sl_strv *paths, int *land
 	*landed = rc == 1;
 	if (rc == 0 && (rc = store_train_list(s->ctx->st, s->ctx->target_ref, &cars, &n, err)) == 0)
 		for (i = 0; i < n && rc == 0; i++)
-			if ((rc = shares_files(s, cars[i].run_id, paths, err)) == 1)
+			if (car_holds(s, &cars[i]) &&
+			    (rc = shares_files(s, cars[i].run_id, paths, err)) == 1)
 				*rival = strdup(cars[i].run_id);
 	for (i = 0; i < n; i++)
 		store_car_release(&cars[i]);
