@@ -100,6 +100,20 @@ static int failure(const struct sl_err *err)
 	return CLI_FAIL;
 }
 
+/* A failure with the seed's two lines (seeds/004): "error: ..." and "suggestion: ...". */
+static int failure_hint(const struct sl_err *err, const char *suggestion)
+{
+	const char *msg = err->msg[0] ? err->msg : "failed (no message)";
+
+	if (!suggestion)
+		return failure(err);
+	cli_error("error: %s", msg);
+	cli_error("suggestion: %s", suggestion);
+	print_json(json_pack("{s:b, s:s, s:s, s:s}", "success", 0, "tool", "worktree", "error",
+			     msg, "suggestion", suggestion));
+	return CLI_FAIL;
+}
+
 static int do_create(const char *root, const char *slug, const char *prefix, const char *base,
 		     struct sl_err *err)
 {
@@ -113,6 +127,34 @@ static int do_create(const char *root, const char *slug, const char *prefix, con
 	}
 	worktree_tool_made_release(&made);
 	return error;
+}
+
+/* --path: Smithers' worktree (seeds/004), data as its WorktreeExecutionResult. */
+static int do_create_at(const char *root, const char *path, const char *branch,
+			const char *base)
+{
+	struct worktree_tool_at at = WORKTREE_TOOL_AT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	int rc;
+
+	if (worktree_tool_create_at(root, path, branch, base, &at, &err) < 0) {
+		rc = failure_hint(&err, at.suggestion);
+		goto out;
+	}
+	rc = success(json_pack("{s:s, s:s?, s:b, s:b, s:s}", "worktreePath", at.path, "branch",
+			       at.branch, "created", at.created, "cleanedUp", 0, "head", at.base));
+	if (at.created && branch)
+		cli_error("created worktree '%s' on branch '%s'", at.path, branch);
+	else if (at.created)
+		cli_error("created worktree '%s' with a detached HEAD at %.12s", at.path, at.base);
+	else
+		cli_error("worktree '%s' exists already (%s%s%s); nothing changed", at.path,
+			  branch ? "on branch '" : "detached", branch ? branch : "",
+			  branch ? "'" : "");
+	fprintf(stderr, "sluice: hooks stay out when git runs with " HOOKS_ENV "\n");
+out:
+	worktree_tool_at_release(&at);
+	return rc;
 }
 
 static int parse_bool(const char *s, int *out)
@@ -184,6 +226,7 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sl_err err = SL_ERR_INIT;
+	const char *hint = NULL;
 	char *abs = NULL;
 	int c, keep = 1, force = 0, deleted = 0, pool = 0, rc;
 
@@ -206,8 +249,8 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 		return empty_pool(root);
 	if (optind != argc - 1)
 		return cli_usage("worktree cleanup", "expected one PATH");
-	if (worktree_tool_cleanup(root, argv[optind], keep, force, &abs, &deleted, &err) < 0)
-		rc = failure(&err);
+	if (worktree_tool_remove(root, argv[optind], keep, force, &abs, &deleted, &hint, &err) < 0)
+		rc = failure_hint(&err, hint);
 	else
 		rc = success(json_pack("{s:b, s:b, s:s}", "removed", 1, "branchDeleted", deleted,
 				       "path", abs));
@@ -220,11 +263,14 @@ static int sub_create(const char *root, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "prefix", required_argument, NULL, 'p' },
 		{ "base", required_argument, NULL, 'b' },
+		{ "path", required_argument, NULL, 'P' },
+		{ "branch", required_argument, NULL, 'B' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sl_err err = SL_ERR_INIT;
-	const char *prefix = "quick-build", *base = "HEAD";
+	const char *prefix = NULL, *base = "HEAD", *path = NULL, *branch = NULL;
 	char slug[WORKTREE_SLUG_MAX + 1];
 	int c;
 
@@ -236,9 +282,21 @@ static int sub_create(const char *root, int argc, char **argv)
 			prefix = optarg;
 		else if (c == 'b')
 			base = optarg;
-		else
+		else if (c == 'P')
+			path = optarg;
+		else if (c == 'B')
+			branch = optarg;
+		else if (c != 'j') /* the output is JSON anyway */
 			return cli_usage("worktree create", "unknown option");
 	}
+	if (branch && !path)
+		return cli_usage("worktree create", "--branch needs --path");
+	if (path && (prefix || optind != argc))
+		return cli_usage("worktree create", "--path takes no SLUG and no --prefix");
+	if (path)
+		return do_create_at(root, path, branch, base);
+	if (!prefix)
+		prefix = "quick-build";
 	if (optind != argc - 1)
 		return cli_usage("worktree create", "expected one SLUG");
 	if (!worktree_slug(argv[optind], slug, sizeof(slug)))
@@ -281,6 +339,7 @@ int cmd_worktree(struct cli *cli, int argc, char **argv)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_repo repo = SL_REPO_INIT;
+	const char *hint = NULL;
 	int rc;
 
 	static char progname[64];
@@ -302,6 +361,9 @@ int cmd_worktree(struct cli *cli, int argc, char **argv)
 		return cli_help(!strcmp(progname, "sluice worktree create") ? usage_create :
 				!strcmp(progname, "sluice worktree pool")   ? usage_pool :
 									      usage_cleanup);
+	if (!strcmp(progname, "sluice worktree create") &&
+	    worktree_tool_repo_check(cli->dir, &hint, &err) < 0)
+		return failure_hint(&err, hint);
 	if (sl_repo_find(&repo, cli->dir, &err) < 0)
 		return failure(&err);
 	cli_take_token(cli->dir); /* git runs the filters of the shared config */
