@@ -59,7 +59,7 @@ int worktree_tool_repo_check(const char *dir, const char **suggestion, struct sl
 
 /* Append the components of `rest` (no '.' or '..' among them) to `base`: a new string. */
 static int join_rest(const char *base, const char *rest, const char *arg, char **out,
-		     struct sl_err *err)
+		     const char **hint, struct sl_err *err)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	const char *p = rest, *end;
@@ -71,12 +71,12 @@ static int join_rest(const char *base, const char *rest, const char *arg, char *
 	while (*p && !error) {
 		end = p + strcspn(p, "/");
 		n = (size_t)(end - p);
-		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			*hint = "give the path without them, such as ./worktrees/NAME";
 			error = sl_err_set(err, SL_EINVALID,
 					   "path '%s' has '.' or '..' after a folder that does not "
-					   "exist; give it without them",
-					   arg);
-		else if (n)
+					   "exist", arg);
+		} else if (n)
 			full |= sl_buf_add(&b, "/", 1) < 0 || sl_buf_add(&b, p, n) < 0;
 		p = *end ? end + 1 : end;
 	}
@@ -93,7 +93,8 @@ static int join_rest(const char *base, const char *rest, const char *arg, char *
  * that exists with its links resolved, then the rest. *is_link: `arg`
  * itself is a symbolic link. *out is the caller's, free().
  */
-static int tool_abs(const char *arg, char **out, int *is_link, struct sl_err *err)
+static int tool_abs(const char *arg, char **out, int *is_link, const char **hint,
+		    struct sl_err *err)
 {
 	char cwd[PATH_MAX], res[PATH_MAX], *full = NULL, *head = NULL, *slash;
 	struct stat st;
@@ -121,7 +122,7 @@ static int tool_abs(const char *arg, char **out, int *is_link, struct sl_err *er
 		slash = strrchr(head, '/');
 		slash[slash == head ? 1 : 0] = '\0';
 	}
-	error = join_rest(res, full + strlen(head), arg, out, err);
+	error = join_rest(res, full + strlen(head), arg, out, hint, err);
 out:
 	free(full);
 	free(head);
@@ -343,12 +344,14 @@ int worktree_tool_create_at(const char *root, const char *path, const char *bran
 	git_repository *repo = NULL;
 	int error, is_link = 0;
 
-	if (branch && !worktree_branch_name_valid(branch)) {
+	/* "HEAD" and "@" (git's other name for it) would name two things */
+	if (branch && (!worktree_branch_name_valid(branch) || !strcmp(branch, "HEAD") ||
+		       !strcmp(branch, "@"))) {
 		out->suggestion = "use a name git accepts (git check-ref-format --branch NAME) "
 				  "that does not start with '-'";
 		return sl_err_set(err, SL_EINVALID, "'%s' is not a valid branch name", branch);
 	}
-	if ((error = tool_abs(path, &out->path, &is_link, err)) < 0)
+	if ((error = tool_abs(path, &out->path, &is_link, &out->suggestion, err)) < 0)
 		goto out;
 	if (is_link) {
 		out->suggestion = "pass the folder it points to, or another path";
@@ -410,9 +413,10 @@ int worktree_tool_remove(const char *root, const char *path, int keep_branch, in
 	*suggestion = NULL;
 	if ((error = worktree__open_repo(&repo, root, err)) < 0)
 		goto out;
-	if (tool_abs(path, &abs, &is_link, err) == 0 && !is_link)
+	if (tool_abs(path, &abs, &is_link, suggestion, err) == 0 && !is_link)
 		lookup_at(repo, abs, &wt);
 	sl_err_clear(err);
+	*suggestion = NULL;
 	if (!wt) { /* tool.c's checks and messages: inside the repository, a worktree */
 		error = worktree_tool_cleanup(root, path, keep_branch, force, abs_out,
 					      branch_deleted, err);
