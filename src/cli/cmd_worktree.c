@@ -157,6 +157,15 @@ static int do_create(const char *root, const char *slug, const char *prefix, con
 	return error;
 }
 
+/* 1 when `s` can be a JSON string (valid UTF-8). */
+static int utf8(const char *s)
+{
+	json_t *j = json_string(s);
+
+	json_decref(j);
+	return j != NULL;
+}
+
 /* --path: Smithers' worktree (seeds/004), data as its WorktreeExecutionResult. */
 static int do_create_at(const char *root, const char *path, const char *branch,
 			const char *base)
@@ -321,6 +330,9 @@ static int sub_create(const char *root, int argc, char **argv)
 		return cli_usage("worktree create", "--branch needs --path");
 	if (path && (prefix || optind != argc))
 		return cli_usage("worktree create", "--path takes no SLUG and no --prefix");
+	if (path && (!utf8(path) || (branch && !utf8(branch))))
+		return cli_usage("worktree create", "--path and --branch must be UTF-8 text (the "
+				 "output is JSON)");
 	if (path)
 		return do_create_at(root, path, branch, base);
 	if (!prefix)

@@ -149,6 +149,18 @@ test_expect_success '-C DIR: the repository from -C, the path from the current d
 	test "$(git -C repo/worktrees/via-c symbolic-ref HEAD)" = refs/heads/via-c
 '
 
+test_expect_success 'parallel: four at once, same folder name under different parents' '
+	(cd repo &&
+	 for i in 1 2 3 4; do
+		sluice worktree create --path "par$i/wt" --branch "par$i" >"../par$i.json" 2>&1 &
+	 done && wait) &&
+	for i in 1 2 3 4; do
+		test "$(json_field created par$i.json)" = true &&
+		test "$(git -C repo/par$i/wt symbolic-ref HEAD)" = refs/heads/par$i || return 1
+	done &&
+	test "$(git -C repo worktree list --porcelain | grep -c "^worktree $TRASH/repo/par[1-4]/wt\$")" = 4
+'
+
 test_expect_success 'cleanup of such worktrees, also outside the repository; --keep-branch=false' '
 	(cd repo && sluice worktree cleanup ./worktrees/feature-b --keep-branch=false >../out) &&
 	test "$(json_field removed out)" = true &&

@@ -181,7 +181,12 @@ test_expect_success 'usage errors: exit 2' '
 	test_grep "takes no SLUG" ../err &&
 	test_expect_failure_code 2 sluice worktree create --path wt --prefix p &&
 	test_expect_failure_code 2 sluice worktree create --path &&
-	! test -e wt
+	! test -e wt &&
+	bad=$(printf "wt-\377") &&
+	test_expect_failure_code 2 sluice worktree create --path "$bad" 2>../err &&
+	test_grep "must be UTF-8" ../err && ! test -e "$bad" &&
+	test_expect_failure_code 2 sluice worktree create --path wt --branch "$bad" &&
+	test -z "$(git branch --list "$bad")"
 '
 
 test_expect_success 'help: every option, the Smithers example, the exit codes' '
