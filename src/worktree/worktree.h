@@ -415,7 +415,8 @@ int worktree_diff_write(const char *repo_path, const char *base_hex, const char 
 
 /*
  * The worktree tool (`sluice worktree`; tool.c): worktrees for agents,
- * outside the run pipeline, at <root>/.system/worktrees/<branch>.
+ * outside the run pipeline, at <root>/.system/worktrees/<branch>, or where
+ * the user says with --path (tool_at.c, below).
  */
 struct worktree_tool_made {
 	char *path;    /* <root>/.system/worktrees/<branch> */
