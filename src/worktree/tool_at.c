@@ -10,6 +10,7 @@
 #include "worktree/worktree_int.h"
 #include "core/fs.h"
 #include "core/git.h"
+#include "core/lock.h"
 
 #include <git2.h>
 #include <errno.h>
@@ -338,10 +339,37 @@ out:
 	return error;
 }
 
+/*
+ * Serialize worktree creation: two `git worktree add` at once can read each
+ * other's half-made .git/worktrees entry and fail ("failed to read
+ * commondir"), and libgit2's adds of the runs race the same way. The
+ * service lock (.system/lock) when sluice is set up here, else a lock file
+ * of sluice's in the common git directory.
+ */
+static int tool_lock(git_repository *repo, const char *root, struct sl_lock *lock,
+		     struct sl_err *err)
+{
+	char *sys = sl_path_fmt("%s/.system", root), *path = NULL;
+	int error;
+
+	if (sys && sl_is_dir(sys))
+		path = sl_path_fmt("%s/lock", sys);
+	else if (sys)
+		path = sl_path_fmt("%s/sluice-worktree.lock", git_repository_commondir(repo));
+	if (!path)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else
+		error = sl_lock_acquire(lock, path, 60000, err);
+	free(sys);
+	free(path);
+	return error;
+}
+
 int worktree_tool_create_at(const char *root, const char *path, const char *branch,
 			    const char *base, struct worktree_tool_at *out, struct sl_err *err)
 {
 	git_repository *repo = NULL;
+	struct sl_lock lock = SL_LOCK_INIT;
 	int error, is_link = 0;
 
 	/* "HEAD" and "@" (git's other name for it) would name two things */
@@ -362,7 +390,8 @@ int worktree_tool_create_at(const char *root, const char *path, const char *bran
 	if ((error = worktree__open_repo(&repo, root, err)) < 0 ||
 	    (error = refuse_place(repo, root, out->path, path, out, err)) < 0)
 		goto out;
-	if ((error = existing(repo, out->path, path, branch, out, err)) != 0)
+	if ((error = tool_lock(repo, root, &lock, err)) < 0 ||
+	    (error = existing(repo, out->path, path, branch, out, err)) != 0)
 		goto out;
 	if (sl_path_exists(out->path) || lstat(out->path, &(struct stat){ 0 }) == 0) {
 		out->suggestion = "use a different path or remove the existing directory";
@@ -378,6 +407,7 @@ out:
 		error = 0;
 	if (!error && branch && !(out->branch = strdup(branch)))
 		error = sl_err_set(err, SL_ERROR, "out of memory");
+	sl_lock_release(&lock);
 	git_repository_free(repo);
 	return error;
 }

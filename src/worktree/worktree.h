@@ -478,7 +478,9 @@ void worktree_tool_at_release(struct worktree_tool_at *a);
  * .system/, a symbolic link; (SL_EEXISTS) a path that exists and is not a
  * worktree of this repository, the worktree there on another branch or
  * detached, a branch checked out in another worktree. The worktree is made
- * by `git worktree add` with hooks off (core/git.h). *out is the caller's:
+ * by `git worktree add` with hooks off (core/git.h), under a lock (the
+ * service's .system/lock, or <gitdir>/sluice-worktree.lock where sluice is
+ * not set up): concurrent adds read each other's half-made entries. *out is the caller's:
  * worktree_tool_at_release(), also on failure (out->suggestion says what to
  * do then).
  */
