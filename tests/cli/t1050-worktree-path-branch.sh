@@ -116,6 +116,14 @@ test_expect_success 'from a subdirectory: a relative path is relative to it; abs
 	test "$(json_field worktreePath out)" = "$TRASH/outside/wt2"
 '
 
+test_expect_success 'run in another worktree: the repository is the main one, HEAD the main checkout'\''s' '
+	test "$(git -C repo/worktrees/feature-a rev-parse HEAD)" != "$SECOND" &&
+	(cd repo/worktrees/feature-a && sluice worktree create --path ../from-a >"$TRASH/out") &&
+	test "$(json_field worktreePath out)" = "$TRASH/repo/worktrees/from-a" &&
+	test "$(json_field head out)" = "$SECOND" &&
+	test "$(git -C repo/worktrees/from-a rev-parse --git-common-dir)" = "$TRASH/repo/.git"
+'
+
 test_expect_success 'a path with spaces and unicode' '
 	(cd repo && sluice worktree create --path "worktrees/mit Leerzeichen ü 漢字" --branch "feature-ü" >../out) &&
 	test "$(json_field worktreePath out)" = "$TRASH/repo/worktrees/mit Leerzeichen ü 漢字" &&
