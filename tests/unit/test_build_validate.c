@@ -21,6 +21,7 @@
 #include "test_helpers.h"
 
 static char s_dir[4096];
+static const char *s_diff; /* {diff} of the failed attempt, or NULL */
 
 static struct sl_config *config_of(const char *validator_sh)
 {
@@ -30,7 +31,7 @@ static struct sl_config *config_of(const char *validator_sh)
 
 	sl_buf_addf(&yaml, "builder:\n  command: [x]\ngates:\n  test: [x]\nretry:\n"
 		    "  - validate: [sh, -c, '%s']\n"
-		    "    with: {error: \"{error}\", out: \"{gate.test.output}\", n: \"{attempt}\"}\n"
+		    "    with: {error: \"{error}\", out: \"{gate.test.output}\", n: \"{attempt}\", d: \"{diff}\"}\n"
 		    "    timeout: 1s\n"
 		    "    prompt: again\n"
 		    "  - exit: 3\n", validator_sh);
@@ -61,6 +62,7 @@ static int held_by(const char *validator_sh, char *said, size_t n)
 	gates.all_passed = 0;
 	pc.attempt = 1;
 	pc.error = "gate 'test' failed on attempt 1";
+	pc.diff = s_diff;
 	pc.gates = &gates;
 	vc.run_id = "r1";
 	vc.work_order_id = "wo1";
@@ -120,13 +122,28 @@ static void test_inputs_and_log(void **state)
 	file = strdup(sh_line("cat '%s/file.json'", s_dir));
 	assert_string_equal(stdin_copy, file);
 	assert_string_equal(stdin_copy, "{\"error\":\"gate 'test' failed on attempt 1\","
-			    "\"out\":\"3 tests failed\",\"n\":\"1\"}");
+			    "\"out\":\"3 tests failed\",\"n\":\"1\",\"d\":\"\"}");
 	log = strdup(sh_all("cat '%s/validate/1-attempt1.log'", s_dir));
 	assert_non_null(strstr(log, "rule 1 run r1"));
 	assert_non_null(strstr(log, "did not hold"));
 	free(stdin_copy);
 	free(file);
 	free(log);
+}
+
+/* A validator that reads none of a big input (over a pipe's 64 KiB) still decides. */
+static void test_unread_input(void **state)
+{
+	char said[1024], *big = malloc(200000);
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'x', 199999);
+	big[199999] = '\0';
+	s_diff = big;
+	assert_int_equal(held_by("echo true", said, sizeof(said)), 1);
+	s_diff = NULL;
+	free(big);
 }
 
 static void test_decision(void **state)
@@ -169,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_holds),
 		cmocka_unit_test(test_does_not_hold),
 		cmocka_unit_test(test_inputs_and_log),
+		cmocka_unit_test(test_unread_input),
 		cmocka_unit_test(test_decision),
 	};
 	int rc;
