@@ -4,6 +4,7 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/proc.h"
+#include "core/utf8.h"
 #include "store/store.h"
 
 #include <ctype.h>
@@ -48,6 +49,25 @@ static void validator_name(char *out, size_t n, const char *const *argv)
 	snprintf(out, n, "%s", base);
 }
 
+/* Text as a JSON string: bytes that are no UTF-8 (a diff of a Latin-1 file), and NULs, as U+FFFD. */
+static json_t *json_text(const char *s, size_t n)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	json_t *j = NULL;
+	size_t i = 0, k;
+
+	while (i < n) {
+		k = s[i] ? sl_utf8_seq((const unsigned char *)s + i, n - i, NULL) : 0;
+		if (sl_buf_add(&b, k ? s + i : "\xef\xbf\xbd", k ? k : 3) < 0)
+			goto out;
+		i += k ? k : 1;
+	}
+	j = json_stringn(b.ptr ? b.ptr : "", b.len);
+out:
+	sl_buf_release(&b);
+	return j;
+}
+
 /* The inputs of `with:`, rendered: a JSON text (*out, the caller's), or why not (v->why). */
 static int render_inputs(struct vrun *v, char **out, struct sl_err *err)
 {
@@ -68,7 +88,7 @@ static int render_inputs(struct vrun *v, char **out, struct sl_err *err)
 				 v->vc->vars ? e.msg : "no prompt variables");
 			break;
 		}
-		if (json_object_set_new(o, key, json_stringn(b.ptr ? b.ptr : "", b.len)) != 0)
+		if (json_object_set_new(o, key, json_text(b.ptr ? b.ptr : "", b.len)) != 0)
 			error = sl_err_set(err, SL_ERROR, "out of memory");
 	}
 	if (!error && !v->why[0] && !(*out = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII)))

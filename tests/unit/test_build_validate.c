@@ -142,6 +142,8 @@ static void test_unread_input(void **state)
 	big[199999] = '\0';
 	s_diff = big;
 	assert_int_equal(held_by("echo true", said, sizeof(said)), 1);
+	s_diff = "caf\xe9 \xff";
+	assert_int_equal(held_by("grep -qF \"caf\\\\uFFFD \\\\uFFFD\" && echo true", said, sizeof(said)), 1);
 	s_diff = NULL;
 	free(big);
 }
