@@ -142,7 +142,7 @@ static void log_line(const struct vrun *v, const char *fmt, ...)
 	va_start(ap, fmt);
 	len = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (len < 0 || sl_open_file(v->log, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
+	if (len < 0 || !v->log || sl_open_file(v->log, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
 		return;
 	if (write(fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1) < 0) {
 		/* best effort */
@@ -216,12 +216,15 @@ static int run_validator(struct vrun *v, const struct sl_config *cfg, const char
 	struct sl_buf out = SL_BUF_INIT;
 	struct sl_err perr = SL_ERR_INIT;
 	char *owner = sl_path_join(v->vc->run_dir, BUILD_CHILD_OWNER_FILE);
-	int error;
+	int error = 0;
 
 	if (!owner)
 		return sl_err_set(err, SL_ERROR, "out of memory");
-	if ((error = sl_write_file(v->input, input, strlen(input), err)) != 0 ||
-	    (error = set_env(v, cfg, err)) != 0)
+	if (sl_write_file(v->input, input, strlen(input), &perr) != 0) {
+		snprintf(v->why, sizeof(v->why), "cannot write its inputs: %s", perr.msg);
+		goto out;
+	}
+	if ((error = set_env(v, cfg, err)) != 0)
 		goto out;
 	out.max = VALIDATE_OUT_MAX;
 	memset(&res, 0, sizeof(res));
@@ -284,9 +287,10 @@ int build_validate_rule(const struct sl_config *cfg, int idx, int attempt,
 			const struct build_validate_ctx *vc, int *held, char *said, size_t n,
 			struct sl_err *err)
 {
+	struct sl_err ferr = SL_ERR_INIT;
 	struct vrun v;
 	char *input = NULL;
-	int error;
+	int error = 0;
 
 	memset(&v, 0, sizeof(v));
 	v.r = &cfg->retry[idx];
@@ -297,7 +301,9 @@ int build_validate_rule(const struct sl_config *cfg, int idx, int attempt,
 	*held = 0;
 	if (!v.r->validate || !v.r->validate[0])
 		return sl_err_set(err, SL_EINVALID, "retry rule %d has no validator", v.rule);
-	if ((error = prepare_files(&v, err)) != 0 || (error = render_inputs(&v, &input, err)) != 0)
+	if (prepare_files(&v, &ferr) != 0) /* a folder planted where the log goes: a verdict */
+		snprintf(v.why, sizeof(v.why), "cannot write its files: %s", ferr.msg);
+	else if ((error = render_inputs(&v, &input, err)) != 0)
 		goto out;
 	if (!v.why[0] && (error = run_validator(&v, cfg, input, err)) != 0)
 		goto out;

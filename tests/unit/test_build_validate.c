@@ -104,6 +104,10 @@ static void test_does_not_hold(void **state)
 	assert_int_equal(held_by("true", said, sizeof(said)), 0);
 	assert_non_null(strstr(said, "it printed nothing; a validator prints true or false"));
 	assert_int_equal(held_by("echo true; echo true", said, sizeof(said)), 0);
+	sh("rm -f '%s/validate/1-attempt1.log' && mkdir -p '%s/validate/1-attempt1.log/x'", s_dir, s_dir); /* planted where the log goes */
+	assert_int_equal(held_by("echo true", said, sizeof(said)), 0);
+	assert_non_null(strstr(said, "did not hold on attempt 1: cannot write its files"));
+	sh("rm -rf '%s/validate/1-attempt1.log'", s_dir);
 	assert_int_equal(held_by("sleep 30; echo true", said, sizeof(said)), 0);
 	assert_non_null(strstr(said, "it timed out after"));
 	assert_non_null(strstr(said, "and was killed"));
