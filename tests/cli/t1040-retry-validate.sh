@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'setup: a gate that fails on attempt 1, a validator that decides by work order' '
-	sluice_repo repo "$(approve_reviewer_config)" &&
+	sluice_repo repo "$(approve_reviewer_config)" "  token_env: T1040_REVIEWER_TOKEN" &&
 	echo "TRASH=\"$TRASH\"" >"$TRASH/assess.sh" &&
 	cat >>"$TRASH/assess.sh" <<-\EOS &&
 	wo=$SLUICE_WORK_ORDER_ID
@@ -51,6 +51,7 @@ test_expect_success 'setup: a gate that fails on attempt 1, a validator that dec
 	EOF
 	sluice -C repo check &&
 	for w in yes no exit3 garbage slow; do wo repo $w || return 1; done &&
+	T1040_REVIEWER_TOKEN=secret-t1040 && export T1040_REVIEWER_TOKEN &&
 	settle repo
 '
 
@@ -84,7 +85,10 @@ test_expect_success 'the validator runs in the worktree with the run environment
 	test "$(cat pwd-yes)" = "$(cd repo && pwd -P)/.system/runs/$run/worktree" &&
 	test_grep "^SLUICE_RUN_ID=$run\$" env-yes &&
 	test_grep "^SLUICE_ATTEMPT=1\$" env-yes &&
-	test_grep "^SLUICE_RETRY_RULE=1\$" env-yes
+	test_grep "^SLUICE_RETRY_RULE=1\$" env-yes &&
+	test_grep "^SLUICE_VALIDATE_INPUT=.*/validate/1-attempt1.json\$" env-yes &&
+	test_grep -v "secret-t1040" env-yes &&
+	test_grep -v "T1040_REVIEWER_TOKEN" env-yes
 '
 
 test_expect_success 'the artifact: validate/<rule>-attempt<N>.log with output and verdict' '
