@@ -285,6 +285,7 @@ static const char *state_color(const char *state)
 		[RUN_BUILDING] = "#1565c0",	   [RUN_GATING] = "#6a1b9a",
 		[RUN_PREPARING] = "#00838f",	   [RUN_MERGING] = "#558b2f",
 		[RUN_RESOLVING] = "#d84315",	   [RUN_QUEUED] = "#90a4ae",
+		[RUN_REPORTED] = "#2e7d32",
 	};
 	static const char *const wo_colors[WO_STATE_COUNT] = {
 		[WO_DONE] = "#2e7d32",	  [WO_FAILED] = "#c62828",  [WO_INVALID] = "#c62828",
@@ -411,7 +412,7 @@ static void html_states(struct page *p, struct report *r)
 		RUN_QUEUED,	 RUN_PREPARING,	     RUN_BUILDING, RUN_GATING,
 		RUN_REVIEWING,	 RUN_AWAITING_REVIEW, RUN_APPROVED, RUN_MERGING,
 		RUN_RESOLVING,	 RUN_MERGE_CONFLICT,  RUN_INTERRUPTED, RUN_MERGED,
-		RUN_REJECTED,	 RUN_FAILED,	     RUN_ABANDONED,
+		RUN_REJECTED,	 RUN_FAILED,	     RUN_ABANDONED, RUN_REPORTED,
 	};
 	size_t i, j, n;
 

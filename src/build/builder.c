@@ -150,7 +150,11 @@ static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 		     o->run_dir ? o->run_dir : "") < 0 ||
 	    asprintf(&env[n++], "SLUICE_GATE_COMMANDS=%s", gates ? gates : "") < 0 ||
 	    asprintf(&env[n++], "SLUICE_MODE=%s", mode) < 0 ||
-	    asprintf(&env[n++], "SLUICE_ATTEMPT=%d", o->attempt) < 0) {
+	    asprintf(&env[n++], "SLUICE_ATTEMPT=%d", o->attempt) < 0 ||
+	    /* where it works: the worktree, or the empty folder of `worktree: none` */
+	    asprintf(&env[n++], "SLUICE_WORKTREE=%s", o->worktree ? o->worktree : "") < 0 ||
+	    asprintf(&env[n++], "SLUICE_WORKTREE_MODE=%s",
+		     o->worktree_mode ? o->worktree_mode : "read-write") < 0) {
 		if (n)
 			env[n - 1] = NULL;
 		free(gates);
@@ -230,7 +234,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 {
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	sl_strv argv = NULL, env = NULL, drop = NULL;
-	size_t cap = 8 + sl_strv_len(o->cfg->builder.env) + 4;
+	size_t cap = 10 + sl_strv_len(o->cfg->builder.env) + 4;
 	char *log = NULL, *owner = NULL;
 	int error;
 

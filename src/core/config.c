@@ -396,6 +396,38 @@ static void get_recycle(struct ctx *c, yaml_node_t *v)
 	free(s);
 }
 
+static const char *const worktree_modes[] = { "read-write", "read-only", "none" };
+
+int sl_worktree_mode_parse(const char *name, enum sl_worktree_mode *out)
+{
+	for (size_t i = 0; name && i < sizeof(worktree_modes) / sizeof(worktree_modes[0]); i++)
+		if (!strcmp(name, worktree_modes[i])) {
+			*out = (enum sl_worktree_mode)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *sl_worktree_mode_name(enum sl_worktree_mode m)
+{
+	return (unsigned)m < sizeof(worktree_modes) / sizeof(worktree_modes[0]) ? worktree_modes[m]
+										  : "?";
+}
+
+static void get_worktree_mode(struct ctx *c, yaml_node_t *v)
+{
+	char *s = NULL;
+
+	if (get_str(c, v, &s, "worktree.mode") < 0)
+		return;
+	if (sl_worktree_mode_parse(s, &c->cfg->worktree.mode) != 0)
+		problem(c, v, "unknown worktree.mode '%.80s'; use " SL_WORKTREE_MODES
+			" (read-write, the default: the builder's changes are merged; read-only: "
+			"it may change nothing and the run ends in a report; none: it works in "
+			"an empty folder)", s);
+	free(s);
+}
+
 static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	if (!strcmp(key, "share"))
@@ -414,9 +446,11 @@ static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 		get_recycle(c, v);
 	else if (!strcmp(key, "keep_failed"))
 		get_bool(c, v, &c->cfg->worktree.keep_failed, "worktree.keep_failed");
+	else if (!strcmp(key, "mode"))
+		get_worktree_mode(c, v);
 	else
 		unknown(c, k, "worktree",
-			"share, copy, setup, setup_timeout, hooks, pool, recycle, keep_failed");
+			"share, copy, setup, setup_timeout, hooks, pool, recycle, keep_failed, mode");
 }
 
 static int gate_name_ok(const char *s)
@@ -611,9 +645,9 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 		struct sl_retry_rule *r = &cfg->retry[i];
 		if (r->kind == SL_RETRY_EXIT && r->n)
 			exits++;
-		/* "builder" and "review" are the pseudo-gates of the retry rules (build/build.h) */
+		/* "builder", "review", "no_write": the pseudo-gates of the retry rules (build/build.h) */
 		if (r->kind == SL_RETRY_NOT_GATE && r->gate && strcmp(r->gate, "builder") &&
-		    strcmp(r->gate, "review")) {
+		    strcmp(r->gate, "review") && strcmp(r->gate, "no_write")) {
 			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)
 				;
 			if (j == cfg->ngates)
