@@ -50,7 +50,7 @@ test_expect_success 'read-only, nothing written: reviewed as a report, reported,
 	run=$(run_of repo RO1) &&
 	test "$(state_of repo $run)" = reported &&
 	d=$(run_dir repo $run) &&
-	test "$(cat $d/cwd.txt)" = "$(cd $d/worktree && pwd -P)" &&
+	test "$(cat $d/cwd.txt)" = "$(cd $d && pwd -P)/worktree" &&
 	test "$(cat $d/mode.txt)" = read-only &&
 	test_grep "README.md has one line." $d/report.md &&
 	test_grep "Verdict: approve" $d/report.md &&
@@ -67,6 +67,13 @@ test_expect_success 'read-only, nothing written: reviewed as a report, reported,
 
 test_expect_success 'the work order of a reported run is done' '
 	sluice -C repo queue >q && test_grep "done .*RO1" q
+'
+
+test_expect_success 'a reported run is done with its worktree: it goes to the pool' '
+	run=$(run_of repo RO1) &&
+	sluice -C repo tick &&
+	! test -e $(run_dir repo $run)/worktree &&
+	sluice -C repo worktree pool >pool && test_grep "$run\|slot\|pool" pool
 '
 
 # A read-only builder that writes: each way fails its attempt with the paths named.
