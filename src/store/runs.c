@@ -1,6 +1,7 @@
 #include "store/store.h"
 #include "store/store_int.h"
 #include "core/buf.h"
+#include "core/config.h"
 #include "core/time.h"
 
 #include <stdio.h>
@@ -535,6 +536,39 @@ out:
 		ids = NULL;
 	}
 	*out = ids;
+	return error;
+}
+
+int store_files_common(struct store *st, const char *a, const char *b, char ***out,
+		       struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	sl_strv v = NULL;
+	int error, rc;
+
+	*out = NULL;
+	if ((error = store__prepare(st, &s,
+				    "SELECT f.path FROM files_changed f WHERE f.run_id = ?1 AND "
+				    "EXISTS (SELECT 1 FROM files_changed g WHERE g.run_id = ?2 "
+				    "AND g.path = f.path) ORDER BY f.path",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, a);
+	store__bind_text(s, 2, b);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if (sl_strv_push(&v, (const char *)sqlite3_column_text(s, 0)) != 0) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			break;
+		}
+	if (!error && rc != SQLITE_DONE)
+		error = store__fail(st, err, "cannot read files_changed");
+	if (!error && !v && !(v = calloc(1, sizeof(*v))))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	sqlite3_finalize(s);
+	if (error)
+		sl_strv_free(v);
+	else
+		*out = v;
 	return error;
 }
 

@@ -311,6 +311,14 @@ int store_files_changed_set(struct store *st, const char *run_id,
 int store_rivals(struct store *st, const char *run_id, const char *const *paths, size_t npaths,
 		 int64_t since_ms, char ***out, struct sl_err *err);
 
+/*
+ * The paths both runs changed (their files_changed rows), in path order:
+ * *out is NULL-terminated and the caller's (sl_strv_free); an empty list
+ * when they share none.
+ */
+int store_files_common(struct store *st, const char *a, const char *b, char ***out,
+		       struct sl_err *err);
+
 /* The event stream (of one run, or all when run_id is NULL) after seq `since`, oldest first. */
 struct store_event {
 	int64_t seq;
