@@ -479,14 +479,41 @@ static int gate_name_ok(const char *s)
 	return 1;
 }
 
+int sl_gate_read_only(const struct sl_config *cfg, const char *name)
+{
+	for (char **g = cfg ? cfg->read_only_gates : NULL; g && *g && name; g++)
+		if (!strcmp(*g, name))
+			return 1;
+	return 0;
+}
+
+/* gates.<name>.worktree: read-write (the default) or read-only (the no_write guard after it). */
+static void get_gate_worktree(struct ctx *c, yaml_node_t *v)
+{
+	enum sl_worktree_mode m = SL_WORKTREE_READ_WRITE;
+	char *s = NULL;
+
+	if (get_str(c, v, &s, "gates.<name>.worktree") < 0)
+		return;
+	if (sl_worktree_mode_parse(s, &m) != 0 || m == SL_WORKTREE_NONE)
+		problem(c, v, "unknown gates.<name>.worktree '%.80s'; use read-write (the default) "
+			"or read-only (the gate must change no file: a write fails it)", s);
+	if (m == SL_WORKTREE_READ_ONLY && !sl_gate_read_only(c->cfg, c->gate->name) &&
+	    sl_strv_push(&c->cfg->read_only_gates, c->gate->name) < 0)
+		oom(c);
+	free(s);
+}
+
 static void gate_opt_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	if (!strcmp(key, "command"))
 		get_argv(c, v, &c->gate->argv, "gates.<name>.command");
 	else if (!strcmp(key, "timeout"))
 		get_duration(c, v, &c->gate->timeout_ms, "gates.<name>.timeout");
+	else if (!strcmp(key, "worktree"))
+		get_gate_worktree(c, v);
 	else
-		unknown(c, k, "a gate", "command, timeout");
+		unknown(c, k, "a gate", "command, timeout, worktree");
 }
 
 static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
@@ -1156,6 +1183,7 @@ void sl_config_free(struct sl_config *cfg)
 		sl_strv_free(cfg->gates[i].argv);
 	}
 	free(cfg->gates);
+	sl_strv_free(cfg->read_only_gates);
 	for (i = 0; i < cfg->nretry; i++) {
 		free(cfg->retry[i].gate);
 		sl_strv_free(cfg->retry[i].builder);

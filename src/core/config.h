@@ -53,6 +53,9 @@ enum sl_worktree_mode { SL_WORKTREE_READ_WRITE = 0, SL_WORKTREE_READ_ONLY, SL_WO
 /* The mode named `name`: 0, or -1 when it is none of them. */
 int sl_worktree_mode_parse(const char *name, enum sl_worktree_mode *out);
 const char *sl_worktree_mode_name(enum sl_worktree_mode m);
+struct sl_config;
+/* 1 when gate `name` has `worktree: read-only`: it must change no file. */
+int sl_gate_read_only(const struct sl_config *cfg, const char *name);
 
 enum sl_reviewer_mode { SL_REVIEWER_MANUAL = 0, SL_REVIEWER_HTTP, SL_REVIEWER_COMMAND };
 enum sl_reviewer_protocol { SL_PROTOCOL_SLUICE = 0, SL_PROTOCOL_OPENAI };
@@ -87,6 +90,7 @@ struct sl_config {
 	} worktree;
 	struct sl_gate *gates;
 	size_t ngates;
+	sl_strv read_only_gates; /* names of the gates with worktree: read-only (no_write), or NULL */
 	struct sl_retry_rule *retry;
 	size_t nretry;
 	struct {

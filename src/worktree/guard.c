@@ -367,3 +367,85 @@ int worktree_guard_restore(const struct worktree_guard_opts *o, struct sl_err *e
 				  "(git exit %d)", o->branch, o->base, code);
 	return worktree_reset(o->wt, o->base, o->excluded, err);
 }
+
+/* ---- the state of a worktree as a tree (a read-only gate) ----------------- */
+
+/* The excluded paths as ":(literal)p\0" pathspecs. */
+static int excluded_spec(struct sl_buf *spec, const char *const *excluded)
+{
+	for (; excluded && *excluded; excluded++)
+		if (sl_buf_puts(spec, ":(literal)") < 0 ||
+		    sl_buf_add(spec, *excluded, strlen(*excluded) + 1) < 0)
+			return -1;
+	return 0;
+}
+
+int worktree_state_tree(const char *wt, const char *const *excluded, const char *index,
+			char out[41], struct sl_err *err)
+{
+	const char *read_tree[] = { "read-tree", "HEAD", NULL };
+	const char *add[] = { "-c", "core.splitIndex=false", "add", "-A", NULL };
+	const char *rm[] = { "rm", "--cached", "-r", "-q", "--ignore-unmatch",
+			     "--pathspec-from-file=-", "--pathspec-file-nul", NULL };
+	const char *write_tree[] = { "write-tree", NULL };
+	struct sl_buf spec = SL_BUF_INIT, b = SL_BUF_INIT;
+	struct guard_env g;
+	char env[4200];
+	int error, code = 0;
+
+	sl_buf_init(&b, 4096);
+	unlink(index);
+	if (sl_fmt_fixed(env, sizeof(env), "GIT_INDEX_FILE=%s", index) != 0)
+		return sl_err_set(err, SL_EINVALID, "the path '%s' is too long", index);
+	g.env[0] = env;
+	g.env[1] = NULL;
+	if ((error = git_in(wt, &g, read_tree, NULL, NULL, 0, &code, err)) != 0 || code ||
+	    (error = git_in(wt, &g, add, NULL, NULL, 0, &code, err)) != 0 || code)
+		goto out;
+	if (excluded && *excluded) {
+		if (excluded_spec(&spec, excluded) < 0) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			goto out;
+		}
+		if ((error = git_in(wt, &g, rm, &spec, NULL, 0, &code, err)) != 0 || code)
+			goto out;
+	}
+	if ((error = git_in(wt, &g, write_tree, NULL, &b, 0, &code, err)) != 0 || code)
+		goto out;
+	rtrim(&b);
+	snprintf(out, 41, "%.40s", sl_buf_cstr(&b));
+out:
+	if (!error && code)
+		error = sl_err_set(err, SL_ERROR, "cannot read the state of the worktree '%s' (git "
+				   "exit %d)", wt, code);
+	unlink(index);
+	sl_buf_release(&spec);
+	sl_buf_release(&b);
+	return error;
+}
+
+int worktree_tree_changes(const char *wt, const char *a, const char *b, char *out, size_t n,
+			  struct sl_err *err)
+{
+	const char *args[] = { "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", a, b,
+			       "--", NULL };
+	struct worktree_guard gd = { 0 };
+	struct sl_buf names = SL_BUF_INIT, spec = SL_BUF_INIT;
+	struct guard_env g = { .env = { NULL } };
+	size_t i;
+	int error, code = 0;
+
+	sl_buf_init(&names, GUARD_OUT_MAX);
+	if ((error = git_in(wt, &g, args, NULL, &names, 0, &code, err)) == 0)
+		for (i = 0; !code && i < names.len; i += strlen(names.ptr + i) + 1)
+			if (add_path(&gd, &spec, names.ptr + i, NULL) < 0) {
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+				break;
+			}
+	if (!error)
+		worktree_guard_describe(&gd, out, n);
+	worktree_guard_release(&gd);
+	sl_buf_release(&names);
+	sl_buf_release(&spec);
+	return error;
+}

@@ -363,6 +363,18 @@ void worktree_guard_release(struct worktree_guard *g);
 int worktree_guard_restore(const struct worktree_guard_opts *o, struct sl_err *err);
 
 /*
+ * The worktree's state as a tree object: HEAD's tree with every change of
+ * the worktree staged (`git add -A` into the scratch index `index`, which
+ * is removed after; ignored files and `excluded` left out). Two calls give
+ * the same id when nothing was written in between (a read-only gate).
+ */
+int worktree_state_tree(const char *wt, const char *const *excluded, const char *index,
+			char out[41], struct sl_err *err);
+/* What differs between the trees a and b, as worktree_guard_describe() words it. */
+int worktree_tree_changes(const char *wt, const char *a, const char *b, char *out, size_t n,
+			  struct sl_err *err);
+
+/*
  * A run's diff artifacts (DESIGN.md section 9): diff.patch, byte for byte
  * what `git diff --binary --full-index -M <base> <head>` prints, and
  * files_changed.json, the list of changed files.
