@@ -246,6 +246,8 @@ int artifact_html_esc(struct sl_buf *b, const char *s);
 int artifact_visible(struct sl_buf *b, const char **s, int *error);
 /* The pages' style sheet. */
 extern const char artifact_page_css[];
+/* The work orders' dependency graph as an SVG section of page p (the report's). */
+int artifact_graph_html(struct sl_ctx *ctx, struct artifact_page *p, struct sl_err *err);
 
 /* The work-order dependency graph in Graphviz DOT, appended to `out`. */
 int artifact_report_dot(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *err);

@@ -526,3 +526,18 @@ out:
 	release(&r);
 	return error;
 }
+
+int artifact_graph_html(struct sl_ctx *ctx, struct artifact_page *p, struct sl_err *err)
+{
+	struct report r;
+	int error;
+
+	memset(&r, 0, sizeof(r));
+	r.ctx = ctx;
+	if ((error = load_wos(&r, err)) == 0) {
+		layout(&r);
+		html_graph(p, &r);
+	}
+	release(&r);
+	return error;
+}

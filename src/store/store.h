@@ -270,8 +270,14 @@ int store_run_update(struct store *st, const char *run_id, const char *const *fi
 int store_runs_list(struct store *st, run_state_set states, const char *wo_id,
 		    struct store_run **out, size_t *n, struct sl_err *err);
 
-/* How many runs are in one of `states`; or a negative error. */
+/* The same, `limit` runs (-1: all) from the `offset`th (sluice serve's pages). */
+int store_runs_page(struct store *st, run_state_set states, const char *wo_id, int64_t offset,
+		    int64_t limit, struct store_run **out, size_t *n, struct sl_err *err);
+
+/* How many runs are in one of `states` (and of work order wo_id, unless NULL); or a negative error. */
 int store_runs_count(struct store *st, run_state_set states, struct sl_err *err);
+int store_runs_count_of(struct store *st, run_state_set states, const char *wo_id,
+			struct sl_err *err);
 
 void store_run_release(struct store_run *run);
 void store_runs_free(struct store_run *runs, size_t n);
