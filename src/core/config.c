@@ -696,7 +696,7 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 			if (j == cfg->ngates)
 				problem(c, n,
 				        "retry entry at line %d: 'not: gate.%s' names no configured "
-				        "gate (nor gate.builder or gate.review); define it under "
+				        "gate (nor gate.builder, gate.review or gate.no_write); define it under "
 				        "'gates' or fix the name",
 				        r->line, r->gate);
 		}
