@@ -22,7 +22,8 @@ struct build_opts {
 	const char *run_id;
 	const char *work_order_id;
 	const char *run_dir;       /* absolute: .system/runs/<id> */
-	const char *worktree;      /* absolute; the builder's cwd */
+	const char *worktree;      /* absolute; the builder's cwd ($SLUICE_WORKTREE) */
+	const char *worktree_mode; /* $SLUICE_WORKTREE_MODE; NULL: read-write */
 	const char *prompt_file;   /* absolute: <run_dir>/attempts/<n>/prompt.md */
 	enum run_mode mode;        /* build (0) or resolve ($SLUICE_MODE) */
 	int attempt;               /* 1, 2, ... ($SLUICE_ATTEMPT) */
@@ -83,6 +84,8 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 
 /* The pseudo-gate of an attempt whose builder changed nothing (beside "builder"). */
 #define BUILD_NO_CHANGE "no-change"
+/* The pseudo-gate of a read-only attempt whose builder wrote (`not: gate.no_write`). */
+#define BUILD_NO_WRITE "no_write"
 
 struct build_gate_result {
 	char *name;

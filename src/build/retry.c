@@ -23,7 +23,7 @@ static int listed(const char *const *v, const char *name)
 static int is_pseudo(const char *name)
 {
 	return strcmp(name, "builder") == 0 || strcmp(name, "review") == 0 ||
-	       strcmp(name, BUILD_NO_CHANGE) == 0;
+	       strcmp(name, BUILD_NO_CHANGE) == 0 || strcmp(name, BUILD_NO_WRITE) == 0;
 }
 
 static void describe_gates(struct sl_buf *b, const char *const *failed)
@@ -52,6 +52,8 @@ static void describe_failure(char *out, size_t n, const char *const *failed, int
 		sl_buf_puts(&b, "the builder exited 0 but changed nothing");
 	else if (listed(failed, "builder"))
 		sl_buf_puts(&b, "builder failed");
+	if (listed(failed, BUILD_NO_WRITE))
+		sl_buf_addf(&b, "%sthe builder wrote in its read-only worktree", b.len ? "; " : "");
 	if (builder_exit != 0 && listed(failed, BUILD_NO_CHANGE))
 		sl_buf_puts(&b, " and changed nothing");
 	if (b.len)

@@ -412,6 +412,38 @@ static void get_recycle(struct ctx *c, yaml_node_t *v)
 	free(s);
 }
 
+static const char *const worktree_modes[] = { "read-write", "read-only", "none" };
+
+int sl_worktree_mode_parse(const char *name, enum sl_worktree_mode *out)
+{
+	for (size_t i = 0; name && i < sizeof(worktree_modes) / sizeof(worktree_modes[0]); i++)
+		if (!strcmp(name, worktree_modes[i])) {
+			*out = (enum sl_worktree_mode)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *sl_worktree_mode_name(enum sl_worktree_mode m)
+{
+	return (unsigned)m < sizeof(worktree_modes) / sizeof(worktree_modes[0]) ? worktree_modes[m]
+										  : "?";
+}
+
+static void get_worktree_mode(struct ctx *c, yaml_node_t *v)
+{
+	char *s = NULL;
+
+	if (get_str(c, v, &s, "worktree.mode") < 0)
+		return;
+	if (sl_worktree_mode_parse(s, &c->cfg->worktree.mode) != 0)
+		problem(c, v, "unknown worktree.mode '%.80s'; use " SL_WORKTREE_MODES
+			" (read-write, the default: the builder's changes are merged; read-only: "
+			"it may change nothing and the run ends in a report; none: it works in "
+			"an empty folder)", s);
+	free(s);
+}
+
 static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	if (!strcmp(key, "share"))
@@ -430,9 +462,11 @@ static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 		get_recycle(c, v);
 	else if (!strcmp(key, "keep_failed"))
 		get_bool(c, v, &c->cfg->worktree.keep_failed, "worktree.keep_failed");
+	else if (!strcmp(key, "mode"))
+		get_worktree_mode(c, v);
 	else
 		unknown(c, k, "worktree",
-			"share, copy, setup, setup_timeout, hooks, pool, recycle, keep_failed");
+			"share, copy, setup, setup_timeout, hooks, pool, recycle, keep_failed, mode");
 }
 
 static int gate_name_ok(const char *s)
@@ -445,14 +479,41 @@ static int gate_name_ok(const char *s)
 	return 1;
 }
 
+int sl_gate_read_only(const struct sl_config *cfg, const char *name)
+{
+	for (char **g = cfg ? cfg->read_only_gates : NULL; g && *g && name; g++)
+		if (!strcmp(*g, name))
+			return 1;
+	return 0;
+}
+
+/* gates.<name>.worktree: read-write (the default) or read-only (the no_write guard after it). */
+static void get_gate_worktree(struct ctx *c, yaml_node_t *v)
+{
+	enum sl_worktree_mode m = SL_WORKTREE_READ_WRITE;
+	char *s = NULL;
+
+	if (get_str(c, v, &s, "gates.<name>.worktree") < 0)
+		return;
+	if (sl_worktree_mode_parse(s, &m) != 0 || m == SL_WORKTREE_NONE)
+		problem(c, v, "unknown gates.<name>.worktree '%.80s'; use read-write (the default) "
+			"or read-only (the gate must change no file: a write fails it)", s);
+	if (m == SL_WORKTREE_READ_ONLY && !sl_gate_read_only(c->cfg, c->gate->name) &&
+	    sl_strv_push(&c->cfg->read_only_gates, c->gate->name) < 0)
+		oom(c);
+	free(s);
+}
+
 static void gate_opt_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	if (!strcmp(key, "command"))
 		get_argv(c, v, &c->gate->argv, "gates.<name>.command");
 	else if (!strcmp(key, "timeout"))
 		get_duration(c, v, &c->gate->timeout_ms, "gates.<name>.timeout");
+	else if (!strcmp(key, "worktree"))
+		get_gate_worktree(c, v);
 	else
-		unknown(c, k, "a gate", "command, timeout");
+		unknown(c, k, "a gate", "command, timeout, worktree");
 }
 
 static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
@@ -708,15 +769,15 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 		struct sl_retry_rule *r = &cfg->retry[i];
 		if (r->kind == SL_RETRY_EXIT && r->n)
 			exits++;
-		/* "builder" and "review" are the pseudo-gates of the retry rules (build/build.h) */
+		/* "builder", "review", "no_write": the pseudo-gates of the retry rules (build/build.h) */
 		if (r->kind == SL_RETRY_NOT_GATE && r->gate && strcmp(r->gate, "builder") &&
-		    strcmp(r->gate, "review")) {
+		    strcmp(r->gate, "review") && strcmp(r->gate, "no_write")) {
 			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)
 				;
 			if (j == cfg->ngates)
 				problem(c, n,
 				        "retry entry at line %d: 'not: gate.%s' names no configured "
-				        "gate (nor gate.builder or gate.review); define it under "
+				        "gate (nor gate.builder, gate.review or gate.no_write); define it under "
 				        "'gates' or fix the name",
 				        r->line, r->gate);
 		}
@@ -1204,6 +1265,7 @@ void sl_config_free(struct sl_config *cfg)
 		sl_strv_free(cfg->gates[i].argv);
 	}
 	free(cfg->gates);
+	sl_strv_free(cfg->read_only_gates);
 	for (i = 0; i < cfg->nretry; i++) {
 		free(cfg->retry[i].gate);
 		sl_strv_free(cfg->retry[i].builder);

@@ -82,17 +82,27 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 		       const char *prompt, struct sl_proc_result *res, struct sl_err *err)
 {
 	struct build_opts bo = BUILD_OPTS_INIT;
+	enum sl_worktree_mode m = step__worktree_mode(s);
+	char *cwd = NULL;
+	int error;
+
+	/* read-only and none runs: the worktree put back, or an empty folder (step_report.c) */
+	if (m != SL_WORKTREE_READ_WRITE && (error = step__report_before(s, m, prompt, &cwd, err)))
+		return error;
+	bo.worktree_mode = sl_worktree_mode_name(m);
 
 	bo.cfg = s->ctx->cfg;
 	bo.run_id = s->run.id;
 	bo.work_order_id = s->run.work_order_id;
 	bo.run_dir = s->run_dir;
-	bo.worktree = s->wt;
+	bo.worktree = cwd ? cwd : s->wt;
 	bo.prompt_file = prompt;
 	bo.mode = s->run.mode;
 	bo.attempt = s->run.attempt;
 	bo.argv_override = ov->builder;
-	return build_run(&bo, res, err);
+	error = build_run(&bo, res, err);
+	free(cwd);
+	return error;
 }
 
 /* Commit what the builder left; for a resolution, finish the merge. */
@@ -163,7 +173,7 @@ static int run_attempt(struct step *s, struct sl_proc_result *res, struct sl_err
 		return error;
 	build_retry_overrides(s->ctx->cfg, &rs, &ov);
 	if (s->run.attempt > 1 && ov.worktree_reset && s->run.mode != RUN_MODE_RESOLVE &&
-	    (error = worktree_reset(s->wt, s->run.base_commit, step__excluded(s), err)) != 0)
+	    step__worktree_mode(s) == SL_WORKTREE_READ_WRITE && (error = worktree_reset(s->wt, s->run.base_commit, step__excluded(s), err)) != 0)
 		return error;
 	if ((error = write_prompt(s, &ov, &prompt, err)) != 0)
 		goto out;
@@ -252,6 +262,8 @@ int step_build(struct step *s, struct sl_err *err)
 	sl_proc_describe(how, sizeof(how), &res);
 	sl_fault(s->run.mode == RUN_MODE_RESOLVE ? "resolve.after_resolver" : "build.after_builder");
 	step__sanitize_run_dir(s);
+	if (step__worktree_mode(s) != SL_WORKTREE_READ_WRITE) /* nothing is snapshotted */
+		return step__report_built(s, step__worktree_mode(s), &res, how, err);
 	if ((error = snapshot(s, head, err)) != 0)
 		return snapshot_failed(s, error, &res, how, err);
 	return built(s, head, &res, how, err);

@@ -318,6 +318,62 @@ int worktree_checkout(const char *wt_path, const char *oid_hex, const char *bran
 int worktree_reset(const char *wt_path, const char *oid_hex, const char *const *excluded,
 			  struct sl_err *err);
 
+/* ---- the no_write guard of a read-only run (guard.c) ---------------------- */
+
+#define WORKTREE_GUARD_PATHS_MAX 10
+
+struct worktree_guard_opts {
+	const char *wt;            /* the run's worktree */
+	const char *entry;         /* its entry, <gitdir>/worktrees/<run id> (worktree_entry_path) */
+	const char *branch;        /* the run branch (short name) */
+	const char *base;          /* the base commit (hex) */
+	const char *const *excluded; /* worktree.share and worktree.copy: never a write */
+	const char *scratch_index; /* a file of sluice's for the scratch index (removed after) */
+	const char *patch_path;    /* where the changes go as a patch, or NULL */
+};
+
+struct worktree_guard {
+	size_t count;   /* changed paths (staged, unstaged, untracked; committed on a moved branch) */
+	char **paths;  /* the first WORKTREE_GUARD_PATHS_MAX of them (NULL-terminated) */
+	char head[512]; /* what moved besides files (HEAD, the branch, the .git file), or "" */
+};
+
+/*
+ * The no_write guard: 0 with out->count == 0 and out->head "" when the
+ * worktree is as it was made: HEAD names the run branch, the branch is at
+ * the base, the worktree's .git file names its entry, and `git status
+ * --porcelain --untracked-files=all` names nothing but `excluded` (ignored
+ * files do not count). Else the paths and out->head say what changed and,
+ * when o->patch_path, the patch of the changed paths against the base
+ * (`git diff --binary`, from a scratch index: the run branch and the
+ * worktree's index are not touched) is written there. Errors: git could
+ * not run. out: worktree_guard_release().
+ */
+int worktree_guard_no_write(const struct worktree_guard_opts *o, struct worktree_guard *out,
+			    struct sl_err *err);
+/* "a.txt, b.txt and 3 more; the run branch 'run/x' (moved to 1234abcd)" */
+void worktree_guard_describe(const struct worktree_guard *g, char *out, size_t n);
+void worktree_guard_release(struct worktree_guard *g);
+/*
+ * Put a read-only run's worktree back as it was made: its .git file and
+ * entry linked again, HEAD on the run branch, the branch at the base,
+ * then worktree_reset() (reset --hard, untracked files removed; ignored
+ * files and `excluded` stay).
+ */
+int worktree_guard_restore(const struct worktree_guard_opts *o, struct sl_err *err);
+
+/*
+ * The worktree's state as a tree object: HEAD's tree with every change of
+ * the worktree staged (`git add -A` into the scratch index `index`, which
+ * is removed after; ignored files and `excluded` left out). Two calls give
+ * the same id when nothing was written in between (a read-only gate).
+ */
+int worktree_state_tree(const char *wt, const char *const *excluded, const char *index,
+			char out[41], struct sl_err *err);
+/* What differs between the trees a and b, as worktree_guard_describe() words it. */
+int worktree_tree_changes(const char *wt, const char *a, const char *b, char *out, size_t n,
+			  struct sl_err *err);
+
 /*
  * A run's diff artifacts (DESIGN.md section 9): diff.patch, byte for byte
  * what `git diff --binary --full-index -M <base> <head>` prints, and
