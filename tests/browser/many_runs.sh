@@ -5,15 +5,17 @@
 # merges; the other N - 1 runs are copies of that run's row, inserted with
 # the sqlite3 CLI into .system/sluice.db: every column copied but the id (a
 # new one, older than the real run), created_ms and updated_ms (one second
-# apart, older), and the work order (MANY-0001 ... MANY-0100, in turns). No
+# apart, older), and the work order (PER_WO runs each, 3 by default:
+# MANY-0001, MANY-0002, ... in turns). No
 # run folder, attempt or event is made for the copies: the runs pages read
 # the rows only.
 #
-#   tests/browser/many_runs.sh SLUICE DIR [N]
+#   tests/browser/many_runs.sh SLUICE DIR [N [PER_WO]]
 set -eu
-SLUICE=$1
+SLUICE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 DIR=$2
 N=${3:-10000}
+PER_WO=${4:-3}
 
 git init -q "$DIR"
 cd "$DIR"
@@ -39,7 +41,7 @@ real=$(sqlite3 "$db" "SELECT id FROM runs WHERE work_order_id = 'REAL'")
 cols=$(sqlite3 "$db" "SELECT group_concat(name, ', ') FROM pragma_table_info('runs')")
 sel=$(sqlite3 "$db" "SELECT group_concat(CASE name
 	WHEN 'id' THEN 'printf(''19990101-000000-m%07d'', n.i)'
-	WHEN 'work_order_id' THEN 'printf(''MANY-%04d'', 1 + n.i % 100)'
+	WHEN 'work_order_id' THEN 'printf(''MANY-%04d'', 1 + n.i % ($N / $PER_WO))'
 	WHEN 'created_ms' THEN 'r.created_ms - 1000 * n.i'
 	WHEN 'updated_ms' THEN 'r.updated_ms - 1000 * n.i'
 	ELSE 'r.' || name END, ', ') FROM pragma_table_info('runs')")

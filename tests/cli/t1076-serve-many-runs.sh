@@ -1,5 +1,5 @@
 #!/bin/sh
-# sluice serve with 10,000 runs in the store (tests/browser/many_runs.sh:
+# sluice serve with 10,000 runs in the store, 100 a work order (tests/browser/many_runs.sh:
 # one real run, merged, and 9,999 copies of its row inserted with the sqlite3
 # CLI into .system/sluice.db): the runs page is paged, 50 rows a page, and
 # its links walk to the last page (page=200), filtered or not; the queue
@@ -22,7 +22,7 @@ get() { # PATH FILE [STATUS]
 rows() { grep -c '^<tr><td><a href="/runs/' "$1"; }
 
 test_expect_success 'setup: a store of 10,000 runs, and sluice serve on it' '
-	"$SLUICE_SOURCE_DIR/tests/browser/many_runs.sh" "$SLUICE" many 10000 >real &&
+	"$SLUICE_SOURCE_DIR/tests/browser/many_runs.sh" "$SLUICE" many 10000 100 >real &&
 	test "$(sqlite3 many/.system/sluice.db "SELECT count(*) FROM runs")" = 10000 &&
 	("$SLUICE" -C many serve --token $TOKEN >serve.out 2>serve.err & echo $! >serve.pid) &&
 	i=0 &&
