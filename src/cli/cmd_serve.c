@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char serve_help[] =
-	"usage: sluice serve [-C DIR] [--listen ADDR:PORT] [--read-only]\n"
+	"usage: sluice serve [-C DIR] [--listen ADDR:PORT] [--read-only] [--token HEX]\n"
 	"\n"
 	"The review desk: a web server for this repository, on 127.0.0.1 and a free\n"
 	"port unless --listen says otherwise. It prints the address to open, with a\n"
