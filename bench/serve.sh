@@ -25,7 +25,7 @@ SLUICE=$(cd "$(dirname "$SLUICE")" && pwd)/$(basename "$SLUICE")
 RESULTS=$HERE/RESULTS.md
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-serve.XXXXXX")
 PID=""
-trap '[ -z "$PID" ] || kill "$PID" 2>/dev/null; rm -rf "$WORK"' EXIT INT TERM
+trap '[ -z "$PID" ] || kill "$PID" 2>/dev/null || :; rm -rf "$WORK"' EXIT INT TERM
 TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 
 now_ms() { date +%s%N | awk '{ printf "%.3f", $1 / 1000000 }'; }
