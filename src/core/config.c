@@ -535,6 +535,86 @@ static void retry_condition(struct ctx *c, const char *key, yaml_node_t *v)
 	}
 }
 
+/* ---- retry: validator conditions (validate, with, timeout) --------------- */
+
+#define RETRY_VALIDATE_TIMEOUT_MS ((int64_t)2 * 60 * 1000)
+
+/* One input of 'with:': "<key>=<template>", the key a word, given once. */
+static void with_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_retry_rule *r = c->retry->r;
+	const char *s = scalar(v);
+	size_t len = strlen(key);
+	char *kv = NULL;
+
+	if (!gate_name_ok(key)) {
+		problem(c, k, "input name '%s' in 'with' may use only letters, digits, '_' and '-'",
+		        key);
+		return;
+	}
+	for (char **w = r->with; w && *w; w++)
+		if (!strncmp(*w, key, len) && (*w)[len] == '=') {
+			problem(c, k, "input '%s' is given twice in 'with'; keep one", key);
+			return;
+		}
+	if (!s || is_null(v)) {
+		problem(c, v, "'with.%s' must be a text value (a template such as \"{diff}\")",
+		        key);
+		return;
+	}
+	if (asprintf(&kv, "%s=%s", key, s) < 0 || sl_strv_push(&r->with, kv) < 0)
+		oom(c);
+	free(kv);
+}
+
+static void retry_validate_pair(struct ctx *c, const char *key, yaml_node_t *v)
+{
+	struct sl_retry_rule *r = c->retry->r;
+
+	if (!strcmp(key, "validate")) {
+		c->retry->conditions++;
+		r->kind = SL_RETRY_VALIDATE;
+		if (get_argv(c, v, &r->validate, "retry.validate") < 0 && !r->validate &&
+		    !(r->validate = calloc(1, sizeof(*r->validate))))
+			oom(c); /* an empty argv still marks the entry as a validator's */
+	} else if (!strcmp(key, "with")) {
+		if (!v || v->type != YAML_MAPPING_NODE)
+			problem(c, v, "'with' must be a mapping of inputs to templates, e.g. "
+			        "'with: {diff: \"{diff}\"}'");
+		else
+			each_pair(c, v, "with", with_pair);
+		if (!r->with && !(r->with = calloc(1, sizeof(*r->with))))
+			oom(c);
+	} else if (get_duration(c, v, &r->validate_timeout_ms, "retry.timeout") < 0) {
+		r->validate_timeout_ms = RETRY_VALIDATE_TIMEOUT_MS; /* given, though wrong */
+	}
+}
+
+/* After an entry: 'with' and 'timeout' belong to a validator; its default timeout. */
+static void retry_validate_finish(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
+{
+	if (!r->validate && (r->with || r->validate_timeout_ms))
+		problem(c, n, "'%s' in a retry entry goes with 'validate: [argv]' (the "
+		        "validator it configures); add one or remove it",
+		        r->with ? "with" : "timeout");
+	if (r->validate && !r->validate_timeout_ms)
+		r->validate_timeout_ms = RETRY_VALIDATE_TIMEOUT_MS;
+}
+
+/* The templates of 'with', as the prompt's (gate names in `names`). */
+static void retry_validate_check(struct ctx *c, yaml_node_t *n, const struct sl_retry_rule *r,
+                                 char **names)
+{
+	char where[96];
+
+	for (char **w = r->with; w && *w; w++) {
+		const char *eq = strchr(*w, '=');
+		snprintf(where, sizeof(where), "'with.%.*s' of the retry entry at line %d",
+		         (int)(eq - *w), *w, r->line);
+		check_template(c, n, eq + 1, sl_template_prompt_var_known, names, where);
+	}
+}
+
 static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	struct sl_retry_rule *r = c->retry->r;
@@ -551,16 +631,16 @@ static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 			problem(c, v, "'worktree' in a retry entry can only be 'reset'");
 		else
 			r->worktree_reset = 1;
-	} else if (!strcmp(key, "validate")) {
-		c->retry->conditions++;
-		problem(c, k, "'validate:' conditions are not supported; use attempt, not or exit");
+	} else if (!strcmp(key, "validate") || !strcmp(key, "with") || !strcmp(key, "timeout")) {
+		retry_validate_pair(c, key, v);
 	} else if (!strcmp(key, "agent") || !strcmp(key, "session")) {
 		problem(c, k,
 		        "'%s' is not a sluice retry override; use 'builder: [argv...]' to "
 		        "switch the builder",
 		        key);
 	} else {
-		unknown(c, k, "a retry entry", "attempt, not, exit, builder, prompt, worktree");
+		unknown(c, k, "a retry entry",
+		        "attempt, not, exit, validate, with, timeout, builder, prompt, worktree");
 	}
 }
 
@@ -578,10 +658,11 @@ static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
 	c->retry = &w;
 	each_pair(c, n, "a retry entry", retry_pair);
 	c->retry = NULL;
+	retry_validate_finish(c, n, r);
 	if (w.conditions != 1)
 		problem(c, n,
-		        "a retry entry needs exactly one condition (attempt: N, not: gate.NAME or "
-		        "exit: N); this one has %d",
+		        "a retry entry needs exactly one condition (attempt: N, not: gate.NAME, "
+		        "validate: [argv] or exit: N); this one has %d",
 		        w.conditions);
 }
 
@@ -639,6 +720,7 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 				        "'gates' or fix the name",
 				        r->line, r->gate);
 		}
+		retry_validate_check(c, n, r, names);
 		if (r->prompt) {
 			snprintf(where, sizeof(where), "the retry prompt at line %d", r->line);
 			check_template(c, n, r->prompt, sl_template_prompt_var_known, names, where);
@@ -1126,6 +1208,8 @@ void sl_config_free(struct sl_config *cfg)
 		free(cfg->retry[i].gate);
 		sl_strv_free(cfg->retry[i].builder);
 		free(cfg->retry[i].prompt);
+		sl_strv_free(cfg->retry[i].validate);
+		sl_strv_free(cfg->retry[i].with);
 	}
 	free(cfg->retry);
 	free(cfg->reviewer.url);

@@ -23,7 +23,8 @@ sl_strv sl_strv_copy(const char *const *v);
 enum sl_retry_kind {
 	SL_RETRY_ATTEMPT,  /* attempt: N  - applies from attempt N on (sticky) */
 	SL_RETRY_NOT_GATE, /* not: gate.NAME - applies when that gate failed */
-	SL_RETRY_EXIT      /* exit: N - stop retrying at attempt N (fatal) */
+	SL_RETRY_EXIT,     /* exit: N - stop retrying at attempt N (fatal) */
+	SL_RETRY_VALIDATE  /* validate: [argv] - applies when the validator says true */
 };
 
 struct sl_retry_rule {
@@ -34,6 +35,9 @@ struct sl_retry_rule {
 	char *prompt;        /* override: prompt template (replaces retry context), or NULL */
 	int worktree_reset;  /* override: worktree: reset */
 	int line;            /* where it is in config.yaml, for messages */
+	sl_strv validate;    /* validate: the validator's argv (SL_RETRY_VALIDATE), or NULL */
+	sl_strv with;        /* with: "<key>=<template>" entries in file order, or NULL */
+	int64_t validate_timeout_ms; /* timeout: of the validator, default 2m */
 };
 
 struct sl_gate {

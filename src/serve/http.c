@@ -460,6 +460,10 @@ static int listen_on(struct serve *sv, const struct serve_opts *o, struct sl_err
 		return sl_err_set(err, SL_EINVALID,
 				  "--listen wants an IPv4 address and a port (127.0.0.1:8080, "
 				  "port 0 for a free one), not '%s:%d'", o->host, o->port);
+	if (a.sin_addr.s_addr == htonl(INADDR_ANY))
+		return sl_err_set(err, SL_EINVALID,
+				  "--listen wants the address browsers will use (the Host header "
+				  "is checked against it), not 0.0.0.0");
 	if ((sv->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
 	    setsockopt(sv->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(sv->fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(sv->fd, 64) != 0 ||

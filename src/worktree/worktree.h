@@ -415,7 +415,8 @@ int worktree_diff_write(const char *repo_path, const char *base_hex, const char 
 
 /*
  * The worktree tool (`sluice worktree`; tool.c): worktrees for agents,
- * outside the run pipeline, at <root>/.system/worktrees/<branch>.
+ * outside the run pipeline, at <root>/.system/worktrees/<branch>, or where
+ * the user says with --path (tool_at.c, below).
  */
 struct worktree_tool_made {
 	char *path;    /* <root>/.system/worktrees/<branch> */
@@ -448,6 +449,62 @@ int worktree_tool_create(const char *root, const char *slug, const char *prefix,
  */
 int worktree_tool_cleanup(const char *root, const char *path, int keep_branch, int force,
 			  char **abs_out, int *branch_deleted, struct sl_err *err);
+
+/*
+ * Smithers' options (seeds/004; tool_at.c): `sluice worktree create --path
+ * PATH [--branch B] [--base REF]`.
+ */
+struct worktree_tool_at {
+	char *path;             /* absolute; the part that existed with links resolved */
+	char *branch;           /* the branch checked out; NULL: detached HEAD */
+	char base[41];          /* the commit the worktree's HEAD is at */
+	int created;            /* 0: that worktree was there already, nothing changed */
+	const char *suggestion; /* on failure: what to do (static), or NULL */
+};
+
+#define WORKTREE_TOOL_AT_INIT { NULL, NULL, { 0 }, 0, NULL }
+
+void worktree_tool_at_release(struct worktree_tool_at *a);
+
+/*
+ * A worktree at `path` (absolute, or relative to the current directory):
+ * on local branch `branch` (checked out when it exists, else made at the
+ * commit `base` names, default HEAD), or with a detached HEAD at `base`
+ * when `branch` is NULL. Idempotent: when `path` already is a linked
+ * worktree of this repository on that branch (detached when `branch` is
+ * NULL), nothing is done and out->created is 0. Refused (SL_EINVALID): a
+ * branch name git would not take or starting with '-', the repository
+ * root, a path inside the git directory or named .git, a path inside
+ * .system/, a symbolic link; (SL_EEXISTS) a path that exists and is not a
+ * worktree of this repository, the worktree there on another branch or
+ * detached, a branch checked out in another worktree. The worktree is made
+ * by `git worktree add` with hooks off (core/git.h), under a lock (the
+ * service's .system/lock, or <gitdir>/sluice-worktree.lock where sluice is
+ * not set up): concurrent adds read each other's half-made entries. *out is the caller's:
+ * worktree_tool_at_release(), also on failure (out->suggestion says what to
+ * do then).
+ */
+int worktree_tool_create_at(const char *root, const char *path, const char *branch,
+			    const char *base, struct worktree_tool_at *out, struct sl_err *err);
+
+/*
+ * Before `worktree create`: `dir` (NULL: ".") lies inside a git repository
+ * with a work tree, else the seed's "cannot create worktree - not in a git
+ * repository" (SL_ENOTFOUND) or "... is a bare repository" (SL_EINVALID),
+ * with *suggestion set.
+ */
+int worktree_tool_repo_check(const char *dir, const char **suggestion, struct sl_err *err);
+
+/*
+ * worktree_tool_cleanup() for the CLI: `path` may also lie outside the
+ * repository when it is a linked worktree of it (made with --path), and a
+ * worktree with changes is refused with the seed's message, "cannot remove
+ * worktree '<path>' - uncommitted changes present" (SL_ECONFLICT), with
+ * *suggestion (static) set as on other failures that have one.
+ */
+int worktree_tool_remove(const char *root, const char *path, int keep_branch, int force,
+			 char **abs_out, int *branch_deleted, const char **suggestion,
+			 struct sl_err *err);
 
 struct worktree_tool_status {
 	int is_worktree; /* the rest is NULL when 0 */

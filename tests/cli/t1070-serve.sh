@@ -79,6 +79,8 @@ test_expect_success '--help answers; bad options are usage errors' '
 	test_expect_failure_code 2 sluice -C repo serve extra 2>err &&
 	test_expect_failure_code 1 sluice -C repo serve --listen example.com:0 2>err &&
 	test_grep "IPv4 address" err &&
+	test_expect_failure_code 1 sluice -C repo serve --listen 0.0.0.0:0 2>err &&
+	test_grep "not 0.0.0.0" err &&
 	test_expect_failure_code 1 sluice -C repo serve --token xyz 2>err &&
 	test_grep "hexadecimal" err &&
 	mkdir notrepo &&
@@ -276,7 +278,8 @@ test_expect_success 'the server stops on SIGTERM, and says nothing more' '
 		sleep 0.1 && i=$((i + 1)) || return 1
 	done &&
 	test_expect_failure_code 1 kill -0 $(cat "$TRASH/ro.pid") 2>/dev/null &&
-	test_expect_failure_code 7 curl -s -o /dev/null -m 2 "http://127.0.0.1:$(port_of ro)/"
+	test_expect_failure_code 7 curl -s -o /dev/null -m 2 "http://127.0.0.1:$(port_of ro)/" &&
+	test_grep -v "Sanitizer\|runtime error" "$TRASH/ro.out"
 '
 
 kill $(cat "$TRASH/s.pid" "$TRASH/ro.pid" 2>/dev/null) 2>/dev/null
