@@ -105,11 +105,12 @@ test_expect_success 'a screenshot of each page is kept' '
 	done
 '
 
-test_expect_success 'the server stops on SIGTERM' '
+test_expect_success 'the server stops on SIGTERM, having said nothing on stderr (no sanitizer report)' '
 	kill $(cat serve.pid) &&
 	i=0 &&
 	while kill -0 $(cat serve.pid) 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
-	! kill -0 $(cat serve.pid) 2>/dev/null
+	! kill -0 $(cat serve.pid) 2>/dev/null &&
+	if test -s serve.err; then cat serve.err && return 1; fi
 '
 
 test_done
