@@ -232,6 +232,8 @@ struct artifact_page {
 };
 void artifact_put(struct artifact_page *p, const char *s);
 void artifact_put_esc(struct artifact_page *p, const char *s);
+/* The same, keeping line breaks and tabs (the text of a <pre>). */
+void artifact_put_esc_lines(struct artifact_page *p, const char *s);
 void artifact_putf(struct artifact_page *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A state's name on its colour (a run state or a work-order state). */
 void artifact_badge(struct artifact_page *p, const char *state);

@@ -37,13 +37,13 @@ int artifact_visible(struct sl_buf *b, const char **s, int *error)
 	return 1;
 }
 
-/* Escapes for HTML text and attributes. */
-int artifact_html_esc(struct sl_buf *b, const char *s)
+/* Escapes for HTML text and attributes; keep_lines: line breaks and tabs as they are (in <pre>). */
+static int html_esc(struct sl_buf *b, const char *s, int keep_lines)
 {
 	int error = 0;
 
 	while (s && *s && !error) {
-		if (artifact_visible(b, &s, &error))
+		if (!(keep_lines && (*s == '\n' || *s == '\t')) && artifact_visible(b, &s, &error))
 			continue;
 		switch (*s) {
 		case '&': error = sl_buf_puts(b, "&amp;"); break;
@@ -58,6 +58,11 @@ int artifact_html_esc(struct sl_buf *b, const char *s)
 	return error;
 }
 
+int artifact_html_esc(struct sl_buf *b, const char *s)
+{
+	return html_esc(b, s, 0);
+}
+
 void artifact_put(struct artifact_page *p, const char *s)
 {
 	if (!p->error)
@@ -68,6 +73,12 @@ void artifact_put_esc(struct artifact_page *p, const char *s)
 {
 	if (!p->error)
 		p->error = artifact_html_esc(p->b, s);
+}
+
+void artifact_put_esc_lines(struct artifact_page *p, const char *s)
+{
+	if (!p->error)
+		p->error = html_esc(p->b, s, 1);
 }
 
 void artifact_putf(struct artifact_page *p, const char *fmt, ...)

@@ -18,7 +18,9 @@ const char serve__css[] =
 /*
  * The pages follow the event stream: each event goes into the "live" list
  * (as text, never as HTML) and the page's <main> is fetched again, unless
- * the person is typing in a form or reading an opened file of a diff.
+ * the person is typing in an action's form or reading an opened file of a
+ * diff (a filter's fields do not count). The ?done= of an action's redirect
+ * is taken off the address at once, so that a refresh does not say it again.
  */
 const char serve__js[] =
 	"\"use strict\";\n"
@@ -29,9 +31,13 @@ const char serve__js[] =
 	"  var live = document.getElementById(\"live\");\n"
 	"  var es = new EventSource(\"/events?since=\" + (main.getAttribute(\"data-seq\") || \"0\"));\n"
 	"  var timer = null;\n"
+	"  if (/[?&]done=/.test(location.search))\n"
+	"    history.replaceState(null, \"\", location.pathname +\n"
+	"      location.search.replace(/([?&])done=[^&]*&?/, \"$1\").replace(/[?&]$/, \"\"));\n"
 	"  function busy() {\n"
-	"    var a = document.activeElement, i, t = main.querySelectorAll(\"input[type=text]\");\n"
-	"    if (a && a.form) return true;\n"
+	"    var a = document.activeElement, i;\n"
+	"    var t = main.querySelectorAll(\"form[method=post] input[type=text]\");\n"
+	"    if (a && a.form && a.form.method === \"post\") return true;\n"
 	"    for (i = 0; i < t.length; i++) if (t[i].value) return true;\n"
 	"    return main.querySelectorAll(\"details[open]\").length > 0;\n"
 	"  }\n"

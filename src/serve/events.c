@@ -94,7 +94,8 @@ static void sse_free(void *cls)
 
 struct MHD_Response *serve__events_response(struct req *r)
 {
-	const char *since = serve__arg(r, "since");
+	/* a browser that reconnects says where it was: Last-Event-ID wins over the page's since */
+	const char *last = serve__header(r, "Last-Event-ID"), *since = last ? last : serve__arg(r, "since");
 	struct MHD_Response *resp;
 	struct sse *e = calloc(1, sizeof(*e));
 

@@ -82,6 +82,11 @@ const char *serve__arg(struct req *r, const char *name)
 	return mhd.lookup(r->c, MHD_GET_ARGUMENT_KIND, name);
 }
 
+const char *serve__header(struct req *r, const char *name)
+{
+	return mhd.lookup(r->c, MHD_HEADER_KIND, name);
+}
+
 static int hexval(int c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10

@@ -13,7 +13,8 @@ void serve__page_begin(struct req *r, struct artifact_page *p, const char *title
 	struct serve *sv = r->sv;
 
 	artifact_put(p, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			"<meta name=\"viewport\" content=\"width=device-width\"><title>");
+			"<meta name=\"viewport\" content=\"width=device-width\">"
+			"<link rel=\"icon\" href=\"data:,\"><title>");
 	artifact_put_esc(p, title);
 	artifact_put(p, " - sluice</title><link rel=\"stylesheet\" href=\"/static/desk.css\">"
 			"<script src=\"/static/desk.js\" defer></script></head><body>\n<nav>"

@@ -59,7 +59,7 @@ static char *run_file(struct req *r, const char *run, const char *name, size_t m
 static void pre(struct artifact_page *p, const char *cls, const char *text)
 {
 	artifact_putf(p, "<pre class=\"%s\">", cls);
-	artifact_put_esc(p, text);
+	artifact_put_esc_lines(p, text);
 	artifact_put(p, "</pre>\n");
 }
 

@@ -50,8 +50,9 @@ struct req {
 	char set_cookie[256];
 };
 
-/* A query argument of the request, or NULL. */
+/* A query argument, or a header, of the request; NULL when absent. */
 const char *serve__arg(struct req *r, const char *name);
+const char *serve__header(struct req *r, const char *name);
 /* A field of the POSTed form, decoded into buf (truncated to n - 1); NULL when absent. */
 const char *serve__form(struct req *r, const char *name, char *buf, size_t n);
 /* Answer with a page or text: status, type; body in r->out. */
