@@ -426,11 +426,13 @@ int store_wo_runs(struct store *st, struct store_wo_run **out, size_t *n, struct
 	int error;
 
 	error = list_rows(st,
-	                  "SELECT work_order_id, wo_content_hash, id, state, reason FROM runs r "
-	                  "WHERE NOT " STORE_STATE_IN("?1", "state") " "
-	                  "OR id = (SELECT id FROM runs r2 WHERE r2.work_order_id = "
-	                  "r.work_order_id AND r2.wo_content_hash = r.wo_content_hash "
-	                  "ORDER BY created_ms DESC, id DESC LIMIT 1) "
+	                  /* one pass with a window, not a subquery per run: the cost of
+	                     a correlated one grew with runs times runs per work order */
+	                  "SELECT work_order_id, wo_content_hash, id, state, reason FROM "
+	                  "(SELECT work_order_id, wo_content_hash, id, state, reason, created_ms, "
+	                  "row_number() OVER (PARTITION BY work_order_id, wo_content_hash "
+	                  "ORDER BY created_ms DESC, id DESC) AS newest FROM runs) "
+	                  "WHERE NOT " STORE_STATE_IN("?1", "state") " OR newest = 1 "
 	                  "ORDER BY work_order_id, created_ms, id",
 	                  store__state_list(finals, run_states_where(run_state_is_final)),
 	                  sizeof(**out), read_wo_run, &v, &len, "cannot read the runs", err);
