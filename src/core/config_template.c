@@ -66,6 +66,13 @@ int sl_config_preset_known(const char *name)
 	return preset_table[i].name != NULL;
 }
 
+int sl_config_preset_resumes(const char *name)
+{
+	/* their resume flags: claude --continue, codex exec resume --last, gemini --resume */
+	return name && (!strcmp(name, "claude-code") || !strcmp(name, "codex") ||
+			!strcmp(name, "gemini"));
+}
+
 int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err)
 {
 	sl_strv v = NULL;

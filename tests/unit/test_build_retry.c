@@ -38,9 +38,9 @@ static void test_seed_table(void **state)
 {
 	/* retry: [{attempt: 3, agent: sonnet-thinking}, {attempt: 5, agent: opus}, {exit: 7}] */
 	struct sl_retry_rule rules[] = {
-		{ SL_RETRY_ATTEMPT, 3, NULL, agent_thinking, NULL, 0, 1 },
-		{ SL_RETRY_ATTEMPT, 5, NULL, agent_opus, NULL, 0, 3 },
-		{ SL_RETRY_EXIT, 7, NULL, NULL, NULL, 0, 5 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 3, .gate = NULL, .builder = agent_thinking, .prompt = NULL, .worktree_reset = 0, .line = 1 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 5, .gate = NULL, .builder = agent_opus, .prompt = NULL, .worktree_reset = 0, .line = 3 },
+		{ .kind = SL_RETRY_EXIT, .n = 7, .gate = NULL, .builder = NULL, .prompt = NULL, .worktree_reset = 0, .line = 5 },
 	};
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
@@ -84,7 +84,7 @@ static void test_no_rules_fatal(void **state)
 
 static void test_no_exit_fatal(void **state)
 {
-	struct sl_retry_rule rules[] = { { SL_RETRY_ATTEMPT, 2, NULL, agent_opus, NULL, 0, 1 } };
+	struct sl_retry_rule rules[] = { { .kind = SL_RETRY_ATTEMPT, .n = 2, .gate = NULL, .builder = agent_opus, .prompt = NULL, .worktree_reset = 0, .line = 1 } };
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
 	struct build_retry_decision d;
@@ -101,7 +101,7 @@ static void test_no_exit_fatal(void **state)
 
 static void test_exit_only_plain_retries(void **state)
 {
-	struct sl_retry_rule rules[] = { { SL_RETRY_EXIT, 3, NULL, NULL, NULL, 0, 1 } };
+	struct sl_retry_rule rules[] = { { .kind = SL_RETRY_EXIT, .n = 3, .gate = NULL, .builder = NULL, .prompt = NULL, .worktree_reset = 0, .line = 1 } };
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
 	struct build_retry_decision d;
@@ -126,9 +126,9 @@ static void test_not_gate(void **state)
 {
 	/* not: gate.test -> opus + reset; attempt: 3 -> a prompt; exit: 6 */
 	struct sl_retry_rule rules[] = {
-		{ SL_RETRY_NOT_GATE, 0, s_test, agent_opus, NULL, 1, 1 },
-		{ SL_RETRY_ATTEMPT, 3, NULL, agent_thinking, s_fix, 0, 4 },
-		{ SL_RETRY_EXIT, 6, NULL, NULL, NULL, 0, 7 },
+		{ .kind = SL_RETRY_NOT_GATE, .n = 0, .gate = s_test, .builder = agent_opus, .prompt = NULL, .worktree_reset = 1, .line = 1 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 3, .gate = NULL, .builder = agent_thinking, .prompt = s_fix, .worktree_reset = 0, .line = 4 },
+		{ .kind = SL_RETRY_EXIT, .n = 6, .gate = NULL, .builder = NULL, .prompt = NULL, .worktree_reset = 0, .line = 7 },
 	};
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
@@ -162,8 +162,8 @@ static void test_not_gate(void **state)
 static void test_not_builder(void **state)
 {
 	struct sl_retry_rule rules[] = {
-		{ SL_RETRY_NOT_GATE, 0, s_builder, agent_opus, NULL, 0, 1 },
-		{ SL_RETRY_EXIT, 3, NULL, NULL, NULL, 0, 2 },
+		{ .kind = SL_RETRY_NOT_GATE, .n = 0, .gate = s_builder, .builder = agent_opus, .prompt = NULL, .worktree_reset = 0, .line = 1 },
+		{ .kind = SL_RETRY_EXIT, .n = 3, .gate = NULL, .builder = NULL, .prompt = NULL, .worktree_reset = 0, .line = 2 },
 	};
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
@@ -213,7 +213,7 @@ static int setup_run(void **state)
 static void test_save_load(void **state)
 {
 	struct test_store *f = *state;
-	struct build_retry_state st = { 2, -1, 0 }, back = { 9, 9, 9 };
+	struct build_retry_state st = { 2, -1, 0, 1 }, back = { 9, 9, 9, 9 };
 	struct sl_err err = SL_ERR_INIT;
 	char *copy = sl_path_join(f->dir, "retry.json");
 	struct sl_buf b = SL_BUF_INIT;
@@ -227,6 +227,7 @@ static void test_save_load(void **state)
 	assert_int_equal(back.builder_rule, 2);
 	assert_int_equal(back.prompt_rule, -1);
 	assert_int_equal(back.reset_rule, 0);
+	assert_int_equal(back.session_rule, 1);
 	/* the copy for people says the same */
 	assert_int_equal(sl_read_file(&b, copy, 4096, &err), 0);
 	assert_non_null(strstr(sl_buf_cstr(&b), "\"builder_rule\": 2"));
@@ -238,7 +239,7 @@ static void test_copy_never_read(void **state)
 {
 	/* what a builder or a gate writes over the copy changes nothing */
 	struct test_store *f = *state;
-	struct build_retry_state st = { -1, 1, -1 }, back;
+	struct build_retry_state st = { -1, 1, -1, -1 }, back;
 	struct sl_err err = SL_ERR_INIT;
 	char *copy = sl_path_join(f->dir, "retry.json");
 	const char *forged[] = { "{not json", "{\"builder_rule\": 0, \"prompt_rule\": 0, "
@@ -268,7 +269,7 @@ static void test_stale_state_ignored(void **state)
 {
 	/* A state from an older config (index past the list) means no override. */
 	struct sl_config cfg;
-	struct build_retry_state st = { 5, 5, 5 };
+	struct build_retry_state st = { 5, 5, 5, 5 };
 	struct build_retry_overrides ov;
 
 	memset(&cfg, 0, sizeof(cfg));
