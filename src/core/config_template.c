@@ -30,14 +30,23 @@ static const struct {
          * gate is allowed too (t0960).
          */
         {"claude-code",
+         "r=; [ \"$SLUICE_SESSION\" = keep ] && r=--continue; "
          "set -f; IFS='\n'; set --; for c in $SLUICE_GATE_COMMANDS $(printf '%s\\n' "
          "\"$SLUICE_GATE_COMMANDS\" | awk '{gsub(/ *(&&|[|][|]|;|[|]) */, \"\\n\"); print}'); "
          "do set -- \"$@\" \"Bash($c)\"; done; "
-         "unset IFS; claude -p --output-format text --permission-mode acceptEdits "
+         "unset IFS; claude $r -p --output-format text --permission-mode acceptEdits "
          "--allowedTools Read Edit Write Glob Grep 'Bash(git status:*)' 'Bash(git diff:*)' "
          "'Bash(git log:*)' 'Bash(git show:*)' \"$@\" <\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; "
          "rc=$?; cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
-        {"codex", "exec codex exec --sandbox workspace-write --skip-git-repo-check "
+        /*
+         * session: keep resumes the newest session of the worktree (codex
+         * picks the session of the current directory); `exec resume` has no
+         * --sandbox, its config key says the same.
+         */
+        {"codex", "if [ \"$SLUICE_SESSION\" = keep ]; then exec codex exec resume --last "
+                  "-c 'sandbox_mode=\"workspace-write\"' --skip-git-repo-check "
+                  "--output-last-message \"$SLUICE_SUMMARY_FILE\" - <\"$SLUICE_PROMPT_FILE\"; fi; "
+                  "exec codex exec --sandbox workspace-write --skip-git-repo-check "
                   "--output-last-message \"$SLUICE_SUMMARY_FILE\" - <\"$SLUICE_PROMPT_FILE\""},
         {"aider",
          "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\""},
@@ -47,7 +56,8 @@ static const struct {
          * alone, taken out with node (which runs gemini itself).
          */
         {"gemini",
-         "GEMINI_CLI_TRUST_WORKSPACE=true gemini --approval-mode=yolo --output-format json "
+         "r=; [ \"$SLUICE_SESSION\" = keep ] && r='--resume latest'; "
+         "GEMINI_CLI_TRUST_WORKSPACE=true gemini $r --approval-mode=yolo --output-format json "
          "<\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; rc=$?; "
          "node -e 'const fs=require(\"fs\"),f=process.argv[1];let r;"
          "try{r=JSON.parse(fs.readFileSync(f,\"utf8\"))}catch(e){process.exit(0)}"
