@@ -61,6 +61,7 @@ test_expect_success 'sluice show: the agent of each attempt, and why the run fai
 '
 
 test_expect_success 'sluice show --json: attempts[].agent and .session' '
+	test_skip_unless_tool python3 &&
 	run=$(run_of repo W1) &&
 	sluice -C repo show --json $run >show.json &&
 	python3 -c "

@@ -151,6 +151,7 @@ retry:
 	test_grep ":9:1: warning: .worktree: reset. with .session: keep. (line 5)" out &&
 	test_grep ":11:1: warning: .session: keep. but agent .old. (preset aider) cannot resume" out &&
 	test_grep -v ":11:1: warning: this retry entry switches" out &&
+	test_skip_unless_tool python3 &&
 	sluice -C repo check --json >out.json &&
 	python3 -c "
 import json
