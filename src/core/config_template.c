@@ -34,7 +34,7 @@ static const struct {
          "set -f; IFS='\n'; set --; for c in $SLUICE_GATE_COMMANDS $(printf '%s\\n' "
          "\"$SLUICE_GATE_COMMANDS\" | awk '{gsub(/ *(&&|[|][|]|;|[|]) */, \"\\n\"); print}'); "
          "do set -- \"$@\" \"Bash($c)\"; done; "
-         "unset IFS; claude $r -p --output-format text --permission-mode acceptEdits "
+         "unset IFS; claude -p $r --output-format text --permission-mode acceptEdits "
          "--allowedTools Read Edit Write Glob Grep 'Bash(git status:*)' 'Bash(git diff:*)' "
          "'Bash(git log:*)' 'Bash(git show:*)' \"$@\" <\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; "
          "rc=$?; cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},

@@ -56,7 +56,7 @@ run_all() { # DIR
 sessions() {
 	while read -r n who args; do
 		case "$who $args" in
-		"claude --continue "*|"codex exec resume --last "*|"gemini --resume latest "*) echo "$n $who resumed" ;;
+		"claude -p --continue "*|"codex exec resume --last "*|"gemini --resume latest "*) echo "$n $who resumed" ;;
 		"mine keep") echo "$n mine keep" ;;
 		mine*) echo "$n mine new" ;;
 		*) echo "$n $who new" ;;
@@ -84,6 +84,7 @@ done
 
 test_expect_success 'the resume flags are in the pinned CLIs --help snapshots' '
 	grep -q "^  -c, --continue " "$FIXTURES/agents/claude.help" &&
+	grep -qF "claude -p \$r " "$SLUICE_SOURCE_DIR/src/core/config_template.c" &&
 	grep -q "^  resume  " "$FIXTURES/agents/codex-exec.help" &&
 	grep -q "^ *--last$" "$FIXTURES/agents/codex-exec-resume.help" &&
 	grep -q "^  -c, --config " "$FIXTURES/agents/codex-exec-resume.help" &&
