@@ -27,10 +27,16 @@ static const struct {
          * matches `a && b` (also ||, ;, |) part by part (a rule for the whole
          * misses when a part holds parentheses), an agent runs a part alone,
          * and `sh -c '...'` is refused whatever the rules: every part of a
-         * gate is allowed too (t0960).
+         * gate is allowed too (t0960). Each new session gets its id
+         * (--session-id, kept in the run folder) so that session: keep can
+         * --resume it: `-p --continue` of 2.1.100 starts a new conversation
+         * (t1023).
          */
         {"claude-code",
-         "r=; [ \"$SLUICE_SESSION\" = keep ] && r=--continue; "
+         "f=\"$SLUICE_RUN_DIR/claude-session\"; id=$(cat \"$f\" 2>/dev/null); "
+         "case $id in *[!0-9a-f-]*) id= ;; esac; "
+         "if [ \"$SLUICE_SESSION\" = keep ] && [ -n \"$id\" ]; then r=\"--resume $id\"; else "
+         "id=$(cat /proc/sys/kernel/random/uuid); echo \"$id\" >\"$f\"; r=\"--session-id $id\"; fi; "
          "set -f; IFS='\n'; set --; for c in $SLUICE_GATE_COMMANDS $(printf '%s\\n' "
          "\"$SLUICE_GATE_COMMANDS\" | awk '{gsub(/ *(&&|[|][|]|;|[|]) */, \"\\n\"); print}'); "
          "do set -- \"$@\" \"Bash($c)\"; done; "
@@ -78,7 +84,7 @@ int sl_config_preset_known(const char *name)
 
 int sl_config_preset_resumes(const char *name)
 {
-	/* their resume flags: claude --continue, codex exec resume --last, gemini --resume */
+	/* their resume flags: claude --resume <id>, codex exec resume --last, gemini --resume */
 	return name && (!strcmp(name, "claude-code") || !strcmp(name, "codex") ||
 			!strcmp(name, "gemini"));
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # session: new | keep. With keep (sticky) the next attempt resumes the
 # agent CLI's own session: sluice sets SLUICE_SESSION=keep and each preset
-# adds its CLI's resume flags (claude --continue, codex exec resume --last,
+# adds its CLI's resume flags (claude --resume <id>, codex exec resume --last,
 # gemini --resume latest), checked here with stand-ins on PATH that record
 # their argv. Gump's safety rules: a rule that switches the agent forces a
 # new session (a warning in the event log), worktree: reset with a kept
@@ -56,7 +56,7 @@ run_all() { # DIR
 sessions() {
 	while read -r n who args; do
 		case "$who $args" in
-		"claude -p --continue "*|"codex exec resume --last "*|"gemini --resume latest "*) echo "$n $who resumed" ;;
+		"claude -p --resume "*|"codex exec resume --last "*|"gemini --resume latest "*) echo "$n $who resumed" ;;
 		"mine keep") echo "$n mine keep" ;;
 		mine*) echo "$n mine new" ;;
 		*) echo "$n $who new" ;;
@@ -83,7 +83,8 @@ for preset in claude-code codex gemini; do
 done
 
 test_expect_success 'the resume flags are in the pinned CLIs --help snapshots' '
-	grep -q "^  -c, --continue " "$FIXTURES/agents/claude.help" &&
+	grep -q "^  -r, --resume " "$FIXTURES/agents/claude.help" &&
+	grep -q "^  --session-id " "$FIXTURES/agents/claude.help" &&
 	grep -qF "claude -p \$r " "$SLUICE_SOURCE_DIR/src/core/config_template.c" &&
 	grep -q "^  resume  " "$FIXTURES/agents/codex-exec.help" &&
 	grep -q "^ *--last$" "$FIXTURES/agents/codex-exec-resume.help" &&
