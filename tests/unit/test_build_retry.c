@@ -279,10 +279,59 @@ static void test_stale_state_ignored(void **state)
 	assert_int_equal(ov.worktree_reset, 0);
 }
 
+static char n_thinking[] = "thinking", n_opus[] = "opus";
+static char *argv_other[] = { s_builder, NULL };
+
+/* agent: shares its keyword with builder: the later one wins; session is its own. */
+static void test_agent_and_session(void **state)
+{
+	struct sl_retry_rule rules[] = {
+		{ .kind = SL_RETRY_ATTEMPT, .n = 2, .builder = argv_other, .line = 1 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 3, .agent = n_thinking, .session = SL_SESSION_KEEP,
+		  .line = 3 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 4, .agent = n_opus, .session = SL_SESSION_NEW,
+		  .line = 6 },
+		{ .kind = SL_RETRY_EXIT, .n = 5, .line = 9 },
+	};
+	struct sl_config cfg;
+	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
+	const char *failed[] = { "test", NULL };
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.retry = rules;
+	cfg.nretry = 4;
+	assert_int_equal(build_retry_decide(&cfg, &st, 1, failed, 0, &d, &err), 0);
+	assert_non_null(d.overrides.builder);
+	assert_null(d.overrides.agent);
+	assert_int_equal(d.overrides.session, 0);
+	st = d.state;
+	assert_int_equal(build_retry_decide(&cfg, &st, 2, failed, 0, &d, &err), 0);
+	assert_null(d.overrides.builder); /* the agent replaced the argv */
+	assert_string_equal(d.overrides.agent, "thinking");
+	assert_int_equal(d.overrides.session, SL_SESSION_KEEP);
+	assert_non_null(strstr(d.reason, "with agent thinking from retry rule 2, session keep "
+				 "from retry rule 2"));
+	st = d.state;
+	assert_int_equal(build_retry_decide(&cfg, &st, 3, failed, 0, &d, &err), 0);
+	assert_string_equal(d.overrides.agent, "opus");
+	assert_int_equal(d.overrides.session, SL_SESSION_NEW);
+	assert_int_equal(d.state.builder_rule, 2);
+	assert_int_equal(d.state.session_rule, 2);
+	st = d.state;
+	assert_int_equal(build_retry_decide(&cfg, &st, 4, failed, 0, &d, &err), 0);
+	assert_string_equal(d.overrides.agent, "opus"); /* sticky */
+	assert_int_equal(build_retry_decide(&cfg, &d.state, 5, failed, 0, &d, &err), 0);
+	assert_int_equal(d.retry, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed_table),
+		cmocka_unit_test(test_agent_and_session),
 		cmocka_unit_test(test_no_rules_fatal),
 		cmocka_unit_test(test_no_exit_fatal),
 		cmocka_unit_test(test_exit_only_plain_retries),
