@@ -7,7 +7,8 @@
 #                                          /usr/share/doc/sluice/copyright
 #
 # The package's Depends are git (sluice runs the git CLI), libcurl4 (loaded
-# by the HTTP reviewer) and, when
+# by the HTTP reviewer; libmicrohttpd12, loaded by `sluice serve`, is
+# Recommends) and, when
 # dpkg-shlibdeps (Debian package dpkg-dev) is there, the packages of the
 # libraries the binary links, as dpkg-shlibdeps finds them; without it, the
 # Debian 12 names of those libraries.
@@ -47,6 +48,8 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # libcurl is loaded at run time by the HTTP reviewer (reviewer/http.c), not
 # linked: dpkg-shlibdeps cannot see it
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "git (>= 1:2.38), libcurl4")
+# libmicrohttpd is loaded by `sluice serve` only (serve/http.c): recommended
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libmicrohttpd12")
 find_program(SLUICE_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(SLUICE_DPKG_SHLIBDEPS)
 	set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)

@@ -8,6 +8,7 @@
 #
 #   ./scripts/demo.sh            builds sluice if needed, runs the tour
 #   DEMO_DIR=/some/where ./scripts/demo.sh   keep the sample repository there
+#   DEMO_SERVE=0 ./scripts/demo.sh   do not leave `sluice serve` running at the end
 #   DEMO_BUILDER=claude-code ./scripts/demo.sh   the real Claude Code CLI
 #       (scripts/agents.sh installs it into build/agents) as the builder, with
 #       `builder.preset: claude-code`, talking to a fake model on loopback
@@ -213,5 +214,21 @@ echo "the report page: $demo/report.html"
 if grep -rqs "$DEMO_REVIEWER_TOKEN" .system "$demo/report.html"; then
 	echo "demo: the reviewer token leaked into an artifact" >&2
 	exit 1
+fi
+step "sluice serve: the review desk in the browser"
+# Left running (DEMO_SERVE=0: not started), in its own session with its
+# output in a file, so that nothing waits on it; `kill` stops it.
+if [ "${DEMO_SERVE:-1}" = 1 ]; then
+	setsid "$sluice_bin" serve >"$demo/serve.log" 2>&1 </dev/null &
+	serve_pid=$!
+	for _ in $(seq 50); do grep -q "http://" "$demo/serve.log" && break; sleep 0.1; done
+	if url=$(grep -o "http://[^ ]*" "$demo/serve.log"); then
+		echo "sluice serve (pid $serve_pid) is at $url"
+		echo "(open it in a browser; 'kill $serve_pid' stops it)"
+	else
+		cat "$demo/serve.log" >&2
+		echo "demo: sluice serve did not start" >&2
+		exit 1
+	fi
 fi
 step "done: the sample repository is $repo"

@@ -219,6 +219,36 @@ int artifact_dossier(struct sl_ctx *ctx, const char *run, json_t **out, struct s
  */
 int artifact_report_html(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *err);
 
+/*
+ * HTML pages (artifact/html.c), for the report and `sluice serve`: an HTML
+ * page written into a buffer whose first error sticks (p->error: SL_ERROR
+ * when out of memory); text from outside is escaped for HTML text and
+ * attributes, and its control characters, bidirectional overrides and bytes
+ * that are not UTF-8 made visible as the CLI shows them (\n, \u202e, \xff).
+ */
+struct artifact_page {
+	struct sl_buf *b;
+	int error;
+};
+void artifact_put(struct artifact_page *p, const char *s);
+void artifact_put_esc(struct artifact_page *p, const char *s);
+void artifact_putf(struct artifact_page *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A state's name on its colour (a run state or a work-order state). */
+void artifact_badge(struct artifact_page *p, const char *state);
+const char *artifact_state_color(const char *state);
+/* Escape s into b for HTML: 0, or SL_ERROR when out of memory. */
+int artifact_html_esc(struct sl_buf *b, const char *s);
+/*
+ * The escape of the character at *s when it is a control character, a
+ * hidden one or not UTF-8 (1: written, *s advanced past it); 0 when it is
+ * plain text the caller writes itself.
+ */
+int artifact_visible(struct sl_buf *b, const char **s, int *error);
+/* The pages' style sheet. */
+extern const char artifact_page_css[];
+/* The work orders' dependency graph as an SVG section of page p (the report's). */
+int artifact_graph_html(struct sl_ctx *ctx, struct artifact_page *p, struct sl_err *err);
+
 /* The work-order dependency graph in Graphviz DOT, appended to `out`. */
 int artifact_report_dot(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *err);
 

@@ -45,6 +45,7 @@ int cmd_gc(struct cli *cli, int argc, char **argv);
 int cmd_merge_preview(struct cli *cli, int argc, char **argv);
 int cmd_report(struct cli *cli, int argc, char **argv);
 int cmd_worktree(struct cli *cli, int argc, char **argv);
+int cmd_serve(struct cli *cli, int argc, char **argv);
 
 /* Internal, not listed: a tick's worker process (cmd_advance_run.c). */
 int cmd_advance_run(struct cli *cli, int argc, char **argv);

@@ -34,6 +34,7 @@ static const struct command commands[] = {
 	{ "merge-preview", cmd_merge_preview, "would this merge be clean? conflicted paths" },
 	{ "report", cmd_report, "a page of the queue and runs; the dependency graph" },
 	{ "worktree", cmd_worktree, "create, clean up and inspect agent worktrees" },
+	{ "serve", cmd_serve, "the review desk in the browser: queue, runs, decisions, live" },
 	{ NULL, NULL, NULL },
 };
 

@@ -319,6 +319,20 @@ static void unknown(struct ctx *c, yaml_node_t *k, const char *section, const ch
 
 /* ---- sections ---------------------------------------------------------- */
 
+/* queue.overlap: resolve (the default) or fatal. */
+static void get_overlap(struct ctx *c, yaml_node_t *v)
+{
+	char *s = NULL;
+
+	if (get_str(c, v, &s, "queue.overlap") != 0)
+		return;
+	if (!strcmp(s, "fatal") || !strcmp(s, "resolve"))
+		c->cfg->queue.overlap_fatal = !strcmp(s, "fatal");
+	else
+		problem(c, v, "'queue.overlap' must be 'resolve' or 'fatal', not '%s'", s);
+	free(s);
+}
+
 static void queue_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	if (!strcmp(key, "inbox")) {
@@ -332,8 +346,10 @@ static void queue_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 		get_int(c, v, &c->cfg->queue.jobs, 1, SL_JOBS_MAX, "queue.jobs");
 	} else if (!strcmp(key, "allow_overlap")) {
 		get_bool(c, v, &c->cfg->queue.allow_overlap, "queue.allow_overlap");
+	} else if (!strcmp(key, "overlap")) {
+		get_overlap(c, v);
 	} else {
-		unknown(c, k, "queue", "inbox, jobs, allow_overlap");
+		unknown(c, k, "queue", "inbox, jobs, allow_overlap, overlap");
 	}
 }
 

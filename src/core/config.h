@@ -70,6 +70,7 @@ struct sl_config {
 		char *inbox;       /* default "work_orders" (relative to the repo root) */
 		int jobs;          /* default 2, at most SL_JOBS_MAX */
 		int allow_overlap; /* default 0 */
+		int overlap_fatal; /* queue.overlap: fatal (default resolve: 0) */
 	} queue;
 	struct sl_builder builder;
 	struct sl_builder *builders; /* the `builders:` map, in file order */

@@ -17,8 +17,9 @@ struct sl_ctx {
 	struct store *st;
 	char target_ref[512];   /* refs/heads/<cfg->target> */
 	char **excluded;        /* worktree.share + worktree.copy: never committed, never "dirty" */
+	const char *actor;      /* who a person's command is recorded as (NULL: $USER) */
 };
 
-#define SL_CTX_INIT { SL_REPO_INIT, NULL, NULL, { 0 }, NULL }
+#define SL_CTX_INIT { SL_REPO_INIT, NULL, NULL, { 0 }, NULL, NULL }
 
 #endif

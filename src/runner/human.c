@@ -52,11 +52,14 @@ static void step_close(struct step *s, struct sl_lock *lock)
 	sl_lock_release(lock);
 }
 
-static const char *who(void)
+/* Who a person's command is recorded as: ctx->actor (sluice serve says so), else the user. */
+static const char *who(const struct sl_ctx *ctx)
 {
 	const char *u = getenv("USER");
 	struct passwd *pw;
 
+	if (ctx->actor)
+		return ctx->actor;
 	if (u && *u)
 		return u;
 	pw = getpwuid(getuid());
@@ -141,7 +144,7 @@ static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdi
 		goto out;
 	if (!strcmp(verdict, "approve") && (error = check_review_files(&s, tree, err)) != 0)
 		goto out;
-	snprintf(reviewer, sizeof(reviewer), "%s (manual)", who());
+	snprintf(reviewer, sizeof(reviewer), "%s (manual)", who(ctx));
 	j = json_pack("{s:s, s:s, s:s}", "verdict", verdict, "comments", message ? message : "",
 		      "reviewer", reviewer);
 	if ((error = reviewer_verdict_from_json(&v, j, tree, err)) != 0)
@@ -314,7 +317,7 @@ static int retry_failed(struct step *s, struct sl_err *err)
 	if ((error = build_retry_forget(s->ctx->st, s->run.id, s->run_dir, err)) != 0)
 		return error;
 	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
-	snprintf(reason, sizeof(reason), "retried by %s", who());
+	snprintf(reason, sizeof(reason), "retried by %s", who(s->ctx));
 	if ((error = store_begin(s->ctx->st, err)) != 0)
 		return error;
 	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, RUN_QUEUED, reason,
@@ -347,7 +350,7 @@ int runner_retry(struct sl_ctx *ctx, const char *run, char *next_state, size_t n
 		break;
 	case RUN_REVIEWING:
 	case RUN_APPROVED:
-		error = step__move(&s, s.run.state, err, "retry asked by %s", who());
+		error = step__move(&s, s.run.state, err, "retry asked by %s", who(ctx));
 		break;
 	default:
 		error = sl_err_set(err, SL_EINVALID,
@@ -393,7 +396,7 @@ int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 			goto out;
 	}
 	sl_fault("abandon.after_remove");
-	error = step__fail(&s, RUN_ABANDONED, err, "abandoned by %s%s", who(),
+	error = step__fail(&s, RUN_ABANDONED, err, "abandoned by %s%s", who(ctx),
 			   deleted ? "; branch deleted" : "");
 	if (error > 0)
 		error = 0;

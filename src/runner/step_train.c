@@ -785,13 +785,178 @@ static int landed_before(struct step *s, struct sl_err *err)
 	return head_landed(s, tip);
 }
 
+/* 1 when car c still stands for its run (approved or landing, with the car's head). */
+static int car_holds(struct step *s, const struct store_car *c)
+{
+	struct store_run r;
+	struct sl_err e = SL_ERR_INIT;
+	int holds;
+
+	if (store_run_get(s->ctx->st, c->run_id, &r, &e) != 0)
+		return 0;
+	holds = (r.state == RUN_APPROVED || r.state == RUN_MERGING) && r.head_commit && c->head &&
+		!strcmp(r.head_commit, c->head);
+	store_run_release(&r);
+	return holds;
+}
+
+/*
+ * 1 when run `other` changed one of the files this run changed: *paths
+ * (the caller's) are the files both changed. 0 when not, or an error.
+ */
+static int shares_files(struct step *s, const char *other, sl_strv *paths, struct sl_err *err)
+{
+	int error;
+
+	if (!strcmp(other, s->run.id))
+		return 0;
+	if ((error = store_files_common(s->ctx->st, s->run.id, other, paths, err)) != 0)
+		return error;
+	if (**paths)
+		return 1;
+	sl_strv_free(*paths);
+	*paths = NULL;
+	return 0;
+}
+
+/*
+ * Where the run last met the target: the merge base of the tip and the
+ * run's head (its base, or a later tip a person merged into its branch).
+ */
+static int met_target(struct step *s, const char *tip, char out[41], struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_oid t, h, mb;
+	int rc;
+
+	if ((rc = git_oid_fromstr(&t, tip)) || !s->run.head_commit ||
+	    (rc = git_oid_fromstr(&h, s->run.head_commit)) ||
+	    (rc = git_repository_open(&repo, s->ctx->repo.root)) ||
+	    (rc = git_merge_base(&mb, repo, &t, &h))) {
+		git_repository_free(repo);
+		if (!s->run.head_commit || rc == GIT_ENOTFOUND) {
+			sl_err_clear(err);
+			snprintf(out, 41, "%s", s->run.base_commit ? s->run.base_commit : tip);
+			return 0;
+		}
+		return sl_err_git(err, rc, "cannot find where run %s met %s", s->run.id, tip);
+	}
+	git_repository_free(repo);
+	git_oid_tostr(out, 41, &mb);
+	return 0;
+}
+
+/*
+ * queue.overlap: fatal. The run that changed a file this run changed first
+ * (*rival, the caller's), with the files (*paths): one that landed on the
+ * target since this run last met it (met_target), or a car already in the
+ * train. *landed
+ * says which. 0 with *rival NULL when there is none.
+ */
+static int first_overlap(struct step *s, char **rival, sl_strv *paths, int *landed,
+			 struct sl_err *err)
+{
+	struct store_car *cars = NULL;
+	char tip[41], since[41], **ids = NULL;
+	size_t n = 0, i;
+	int error, rc = 0;
+
+	*rival = NULL;
+	if ((error = step__target_tip(s, tip, err)) != 0 ||
+	    (error = met_target(s, tip, since, err)) != 0 ||
+	    (error = step__rivals_between(s, tip, since, &ids, err)) != 0)
+		return error;
+	for (i = 0; ids[i] && rc == 0; i++)
+		if ((rc = shares_files(s, ids[i], paths, err)) == 1)
+			*rival = strdup(ids[i]);
+	*landed = rc == 1;
+	if (rc == 0 && (rc = store_train_list(s->ctx->st, s->ctx->target_ref, &cars, &n, err)) == 0)
+		for (i = 0; i < n && rc == 0; i++)
+			if (car_holds(s, &cars[i]) &&
+			    (rc = shares_files(s, cars[i].run_id, paths, err)) == 1)
+				*rival = strdup(cars[i].run_id);
+	for (i = 0; i < n; i++)
+		store_car_release(&cars[i]);
+	free(cars);
+	sl_strv_free(ids);
+	if (rc == 1 && !*rival)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	return rc < 0 ? rc : 0;
+}
+
+/* "a.txt, b.txt, c.txt and 4 more" */
+static void some_paths(const char *const *paths, char *buf, size_t n)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	size_t i, total = sl_strv_len((sl_strv)paths);
+
+	for (i = 0; i < total && i < 5; i++)
+		sl_buf_addf(&b, "%s'%s'", i ? ", " : "", paths[i]);
+	if (total > i)
+		sl_buf_addf(&b, " and %zu more", total - i);
+	snprintf(buf, n, "%s", b.len ? b.ptr : "");
+	sl_buf_release(&b);
+}
+
+/*
+ * queue.overlap: fatal. A run that changed a file another run changed
+ * first fails instead of joining (STEP_STOP). The check and the join hold
+ * the repository lock, so that of two runs approved at once one sees the
+ * other.
+ */
+static int join_unless_overlap(struct step *s, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	sl_strv paths = NULL;
+	char *rival = NULL, names[1024], wo[128];
+	int error, joined, landed = 0;
+
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	if ((error = first_overlap(s, &rival, &paths, &landed, err)) == 0 && !rival)
+		error = store_train_join(s->ctx->st, s->run.id, s->ctx->target_ref,
+					 s->run.head_commit, &joined, err);
+	sl_lock_release(&lock);
+	if (!error && rival) {
+		some_paths((const char *const *)paths, names, sizeof(names));
+		error = step__fail(s, RUN_FAILED, err, "queue.overlap is fatal: %s also changed by "
+				   "%s (run %s), which %s; nothing was merged",
+				   names, wo_of(s, rival, wo, sizeof(wo)), rival,
+				   landed ? "landed first" : "is ahead in the merge train");
+	}
+	free(rival);
+	sl_strv_free(paths);
+	return error;
+}
+
+/* Join the train (a car of this head already there stays as it is). */
+static int join_train(struct step *s, struct sl_err *err)
+{
+	struct store_car c;
+	int error, joined, same = 0;
+
+	if (s->ctx->cfg->queue.overlap_fatal) {
+		if ((error = store_train_get(s->ctx->st, s->run.id, &c, err)) == 0) {
+			same = c.head && s->run.head_commit && !strcmp(c.head, s->run.head_commit);
+			store_car_release(&c);
+		} else if (error != SL_ENOTFOUND) {
+			return error;
+		}
+		sl_err_clear(err);
+		if (!same)
+			return join_unless_overlap(s, err);
+	}
+	return store_train_join(s->ctx->st, s->run.id, s->ctx->target_ref, s->run.head_commit,
+				&joined, err);
+}
+
 /* approved: join the merge train, and carry the run's car as far as it goes now. */
 int step_train(struct step *s, struct sl_err *err)
 {
 	int64_t until = sl_now_ms() + TRAIN_WAIT_MAX_MS;
 	struct train t;
 	struct where w;
-	int error, joined;
+	int error;
 
 	if ((error = restore_branch(s, err)) != 0 || (error = step__approval_holds(s, err)) != 0)
 		return error == STEP_SENT_BACK ? STEP_NEXT : error;
@@ -799,8 +964,7 @@ int step_train(struct step *s, struct sl_err *err)
 		return error == 1 ? step__move(s, RUN_MERGING, err, "landed before a crash; "
 					       "recording it")
 				  : error;
-	if ((error = store_train_join(s->ctx->st, s->run.id, s->ctx->target_ref,
-				      s->run.head_commit, &joined, err)) != 0)
+	if ((error = join_train(s, err)) != 0)
 		return error;
 	do {
 		if ((error = train_read(s, &t, &w, err)) == 0)

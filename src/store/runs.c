@@ -1,6 +1,7 @@
 #include "store/store.h"
 #include "store/store_int.h"
 #include "core/buf.h"
+#include "core/config.h"
 #include "core/time.h"
 
 #include <stdio.h>
@@ -344,13 +345,23 @@ static void bind_states(sqlite3_stmt *s, run_state_set states, char buf[STORE_ST
 
 int store_runs_count(struct store *st, run_state_set states, struct sl_err *err)
 {
+	return store_runs_count_of(st, states, NULL, err);
+}
+
+int store_runs_count_of(struct store *st, run_state_set states, const char *wo_id,
+			struct sl_err *err)
+{
 	char list[STORE_STATE_LIST_MAX];
 	sqlite3_stmt *s = NULL;
 	int n;
 
-	if (store__prepare(st, &s, "SELECT count(*) FROM runs WHERE " STATE_IN, err) != 0)
+	if (store__prepare(st, &s,
+			   "SELECT count(*) FROM runs WHERE " STATE_IN " AND "
+			   "(?2 IS NULL OR work_order_id = ?2)",
+			   err) != 0)
 		return SL_ERROR;
 	bind_states(s, states, list);
+	store__bind_text(s, 2, wo_id);
 	n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0)
 					  : store__fail(st, err, "cannot count runs");
 	sqlite3_finalize(s);
@@ -359,6 +370,12 @@ int store_runs_count(struct store *st, run_state_set states, struct sl_err *err)
 
 int store_runs_list(struct store *st, run_state_set states, const char *wo_id,
 		    struct store_run **out, size_t *n, struct sl_err *err)
+{
+	return store_runs_page(st, states, wo_id, 0, -1, out, n, err);
+}
+
+int store_runs_page(struct store *st, run_state_set states, const char *wo_id, int64_t offset,
+		    int64_t limit, struct store_run **out, size_t *n, struct sl_err *err)
 {
 	char list[STORE_STATE_LIST_MAX];
 	sqlite3_stmt *s = NULL;
@@ -369,11 +386,13 @@ int store_runs_list(struct store *st, run_state_set states, const char *wo_id,
 	if ((error = store__prepare(st, &s,
 				    "SELECT " RUN_COLUMNS " FROM runs WHERE " STATE_IN " AND "
 				    "(?2 IS NULL OR work_order_id = ?2) "
-				    "ORDER BY created_ms DESC, rowid DESC",
+				    "ORDER BY created_ms DESC, rowid DESC LIMIT ?3 OFFSET ?4",
 				    err)) != 0)
 		goto out;
 	bind_states(s, states, list);
 	store__bind_text(s, 2, wo_id);
+	sqlite3_bind_int64(s, 3, limit);
+	sqlite3_bind_int64(s, 4, offset);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (len == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -573,6 +592,39 @@ out:
 		ids = NULL;
 	}
 	*out = ids;
+	return error;
+}
+
+int store_files_common(struct store *st, const char *a, const char *b, char ***out,
+		       struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	sl_strv v = NULL;
+	int error, rc;
+
+	*out = NULL;
+	if ((error = store__prepare(st, &s,
+				    "SELECT f.path FROM files_changed f WHERE f.run_id = ?1 AND "
+				    "EXISTS (SELECT 1 FROM files_changed g WHERE g.run_id = ?2 "
+				    "AND g.path = f.path) ORDER BY f.path",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, a);
+	store__bind_text(s, 2, b);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if (sl_strv_push(&v, (const char *)sqlite3_column_text(s, 0)) != 0) {
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+			break;
+		}
+	if (!error && rc != SQLITE_DONE)
+		error = store__fail(st, err, "cannot read files_changed");
+	if (!error && !v && !(v = calloc(1, sizeof(*v))))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	sqlite3_finalize(s);
+	if (error)
+		sl_strv_free(v);
+	else
+		*out = v;
 	return error;
 }
 

@@ -269,8 +269,14 @@ int store_run_update(struct store *st, const char *run_id, const char *const *fi
 int store_runs_list(struct store *st, run_state_set states, const char *wo_id,
 		    struct store_run **out, size_t *n, struct sl_err *err);
 
-/* How many runs are in one of `states`; or a negative error. */
+/* The same, `limit` runs (-1: all) from the `offset`th (sluice serve's pages). */
+int store_runs_page(struct store *st, run_state_set states, const char *wo_id, int64_t offset,
+		    int64_t limit, struct store_run **out, size_t *n, struct sl_err *err);
+
+/* How many runs are in one of `states` (and of work order wo_id, unless NULL); or a negative error. */
 int store_runs_count(struct store *st, run_state_set states, struct sl_err *err);
+int store_runs_count_of(struct store *st, run_state_set states, const char *wo_id,
+			struct sl_err *err);
 
 void store_run_release(struct store_run *run);
 void store_runs_free(struct store_run *runs, size_t n);
@@ -318,6 +324,14 @@ int store_files_changed_set(struct store *st, const char *run_id,
  */
 int store_rivals(struct store *st, const char *run_id, const char *const *paths, size_t npaths,
 		 int64_t since_ms, char ***out, struct sl_err *err);
+
+/*
+ * The paths both runs changed (their files_changed rows), in path order:
+ * *out is NULL-terminated and the caller's (sl_strv_free); an empty list
+ * when they share none.
+ */
+int store_files_common(struct store *st, const char *a, const char *b, char ***out,
+		       struct sl_err *err);
 
 /* The event stream (of one run, or all when run_id is NULL) after seq `since`, oldest first. */
 struct store_event {

@@ -1,0 +1,357 @@
+/* sluice serve's pages: the frame, the queue, the runs, the audit. */
+#include "serve/serve_int.h"
+#include "queue/queue.h"
+#include "store/store.h"
+#include "core/time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void serve__page_begin(struct req *r, struct artifact_page *p, const char *title)
+{
+	struct serve *sv = r->sv;
+
+	artifact_put(p, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+			"<meta name=\"viewport\" content=\"width=device-width\"><title>");
+	artifact_put_esc(p, title);
+	artifact_put(p, " - sluice</title><link rel=\"stylesheet\" href=\"/static/desk.css\">"
+			"<script src=\"/static/desk.js\" defer></script></head><body>\n<nav>"
+			"<b>sluice</b> <a href=\"/\">queue</a> <a href=\"/runs\">runs</a> "
+			"<a href=\"/audit\">audit</a> <span class=\"muted\">");
+	artifact_put_esc(p, sv->ctx->repo.root);
+	artifact_put(p, " &rarr; ");
+	artifact_put_esc(p, sv->ctx->cfg->target);
+	artifact_putf(p, "%s</span> <span id=\"live-state\" class=\"muted\"></span></nav>\n"
+			 "<main id=\"main\" data-seq=\"%lld\">\n",
+		      sv->read_only ? " (read-only)" : "", (long long)store_events_last(sv->ctx->st));
+}
+
+void serve__page_end(struct req *r, struct artifact_page *p)
+{
+	(void)r;
+	artifact_put(p, "</main>\n<aside><h3>live</h3><ol id=\"live\"></ol></aside>\n</body></html>\n");
+	if (p->error)
+		serve__error(r, 500, "the page is too large or out of memory");
+	else
+		serve__answer(r, r->status ? r->status : 200, "text/html; charset=utf-8");
+}
+
+void serve__action_form(struct req *r, struct artifact_page *p, const char *run,
+			const char *action, const char *label, int comment)
+{
+	if (r->sv->read_only)
+		return;
+	artifact_put(p, "<form method=\"post\" class=\"action\" action=\"/runs/");
+	artifact_put_esc(p, run);
+	artifact_putf(p, "/%s\"><input type=\"hidden\" name=\"csrf\" value=\"%s\">", action,
+		      r->sv->csrf);
+	if (comment)
+		artifact_putf(p, "<input type=\"text\" name=\"comment\" placeholder=\"comment%s\" "
+				 "size=\"40\">", comment > 1 ? " (required)" : "");
+	artifact_putf(p, "<button type=\"submit\" name=\"do\" value=\"%s\" id=\"%s-%s\">", action,
+		      action, run);
+	artifact_put_esc(p, label);
+	artifact_put(p, "</button></form>");
+}
+
+/* A run's id as a link to its page. */
+static void run_link(struct artifact_page *p, const char *id)
+{
+	artifact_put(p, "<a href=\"/runs/");
+	artifact_put_esc(p, id);
+	artifact_put(p, "\"><code>");
+	artifact_put_esc(p, id);
+	artifact_put(p, "</code></a>");
+}
+
+/* ---- the queue ----------------------------------------------------------- */
+
+static void queue_table(struct artifact_page *p, const struct queue_plan *plan)
+{
+	size_t i, j;
+
+	artifact_put(p, "<h2>Queue</h2>\n");
+	if (!plan->n)
+		artifact_put(p, "<p class=\"muted\">no work orders in the inbox</p>\n");
+	else
+		artifact_put(p, "<table id=\"queue\"><tr><th>work order</th><th>title</th><th>state"
+				"</th><th>priority</th><th>depends on</th><th>why (--explain)</th>"
+				"</tr>\n");
+	for (i = 0; i < plan->n; i++) {
+		const struct queue_item *it = &plan->items[i];
+		artifact_put(p, "<tr><td><a href=\"/runs?wo=");
+		artifact_put_esc(p, it->id);
+		artifact_put(p, "\">");
+		artifact_put_esc(p, it->id);
+		artifact_put(p, "</a></td><td>");
+		artifact_put_esc(p, it->title);
+		artifact_put(p, "</td><td>");
+		artifact_badge(p, it->state);
+		artifact_putf(p, "</td><td>%d</td><td>", it->priority);
+		for (j = 0; it->depends_on && it->depends_on[j]; j++) {
+			artifact_put(p, j ? ", " : "");
+			artifact_put_esc(p, it->depends_on[j]);
+		}
+		artifact_put(p, "</td><td>");
+		artifact_put_esc(p, it->explain ? it->explain : it->reason);
+		artifact_put(p, "</td></tr>\n");
+	}
+	if (plan->n)
+		artifact_put(p, "</table>\n");
+}
+
+static void inbox_problems(struct artifact_page *p, const struct store_inbox_error *e, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	artifact_put(p, "<h2>Problems in the inbox</h2>\n<ul class=\"error\">\n");
+	for (i = 0; i < n; i++) {
+		artifact_put(p, "<li>");
+		artifact_put_esc(p, e[i].message);
+		artifact_put(p, "</li>\n");
+	}
+	artifact_put(p, "</ul>\n<p class=\"muted\">fix them; <code>sluice check</code> says how</p>\n");
+}
+
+/* The runs that wait on a person, first on the queue page. */
+static void waiting_runs(struct req *r, struct artifact_page *p)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct store_run *runs = NULL;
+	size_t n = 0, i;
+
+	if (store_runs_page(r->sv->ctx->st, run_states_where(run_state_needs_person), NULL, 0,
+			    SERVE_PAGE_RUNS, &runs, &n, &err) != 0 || !n)
+		return;
+	artifact_put(p, "<h2>Waiting for you</h2>\n<table id=\"waiting\"><tr><th>run</th><th>work "
+			"order</th><th>state</th><th>reason</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		artifact_put(p, "<tr><td>");
+		run_link(p, runs[i].id);
+		artifact_put(p, "</td><td>");
+		artifact_put_esc(p, runs[i].work_order_id);
+		artifact_put(p, "</td><td>");
+		artifact_badge(p, run_state_name(runs[i].state));
+		artifact_put(p, "</td><td>");
+		artifact_put_esc(p, runs[i].reason);
+		artifact_put(p, "</td></tr>\n");
+	}
+	artifact_put(p, "</table>\n");
+	store_runs_free(runs, n);
+}
+
+void serve__queue_page(struct req *r)
+{
+	struct sl_ctx *ctx = r->sv->ctx;
+	struct queue_plan_opts opts = QUEUE_PLAN_OPTS_INIT;
+	struct queue_plan plan = QUEUE_PLAN_INIT;
+	struct store_inbox_error *errs = NULL;
+	struct artifact_page p = { &r->out, 0 };
+	struct sl_err err = SL_ERR_INIT;
+	size_t nerrs = 0;
+
+	opts.allow_overlap = ctx->cfg->queue.allow_overlap;
+	opts.jobs = ctx->cfg->queue.jobs;
+	/* as `sluice queue`: the inbox as it is now, not as the last tick saw it */
+	if (queue_ingest(ctx->st, ctx->repo.root, ctx->cfg->queue.inbox, NULL, &err) != 0 ||
+	    queue_plan(&plan, ctx->st, &opts, &err) != 0 ||
+	    store_inbox_errors_list(ctx->st, &errs, &nerrs, &err) != 0) {
+		serve__error(r, 500, "cannot read the queue: %s", err.msg);
+		goto out;
+	}
+	serve__page_begin(r, &p, "queue");
+	waiting_runs(r, &p);
+	queue_table(&p, &plan);
+	inbox_problems(&p, errs, nerrs);
+	if (artifact_graph_html(ctx, &p, &err) != 0)
+		artifact_put(&p, "<p class=\"error\">the dependency graph cannot be read</p>");
+	serve__page_end(r, &p);
+out:
+	store_inbox_errors_free(errs, nerrs);
+	queue_plan_release(&plan);
+}
+
+/* ---- the runs ------------------------------------------------------------- */
+
+struct runs_filter {
+	run_state_set states;
+	const char *state;  /* the query's, or NULL */
+	const char *wo;     /* the query's, or NULL */
+	long page;          /* 0-based */
+};
+
+static void runs_form(struct artifact_page *p, const struct runs_filter *f)
+{
+	int s;
+
+	artifact_put(p, "<form method=\"get\" action=\"/runs\" class=\"filter\">state <select "
+			"name=\"state\"><option value=\"\">any</option>");
+	for (s = 0; s < RUN_STATE_COUNT; s++)
+		artifact_putf(p, "<option%s>%s</option>",
+			      f->state && !strcmp(f->state, run_state_name(s)) ? " selected" : "",
+			      run_state_name(s));
+	artifact_put(p, "</select> work order <input type=\"text\" name=\"wo\" size=\"16\" value=\"");
+	artifact_put_esc(p, f->wo ? f->wo : "");
+	artifact_put(p, "\"> <button type=\"submit\">show</button></form>\n");
+}
+
+static void runs_rows(struct artifact_page *p, const struct store_run *runs, size_t n)
+{
+	char when[40];
+	size_t i;
+
+	artifact_put(p, "<table id=\"runs\"><tr><th>run</th><th>work order</th><th>state</th>"
+			"<th>attempt</th><th>updated</th><th>reason</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		sl_time_iso(when, sizeof(when), runs[i].updated_ms);
+		artifact_put(p, "<tr><td>");
+		run_link(p, runs[i].id);
+		artifact_put(p, "</td><td>");
+		artifact_put_esc(p, runs[i].work_order_id);
+		artifact_put(p, "</td><td>");
+		artifact_badge(p, run_state_name(runs[i].state));
+		artifact_putf(p, "</td><td>%d</td><td>%s</td><td>", runs[i].attempt, when);
+		artifact_put_esc(p, runs[i].reason);
+		artifact_put(p, "</td></tr>\n");
+	}
+	artifact_put(p, "</table>\n");
+}
+
+/* "?state=..&wo=..&page=N" for the pager's links. */
+static void page_link(struct artifact_page *p, const struct runs_filter *f, long page,
+		      const char *label)
+{
+	artifact_put(p, " <a href=\"/runs?state=");
+	artifact_put_esc(p, f->state ? f->state : "");
+	artifact_put(p, "&amp;wo=");
+	artifact_put_esc(p, f->wo ? f->wo : "");
+	artifact_putf(p, "&amp;page=%ld\">%s</a>", page + 1, label);
+}
+
+static int runs_filter_read(struct req *r, struct runs_filter *f)
+{
+	const char *pg = serve__arg(r, "page");
+	enum run_state s;
+
+	memset(f, 0, sizeof(*f));
+	f->states = RUN_STATES_ALL;
+	f->state = serve__arg(r, "state");
+	f->wo = serve__arg(r, "wo");
+	if (f->state && !*f->state)
+		f->state = NULL;
+	if (f->wo && !*f->wo)
+		f->wo = NULL;
+	if (f->state && run_state_parse(f->state, &s) != 0) {
+		serve__error(r, 400, "no run state is called '%s'", f->state);
+		return -1;
+	}
+	if (f->state)
+		f->states = RUN_SET(s);
+	f->page = pg ? strtol(pg, NULL, 10) - 1 : 0;
+	if (f->page < 0 || f->page > 10000000)
+		f->page = 0;
+	return 0;
+}
+
+void serve__runs_page(struct req *r)
+{
+	struct artifact_page p = { &r->out, 0 };
+	struct sl_err err = SL_ERR_INIT;
+	struct store_run *runs = NULL;
+	struct runs_filter f;
+	size_t n = 0;
+	int total;
+	long pages;
+
+	if (runs_filter_read(r, &f) != 0)
+		return;
+	if ((total = store_runs_count_of(r->sv->ctx->st, f.states, f.wo, &err)) < 0 ||
+	    store_runs_page(r->sv->ctx->st, f.states, f.wo, (int64_t)f.page * SERVE_PAGE_RUNS,
+			    SERVE_PAGE_RUNS, &runs, &n, &err) != 0) {
+		serve__error(r, 500, "cannot read the runs: %s", err.msg);
+		return;
+	}
+	pages = (total + SERVE_PAGE_RUNS - 1) / SERVE_PAGE_RUNS;
+	serve__page_begin(r, &p, "runs");
+	artifact_putf(&p, "<h2>Runs</h2>\n<p class=\"muted\">%d run%s, page %ld of %ld", total,
+		      total == 1 ? "" : "s", f.page + 1, pages ? pages : 1);
+	if (f.page > 0)
+		page_link(&p, &f, f.page - 1, "&larr; newer");
+	if (f.page + 1 < pages)
+		page_link(&p, &f, f.page + 1, "older &rarr;");
+	artifact_put(&p, "</p>\n");
+	runs_form(&p, &f);
+	runs_rows(&p, runs, n);
+	serve__page_end(r, &p);
+	store_runs_free(runs, n);
+}
+
+/* ---- the audit ------------------------------------------------------------ */
+
+static void audit_findings(struct artifact_page *p, const struct artifact_audit_result *res)
+{
+	size_t i;
+
+	artifact_put(p, "<table id=\"findings\"><tr><th>run</th><th>what is wrong</th><th>where"
+			"</th></tr>\n");
+	for (i = 0; i < res->n; i++) {
+		artifact_put(p, "<tr><td>");
+		run_link(p, res->v[i].run);
+		artifact_put(p, "</td><td>");
+		artifact_put_esc(p, res->v[i].what);
+		artifact_put(p, "</td><td><code>");
+		artifact_put_esc(p, res->v[i].where);
+		artifact_put(p, "</code></td></tr>\n");
+	}
+	artifact_put(p, "</table>\n");
+}
+
+static void audit_notes(struct artifact_page *p, const struct artifact_audit_result *res)
+{
+	size_t i;
+
+	if (!res->nnotes)
+		return;
+	artifact_put(p, "<h3>Notes</h3>\n<ul>\n");
+	for (i = 0; i < res->nnotes; i++) {
+		artifact_put(p, "<li>");
+		artifact_put_esc(p, res->notes[i].kind);
+		artifact_put(p, ": <code>");
+		artifact_put_esc(p, res->notes[i].commit);
+		artifact_put(p, "</code> ");
+		artifact_put_esc(p, res->notes[i].what);
+		artifact_put(p, "</li>\n");
+	}
+	artifact_put(p, "</ul>\n");
+}
+
+void serve__audit_page(struct req *r)
+{
+	struct artifact_audit_result res = ARTIFACT_AUDIT_RESULT_INIT;
+	struct artifact_page p = { &r->out, 0 };
+	struct sl_err err = SL_ERR_INIT;
+
+	if (artifact_audit(r->sv->ctx, NULL, 0, &res, &err) != 0) {
+		serve__error(r, 500, "the audit could not run: %s", err.msg);
+		goto out;
+	}
+	serve__page_begin(r, &p, "audit");
+	artifact_putf(&p, "<h2>Audit</h2>\n<p id=\"audit-verdict\" class=\"%s\">%s: %zu merged "
+			  "run%s, %zu artifact files, %zu links of the manifest chain, %zu commits "
+			  "of the target's line checked; %zu landings with a green gate record; "
+			  "%zu problem%s</p>\n",
+		      res.n ? "error" : "ok", res.n ? "FAILED" : "OK", res.runs,
+		      res.runs == 1 ? "" : "s", res.artifacts, res.manifests, res.line, res.gated,
+		      res.n, res.n == 1 ? "" : "s");
+	if (res.n)
+		audit_findings(&p, &res);
+	audit_notes(&p, &res);
+	artifact_put(&p, "<p class=\"muted\">the same as <code>sluice audit</code>: what was "
+			 "reviewed is what was merged</p>\n");
+	serve__page_end(r, &p);
+out:
+	artifact_audit_result_release(&res);
+}

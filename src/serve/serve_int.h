@@ -1,0 +1,100 @@
+#ifndef SL_SERVE_INT_H
+#define SL_SERVE_INT_H
+/* Inside sluice serve: the server (serve/http.c) and what its pages share. */
+#include "serve/serve.h"
+#include "artifact/artifact.h"
+#include "core/buf.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SERVE_TOKEN_HEX 64   /* 32 random bytes */
+#define SERVE_BODY_MAX 65536 /* a form is small */
+#define SERVE_PAGE_RUNS 50   /* runs on one page */
+#define SERVE_DIFF_FILES 25  /* files on one page of a diff */
+#define SERVE_FILE_MAX (256 * 1024) /* one file's patch shown, one artifact served */
+
+struct MHD_Daemon;
+struct MHD_Connection;
+
+struct serve {
+	struct sl_ctx *ctx;
+	struct MHD_Daemon *d;
+	int fd;
+	int port;
+	int read_only;
+	volatile int stopping;
+	char host[64];                      /* the address listened on */
+	char token[SERVE_TOKEN_HEX + 1];    /* the cookie's value */
+	char csrf[SERVE_TOKEN_HEX + 1];     /* every form's */
+	char cookie[48];                    /* sluice_token_<port>: one per server */
+	char url[256];
+	char actor[160];                    /* "<user> via sluice serve" */
+	pthread_mutex_t lock;               /* one request at a time uses ctx */
+};
+
+/* One request, and its answer. */
+struct req {
+	struct serve *sv;
+	struct MHD_Connection *c;
+	const char *method;
+	char path[1024];     /* the URL's path, decoded by libmicrohttpd */
+	struct sl_buf body;  /* a POST's form */
+	int too_big;
+	/* the answer */
+	int status;
+	const char *type;    /* Content-Type */
+	struct sl_buf out;
+	char location[1100]; /* a redirect's Location */
+	char set_cookie[256];
+};
+
+/* A query argument of the request, or NULL. */
+const char *serve__arg(struct req *r, const char *name);
+/* A field of the POSTed form, decoded into buf (truncated to n - 1); NULL when absent. */
+const char *serve__form(struct req *r, const char *name, char *buf, size_t n);
+/* Answer with a page or text: status, type; body in r->out. */
+void serve__answer(struct req *r, int status, const char *type);
+/* Answer 303 to a path of this server. */
+void serve__redirect(struct req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error page: status and a message (escaped). */
+void serve__error(struct req *r, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* 1 when s is a run id or prefix sluice could have made ([0-9A-Za-z-], 1-64). */
+int serve__id_ok(const char *s);
+
+/* The frame of every page: head, navigation, <main data-seq>; and its end. */
+void serve__page_begin(struct req *r, struct artifact_page *p, const char *title);
+void serve__page_end(struct req *r, struct artifact_page *p);
+/* A form posting `action` for a run, with the CSRF token; `comment` adds a text field. */
+void serve__action_form(struct req *r, struct artifact_page *p, const char *run,
+			const char *action, const char *label, int comment);
+
+/* The pages (serve/pages.c, serve/run_page.c), under sv->lock. */
+void serve__queue_page(struct req *r);
+void serve__runs_page(struct req *r);
+void serve__audit_page(struct req *r);
+void serve__run_page(struct req *r, const char *run, const char *notice);
+void serve__diff_page(struct req *r, const char *run);
+void serve__conflict_page(struct req *r, const char *run);
+void serve__artifact(struct req *r, const char *run, const char *name);
+/* POST /runs/<run>/<action> (serve/actions.c). */
+void serve__action(struct req *r, const char *run, const char *action);
+
+/* The static files (serve/assets.c). */
+extern const char serve__css[];
+extern const char serve__js[];
+
+/* The event stream (serve/events.c): a libmicrohttpd response, or NULL. */
+struct MHD_Response *serve__events_response(struct req *r);
+
+/* libmicrohttpd's calls used outside http.c. */
+struct serve_mhd {
+	struct MHD_Response *(*create_from_callback)(uint64_t size, size_t block,
+						     ssize_t (*crc)(void *, uint64_t, char *, size_t),
+						     void *cls, void (*crfc)(void *));
+};
+extern struct serve_mhd serve__mhd;
+
+#endif
