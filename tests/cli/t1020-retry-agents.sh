@@ -84,6 +84,27 @@ test_expect_success 'the event log: each attempt names its agent and the rule' '
 	test_grep "retrying as attempt 5 of 7 with agent opus from retry rule 2" log
 '
 
+test_expect_success 'a named builder s own timeout, not builder.timeout' '
+	sluice_repo slow &&
+	cat >>slow/.system/config.yaml <<-EOF &&
+	  timeout: 10m
+	  agent: slow
+	builders:
+	  slow:
+	    command: [sh, -c, "echo started >>\"$TRASH/slow.ran\"; exec sleep 60"]
+	    timeout: 1s
+	EOF
+	sed -i "/^builder:/,/^  command:/{/^  command:/d}" slow/.system/config.yaml &&
+	sluice -C slow check >out && test_grep "^ok:" out &&
+	wo slow S1 &&
+	sluice -C slow tick >out 2>&1 &&
+	run=$(run_of slow S1) &&
+	test "$(state_of slow $run)" = failed &&
+	sluice -C slow status --json $run >st &&
+	test_grep "timed out" st &&
+	test_grep "started" slow.ran
+'
+
 test_expect_success 'a preset name works as agent without a builders map' '
 	sluice_repo repo2 &&
 	cat >>repo2/.system/config.yaml <<-\EOF &&
