@@ -112,6 +112,10 @@ static json_t *attempt_json(sqlite3_stmt *s, const char *run_dir)
 		json_t *g = read_json_file(run_dir, gates), *r = read_json_file(run_dir, review);
 		json_object_set_new(j, "gates", g ? g : json_null());
 		json_object_set_new(j, "review", r ? r : json_null());
+		json_object_set_new(j, "agent", artifact__str_or_null(
+						    (const char *)sqlite3_column_text(s, 7)));
+		json_object_set_new(j, "session", artifact__str_or_null(
+						      (const char *)sqlite3_column_text(s, 8)));
 		if (sqlite3_column_type(s, 3) != SQLITE_NULL)
 			json_object_set_new(j, "duration_ms",
 					    json_integer(sqlite3_column_int64(s, 3) -
@@ -128,7 +132,8 @@ static json_t *attempts_json(struct sl_ctx *ctx, const char *run_id, const char 
 
 	if (sqlite3_prepare_v2(store_db(ctx->st),
 			       "SELECT n, mode, started_ms, finished_ms, builder_exit, outcome, "
-			       "head_commit FROM attempts WHERE run_id = ?1 ORDER BY n",
+			       "head_commit, agent, session FROM attempts WHERE run_id = ?1 "
+			       "ORDER BY n",
 			       -1, &s, NULL) == SQLITE_OK &&
 	    sqlite3_bind_text(s, 1, run_id, -1, SQLITE_STATIC) == SQLITE_OK)
 		while (sqlite3_step(s) == SQLITE_ROW)

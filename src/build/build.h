@@ -28,6 +28,9 @@ struct build_opts {
 	enum run_mode mode;        /* build (0) or resolve ($SLUICE_MODE) */
 	int attempt;               /* 1, 2, ... ($SLUICE_ATTEMPT) */
 	const char *const *argv_override; /* a retry rule's builder argv, or NULL */
+	const char *agent;         /* a retry rule's agent (builders: or preset), or NULL:
+	                              builder.agent, else builder.command/preset */
+	const char *session;       /* "new" or "keep" ($SLUICE_SESSION); NULL: "new" */
 	int64_t kill_grace_ms;     /* SIGTERM -> SIGKILL; 0: 2 s */
 };
 
@@ -56,6 +59,28 @@ int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const 
 
 int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
 			struct sl_err *err);
+
+/*
+ * The same for an agent name (a name of `builders:` or a preset; NULL:
+ * builder.agent, else builder.command or builder.preset). SL_EINVALID for
+ * an unknown name.
+ */
+int build_argv_agent(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
+		     const char *agent, struct sl_err *err);
+
+/*
+ * Which agent an attempt runs, for attempts.agent, `sluice show` and the
+ * event log: the retry rule's agent, "retry.builder" for a rule's builder
+ * argv, builder.agent, the preset, or "builder.command". resumes: 1 when
+ * it can resume its own session (a preset whose CLI can, or a command of
+ * the user's, which $SLUICE_SESSION tells), 0 for a preset that cannot.
+ */
+struct build_agent {
+	const char *name;     /* borrowed from cfg, or static text */
+	int resumes;
+};
+void build_agent_of(const struct sl_config *cfg, const char *const *argv_override,
+		    const char *agent, struct build_agent *out);
 
 /*
  * Run the builder to completion. A header line per attempt goes into
@@ -214,7 +239,8 @@ int build_prompt_write(const char *run_dir, const struct build_prompt_ctx *c, ch
  *   attempt: N      activates when attempt N starts (and stays: sticky)
  *   not: gate.X     activates for the next attempt whenever X failed
  *   exit: N         when attempt N (or later) fails, stop: fatal
- * and overrides (builder argv, prompt template, worktree: reset) that, once
+ * and overrides (builder argv or agent name: one keyword, prompt template,
+ * worktree: reset, session: new | keep) that, once
  * activated, stay for every later attempt until a rule activated later (or,
  * at the same attempt, listed later) overrides the same keyword.
  *
@@ -228,16 +254,19 @@ int build_prompt_write(const char *run_dir, const struct build_prompt_ctx *c, ch
 struct store;
 
 struct build_retry_state {
-	int builder_rule;  /* index into cfg->retry of the active builder override, or -1 */
+	int builder_rule;  /* index into cfg->retry of the active builder or agent override, or -1 */
 	int prompt_rule;   /* ... prompt override, or -1 */
 	int reset_rule;    /* ... worktree: reset, or -1 */
+	int session_rule;  /* ... session: new | keep, or -1 */
 };
 
-#define BUILD_RETRY_STATE_INIT { -1, -1, -1 }
+#define BUILD_RETRY_STATE_INIT { -1, -1, -1, -1 }
 
 /* The overrides a state means, borrowed from cfg. */
 struct build_retry_overrides {
 	const char *const *builder; /* NULL: the configured builder */
+	const char *agent;          /* a rule's agent: (a name of builders: or a preset), or NULL */
+	int session;                /* SL_SESSION_KEEP, SL_SESSION_NEW, or 0: new */
 	const char *prompt;         /* NULL: the automatic retry context */
 	int worktree_reset;         /* 1: reset the worktree to the base before building */
 };
@@ -249,7 +278,7 @@ struct build_retry_decision {
 	int next_attempt;
 	struct build_retry_state state;  /* the overrides active for next_attempt */
 	struct build_retry_overrides overrides;
-	char reason[512];                 /* "gate 'test' failed on attempt 3; retry exit at 3" */
+	char reason[768];                 /* "gate 'test' failed on attempt 3; retry exit at 3" */
 	char verdicts[BUILD_VERDICTS_MAX]; /* the validators' verdicts, one a line, or "" */
 };
 

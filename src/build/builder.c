@@ -46,21 +46,65 @@ const char *const *build_hooks_env(const struct sl_config *cfg)
 	return cfg->worktree.hooks ? hooks_on : hooks_off;
 }
 
-int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
-			struct sl_err *err)
+/* The builder an agent name means: an entry of builders:, or NULL (a preset, or builder:). */
+static const struct sl_builder *named_of(const struct sl_config *cfg, const char *agent)
+{
+	return sl_config_builder_named(cfg, agent ? agent : cfg->builder.agent);
+}
+
+int build_argv_agent(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
+		     const char *agent, struct sl_err *err)
 {
 	const char *const *src = argv_override;
+	const struct sl_builder *b = &cfg->builder;
+	const char *name = agent ? agent : cfg->builder.agent;
 
 	*out = NULL;
+	if (!(src && src[0]) && name) {
+		if (!(b = sl_config_builder_named(cfg, name))) {
+			if (sl_config_preset_known(name))
+				return sl_config_preset(out, name, err);
+			return sl_err_set(err, SL_EINVALID, "unknown agent '%s'; name one of "
+					  "builders: or a preset", name);
+		}
+	}
 	if (!src || !src[0])
-		src = (const char *const *)cfg->builder.command;
+		src = (const char *const *)b->command;
 	if (src && src[0])
 		return (*out = sl_strv_copy(src)) ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
-	if (cfg->builder.preset)
-		return sl_config_preset(out, cfg->builder.preset, err);
+	if (b->preset)
+		return sl_config_preset(out, b->preset, err);
 	return sl_err_set(err, SL_EINVALID,
 			  "no builder configured; set builder.command or builder.preset in "
 			  ".system/config.yaml");
+}
+
+int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
+			struct sl_err *err)
+{
+	return build_argv_agent(out, cfg, argv_override, NULL, err);
+}
+
+void build_agent_of(const struct sl_config *cfg, const char *const *argv_override,
+		    const char *agent, struct build_agent *out)
+{
+	const char *name = agent ? agent : cfg->builder.agent;
+	const struct sl_builder *b = sl_config_builder_named(cfg, name);
+	const char *preset = b ? b->preset : name ? name : cfg->builder.preset;
+
+	if (argv_override && argv_override[0]) {
+		out->name = "retry.builder";
+		preset = NULL;
+	} else if (name) {
+		out->name = name;
+	} else if (cfg->builder.command) {
+		out->name = "builder.command";
+		preset = NULL;
+	} else {
+		out->name = preset ? preset : "builder.command";
+	}
+	/* a command of the user's decides itself ($SLUICE_SESSION) */
+	out->resumes = !preset || sl_config_preset_resumes(preset);
 }
 
 int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const *add,
@@ -155,6 +199,7 @@ static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 	const char *mode = run_mode_name(o->mode);
 	const char *wo = o->work_order_id ? o->work_order_id : "";
 	const char *prompt = o->prompt_file ? o->prompt_file : "";
+	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
 	char *gates = build_gate_commands(o->cfg);
 	size_t n = 0;
 
@@ -170,7 +215,8 @@ static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 	    /* where it works: the worktree, or the empty folder of `worktree: none` */
 	    asprintf(&env[n++], "SLUICE_WORKTREE=%s", o->worktree ? o->worktree : "") < 0 ||
 	    asprintf(&env[n++], "SLUICE_WORKTREE_MODE=%s",
-		     o->worktree_mode ? o->worktree_mode : "read-write") < 0) {
+		     o->worktree_mode ? o->worktree_mode : "read-write") < 0 ||
+	    asprintf(&env[n++], "SLUICE_SESSION=%s", o->session ? o->session : "new") < 0) {
 		if (n)
 			env[n - 1] = NULL;
 		free(gates);
@@ -180,6 +226,9 @@ static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 	if (none_ceiling(env, &n, o) < 0)
 		return SL_ERROR;
 	for (char **e = o->cfg->builder.env; e && *e && n < cap; e++)
+		if (!(env[n++] = strdup(*e)))
+			return SL_ERROR;
+	for (char **e = named ? named->env : NULL; e && *e && n < cap; e++)
 		if (!(env[n++] = strdup(*e)))
 			return SL_ERROR;
 	for (const char *const *h = build_hooks_env(o->cfg); *h && n < cap; h++)
@@ -252,12 +301,13 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 {
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	sl_strv argv = NULL, env = NULL, drop = NULL;
-	size_t cap = 11 + sl_strv_len(o->cfg->builder.env) + 4;
+	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
+	size_t cap = 12 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
 	char *log = NULL, *owner = NULL;
 	int error;
 
 	memset(res, 0, sizeof(*res));
-	if ((error = build_argv(&argv, o->cfg, o->argv_override, err)) < 0)
+	if ((error = build_argv_agent(&argv, o->cfg, o->argv_override, o->agent, err)) < 0)
 		goto out;
 	if (!(env = calloc(cap + 1, sizeof(*env))) || build_env(env, cap, o) < 0 ||
 	    asprintf(&log, "%s/builder.log", o->run_dir) < 0 ||
@@ -276,7 +326,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 	po.cwd = o->worktree;
 	po.log_path = log;
 	po.log_max = o->cfg->builder.log_max;
-	po.timeout_ms = o->cfg->builder.timeout_ms;
+	po.timeout_ms = named && named->timeout_ms ? named->timeout_ms : o->cfg->builder.timeout_ms;
 	po.kill_grace_ms = o->kill_grace_ms;
 	po.owner_file = owner;
 	error = sl_proc_run(&po, res, err);

@@ -84,8 +84,10 @@ static int activates(const struct sl_retry_rule *r, int next, const char *const 
 
 static void activate(struct build_retry_state *st, const struct sl_retry_rule *r, int idx)
 {
-	if (r->builder)
+	if (r->builder || r->agent)
 		st->builder_rule = idx;
+	if (r->session)
+		st->session_rule = idx;
 	if (r->prompt)
 		st->prompt_rule = idx;
 	if (r->worktree_reset)
@@ -112,8 +114,12 @@ void build_retry_overrides(const struct sl_config *cfg, const struct build_retry
 			    struct build_retry_overrides *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (valid_index(cfg, st->builder_rule))
+	if (valid_index(cfg, st->builder_rule)) {
 		out->builder = (const char *const *)cfg->retry[st->builder_rule].builder;
+		out->agent = cfg->retry[st->builder_rule].agent;
+	}
+	if (valid_index(cfg, st->session_rule))
+		out->session = cfg->retry[st->session_rule].session;
 	if (valid_index(cfg, st->prompt_rule))
 		out->prompt = cfg->retry[st->prompt_rule].prompt;
 	if (valid_index(cfg, st->reset_rule))
@@ -124,14 +130,27 @@ static void describe_overrides(char *out, size_t n, const struct sl_config *cfg,
 			       const struct build_retry_state *st)
 {
 	size_t len = 0;
-	const int rules[3] = { st->builder_rule, st->prompt_rule, st->reset_rule };
-	const char *names[3] = { "builder", "prompt", "worktree reset" };
+	const int rules[4] = { st->builder_rule, st->prompt_rule, st->reset_rule,
+			       st->session_rule };
+	const char *names[4] = { "builder", "prompt", "worktree reset", "session" };
+	char what[96];
 
 	out[0] = '\0';
-	for (int k = 0; k < 3; k++)
-		if (valid_index(cfg, rules[k]) && len < n)
-			len += (size_t)snprintf(out + len, n - len, "%s%s from retry rule %d",
-						len ? ", " : " with ", names[k], rules[k] + 1);
+	for (int k = 0; k < 4; k++) {
+		const struct sl_retry_rule *r = valid_index(cfg, rules[k]) ? &cfg->retry[rules[k]]
+									   : NULL;
+		if (!r || len >= n)
+			continue;
+		if (k == 0 && r->agent)
+			snprintf(what, sizeof(what), "agent %.64s", r->agent);
+		else if (k == 3)
+			snprintf(what, sizeof(what), "session %s",
+				 r->session == SL_SESSION_KEEP ? "keep" : "new");
+		else
+			snprintf(what, sizeof(what), "%s", names[k]);
+		len += (size_t)snprintf(out + len, n - len, "%s%s from retry rule %d",
+					len ? ", " : " with ", what, rules[k] + 1);
+	}
 }
 
 int build_retry_decide(const struct sl_config *cfg, const struct build_retry_state *prev,
@@ -168,7 +187,7 @@ int build_retry_decide_validated(const struct sl_config *cfg, const struct build
 				 struct build_retry_decision *d, struct sl_err *err)
 {
 	struct build_retry_state start = *prev; /* prev may point into d */
-	char what[256], how[128]; /* how: three " from retry rule N" at most, ~120 bytes */
+	char what[256], how[384]; /* how: four "X from retry rule N" at most */
 	int at = exit_at(cfg);
 
 	memset(d, 0, sizeof(*d));
@@ -211,8 +230,9 @@ out:
 static void write_copy(const char *run_dir, const struct build_retry_state *rs)
 {
 	struct sl_err err = SL_ERR_INIT;
-	json_t *o = json_pack("{s:i, s:i, s:i, s:s}", "builder_rule", rs->builder_rule,
-			      "prompt_rule", rs->prompt_rule, "reset_rule", rs->reset_rule, "note",
+	json_t *o = json_pack("{s:i, s:i, s:i, s:i, s:s}", "builder_rule", rs->builder_rule,
+			      "prompt_rule", rs->prompt_rule, "reset_rule", rs->reset_rule,
+			      "session_rule", rs->session_rule, "note",
 			      "a copy for people; sluice keeps this state in its database");
 	char *path = sl_path_join(run_dir, "retry.json");
 
@@ -225,7 +245,8 @@ static void write_copy(const char *run_dir, const struct build_retry_state *rs)
 int build_retry_save(struct store *st, const char *run_id, const char *run_dir,
 		      const struct build_retry_state *rs, struct sl_err *err)
 {
-	struct store_retry_state s = { rs->builder_rule, rs->prompt_rule, rs->reset_rule };
+	struct store_retry_state s = { rs->builder_rule, rs->prompt_rule, rs->reset_rule,
+					rs->session_rule };
 	int error;
 
 	if ((error = store_retry_set(st, run_id, &s, err)) != 0)
@@ -241,12 +262,13 @@ int build_retry_load(struct store *st, const char *run_id, struct build_retry_st
 	struct store_retry_state s;
 	int error;
 
-	rs->builder_rule = rs->prompt_rule = rs->reset_rule = -1;
+	rs->builder_rule = rs->prompt_rule = rs->reset_rule = rs->session_rule = -1;
 	if ((error = store_retry_get(st, run_id, &s, err)) != 0)
 		return error;
 	rs->builder_rule = s.builder_rule;
 	rs->prompt_rule = s.prompt_rule;
 	rs->reset_rule = s.reset_rule;
+	rs->session_rule = s.session_rule;
 	return 0;
 }
 

@@ -19,10 +19,13 @@ static const char usage_text[] =
         "templates may only use known variables), and every work order's front\n"
         "matter, ids, dependencies (unknown ids, cycles) and duplicates.\n"
         "\n"
-        "Each problem is printed on its own line as 'path:line:col: message'.\n"
+        "Each problem is printed on its own line as 'path:line:col: message', and\n"
+        "each warning (what sluice accepts but changes, such as 'session: keep'\n"
+        "with a rule that switches the agent) as 'path:line:col: warning: ...'.\n"
         "\n"
         "options:\n"
-        "  --json       print {\"ok\", \"problems\": [...], \"work_orders\": N} instead\n"
+        "  --json       print {\"ok\", \"problems\": [...], \"warnings\": [...],\n"
+        "               \"work_orders\": N} instead\n"
         "  -C DIR       run as if started in DIR\n"
         "  -h, --help   show this help\n"
         "\n"
@@ -35,13 +38,17 @@ static const char usage_text[] =
 
 static int print_json(const char *problems, int count, size_t nwo)
 {
-	json_t *doc = json_object(), *list = json_array();
+	json_t *doc = json_object(), *list = json_array(), *warnings = json_array();
 	const char *p;
 
-	for (p = problems; *p; p += strcspn(p, "\n") + 1)
-		json_array_append_new(list, json_stringn(p, strcspn(p, "\n")));
+	for (p = problems; *p; p += strcspn(p, "\n") + 1) {
+		size_t len = strcspn(p, "\n");
+		const char *w = strstr(p, ": warning: "); /* sl_config_warnings() */
+		json_array_append_new(w && w < p + len ? warnings : list, json_stringn(p, len));
+	}
 	json_object_set_new(doc, "ok", json_boolean(count == 0));
 	json_object_set_new(doc, "problems", list);
+	json_object_set_new(doc, "warnings", warnings);
 	json_object_set_new(doc, "work_orders", json_integer((json_int_t)nwo));
 	json_dumpf(doc, stdout, JSON_INDENT(2));
 	putchar('\n');

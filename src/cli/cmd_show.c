@@ -104,6 +104,9 @@ static void show_attempts(json_t *d)
 		if (json_is_integer(ex))
 			printf(" (builder exit %lld)", (long long)json_integer_value(ex));
 		printf("%s%.12s\n", *js(a, "head") ? ", head " : "", js(a, "head"));
+		if (*js(a, "agent"))
+			printf("    agent: %s, session %s\n", js(a, "agent"),
+			       *js(a, "session") ? js(a, "session") : "new");
 		if (*js(a, "prompt"))
 			printf("    prompt: %s\n", js(a, "prompt"));
 		show_gates(json_object_get(a, "gates"), "    ");

@@ -37,6 +37,9 @@ struct ctx {
 	struct sl_gate *gate;     /* the gate being read */
 	struct retry_walk *retry; /* the retry entry being read */
 	yaml_node_t *merge_gates; /* merge.gates, checked after the gates */
+	struct sl_builder *bld;   /* the entry of builders: being read, or NULL (builder:) */
+	char bkey[128];           /* builder_key()'s answer */
+	yaml_node_t *builder_agent; /* builder.agent, checked after builders: */
 };
 
 static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
@@ -350,6 +353,22 @@ static void queue_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 	}
 }
 
+/* The builder being read: an entry of `builders:`, or `builder:`. */
+static struct sl_builder *cur_builder(struct ctx *c)
+{
+	return c->bld ? c->bld : &c->cfg->builder;
+}
+
+/* "builder.<key>" or "builders.<name>.<key>", for messages. */
+static const char *builder_key(struct ctx *c, const char *key)
+{
+	if (!c->bld)
+		snprintf(c->bkey, sizeof(c->bkey), "builder.%s", key);
+	else
+		snprintf(c->bkey, sizeof(c->bkey), "builders.%.64s.%s", c->bld->name, key);
+	return c->bkey;
+}
+
 static void env_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	const char *s = scalar(v);
@@ -360,41 +379,156 @@ static void env_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 		;
 	if (!*key || *p || isdigit((unsigned char)*key)) {
 		problem(c, k,
-		        "'builder.env' name '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)",
-		        key);
+		        "'%s' name '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)",
+		        builder_key(c, "env"), key);
 		return;
 	}
 	if (!s) {
-		problem(c, v, "'builder.env.%s' must be a text value", key);
+		problem(c, v, "'%s.%s' must be a text value", builder_key(c, "env"), key);
 		return;
 	}
-	if (asprintf(&kv, "%s=%s", key, s) < 0 || sl_strv_push(&c->cfg->builder.env, kv) < 0)
+	if (asprintf(&kv, "%s=%s", key, s) < 0 || sl_strv_push(&cur_builder(c)->env, kv) < 0)
 		oom(c);
 	free(kv);
 }
 
 static void builder_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
+	struct sl_builder *b = cur_builder(c);
+
 	if (!strcmp(key, "command")) {
-		get_argv(c, v, &c->cfg->builder.command, "builder.command");
+		get_argv(c, v, &b->command, builder_key(c, "command"));
 	} else if (!strcmp(key, "preset")) {
-		if (get_str(c, v, &c->cfg->builder.preset, "builder.preset") < 0)
+		if (get_str(c, v, &b->preset, builder_key(c, "preset")) < 0)
 			return;
-		if (!sl_config_preset_known(c->cfg->builder.preset))
+		if (!sl_config_preset_known(b->preset))
 			problem(c, v,
-			        "unknown builder.preset '%s'; use claude-code, codex, aider or "
+			        "unknown %s '%s'; use claude-code, codex, aider or "
 			        "gemini, "
 			        "or write builder.command",
-			        c->cfg->builder.preset);
+			        builder_key(c, "preset"), b->preset);
 	} else if (!strcmp(key, "timeout")) {
-		get_duration(c, v, &c->cfg->builder.timeout_ms, "builder.timeout");
+		get_duration(c, v, &b->timeout_ms, builder_key(c, "timeout"));
 	} else if (!strcmp(key, "env")) {
-		each_pair(c, v, "builder.env", env_pair);
-	} else if (!strcmp(key, "log_max")) {
-		get_size(c, v, &c->cfg->builder.log_max, "builder.log_max");
+		each_pair(c, v, builder_key(c, "env"), env_pair);
+	} else if (!strcmp(key, "log_max") && !c->bld) {
+		get_size(c, v, &b->log_max, "builder.log_max");
+	} else if (!strcmp(key, "agent") && !c->bld) {
+		if (get_str(c, v, &b->agent, "builder.agent") == 0)
+			c->builder_agent = v;
 	} else {
-		unknown(c, k, "builder", "command, preset, timeout, env, log_max");
+		unknown(c, k, c->bld ? "a named builder" : "builder",
+		        c->bld ? "command, preset, timeout, env"
+		               : "command, preset, agent, timeout, env, log_max");
 	}
+}
+
+/* ---- builders: named builders (agent escalation) ----------------------- */
+
+/* [A-Za-z0-9_.-]+, not "." or "..": a name that stays one word in a path or a log. */
+static int builder_name_ok(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p && (isalnum((unsigned char)*p) || strchr("_.-", *p)); p++)
+		;
+	return *s && !*p && strcmp(s, ".") && strcmp(s, "..") && p - s <= 64;
+}
+
+const struct sl_builder *sl_config_builder_named(const struct sl_config *cfg, const char *name)
+{
+	for (size_t i = 0; name && i < cfg->nbuilders; i++)
+		if (cfg->builders[i].name && !strcmp(cfg->builders[i].name, name))
+			return &cfg->builders[i];
+	return NULL;
+}
+
+static void named_builder(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_builder *b = &c->cfg->builders[c->cfg->nbuilders];
+	char what[96];
+
+	if (!builder_name_ok(key)) {
+		problem(c, k, "builder name '%.100s' must be a word of [A-Za-z0-9_.-] (at most 64)",
+		        key);
+		return;
+	}
+	if (sl_config_builder_named(c->cfg, key)) {
+		problem(c, k, "builder name '%.100s' is used twice; keep one", key);
+		return;
+	}
+	if (sl_config_preset_known(key)) {
+		problem(c, k, "builder name '%s' is a preset's name; pick another (an 'agent:' "
+		        "naming a preset runs the preset)", key);
+		return;
+	}
+	if (!(b->name = strdup(key))) {
+		oom(c);
+		return;
+	}
+	b->line = (int)k->start_mark.line + 1;
+	c->cfg->nbuilders++;
+	if (v->type != YAML_MAPPING_NODE) {
+		problem(c, v, "'builders.%s' must be a mapping such as {preset: codex} or "
+		        "{command: [my-agent]}", key);
+		return;
+	}
+	snprintf(what, sizeof(what), "builders.%s", key);
+	c->bld = b;
+	each_pair(c, v, what, builder_pair);
+	c->bld = NULL;
+	if (!b->command == !b->preset)
+		problem(c, v, "'builders.%s' needs exactly one of 'command' and 'preset'", key);
+}
+
+static void builders_map(struct ctx *c, yaml_node_t *v)
+{
+	size_t n;
+
+	if (!v || v->type != YAML_MAPPING_NODE) {
+		problem(c, v, "'builders' must be a mapping of names to builders, e.g. "
+		        "'builders: {fast: {preset: codex}}'");
+		return;
+	}
+	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	if (!n) {
+		problem(c, v, "'builders' is empty; name at least one builder or remove it");
+		return;
+	}
+	if (c->cfg->builders) {
+		problem(c, v, "'builders' is given twice; keep one");
+		return;
+	}
+	if (!(c->cfg->builders = calloc(n, sizeof(*c->cfg->builders)))) {
+		oom(c);
+		return;
+	}
+	each_pair(c, v, "builders", named_builder);
+}
+
+/* "a, b (builders) or claude-code, codex, aider, gemini (presets)": the known agents. */
+static void known_agents(const struct sl_config *cfg, char *out, size_t n)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < cfg->nbuilders && len < n; i++)
+		len += (size_t)snprintf(out + len, n - len, "%s%s", i ? ", " : "",
+		                        cfg->builders[i].name);
+	if (len < n)
+		snprintf(out + len, n - len, "%sclaude-code, codex, aider or gemini (presets)",
+		         len ? " (builders:) or " : "");
+}
+
+/* A name for builder.agent or a retry's agent: from builders: or a preset. */
+static void check_agent(struct ctx *c, const yaml_node_t *n, const char *name, const char *what)
+{
+	char known[512];
+
+	if (!name || sl_config_builder_named(c->cfg, name) || sl_config_preset_known(name))
+		return;
+	known_agents(c->cfg, known, sizeof(known));
+	problem(c, n, "unknown %s '%.100s'; known agents: %s", what, name, known);
 }
 
 static void get_recycle(struct ctx *c, yaml_node_t *v)
@@ -596,6 +730,26 @@ static void retry_condition(struct ctx *c, const char *key, yaml_node_t *v)
 	}
 }
 
+/* agent: <name of builders: or preset>, session: new | keep. */
+static void retry_agent_pair(struct ctx *c, const char *key, yaml_node_t *v)
+{
+	struct sl_retry_rule *r = c->retry->r;
+	const char *s = scalar(v);
+
+	if (!strcmp(key, "session")) {
+		if (s && !strcmp(s, "new"))
+			r->session = SL_SESSION_NEW;
+		else if (s && !strcmp(s, "keep"))
+			r->session = SL_SESSION_KEEP;
+		else
+			problem(c, v, "'session' in a retry entry must be 'new' or 'keep', not '%.100s'",
+			        s ? s : "(a list or mapping)");
+		return;
+	}
+	if (get_str(c, v, &r->agent, "retry.agent") == 0)
+		check_agent(c, v, r->agent, "agent");
+}
+
 /* ---- retry: validator conditions (validate, with, timeout) --------------- */
 
 #define RETRY_VALIDATE_TIMEOUT_MS ((int64_t)2 * 60 * 1000)
@@ -695,13 +849,11 @@ static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 	} else if (!strcmp(key, "validate") || !strcmp(key, "with") || !strcmp(key, "timeout")) {
 		retry_validate_pair(c, key, v);
 	} else if (!strcmp(key, "agent") || !strcmp(key, "session")) {
-		problem(c, k,
-		        "'%s' is not a sluice retry override; use 'builder: [argv...]' to "
-		        "switch the builder",
-		        key);
+		retry_agent_pair(c, key, v);
 	} else {
 		unknown(c, k, "a retry entry",
-		        "attempt, not, exit, validate, with, timeout, builder, prompt, worktree");
+		        "attempt, not, exit, validate, with, timeout, builder, agent, session, "
+		        "prompt, worktree");
 	}
 }
 
@@ -719,6 +871,9 @@ static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
 	c->retry = &w;
 	each_pair(c, n, "a retry entry", retry_pair);
 	c->retry = NULL;
+	if (r->agent && r->builder)
+		problem(c, n, "a retry entry has both 'agent' and 'builder'; keep one (both say "
+		        "what builds from then on)");
 	retry_validate_finish(c, n, r);
 	if (w.conditions != 1)
 		problem(c, n,
@@ -1006,6 +1161,8 @@ static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 		each_pair(c, v, "queue", queue_pair);
 	else if (!strcmp(key, "builder"))
 		each_pair(c, v, "builder", builder_pair);
+	else if (!strcmp(key, "builders"))
+		builders_map(c, v);
 	else if (!strcmp(key, "worktree"))
 		each_pair(c, v, "worktree", worktree_pair);
 	else if (!strcmp(key, "gates"))
@@ -1022,8 +1179,8 @@ static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 		each_pair(c, v, "notify", notify_pair);
 	else
 		unknown(c, k, NULL,
-		        "target, queue, builder, worktree, gates, retry, reviewer, merge, gc, "
-		        "notify");
+		        "target, queue, builder, builders, worktree, gates, retry, reviewer, merge, "
+		        "gc, notify");
 }
 
 /* Every name of merge.gates is a configured gate. */
@@ -1043,6 +1200,19 @@ static void merge_gates_check(struct ctx *c)
 	}
 }
 
+/* builder.agent names a known agent, and is the only way builder: says what builds. */
+static void builder_agent_check(struct ctx *c)
+{
+	const struct sl_builder *b = &c->cfg->builder;
+
+	if (!b->agent)
+		return;
+	check_agent(c, c->builder_agent, b->agent, "builder.agent");
+	if (b->command || b->preset)
+		problem(c, c->builder_agent, "builder has both 'agent' and '%s'; keep one",
+		        b->command ? "command" : "preset");
+}
+
 static void cross_check(struct ctx *c)
 {
 	struct sl_config *cfg = c->cfg;
@@ -1051,6 +1221,7 @@ static void cross_check(struct ctx *c)
 
 	if (cfg->builder.command && cfg->builder.preset)
 		problem(c, c->root, "builder has both 'command' and 'preset'; keep one");
+	builder_agent_check(c);
 	if (cfg->reviewer.mode == SL_REVIEWER_HTTP && !cfg->reviewer.url)
 		problem(c, c->root,
 		        "reviewer.mode is http but reviewer.url is not set; add the "
@@ -1135,7 +1306,7 @@ static int walk(struct sl_config *cfg, const char *path, const char *data, size_
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ctx c = {path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL, NULL};
+	struct ctx c = {path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL, NULL, NULL, "", NULL};
 	yaml_node_t *root;
 
 	if (!yaml_parser_initialize(&parser))
@@ -1257,6 +1428,14 @@ void sl_config_free(struct sl_config *cfg)
 	sl_strv_free(cfg->builder.command);
 	free(cfg->builder.preset);
 	sl_strv_free(cfg->builder.env);
+	free(cfg->builder.agent);
+	for (i = 0; i < cfg->nbuilders; i++) {
+		free(cfg->builders[i].name);
+		sl_strv_free(cfg->builders[i].command);
+		free(cfg->builders[i].preset);
+		sl_strv_free(cfg->builders[i].env);
+	}
+	free(cfg->builders);
 	sl_strv_free(cfg->worktree.share);
 	sl_strv_free(cfg->worktree.copy);
 	sl_strv_free(cfg->worktree.setup);
@@ -1269,6 +1448,7 @@ void sl_config_free(struct sl_config *cfg)
 	for (i = 0; i < cfg->nretry; i++) {
 		free(cfg->retry[i].gate);
 		sl_strv_free(cfg->retry[i].builder);
+		free(cfg->retry[i].agent);
 		free(cfg->retry[i].prompt);
 		sl_strv_free(cfg->retry[i].validate);
 		sl_strv_free(cfg->retry[i].with);
@@ -1285,4 +1465,69 @@ void sl_config_free(struct sl_config *cfg)
 	sl_strv_free(cfg->notify.command);
 	free(cfg->notify.url);
 	free(cfg);
+}
+
+/* ---- warnings: what sluice accepts but changes (session: keep) ---------- */
+
+/* The preset an agent name runs (a preset, or a named builder's), or NULL (a command). */
+static const char *agent_preset(const struct sl_config *cfg, const char *agent)
+{
+	const struct sl_builder *b = sl_config_builder_named(cfg, agent);
+
+	if (b)
+		return b->preset;
+	return agent && sl_config_preset_known(agent) ? agent : NULL;
+}
+
+static int warn_no_resume(const struct sl_config *cfg, struct sl_buf *out, int line,
+			  const char *agent)
+{
+	const char *preset = agent_preset(cfg, agent);
+
+	if (!preset || sl_config_preset_resumes(preset))
+		return 0;
+	sl_buf_addf(out, "%s:%d:1: warning: 'session: keep' but agent '%s' (preset %s) cannot "
+		    "resume a session; its attempts start new ones\n", cfg->path, line, agent,
+		    preset);
+	return 1;
+}
+
+static int warn_rule(const struct sl_config *cfg, const struct sl_retry_rule *r, int keep_line,
+		     struct sl_buf *out)
+{
+	int n = 0;
+
+	if ((r->agent || r->builder) && r->session != SL_SESSION_NEW) {
+		sl_buf_addf(out, "%s:%d:1: warning: this retry entry switches the agent without "
+			    "'session: new'; a new agent cannot resume another's session, so sluice "
+			    "starts a new one there (add 'session: new' to say so)\n", cfg->path,
+			    r->line);
+		n++;
+	}
+	if (r->worktree_reset) {
+		sl_buf_addf(out, "%s:%d:1: warning: 'worktree: reset' with 'session: keep' (line "
+			    "%d): the kept session remembers changes the reset takes away\n",
+			    cfg->path, r->line, keep_line);
+		n++;
+	}
+	if (r->agent)
+		n += warn_no_resume(cfg, out, r->line, r->agent);
+	return n;
+}
+
+int sl_config_warnings(const struct sl_config *cfg, struct sl_buf *out)
+{
+	const char *dflt = cfg->builder.agent ? cfg->builder.agent : cfg->builder.preset;
+	int keep_line = 0, n = 0;
+
+	for (size_t i = 0; i < cfg->nretry; i++)
+		if (cfg->retry[i].session == SL_SESSION_KEEP && !keep_line)
+			keep_line = cfg->retry[i].line;
+	if (!keep_line)
+		return 0;
+	if (dflt)
+		n += warn_no_resume(cfg, out, keep_line, dflt);
+	for (size_t i = 0; i < cfg->nretry; i++)
+		n += warn_rule(cfg, &cfg->retry[i], keep_line, out);
+	return n;
 }

@@ -38,6 +38,24 @@ struct sl_retry_rule {
 	sl_strv validate;    /* validate: the validator's argv (SL_RETRY_VALIDATE), or NULL */
 	sl_strv with;        /* with: "<key>=<template>" entries in file order, or NULL */
 	int64_t validate_timeout_ms; /* timeout: of the validator, default 2m */
+	char *agent;         /* override: a name of `builders:` or a preset, or NULL */
+	int session;         /* override: SL_SESSION_NEW, SL_SESSION_KEEP, or 0 (none) */
+};
+
+/* session: new | keep (a retry override: resume the agent CLI's own session). */
+enum { SL_SESSION_NEW = 1, SL_SESSION_KEEP = 2 };
+
+/* `builder:`, or an entry of the `builders:` map (its name set). */
+struct sl_builder {
+	char *name;             /* builders: the entry's name ([A-Za-z0-9_.-]+); NULL for builder: */
+	sl_strv command;        /* argv; NULL if only a preset is given */
+	char *preset;           /* claude-code | codex | aider | gemini, or NULL */
+	int64_t timeout_ms;     /* default 30m (a named builder: 0, builder.timeout's) */
+	sl_strv env;            /* extra "K=V" entries (a named builder's come after builder.env's) */
+	size_t log_max;         /* default 10 MiB (builder: only) */
+	char *agent;            /* builder.agent: the named builder or preset that builds by
+	                           default, or NULL (builder: only) */
+	int line;               /* where a named builder is in config.yaml, for messages */
 };
 
 struct sl_gate {
@@ -73,13 +91,9 @@ struct sl_config {
 		int allow_overlap; /* default 0 */
 		int overlap_fatal; /* queue.overlap: fatal (default resolve: 0) */
 	} queue;
-	struct {
-		sl_strv command;        /* argv; NULL if only a preset is given */
-		char *preset;           /* claude-code | codex | aider | gemini, or NULL */
-		int64_t timeout_ms;     /* default 30m */
-		sl_strv env;            /* extra "K=V" entries */
-		size_t log_max;         /* default 10 MiB */
-	} builder;
+	struct sl_builder builder;
+	struct sl_builder *builders; /* the `builders:` map, in file order */
+	size_t nbuilders;
 	struct {
 		sl_strv share;          /* paths symlinked from the main checkout */
 		sl_strv copy;           /* paths copied from the main checkout */
@@ -199,5 +213,19 @@ int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err);
 
 /* 1 when `name` is a builder preset. */
 int sl_config_preset_known(const char *name);
+
+/* 1 when the preset's CLI can resume its own session (session: keep). */
+int sl_config_preset_resumes(const char *name);
+
+/* The entry of `builders:` named `name`, or NULL. */
+const struct sl_builder *sl_config_builder_named(const struct sl_config *cfg, const char *name);
+
+/*
+ * What `sluice check` warns about but accepts (session: keep with a rule
+ * that switches the agent, or with worktree: reset, or with an agent whose
+ * CLI cannot resume), one "path:line:col: warning: ..." a line, appended to
+ * out. Returns their number.
+ */
+int sl_config_warnings(const struct sl_config *cfg, struct sl_buf *out);
 
 #endif

@@ -27,17 +27,32 @@ static const struct {
          * matches `a && b` (also ||, ;, |) part by part (a rule for the whole
          * misses when a part holds parentheses), an agent runs a part alone,
          * and `sh -c '...'` is refused whatever the rules: every part of a
-         * gate is allowed too (t0960).
+         * gate is allowed too (t0960). Each new session gets its id
+         * (--session-id, kept in the run folder) so that session: keep can
+         * --resume it: `-p --continue` of 2.1.100 starts a new conversation
+         * (t1023).
          */
         {"claude-code",
+         "f=\"$SLUICE_RUN_DIR/claude-session\"; id=$(cat \"$f\" 2>/dev/null); "
+         "case $id in *[!0-9a-f-]*) id= ;; esac; "
+         "if [ \"$SLUICE_SESSION\" = keep ] && [ -n \"$id\" ]; then r=\"--resume $id\"; else "
+         "id=$(cat /proc/sys/kernel/random/uuid); echo \"$id\" >\"$f\"; r=\"--session-id $id\"; fi; "
          "set -f; IFS='\n'; set --; for c in $SLUICE_GATE_COMMANDS $(printf '%s\\n' "
          "\"$SLUICE_GATE_COMMANDS\" | awk '{gsub(/ *(&&|[|][|]|;|[|]) */, \"\\n\"); print}'); "
          "do set -- \"$@\" \"Bash($c)\"; done; "
-         "unset IFS; claude -p --output-format text --permission-mode acceptEdits "
+         "unset IFS; claude -p $r --output-format text --permission-mode acceptEdits "
          "--allowedTools Read Edit Write Glob Grep 'Bash(git status:*)' 'Bash(git diff:*)' "
          "'Bash(git log:*)' 'Bash(git show:*)' \"$@\" <\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; "
          "rc=$?; cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
-        {"codex", "exec codex exec --sandbox workspace-write --skip-git-repo-check "
+        /*
+         * session: keep resumes the newest session of the worktree (codex
+         * picks the session of the current directory); `exec resume` has no
+         * --sandbox, its config key says the same.
+         */
+        {"codex", "if [ \"$SLUICE_SESSION\" = keep ]; then exec codex exec resume --last "
+                  "-c 'sandbox_mode=\"workspace-write\"' --skip-git-repo-check "
+                  "--output-last-message \"$SLUICE_SUMMARY_FILE\" - <\"$SLUICE_PROMPT_FILE\"; fi; "
+                  "exec codex exec --sandbox workspace-write --skip-git-repo-check "
                   "--output-last-message \"$SLUICE_SUMMARY_FILE\" - <\"$SLUICE_PROMPT_FILE\""},
         {"aider",
          "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\""},
@@ -47,7 +62,8 @@ static const struct {
          * alone, taken out with node (which runs gemini itself).
          */
         {"gemini",
-         "GEMINI_CLI_TRUST_WORKSPACE=true gemini --approval-mode=yolo --output-format json "
+         "r=; [ \"$SLUICE_SESSION\" = keep ] && r='--resume latest'; "
+         "GEMINI_CLI_TRUST_WORKSPACE=true gemini $r --approval-mode=yolo --output-format json "
          "<\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; rc=$?; "
          "node -e 'const fs=require(\"fs\"),f=process.argv[1];let r;"
          "try{r=JSON.parse(fs.readFileSync(f,\"utf8\"))}catch(e){process.exit(0)}"
@@ -64,6 +80,13 @@ int sl_config_preset_known(const char *name)
 	for (i = 0; preset_table[i].name && strcmp(preset_table[i].name, name); i++)
 		;
 	return preset_table[i].name != NULL;
+}
+
+int sl_config_preset_resumes(const char *name)
+{
+	/* their resume flags: claude --resume <id>, codex exec resume --last, gemini --resume */
+	return name && (!strcmp(name, "claude-code") || !strcmp(name, "codex") ||
+			!strcmp(name, "gemini"));
 }
 
 int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err)
@@ -119,6 +142,16 @@ static const char config_template[] =
         "#   env:\n"
         "#     MY_VARIABLE: value\n"
         "#   log_max: 10MiB\n"
+        "#   agent: fast      # or: which of the named builders below builds\n"
+        "\n"
+        "# Named builders, for builder.agent and a retry rule's 'agent:' (escalation\n"
+        "# from a fast agent to a strong one; docs/config.md \"Named builders\").\n"
+        "# builders:\n"
+        "#   fast: {preset: codex}\n"
+        "#   strong:\n"
+        "#     preset: claude-code\n"
+        "#     timeout: 1h\n"
+        "#     env: {ANTHROPIC_MODEL: claude-opus-4-6}\n"
         "\n"
         "# worktree:\n"
         "#   share: []         # paths symlinked from the main checkout (node_modules)\n"
@@ -142,7 +175,9 @@ static const char config_template[] =
         "# Retry rules: without them a failed gate or a request for changes is\n"
         "# final. Each entry has one condition (attempt: N from attempt N on,\n"
         "# not: gate.NAME when that gate failed, exit: N to stop at attempt N) and\n"
-        "# sticky overrides (builder, prompt, worktree: reset). 'exit' is required.\n"
+        "# sticky overrides (builder or agent: a named builder or a preset, session:\n"
+        "# new or keep to resume the agent's own session, prompt, worktree: reset).\n"
+        "# 'exit' is required.\n"
         "# retry:\n"
         "#   - not: gate.test\n"
         "#     prompt: |\n"

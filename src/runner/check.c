@@ -169,6 +169,12 @@ int runner_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nw
 	count += n;
 	add_relative(problems, sl_buf_cstr(&cfgp), repo->root);
 	sl_config_load(&cfg, repo->config_path, &ignored);
+	if (cfg) { /* warnings: listed, not counted (the config is valid) */
+		struct sl_buf w = SL_BUF_INIT;
+		sl_config_warnings(cfg, &w);
+		add_relative(problems, sl_buf_cstr(&w), repo->root);
+		sl_buf_release(&w);
+	}
 	count += check_target_exists(repo, cfg, problems);
 	count += check_paths_inside(repo, cfg, problems);
 	count += check_untracked(repo, cfg, problems);

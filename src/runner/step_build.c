@@ -79,7 +79,8 @@ out:
 }
 
 static int run_builder(struct step *s, const struct build_retry_overrides *ov,
-		       const char *prompt, struct sl_proc_result *res, struct sl_err *err)
+		       const char *prompt, const char *session, struct sl_proc_result *res,
+		       struct sl_err *err)
 {
 	struct build_opts bo = BUILD_OPTS_INIT;
 	enum sl_worktree_mode m = step__worktree_mode(s);
@@ -100,6 +101,8 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 	bo.mode = s->run.mode;
 	bo.attempt = s->run.attempt;
 	bo.argv_override = ov->builder;
+	bo.agent = ov->agent;
+	bo.session = session;
 	error = build_run(&bo, res, err);
 	free(cwd);
 	return error;
@@ -159,6 +162,65 @@ static const char *const builder_failed[] = { "builder", NULL };
 static const char *const builder_no_change[] = { "builder", BUILD_NO_CHANGE, NULL };
 
 /*
+ * Whether the attempt resumes the agent's own session (session: keep): not
+ * on the first attempt, nor when the agent changed or cannot resume (a
+ * warning in note, Gump's rule); with worktree: reset it does, and warns.
+ */
+static const char *session_of(struct step *s, const struct build_retry_overrides *ov,
+			      const struct build_agent *ag, char *note, size_t n)
+{
+	char *prev;
+	const char *session = "new";
+
+	note[0] = '\0';
+	if (ov->session != SL_SESSION_KEEP || s->run.attempt < 2 || s->run.mode == RUN_MODE_RESOLVE)
+		return session;
+	prev = store_attempt_agent(s->ctx->st, s->run.id, s->run.attempt - 1);
+	if (prev && strcmp(prev, ag->name)) {
+		snprintf(note, n, "; warning: session: keep, but the agent changed from "
+			 "%.64s: a new agent cannot resume another's session, so a new one", prev);
+	} else if (!ag->resumes) {
+		snprintf(note, n, "; warning: session: keep, but %s cannot resume a session: a new "
+			 "one", ag->name);
+	} else {
+		session = "keep";
+		if (ov->worktree_reset)
+			snprintf(note, n, "; warning: worktree: reset with a kept session: the agent "
+				 "remembers changes the reset took away");
+	}
+	free(prev);
+	return session;
+}
+
+/* The agent and session of the attempt: recorded, and said in the event log. */
+static int choose_agent(struct step *s, const struct build_retry_state *rs,
+			const struct build_retry_overrides *ov, const char **session,
+			struct sl_err *err)
+{
+	struct build_agent ag;
+	char note[256], rule[48] = "", msg[512];
+	int error;
+
+	build_agent_of(s->ctx->cfg, ov->builder, ov->agent, &ag);
+	*session = session_of(s, ov, &ag, note, sizeof(note));
+	if (rs->builder_rule >= 0 && (ov->agent || ov->builder))
+		snprintf(rule, sizeof(rule), " (retry rule %d)", rs->builder_rule + 1);
+	snprintf(msg, sizeof(msg), "attempt %d: agent %s%s, session %s%s", s->run.attempt,
+		 ag.name, rule, *session, note);
+	if (note[0])
+		sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, msg);
+	if ((error = store_attempt_set_agent(s->ctx->st, s->run.id, s->run.attempt, ag.name,
+					     *session, err)) != 0 ||
+	    (error = store_begin(s->ctx->st, err)) != 0)
+		return error;
+	if ((error = store_event_add(s->ctx->st, s->run.id, s->run.work_order_id, NULL, NULL, msg,
+				     err)) != 0 ||
+	    (error = store_commit(s->ctx->st, err)) != 0)
+		store_rollback(s->ctx->st);
+	return error;
+}
+
+/*
  * The prompt and the builder of attempt s->run.attempt: 0 once the builder
  * ran (res), an error, or what step__fail() returned.
  */
@@ -166,6 +228,7 @@ static int run_attempt(struct step *s, struct sl_proc_result *res, struct sl_err
 {
 	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
 	struct build_retry_overrides ov;
+	const char *session = "new";
 	char *prompt = NULL;
 	int error;
 
@@ -178,10 +241,11 @@ static int run_attempt(struct step *s, struct sl_proc_result *res, struct sl_err
 	if ((error = write_prompt(s, &ov, &prompt, err)) != 0)
 		goto out;
 	if ((error = store_attempt_start(s->ctx->st, s->run.id, s->run.attempt, s->run.mode,
-					 err)) != 0)
+					 err)) != 0 ||
+	    (error = choose_agent(s, &rs, &ov, &session, err)) != 0)
 		goto out;
 	sl_fault("build.before_builder");
-	error = run_builder(s, &ov, prompt, res, err);
+	error = run_builder(s, &ov, prompt, session, res, err);
 	if (error == SL_ENOTFOUND || error == SL_EINVALID)
 		error = step__fail(s, RUN_FAILED, err, "the builder cannot start: %s", err->msg);
 out:

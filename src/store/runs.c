@@ -448,6 +448,44 @@ int store_attempt_start(struct store *st, const char *run_id, int n, enum run_mo
 			  run_id, n, run_mode_name(mode), sl_now_ms(), NULL, err);
 }
 
+int store_attempt_set_agent(struct store *st, const char *run_id, int n, const char *agent,
+			    const char *session, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "UPDATE attempts SET agent = ?, session = ? WHERE run_id = ? "
+				    "AND n = ?",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, agent);
+	store__bind_text(s, 2, session);
+	store__bind_text(s, 3, run_id);
+	sqlite3_bind_int(s, 4, n);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot write attempts");
+	sqlite3_finalize(s);
+	return error;
+}
+
+char *store_attempt_agent(struct store *st, const char *run_id, int n)
+{
+	struct sl_err ignored = SL_ERR_INIT;
+	sqlite3_stmt *s = NULL;
+	char *out = NULL;
+
+	if (store__prepare(st, &s, "SELECT agent FROM attempts WHERE run_id = ? AND n = ?",
+			   &ignored) != 0)
+		return NULL;
+	store__bind_text(s, 1, run_id);
+	sqlite3_bind_int(s, 2, n);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		out = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return out;
+}
+
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err)
 {
@@ -709,10 +747,10 @@ int store_retry_get(struct store *st, const char *run_id, struct store_retry_sta
 	sqlite3_stmt *s = NULL;
 	int error, rc;
 
-	out->builder_rule = out->prompt_rule = out->reset_rule = -1;
+	out->builder_rule = out->prompt_rule = out->reset_rule = out->session_rule = -1;
 	if ((error = store__prepare(st, &s,
-				    "SELECT builder_rule, prompt_rule, reset_rule FROM run_retry "
-				    "WHERE run_id = ?",
+				    "SELECT builder_rule, prompt_rule, reset_rule, session_rule "
+				    "FROM run_retry WHERE run_id = ?",
 				    err)) != 0)
 		return error;
 	store__bind_text(s, 1, run_id);
@@ -720,6 +758,7 @@ int store_retry_get(struct store *st, const char *run_id, struct store_retry_sta
 		out->builder_rule = sqlite3_column_int(s, 0);
 		out->prompt_rule = sqlite3_column_int(s, 1);
 		out->reset_rule = sqlite3_column_int(s, 2);
+		out->session_rule = sqlite3_column_int(s, 3);
 	} else if (rc != SQLITE_DONE) {
 		error = store__fail(st, err, "cannot read the retry state");
 	}
@@ -737,7 +776,8 @@ int store_retry_set(struct store *st, const char *run_id, const struct store_ret
 		return error;
 	if ((error = store__prepare(st, &s,
 				    "INSERT OR REPLACE INTO run_retry (run_id, builder_rule, "
-				    "prompt_rule, reset_rule, updated_ms) VALUES (?, ?, ?, ?, ?)",
+				    "prompt_rule, reset_rule, updated_ms, session_rule) "
+				    "VALUES (?, ?, ?, ?, ?, ?)",
 				    err)) != 0)
 		goto out;
 	store__bind_text(s, 1, run_id);
@@ -745,6 +785,7 @@ int store_retry_set(struct store *st, const char *run_id, const struct store_ret
 	sqlite3_bind_int(s, 3, rs->prompt_rule);
 	sqlite3_bind_int(s, 4, rs->reset_rule);
 	sqlite3_bind_int64(s, 5, sl_now_ms());
+	sqlite3_bind_int(s, 6, rs->session_rule);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot record the retry state");
 	else

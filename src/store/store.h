@@ -298,6 +298,15 @@ struct json_t *store_run_json(const struct store_run *r, unsigned flags);
 /* Attempts. */
 int store_attempt_start(struct store *st, const char *run_id, int n, enum run_mode mode,
 			struct sl_err *err);
+/*
+ * The agent attempt n ran (a name of builders:, a preset, ...) and its
+ * session ("new" or "keep"), recorded once it started.
+ */
+int store_attempt_set_agent(struct store *st, const char *run_id, int n, const char *agent,
+			    const char *session, struct sl_err *err);
+/* The agent attempt n ran, a new string (free()), or NULL: none recorded (or no memory). */
+char *store_attempt_agent(struct store *st, const char *run_id, int n);
+
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err);
 
@@ -365,6 +374,7 @@ struct store_retry_state {
 	int builder_rule;
 	int prompt_rule;
 	int reset_rule;
+	int session_rule;
 };
 int store_retry_get(struct store *st, const char *run_id, struct store_retry_state *out,
 		    struct sl_err *err);

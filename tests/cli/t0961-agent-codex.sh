@@ -210,8 +210,14 @@ test_expect_success 'every flag of the preset is in the --help snapshot; the sna
 	grep -qx -- "--sandbox" flags &&
 	while read -r f; do
 		grep -qe "^ *\(-[a-zA-Z], \)\{0,1\}$f\b" "$FIXTURES/agents/codex-exec.help" ||
-			{ echo "$f is not in codex-exec.help" >&2; return 1; }
+		grep -qe "^ *\(-[a-zA-Z], \)\{0,1\}$f\b" "$FIXTURES/agents/codex-exec-resume.help" ||
+			{ echo "$f is in neither codex-exec.help nor codex-exec-resume.help" >&2; return 1; }
 	done <flags &&
+	grep -qx -- "--last" flags &&
+	test_grep "^ *--last$" "$FIXTURES/agents/codex-exec-resume.help" &&
+	test_grep "sandbox_mode" "$SLUICE_SOURCE_DIR/src/core/config_template.c" &&
+	COLUMNS=100 codex exec resume --help </dev/null >resume-help 2>help.err &&
+	test_cmp "$FIXTURES/agents/codex-exec-resume.help" resume-help &&
 	test_grep "workspace-write" "$FIXTURES/agents/codex-exec.help" &&
 	! grep -q -- "--full-auto" "$FIXTURES/agents/codex-exec.help" &&
 	test_grep "if \`-\` is used" "$FIXTURES/agents/codex-exec.help" &&

@@ -20,7 +20,7 @@ test_expect_success 'setup: a repository with merged, failed and open runs' '
 '
 
 # The database as the migrations before 008 leave it: the runs table with
-# the old CHECK (no reported), user_version 6, the same rows.
+# the old CHECK (no reported), user_version 7 (after migration 007), the same rows.
 test_expect_success 'the database taken back to before migration 008' '
 	sqlite3 $DB "SELECT sql FROM sqlite_master WHERE name = '"'"'runs'"'"'" >new.sql &&
 	test_grep "reported" new.sql &&
@@ -41,7 +41,7 @@ test_expect_success 'the database taken back to before migration 008' '
 	CREATE INDEX runs_work_order ON runs(work_order_id);
 	CREATE INDEX runs_merge_commit ON runs(merge_commit);
 	CREATE INDEX runs_state_finished ON runs(state, finished_ms);
-	PRAGMA user_version = 6;
+	PRAGMA user_version = 7;
 	COMMIT;
 	EOF
 	sqlite3 $DB "SELECT sql FROM sqlite_master WHERE name = '"'"'runs'"'"'" >old.sql &&

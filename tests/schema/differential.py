@@ -76,7 +76,10 @@ RETRY = ['{attempt: 2}', '{exit: 3}', '{not: gate.review}', '{not: gate.builder}
          '{attempt: 2, validate: x}', 'x', '{validate: [v]}', '{validate: v}', '{validate: []}',
          '{validate: [v], with: {a: "{diff}"}, timeout: 5s}', '{validate: [v], with: {a: "{nope}"}}',
          '{validate: [v], with: [a]}', '{validate: [v], with: {a: ~}}', '{attempt: 2, with: {a: b}}',
-         '{exit: 3, timeout: 5s}']
+         '{exit: 3, timeout: 5s}', '{attempt: 2, agent: codex}', '{attempt: 2, agent: ~}',
+         '{attempt: 2, agent: [codex]}', '{attempt: 2, session: keep}', '{attempt: 2, session: new}',
+         '{attempt: 2, session: maybe}', '{attempt: 2, session: ~}',
+         '{attempt: 2, agent: aider, builder: [x]}', '{attempt: 2, agent: gemini, session: new}']
 WO_KEYS = ['goal', 'context', 'acceptance_criteria', 'non_goals', 'stop_conditions', 'priority',
            'tags', 'status', 'estimate_hours', 'created_at', 'updated_at', 'title', 'other']
 PIECES = {

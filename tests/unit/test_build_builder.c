@@ -309,6 +309,58 @@ static void test_argv_sources(void **state)
 	assert_int_equal(build_argv(&argv, &cfg, NULL, &err), SL_ENOTFOUND);
 }
 
+/* An agent name: a named builder (its command or preset), a preset; who is recorded. */
+static void test_argv_agents(void **state)
+{
+	char mine[] = "mine", fast[] = "fast", cmd[] = "my-agent", codex[] = "codex";
+	char aider[] = "aider", *command[] = { cmd, NULL };
+	struct sl_builder named[2];
+	const char *over[] = { "other", NULL };
+	struct sl_config cfg;
+	struct build_agent ag;
+	struct sl_err err = SL_ERR_INIT;
+	sl_strv argv = NULL;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	memset(named, 0, sizeof(named));
+	named[0].name = mine;
+	named[0].command = command;
+	named[1].name = fast;
+	named[1].preset = aider;
+	cfg.builders = named;
+	cfg.nbuilders = 2;
+	cfg.builder.agent = mine;
+	assert_int_equal(build_argv_agent(&argv, &cfg, NULL, NULL, &err), 0);
+	assert_string_equal(argv[0], "my-agent");
+	sl_strv_free(argv);
+	assert_int_equal(build_argv_agent(&argv, &cfg, NULL, codex, &err), 0);
+	assert_non_null(strstr(argv[2], "codex exec"));
+	sl_strv_free(argv);
+	assert_int_equal(build_argv_agent(&argv, &cfg, NULL, fast, &err), 0);
+	assert_non_null(strstr(argv[2], "aider"));
+	sl_strv_free(argv);
+	assert_int_equal(build_argv_agent(&argv, &cfg, over, fast, &err), 0);
+	assert_string_equal(argv[0], "other");
+	sl_strv_free(argv);
+	assert_int_equal(build_argv_agent(&argv, &cfg, NULL, "nope", &err), SL_EINVALID);
+	build_agent_of(&cfg, NULL, NULL, &ag);
+	assert_string_equal(ag.name, "mine");
+	assert_int_equal(ag.resumes, 1); /* a command of the user's: SLUICE_SESSION tells it */
+	build_agent_of(&cfg, NULL, fast, &ag);
+	assert_string_equal(ag.name, "fast");
+	assert_int_equal(ag.resumes, 0); /* aider */
+	build_agent_of(&cfg, NULL, codex, &ag);
+	assert_string_equal(ag.name, "codex");
+	assert_int_equal(ag.resumes, 1);
+	build_agent_of(&cfg, over, codex, &ag);
+	assert_string_equal(ag.name, "retry.builder");
+	cfg.builder.agent = NULL;
+	cfg.builder.command = command;
+	build_agent_of(&cfg, NULL, NULL, &ag);
+	assert_string_equal(ag.name, "builder.command");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_fixture),
 		cmocka_unit_test(test_not_configured),
 		cmocka_unit_test(test_argv_sources),
+		cmocka_unit_test(test_argv_agents),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

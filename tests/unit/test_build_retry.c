@@ -41,9 +41,9 @@ static void test_seed_table(void **state)
 {
 	/* retry: [{attempt: 3, agent: sonnet-thinking}, {attempt: 5, agent: opus}, {exit: 7}] */
 	struct sl_retry_rule rules[] = {
-		{ SL_RETRY_ATTEMPT, 3, NULL, agent_thinking, NULL, 0, 1 },
-		{ SL_RETRY_ATTEMPT, 5, NULL, agent_opus, NULL, 0, 3 },
-		{ SL_RETRY_EXIT, 7, NULL, NULL, NULL, 0, 5 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 3, .gate = NULL, .builder = agent_thinking, .prompt = NULL, .worktree_reset = 0, .line = 1 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 5, .gate = NULL, .builder = agent_opus, .prompt = NULL, .worktree_reset = 0, .line = 3 },
+		{ .kind = SL_RETRY_EXIT, .n = 7, .gate = NULL, .builder = NULL, .prompt = NULL, .worktree_reset = 0, .line = 5 },
 	};
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
@@ -87,7 +87,7 @@ static void test_no_rules_fatal(void **state)
 
 static void test_no_exit_fatal(void **state)
 {
-	struct sl_retry_rule rules[] = { { SL_RETRY_ATTEMPT, 2, NULL, agent_opus, NULL, 0, 1 } };
+	struct sl_retry_rule rules[] = { { .kind = SL_RETRY_ATTEMPT, .n = 2, .gate = NULL, .builder = agent_opus, .prompt = NULL, .worktree_reset = 0, .line = 1 } };
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
 	struct build_retry_decision d;
@@ -104,7 +104,7 @@ static void test_no_exit_fatal(void **state)
 
 static void test_exit_only_plain_retries(void **state)
 {
-	struct sl_retry_rule rules[] = { { SL_RETRY_EXIT, 3, NULL, NULL, NULL, 0, 1 } };
+	struct sl_retry_rule rules[] = { { .kind = SL_RETRY_EXIT, .n = 3, .gate = NULL, .builder = NULL, .prompt = NULL, .worktree_reset = 0, .line = 1 } };
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
 	struct build_retry_decision d;
@@ -129,9 +129,9 @@ static void test_not_gate(void **state)
 {
 	/* not: gate.test -> opus + reset; attempt: 3 -> a prompt; exit: 6 */
 	struct sl_retry_rule rules[] = {
-		{ SL_RETRY_NOT_GATE, 0, s_test, agent_opus, NULL, 1, 1 },
-		{ SL_RETRY_ATTEMPT, 3, NULL, agent_thinking, s_fix, 0, 4 },
-		{ SL_RETRY_EXIT, 6, NULL, NULL, NULL, 0, 7 },
+		{ .kind = SL_RETRY_NOT_GATE, .n = 0, .gate = s_test, .builder = agent_opus, .prompt = NULL, .worktree_reset = 1, .line = 1 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 3, .gate = NULL, .builder = agent_thinking, .prompt = s_fix, .worktree_reset = 0, .line = 4 },
+		{ .kind = SL_RETRY_EXIT, .n = 6, .gate = NULL, .builder = NULL, .prompt = NULL, .worktree_reset = 0, .line = 7 },
 	};
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
@@ -165,8 +165,8 @@ static void test_not_gate(void **state)
 static void test_not_builder(void **state)
 {
 	struct sl_retry_rule rules[] = {
-		{ SL_RETRY_NOT_GATE, 0, s_builder, agent_opus, NULL, 0, 1 },
-		{ SL_RETRY_EXIT, 3, NULL, NULL, NULL, 0, 2 },
+		{ .kind = SL_RETRY_NOT_GATE, .n = 0, .gate = s_builder, .builder = agent_opus, .prompt = NULL, .worktree_reset = 0, .line = 1 },
+		{ .kind = SL_RETRY_EXIT, .n = 3, .gate = NULL, .builder = NULL, .prompt = NULL, .worktree_reset = 0, .line = 2 },
 	};
 	struct sl_config cfg;
 	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
@@ -216,7 +216,7 @@ static int setup_run(void **state)
 static void test_save_load(void **state)
 {
 	struct test_store *f = *state;
-	struct build_retry_state st = { 2, -1, 0 }, back = { 9, 9, 9 };
+	struct build_retry_state st = { 2, -1, 0, 1 }, back = { 9, 9, 9, 9 };
 	struct sl_err err = SL_ERR_INIT;
 	char *copy = sl_path_join(f->dir, "retry.json");
 	struct sl_buf b = SL_BUF_INIT;
@@ -230,6 +230,7 @@ static void test_save_load(void **state)
 	assert_int_equal(back.builder_rule, 2);
 	assert_int_equal(back.prompt_rule, -1);
 	assert_int_equal(back.reset_rule, 0);
+	assert_int_equal(back.session_rule, 1);
 	/* the copy for people says the same */
 	assert_int_equal(sl_read_file(&b, copy, 4096, &err), 0);
 	assert_non_null(strstr(sl_buf_cstr(&b), "\"builder_rule\": 2"));
@@ -241,7 +242,7 @@ static void test_copy_never_read(void **state)
 {
 	/* what a builder or a gate writes over the copy changes nothing */
 	struct test_store *f = *state;
-	struct build_retry_state st = { -1, 1, -1 }, back;
+	struct build_retry_state st = { -1, 1, -1, -1 }, back;
 	struct sl_err err = SL_ERR_INIT;
 	char *copy = sl_path_join(f->dir, "retry.json");
 	const char *forged[] = { "{not json", "{\"builder_rule\": 0, \"prompt_rule\": 0, "
@@ -271,7 +272,7 @@ static void test_stale_state_ignored(void **state)
 {
 	/* A state from an older config (index past the list) means no override. */
 	struct sl_config cfg;
-	struct build_retry_state st = { 5, 5, 5 };
+	struct build_retry_state st = { 5, 5, 5, 5 };
 	struct build_retry_overrides ov;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -281,10 +282,59 @@ static void test_stale_state_ignored(void **state)
 	assert_int_equal(ov.worktree_reset, 0);
 }
 
+static char n_thinking[] = "thinking", n_opus[] = "opus";
+static char *argv_other[] = { s_builder, NULL };
+
+/* agent: shares its keyword with builder: the later one wins; session is its own. */
+static void test_agent_and_session(void **state)
+{
+	struct sl_retry_rule rules[] = {
+		{ .kind = SL_RETRY_ATTEMPT, .n = 2, .builder = argv_other, .line = 1 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 3, .agent = n_thinking, .session = SL_SESSION_KEEP,
+		  .line = 3 },
+		{ .kind = SL_RETRY_ATTEMPT, .n = 4, .agent = n_opus, .session = SL_SESSION_NEW,
+		  .line = 6 },
+		{ .kind = SL_RETRY_EXIT, .n = 5, .line = 9 },
+	};
+	struct sl_config cfg;
+	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
+	const char *failed[] = { "test", NULL };
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.retry = rules;
+	cfg.nretry = 4;
+	assert_int_equal(build_retry_decide(&cfg, &st, 1, failed, 0, &d, &err), 0);
+	assert_non_null(d.overrides.builder);
+	assert_null(d.overrides.agent);
+	assert_int_equal(d.overrides.session, 0);
+	st = d.state;
+	assert_int_equal(build_retry_decide(&cfg, &st, 2, failed, 0, &d, &err), 0);
+	assert_null(d.overrides.builder); /* the agent replaced the argv */
+	assert_string_equal(d.overrides.agent, "thinking");
+	assert_int_equal(d.overrides.session, SL_SESSION_KEEP);
+	assert_non_null(strstr(d.reason, "with agent thinking from retry rule 2, session keep "
+				 "from retry rule 2"));
+	st = d.state;
+	assert_int_equal(build_retry_decide(&cfg, &st, 3, failed, 0, &d, &err), 0);
+	assert_string_equal(d.overrides.agent, "opus");
+	assert_int_equal(d.overrides.session, SL_SESSION_NEW);
+	assert_int_equal(d.state.builder_rule, 2);
+	assert_int_equal(d.state.session_rule, 2);
+	st = d.state;
+	assert_int_equal(build_retry_decide(&cfg, &st, 4, failed, 0, &d, &err), 0);
+	assert_string_equal(d.overrides.agent, "opus"); /* sticky */
+	assert_int_equal(build_retry_decide(&cfg, &d.state, 5, failed, 0, &d, &err), 0);
+	assert_int_equal(d.retry, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed_table),
+		cmocka_unit_test(test_agent_and_session),
 		cmocka_unit_test(test_no_rules_fatal),
 		cmocka_unit_test(test_no_exit_fatal),
 		cmocka_unit_test(test_exit_only_plain_retries),

@@ -173,7 +173,7 @@ static void test_retry_rules(void **state)
 	expect_problem("retry:\n  - not: test\n  - exit: 3\n",
 	               "'not:' must name a gate as 'gate.<name>'");
 	expect_problem("retry:\n  - attempt: 2\n    agent: claude-opus\n  - exit: 3\n",
-	               "'agent' is not a sluice retry override");
+	               "unknown agent 'claude-opus'; known agents: claude-code");
 	expect_problem("retry:\n  - attempt: 2\n    worktree: keep\n  - exit: 3\n",
 	               "can only be 'reset'");
 	expect_problem("retry:\n  - exit: 3\n  - exit: 4\n", "2 'exit' entries");
