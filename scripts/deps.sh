@@ -4,6 +4,10 @@
 # among them, for the fuzz targets). Runs apt-get update first, and only when
 # something is missing. Uses sudo when not root. Then the real agent CLIs
 # (scripts/agents.sh: npm, into build/agents, for the preset tests).
+# The executor tests (issue 17) need a one-node Slurm (slurm-wlm: slurmctld,
+# slurmd, slurm-client; munge) and kubectl (Debian's kubernetes-client, unless
+# a kubectl is installed already: another package's /usr/bin/kubectl, such as
+# Google's kubectl package, would clash with it).
 set -eu
 
 packages="build-essential cmake pkg-config git
@@ -11,7 +15,9 @@ libgit2-dev libsqlite3-dev libcurl4-openssl-dev libyaml-dev libjansson-dev
 libssl-dev uuid-dev libcmocka-dev libmicrohttpd-dev sqlite3 curl
 python3 python3-jsonschema python3-yaml
 clang libclang-rt-dev procps jq groff-base graphviz
-dpkg-dev file man-db"
+dpkg-dev file man-db
+slurm-wlm slurmctld slurmd slurm-client munge"
+command -v kubectl >/dev/null 2>&1 || packages="$packages kubernetes-client"
 
 missing=""
 for p in $packages; do
