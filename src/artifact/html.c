@@ -91,6 +91,7 @@ const char *artifact_state_color(const char *state)
 		[RUN_BUILDING] = "#1565c0",	   [RUN_GATING] = "#6a1b9a",
 		[RUN_PREPARING] = "#00838f",	   [RUN_MERGING] = "#558b2f",
 		[RUN_RESOLVING] = "#d84315",	   [RUN_QUEUED] = "#90a4ae",
+		[RUN_REPORTED] = "#2e7d32",
 	};
 	static const char *const wo_colors[WO_STATE_COUNT] = {
 		[WO_DONE] = "#2e7d32",	  [WO_FAILED] = "#c62828",  [WO_INVALID] = "#c62828",

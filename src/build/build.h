@@ -22,7 +22,8 @@ struct build_opts {
 	const char *run_id;
 	const char *work_order_id;
 	const char *run_dir;       /* absolute: .system/runs/<id> */
-	const char *worktree;      /* absolute; the builder's cwd */
+	const char *worktree;      /* absolute; the builder's cwd ($SLUICE_WORKTREE) */
+	const char *worktree_mode; /* $SLUICE_WORKTREE_MODE; NULL: read-write */
 	const char *prompt_file;   /* absolute: <run_dir>/attempts/<n>/prompt.md */
 	enum run_mode mode;        /* build (0) or resolve ($SLUICE_MODE) */
 	int attempt;               /* 1, 2, ... ($SLUICE_ATTEMPT) */
@@ -83,6 +84,8 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 
 /* The pseudo-gate of an attempt whose builder changed nothing (beside "builder"). */
 #define BUILD_NO_CHANGE "no-change"
+/* The pseudo-gate of a read-only attempt whose builder wrote (`not: gate.no_write`). */
+#define BUILD_NO_WRITE "no_write"
 
 struct build_gate_result {
 	char *name;
@@ -187,6 +190,13 @@ struct build_prompt_ctx {
 int build_prompt_render(struct sl_buf *out, const struct build_prompt_ctx *c, struct sl_err *err);
 
 /*
+ * Render one template with the prompt variables of c (a retry rule's
+ * `with:` input): an unknown variable is SL_EINVALID naming it.
+ */
+int build_prompt_render_template(struct sl_buf *out, const struct build_prompt_ctx *c,
+				 const char *tmpl, struct sl_err *err);
+
+/*
  * Render and write <run_dir>/attempts/<attempt>/prompt.md (creating the
  * folders). *path_out (may be NULL) gets the file's path, the caller's
  * (free()).
@@ -232,12 +242,15 @@ struct build_retry_overrides {
 	int worktree_reset;         /* 1: reset the worktree to the base before building */
 };
 
+#define BUILD_VERDICTS_MAX 2048
+
 struct build_retry_decision {
 	int retry;                        /* 1: run next_attempt; 0: fatal */
 	int next_attempt;
 	struct build_retry_state state;  /* the overrides active for next_attempt */
 	struct build_retry_overrides overrides;
 	char reason[512];                 /* "gate 'test' failed on attempt 3; retry exit at 3" */
+	char verdicts[BUILD_VERDICTS_MAX]; /* the validators' verdicts, one a line, or "" */
 };
 
 /*
@@ -269,5 +282,55 @@ int build_retry_load(struct store *st, const char *run_id, struct build_retry_st
 /* Forget the state: the next attempt starts the rules over (a person's retry). */
 int build_retry_forget(struct store *st, const char *run_id, const char *run_dir,
 			struct sl_err *err);
+
+/*
+ * Validator conditions (validate.c, docs/config.md "Retry rules"): a retry
+ * entry `validate: [argv]` holds when its command exits 0 and prints `true`
+ * (its standard output, trimmed); `false`, another output, a non-zero exit,
+ * a timeout or a program that cannot start: it does not hold. It runs at
+ * each retry decision, in the worktree, in its own process group, with the
+ * builder's environment (no reviewer token) and its `with:` inputs rendered
+ * from the prompt variables, as one JSON object on standard input and in
+ * the file $SLUICE_VALIDATE_INPUT. Its output and verdict go to
+ * <run_dir>/validate/<rule>-attempt<N>.log (rule counted from 1).
+ *
+ * A verdict takes effect through the decision's state alone, saved by
+ * build_retry_save (one row): the caller then records the verdicts as
+ * events (build_validate_record). A process killed before the save loses
+ * the decision whole (the run is requeued as a new attempt with the state
+ * saved before), never half of it; one killed after it keeps it whole.
+ */
+struct build_validate_ctx {
+	const char *run_id;
+	const char *work_order_id;
+	const char *run_dir;         /* absolute */
+	const char *worktree;        /* absolute: the validator's cwd */
+	const struct build_prompt_ctx *vars; /* what the `with:` templates render from */
+	int64_t kill_grace_ms;       /* SIGTERM -> SIGKILL; 0: 2 s */
+};
+
+/*
+ * Evaluate the validator of retry rule cfg->retry[idx] after attempt
+ * `attempt` failed: *held 1 or 0, and `said` the verdict as a sentence
+ * ("retry rule 2 (validate: assess) held on attempt 2"). A validator that
+ * cannot run is a verdict (0, said in its log and in `said`), not an error.
+ */
+int build_validate_rule(const struct sl_config *cfg, int idx, int attempt,
+			const struct build_validate_ctx *vc, int *held, char *said, size_t n,
+			struct sl_err *err);
+
+/* The verdicts of a decision (d->verdicts, one a line) as events of the run, in one transaction. */
+int build_validate_record(struct store *st, const char *run_id, const char *work_order_id,
+			  const char *state, const char *verdicts, struct sl_err *err);
+
+/*
+ * build_retry_decide with the validators: every `validate:` entry is
+ * evaluated (in order) when the failed attempt can be retried, its verdict
+ * a line of d->verdicts. vc NULL: no validator runs or holds.
+ */
+int build_retry_decide_validated(const struct sl_config *cfg, const struct build_retry_state *prev,
+				 int attempt_failed, const char *const *failed, int builder_exit,
+				 const struct build_validate_ctx *vc,
+				 struct build_retry_decision *d, struct sl_err *err);
 
 #endif

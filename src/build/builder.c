@@ -133,6 +133,22 @@ char *build_gate_commands(const struct sl_config *cfg)
 	return sl_buf_detach(&b);
 }
 
+/*
+ * `worktree: none`: git started in the builder's empty folder finds no
+ * repository above it (the folder lies inside the run folder, inside the
+ * repository): GIT_CEILING_DIRECTORIES is its parent.
+ */
+static int none_ceiling(sl_strv env, size_t *n, const struct build_opts *o)
+{
+	char ceiling[4200];
+
+	if (!o->worktree_mode || strcmp(o->worktree_mode, "none") || !o->worktree)
+		return 0;
+	if (sl_git_ceiling(ceiling, sizeof(ceiling), o->worktree) != 0 ||
+	    !(env[(*n)++] = strdup(ceiling)))
+		return -1;
+	return 0;
+}
 /* SLUICE_* entries, cfg->builder.env, the hooks triple: new strings in env (n at most cap). */
 static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 {
@@ -150,13 +166,19 @@ static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
 		     o->run_dir ? o->run_dir : "") < 0 ||
 	    asprintf(&env[n++], "SLUICE_GATE_COMMANDS=%s", gates ? gates : "") < 0 ||
 	    asprintf(&env[n++], "SLUICE_MODE=%s", mode) < 0 ||
-	    asprintf(&env[n++], "SLUICE_ATTEMPT=%d", o->attempt) < 0) {
+	    asprintf(&env[n++], "SLUICE_ATTEMPT=%d", o->attempt) < 0 ||
+	    /* where it works: the worktree, or the empty folder of `worktree: none` */
+	    asprintf(&env[n++], "SLUICE_WORKTREE=%s", o->worktree ? o->worktree : "") < 0 ||
+	    asprintf(&env[n++], "SLUICE_WORKTREE_MODE=%s",
+		     o->worktree_mode ? o->worktree_mode : "read-write") < 0) {
 		if (n)
 			env[n - 1] = NULL;
 		free(gates);
 		return SL_ERROR;
 	}
 	free(gates);
+	if (none_ceiling(env, &n, o) < 0)
+		return SL_ERROR;
 	for (char **e = o->cfg->builder.env; e && *e && n < cap; e++)
 		if (!(env[n++] = strdup(*e)))
 			return SL_ERROR;
@@ -230,7 +252,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 {
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	sl_strv argv = NULL, env = NULL, drop = NULL;
-	size_t cap = 8 + sl_strv_len(o->cfg->builder.env) + 4;
+	size_t cap = 11 + sl_strv_len(o->cfg->builder.env) + 4;
 	char *log = NULL, *owner = NULL;
 	int error;
 

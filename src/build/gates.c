@@ -1,5 +1,6 @@
 /* Gates (gates.h): run every configured gate, record gates.json and logs. */
 #include "build/build_int.h"
+#include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/fault.h"
@@ -194,6 +195,57 @@ static int write_json(const char *run_dir, const char *sub, const struct build_g
 	return error;
 }
 
+/*
+ * A gate with `worktree: read-only`: the worktree's state (worktree/guard.c)
+ * before it runs into `state` (41 bytes; "" for any other gate), through a
+ * scratch index in the gates folder. worktree.share and .copy do not count.
+ */
+static int ro_state(const struct sl_config *cfg, const struct sl_gate *g, const char *wt,
+		    const char *dir, char state[41], struct sl_err *err)
+{
+	size_t ns = sl_strv_len(cfg->worktree.share), nc = sl_strv_len(cfg->worktree.copy);
+	const char **excluded = NULL;
+	char *index = NULL;
+	int error;
+
+	state[0] = '\0';
+	if (!sl_gate_read_only(cfg, g->name))
+		return 0;
+	if (!(excluded = calloc(ns + nc + 1, sizeof(*excluded))) ||
+	    !(index = sl_path_fmt("%s/.%s.index", dir, g->name))) {
+		free(excluded);
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	for (size_t i = 0; i < ns + nc; i++)
+		excluded[i] = i < ns ? cfg->worktree.share[i] : cfg->worktree.copy[i - ns];
+	error = worktree_state_tree(wt, excluded, index, state, err);
+	free(excluded);
+	free(index);
+	return error;
+}
+
+/* After a read-only gate: a write fails it, "no_write: the gate changed <paths>". */
+static int ro_check(const struct sl_config *cfg, const struct sl_gate *g, const char *wt,
+		    const char *dir, const char *before, struct build_gate_result *r,
+		    struct sl_err *err)
+{
+	char after[41], what[2048];
+	int error;
+
+	if (!before[0] || (error = ro_state(cfg, g, wt, dir, after, err)) != 0)
+		return before[0] ? error : 0;
+	if (!strcmp(before, after))
+		return 0;
+	if ((error = worktree_tree_changes(wt, before, after, what, sizeof(what), err)) != 0)
+		return error;
+	r->passed = 0;
+	free(r->error);
+	if (asprintf(&r->error, "no_write: the gate changed %s (it has worktree: read-only)",
+		     what) < 0)
+		r->error = NULL;
+	return 0;
+}
+
 int build_gates_run(const struct sl_config *cfg, const char *wt, const char *run_dir,
 		     struct build_gate_results *out, struct sl_err *err)
 {
@@ -204,6 +256,7 @@ int build_gates_run_sub(const struct sl_config *cfg, const char *wt, const char 
 			const char *sub, struct build_gate_results *out, struct sl_err *err)
 {
 	char *dir = sub ? sl_path_fmt("%s/%s/gates", run_dir, sub) : sl_path_join(run_dir, "gates");
+	char state[41];
 	int error = 0;
 
 	out->v = NULL;
@@ -225,7 +278,9 @@ int build_gates_run_sub(const struct sl_config *cfg, const char *wt, const char 
 		}
 		out->n++;
 		sl_fault("gates.before_gate");
-		if ((error = run_one(cfg, &cfg->gates[i], wt, run_dir, sub, &out->v[i], err)) < 0)
+		if ((error = ro_state(cfg, g, wt, dir, state, err)) < 0 ||
+		    (error = run_one(cfg, &cfg->gates[i], wt, run_dir, sub, &out->v[i], err)) < 0 ||
+		    (error = ro_check(cfg, g, wt, dir, state, &out->v[i], err)) < 0)
 			goto out;
 		sl_fault("gates.after_gate");
 		if (!out->v[i].passed)

@@ -264,6 +264,12 @@ static int render_override(struct sl_buf *b, const struct build_prompt_ctx *c, c
 	return error;
 }
 
+int build_prompt_render_template(struct sl_buf *out, const struct build_prompt_ctx *c,
+				 const char *tmpl, struct sl_err *err)
+{
+	return render_override(out, c, tmpl, err);
+}
+
 /* ---- resolve mode: the seed's conflict-resolution prompt */
 
 static const char resolve_how[] =

@@ -23,7 +23,7 @@ static int listed(const char *const *v, const char *name)
 static int is_pseudo(const char *name)
 {
 	return strcmp(name, "builder") == 0 || strcmp(name, "review") == 0 ||
-	       strcmp(name, BUILD_NO_CHANGE) == 0;
+	       strcmp(name, BUILD_NO_CHANGE) == 0 || strcmp(name, BUILD_NO_WRITE) == 0;
 }
 
 static void describe_gates(struct sl_buf *b, const char *const *failed)
@@ -52,6 +52,8 @@ static void describe_failure(char *out, size_t n, const char *const *failed, int
 		sl_buf_puts(&b, "the builder exited 0 but changed nothing");
 	else if (listed(failed, "builder"))
 		sl_buf_puts(&b, "builder failed");
+	if (listed(failed, BUILD_NO_WRITE))
+		sl_buf_addf(&b, "%sthe builder wrote in its read-only worktree", b.len ? "; " : "");
 	if (builder_exit != 0 && listed(failed, BUILD_NO_CHANGE))
 		sl_buf_puts(&b, " and changed nothing");
 	if (b.len)
@@ -136,6 +138,35 @@ int build_retry_decide(const struct sl_config *cfg, const struct build_retry_sta
 			int attempt_failed, const char *const *failed, int builder_exit,
 			struct build_retry_decision *d, struct sl_err *err)
 {
+	return build_retry_decide_validated(cfg, prev, attempt_failed, failed, builder_exit, NULL,
+					    d, err);
+}
+
+/* Does validator rule i hold after attempt_failed (0 for the other kinds)? Its verdict goes to d. */
+static int validator_holds(const struct sl_config *cfg, size_t i, int attempt_failed,
+			   const struct build_validate_ctx *vc, int *held,
+			   struct build_retry_decision *d, struct sl_err *err)
+{
+	char said[1024];
+	size_t len = strlen(d->verdicts);
+	int error;
+
+	*held = 0;
+	if (cfg->retry[i].kind != SL_RETRY_VALIDATE || !vc)
+		return 0;
+	if ((error = build_validate_rule(cfg, (int)i, attempt_failed, vc, held, said, sizeof(said),
+					 err)) != 0)
+		return error;
+	if (len < sizeof(d->verdicts))
+		snprintf(d->verdicts + len, sizeof(d->verdicts) - len, "%s%s", len ? "\n" : "", said);
+	return 0;
+}
+
+int build_retry_decide_validated(const struct sl_config *cfg, const struct build_retry_state *prev,
+				 int attempt_failed, const char *const *failed, int builder_exit,
+				 const struct build_validate_ctx *vc,
+				 struct build_retry_decision *d, struct sl_err *err)
+{
 	struct build_retry_state start = *prev; /* prev may point into d */
 	char what[256], how[128]; /* how: three " from retry rule N" at most, ~120 bytes */
 	int at = exit_at(cfg);
@@ -160,9 +191,13 @@ int build_retry_decide(const struct sl_config *cfg, const struct build_retry_sta
 			 attempt_failed, at);
 		goto out;
 	}
-	for (size_t i = 0; i < cfg->nretry; i++)
-		if (activates(&cfg->retry[i], d->next_attempt, failed, builder_exit))
+	for (size_t i = 0; i < cfg->nretry; i++) {
+		int held, error = validator_holds(cfg, i, attempt_failed, vc, &held, d, err);
+		if (error)
+			return error;
+		if (held || activates(&cfg->retry[i], d->next_attempt, failed, builder_exit))
 			activate(&d->state, &cfg->retry[i], (int)i);
+	}
 	d->retry = 1;
 	describe_overrides(how, sizeof(how), cfg, &d->state);
 	snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; retrying as attempt %d of %d%s",

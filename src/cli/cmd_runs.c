@@ -13,7 +13,7 @@ static const char runs_help[] =
 	"  --state STATE  only runs in this state: queued, preparing, building, gating,\n"
 	"                 reviewing, awaiting_review, approved, merging, merged,\n"
 	"                 resolving, merge_conflict, rejected, failed, abandoned,\n"
-	"                 interrupted\n"
+	"                 interrupted, reported\n"
 	"  --wo WO-ID     only runs of this work order\n"
 	"  --json         a JSON array of runs\n"
 	"\n"

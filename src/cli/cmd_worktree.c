@@ -20,6 +20,7 @@
 
 static const char usage_main[] =
 	"usage: sluice worktree create SLUG [--prefix P] [--base REF]\n"
+	"       sluice worktree create --path PATH [--branch B] [--base REF]\n"
 	"       sluice worktree cleanup PATH [--keep-branch[=true|false]] [--force]\n"
 	"       sluice worktree cleanup --pool\n"
 	"       sluice worktree pool\n"
@@ -30,25 +31,53 @@ static const char usage_main[] =
 	"See 'sluice worktree <subcommand> --help'.\n";
 
 static const char usage_create[] =
-	"usage: sluice worktree create SLUG [--prefix P] [--base REF]\n\n"
-	"Create branch <P>-<slug> at REF (default HEAD) and a worktree of it at\n"
-	"<repo>/.system/worktrees/<branch>. SLUG may be a task description: it is\n"
-	"lower-cased, stop words are dropped, characters other than a-z, 0-9 and '-'\n"
-	"separate words, and it is cut to 50 characters at a word boundary. When the\n"
-	"branch exists, -2, -3, ... is appended. The main checkout is not touched.\n\n"
-	"  --prefix P    branch name prefix (default quick-build)\n"
-	"  --base REF    the commit to start from (default HEAD)\n\n"
-	"data: {\"path\", \"branch\", \"basedOn\" (the full commit id)}\n\n"
-	"Hooks: sluice writes no git configuration (libgit2 cannot open a repository\n"
-	"using extensions.worktreeConfig). Run git in the worktree with\n"
+	"usage: sluice worktree create SLUG [--prefix P] [--base REF]\n"
+	"       sluice worktree create --path PATH [--branch B] [--base REF]\n\n"
+	"With SLUG (rp1's tool): create branch <P>-<slug> at REF (default HEAD) and a\n"
+	"worktree of it at <repo>/.system/worktrees/<branch>. SLUG may be a task\n"
+	"description: it is lower-cased, stop words are dropped, characters other than\n"
+	"a-z, 0-9 and '-' separate words, and it is cut to 50 characters at a word\n"
+	"boundary. When the branch exists, -2, -3, ... is appended.\n\n"
+	"With --path (Smithers' worktree): a worktree at PATH, a folder you choose\n"
+	"(relative to the current directory, not to -C DIR; inside the repository or\n"
+	"outside it). With --branch B it is on B: an existing branch is checked out as\n"
+	"it is, a missing one is made at REF. Without --branch its HEAD is detached at\n"
+	"REF. Idempotent: when PATH already is a worktree of this repository on B\n"
+	"(detached, without --branch), nothing changes and \"created\" is false.\n"
+	"Refused: the repository root, .git and anything in it, .system/, a symbolic\n"
+	"link, a path that exists and is not a worktree of this repository, the\n"
+	"worktree there on another branch, B checked out in another worktree, a\n"
+	"branch name git would not take or one starting with '-'.\n"
+	"The main checkout is not touched.\n\n"
+	"  --prefix P    branch name prefix (default quick-build; SLUG only)\n"
+	"  --base REF    the commit to start from (default HEAD, the main checkout's,\n"
+	"                also when run in another worktree); with --branch, only for\n"
+	"                a branch that does not exist yet\n"
+	"  --path PATH   where the worktree goes (no SLUG then)\n"
+	"  --branch B    the branch to check out or make (needs --path)\n"
+	"  --json        accepted; the output is JSON anyway\n\n"
+	"Two features side by side (seeds/004):\n"
+	"  sluice worktree create --path ./worktrees/feature-a --branch feature-a\n"
+	"  sluice worktree create --path ./worktrees/feature-b --branch feature-b\n\n"
+	"data with SLUG: {\"path\", \"branch\", \"basedOn\" (the full commit id)}\n"
+	"data with --path: {\"worktreePath\", \"branch\" (null when detached), \"created\",\n"
+	"      \"cleanedUp\" (false), \"head\" (the commit checked out)}\n"
+	"A refusal prints 'sluice: error: ...' and 'sluice: suggestion: ...' and the\n"
+	"JSON {\"success\": false, \"error\", \"suggestion\"}.\n\n"
+	"Exit status: 0 created or already there, 1 refused or failed, 2 usage error.\n\n"
+	"Hooks: the worktree is made with the repository's hooks off; sluice writes no\n"
+	"git configuration (libgit2 cannot open a repository using\n"
+	"extensions.worktreeConfig). Run git in the worktree with\n"
 	"  " HOOKS_ENV "\n"
 	"to keep the repository's hooks out, as sluice does for its builders.\n";
 
 static const char usage_cleanup[] =
 	"usage: sluice worktree cleanup PATH [--keep-branch[=true|false]] [--force]\n"
 	"       sluice worktree cleanup --pool\n\n"
-	"Remove the worktree at PATH (inside this repository). A worktree with\n"
-	"uncommitted or untracked changes is refused unless --force.\n"
+	"Remove the worktree at PATH (inside this repository, or any worktree of it\n"
+	"made with create --path). A worktree with uncommitted or untracked changes\n"
+	"is refused unless --force: 'error: cannot remove worktree PATH - uncommitted\n"
+	"changes present'.\n"
 	"With --pool, empty the worktree pool instead: every finished run's worktree\n"
 	"kept in .system/pool for new runs (worktree.pool) is removed, but those\n"
 	"locked with 'git worktree lock'. Later runs fill the pool again.\n\n"
@@ -100,6 +129,20 @@ static int failure(const struct sl_err *err)
 	return CLI_FAIL;
 }
 
+/* A failure with the seed's two lines (seeds/004): "error: ..." and "suggestion: ...". */
+static int failure_hint(const struct sl_err *err, const char *suggestion)
+{
+	const char *msg = err->msg[0] ? err->msg : "failed (no message)";
+
+	if (!suggestion)
+		return failure(err);
+	cli_error("error: %s", msg);
+	cli_error("suggestion: %s", suggestion);
+	print_json(json_pack("{s:b, s:s, s:s, s:s}", "success", 0, "tool", "worktree", "error",
+			     msg, "suggestion", suggestion));
+	return CLI_FAIL;
+}
+
 static int do_create(const char *root, const char *slug, const char *prefix, const char *base,
 		     struct sl_err *err)
 {
@@ -113,6 +156,43 @@ static int do_create(const char *root, const char *slug, const char *prefix, con
 	}
 	worktree_tool_made_release(&made);
 	return error;
+}
+
+/* 1 when `s` can be a JSON string (valid UTF-8). */
+static int utf8(const char *s)
+{
+	json_t *j = json_string(s);
+
+	json_decref(j);
+	return j != NULL;
+}
+
+/* --path: Smithers' worktree (seeds/004), data as its WorktreeExecutionResult. */
+static int do_create_at(const char *root, const char *path, const char *branch,
+			const char *base)
+{
+	struct worktree_tool_at at = WORKTREE_TOOL_AT_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	int rc;
+
+	if (worktree_tool_create_at(root, path, branch, base, &at, &err) < 0) {
+		rc = failure_hint(&err, at.suggestion);
+		goto out;
+	}
+	rc = success(json_pack("{s:s, s:s?, s:b, s:b, s:s}", "worktreePath", at.path, "branch",
+			       at.branch, "created", at.created, "cleanedUp", 0, "head", at.base));
+	if (at.created && branch)
+		cli_error("created worktree '%s' on branch '%s'", at.path, branch);
+	else if (at.created)
+		cli_error("created worktree '%s' with a detached HEAD at %.12s", at.path, at.base);
+	else
+		cli_error("worktree '%s' exists already (%s%s%s); nothing changed", at.path,
+			  branch ? "on branch '" : "detached", branch ? branch : "",
+			  branch ? "'" : "");
+	fprintf(stderr, "sluice: hooks stay out when git runs with " HOOKS_ENV "\n");
+out:
+	worktree_tool_at_release(&at);
+	return rc;
 }
 
 static int parse_bool(const char *s, int *out)
@@ -184,6 +264,7 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sl_err err = SL_ERR_INIT;
+	const char *hint = NULL;
 	char *abs = NULL;
 	int c, keep = 1, force = 0, deleted = 0, pool = 0, rc;
 
@@ -206,8 +287,8 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 		return empty_pool(root);
 	if (optind != argc - 1)
 		return cli_usage("worktree cleanup", "expected one PATH");
-	if (worktree_tool_cleanup(root, argv[optind], keep, force, &abs, &deleted, &err) < 0)
-		rc = failure(&err);
+	if (worktree_tool_remove(root, argv[optind], keep, force, &abs, &deleted, &hint, &err) < 0)
+		rc = failure_hint(&err, hint);
 	else
 		rc = success(json_pack("{s:b, s:b, s:s}", "removed", 1, "branchDeleted", deleted,
 				       "path", abs));
@@ -220,11 +301,14 @@ static int sub_create(const char *root, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "prefix", required_argument, NULL, 'p' },
 		{ "base", required_argument, NULL, 'b' },
+		{ "path", required_argument, NULL, 'P' },
+		{ "branch", required_argument, NULL, 'B' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sl_err err = SL_ERR_INIT;
-	const char *prefix = "quick-build", *base = "HEAD";
+	const char *prefix = NULL, *base = "HEAD", *path = NULL, *branch = NULL;
 	char slug[WORKTREE_SLUG_MAX + 1];
 	int c;
 
@@ -236,9 +320,24 @@ static int sub_create(const char *root, int argc, char **argv)
 			prefix = optarg;
 		else if (c == 'b')
 			base = optarg;
-		else
+		else if (c == 'P')
+			path = optarg;
+		else if (c == 'B')
+			branch = optarg;
+		else if (c != 'j') /* the output is JSON anyway */
 			return cli_usage("worktree create", "unknown option");
 	}
+	if (branch && !path)
+		return cli_usage("worktree create", "--branch needs --path");
+	if (path && (prefix || optind != argc))
+		return cli_usage("worktree create", "--path takes no SLUG and no --prefix");
+	if (path && (!utf8(path) || (branch && !utf8(branch))))
+		return cli_usage("worktree create", "--path and --branch must be UTF-8 text (the "
+				 "output is JSON)");
+	if (path)
+		return do_create_at(root, path, branch, base);
+	if (!prefix)
+		prefix = "quick-build";
 	if (optind != argc - 1)
 		return cli_usage("worktree create", "expected one SLUG");
 	if (!worktree_slug(argv[optind], slug, sizeof(slug)))
@@ -281,6 +380,7 @@ int cmd_worktree(struct cli *cli, int argc, char **argv)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_repo repo = SL_REPO_INIT;
+	const char *hint = NULL;
 	int rc;
 
 	static char progname[64];
@@ -302,6 +402,9 @@ int cmd_worktree(struct cli *cli, int argc, char **argv)
 		return cli_help(!strcmp(progname, "sluice worktree create") ? usage_create :
 				!strcmp(progname, "sluice worktree pool")   ? usage_pool :
 									      usage_cleanup);
+	if (!strcmp(progname, "sluice worktree create") &&
+	    worktree_tool_repo_check(cli->dir, &hint, &err) < 0)
+		return failure_hint(&err, hint);
 	if (sl_repo_find(&repo, cli->dir, &err) < 0)
 		return failure(&err);
 	cli_take_token(cli->dir); /* git runs the filters of the shared config */

@@ -412,6 +412,38 @@ static void get_recycle(struct ctx *c, yaml_node_t *v)
 	free(s);
 }
 
+static const char *const worktree_modes[] = { "read-write", "read-only", "none" };
+
+int sl_worktree_mode_parse(const char *name, enum sl_worktree_mode *out)
+{
+	for (size_t i = 0; name && i < sizeof(worktree_modes) / sizeof(worktree_modes[0]); i++)
+		if (!strcmp(name, worktree_modes[i])) {
+			*out = (enum sl_worktree_mode)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *sl_worktree_mode_name(enum sl_worktree_mode m)
+{
+	return (unsigned)m < sizeof(worktree_modes) / sizeof(worktree_modes[0]) ? worktree_modes[m]
+										  : "?";
+}
+
+static void get_worktree_mode(struct ctx *c, yaml_node_t *v)
+{
+	char *s = NULL;
+
+	if (get_str(c, v, &s, "worktree.mode") < 0)
+		return;
+	if (sl_worktree_mode_parse(s, &c->cfg->worktree.mode) != 0)
+		problem(c, v, "unknown worktree.mode '%.80s'; use " SL_WORKTREE_MODES
+			" (read-write, the default: the builder's changes are merged; read-only: "
+			"it may change nothing and the run ends in a report; none: it works in "
+			"an empty folder)", s);
+	free(s);
+}
+
 static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	if (!strcmp(key, "share"))
@@ -430,9 +462,11 @@ static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 		get_recycle(c, v);
 	else if (!strcmp(key, "keep_failed"))
 		get_bool(c, v, &c->cfg->worktree.keep_failed, "worktree.keep_failed");
+	else if (!strcmp(key, "mode"))
+		get_worktree_mode(c, v);
 	else
 		unknown(c, k, "worktree",
-			"share, copy, setup, setup_timeout, hooks, pool, recycle, keep_failed");
+			"share, copy, setup, setup_timeout, hooks, pool, recycle, keep_failed, mode");
 }
 
 static int gate_name_ok(const char *s)
@@ -445,14 +479,41 @@ static int gate_name_ok(const char *s)
 	return 1;
 }
 
+int sl_gate_read_only(const struct sl_config *cfg, const char *name)
+{
+	for (char **g = cfg ? cfg->read_only_gates : NULL; g && *g && name; g++)
+		if (!strcmp(*g, name))
+			return 1;
+	return 0;
+}
+
+/* gates.<name>.worktree: read-write (the default) or read-only (the no_write guard after it). */
+static void get_gate_worktree(struct ctx *c, yaml_node_t *v)
+{
+	enum sl_worktree_mode m = SL_WORKTREE_READ_WRITE;
+	char *s = NULL;
+
+	if (get_str(c, v, &s, "gates.<name>.worktree") < 0)
+		return;
+	if (sl_worktree_mode_parse(s, &m) != 0 || m == SL_WORKTREE_NONE)
+		problem(c, v, "unknown gates.<name>.worktree '%.80s'; use read-write (the default) "
+			"or read-only (the gate must change no file: a write fails it)", s);
+	if (m == SL_WORKTREE_READ_ONLY && !sl_gate_read_only(c->cfg, c->gate->name) &&
+	    sl_strv_push(&c->cfg->read_only_gates, c->gate->name) < 0)
+		oom(c);
+	free(s);
+}
+
 static void gate_opt_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	if (!strcmp(key, "command"))
 		get_argv(c, v, &c->gate->argv, "gates.<name>.command");
 	else if (!strcmp(key, "timeout"))
 		get_duration(c, v, &c->gate->timeout_ms, "gates.<name>.timeout");
+	else if (!strcmp(key, "worktree"))
+		get_gate_worktree(c, v);
 	else
-		unknown(c, k, "a gate", "command, timeout");
+		unknown(c, k, "a gate", "command, timeout, worktree");
 }
 
 static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
@@ -535,6 +596,86 @@ static void retry_condition(struct ctx *c, const char *key, yaml_node_t *v)
 	}
 }
 
+/* ---- retry: validator conditions (validate, with, timeout) --------------- */
+
+#define RETRY_VALIDATE_TIMEOUT_MS ((int64_t)2 * 60 * 1000)
+
+/* One input of 'with:': "<key>=<template>", the key a word, given once. */
+static void with_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_retry_rule *r = c->retry->r;
+	const char *s = scalar(v);
+	size_t len = strlen(key);
+	char *kv = NULL;
+
+	if (!gate_name_ok(key)) {
+		problem(c, k, "input name '%s' in 'with' may use only letters, digits, '_' and '-'",
+		        key);
+		return;
+	}
+	for (char **w = r->with; w && *w; w++)
+		if (!strncmp(*w, key, len) && (*w)[len] == '=') {
+			problem(c, k, "input '%s' is given twice in 'with'; keep one", key);
+			return;
+		}
+	if (!s || is_null(v)) {
+		problem(c, v, "'with.%s' must be a text value (a template such as \"{diff}\")",
+		        key);
+		return;
+	}
+	if (asprintf(&kv, "%s=%s", key, s) < 0 || sl_strv_push(&r->with, kv) < 0)
+		oom(c);
+	free(kv);
+}
+
+static void retry_validate_pair(struct ctx *c, const char *key, yaml_node_t *v)
+{
+	struct sl_retry_rule *r = c->retry->r;
+
+	if (!strcmp(key, "validate")) {
+		c->retry->conditions++;
+		r->kind = SL_RETRY_VALIDATE;
+		if (get_argv(c, v, &r->validate, "retry.validate") < 0 && !r->validate &&
+		    !(r->validate = calloc(1, sizeof(*r->validate))))
+			oom(c); /* an empty argv still marks the entry as a validator's */
+	} else if (!strcmp(key, "with")) {
+		if (!v || v->type != YAML_MAPPING_NODE)
+			problem(c, v, "'with' must be a mapping of inputs to templates, e.g. "
+			        "'with: {diff: \"{diff}\"}'");
+		else
+			each_pair(c, v, "with", with_pair);
+		if (!r->with && !(r->with = calloc(1, sizeof(*r->with))))
+			oom(c);
+	} else if (get_duration(c, v, &r->validate_timeout_ms, "retry.timeout") < 0) {
+		r->validate_timeout_ms = RETRY_VALIDATE_TIMEOUT_MS; /* given, though wrong */
+	}
+}
+
+/* After an entry: 'with' and 'timeout' belong to a validator; its default timeout. */
+static void retry_validate_finish(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
+{
+	if (!r->validate && (r->with || r->validate_timeout_ms))
+		problem(c, n, "'%s' in a retry entry goes with 'validate: [argv]' (the "
+		        "validator it configures); add one or remove it",
+		        r->with ? "with" : "timeout");
+	if (r->validate && !r->validate_timeout_ms)
+		r->validate_timeout_ms = RETRY_VALIDATE_TIMEOUT_MS;
+}
+
+/* The templates of 'with', as the prompt's (gate names in `names`). */
+static void retry_validate_check(struct ctx *c, yaml_node_t *n, const struct sl_retry_rule *r,
+                                 char **names)
+{
+	char where[96];
+
+	for (char **w = r->with; w && *w; w++) {
+		const char *eq = strchr(*w, '=');
+		snprintf(where, sizeof(where), "'with.%.*s' of the retry entry at line %d",
+		         (int)(eq - *w), *w, r->line);
+		check_template(c, n, eq + 1, sl_template_prompt_var_known, names, where);
+	}
+}
+
 static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	struct sl_retry_rule *r = c->retry->r;
@@ -551,16 +692,16 @@ static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 			problem(c, v, "'worktree' in a retry entry can only be 'reset'");
 		else
 			r->worktree_reset = 1;
-	} else if (!strcmp(key, "validate")) {
-		c->retry->conditions++;
-		problem(c, k, "'validate:' conditions are not supported; use attempt, not or exit");
+	} else if (!strcmp(key, "validate") || !strcmp(key, "with") || !strcmp(key, "timeout")) {
+		retry_validate_pair(c, key, v);
 	} else if (!strcmp(key, "agent") || !strcmp(key, "session")) {
 		problem(c, k,
 		        "'%s' is not a sluice retry override; use 'builder: [argv...]' to "
 		        "switch the builder",
 		        key);
 	} else {
-		unknown(c, k, "a retry entry", "attempt, not, exit, builder, prompt, worktree");
+		unknown(c, k, "a retry entry",
+		        "attempt, not, exit, validate, with, timeout, builder, prompt, worktree");
 	}
 }
 
@@ -578,10 +719,11 @@ static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
 	c->retry = &w;
 	each_pair(c, n, "a retry entry", retry_pair);
 	c->retry = NULL;
+	retry_validate_finish(c, n, r);
 	if (w.conditions != 1)
 		problem(c, n,
-		        "a retry entry needs exactly one condition (attempt: N, not: gate.NAME or "
-		        "exit: N); this one has %d",
+		        "a retry entry needs exactly one condition (attempt: N, not: gate.NAME, "
+		        "validate: [argv] or exit: N); this one has %d",
 		        w.conditions);
 }
 
@@ -627,18 +769,19 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 		struct sl_retry_rule *r = &cfg->retry[i];
 		if (r->kind == SL_RETRY_EXIT && r->n)
 			exits++;
-		/* "builder" and "review" are the pseudo-gates of the retry rules (build/build.h) */
+		/* "builder", "review", "no_write": the pseudo-gates of the retry rules (build/build.h) */
 		if (r->kind == SL_RETRY_NOT_GATE && r->gate && strcmp(r->gate, "builder") &&
-		    strcmp(r->gate, "review")) {
+		    strcmp(r->gate, "review") && strcmp(r->gate, "no_write")) {
 			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)
 				;
 			if (j == cfg->ngates)
 				problem(c, n,
 				        "retry entry at line %d: 'not: gate.%s' names no configured "
-				        "gate (nor gate.builder or gate.review); define it under "
+				        "gate (nor gate.builder, gate.review or gate.no_write); define it under "
 				        "'gates' or fix the name",
 				        r->line, r->gate);
 		}
+		retry_validate_check(c, n, r, names);
 		if (r->prompt) {
 			snprintf(where, sizeof(where), "the retry prompt at line %d", r->line);
 			check_template(c, n, r->prompt, sl_template_prompt_var_known, names, where);
@@ -1122,10 +1265,13 @@ void sl_config_free(struct sl_config *cfg)
 		sl_strv_free(cfg->gates[i].argv);
 	}
 	free(cfg->gates);
+	sl_strv_free(cfg->read_only_gates);
 	for (i = 0; i < cfg->nretry; i++) {
 		free(cfg->retry[i].gate);
 		sl_strv_free(cfg->retry[i].builder);
 		free(cfg->retry[i].prompt);
+		sl_strv_free(cfg->retry[i].validate);
+		sl_strv_free(cfg->retry[i].with);
 	}
 	free(cfg->retry);
 	free(cfg->reviewer.url);

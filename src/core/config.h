@@ -23,7 +23,8 @@ sl_strv sl_strv_copy(const char *const *v);
 enum sl_retry_kind {
 	SL_RETRY_ATTEMPT,  /* attempt: N  - applies from attempt N on (sticky) */
 	SL_RETRY_NOT_GATE, /* not: gate.NAME - applies when that gate failed */
-	SL_RETRY_EXIT      /* exit: N - stop retrying at attempt N (fatal) */
+	SL_RETRY_EXIT,     /* exit: N - stop retrying at attempt N (fatal) */
+	SL_RETRY_VALIDATE  /* validate: [argv] - applies when the validator says true */
 };
 
 struct sl_retry_rule {
@@ -34,6 +35,9 @@ struct sl_retry_rule {
 	char *prompt;        /* override: prompt template (replaces retry context), or NULL */
 	int worktree_reset;  /* override: worktree: reset */
 	int line;            /* where it is in config.yaml, for messages */
+	sl_strv validate;    /* validate: the validator's argv (SL_RETRY_VALIDATE), or NULL */
+	sl_strv with;        /* with: "<key>=<template>" entries in file order, or NULL */
+	int64_t validate_timeout_ms; /* timeout: of the validator, default 2m */
 };
 
 struct sl_gate {
@@ -41,6 +45,21 @@ struct sl_gate {
 	sl_strv argv;        /* run in the worktree */
 	int64_t timeout_ms;  /* default 10 minutes */
 };
+
+/*
+ * Where a builder works (work order field `worktree:`, default
+ * worktree.mode): read-write (its worktree; what it changes is merged),
+ * read-only (its worktree; it must change nothing: the no_write guard; the
+ * run ends in a report) or none (an empty folder of the run's; a report).
+ */
+enum sl_worktree_mode { SL_WORKTREE_READ_WRITE = 0, SL_WORKTREE_READ_ONLY, SL_WORKTREE_NONE };
+#define SL_WORKTREE_MODES "read-write, read-only or none"
+/* The mode named `name`: 0, or -1 when it is none of them. */
+int sl_worktree_mode_parse(const char *name, enum sl_worktree_mode *out);
+const char *sl_worktree_mode_name(enum sl_worktree_mode m);
+struct sl_config;
+/* 1 when gate `name` has `worktree: read-only`: it must change no file. */
+int sl_gate_read_only(const struct sl_config *cfg, const char *name);
 
 enum sl_reviewer_mode { SL_REVIEWER_MANUAL = 0, SL_REVIEWER_HTTP, SL_REVIEWER_COMMAND };
 enum sl_reviewer_protocol { SL_PROTOCOL_SLUICE = 0, SL_PROTOCOL_OPENAI };
@@ -71,9 +90,11 @@ struct sl_config {
 		int keep_ignored;       /* recycle: keep-ignored (1) or clean (0, the default) */
 		int keep_failed;        /* default 1: a failed/rejected run's worktree stays for
 		                           a person; 0: it goes to the pool (its work committed) */
+		enum sl_worktree_mode mode; /* default read-write; a work order's `worktree:` wins */
 	} worktree;
 	struct sl_gate *gates;
 	size_t ngates;
+	sl_strv read_only_gates; /* names of the gates with worktree: read-only (no_write), or NULL */
 	struct sl_retry_rule *retry;
 	size_t nretry;
 	struct {

@@ -129,6 +129,7 @@ static const char config_template[] =
         "#   pool: 2           # finished worktrees kept for new runs (0: none; docs/config.md)\n"
         "#   recycle: clean    # keep-ignored: node_modules/, build/ stay from run to run\n"
         "#   keep_failed: on   # off: a failed run's worktree goes to the pool (its work is on its branch)\n"
+        "#   mode: read-write  # read-only or none: reviews and audits, a report, no merge\n"
         "\n"
         "# Gates: named commands run in the worktree after each build. A failing\n"
         "# gate fails the attempt (see retry).\n"

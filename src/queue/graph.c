@@ -337,6 +337,9 @@ static int own_state(struct graph *g, struct queue_entry *e, int *set)
 	if ((r = run_lookup(g, wo->id, wo->content_hash)) != NULL) {
 		if (r->state == RUN_MERGED)
 			return set_state(g, e, wo_state_name(WO_DONE), "merged by run %s", r->run_id);
+		if (r->state == RUN_REPORTED) /* a read-only or none run: its report is the work */
+			return set_state(g, e, wo_state_name(WO_DONE), "reported by run %s",
+			                 r->run_id);
 		/* "run R failed", "run R was abandoned", "run R was rejected" */
 		return set_state(g, e, wo_state_name(WO_FAILED), "run %s %s%s%s%s", r->run_id,
 		                 r->state == RUN_FAILED ? "" : "was ",

@@ -292,6 +292,28 @@ static int check_status(const struct queue_wo *wo, struct sl_err *err)
 	               wo->status);
 }
 
+/* worktree: read-write | read-only | none (core/config.h); absent: worktree.mode decides. */
+static int check_worktree(const struct queue_wo *wo, struct sl_err *err)
+{
+	json_t *v = json_object_get(wo->fields, "worktree");
+	enum sl_worktree_mode mode;
+	char *text;
+	int error;
+
+	if (!v || json_is_null(v) ||
+	    (json_is_string(v) && sl_worktree_mode_parse(json_string_value(v), &mode) == 0))
+		return 0;
+	text = queue__text(v);
+	error = fail_at(wo, err, "worktree", -1,
+	                "unknown worktree '%.80s'; use " SL_WORKTREE_MODES
+	                " (read-write, the default: the builder's changes are merged; read-only: "
+	                "it may change nothing and the run ends in a report; none: it works in an "
+	                "empty folder)",
+	                text ? text : "(a list or mapping)");
+	free(text);
+	return error;
+}
+
 static int check_depends(const struct queue_wo *wo, struct sl_err *err)
 {
 	size_t i;
@@ -318,7 +340,8 @@ int queue_validate(const struct queue_wo *wo, struct sl_err *err)
 		if ((error = check_list(wo, list_fields[i], err)) != 0)
 			return error;
 	if ((error = check_context(wo, err)) || (error = check_numbers(wo, err)) ||
-	    (error = check_status(wo, err)) || (error = check_depends(wo, err)))
+	    (error = check_status(wo, err)) || (error = check_depends(wo, err)) ||
+	    (error = check_worktree(wo, err)))
 		return error;
 	return 0;
 }

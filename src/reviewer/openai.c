@@ -23,7 +23,10 @@ static const char system_prompt[] =
         " \"criteria\": [{\"criterion\": \"<an acceptance criterion, verbatim>\", "
         "\"met\": true | false, \"note\": \"why\"}]}\n"
         "Use request_changes when another attempt can fix it, reject when the work order "
-        "cannot be done this way. Never approve while a criterion is not met.";
+        "cannot be done this way. Never approve while a criterion is not met.\n"
+        "A request of kind \"report\" (a read-only run: a review, an audit, an explanation) "
+        "has no diff: its \"report\" is the builder's answer to the work order. Judge the "
+        "report against the work order the same way; nothing of it is merged.";
 
 json_t *reviewer__openai_request(const struct sl_config *cfg, const json_t *request)
 {

@@ -117,17 +117,17 @@ static int set_diff(json_t *req, const struct reviewer_input *in)
 	return 0;
 }
 
-static int check_input(const struct reviewer_input *in, int resolution, struct sl_err *err)
+static int check_input(const struct reviewer_input *in, int other, struct sl_err *err)
 {
 	if (!in->run_id || !*in->run_id)
 		return sl_err_set(err, SL_EINVALID, "review request without a run id");
 	if (!in->tree || !*in->tree)
 		return sl_err_set(err, SL_EINVALID, "review request for run '%s' without a tree id",
 		                  in->run_id);
-	if (!in->kind || (strcmp(in->kind, "build") && !resolution))
+	if (!in->kind || (strcmp(in->kind, "build") && !other))
 		return sl_err_set(err, SL_EINVALID,
-		                  "review request for run '%s' has unknown kind '%s'; use build or "
-		                  "resolution",
+		                  "review request for run '%s' has unknown kind '%s'; use build, "
+		                  "resolution or report",
 		                  in->run_id, in->kind ? in->kind : "");
 	return 0;
 }
@@ -138,14 +138,22 @@ static void set_resolution(json_t *req, const struct reviewer_input *in, int *lo
 	json_object_set_new(req, "conflict", ref_or(in->conflict, json_object()));
 }
 
+/* A read-only or none run's report: the report in place of the diff. */
+static void set_report(json_t *req, const struct reviewer_input *in, int *lossy)
+{
+	json_object_set_new(req, "report", str_or_empty(in->report, lossy));
+	json_object_set_new(req, "worktree", str_or_empty(in->worktree, lossy));
+}
+
 int reviewer_request_new(json_t **out, const struct reviewer_input *in, struct sl_err *err)
 {
 	int resolution = in->kind && !strcmp(in->kind, "resolution");
+	int report = in->kind && !strcmp(in->kind, "report");
 	int error, lossy = 0;
 	json_t *req = NULL;
 
 	*out = NULL;
-	if ((error = check_input(in, resolution, err)) < 0)
+	if ((error = check_input(in, resolution || report, err)) < 0)
 		return error;
 	if (!(req = json_object()))
 		goto oom;
@@ -157,7 +165,9 @@ int reviewer_request_new(json_t **out, const struct reviewer_input *in, struct s
 	json_object_set_new(req, "base", str_or_empty(in->base, &lossy));
 	json_object_set_new(req, "head", str_or_empty(in->head, &lossy));
 	json_object_set_new(req, "tree", str_or_empty(in->tree, &lossy));
-	if (set_diff(req, in) < 0)
+	if (report)
+		set_report(req, in, &lossy);
+	else if (set_diff(req, in) < 0)
 		goto oom;
 	json_object_set_new(req, "files_changed", ref_or(in->files_changed, json_array()));
 	json_object_set_new(req, "builder_summary", str_or_empty(in->builder_summary, &lossy));
@@ -165,7 +175,7 @@ int reviewer_request_new(json_t **out, const struct reviewer_input *in, struct s
 	if (resolution)
 		set_resolution(req, in, &lossy);
 	/* json_object_set_new() drops a NULL value (out of memory): count the keys. */
-	if (json_object_size(req) < (resolution ? 17u : 15u))
+	if (json_object_size(req) < (resolution ? 17u : report ? 13u : 15u))
 		goto oom;
 	*out = req;
 	return 0;

@@ -31,7 +31,7 @@
  */
 struct reviewer_input {
 	const char *run_id;
-	const char *kind;            /* "build" or "resolution" */
+	const char *kind;            /* "build", "resolution" or "report" */
 	json_t *wo_fields;           /* the work order's front matter (an object) */
 	const char *wo_body;         /* the Markdown body */
 	const char *const *criteria; /* acceptance criteria, NULL-terminated (or NULL) */
@@ -47,6 +47,8 @@ struct reviewer_input {
 	int attempt;                 /* 1, 2, ... */
 	json_t *conflict;            /* resolution: the ConflictContext (conflict.json) */
 	const char *rival_run_id;    /* resolution: the run it conflicted with */
+	const char *report;          /* report: the run's report (no diff is sent) */
+	const char *worktree;        /* report: the run's worktree mode, "read-only" or "none" */
 };
 
 /*

@@ -57,6 +57,13 @@ static int dispatch(struct step *s, struct sl_err *err)
 {
 	step_fn fn = runner__step_for(s->run.state);
 
+	/* a read-only or none run never lands, however it came to be approved */
+	if ((s->run.state == RUN_APPROVED || s->run.state == RUN_MERGING) &&
+	    step__worktree_mode(s) != SL_WORKTREE_READ_WRITE)
+		return step__fail(s, RUN_FAILED, err, "run %s is a report run (worktree %s): it is "
+				  "never merged", s->run.id,
+				  sl_worktree_mode_name(step__worktree_mode(s)));
+
 	return fn ? fn(s, err) : STEP_STOP; /* awaiting_review, merge_conflict, final states */
 }
 

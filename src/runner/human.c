@@ -76,7 +76,7 @@ static const char *who(const struct sl_ctx *ctx)
 static int check_review_files(struct step *s, const char *tree, struct sl_err *err)
 {
 	static const char *const keys[] = { "diff", "diff_bytes", "files_changed", "tree", "base",
-					    "head", "kind", NULL };
+					    "head", "kind", "report", NULL };
 	char before[SL_SHA256_HEX_LEN + 1] = "", after[SL_SHA256_HEX_LEN + 1] = "";
 	char *patch = step__path(s, "diff.patch"), *req_path = step__path(s, "review-request.json");
 	struct sl_err ignored = SL_ERR_INIT;
@@ -103,7 +103,9 @@ static int check_review_files(struct step *s, const char *tree, struct sl_err *e
 	if (strcmp(before, after))
 		changed = "diff.patch";
 	for (k = keys; !changed && *k; k++)
-		if (!json_is_object(old) || !json_equal(json_object_get(old, *k), json_object_get(req, *k)))
+		if (!json_is_object(old) ||
+		    ((json_object_get(old, *k) || json_object_get(req, *k)) && /* a report has no diff */
+		     !json_equal(json_object_get(old, *k), json_object_get(req, *k))))
 			changed = "review-request.json";
 	if (changed)
 		error = sl_err_set(err, SL_ECONFLICT,
@@ -150,7 +152,11 @@ static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdi
 	if ((error = reviewer_verdict_from_json(&v, j, tree, err)) != 0)
 		goto out;
 	error = step__write_json(&s, "review.json", j, err);
-	if (!error && !strcmp(verdict, "approve")) {
+	if (!error && step__worktree_mode(&s) != SL_WORKTREE_READ_WRITE) {
+		/* a read-only or none run: its report, never a merge */
+		error = step__report_verdict(&s, &v, tree, message ? message : "", err);
+		error = error == STEP_STOP ? 0 : error;
+	} else if (!error && !strcmp(verdict, "approve")) {
 		if ((error = step__set(&s, err, "approved_tree", tree, "reviewer", reviewer,
 				       "merge_status", run_merge_status_name(RUN_MERGE_STATUS_PENDING),
 				       NULL)) == 0)

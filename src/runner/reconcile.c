@@ -566,7 +566,8 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 	for (i = 0; i < n; i++) {
 		int merged = runs[i].state == RUN_MERGED, deleted = 0, failed = 0;
 		char *wt;
-		if (!merged && runs[i].state != RUN_ABANDONED &&
+		/* a reported run's worktree is at its base (the no_write guard): done with too */
+		if (!merged && runs[i].state != RUN_ABANDONED && runs[i].state != RUN_REPORTED &&
 		    !(failed = failed_recyclable(ctx, &runs[i])))
 			continue;
 		wt = runner__worktree_path(ctx, runs[i].id);

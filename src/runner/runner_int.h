@@ -249,6 +249,27 @@ int step__on_semantic(struct step *s, const char *tip, const char *gates_json,
  */
 int step__worktree_again(struct step *s, struct sl_err *err);
 
+/*
+ * Report runs (step_report.c): the run's worktree mode (its work order's
+ * `worktree:`, else worktree.mode; read-write for a resolution).
+ */
+enum sl_worktree_mode step__worktree_mode(struct step *s);
+struct reviewer_verdict;
+struct sl_proc_result;
+/*
+ * Before a read-only or none builder: read-only puts the worktree back at
+ * the base for an attempt after the first (*cwd NULL: the worktree); none
+ * makes <run>/scratch/ afresh with prompt.md and work_order.md (*cwd, new).
+ */
+int step__report_before(struct step *s, enum sl_worktree_mode m, const char *prompt, char **cwd,
+			struct sl_err *err);
+/* After it: the no_write guard (read-only), then the reviewer or the retry rules. */
+int step__report_built(struct step *s, enum sl_worktree_mode m, const struct sl_proc_result *res,
+		       const char *how, struct sl_err *err);
+/* A report run's verdict: report.md, then reported, rejected or the retry rules. */
+int step__report_verdict(struct step *s, const struct reviewer_verdict *v, const char *tree,
+			 const char *comments, struct sl_err *err);
+
 /* The handlers, one per step of the state table (enum run_step; runner/advance.c). */
 typedef int (*step_fn)(struct step *s, struct sl_err *err);
 /* The handler of a run state's step; NULL for a state no step moves on. */

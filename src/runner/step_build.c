@@ -82,17 +82,27 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 		       const char *prompt, struct sl_proc_result *res, struct sl_err *err)
 {
 	struct build_opts bo = BUILD_OPTS_INIT;
+	enum sl_worktree_mode m = step__worktree_mode(s);
+	char *cwd = NULL;
+	int error;
+
+	/* read-only and none runs: the worktree put back, or an empty folder (step_report.c) */
+	if (m != SL_WORKTREE_READ_WRITE && (error = step__report_before(s, m, prompt, &cwd, err)))
+		return error;
+	bo.worktree_mode = sl_worktree_mode_name(m);
 
 	bo.cfg = s->ctx->cfg;
 	bo.run_id = s->run.id;
 	bo.work_order_id = s->run.work_order_id;
 	bo.run_dir = s->run_dir;
-	bo.worktree = s->wt;
+	bo.worktree = cwd ? cwd : s->wt;
 	bo.prompt_file = prompt;
 	bo.mode = s->run.mode;
 	bo.attempt = s->run.attempt;
 	bo.argv_override = ov->builder;
-	return build_run(&bo, res, err);
+	error = build_run(&bo, res, err);
+	free(cwd);
+	return error;
 }
 
 /* Commit what the builder left; for a resolution, finish the merge. */
@@ -163,7 +173,7 @@ static int run_attempt(struct step *s, struct sl_proc_result *res, struct sl_err
 		return error;
 	build_retry_overrides(s->ctx->cfg, &rs, &ov);
 	if (s->run.attempt > 1 && ov.worktree_reset && s->run.mode != RUN_MODE_RESOLVE &&
-	    (error = worktree_reset(s->wt, s->run.base_commit, step__excluded(s), err)) != 0)
+	    step__worktree_mode(s) == SL_WORKTREE_READ_WRITE && (error = worktree_reset(s->wt, s->run.base_commit, step__excluded(s), err)) != 0)
 		return error;
 	if ((error = write_prompt(s, &ov, &prompt, err)) != 0)
 		goto out;
@@ -252,6 +262,8 @@ int step_build(struct step *s, struct sl_err *err)
 	sl_proc_describe(how, sizeof(how), &res);
 	sl_fault(s->run.mode == RUN_MODE_RESOLVE ? "resolve.after_resolver" : "build.after_builder");
 	step__sanitize_run_dir(s);
+	if (step__worktree_mode(s) != SL_WORKTREE_READ_WRITE) /* nothing is snapshotted */
+		return step__report_built(s, step__worktree_mode(s), &res, how, err);
 	if ((error = snapshot(s, head, err)) != 0)
 		return snapshot_failed(s, error, &res, how, err);
 	return built(s, head, &res, how, err);
@@ -343,6 +355,54 @@ static int resolution_failed(struct step *s, const char *why, struct sl_err *err
 			  used, why);
 }
 
+static int has_validator(const struct sl_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nretry; i++)
+		if (cfg->retry[i].kind == SL_RETRY_VALIDATE)
+			return 1;
+	return 0;
+}
+
+/* The retry decision; validators get the failed attempt's prompt variables (build.h). */
+static int decide(struct step *s, const struct build_retry_state *rs, const char *const *failed,
+		  int builder_exit, const char *why, struct build_retry_decision *d,
+		  struct sl_err *err)
+{
+	struct build_validate_ctx vc = { 0 };
+	struct build_prompt_ctx pc = BUILD_PROMPT_CTX_INIT;
+	struct build_gate_results gates = BUILD_GATE_RESULTS_INIT;
+	struct store_wo wo = STORE_WO_INIT;
+	struct sl_err ignored = SL_ERR_INIT;
+	char *diff = NULL, *comments = NULL;
+	int error;
+
+	if (!has_validator(s->ctx->cfg))
+		return build_retry_decide(s->ctx->cfg, rs, s->run.attempt, failed, builder_exit, d,
+					  err);
+	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
+		return error;
+	pc.work_order = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
+	pc.attempt = s->run.attempt;
+	pc.error = why;
+	pc.diff = diff = step__read(s, "diff.patch", ARTIFACT_READ_MAX);
+	pc.review_comments = comments = review_comments(s);
+	if (build_gates_load(s->run_dir, &gates, &ignored) == 0)
+		pc.gates = &gates;
+	vc.run_id = s->run.id;
+	vc.work_order_id = s->run.work_order_id;
+	vc.run_dir = s->run_dir;
+	vc.worktree = s->wt;
+	vc.vars = &pc;
+	error = build_retry_decide_validated(s->ctx->cfg, rs, s->run.attempt, failed, builder_exit,
+					     &vc, d, err);
+	json_decref(pc.work_order);
+	build_gate_results_release(&gates);
+	store_wo_release(&wo);
+	free(diff);
+	free(comments);
+	return error;
+}
+
 int step__retry_or_fail(struct step *s, const char *const *failed, int builder_exit,
 			const char *why, struct sl_err *err)
 {
@@ -354,12 +414,13 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 	if (s->run.mode == RUN_MODE_RESOLVE)
 		return resolution_failed(s, why, err);
 	if ((error = build_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0 ||
-	    (error = build_retry_decide(s->ctx->cfg, &rs, s->run.attempt, failed, builder_exit,
-					 &d, err)) != 0)
+	    (error = decide(s, &rs, failed, builder_exit, why, &d, err)) != 0)
 		return error;
 	if (!d.retry)
 		return step__fail(s, RUN_FAILED, err, "%s; %s", why, d.reason);
-	if ((error = build_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0)
+	if ((error = build_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0 ||
+	    (error = build_validate_record(s->ctx->st, s->run.id, s->run.work_order_id,
+					   run_state_name(s->run.state), d.verdicts, err)) != 0)
 		return error;
 	snprintf(n, sizeof(n), "%d", d.next_attempt);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)

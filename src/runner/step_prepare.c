@@ -348,6 +348,32 @@ int step__worktree_again(struct step *s, struct sl_err *err)
 	return error;
 }
 
+/*
+ * `worktree: none`: no worktree and no branch, only the base (for the
+ * review's tree); the builder's folder is made for each attempt
+ * (step_report.c).
+ */
+static int prepare_none(struct step *s, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char n[16];
+	int error;
+
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	error = set_base(s, err);
+	sl_lock_release(&lock);
+	if (error == SL_EINVALID)
+		return step__fail(s, RUN_FAILED, err, "cannot prepare the run: %s", err->msg);
+	if (error)
+		return error;
+	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
+	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
+		return error;
+	return step__move(s, RUN_BUILDING, err, "attempt %d: no worktree (worktree: none) at %.12s",
+			  s->run.attempt, s->run.base_commit);
+}
+
 int step_prepare(struct step *s, struct sl_err *err)
 {
 	char n[16];
@@ -358,6 +384,8 @@ int step_prepare(struct step *s, struct sl_err *err)
 			return step__fail(s, RUN_FAILED, err, "%s", err->msg);
 		return error;
 	}
+	if (step__worktree_mode(s) == SL_WORKTREE_NONE)
+		return prepare_none(s, err);
 	/*
 	 * A bad share/copy path or a missing target branch is final. Anything
 	 * else (a worktree left half made by a crash that could not be set aside

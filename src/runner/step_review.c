@@ -306,6 +306,12 @@ int step__review_request(struct step *s, const char *tree, json_t **out, struct 
 	criteria = criteria_of(fields);
 	in.run_id = s->run.id;
 	in.kind = s->run.mode == RUN_MODE_RESOLVE ? "resolution" : "build";
+	if (step__worktree_mode(s) != SL_WORKTREE_READ_WRITE) {
+		/* a read-only or none run: its report, in place of the (empty) diff */
+		in.kind = "report";
+		in.report = summary;
+		in.worktree = sl_worktree_mode_name(step__worktree_mode(s));
+	}
 	in.wo_fields = fields;
 	in.wo_body = wo.body;
 	in.criteria = criteria;
@@ -392,6 +398,10 @@ static int apply_verdict(struct step *s, const struct reviewer_verdict *v, const
 	if ((error = record_verdict(s, v, err)) != 0)
 		return error;
 	sl_fault("review.after_record");
+	if (step__worktree_mode(s) != SL_WORKTREE_READ_WRITE) {
+		reason_text(comments, sizeof(comments), v->comments);
+		return step__report_verdict(s, v, tree, comments, err);
+	}
 	if (!strcmp(v->verdict, "approve") && reviewer_verdict_approves_tree(v, tree)) {
 		if ((error = step__set(s, err, "approved_tree", tree, "reviewer", v->reviewer,
 				       "merge_status", run_merge_status_name(RUN_MERGE_STATUS_PENDING),

@@ -28,13 +28,16 @@ static const struct run_state_info states[RUN_STATE_COUNT] = {
 	[RUN_PREPARING] = { "preparing", 0, 1, 0, 0, 0, RUN_STEP_PREPARE,
 			    OPEN | S(BUILDING) | S(FAILED) | S(INTERRUPTED) },
 	[RUN_BUILDING] = { "building", 0, 1, 0, 0, 0, RUN_STEP_BUILD,
-			   OPEN | RETRY | S(GATING) | S(INTERRUPTED) },
+			   OPEN | RETRY | S(GATING) | S(INTERRUPTED) |
+				   S(REVIEWING) /* a report: no gates */ },
 	[RUN_GATING] = { "gating", 0, 1, 0, 0, 0, RUN_STEP_GATE,
 			 OPEN | RETRY | S(REVIEWING) | S(INTERRUPTED) },
 	[RUN_REVIEWING] = { "reviewing", 0, 0, 1, 0, 1, RUN_STEP_REVIEW,
-			    OPEN | RETRY | S(APPROVED) | S(AWAITING_REVIEW) | S(REJECTED) },
+			    OPEN | RETRY | S(APPROVED) | S(AWAITING_REVIEW) | S(REJECTED) |
+				    S(REPORTED) },
 	[RUN_AWAITING_REVIEW] = { "awaiting_review", 0, 0, 0, 1, 1, RUN_STEP_NONE,
-				  OPEN | S(APPROVED) | S(REJECTED) | S(FAILED) },
+				  OPEN | S(APPROVED) | S(REJECTED) | S(FAILED) |
+					  S(REPORTED) },
 	/* approved: in the merge train (DESIGN.md 7b) until it lands or leaves */
 	[RUN_APPROVED] = { "approved", 0, 0, 1, 0, 1, RUN_STEP_LAND,
 			   OPEN | S(MERGING) | S(GATING) | S(REVIEWING) | S(RESOLVING) |
@@ -52,6 +55,8 @@ static const struct run_state_info states[RUN_STATE_COUNT] = {
 	[RUN_ABANDONED] = { "abandoned", 1, 0, 0, 0, 0, RUN_STEP_NONE, 0 },
 	[RUN_INTERRUPTED] = { "interrupted", 0, 0, 0, 0, 0, RUN_STEP_NONE,
 			      OPEN | S(QUEUED) | S(APPROVED) | S(RESOLVING) },
+	/* a read-only or none run (worktree mode) whose report was approved: it never merges */
+	[RUN_REPORTED] = { "reported", 1, 0, 0, 0, 0, RUN_STEP_NONE, 0 },
 };
 
 #undef S

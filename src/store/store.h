@@ -39,6 +39,7 @@ enum run_state {
 	RUN_FAILED,
 	RUN_ABANDONED,
 	RUN_INTERRUPTED,
+	RUN_REPORTED, /* a read-only or no-worktree run's report was approved: no merge */
 	RUN_STATE_COUNT
 };
 

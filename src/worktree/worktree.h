@@ -318,6 +318,62 @@ int worktree_checkout(const char *wt_path, const char *oid_hex, const char *bran
 int worktree_reset(const char *wt_path, const char *oid_hex, const char *const *excluded,
 			  struct sl_err *err);
 
+/* ---- the no_write guard of a read-only run (guard.c) ---------------------- */
+
+#define WORKTREE_GUARD_PATHS_MAX 10
+
+struct worktree_guard_opts {
+	const char *wt;            /* the run's worktree */
+	const char *entry;         /* its entry, <gitdir>/worktrees/<run id> (worktree_entry_path) */
+	const char *branch;        /* the run branch (short name) */
+	const char *base;          /* the base commit (hex) */
+	const char *const *excluded; /* worktree.share and worktree.copy: never a write */
+	const char *scratch_index; /* a file of sluice's for the scratch index (removed after) */
+	const char *patch_path;    /* where the changes go as a patch, or NULL */
+};
+
+struct worktree_guard {
+	size_t count;   /* changed paths (staged, unstaged, untracked; committed on a moved branch) */
+	char **paths;  /* the first WORKTREE_GUARD_PATHS_MAX of them (NULL-terminated) */
+	char head[512]; /* what moved besides files (HEAD, the branch, the .git file), or "" */
+};
+
+/*
+ * The no_write guard: 0 with out->count == 0 and out->head "" when the
+ * worktree is as it was made: HEAD names the run branch, the branch is at
+ * the base, the worktree's .git file names its entry, and `git status
+ * --porcelain --untracked-files=all` names nothing but `excluded` (ignored
+ * files do not count). Else the paths and out->head say what changed and,
+ * when o->patch_path, the patch of the changed paths against the base
+ * (`git diff --binary`, from a scratch index: the run branch and the
+ * worktree's index are not touched) is written there. Errors: git could
+ * not run. out: worktree_guard_release().
+ */
+int worktree_guard_no_write(const struct worktree_guard_opts *o, struct worktree_guard *out,
+			    struct sl_err *err);
+/* "a.txt, b.txt and 3 more; the run branch 'run/x' (moved to 1234abcd)" */
+void worktree_guard_describe(const struct worktree_guard *g, char *out, size_t n);
+void worktree_guard_release(struct worktree_guard *g);
+/*
+ * Put a read-only run's worktree back as it was made: its .git file and
+ * entry linked again, HEAD on the run branch, the branch at the base,
+ * then worktree_reset() (reset --hard, untracked files removed; ignored
+ * files and `excluded` stay).
+ */
+int worktree_guard_restore(const struct worktree_guard_opts *o, struct sl_err *err);
+
+/*
+ * The worktree's state as a tree object: HEAD's tree with every change of
+ * the worktree staged (`git add -A` into the scratch index `index`, which
+ * is removed after; ignored files and `excluded` left out). Two calls give
+ * the same id when nothing was written in between (a read-only gate).
+ */
+int worktree_state_tree(const char *wt, const char *const *excluded, const char *index,
+			char out[41], struct sl_err *err);
+/* What differs between the trees a and b, as worktree_guard_describe() words it. */
+int worktree_tree_changes(const char *wt, const char *a, const char *b, char *out, size_t n,
+			  struct sl_err *err);
+
 /*
  * A run's diff artifacts (DESIGN.md section 9): diff.patch, byte for byte
  * what `git diff --binary --full-index -M <base> <head>` prints, and
@@ -415,7 +471,8 @@ int worktree_diff_write(const char *repo_path, const char *base_hex, const char 
 
 /*
  * The worktree tool (`sluice worktree`; tool.c): worktrees for agents,
- * outside the run pipeline, at <root>/.system/worktrees/<branch>.
+ * outside the run pipeline, at <root>/.system/worktrees/<branch>, or where
+ * the user says with --path (tool_at.c, below).
  */
 struct worktree_tool_made {
 	char *path;    /* <root>/.system/worktrees/<branch> */
@@ -448,6 +505,62 @@ int worktree_tool_create(const char *root, const char *slug, const char *prefix,
  */
 int worktree_tool_cleanup(const char *root, const char *path, int keep_branch, int force,
 			  char **abs_out, int *branch_deleted, struct sl_err *err);
+
+/*
+ * Smithers' options (seeds/004; tool_at.c): `sluice worktree create --path
+ * PATH [--branch B] [--base REF]`.
+ */
+struct worktree_tool_at {
+	char *path;             /* absolute; the part that existed with links resolved */
+	char *branch;           /* the branch checked out; NULL: detached HEAD */
+	char base[41];          /* the commit the worktree's HEAD is at */
+	int created;            /* 0: that worktree was there already, nothing changed */
+	const char *suggestion; /* on failure: what to do (static), or NULL */
+};
+
+#define WORKTREE_TOOL_AT_INIT { NULL, NULL, { 0 }, 0, NULL }
+
+void worktree_tool_at_release(struct worktree_tool_at *a);
+
+/*
+ * A worktree at `path` (absolute, or relative to the current directory):
+ * on local branch `branch` (checked out when it exists, else made at the
+ * commit `base` names, default HEAD), or with a detached HEAD at `base`
+ * when `branch` is NULL. Idempotent: when `path` already is a linked
+ * worktree of this repository on that branch (detached when `branch` is
+ * NULL), nothing is done and out->created is 0. Refused (SL_EINVALID): a
+ * branch name git would not take or starting with '-', the repository
+ * root, a path inside the git directory or named .git, a path inside
+ * .system/, a symbolic link; (SL_EEXISTS) a path that exists and is not a
+ * worktree of this repository, the worktree there on another branch or
+ * detached, a branch checked out in another worktree. The worktree is made
+ * by `git worktree add` with hooks off (core/git.h), under a lock (the
+ * service's .system/lock, or <gitdir>/sluice-worktree.lock where sluice is
+ * not set up): concurrent adds read each other's half-made entries. *out is the caller's:
+ * worktree_tool_at_release(), also on failure (out->suggestion says what to
+ * do then).
+ */
+int worktree_tool_create_at(const char *root, const char *path, const char *branch,
+			    const char *base, struct worktree_tool_at *out, struct sl_err *err);
+
+/*
+ * Before `worktree create`: `dir` (NULL: ".") lies inside a git repository
+ * with a work tree, else the seed's "cannot create worktree - not in a git
+ * repository" (SL_ENOTFOUND) or "... is a bare repository" (SL_EINVALID),
+ * with *suggestion set.
+ */
+int worktree_tool_repo_check(const char *dir, const char **suggestion, struct sl_err *err);
+
+/*
+ * worktree_tool_cleanup() for the CLI: `path` may also lie outside the
+ * repository when it is a linked worktree of it (made with --path), and a
+ * worktree with changes is refused with the seed's message, "cannot remove
+ * worktree '<path>' - uncommitted changes present" (SL_ECONFLICT), with
+ * *suggestion (static) set as on other failures that have one.
+ */
+int worktree_tool_remove(const char *root, const char *path, int keep_branch, int force,
+			 char **abs_out, int *branch_deleted, const char **suggestion,
+			 struct sl_err *err);
 
 struct worktree_tool_status {
 	int is_worktree; /* the rest is NULL when 0 */

@@ -73,7 +73,10 @@ NEAR['copy'] = NEAR['share']
 RETRY = ['{attempt: 2}', '{exit: 3}', '{not: gate.review}', '{not: gate.builder}', '{not: gate}', '{attempt: 2, exit: 3}',
          '{}', '{attempt: 0}', '{exit: 1001}', '{exit: 3, prompt: "{error}"}',
          '{attempt: 2, worktree: reset}', '{attempt: 2, worktree: keep}', '{attempt: 2, builder: [x]}',
-         '{attempt: 2, validate: x}', 'x']
+         '{attempt: 2, validate: x}', 'x', '{validate: [v]}', '{validate: v}', '{validate: []}',
+         '{validate: [v], with: {a: "{diff}"}, timeout: 5s}', '{validate: [v], with: {a: "{nope}"}}',
+         '{validate: [v], with: [a]}', '{validate: [v], with: {a: ~}}', '{attempt: 2, with: {a: b}}',
+         '{exit: 3, timeout: 5s}']
 WO_KEYS = ['goal', 'context', 'acceptance_criteria', 'non_goals', 'stop_conditions', 'priority',
            'tags', 'status', 'estimate_hours', 'created_at', 'updated_at', 'title', 'other']
 PIECES = {

@@ -180,7 +180,9 @@ static void test_retry_rules(void **state)
 	expect_problem("retry:\n  - attempt: 2\n    prompt: 'use {nonsense}'\n  - exit: 3\n",
 	               "unknown variable '{nonsense}'");
 	expect_problem("retry:\n  - validate: validators/x\n  - exit: 3\n",
-	               "'validate:' conditions are not supported");
+	               "'retry.validate' must be a list (an argv)");
+	expect_problem("retry:\n  - attempt: 2\n    with: {a: b}\n  - exit: 3\n",
+	               "'with' in a retry entry goes with 'validate: [argv]'");
 }
 
 static void test_positions(void **state)

@@ -129,6 +129,30 @@ static void test_request_resolution(void **state)
 	json_decref(ctx);
 }
 
+/* A read-only or none run: the report in place of the diff keys. */
+static void test_request_report(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct reviewer_input in;
+	json_t *req;
+
+	(void)state;
+	input(&in, NULL);
+	in.kind = "report";
+	in.report = "## Findings\nAll good.\n";
+	in.worktree = "read-only";
+	assert_int_equal(reviewer_request_new(&req, &in, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(req, "kind")), "report");
+	assert_string_equal(json_string_value(json_object_get(req, "report")),
+			    "## Findings\nAll good.\n");
+	assert_string_equal(json_string_value(json_object_get(req, "worktree")), "read-only");
+	assert_null(json_object_get(req, "diff"));
+	assert_null(json_object_get(req, "diff_bytes"));
+	assert_non_null(json_object_get(req, "tree"));
+	assert_non_null(json_object_get(req, "files_changed"));
+	json_decref(req);
+}
+
 static void test_request_rejects_bad_input(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -404,6 +428,7 @@ int main(void)
 	        cmocka_unit_test(test_request_truncates_and_sanitizes),
 	        cmocka_unit_test(test_request_cut_at_character),
 	        cmocka_unit_test(test_request_resolution),
+	        cmocka_unit_test(test_request_report),
 	        cmocka_unit_test(test_request_rejects_bad_input),
 	        cmocka_unit_test(test_write_json),
 	        cmocka_unit_test(test_verdict_valid),

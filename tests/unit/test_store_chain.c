@@ -115,7 +115,7 @@ static void test_new_database_is_marked(void **state)
 	struct sl_err err = SL_ERR_INIT;
 	int pending = -1;
 
-	assert_int_equal(store_version(f->st), 6);
+	assert_true(store_version(f->st) >= 6); /* and the migrations after 006 */
 	assert_int_equal(store_chain_backfill_pending(f->st, &pending, &err), 0);
 	assert_int_equal(pending, 1);
 	assert_int_equal(store_chain_backfill(f->st, NULL, 0, &err), 0);
@@ -147,7 +147,7 @@ static void test_old_database_is_marked_then_filled(void **state)
 	sqlite3_close(db);
 
 	assert_int_equal(store_open(&st, path, &err), 0);
-	assert_int_equal(store_version(st), 6);
+	assert_true(store_version(st) >= 6);
 	assert_int_equal(store_chain_backfill_pending(st, &pending, &err), 0);
 	assert_int_equal(pending, 1);
 	memset(v, 0, sizeof(v));

@@ -123,7 +123,14 @@ static void test_properties_agree(void **state)
 				 RUN_SET(RUN_APPROVED) | RUN_SET(RUN_MERGE_CONFLICT));
 	assert_int_equal(run_states_where(run_state_is_final),
 			 RUN_SET(RUN_MERGED) | RUN_SET(RUN_REJECTED) | RUN_SET(RUN_FAILED) |
-				 RUN_SET(RUN_ABANDONED));
+				 RUN_SET(RUN_ABANDONED) | RUN_SET(RUN_REPORTED));
+	/* a report run ends reported from its review, by the reviewer or a person, and stays */
+	assert_true(run_state_can_move(RUN_REVIEWING, RUN_REPORTED));
+	assert_true(run_state_can_move(RUN_AWAITING_REVIEW, RUN_REPORTED));
+	assert_true(run_state_can_move(RUN_BUILDING, RUN_REVIEWING));
+	assert_false(run_state_can_move(RUN_REPORTED, RUN_QUEUED));
+	assert_false(run_state_can_move(RUN_REPORTED, RUN_APPROVED));
+	assert_false(run_state_can_move(RUN_APPROVED, RUN_REPORTED));
 }
 
 static void test_moves(void **state)
@@ -241,14 +248,22 @@ static void test_schema_agrees(void **state)
 	(void)state;
 	assert_int_equal(sl_read_file(&sql, SLUICE_SOURCE_DIR "/schema/db/001_init.sql",
 				      (size_t)1 << 20, &err), 0);
-	check_list(sl_buf_cstr(&sql), "runs", "state", list, sizeof(list));
-	same_names(list, run_name, RUN_STATE_COUNT);
 	check_list(sl_buf_cstr(&sql), "runs", "mode", list, sizeof(list));
 	same_names(list, mode_name, RUN_MODE_COUNT);
 	check_list(sl_buf_cstr(&sql), "runs", "merge_status", list, sizeof(list));
 	same_names(list, merge_name, RUN_MERGE_STATUS_COUNT);
 	check_list(sl_buf_cstr(&sql), "work_orders", "state", list, sizeof(list));
 	same_names(list, wo_name, WO_STATE_COUNT);
+	sl_buf_release(&sql);
+	/* the runs table as migration 008 made it again, with the state reported */
+	assert_int_equal(sl_read_file(&sql, SLUICE_SOURCE_DIR "/schema/db/008_reported.sql",
+				      (size_t)1 << 20, &err), 0);
+	check_list(sl_buf_cstr(&sql), "runs", "state", list, sizeof(list));
+	same_names(list, run_name, RUN_STATE_COUNT);
+	check_list(sl_buf_cstr(&sql), "runs", "mode", list, sizeof(list));
+	same_names(list, mode_name, RUN_MODE_COUNT);
+	check_list(sl_buf_cstr(&sql), "runs", "merge_status", list, sizeof(list));
+	same_names(list, merge_name, RUN_MERGE_STATUS_COUNT);
 	sl_buf_release(&sql);
 }
 

@@ -1,0 +1,246 @@
+/*
+ * Report runs: a work order with `worktree: read-only` or `worktree: none`
+ * (or worktree.mode). The builder answers in summary.md; nothing it does
+ * is snapshotted or merged. read-only: its worktree must stay as it was
+ * made (the no_write guard, worktree/guard.c); none: it works in an empty
+ * folder of the run's, scratch/, made afresh for each attempt. The
+ * reviewer judges the report (kind "report"); approved, the run ends
+ * `reported` with report.md in its folder.
+ */
+#include "runner/runner_int.h"
+#include "store/store.h"
+#include "build/build.h"
+#include "worktree/worktree.h"
+#include "reviewer/reviewer.h"
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPORT_READ_MAX ((size_t)1 << 20)
+
+enum sl_worktree_mode step__worktree_mode(struct step *s)
+{
+	struct store_wo wo = STORE_WO_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	enum sl_worktree_mode m = s->ctx->cfg->worktree.mode;
+	json_t *fields = NULL;
+
+	if (s->run.mode == RUN_MODE_RESOLVE)
+		return SL_WORKTREE_READ_WRITE;
+	if (store_wo_get(s->ctx->st, s->run.work_order_id, &wo, &err) == 0 && wo.fields_json)
+		fields = json_loads(wo.fields_json, 0, NULL);
+	/* the field was checked when the work order came in: another value is the default's */
+	if (sl_worktree_mode_parse(json_string_value(json_object_get(fields, "worktree")), &m) != 0)
+		m = s->ctx->cfg->worktree.mode;
+	json_decref(fields);
+	store_wo_release(&wo);
+	return m;
+}
+
+static void guard_opts(struct step *s, struct worktree_guard_opts *o, char *entry,
+		       char *index, char *patch)
+{
+	memset(o, 0, sizeof(*o));
+	o->wt = s->wt;
+	o->entry = entry;
+	o->branch = s->run.branch_name;
+	o->base = s->run.base_commit;
+	o->excluded = step__excluded(s);
+	o->scratch_index = index;
+	o->patch_path = patch;
+}
+
+/* A read-only run's worktree put back as it was made (before a new attempt, after a write). */
+static int restore(struct step *s, struct sl_err *err)
+{
+	struct worktree_guard_opts o;
+	char *entry = worktree_entry_path(s->ctx->repo.gitdir, s->run.id, NULL);
+	int error;
+
+	if (!entry)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	guard_opts(s, &o, entry, NULL, NULL);
+	error = worktree_guard_restore(&o, err);
+	free(entry);
+	return error;
+}
+
+/* Copy the run folder's file `from` to `to` (bounded; never through a link). */
+static int copy_file(const char *from, const char *to, struct sl_err *err)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	int error;
+
+	if ((error = sl_read_file(&b, from, REPORT_READ_MAX, err)) == 0)
+		error = sl_write_file(to, b.ptr ? b.ptr : "", b.len, err);
+	sl_buf_release(&b);
+	return error;
+}
+
+/* `worktree: none`: <run>/scratch/, empty but for prompt.md and work_order.md. */
+static int make_scratch(struct step *s, const char *prompt, char **cwd, struct sl_err *err)
+{
+	char *dir = step__path(s, "scratch"), *p = NULL, *w = NULL, *wo = step__path(s, "work_order.md");
+	int error;
+
+	if (!dir || !wo || !(p = sl_path_join(dir, "prompt.md")) ||
+	    !(w = sl_path_join(dir, "work_order.md"))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = sl_rm_rf(dir, err)) != 0 || (error = sl_mkdir_p(dir, err)) != 0 ||
+	    (error = copy_file(prompt, p, err)) != 0 || (error = copy_file(wo, w, err)) != 0)
+		goto out;
+	*cwd = dir;
+	dir = NULL;
+out:
+	free(dir);
+	free(p);
+	free(w);
+	free(wo);
+	return error;
+}
+
+int step__report_before(struct step *s, enum sl_worktree_mode m, const char *prompt, char **cwd,
+			struct sl_err *err)
+{
+	*cwd = NULL;
+	if (m == SL_WORKTREE_NONE)
+		return make_scratch(s, prompt, cwd, err);
+	/* read-only: a new attempt starts from the base, whatever the last one left */
+	if (s->run.attempt > 1 && restore(s, err) != 0)
+		return err->code ? err->code : SL_ERROR;
+	return 0;
+}
+
+/*
+ * The no_write guard after a read-only builder: 0 when it wrote nothing;
+ * 1 when it wrote (why says what; attempts/<n>/no_write.patch has it).
+ */
+static int guard(struct step *s, char *why, size_t n, struct sl_err *err)
+{
+	struct worktree_guard g = { 0 };
+	struct worktree_guard_opts o;
+	char *entry = worktree_entry_path(s->ctx->repo.gitdir, s->run.id, NULL);
+	char *index = NULL, *patch = NULL, what[2048];
+	int error;
+
+	if (!entry || !(index = sl_path_fmt("%s/attempts/%d/no_write.index", s->run_dir,
+					      s->run.attempt)) ||
+	    !(patch = sl_path_fmt("%s/attempts/%d/no_write.patch", s->run_dir, s->run.attempt))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	guard_opts(s, &o, entry, index, patch);
+	if ((error = worktree_guard_no_write(&o, &g, err)) != 0)
+		goto out;
+	if (g.count || g.head[0]) {
+		worktree_guard_describe(&g, what, sizeof(what));
+		snprintf(why, n, "no_write: the builder changed %s (attempt %d; see "
+			 "attempts/%d/no_write.patch)", what, s->run.attempt, s->run.attempt);
+		error = 1;
+	}
+out:
+	worktree_guard_release(&g);
+	free(entry);
+	free(index);
+	free(patch);
+	return error;
+}
+
+int step__report_built(struct step *s, enum sl_worktree_mode m, const struct sl_proc_result *res,
+		       const char *how, struct sl_err *err)
+{
+	static const char *const no_write[] = { BUILD_NO_WRITE, NULL };
+	static const char *const no_write_failed[] = { "builder", BUILD_NO_WRITE, NULL };
+	static const char *const failed[] = { "builder", NULL };
+	struct sl_err e2 = SL_ERR_INIT;
+	char why[3072];
+	int error, bad = res->exit_code || res->timed_out;
+
+	if (m == SL_WORKTREE_READ_ONLY) {
+		if ((error = guard(s, why, sizeof(why), err)) < 0)
+			return error;
+		if (error == 1) {
+			store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, why,
+					     NULL, &e2);
+			if (restore(s, &e2) != 0) /* tried again before the next attempt */
+				sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, e2.msg);
+			return step__retry_or_fail(s, bad ? no_write_failed : no_write,
+						   bad ? (res->exit_code ? res->exit_code : 1) : 0, why,
+						   err);
+		}
+	}
+	if (bad) {
+		snprintf(why, sizeof(why), "the builder failed (%s) on attempt %d", how,
+			 s->run.attempt);
+		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, how, NULL,
+				     &e2);
+		return step__retry_or_fail(s, failed, res->exit_code ? res->exit_code : 1, why, err);
+	}
+	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, 0, "ok", s->run.base_commit,
+			     &e2);
+	if ((error = step__set(s, err, "head_commit", s->run.base_commit, NULL)) != 0)
+		return error;
+	/* nothing to test: the gates do not run for a report */
+	return step__move(s, RUN_REVIEWING, err, "attempt %d: the builder's report (worktree %s, "
+			  "nothing changed); asking the reviewer", s->run.attempt,
+			  sl_worktree_mode_name(m));
+}
+
+/* report.md: the builder's summary, then the reviewer's verdict and comments. */
+static int write_report(struct step *s, const struct reviewer_verdict *v, struct sl_err *err)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	char *summary = step__read(s, "summary.md", REPORT_READ_MAX), *path = step__path(s, "report.md");
+	size_t i;
+	int error;
+
+	sl_buf_addf(&b, "# Report of run %s (work order %s, attempt %d)\n\n", s->run.id,
+		    s->run.work_order_id, s->run.attempt);
+	sl_buf_puts(&b, summary && *summary ? summary : "(the builder wrote no summary.md)\n");
+	sl_buf_addf(&b, "%s\n## Review\n\nVerdict: %s, by %s\n", b.len && b.ptr[b.len - 1] == '\n'
+								 ? "" : "\n",
+		    v->verdict, v->reviewer ? v->reviewer : "?");
+	if (v->comments && *v->comments)
+		sl_buf_addf(&b, "\n%s\n", v->comments);
+	for (i = 0; i < v->ncriteria; i++)
+		sl_buf_addf(&b, "%s- [%c] %s%s%s\n", i ? "" : "\n", v->criteria[i].met ? 'x' : ' ',
+			    v->criteria[i].criterion, *v->criteria[i].note ? ": " : "",
+			    v->criteria[i].note);
+	if (!path || !b.ptr)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else
+		error = sl_write_file_atomic(path, b.ptr, b.len, err);
+	sl_buf_release(&b);
+	free(summary);
+	free(path);
+	return error;
+}
+
+int step__report_verdict(struct step *s, const struct reviewer_verdict *v, const char *tree,
+			 const char *comments, struct sl_err *err)
+{
+	const char *review_failed[] = { "review", NULL };
+	char why[1200];
+	int error;
+
+	if ((error = write_report(s, v, err)) != 0)
+		return error;
+	if (!strcmp(v->verdict, "approve") && reviewer_verdict_approves_tree(v, tree)) {
+		snprintf(why, sizeof(why), "report approved by %s; nothing is merged (report.md)",
+			 v->reviewer);
+		if ((error = step__finish(s, RUN_REPORTED, WO_DONE, why, why, err)) < 0)
+			return error;
+		return STEP_STOP;
+	}
+	if (!strcmp(v->verdict, "reject"))
+		return step__fail(s, RUN_REJECTED, err, "report rejected by %s: %s", v->reviewer,
+				  comments);
+	snprintf(why, sizeof(why), "%s asked for changes to the report: %s", v->reviewer, comments);
+	return step__retry_or_fail(s, review_failed, 0, why, err);
+}
