@@ -22,7 +22,10 @@
 # JobRequeue=0: a batch job on a node that dies ends NODE_FAIL, the engine
 # does not run it again behind sluice's back (sluice's retry rules decide).
 # SlurmdTimeout is short (SLURMD_TIMEOUT, default 10 s) so that a node whose
-# slurmd was killed is declared down within seconds.
+# slurmd was killed is declared down within seconds (about 25 s measured).
+# SchedulerParameters=batch_sched_delay=0 (SCHEDULER_PARAMETERS; set it empty
+# for Slurm's defaults): by default a batch job's scheduling may be put off by
+# up to 3 s, which the tests would pay on every job.
 #
 # Exit status: 0; 1 on an error (the daemons' logs in DIR are printed);
 # 77 when a tool is missing or not root (as the tests' skip).
@@ -113,6 +116,8 @@ write_conf() { # CTLD-PORT SLURMD-PORT
 	NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$(node_memory) State=UNKNOWN
 	PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 	EOF
+	sp=${SCHEDULER_PARAMETERS-batch_sched_delay=0}
+	[ -z "$sp" ] || echo "SchedulerParameters=$sp" >>"$DIR/slurm.conf"
 }
 
 # the exports of a client (sbatch, squeue, scontrol, sinfo, scancel)
@@ -195,14 +200,18 @@ start() {
 	die "the cluster in $DIR did not start"
 }
 
-kill_pidfile() { # PIDFILE
-	pid_alive "$1" || { rm -f "$1"; return 0; }
-	p=$(cat "$1")
-	kill -TERM "$p" 2>/dev/null
+# TERM to the pids of the pid files given, at once; KILL to those still there 5 s later
+kill_pidfiles() { # PIDFILE...
+	ps_=""
+	for f in "$@"; do
+		pid_alive "$f" && ps_="$ps_ $(cat "$f")" && kill -TERM "$(cat "$f")" 2>/dev/null
+	done
 	i=0
-	while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	kill -KILL "$p" 2>/dev/null
-	rm -f "$1"
+	for p in $ps_; do
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -f "$@"
 }
 
 # the pids of the processes that hold DIR/slurmd.log open but are not the
@@ -227,8 +236,7 @@ tree() { # PID
 }
 
 kill_daemons() {
-	kill_pidfile "$DIR/slurmd.pid"
-	kill_pidfile "$DIR/slurmctld.pid"
+	kill_pidfiles "$DIR/slurmd.pid" "$DIR/slurmctld.pid"
 	# step daemons that outlive slurmd (kill -9 of slurmd leaves them), and their jobs
 	for p in $(stepd_pids); do
 		for q in $(tree "$p"); do
@@ -238,7 +246,7 @@ kill_daemons() {
 }
 
 stop_munge() {
-	kill_pidfile "$DIR/munged.pid"
+	kill_pidfiles "$DIR/munged.pid"
 }
 
 stop() {
