@@ -6,6 +6,8 @@
 #
 # - `sbatch --wait` of a job that commits in a git worktree and prints to its
 #   output file: COMPLETED, ExitCode=0:0, the commit and the output are there.
+# - a job that exits 3: FAILED Reason=NonZeroExitCode, ExitCode=3:0, and
+#   `sbatch --wait` exits 3.
 # - `scancel` of a running `sleep 300`: `scontrol show job` and
 #   `squeue --states=all` say CANCELLED (ExitCode=0:15, the signal). There is
 #   no accounting database (accounting_storage/none), so `sacct` does not
@@ -13,8 +15,9 @@
 #   (kept MinJobAge=600 s after the end), `squeue --states=all`, and
 #   the cluster's jobcomp/filetxt log (one line a finished job).
 # - the job the engine lost: slurmd killed with -9 while a job runs. Seen
-#   here (SlurmdTimeout=10): the job stays RUNNING for ~25 s, the node turns
-#   "mixed*" (not responding), then down* "Not responding", and the job ends
+#   here (SlurmdTimeout=10): the job stays RUNNING, the node turns "mixed*"
+#   (not responding: 14-15 s after the kill in two runs timed by hand), then
+#   down* "Not responding", and the job ends (27-28 s after the kill)
 #   JobState=NODE_FAIL Reason=NodeDown, ExitCode=0:0, Requeue=0 (JobRequeue=0:
 #   Slurm does not run it again). Its process is NOT killed: the job's
 #   slurmstepd and its children run on, orphaned, until slurmd comes back;
