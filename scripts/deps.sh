@@ -3,7 +3,9 @@
 # test that are not installed yet (clang and its runtimes, libclang_rt.fuzzer
 # among them, for the fuzz targets). Runs apt-get update first, and only when
 # something is missing. Uses sudo when not root. Then the real agent CLIs
-# (scripts/agents.sh: npm, into build/agents, for the preset tests).
+# (scripts/agents.sh: npm, into build/agents, for the preset tests) and
+# puppeteer-core (scripts/browser.sh: npm, into build/browser, for the browser
+# tests of sluice serve, which drive the chromium installed here).
 # The executor tests (issue 17) need a one-node Slurm (slurm-wlm: slurmctld,
 # slurmd, slurm-client; munge) and kubectl (Debian's kubernetes-client, unless
 # a kubectl is installed already: another package's /usr/bin/kubectl, such as
@@ -16,6 +18,7 @@ libssl-dev uuid-dev libcmocka-dev libmicrohttpd-dev sqlite3 curl
 python3 python3-jsonschema python3-yaml
 clang libclang-rt-dev procps jq groff-base graphviz
 dpkg-dev file man-db
+chromium
 slurm-wlm slurmctld slurmd slurm-client munge"
 command -v kubectl >/dev/null 2>&1 || packages="$packages kubernetes-client"
 
@@ -29,8 +32,10 @@ for p in $packages; do
 done
 
 # the real agent CLIs of the preset tests, from the npm registry, into build/agents
+# and puppeteer-core for the browser tests, into build/browser
 agents() {
 	"$(dirname "$0")/agents.sh"
+	"$(dirname "$0")/browser.sh"
 }
 
 if [ -z "$missing" ]; then

@@ -346,7 +346,7 @@ static enum MHD_Result send_answer(struct req *r, struct MHD_Response *resp)
 	mhd.add_header(resp, "Cache-Control", "no-store");
 	mhd.add_header(resp, "X-Content-Type-Options", "nosniff");
 	mhd.add_header(resp, "X-Frame-Options", "DENY");
-	mhd.add_header(resp, "Referrer-Policy", "no-referrer");
+	mhd.add_header(resp, "Referrer-Policy", "same-origin"); /* no-referrer: Origin: null on a POST */
 	mhd.add_header(resp, "Content-Security-Policy",
 		       "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
 		       "img-src 'self' data:; connect-src 'self'; form-action 'self'; "

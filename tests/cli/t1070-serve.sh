@@ -122,7 +122,7 @@ test_expect_success 'the Host header must name this server (DNS rebinding)' '
 test_expect_success 'every page carries the security headers' '
 	curl -s -D hdr -o /dev/null -b "sluice_token_$(port_of s)=$(token_of s)" "http://127.0.0.1:$(port_of s)/" &&
 	test_grep "^Content-Security-Policy: default-src .none.; script-src .self." hdr &&
-	test_grep "^X-Frame-Options: DENY" hdr && test_grep "^Referrer-Policy: no-referrer" hdr &&
+	test_grep "^X-Frame-Options: DENY" hdr && test_grep "^Referrer-Policy: same-origin" hdr &&
 	test_grep "^X-Content-Type-Options: nosniff" hdr
 '
 
