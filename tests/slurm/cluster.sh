@@ -23,7 +23,7 @@
 # does not run it again behind sluice's back (sluice's retry rules decide).
 # SlurmdTimeout is short (SLURMD_TIMEOUT, default 10 s) so that a node whose
 # slurmd was killed is declared down in under a minute (27-28 s in two runs
-# timed by hand; with the default of 300 s it would take over five minutes).
+# timed by hand; Slurm's default SlurmdTimeout is 300 s).
 # SchedulerParameters=batch_sched_delay=0 (SCHEDULER_PARAMETERS; set it empty
 # for Slurm's defaults): by default a batch job's scheduling may be put off by
 # up to 3 s, which the tests would pay on every job.
