@@ -6,6 +6,10 @@
 # (scripts/agents.sh: npm, into build/agents, for the preset tests) and
 # puppeteer-core (scripts/browser.sh: npm, into build/browser, for the browser
 # tests of sluice serve, which drive the chromium installed here).
+# The executor tests (issue 17) need a one-node Slurm (slurm-wlm: slurmctld,
+# slurmd, slurm-client; munge) and kubectl (Debian's kubernetes-client, unless
+# a kubectl is installed already: another package's /usr/bin/kubectl, such as
+# Google's kubectl package, would clash with it).
 set -eu
 
 packages="build-essential cmake pkg-config git
@@ -14,7 +18,9 @@ libssl-dev uuid-dev libcmocka-dev libmicrohttpd-dev sqlite3 curl
 python3 python3-jsonschema python3-yaml
 clang libclang-rt-dev procps jq groff-base graphviz
 dpkg-dev file man-db
-chromium"
+chromium
+slurm-wlm slurmctld slurmd slurm-client munge"
+command -v kubectl >/dev/null 2>&1 || packages="$packages kubernetes-client"
 
 missing=""
 for p in $packages; do
