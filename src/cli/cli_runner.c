@@ -60,7 +60,7 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 		return rc;
 	if (a->act(&ctx, argv[optind], message, delete_branch, &err) != 0)
 		rc = cli_report(&err);
-	else
+	else if (a->done_fmt)
 		printf(a->done_fmt, argv[optind]);
 	runner_ctx_release(&ctx);
 	return rc;

@@ -23,7 +23,7 @@ struct cli_run_action {
 	int needs_message;
 	int (*act)(struct sl_ctx *ctx, const char *run, const char *message,
 		   int delete_branch, struct sl_err *err);
-	const char *done_fmt;   /* printed on success with the run name */
+	const char *done_fmt;   /* printed on success with the run name (NULL: act prints) */
 };
 int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run_action *a);
 

@@ -213,8 +213,10 @@ static int choose_agent(struct step *s, const struct build_retry_state *rs,
 					     *session, err)) != 0 ||
 	    (error = store_begin(s->ctx->st, err)) != 0)
 		return error;
-	if ((error = store_event_add(s->ctx->st, s->run.id, s->run.work_order_id, NULL, NULL, msg,
-				     err)) != 0 ||
+	/* in the run's state, from and to: not a move, but `log` and the report read it as one */
+	if ((error = store_event_add(s->ctx->st, s->run.id, s->run.work_order_id,
+				     run_state_name(s->run.state), run_state_name(s->run.state),
+				     msg, err)) != 0 ||
 	    (error = store_commit(s->ctx->st, err)) != 0)
 		store_rollback(s->ctx->st);
 	return error;

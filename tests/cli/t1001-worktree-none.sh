@@ -114,8 +114,9 @@ test_expect_success 'a report run approved by a person is reported; no tick merg
 	run=$(run_of repo M1) &&
 	test "$(state_of repo $run)" = awaiting_review &&
 	test_grep "\"kind\": *\"report\"" repo/.system/runs/$run/review-request.json &&
-	sluice -C repo approve $run &&
+	sluice -C repo approve $run >said &&
 	test "$(state_of repo $run)" = reported &&
+	test_grep "now reported; nothing is merged" said && test_grep -v "merges it" said &&
 	test_grep "manual report" repo/.system/runs/$run/report.md &&
 	sluice -C repo tick &&
 	sluice -C repo tick &&

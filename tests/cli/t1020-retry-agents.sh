@@ -81,7 +81,9 @@ test_expect_success 'the event log: each attempt names its agent and the rule' '
 	test_grep "attempt 3: agent thinking (retry rule 1), session new" log &&
 	test_grep "attempt 4: agent thinking (retry rule 1), session new" log &&
 	test_grep "attempt 5: agent opus (retry rule 2), session new" log &&
-	test_grep "retrying as attempt 5 of 7 with agent opus from retry rule 2" log
+	test_grep "retrying as attempt 5 of 7 with agent opus from retry rule 2" log &&
+	test_grep "building -> building  attempt 3: agent thinking" log &&
+	test_grep -v "\-> ?\|- -> -" log
 '
 
 test_expect_success 'a named builder s own timeout, not builder.timeout' '
