@@ -1,6 +1,9 @@
 /* sluice approve */
 #include "cli/cli_runner.h"
 
+#include <stdio.h>
+#include <string.h>
+
 static const char help[] =
 "usage: sluice approve [-C DIR] RUN [-m TEXT]\n"
 	"\n"
@@ -23,9 +26,13 @@ static int act_approve(struct sl_ctx *ctx, const char *run, const char *message,
 	(void)delete_branch;
 	if ((error = runner_approve(ctx, run, message, err)) != 0)
 		return error;
-	reported = store_run_get(ctx->st, run, &r, err) == 0 && r.state == RUN_REPORTED;
-	if (reported)
+	memset(&r, 0, sizeof(r));
+	if (store_run_get(ctx->st, run, &r, err) == 0) {
+		reported = r.state == RUN_REPORTED;
 		store_run_release(&r);
+	} else {
+		reported = 0;
+	}
 	sl_err_clear(err);
 	if (reported)
 		printf("approved %s: a report run (worktree read-only or none), now reported; "
