@@ -135,16 +135,20 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 	rc = report_target(&ctx, &unreviewed);
 	if (cli->json) {
 		/* the counts' keys ("merged", "failed"): not a run state */
-		json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:O}", "started",
+		json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:O}", "started",
 				      res.started, "advanced", res.advanced, "merged", res.merged,
-				      "failed", res.failed, "waiting", res.waiting, "requeued",
-				      res.reconciled, "orphans", res.orphans, "unreviewed", unreviewed);
+				      "reported", res.reported, "failed", res.failed, "waiting",
+				      res.waiting, "requeued", res.reconciled, "orphans", res.orphans,
+				      "unreviewed", unreviewed);
 		if (cli_print_json(j) != CLI_OK)
 			rc = CLI_FAIL;
 		json_decref(j);
 	} else {
-		printf("tick: %d started, %d merged, %d failed, %d waiting%s\n", res.started,
-		       res.merged, res.failed, res.waiting,
+		char rep[32] = "";
+		if (res.reported)
+			snprintf(rep, sizeof(rep), ", %d reported", res.reported);
+		printf("tick: %d started, %d merged%s, %d failed, %d waiting%s\n", res.started,
+		       res.merged, rep, res.failed, res.waiting,
 		       res.reconciled ? " (interrupted runs requeued)" : "");
 	}
 	if (failed)

@@ -42,6 +42,7 @@ struct runner_tick_result {
 	int started;       /* new runs claimed */
 	int advanced;      /* runs worked on (new and old) */
 	int merged;
+	int reported;      /* report runs (worktree read-only or none) whose report was approved */
 	int failed;        /* runs that ended failed or rejected this tick */
 	int waiting;       /* runs left waiting (review, merge deferred, conflict) */
 	int reconciled;    /* interrupted runs requeued */

@@ -160,6 +160,8 @@ static void report_events(struct sl_ctx *ctx, const struct runner_progress *p, i
 			continue;
 		if (run_state_is(ev[i].to_state, RUN_MERGED))
 			res->merged++;
+		if (run_state_is(ev[i].to_state, RUN_REPORTED))
+			res->reported++;
 		if (run_state_is(ev[i].to_state, RUN_FAILED) ||
 		    run_state_is(ev[i].to_state, RUN_REJECTED))
 			res->failed++;

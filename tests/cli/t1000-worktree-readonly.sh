@@ -46,7 +46,8 @@ test_expect_success 'read-only, nothing written: reviewed as a report, reported,
 	echo scratch >ignored.log
 	EOF
 	wo repo RO1 "worktree: read-only" "acceptance_criteria:" "  - says how long README.md is" &&
-	sluice -C repo tick &&
+	sluice -C repo tick >said &&
+	test_grep "^tick: 1 started, 0 merged, 1 reported, 0 failed" said &&
 	run=$(run_of repo RO1) &&
 	test "$(state_of repo $run)" = reported &&
 	d=$(run_dir repo $run) &&
