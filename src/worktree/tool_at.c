@@ -346,8 +346,8 @@ out:
  * service lock (.system/lock) when sluice is set up here, else a lock file
  * of sluice's in the common git directory.
  */
-static int tool_lock(git_repository *repo, const char *root, struct sl_lock *lock,
-		     struct sl_err *err)
+int worktree__tool_lock(git_repository *repo, const char *root, struct sl_lock *lock,
+			struct sl_err *err)
 {
 	char *sys = sl_path_fmt("%s/.system", root), *path = NULL;
 	int error;
@@ -390,7 +390,7 @@ int worktree_tool_create_at(const char *root, const char *path, const char *bran
 	if ((error = worktree__open_repo(&repo, root, err)) < 0 ||
 	    (error = refuse_place(repo, root, out->path, path, out, err)) < 0)
 		goto out;
-	if ((error = tool_lock(repo, root, &lock, err)) < 0 ||
+	if ((error = worktree__tool_lock(repo, root, &lock, err)) < 0 ||
 	    (error = existing(repo, out->path, path, branch, out, err)) != 0)
 		goto out;
 	if (sl_path_exists(out->path) || lstat(out->path, &(struct stat){ 0 }) == 0) {
@@ -433,6 +433,7 @@ int worktree_tool_remove(const char *root, const char *path, int keep_branch, in
 			 char **abs_out, int *branch_deleted, const char **suggestion,
 			 struct sl_err *err)
 {
+	struct sl_lock lock = SL_LOCK_INIT;
 	git_repository *repo = NULL;
 	git_worktree *wt = NULL;
 	char *abs = NULL;
@@ -441,7 +442,9 @@ int worktree_tool_remove(const char *root, const char *path, int keep_branch, in
 	*abs_out = NULL;
 	*branch_deleted = 0;
 	*suggestion = NULL;
-	if ((error = worktree__open_repo(&repo, root, err)) < 0)
+	/* under create's lock: a removal half-way must not meet an add of the same path */
+	if ((error = worktree__open_repo(&repo, root, err)) < 0 ||
+	    (error = worktree__tool_lock(repo, root, &lock, err)) < 0)
 		goto out;
 	if (tool_abs(path, &abs, &is_link, suggestion, err) == 0 && !is_link)
 		lookup_at(repo, abs, &wt);
@@ -461,6 +464,7 @@ int worktree_tool_remove(const char *root, const char *path, int keep_branch, in
 	if (!(*abs_out = strdup(git_worktree_path(wt))))
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 out:
+	sl_lock_release(&lock);
 	free(abs);
 	git_worktree_free(wt);
 	git_repository_free(repo);

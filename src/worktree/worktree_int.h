@@ -45,4 +45,13 @@ int worktree__refuse_dirty(const char *path, const char *const *excluded, struct
  */
 int worktree__checkout_settings_record(git_repository *repo, const char *entry_dir);
 
+/*
+ * The lock of `sluice worktree create --path` and `cleanup` (tool_at.c): the
+ * repository lock (.system/lock) when sluice is set up in root, else a lock
+ * file of sluice's in the common git directory. *lock is the caller's.
+ */
+struct sl_lock;
+int worktree__tool_lock(git_repository *repo, const char *root, struct sl_lock *lock,
+			struct sl_err *err);
+
 #endif

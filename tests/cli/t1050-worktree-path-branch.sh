@@ -180,4 +180,27 @@ test_expect_success 'cleanup of such worktrees, also outside the repository; --k
 	! test -e outside/wt2 && test -d outside/wt
 '
 
+# cleanup under create's lock (no .system/ here: the one in .git): blocked while another holds it
+cleanup_under_held_lock() {
+	flock "$TRASH/repo/.git/sluice-worktree.lock" sleep 2 &
+	_holder=$!
+	sleep 0.5
+	(cd repo && "$SLUICE" worktree cleanup ./worktrees/locked >../locked.json 2>../locked.err) &
+	_cleanup=$!
+	sleep 1
+	test -d repo/worktrees/locked >still 2>&1 && echo there >still
+	wait $_holder
+	wait $_cleanup
+}
+
+test_expect_success 'cleanup takes the same lock as create: it waits for the holder' '
+	test_skip_unless_tool flock &&
+	test -f repo/.git/sluice-worktree.lock &&
+	sluice -C repo worktree create --path repo/worktrees/locked --branch locked >out &&
+	cleanup_under_held_lock &&
+	test "$(cat still)" = there &&
+	test "$(json_field removed locked.json)" = true &&
+	! test -e repo/worktrees/locked
+'
+
 test_done
