@@ -439,8 +439,8 @@ static int decide(struct step *s, const struct build_retry_state *rs, const char
 	struct build_gate_results gates = BUILD_GATE_RESULTS_INIT;
 	struct store_wo wo = STORE_WO_INIT;
 	struct sl_err ignored = SL_ERR_INIT;
-	char *diff = NULL, *comments = NULL;
-	int error;
+	char *diff = NULL, *comments = NULL, *scratch = NULL;
+	int error = 0;
 
 	if (!has_validator(s->ctx->cfg))
 		return build_retry_decide(s->ctx->cfg, rs, s->run.attempt, failed, builder_exit, d,
@@ -457,15 +457,20 @@ static int decide(struct step *s, const struct build_retry_state *rs, const char
 	vc.run_id = s->run.id;
 	vc.work_order_id = s->run.work_order_id;
 	vc.run_dir = s->run_dir;
-	vc.worktree = s->wt;
+	/* where the builder worked: a `worktree: none` run has its scratch/ folder, no worktree */
+	if (step__worktree_mode(s) == SL_WORKTREE_NONE && !(scratch = step__path(s, "scratch")))
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	vc.worktree = scratch ? scratch : s->wt;
 	vc.vars = &pc;
-	error = build_retry_decide_validated(s->ctx->cfg, rs, s->run.attempt, failed, builder_exit,
-					     &vc, d, err);
+	if (!error)
+		error = build_retry_decide_validated(s->ctx->cfg, rs, s->run.attempt, failed,
+						     builder_exit, &vc, d, err);
 	json_decref(pc.work_order);
 	build_gate_results_release(&gates);
 	store_wo_release(&wo);
 	free(diff);
 	free(comments);
+	free(scratch);
 	return error;
 }
 

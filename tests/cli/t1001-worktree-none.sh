@@ -133,4 +133,23 @@ test_expect_success 'status --json and runs --state know reported' '
 	test_grep "\"state\": \"reported\"" s.json
 '
 
+test_expect_success 'none: a retry rule s validator runs in the scratch folder (there is no worktree)' '
+	sluice_repo vrepo &&
+	printf "%s\n" "pwd -P >\"\$SLUICE_RUN_DIR/vcwd-\$SLUICE_ATTEMPT.txt\"" "echo true" >"$TRASH/validator.sh" &&
+	cat >>vrepo/.system/config.yaml <<-EOF &&
+	retry:
+	  - validate: [sh, "$TRASH/validator.sh"]
+	    prompt: "the validator held: {error}"
+	  - exit: 2
+	EOF
+	printf "%s\n" "echo report >\"\$SLUICE_SUMMARY_FILE\"" "exit 1" >"$BUILDERS/V1.sh" &&
+	wo vrepo V1 "worktree: none" &&
+	sluice -C vrepo tick >/dev/null &&
+	run=$(run_of vrepo V1) &&
+	test "$(cat vrepo/.system/runs/$run/vcwd-1.txt)" = "$TRASH/vrepo/.system/runs/$run/scratch" &&
+	sluice -C vrepo log $run >log &&
+	test_grep "retry rule 1 (validate: validator.sh) held on attempt 1" log &&
+	test_grep "the validator held" vrepo/.system/runs/$run/attempts/2/prompt.md
+'
+
 test_done
