@@ -37,6 +37,7 @@ struct ctx {
 	struct sl_gate *gate;     /* the gate being read */
 	struct retry_walk *retry; /* the retry entry being read */
 	yaml_node_t *merge_gates; /* merge.gates, checked after the gates */
+	yaml_node_t *executor;    /* executor.kind or .remote, for executor_check */
 	struct sl_builder *bld;   /* the entry of builders: being read, or NULL (builder:) */
 	char bkey[128];           /* builder_key()'s answer */
 	yaml_node_t *builder_agent; /* builder.agent, checked after builders: */
@@ -1102,6 +1103,136 @@ static void notify_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_nod
 	}
 }
 
+/* ---- executor: (DESIGN.md section 14, docs/scale-out.md) ---------------- */
+
+/* A value the engine's CLI or the job's shell gets as one word: no control character, no leading '-'. */
+static void get_word(struct ctx *c, yaml_node_t *v, char **out, const char *key)
+{
+	if (get_str(c, v, out, key) != 0)
+		return;
+	for (const unsigned char *p = (const unsigned char *)*out; *p; p++)
+		if (*p < 0x20 || *p == 0x7f) {
+			problem(c, v, "'%s' must be one line of text without control characters", key);
+			return;
+		}
+	if (!**out || **out == '-')
+		problem(c, v, "'%s' must not be empty or start with '-' (it is given to the "
+		        "engine's CLI as a value)", key);
+}
+
+static void slurm_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+
+	if (!strcmp(key, "partition"))
+		get_word(c, v, &cfg->executor.slurm.partition, "executor.slurm.partition");
+	else if (!strcmp(key, "account"))
+		get_word(c, v, &cfg->executor.slurm.account, "executor.slurm.account");
+	else if (!strcmp(key, "qos"))
+		get_word(c, v, &cfg->executor.slurm.qos, "executor.slurm.qos");
+	else if (!strcmp(key, "cpus"))
+		get_int(c, v, &cfg->executor.slurm.cpus, 1, 4096, "executor.slurm.cpus");
+	else if (!strcmp(key, "memory"))
+		get_word(c, v, &cfg->executor.slurm.memory, "executor.slurm.memory");
+	else if (!strcmp(key, "options"))
+		get_strv(c, v, &cfg->executor.slurm.options, "executor.slurm.options",
+		         " of sbatch options, one argument each, e.g. [--constraint=gpu]");
+	else
+		unknown(c, k, "executor.slurm", "partition, account, qos, cpus, memory, options");
+}
+
+static void k8s_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+
+	if (!strcmp(key, "namespace"))
+		get_word(c, v, &cfg->executor.kubernetes.namespace_, "executor.kubernetes.namespace");
+	else if (!strcmp(key, "context"))
+		get_word(c, v, &cfg->executor.kubernetes.context, "executor.kubernetes.context");
+	else if (!strcmp(key, "image"))
+		get_word(c, v, &cfg->executor.kubernetes.image, "executor.kubernetes.image");
+	else if (!strcmp(key, "cpu"))
+		get_word(c, v, &cfg->executor.kubernetes.cpu, "executor.kubernetes.cpu");
+	else if (!strcmp(key, "memory"))
+		get_word(c, v, &cfg->executor.kubernetes.memory, "executor.kubernetes.memory");
+	else if (!strcmp(key, "service_account"))
+		get_word(c, v, &cfg->executor.kubernetes.service_account,
+		         "executor.kubernetes.service_account");
+	else if (!strcmp(key, "git_secret"))
+		get_word(c, v, &cfg->executor.kubernetes.git_secret, "executor.kubernetes.git_secret");
+	else if (!strcmp(key, "kubectl"))
+		get_word(c, v, &cfg->executor.kubernetes.kubectl, "executor.kubernetes.kubectl");
+	else
+		unknown(c, k, "executor.kubernetes", "namespace, context, image, cpu, memory, "
+		        "service_account, git_secret, kubectl");
+}
+
+static void executor_kind(struct ctx *c, yaml_node_t *v)
+{
+	char *s = NULL;
+
+	if (get_str(c, v, &s, "executor.kind") != 0)
+		return;
+	if (!strcmp(s, "local"))
+		c->cfg->executor.kind = SL_EXEC_LOCAL;
+	else if (!strcmp(s, "slurm"))
+		c->cfg->executor.kind = SL_EXEC_SLURM;
+	else if (!strcmp(s, "kubernetes"))
+		c->cfg->executor.kind = SL_EXEC_KUBERNETES;
+	else
+		problem(c, v, "'executor.kind' must be local, slurm or kubernetes, not '%.100s'", s);
+	free(s);
+}
+
+static void executor_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+
+	if (!strcmp(key, "kind"))
+		executor_kind(c, v);
+	else if (!strcmp(key, "remote"))
+		get_word(c, v, &cfg->executor.remote, "executor.remote");
+	else if (!strcmp(key, "poll")) {
+		if (get_duration(c, v, &cfg->executor.poll_ms, "executor.poll") == 0 &&
+		    cfg->executor.poll_ms < 100)
+			problem(c, v, "'executor.poll' must be at least 100ms");
+	} else if (!strcmp(key, "workdir"))
+		get_word(c, v, &cfg->executor.workdir, "executor.workdir");
+	else if (!strcmp(key, "git"))
+		get_word(c, v, &cfg->executor.git, "executor.git");
+	else if (!strcmp(key, "slurm"))
+		each_pair(c, v, "executor.slurm", slurm_pair);
+	else if (!strcmp(key, "kubernetes"))
+		each_pair(c, v, "executor.kubernetes", k8s_pair);
+	else
+		unknown(c, k, "executor", "kind, remote, poll, workdir, git, slurm, kubernetes");
+	if (!strcmp(key, "kind") || !strcmp(key, "remote"))
+		c->executor = v;
+}
+
+/* A remote kind needs a remote (and kubernetes an image). */
+static void executor_check(struct ctx *c)
+{
+	const struct sl_config *cfg = c->cfg;
+	yaml_node_t *at = c->executor ? c->executor : c->root;
+
+	if (cfg->executor.kind == SL_EXEC_LOCAL)
+		return;
+	if (!cfg->executor.remote)
+		problem(c, at, "executor.kind is %s but executor.remote is not set; name a git "
+		        "remote both this host and the workers reach (a URL, or an absolute path "
+		        "on a shared file system)", cfg->executor.kind == SL_EXEC_SLURM ? "slurm"
+		                                                                  : "kubernetes");
+	else if (!strstr(cfg->executor.remote, "://") && cfg->executor.remote[0] != '/' &&
+	         !strchr(cfg->executor.remote, ':'))
+		problem(c, at, "executor.remote '%.200s' is neither a URL nor an absolute path; "
+		        "the workers clone it from another folder", cfg->executor.remote);
+	if (cfg->executor.kind == SL_EXEC_KUBERNETES && !cfg->executor.kubernetes.image)
+		problem(c, at, "executor.kind is kubernetes but executor.kubernetes.image is not "
+		        "set; name the container image the jobs run in (it needs sh, git and "
+		        "your agent's CLI)");
+}
+
 /* git check-ref-format's rules for a branch name (no libgit2 needed). */
 static int branch_name_ok(const char *s)
 {
@@ -1177,10 +1308,12 @@ static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 		each_pair(c, v, "gc", gc_pair);
 	else if (!strcmp(key, "notify"))
 		each_pair(c, v, "notify", notify_pair);
+	else if (!strcmp(key, "executor"))
+		each_pair(c, v, "executor", executor_pair);
 	else
 		unknown(c, k, NULL,
 		        "target, queue, builder, builders, worktree, gates, retry, reviewer, merge, "
-		        "gc, notify");
+		        "gc, notify, executor");
 }
 
 /* Every name of merge.gates is a configured gate. */
@@ -1218,6 +1351,7 @@ static void cross_check(struct ctx *c)
 	struct sl_config *cfg = c->cfg;
 
 	merge_gates_check(c);
+	executor_check(c);
 
 	if (cfg->builder.command && cfg->builder.preset)
 		problem(c, c->root, "builder has both 'command' and 'preset'; keep one");
@@ -1255,6 +1389,7 @@ static int set_defaults(struct sl_config *cfg)
 	cfg->merge.resolve_attempts = 2;
 	cfg->merge.verify = 1;
 	cfg->gc.keep_last = 20;
+	cfg->executor.poll_ms = 2000;
 	cfg->notify.timeout_ms = 10 * 1000;
 	cfg->notify.tries = 5;
 	if (!(cfg->queue.inbox = strdup("work_orders")) ||
@@ -1306,7 +1441,7 @@ static int walk(struct sl_config *cfg, const char *path, const char *data, size_
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ctx c = {path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL, NULL, NULL, "", NULL};
+	struct ctx c = {path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "", NULL};
 	yaml_node_t *root;
 
 	if (!yaml_parser_initialize(&parser))
@@ -1454,6 +1589,22 @@ void sl_config_free(struct sl_config *cfg)
 		sl_strv_free(cfg->retry[i].with);
 	}
 	free(cfg->retry);
+	free(cfg->executor.remote);
+	free(cfg->executor.workdir);
+	free(cfg->executor.git);
+	free(cfg->executor.slurm.partition);
+	free(cfg->executor.slurm.account);
+	free(cfg->executor.slurm.qos);
+	free(cfg->executor.slurm.memory);
+	sl_strv_free(cfg->executor.slurm.options);
+	free(cfg->executor.kubernetes.namespace_);
+	free(cfg->executor.kubernetes.context);
+	free(cfg->executor.kubernetes.image);
+	free(cfg->executor.kubernetes.cpu);
+	free(cfg->executor.kubernetes.memory);
+	free(cfg->executor.kubernetes.service_account);
+	free(cfg->executor.kubernetes.git_secret);
+	free(cfg->executor.kubernetes.kubectl);
 	free(cfg->reviewer.url);
 	free(cfg->reviewer.model);
 	free(cfg->reviewer.token_env);

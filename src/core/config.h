@@ -79,6 +79,12 @@ struct sl_config;
 /* 1 when gate `name` has `worktree: read-only`: it must change no file. */
 int sl_gate_read_only(const struct sl_config *cfg, const char *name);
 
+/*
+ * Where builders and gate jobs run (DESIGN.md section 14, build/exec.h,
+ * docs/scale-out.md): here, as today (local), or as jobs on an engine.
+ */
+enum sl_executor_kind { SL_EXEC_LOCAL = 0, SL_EXEC_SLURM, SL_EXEC_KUBERNETES };
+
 enum sl_reviewer_mode { SL_REVIEWER_MANUAL = 0, SL_REVIEWER_HTTP, SL_REVIEWER_COMMAND };
 enum sl_reviewer_protocol { SL_PROTOCOL_SLUICE = 0, SL_PROTOCOL_OPENAI };
 
@@ -132,6 +138,33 @@ struct sl_config {
 		sl_strv gates;         /* the gates run on each car of the train; NULL: every gate */
 		int train_depth;       /* cars tested at once; 0: queue.jobs */
 	} merge;
+	struct {
+		enum sl_executor_kind kind; /* default local */
+		char *remote;          /* the git remote sluice and the jobs both reach (URL or
+		                          absolute path); required unless local */
+		int64_t poll_ms;       /* how often the engine is asked; default 2s */
+		char *workdir;         /* on the worker: where a job makes its clone; NULL: $TMPDIR */
+		char *git;             /* the git program on the worker; default "git" */
+		struct {
+			char *partition;   /* --partition, or NULL: the cluster's default */
+			char *account;     /* --account, or NULL */
+			char *qos;         /* --qos, or NULL */
+			int cpus;          /* --cpus-per-task; 0: Slurm's default */
+			char *memory;      /* --mem ("4G"), or NULL */
+			sl_strv options;   /* more sbatch options, one argument each, or NULL */
+		} slurm;
+		struct {
+			char *namespace_;  /* default "default" */
+			char *context;     /* kubectl --context, or NULL */
+			char *image;       /* the job's container image: required */
+			char *cpu;         /* resources.requests.cpu ("2"), or NULL */
+			char *memory;      /* resources.requests.memory ("4Gi"), or NULL */
+			char *service_account; /* or NULL */
+			char *git_secret;  /* a Secret mounted at /etc/sluice-git (its gitconfig is
+			                      the job's GIT_CONFIG_GLOBAL), or NULL */
+			char *kubectl;     /* default "kubectl" */
+		} kubernetes;
+	} executor;
 	struct {
 		int keep_last;         /* default 20 */
 	} gc;
