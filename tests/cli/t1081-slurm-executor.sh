@@ -90,6 +90,22 @@ test_expect_success 'scenario 1: different files, both built, gated and merged b
 	sluice -C one audit
 '
 
+test_expect_success 'sluice show lists the jobs, with their outcome, in text and JSON' '
+	ra=$(run_of one A1) &&
+	sluice -C one show $ra >show &&
+	test_grep "^jobs:" show &&
+	test_grep "slurm:[0-9]* build, attempt 1: ended: COMPLETED" show &&
+	test_grep "slurm:[0-9]* gates, attempt 1: ended: COMPLETED" show &&
+	test_grep "slurm:[0-9]* train, attempt 1: ended: COMPLETED" show &&
+	sluice -C one show --json $ra >show.json &&
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert len(d[\"jobs\"]) == 3, d[\"jobs\"]" show.json &&
+	if python3 -c "import jsonschema" 2>/dev/null; then
+		python3 -c "import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))" \
+			"$SLUICE_SOURCE_DIR/schema/show.schema.json" show.json
+	fi
+'
+
 test_expect_success 'the environment contract holds in the job; the token never enters one' '
 	ra=$(run_of one A1) &&
 	test_grep "^SLUICE_RUN_ID=$ra$" "$TRASH/builder-env-A1" &&
