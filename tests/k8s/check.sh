@@ -6,7 +6,7 @@
 #      documents even for a client dry run; without a server it fails with
 #      "connection refused" on localhost:8080: recorded in README.md). Its
 #      output is what `kubectl create -f` would send.
-#   2. `kubectl set env --local -c builder -f MANIFEST -o json SLUICE_CHECK=1`:
+#   2. `kubectl set env --local -c job -f MANIFEST -o json SLUICE_CHECK=1`:
 #      kubectl decodes the manifest into its typed batch/v1 Job (a field of
 #      the wrong type fails here) and prints it again; a field it does not
 #      know is dropped, so the typed copy (less the variable set and the
@@ -38,7 +38,7 @@ while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 "$kubectl" --server="http://127.0.0.1:$(cat "$tmp/port")" create --dry-run=client \
 	--validate=false -o json -f "$manifest" >"$tmp/dry.json" ||
 	{ echo "check: kubectl create --dry-run=client failed" >&2; exit 1; }
-"$kubectl" set env --local -c builder -f "$manifest" -o json SLUICE_CHECK=1 >"$tmp/typed.json" ||
+"$kubectl" set env --local -c job -f "$manifest" -o json SLUICE_CHECK=1 >"$tmp/typed.json" ||
 	{ echo "check: kubectl could not decode $manifest as a batch/v1 Job" >&2; exit 1; }
 jq -S 'del(.metadata.namespace)' "$tmp/dry.json" >"$tmp/a.json" &&
 jq -S 'del(.status, .metadata.creationTimestamp, .spec.template.metadata.creationTimestamp)
