@@ -90,10 +90,14 @@ static json_t *k8s_labels(const struct exec_job *job)
 {
 	json_t *l = json_pack("{s:s}", "app.kubernetes.io/managed-by", "sluice");
 
-	if (l && k8s_label_value(job->run_id))
-		json_object_set_new(l, "sluice.dev/run", json_string(job->run_id));
-	if (l && k8s_label_value(job->work_order_id))
-		json_object_set_new(l, "sluice.dev/work-order", json_string(job->work_order_id));
+	if (l && ((k8s_label_value(job->run_id) &&
+		   json_object_set_new(l, "sluice.dev/run", json_string(job->run_id))) ||
+		  (k8s_label_value(job->work_order_id) &&
+		   json_object_set_new(l, "sluice.dev/work-order",
+				       json_string(job->work_order_id))))) {
+		json_decref(l);
+		return NULL;
+	}
 	return l;
 }
 
@@ -103,13 +107,15 @@ static int k8s_env_mounts(const struct sl_config *cfg, json_t *c)
 	json_t *env = json_pack("[{s:s, s:s}]", "name", "TMPDIR", "value", K8S_WORKSPACE);
 	json_t *mounts = json_pack("[{s:s, s:s}]", "name", "workspace", "mountPath", K8S_WORKSPACE);
 
-	if (cfg->executor.kubernetes.git_secret) {
-		json_array_append_new(env, json_pack("{s:s, s:s}", "name", "GIT_CONFIG_GLOBAL",
-						     "value", K8S_GIT_DIR "/gitconfig"));
-		json_array_append_new(mounts, json_pack("{s:s, s:s, s:b}", "name", "git-credentials",
-							"mountPath", K8S_GIT_DIR, "readOnly", 1));
-	}
-	if (!env || !mounts) {
+	int bad = !env || !mounts;
+
+	if (!bad && cfg->executor.kubernetes.git_secret)
+		bad = json_array_append_new(env, json_pack("{s:s, s:s}", "name", "GIT_CONFIG_GLOBAL",
+							   "value", K8S_GIT_DIR "/gitconfig")) ||
+		      json_array_append_new(mounts, json_pack("{s:s, s:s, s:b}", "name",
+							      "git-credentials", "mountPath",
+							      K8S_GIT_DIR, "readOnly", 1));
+	if (bad) {
 		json_decref(env);
 		json_decref(mounts);
 		return -1;
@@ -121,14 +127,19 @@ static int k8s_env_mounts(const struct sl_config *cfg, json_t *c)
 static json_t *k8s_container(const struct sl_config *cfg, const struct exec_job *job)
 {
 	const char *cpu = cfg->executor.kubernetes.cpu, *mem = cfg->executor.kubernetes.memory;
-	json_t *c = json_pack("{s:s, s:s, s:[s, s, s], s:s}", "name", "job", "image",
+	json_t *req, *c = json_pack("{s:s, s:s, s:[s, s, s], s:s}", "name", "job", "image",
 			      cfg->executor.kubernetes.image, "command", "sh", "-c", job->script,
 			      "workingDir", K8S_WORKSPACE);
 
 	if (!c || k8s_env_mounts(cfg, c) != 0)
 		goto fail;
-	if ((cpu || mem) && json_object_set_new(c, "resources", json_pack("{s:{s:s*, s:s*}}",
-				"requests", "cpu", cpu, "memory", mem)) != 0)
+	if (!cpu && !mem)
+		return c;
+	/* not json_pack's "s*": it leaves out a string it could not make, as if NULL */
+	if (!(req = json_object()) ||
+	    json_object_set_new(c, "resources", json_pack("{s:o}", "requests", req)) ||
+	    (cpu && json_object_set_new(req, "cpu", json_string(cpu))) ||
+	    (mem && json_object_set_new(req, "memory", json_string(mem))))
 		goto fail;
 	return c;
 fail:
@@ -160,17 +171,18 @@ fail:
 }
 
 /*
- * The Job's spec: no retry by the engine; a disrupted pod (DisruptionTarget:
- * node lost, preempted, evicted) fails the Job at once with its own reason.
+ * The Job's spec: no retry by the engine; a pod the cluster disrupted
+ * (DisruptionTarget: preempted, evicted, its node not ready) fails the Job
+ * with a reason of its own, PodFailurePolicy.
  */
 static json_t *k8s_spec(const struct sl_config *cfg, const struct exec_job *job)
 {
 	json_t *s = json_pack("{s:i}", "backoffLimit", 0);
 
-	if (s && job->timeout_ms > 0)
-		json_object_set_new(s, "activeDeadlineSeconds",
-				    json_integer((job->timeout_ms + 999) / 1000));
-	if (s && (json_object_set_new(s, "ttlSecondsAfterFinished", json_integer(K8S_TTL_S)) ||
+	if (s && ((job->timeout_ms > 0 &&
+		   json_object_set_new(s, "activeDeadlineSeconds",
+				       json_integer((job->timeout_ms + 999) / 1000))) ||
+		  json_object_set_new(s, "ttlSecondsAfterFinished", json_integer(K8S_TTL_S)) ||
 		  json_object_set_new(s, "podFailurePolicy",
 				      json_pack("{s:[{s:s, s:[{s:s, s:s}]}]}", "rules", "action",
 						"FailJob", "onPodConditions", "type",

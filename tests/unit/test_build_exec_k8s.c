@@ -343,6 +343,55 @@ static void test_manifest_edges(void **state)
 	sl_config_free(cfg);
 }
 
+/* jansson's n-th allocation fails (counted from 0; -1: none fails): the manifest is whole or NULL */
+static long alloc_count, alloc_fail = -1;
+
+static void *failing_malloc(size_t n)
+{
+	return alloc_count++ == alloc_fail ? NULL : malloc(n);
+}
+
+static json_t *manifest_failing(const struct sl_config *cfg, long fail)
+{
+	json_t *m;
+
+	alloc_count = 0;
+	alloc_fail = fail;
+	json_set_alloc_funcs(failing_malloc, free);
+	m = exec_k8s_manifest(cfg, &sample);
+	json_set_alloc_funcs(malloc, free);
+	return m;
+}
+
+static void test_manifest_oom(void **state)
+{
+	struct sl_config *cfg = k8s_config(1);
+	json_t *m = manifest_failing(cfg, -1);
+	long n, total = alloc_count, whole = 0;
+
+	(void)state;
+	assert_non_null(m);
+	json_decref(m);
+	assert_true(total > 20);
+	for (n = 0; n < total; n++) {
+		if (!(m = manifest_failing(cfg, n)))
+			continue;
+		whole++; /* an allocation jansson could do without (a hash table's growth) */
+		check_common(m);
+		assert_string_equal(STR(m, C0 "env.1.name"), "GIT_CONFIG_GLOBAL");
+		assert_string_equal(STR(m, C0 "volumeMounts.1.name"), "git-credentials");
+		assert_string_equal(STR(m, "spec.template.spec.volumes.1.secret.secretName"),
+				    "sluice-git");
+		assert_string_equal(STR(m, C0 "resources.requests.memory"), "4Gi");
+		assert_string_equal(STR(m, "spec.template.spec.serviceAccountName"), "sluice-jobs");
+		assert_string_equal(label(m, "metadata.labels", "sluice.dev/work-order"), "WO-7");
+		assert_int_equal(json_integer_value(at(m, "spec.activeDeadlineSeconds")), 3601);
+		json_decref(m);
+	}
+	assert_true(whole < total);
+	sl_config_free(cfg);
+}
+
 /* ---- submit refusals that never reach kubectl; kubectl missing ---- */
 
 static void test_submit_refused(void **state)
@@ -591,6 +640,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_manifest_plain),
 		cmocka_unit_test(test_manifest_full),
 		cmocka_unit_test(test_manifest_edges),
+		cmocka_unit_test(test_manifest_oom),
 		cmocka_unit_test(test_submit_refused),
 		cmocka_unit_test_setup_teardown(test_poll_answers, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_submit_answers, fake_setup, fake_teardown),
