@@ -194,7 +194,7 @@ static int none_ceiling(sl_strv env, size_t *n, const struct build_opts *o)
 	return 0;
 }
 /* SLUICE_* entries, cfg->builder.env, the hooks triple: new strings in env (n at most cap). */
-static int build_env(sl_strv env, size_t cap, const struct build_opts *o)
+int build__env(sl_strv env, size_t cap, const struct build_opts *o)
 {
 	const char *mode = run_mode_name(o->mode);
 	const char *wo = o->work_order_id ? o->work_order_id : "";
@@ -296,9 +296,29 @@ static void log_footer(const char *log, const struct build_opts *o,
 	log_line(log, line);
 }
 
+int build__env_list(const struct build_opts *o, sl_strv *out)
+{
+	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
+	size_t cap = 12 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
+
+	if (!(*out = calloc(cap + 1, sizeof(**out))))
+		return SL_ERROR;
+	return build__env(*out, cap, o) < 0 ? SL_ERROR : 0;
+}
+
+/* The builder's timeout: its named builder's, else builder.timeout. */
+int64_t build__timeout(const struct build_opts *o)
+{
+	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
+
+	return named && named->timeout_ms ? named->timeout_ms : o->cfg->builder.timeout_ms;
+}
+
 int build_run(const struct build_opts *o, struct sl_proc_result *res,
 		       struct sl_err *err)
 {
+	if (o->job && exec_remote(o->cfg))
+		return build__run_job(o, res, err);
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	sl_strv argv = NULL, env = NULL, drop = NULL;
 	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
@@ -309,7 +329,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 	memset(res, 0, sizeof(*res));
 	if ((error = build_argv_agent(&argv, o->cfg, o->argv_override, o->agent, err)) < 0)
 		goto out;
-	if (!(env = calloc(cap + 1, sizeof(*env))) || build_env(env, cap, o) < 0 ||
+	if (!(env = calloc(cap + 1, sizeof(*env))) || build__env(env, cap, o) < 0 ||
 	    asprintf(&log, "%s/builder.log", o->run_dir) < 0 ||
 	    asprintf(&owner, "%s/" BUILD_CHILD_OWNER_FILE, o->run_dir) < 0) {
 		log = owner = NULL;

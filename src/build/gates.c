@@ -18,7 +18,7 @@
 #define GATES_LOG_DEFAULT_MAX ((size_t)10 << 20)
 
 /* The last `max` bytes of a file, a new string ("" when unreadable). */
-static char *tail_file(const char *path, size_t max)
+char *build__tail_file(const char *path, size_t max)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct stat st;
@@ -46,7 +46,7 @@ out:
 	return buf ? buf : strdup("");
 }
 
-static int gate_name_ok(const char *name)
+int build__gate_name_ok(const char *name)
 {
 	if (!name || !*name)
 		return 0;
@@ -146,7 +146,7 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 		r->duration_ms = res.duration_ms;
 		r->passed = res.exit_code == 0 && !res.timed_out;
 	}
-	r->output = tail_file(path, BUILD_GATE_TAIL);
+	r->output = build__tail_file(path, BUILD_GATE_TAIL);
 out:
 	gate_env_release(&ge);
 	free(path);
@@ -178,7 +178,7 @@ json_t *build_gates_json(const struct build_gate_results *r)
 	return arr;
 }
 
-static int write_json(const char *run_dir, const char *sub, const struct build_gate_results *r,
+int build__gates_write(const char *run_dir, const char *sub, const struct build_gate_results *r,
 		      struct sl_err *err)
 {
 	json_t *arr = build_gates_json(r);
@@ -271,7 +271,7 @@ int build_gates_run_sub(const struct sl_config *cfg, const char *wt, const char 
 	for (size_t i = 0; i < cfg->ngates; i++) {
 		const struct sl_gate *g = &cfg->gates[i];
 
-		if (!gate_name_ok(g->name) || !g->argv || !g->argv[0]) {
+		if (!build__gate_name_ok(g->name) || !g->argv || !g->argv[0]) {
 			error = sl_err_set(err, SL_EINVALID, "gate %zu has a bad name or no "
 					   "command; fix gates in .system/config.yaml", i + 1);
 			goto out;
@@ -286,7 +286,7 @@ int build_gates_run_sub(const struct sl_config *cfg, const char *wt, const char 
 		if (!out->v[i].passed)
 			out->all_passed = 0;
 	}
-	error = write_json(run_dir, sub, out, err);
+	error = build__gates_write(run_dir, sub, out, err);
 out:
 	free(dir);
 	return error;
@@ -317,7 +317,7 @@ static int load_one(const char *run_dir, json_t *o, struct build_gate_result *r)
 	r->duration_ms = json_integer_value(json_object_get(o, "duration_ms"));
 	if (!(path = sl_path_join(run_dir, log)))
 		return SL_ERROR;
-	r->output = tail_file(path, BUILD_GATE_TAIL);
+	r->output = build__tail_file(path, BUILD_GATE_TAIL);
 	free(path);
 	return 0;
 }

@@ -925,15 +925,15 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 		struct sl_retry_rule *r = &cfg->retry[i];
 		if (r->kind == SL_RETRY_EXIT && r->n)
 			exits++;
-		/* "builder", "review", "no_write": the pseudo-gates of the retry rules (build/build.h) */
+		/* "builder", "review", "no_write", "job": the pseudo-gates of the retry rules (build/build.h) */
 		if (r->kind == SL_RETRY_NOT_GATE && r->gate && strcmp(r->gate, "builder") &&
-		    strcmp(r->gate, "review") && strcmp(r->gate, "no_write")) {
+		    strcmp(r->gate, "review") && strcmp(r->gate, "no_write") && strcmp(r->gate, "job")) {
 			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)
 				;
 			if (j == cfg->ngates)
 				problem(c, n,
 				        "retry entry at line %d: 'not: gate.%s' names no configured "
-				        "gate (nor gate.builder, gate.review or gate.no_write); define it under "
+				        "gate (nor gate.builder, gate.review, gate.no_write or gate.job); define it under "
 				        "'gates' or fix the name",
 				        r->line, r->gate);
 		}
@@ -1551,6 +1551,26 @@ out:
 	return n;
 }
 
+static void executor_free(struct sl_config *cfg)
+{
+	free(cfg->executor.remote);
+	free(cfg->executor.workdir);
+	free(cfg->executor.git);
+	free(cfg->executor.slurm.partition);
+	free(cfg->executor.slurm.account);
+	free(cfg->executor.slurm.qos);
+	free(cfg->executor.slurm.memory);
+	sl_strv_free(cfg->executor.slurm.options);
+	free(cfg->executor.kubernetes.namespace_);
+	free(cfg->executor.kubernetes.context);
+	free(cfg->executor.kubernetes.image);
+	free(cfg->executor.kubernetes.cpu);
+	free(cfg->executor.kubernetes.memory);
+	free(cfg->executor.kubernetes.service_account);
+	free(cfg->executor.kubernetes.git_secret);
+	free(cfg->executor.kubernetes.kubectl);
+}
+
 void sl_config_free(struct sl_config *cfg)
 {
 	size_t i;
@@ -1589,22 +1609,7 @@ void sl_config_free(struct sl_config *cfg)
 		sl_strv_free(cfg->retry[i].with);
 	}
 	free(cfg->retry);
-	free(cfg->executor.remote);
-	free(cfg->executor.workdir);
-	free(cfg->executor.git);
-	free(cfg->executor.slurm.partition);
-	free(cfg->executor.slurm.account);
-	free(cfg->executor.slurm.qos);
-	free(cfg->executor.slurm.memory);
-	sl_strv_free(cfg->executor.slurm.options);
-	free(cfg->executor.kubernetes.namespace_);
-	free(cfg->executor.kubernetes.context);
-	free(cfg->executor.kubernetes.image);
-	free(cfg->executor.kubernetes.cpu);
-	free(cfg->executor.kubernetes.memory);
-	free(cfg->executor.kubernetes.service_account);
-	free(cfg->executor.kubernetes.git_secret);
-	free(cfg->executor.kubernetes.kubectl);
+	executor_free(cfg);
 	free(cfg->reviewer.url);
 	free(cfg->reviewer.model);
 	free(cfg->reviewer.token_env);

@@ -1,6 +1,7 @@
 /* The human commands: approve, reject, retry, abandon (DESIGN.md sections 5, 10b). */
 #include "store/store.h"
 #include "runner/runner_int.h"
+#include "build/build.h"
 #include "worktree/worktree.h"
 #include "build/build.h"
 #include "reviewer/reviewer.h"
@@ -20,8 +21,8 @@
 #define REVIEW_REQUEST_MAX ((size_t)64 << 20)
 
 /* Open a step on a run named by id or prefix, holding its run lock. */
-static int step_open(struct step *s, struct sl_ctx *ctx, const char *run, struct sl_lock *lock,
-		     struct sl_err *err)
+static int step_open_wait(struct step *s, struct sl_ctx *ctx, const char *run,
+			  struct sl_lock *lock, int64_t wait_ms, struct sl_err *err)
 {
 	int error;
 
@@ -29,7 +30,7 @@ static int step_open(struct step *s, struct sl_ctx *ctx, const char *run, struct
 	s->ctx = ctx;
 	if ((error = store_run_get(ctx->st, run, &s->run, err)) != 0)
 		return error;
-	if ((error = runner__lock_run(ctx, s->run.id, 0, lock, err)) != 0) {
+	if ((error = runner__lock_run(ctx, s->run.id, wait_ms, lock, err)) != 0) {
 		sl_err_clear(err);
 		return sl_err_set(err, SL_ELOCKED,
 				  "run '%s' is being worked on by another sluice process; try again "
@@ -42,6 +43,41 @@ static int step_open(struct step *s, struct sl_ctx *ctx, const char *run, struct
 	s->run_dir = sl_repo_run_path(&ctx->repo, s->run.id, NULL);
 	s->wt = runner__worktree_path(ctx, s->run.id);
 	return s->run_dir && s->wt ? 0 : sl_err_set(err, SL_ERROR, "out of memory");
+}
+
+static int step_open(struct step *s, struct sl_ctx *ctx, const char *run, struct sl_lock *lock,
+		     struct sl_err *err)
+{
+	return step_open_wait(s, ctx, run, lock, 0, err);
+}
+
+static void step_close(struct step *s, struct sl_lock *lock);
+static const char *who(const struct sl_ctx *ctx);
+
+/*
+ * Abandon: a run whose job a tick follows is locked by that tick. Its open
+ * jobs are cancelled first (recorded as such): the tick sees it within a
+ * poll and lets go of the run, which is then waited for.
+ */
+static int open_for_abandon(struct step *s, struct sl_ctx *ctx, const char *run,
+			    struct sl_lock *lock, struct sl_err *err)
+{
+	char why[256];
+	int error = step_open(s, ctx, run, lock, err), n = 0;
+
+	snprintf(why, sizeof(why), "the run was abandoned by %s", who(ctx));
+	if (error != SL_ELOCKED || !exec_remote(ctx->cfg))
+		goto cancel;
+	if (step__jobs_cancel(ctx, s->run.id, why, &n) != 0 || !n)
+		return error;
+	step_close(s, lock);
+	sl_err_clear(err);
+	error = step_open_wait(s, ctx, run, lock, 2 * ctx->cfg->executor.poll_ms + 60 * 1000, err);
+cancel:
+	/* the jobs of a tick that was killed: nobody follows them */
+	if (!error && exec_remote(ctx->cfg))
+		step__jobs_cancel(ctx, s->run.id, why, &n);
+	return error;
 }
 
 static void step_close(struct step *s, struct sl_lock *lock)
@@ -379,7 +415,7 @@ int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 	char head[41];
 	int error, committed = 0, deleted = 0;
 
-	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
+	if ((error = open_for_abandon(&s, ctx, run, &lock, err)) != 0)
 		goto out;
 	if (run_state_is_final(s.run.state)) {
 		error = sl_err_set(err, SL_EINVALID, "run '%s' is already %s", s.run.id,

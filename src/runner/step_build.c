@@ -80,12 +80,22 @@ out:
 
 static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 		       const char *prompt, const char *session, struct sl_proc_result *res,
-		       struct sl_err *err)
+		       struct exec_outcome *oc, struct sl_err *err)
 {
 	struct build_opts bo = BUILD_OPTS_INIT;
 	enum sl_worktree_mode m = step__worktree_mode(s);
-	char *cwd = NULL;
+	struct exec_run r;
+	char *cwd = NULL, base[41], theirs[41];
 	int error;
+
+	/* executor.kind slurm or kubernetes: the builder runs as a job (step_job.c) */
+	if (step__remote(s)) {
+		if ((error = step__job_init(s, "build", &r, base, theirs, err)) != 0)
+			return error;
+		bo.job = &r;
+		bo.job_out = oc;
+		bo.branch = s->run.branch_name;
+	}
 
 	/* read-only and none runs: the worktree put back, or an empty folder (step_report.c) */
 	if (m != SL_WORKTREE_READ_WRITE && (error = step__report_before(s, m, prompt, &cwd, err)))
@@ -226,7 +236,8 @@ static int choose_agent(struct step *s, const struct build_retry_state *rs,
  * The prompt and the builder of attempt s->run.attempt: 0 once the builder
  * ran (res), an error, or what step__fail() returned.
  */
-static int run_attempt(struct step *s, struct sl_proc_result *res, struct sl_err *err)
+static int run_attempt(struct step *s, struct sl_proc_result *res, struct exec_outcome *oc,
+		       struct sl_err *err)
 {
 	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
 	struct build_retry_overrides ov;
@@ -247,7 +258,7 @@ static int run_attempt(struct step *s, struct sl_proc_result *res, struct sl_err
 	    (error = choose_agent(s, &rs, &ov, &session, err)) != 0)
 		goto out;
 	sl_fault("build.before_builder");
-	error = run_builder(s, &ov, prompt, session, res, err);
+	error = run_builder(s, &ov, prompt, session, res, oc, err);
 	if (error == SL_ENOTFOUND || error == SL_EINVALID)
 		error = step__fail(s, RUN_FAILED, err, "the builder cannot start: %s", err->msg);
 out:
@@ -316,15 +327,34 @@ static int built(struct step *s, const char *head, const struct sl_proc_result *
 			  how);
 }
 
+/* A job the engine lost, or that never reported: a failed attempt, under the retry rules. */
+static const char *const job_failed[] = { "builder", BUILD_JOB, NULL };
+
+static int build_job_lost(struct step *s, const struct exec_outcome *oc, struct sl_err *err)
+{
+	char why[1200];
+
+	snprintf(why, sizeof(why), "attempt %d: %s", s->run.attempt, oc->why);
+	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, 1, why, NULL, err);
+	sl_err_clear(err);
+	return step__retry_or_fail(s, job_failed, 1, why, err);
+}
+
 int step_build(struct step *s, struct sl_err *err)
 {
 	struct sl_proc_result res;
+	struct exec_outcome oc;
 	char head[41], how[160];
 	int error;
 
 	memset(&res, 0, sizeof(res));
-	if ((error = run_attempt(s, &res, err)) != 0)
+	memset(&oc, 0, sizeof(oc));
+	if ((error = run_attempt(s, &res, &oc, err)) != 0)
 		return error;
+	if (oc.cancelled) /* sluice abandon cancelled the job: it ends the run */
+		return STEP_STOP;
+	if (oc.lost)
+		return build_job_lost(s, &oc, err);
 	sl_proc_describe(how, sizeof(how), &res);
 	sl_fault(s->run.mode == RUN_MODE_RESOLVE ? "resolve.after_resolver" : "build.after_builder");
 	step__sanitize_run_dir(s);
@@ -361,17 +391,46 @@ static int keep_gate_output(struct step *s, struct sl_err *err)
 	return error;
 }
 
+/* The gates here, or as a job (executor.kind slurm or kubernetes): *oc says how a job ended. */
+static int run_gates(struct step *s, struct build_gate_results *gr, struct exec_outcome *oc,
+		     struct sl_err *err)
+{
+	struct exec_run r;
+	char base[41], theirs[41];
+	int error;
+
+	memset(oc, 0, sizeof(*oc));
+	if (!step__remote(s) || !s->ctx->cfg->ngates)
+		return build_gates_run(s->ctx->cfg, s->wt, s->run_dir, gr, err);
+	if ((error = step__job_init(s, "gates", &r, base, theirs, err)) != 0)
+		return error;
+	return build_gates_run_job(s->ctx->cfg, s->wt, s->run_dir, NULL, s->run.branch_name, &r,
+				   oc, gr, err);
+}
+
+static const char *const gates_job_failed[] = { BUILD_JOB, NULL };
+
 int step_gate(struct step *s, struct sl_err *err)
 {
 	struct build_gate_results gr = BUILD_GATE_RESULTS_INIT;
+	struct exec_outcome oc;
 	const char **failed = NULL;
-	char why[512], name[64];
+	char why[1200], name[64];
 	int error;
 
-	error = build_gates_run(s->ctx->cfg, s->wt, s->run_dir, &gr, err);
+	error = run_gates(s, &gr, &oc, err);
 	step__sanitize_run_dir(s);
 	if (error)
 		goto out;
+	if (oc.cancelled) {
+		error = STEP_STOP;
+		goto out;
+	}
+	if (oc.lost) {
+		snprintf(why, sizeof(why), "the gates of attempt %d: %s", s->run.attempt, oc.why);
+		error = step__retry_or_fail(s, gates_job_failed, 0, why, err);
+		goto out;
+	}
 	/* keep each attempt's gate results beside its prompt */
 	snprintf(name, sizeof(name), "attempts/%d/gates.json", s->run.attempt);
 	{

@@ -374,6 +374,24 @@ static int prepare_none(struct step *s, struct sl_err *err)
 			  s->run.attempt, s->run.base_commit);
 }
 
+/*
+ * A job of this attempt that a killed tick left on the engine: followed
+ * again, in the same attempt (1, moved), never submitted twice.
+ */
+static int resume_job(struct step *s, struct sl_err *err)
+{
+	enum run_state to = RUN_BUILDING;
+	int error;
+
+	if (!step__remote(s) || s->run.attempt < 1)
+		return 0;
+	if ((error = step__job_resume(s, &to, err)) <= 0)
+		return error;
+	error = step__move(s, to, err, "attempt %d: its %s job is still the engine's; following "
+			   "it again", s->run.attempt, to == RUN_GATING ? "gates" : "build");
+	return error ? error : 1;
+}
+
 int step_prepare(struct step *s, struct sl_err *err)
 {
 	char n[16];
@@ -394,8 +412,11 @@ int step_prepare(struct step *s, struct sl_err *err)
 	 */
 	if ((error = prepare_worktree(s, &reused, err)) == SL_EINVALID)
 		return step__fail(s, RUN_FAILED, err, "cannot prepare the worktree: %s", err->msg);
-	if (error || (error = setup_once(s, err)) != 0)
+	/* jobs run worktree.setup in their own clone (build/exec_script.c), not here */
+	if (error || (!step__remote(s) && (error = setup_once(s, err)) != 0))
 		return error;
+	if ((error = resume_job(s, err)) != 0)
+		return error > 0 ? 0 : error;
 	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;

@@ -451,6 +451,36 @@ static struct sl_config merge_gates_cfg(const struct sl_config *cfg, struct sl_g
 }
 
 /*
+ * The merge gates as a job (executor.kind slurm or kubernetes) on the car's
+ * commit, pushed as refs/sluice/train/<id>/<commit>/head: a job lost or
+ * cancelled is an error, and the train tries the car again next tick.
+ */
+static int train_gates_job(struct step *s, const struct sl_config *c, const char *commit,
+			   struct build_gate_results *gr, struct sl_err *err)
+{
+	struct exec_run r;
+	struct exec_outcome oc;
+	int error;
+
+	memset(&r, 0, sizeof(r));
+	r.st = s->ctx->st;
+	r.repo_root = s->ctx->repo.root;
+	r.run_id = s->run.id;
+	r.work_order_id = s->run.work_order_id;
+	r.attempt = s->run.attempt;
+	r.purpose = "train";
+	r.base = commit;
+	r.state_name = run_state_name(s->run.state);
+	if ((error = build_gates_run_job(c, s->wt, s->run_dir, "train", s->run.branch_name, &r, &oc,
+					 gr, err)) != 0)
+		return error;
+	if (oc.lost || oc.cancelled)
+		return sl_err_set(err, SL_ETRANSIENT, "the merge gates job on %.12s did not end: %s; "
+				  "the train tries again", commit, oc.cancelled ? "cancelled" : oc.why);
+	return 0;
+}
+
+/*
  * The merge gates on `commit`, checked out detached in the run's worktree,
  * their output under <run>/train/; the worktree goes back to the run branch.
  */
@@ -468,6 +498,10 @@ static int run_merge_gates(struct step *s, const char *commit, struct build_gate
 	}
 	if (!c.ngates) { /* no merge gate: the train only serializes the merges */
 		error = build_gates_run_sub(&c, s->wt, s->run_dir, "train", gr, err);
+		goto out;
+	}
+	if (step__remote(s)) { /* a job on the car's commit: no checkout here */
+		error = train_gates_job(s, &c, commit, gr, err);
 		goto out;
 	}
 	if (!sl_path_exists(s->wt) && (error = step__worktree_again(s, err)) != 0) {

@@ -307,6 +307,35 @@ int store_attempt_set_agent(struct store *st, const char *run_id, int n, const c
 /* The agent attempt n ran, a new string (free()), or NULL: none recorded (or no memory). */
 char *store_attempt_agent(struct store *st, const char *run_id, int n);
 
+/*
+ * Jobs on an engine (table jobs, migration 9; build/exec.h): recorded when
+ * submitted, ended when collected or cancelled. A job is "open" until then.
+ */
+struct store_job {
+	int64_t id;
+	char *run_id;
+	int attempt;
+	char *purpose;       /* "build", "gates" or "train" */
+	char *handle;        /* "slurm:1234" */
+	char *refs;          /* its refs' prefix on executor.remote */
+	int64_t submitted_at;
+	int64_t ended_at;    /* 0: open */
+	char *outcome;       /* NULL while open */
+};
+#define STORE_JOB_INIT { 0 }
+
+int store_job_add(struct store *st, const char *run_id, int attempt, const char *purpose,
+		  const char *handle, const char *refs, int64_t *id_out, struct sl_err *err);
+/* The open job of run/attempt/purpose (attempt < 0: any): SL_ENOTFOUND when none. */
+int store_job_open(struct store *st, const char *run_id, int attempt, const char *purpose,
+		   struct store_job *out, struct sl_err *err);
+int store_job_end(struct store *st, int64_t id, const char *outcome, struct sl_err *err);
+/* Every job of a run, oldest first (open ones included). *out: store_jobs_free(). */
+int store_jobs_of_run(struct store *st, const char *run_id, struct store_job **out, size_t *n,
+		      struct sl_err *err);
+void store_job_release(struct store_job *j);
+void store_jobs_free(struct store_job *v, size_t n);
+
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err);
 
