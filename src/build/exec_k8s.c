@@ -1,5 +1,5 @@
 /*
- * The kubernetes back end of the executor (exec.h, docs/scale-out.md): one
+ * The kubernetes back end of the executor (build.h, docs/scale-out.md): one
  * batch/v1 Job a job, made, asked about, deleted and read through kubectl.
  *
  * The Job runs the job script (exec_script.c) as `sh -c SCRIPT` in one
@@ -10,7 +10,7 @@
  * with the reason PodFailurePolicy, told apart from the script's own failure
  * (BackoffLimitExceeded). Nothing of sluice's environment goes into the Job.
  */
-#include "build/exec.h"
+#include "build/build.h"
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/err.h"
@@ -438,46 +438,6 @@ static char *k8s_manifest_text(const struct sl_config *cfg, const struct exec_jo
 	return text;
 }
 
-int exec_k8s_submit(const struct sl_config *cfg, const struct exec_job *job, char *id, size_t n,
-		    struct sl_err *err)
-{
-	static const char *const args[] = { "create", "-f", "-", "-o", "name", NULL };
-	struct k8s_call c = { .ns = k8s_namespace(cfg), .args = args };
-	struct sl_buf out = SL_BUF_INIT;
-	const char **drop = NULL;
-	char *text = NULL;
-	int error;
-
-	sl_buf_init(&out, 4096);
-	if ((error = k8s_check_job(cfg, job, err)) != 0)
-		goto out;
-	if (!(text = k8s_manifest_text(cfg, job, &error, err)))
-		goto out;
-	if (!(drop = k8s_drop(cfg, job->env_drop))) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	c.in = text;
-	c.in_len = strlen(text);
-	c.drop = drop;
-	c.out = &out;
-	if ((error = k8s_run(cfg, &c, err)) != 0)
-		goto out;
-	if (c.res.exit_code != 0) {
-		error = k8s_failed(&c, strstr(sl_buf_cstr(&c.errout), "(AlreadyExists)") ?
-				   SL_EEXISTS : SL_ERROR, "create job", job->name, err);
-		goto out;
-	}
-	if ((size_t)snprintf(id, n, "%s/%s", c.ns, job->name) >= n)
-		error = sl_err_set(err, SL_ETOOBIG, "the handle of '%s' does not fit", job->name);
-out:
-	sl_buf_release(&c.errout);
-	sl_buf_release(&out);
-	free(drop);
-	free(text);
-	return error;
-}
-
 /* Run `kubectl ... ARGS` about a Job of namespace `ns`, the reviewer token's name dropped. */
 static int k8s_job_call(const struct sl_config *cfg, const char *ns, const char *const *args,
 			struct k8s_call *c, struct sl_err *err)
@@ -488,6 +448,80 @@ static int k8s_job_call(const struct sl_config *cfg, const char *ns, const char 
 	c->args = args;
 	c->drop = drop;
 	return k8s_run(cfg, c, err);
+}
+
+/* `kubectl create -f -` of the manifest: 0, SL_EEXISTS (a Job of the name is there), or an error. */
+static int k8s_create(const struct sl_config *cfg, const char *name, const char *text,
+		      const char *const *drop, struct sl_err *err)
+{
+	static const char *const args[] = { "create", "-f", "-", "-o", "name", NULL };
+	struct k8s_call c = { .ns = k8s_namespace(cfg), .args = args, .in = text,
+			      .in_len = strlen(text), .drop = drop };
+	int error;
+
+	if ((error = k8s_run(cfg, &c, err)) == 0 && c.res.exit_code != 0)
+		error = k8s_failed(&c, strstr(sl_buf_cstr(&c.errout), "(AlreadyExists)") ?
+				   SL_EEXISTS : SL_ERROR, "create job", name, err);
+	sl_buf_release(&c.errout);
+	return error;
+}
+
+/*
+ * A Job of the name is there already: an earlier submission of it (the train
+ * tests a car again under the same attempt; a tick killed after submitting).
+ * One that has ended is deleted (its log with it), so that the new one can
+ * take the name; one still going is left alone: SL_EEXISTS.
+ */
+static int k8s_replace_ended(const struct sl_config *cfg, const char *name, struct sl_err *err)
+{
+	const char *ns = k8s_namespace(cfg);
+	const char *args[] = { "delete", "job", name, "--ignore-not-found", "--cascade=background",
+			       "--timeout=60s", NULL };
+	char id[2 * K8S_NAME_MAX + 2];
+	struct k8s_call c = { 0 };
+	struct exec_status st;
+	int error;
+
+	snprintf(id, sizeof(id), "%s/%s", ns, name);
+	if ((error = exec_k8s_poll(cfg, id, &st, err)) != 0)
+		return error;
+	if (st.state != EXEC_DONE && st.state != EXEC_LOST)
+		return sl_err_set(err, SL_EEXISTS, "the kubernetes Job '%s' is there already and "
+				  "has not ended; it is left alone (delete it, or wait for its end)",
+				  id);
+	if ((error = k8s_job_call(cfg, ns, args, &c, err)) == 0 && c.res.exit_code != 0)
+		error = k8s_failed(&c, SL_ERROR, "delete job", id, err);
+	sl_buf_release(&c.errout);
+	return error;
+}
+
+int exec_k8s_submit(const struct sl_config *cfg, const struct exec_job *job, char *id, size_t n,
+		    struct sl_err *err)
+{
+	struct sl_err e = SL_ERR_INIT;
+	const char **drop = NULL;
+	char *text = NULL;
+	int error;
+
+	if ((error = k8s_check_job(cfg, job, err)) != 0)
+		goto out;
+	if (!(text = k8s_manifest_text(cfg, job, &error, err)))
+		goto out;
+	if (!(drop = k8s_drop(cfg, job->env_drop))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	error = k8s_create(cfg, job->name, text, drop, &e);
+	if (error == SL_EEXISTS && (error = k8s_replace_ended(cfg, job->name, err)) == 0)
+		error = k8s_create(cfg, job->name, text, drop, err);
+	else if (error)
+		sl_err_set(err, error, "%s", e.msg);
+	if (!error && (size_t)snprintf(id, n, "%s/%s", k8s_namespace(cfg), job->name) >= n)
+		error = sl_err_set(err, SL_ETOOBIG, "the handle of '%s' does not fit", job->name);
+out:
+	free(drop);
+	free(text);
+	return error;
 }
 
 int exec_k8s_poll(const struct sl_config *cfg, const char *id, struct exec_status *st,

@@ -180,4 +180,87 @@ test_expect_success 'executor.kubernetes.kubectl names the program' '
 	test_cmp expect out
 '
 
+# With tests/k8s/kubectl-standin.sh: a Job's pod is its script run here, and a
+# name that is there is refused as the API server does (AlreadyExists).
+STANDIN="$SLUICE_SOURCE_DIR/tests/k8s/kubectl-standin.sh"
+export K8S_STATES="$STATES"
+
+# the stand-in's pods that still run at the end (a failed test): their process groups
+test_when_finished 'for _p in "$TRASH"/standin/jobs/*/*/pid; do [ -f "$_p" ] && kill -TERM "-$(cat "$_p")" 2>/dev/null; done; :'
+
+standin_config() {
+	mkdir -p "$TRASH/standin" &&
+	sed "s|image:|kubectl: $STANDIN\n    image:|" "$TRASH/plain.yml" >"$TRASH/standin.yml"
+}
+
+# until_ended HANDLE: poll (at most 30 s) until the job is done or lost; its line in polled
+until_ended() {
+	_i=0
+	while [ $_i -lt 300 ]; do
+		K8S_FAKE="$TRASH/standin" "$DRIVER" "$TRASH/standin.yml" poll "$1" >polled || return 1
+		case $(cat polled) in done*|lost*) return 0 ;; esac
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+test_must_be_gone_() { # PID
+	if kill -0 "$1" 2>/dev/null; then echo "the pod ($1) still runs" >&2; return 1; fi
+}
+
+test_expect_success 'stand-in: a Job runs its script with only TMPDIR from the manifest' '
+	standin_config &&
+	SLUICE_K8S_SCRIPT="env >env.txt; echo from the pod; exit 0" K8S_FAKE="$TRASH/standin" \
+		"$DRIVER" "$TRASH/standin.yml" submit >handle &&
+	until_ended "$(cat handle)" &&
+	echo "done 0 Complete" >expect &&
+	test_cmp expect polled &&
+	K8S_FAKE="$TRASH/standin" "$DRIVER" "$TRASH/standin.yml" log "$(cat handle)" >log &&
+	echo "from the pod" >expect &&
+	test_cmp expect log &&
+	env="$TRASH/standin/jobs/default/$NAME/workspace/env.txt" &&
+	test_grep "^TMPDIR=$TRASH/standin/jobs/default/$NAME/workspace\$" "$env" &&
+	test_grep -v t0ken-must-not-leak "$env" &&
+	test_grep -v "^SLUICE_" "$env"
+'
+
+test_expect_success 'submit of a name whose Job has ended: that Job is deleted, the new one made' '
+	: >"$TRASH/standin/calls" &&
+	SLUICE_K8S_SCRIPT="exit 7" K8S_FAKE="$TRASH/standin" \
+		"$DRIVER" "$TRASH/standin.yml" submit >handle &&
+	printf "%s\n" "create -f - -o name" "get job $NAME -o json" \
+		"delete job $NAME --ignore-not-found --cascade=background --timeout=60s" \
+		"create -f - -o name" >expect &&
+	test_cmp expect "$TRASH/standin/calls" &&
+	until_ended "$(cat handle)" &&
+	echo "done 1 BackoffLimitExceeded" >expect &&
+	test_cmp expect polled
+'
+
+test_expect_success 'submit of a name whose Job has not ended: refused, that Job left alone' '
+	SLUICE_K8S_SCRIPT="sleep 30" K8S_FAKE="$TRASH/standin" \
+		"$DRIVER" "$TRASH/standin.yml" submit >handle &&
+	: >"$TRASH/standin/calls" &&
+	SLUICE_K8S_SCRIPT="exit 0" K8S_FAKE="$TRASH/standin" \
+		test_expect_failure_code 1 "$DRIVER" "$TRASH/standin.yml" submit 2>err &&
+	test_grep "the kubernetes Job .default/$NAME. is there already and has not ended" err &&
+	test_grep -v "^delete" "$TRASH/standin/calls" &&
+	K8S_FAKE="$TRASH/standin" "$DRIVER" "$TRASH/standin.yml" poll "$(cat handle)" >polled &&
+	echo "running 0 " >expect &&
+	test_cmp expect polled
+'
+
+test_expect_success 'cancel ends its pod; the Job is gone' '
+	pid=$(cat "$TRASH/standin/jobs/default/$NAME/pid") &&
+	kill -0 "$pid" &&
+	K8S_FAKE="$TRASH/standin" "$DRIVER" "$TRASH/standin.yml" cancel "$(cat handle)" &&
+	i=0 &&
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	test_must_be_gone_ "$pid" &&
+	until_ended "$(cat handle)" &&
+	echo "lost 0 the Job is gone (deleted, or removed after its ttl)" >expect &&
+	test_cmp expect polled
+'
+
 test_done
