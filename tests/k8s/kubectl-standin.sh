@@ -38,14 +38,17 @@ notfound() {
 }
 case $verb in
 create)
-	cat >"$d/in.json"
-	name=$(jq -r .metadata.name "$d/in.json") || exit 1
+	in=$(mktemp "$d/in.XXXXXX") && cat >"$in" && mv -f "$in" "$d/in.json.$$" || exit 1
+	in="$d/in.json.$$" # its own: creates may run side by side (a tick's workers)
+	cp "$in" "$d/in.json"
+	name=$(jq -r .metadata.name "$in") || exit 1
 	j="$d/jobs/$ns/$name"
 	if [ -e "$j" ] && [ ! -e "$j/deleted" ]; then
+		rm -f "$in"
 		echo "Error from server (AlreadyExists): error when creating \"STDIN\": jobs.batch \"$name\" already exists" >&2
 		exit 1
 	fi
-	rm -rf "$j" && mkdir -p "$j/workspace" && cp "$d/in.json" "$j/manifest.json" || exit 1
+	rm -rf "$j" && mkdir -p "$j/workspace" && mv "$in" "$j/manifest.json" || exit 1
 	jq -r '.spec.template.spec.containers[0].command[2]' "$j/manifest.json" >"$j/script"
 	# the pod's environment: the manifest's, /workspace standing for the emptyDir
 	jq -r '.spec.template.spec.containers[0].env[] | "\(.name)=\(.value)"' "$j/manifest.json" |
