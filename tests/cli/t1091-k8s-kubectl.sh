@@ -5,8 +5,8 @@
 # in its environment or its input). kubectl here is a stand-in on PATH that
 # records its argv, stdin and environment and answers with the recorded
 # states of tests/k8s/states; the states themselves are tested by the unit
-# test (test_build_exec_k8s), which is also the driver used here until the
-# runner reaches the back end: test_build_exec_k8s CONFIG VERB [ID].
+# test (test_build_exec_k8s), which is also the driver used here, one verb
+# at a time: test_build_exec_k8s CONFIG VERB [ID]. t1092 goes through sluice.
 . "$(dirname "$0")/lib.sh"
 
 DRIVER="${SLUICE_BUILD_DIR:-}/tests/test_build_exec_k8s"

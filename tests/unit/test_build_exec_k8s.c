@@ -6,8 +6,8 @@
  *
  * With SLUICE_K8S_MANIFEST_OUT set, the sample manifest is also written there.
  *
- * With arguments it is a driver for tests/cli/t1090 and t1091 (until the
- * runner reaches the back end): test_build_exec_k8s CONFIG VERB [ID], VERB one
+ * With arguments it is a driver for tests/cli/t1090 and t1091 (one verb of
+ * the back end at a time): test_build_exec_k8s CONFIG VERB [ID], VERB one
  * of manifest, submit, poll, cancel, log; the job from SLUICE_K8S_{NAME, RUN,
  * WORK_ORDER, SCRIPT, TIMEOUT_MS, DROP}; prints the result on stdout, an
  * error on stderr (exit 1; 2 for SL_ENOTFOUND).
