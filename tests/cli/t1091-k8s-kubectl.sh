@@ -9,6 +9,8 @@
 # at a time: test_build_exec_k8s CONFIG VERB [ID]. t1092 goes through sluice.
 . "$(dirname "$0")/lib.sh"
 
+test_skip_unless_tool jq setsid
+
 DRIVER="${SLUICE_BUILD_DIR:-}/tests/test_build_exec_k8s"
 STATES="$SLUICE_SOURCE_DIR/tests/k8s/states"
 FAKE="$TRASH/fake"
