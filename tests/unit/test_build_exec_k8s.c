@@ -412,6 +412,20 @@ static void test_submit_refused(void **state)
 		assert_int_equal(exec_k8s_submit(cfg, &job, id, sizeof(id), &err), SL_EINVALID);
 		assert_non_null(strstr(err.msg, "DNS-1123"));
 	}
+	/* over the API server's object limit (about 1.5 MB): refused before kubectl */
+	{
+		char *big = malloc(1600 * 1024 + 1);
+
+		memset(big, '#', 1600 * 1024);
+		big[1600 * 1024] = '\0';
+		job.name = sample.name;
+		job.script = big;
+		sl_err_clear(&err);
+		assert_int_equal(exec_k8s_submit(cfg, &job, id, sizeof(id), &err), SL_ETOOBIG);
+		assert_non_null(strstr(err.msg, "over the API server's limit"));
+		job.script = sample.script;
+		free(big);
+	}
 	job.name = sample.name; /* a good name: now kubectl is looked for */
 	sl_err_clear(&err);
 	assert_int_equal(exec_k8s_submit(cfg, &job, id, sizeof(id), &err), SL_ENOTFOUND);
