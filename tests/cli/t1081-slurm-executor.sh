@@ -49,6 +49,20 @@ jobs_of() { # DIR RUN: the handles of the run's jobs, one a line
 	sluice -C "$1" log "$2" | sed -n 's/.* job \(slurm:[0-9]*\) submitted.*/\1/p'
 }
 
+# builders that wait until both started (a shared folder: the jobs' run folders are their own)
+meet() { # A B EDIT
+	for _me in "$1" "$2"; do
+		if [ "$_me" = "$1" ]; then _other=$2; else _other=$1; fi
+		_edit=$(printf "$3" "$_me")
+		cat >"$BUILDERS/$_me.sh" <<-EOS || return 1
+		: >"$TRASH/started-$_me"
+		i=0
+		while [ ! -f "$TRASH/started-$_other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+		$_edit
+		EOS
+	done
+}
+
 test_expect_success 'setup: builders that record their environment' '
 	for w in A1 B1 A2 B2; do :; done &&
 	cat >"$BUILDERS/A1.sh" <<-EOS &&
@@ -65,7 +79,52 @@ test_expect_success 'setup: builders that record their environment' '
 	  kind: slurm
 	EOF
 	test_expect_failure_code 1 sluice -C chk check >out 2>&1 &&
-	test_grep "executor.remote is not set" out
+	test_grep "executor.remote is not set" out &&
+	for bad in "kind: slurmm" "remote: -upload-pack=evil" "remote: relative/dir" \
+		"poll: fast" "slurm: {cpus: 0}" "slurm: {partition: \"a\\nb\"}" "kind: kubernetes" \
+		"nodes: 3"; do
+		sluice_repo bad-$$ &&
+		printf "executor:\n  kind: slurm\n  remote: /r.git\n  %s\n" "$bad" >>bad-$$/.system/config.yaml &&
+		{ sluice -C bad-$$ check >out 2>&1; test $? = 1; } &&
+		test_grep "config.yaml:[0-9]*:[0-9]*: .*executor" out &&
+		rm -rf bad-$$ || return 1
+	done &&
+	sluice_repo warn "worktree:" "  share: [node_modules]" &&
+	printf "executor:\n  kind: slurm\n  remote: /r.git\n" >>warn/.system/config.yaml &&
+	sluice -C warn check >out 2>&1 &&
+	test_grep "warning: worktree.share .* the paths are missing there" out
+'
+
+test_expect_success 'scenario 2: same file, different lines: built apart, merged together' '
+	slurm_repo two &&
+	seq 1 10 >two/lines.txt && git -C two add lines.txt && git -C two commit -q -m lines &&
+	echo "sed -i \"1s/.*/line by A2/\" lines.txt" >"$TRASH/edit-A2.sh" &&
+	echo "sed -i \"9s/.*/line by B2/\" lines.txt" >"$TRASH/edit-B2.sh" &&
+	meet A2 B2 "sh \"$TRASH/edit-%s.sh\"" &&
+	wo two A2 && wo two B2 &&
+	sluice -C two tick --jobs 2 >out &&
+	test "$(state_of two $(run_of two A2))" = merged &&
+	test "$(state_of two $(run_of two B2))" = merged &&
+	git -C two show main:lines.txt >lines &&
+	test_grep "^line by A2$" lines && test_grep "^line by B2$" lines &&
+	sluice -C two audit
+'
+
+test_expect_success 'scenario 3: same lines with resolver none: merge_conflict, the rival loaded' '
+	meet A3 B3 "sed -i \"5s/.*/five by %s/\" lines.txt" &&
+	rm -f "$TRASH"/started-* &&
+	slurm_repo three "merge:" "  resolver: none" &&
+	seq 1 10 >three/lines.txt && git -C three add lines.txt && git -C three commit -q -m lines &&
+	wo three A3 && wo three B3 &&
+	sluice -C three tick --jobs 2 >out &&
+	ra=$(run_of three A3) && rb=$(run_of three B3) &&
+	sa=$(state_of three $ra) && sb=$(state_of three $rb) &&
+	{ { test $sa = merged && test $sb = merge_conflict && l=$rb && w=$ra; } ||
+	  { test $sb = merged && test $sa = merge_conflict && l=$ra && w=$rb; }; } &&
+	c=three/.system/runs/$l/conflict.json &&
+	test_grep "lines.txt" $c && test_grep "<<<<<<< " $c &&
+	sluice -C three status --json $l >st &&
+	test_grep "\"conflict_with_run_id\": \"$w\"" st
 '
 
 test_expect_success 'scenario 1: different files, both built, gated and merged by Slurm jobs' '
@@ -124,22 +183,9 @@ test_expect_success 'the environment contract holds in the job; the token never 
 	! git --git-dir="$TRASH/one.remote.git" for-each-ref | grep -q "refs/sluice/runs/$ra"
 '
 
-# builders that wait until both started (a shared folder: the jobs' run folders are their own)
-meet() { # A B EDIT
-	for _me in "$1" "$2"; do
-		if [ "$_me" = "$1" ]; then _other=$2; else _other=$1; fi
-		_edit=$(printf "$3" "$_me")
-		cat >"$BUILDERS/$_me.sh" <<-EOS || return 1
-		: >"$TRASH/started-$_me"
-		i=0
-		while [ ! -f "$TRASH/started-$_other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
-		$_edit
-		EOS
-	done
-}
-
-test_expect_success 'scenarios 3 and 4: same lines conflict; the builder resolves it in a Slurm job' '
+test_expect_success 'scenario 4: same lines conflict; the builder resolves it in a Slurm job' '
 	meet A3 B3 "sed -i \"5s/.*/five by %s/\" lines.txt" &&
+	rm -f "$TRASH"/started-* &&
 	slurm_repo four &&
 	seq 1 10 >four/lines.txt && git -C four add lines.txt && git -C four commit -q -m lines &&
 	wo four A3 && wo four B3 &&
