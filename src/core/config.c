@@ -1227,6 +1227,9 @@ static void executor_check(struct ctx *c)
 	         !strchr(cfg->executor.remote, ':'))
 		problem(c, at, "executor.remote '%.200s' is neither a URL nor an absolute path; "
 		        "the workers clone it from another folder", cfg->executor.remote);
+	if (cfg->executor.workdir && cfg->executor.workdir[0] != '/')
+		problem(c, at, "executor.workdir '%.200s' is not an absolute path; name a folder on "
+		        "the workers, such as /scratch", cfg->executor.workdir);
 	if (cfg->executor.kind == SL_EXEC_KUBERNETES && !cfg->executor.kubernetes.image)
 		problem(c, at, "executor.kind is kubernetes but executor.kubernetes.image is not "
 		        "set; name the container image the jobs run in (it needs sh, git and "
