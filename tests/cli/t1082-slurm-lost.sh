@@ -90,4 +90,24 @@ test_expect_success 'a forged result pushed by a hostile builder is not taken' '
 	sluice -C hostile audit
 '
 
+test_expect_success 'abandon while a tick waits for the job: cancelled, the tick lets go, abandoned' '
+	slurm_repo wait &&
+	echo "sleep 120" >"$BUILDERS/W.sh" &&
+	wo wait W &&
+	( ("$SLUICE" -C wait tick --jobs 1 >tick.out 2>&1; echo $? >tick.rc) & ) &&
+	i=0 && while [ -z "$(run_of wait W)" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done &&
+	rw=$(run_of wait W) &&
+	i=0 && while ! squeue -h -t R -n "sluice-$rw-a1-build" | grep -q . && [ $i -lt 150 ]; do
+		sleep 0.2; i=$((i + 1)); done &&
+	sluice -C wait abandon $rw >out 2>&1 &&
+	test "$(state_of wait $rw)" = abandoned &&
+	i=0 && while [ ! -f tick.rc ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done &&
+	test "$(cat tick.rc)" = 0 &&
+	j=$(sluice -C wait log $rw | sed -n "s/.* job slurm:\([0-9]*\) submitted.*/\1/p" | head -n 1) &&
+	scontrol show job $j | grep -q "JobState=CANCELLED" &&
+	sluice -C wait show $rw >show &&
+	test_grep "cancelled: the run was abandoned by" show &&
+	test "$(sluice -C wait log $rw | grep -c "submitted")" = 1
+'
+
 test_done
