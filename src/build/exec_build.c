@@ -33,6 +33,15 @@ static void append(const char *path, const char *data, size_t len)
 	close(fd);
 }
 
+/* A lost or cancelled job's refs go too (best effort: a lost job may still push later). */
+static void forget(const struct sl_config *cfg, const struct exec_run *r)
+{
+	char refs[300];
+
+	if (exec_refs(refs, sizeof(refs), r) == 0)
+		exec_job_forget(cfg, r->repo_root, refs, r->run_id);
+}
+
 /* worktree.copy's paths, from the run's worktree into <input>/copy/ (cp -R -P -p). */
 static int copy_paths(const struct sl_config *cfg, const char *wt, const char *input,
 		      struct sl_err *err)
@@ -200,6 +209,8 @@ int build__run_job(const struct build_opts *o, struct sl_proc_result *res, struc
 			     JOB_MARGIN_MS, o->job_out, err);
 	if (!error && !o->job_out->lost && !o->job_out->cancelled)
 		error = take_build(o, log, res, err);
+	else if (!error)
+		forget(o->cfg, &r);
 	res->duration_ms = sl_now_ms() - t0;
 	if (!error && !o->job_out->lost && !o->job_out->cancelled)
 		sl_proc_describe(how, sizeof(how), res);
@@ -342,8 +353,10 @@ int build_gates_run_job(const struct sl_config *cfg, const char *wt, const char 
 	r.engine_log = NULL;
 	if ((error = exec_job_run(cfg, &r, sl_buf_cstr(&script), limit, job_out, err)) != 0)
 		goto out;
-	if (job_out->lost || job_out->cancelled)
+	if (job_out->lost || job_out->cancelled) {
 		out->all_passed = 0;
+		forget(cfg, &r);
+	}
 	else
 		error = take_gates(cfg, wt, run_dir, sub, &r, job_out, out, err);
 out:
