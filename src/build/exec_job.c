@@ -259,6 +259,17 @@ static int wait_job(const struct sl_config *cfg, const char *handle, struct exec
 	}
 }
 
+/* 1 when ls-remote's output lists `ref` exactly ("<oid>\t<ref>" lines). */
+static int has_ref(const char *ls, const char *ref)
+{
+	size_t n = strlen(ref);
+
+	for (const char *p = ls; (p = strchr(p, '\t')) != NULL; p++)
+		if (!strncmp(p + 1, ref, n) && (p[1 + n] == '\n' || !p[1 + n]))
+			return 1;
+	return 0;
+}
+
 /* Fetch <refs>/out and <refs>/result into refs/sluice/fetched/<run>/: SL_ENOTFOUND when the job pushed none. */
 static int fetch_result(const struct sl_config *cfg, const struct exec_run *r, const char *refs,
 			struct exec_outcome *o, struct sl_err *err)
@@ -273,15 +284,17 @@ static int fetch_result(const struct sl_config *cfg, const struct exec_run *r, c
 	    sl_fmt_fixed(b, sizeof(b), "+%s/result:%s", refs, lb))
 		return sl_err_set(err, SL_ERROR, "a ref name too long");
 	{
-		char ra[400];
-		const char *ls[] = { "ls-remote", "--", cfg->executor.remote, ra, NULL };
-		if (sl_fmt_fixed(ra, sizeof(ra), "%s/out", refs))
+		/* both, or it did not report: a builder could push one of them itself */
+		char ra[400], rb[400];
+		const char *ls[] = { "ls-remote", "--", cfg->executor.remote, ra, rb, NULL };
+		if (sl_fmt_fixed(ra, sizeof(ra), "%s/out", refs) ||
+		    sl_fmt_fixed(rb, sizeof(rb), "%s/result", refs))
 			return sl_err_set(err, SL_ERROR, "a ref name too long");
 		sl_buf_init(&out, 4096);
 		error = remote_git(r->repo_root, ls, &out, err);
-		if (!error && !sl_buf_cstr(&out)[0])
-			error = sl_err_set(err, SL_ENOTFOUND, "the job pushed no result to %s/out",
-					   refs);
+		if (!error && (!has_ref(sl_buf_cstr(&out), ra) || !has_ref(sl_buf_cstr(&out), rb)))
+			error = sl_err_set(err, SL_ENOTFOUND, "the job pushed no result to %s/out "
+					   "and %s/result", refs, refs);
 		sl_buf_release(&out);
 		if (error)
 			return error;

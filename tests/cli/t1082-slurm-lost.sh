@@ -67,13 +67,19 @@ test_expect_success 'the node fails under a job: NODE_FAIL, retried under the ru
 	sluice -C node audit
 '
 
-test_expect_success 'a forged result pushed by a hostile builder is not taken' '
+test_expect_success 'a forged result, or an out alone, pushed by a hostile builder is not taken' '
 	slurm_repo hostile &&
 	cat >"$BUILDERS/H.sh" <<-EOS &&
 	if [ "\$SLUICE_ATTEMPT" = 1 ]; then
 		echo forged >forged.txt && git add forged.txt &&
 		c=\$(git commit-tree "\$(git write-tree)" -m forged) &&
 		git push -q "$TRASH/hostile.remote.git" "\$c:refs/sluice/runs/\$SLUICE_RUN_ID/a1/result" "\$c:refs/sluice/runs/\$SLUICE_RUN_ID/a1/out" &&
+		scancel "\$SLURM_JOB_ID"
+		sleep 30
+	fi
+	if [ "\$SLUICE_ATTEMPT" = 2 ]; then
+		c=\$(git commit-tree "\$(git write-tree)" -p HEAD -m "an out alone") &&
+		git push -q "$TRASH/hostile.remote.git" "\$c:refs/sluice/runs/\$SLUICE_RUN_ID/a2/out" &&
 		scancel "\$SLURM_JOB_ID"
 		sleep 30
 	fi
@@ -85,6 +91,8 @@ test_expect_success 'a forged result pushed by a hostile builder is not taken' '
 	test "$(state_of hostile $rh)" = merged &&
 	sluice -C hostile log $rh >log &&
 	test_grep "is not a commit on [0-9a-f]*, the commit it was given: not taken" log &&
+	test_grep "attempt 2: the engine lost job slurm:[0-9]*: CANCELLED" log &&
+	test_grep "build job slurm:[0-9]* submitted (attempt 3)" log &&
 	git -C hostile show main:h.txt | grep -q honest &&
 	! git -C hostile cat-file -e main:forged.txt 2>/dev/null &&
 	sluice -C hostile audit
