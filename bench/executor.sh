@@ -10,6 +10,8 @@
 #   bench/executor.sh [-h] [SLUICE_BINARY]      (default: build/sluice, then build/t/sluice)
 #   N=20 GATE=5 ROUNDS=2 MODES="local slurm" LOCAL_JOBS=2 SLURM_JOBS=$(nproc) bench/executor.sh
 #   TRAIN_GATES=1 bench/executor.sh             # the train runs the gate too (see below)
+#   MODES="local:8 slurm:8" OVERSUBSCRIBE=4 bench/executor.sh
+#                                               # more jobs in flight than CPUs (see below)
 #   KEEP=1 bench/executor.sh                    # keep the repositories and the cluster's logs
 #
 # The builder writes one file of its own per work order (all merge cleanly),
@@ -23,6 +25,12 @@
 # (a second GATE per run, train_depth = queue.jobs cars at once, also as
 # jobs on the executor).
 #
+# A mode may name its queue.jobs: local:8, slurm:8. Slurm runs one job a CPU;
+# OVERSUBSCRIBE=K sets the cluster's partition to OverSubscribe=FORCE:K
+# (`scontrol update`), K jobs a CPU: the gate sleeps, so this stands in for
+# a cluster with K times the CPUs as far as the sleeping gate goes (the
+# builders, the job scripts' git and sluice still share this machine).
+#
 # Also measured: the engine's overhead of a trivial job (sbatch --parsable,
 # then `scontrol show job` every 0.1 s until COMPLETED, 5 times), and from
 # the event log of each round: the median build time (building -> gating),
@@ -35,7 +43,7 @@
 set -eu
 
 usage() {
-	echo "usage: bench/executor.sh [-h] [SLUICE_BINARY]   (env: N GATE ROUNDS MODES LOCAL_JOBS SLURM_JOBS TRAIN_GATES KEEP RESULTS)" >&2
+	echo "usage: bench/executor.sh [-h] [SLUICE_BINARY]   (env: N GATE ROUNDS MODES LOCAL_JOBS SLURM_JOBS TRAIN_GATES OVERSUBSCRIBE KEEP RESULTS)" >&2
 	exit 2
 }
 case "${1:-}" in -h | --help) usage ;; -*) usage ;; esac
@@ -59,7 +67,7 @@ fi
 SLUICE=$(cd "$(dirname "$SLUICE")" && pwd)/$(basename "$SLUICE")
 command -v jq >/dev/null || { echo "bench/executor.sh needs jq" >&2; exit 1; }
 case " $MODES " in
-*" slurm "*)
+*" slurm"*)
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "bench/executor.sh: not root (the private Slurm cluster runs as root); MODES=local runs the local half" >&2
 		exit 77
@@ -94,17 +102,16 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
 median() { sort -n | awk '{ a[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# A repository DIR with N work orders, for MODE (local or slurm).
-make_repo() { # DIR MODE
+# A repository DIR with N work orders, for MODE (local or slurm) and JOBS.
+make_repo() { # DIR MODE JOBS
 	git init -q -b main "$1"
 	(cd "$1" && echo "# bench" >README.md && git add README.md && git commit -q -m base &&
 		"$SLUICE" init >/dev/null)
+	jobs=$3
 	if [ "$2" = slurm ]; then
-		jobs=$SLURM_JOBS
 		git init -q --bare "$1.remote.git"
 		exec_cfg="executor: {kind: slurm, remote: $1.remote.git, poll: 1s}"
 	else
-		jobs=$LOCAL_JOBS
 		exec_cfg="executor: {kind: local}"
 	fi
 	merge_cfg="merge: {gates: []}"
@@ -189,28 +196,33 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 : >"$work/rows"
 overhead=-
 case " $MODES " in
-*" slurm "*)
+*" slurm"*)
 	sh "$here/tests/slurm/cluster.sh" start "$cluster" >"$work/cluster.env" || exit 1
 	. "$work/cluster.env"
 	export SLURM_CONF
 	slurm_overhead >"$work/overhead"
 	overhead=$(median <"$work/overhead")
 	echo "slurm trivial job, submit to COMPLETED (ms): $(tr '\n' ' ' <"$work/overhead")" >&2
+	if [ -n "${OVERSUBSCRIBE:-}" ]; then
+		scontrol update PartitionName=debug OverSubscribe=FORCE:"$OVERSUBSCRIBE" || exit 1
+		echo "slurm partition: $(scontrol show partition debug | grep -o 'OverSubscribe=[^ ]*')" >&2
+	fi
 	;;
 esac
 
 r=1
 while [ $r -le "$ROUNDS" ]; do
-	for m in $MODES; do
-		d=$work/r$r-$m
-		make_repo "$d" "$m"
-		jobs=$LOCAL_JOBS
-		[ "$m" = slurm ] && jobs=$SLURM_JOBS
+	for mj in $MODES; do
+		m=${mj%%:*}
+		case $m in local) jobs=$LOCAL_JOBS ;; slurm) jobs=$SLURM_JOBS ;; *) usage ;; esac
+		[ "$mj" = "$m" ] || jobs=${mj#*:}
+		d=$work/r$r-$m-$jobs
+		make_repo "$d" "$m" "$jobs"
 		la0=$(load)
 		if land_all "$d"; then
 			set -- $(figures "$d")
 			lpm=$(awk -v n="$N" -v ms="$1" 'BEGIN { printf "%.1f", n * 60000 / ms }')
-			row="| $r | $m | $jobs | $(secs "$1") | $lpm | $(secs "$2") | $(secs "$3") | $(secs "$4") | $(secs "$5") | $la0 / $(load) |"
+			row="| $r | $m | $jobs | $(secs "$1") | $lpm | $(secs "$2") | $(secs "$3") | $4 | $5 | $la0 / $(load) |"
 		else
 			row="| $r | $m | $jobs | did not finish in $LIMIT_S s | | | | | | $la0 / $(load) |"
 		fi
@@ -227,11 +239,11 @@ report=$(cat <<EOT
 
 merge.gates: $([ "$TRAIN_GATES" = 1 ] && echo "default (every gate: the train gates each car again)" || echo "[] (the train only serializes the merges)"); reviewer manual, approved by the loop as soon as a run awaits review.
 
-| round | executor | queue.jobs | wall (s), first tick to Nth merge | landings/min | preparing -> gating (s, median) | gating -> reviewing (s, median) | approved -> merged (s, median) | merging -> merged (s, median) | load average before / after |
+| round | executor | queue.jobs | wall (s), first tick to Nth merge | landings/min | preparing -> gating (s, median) | gating -> reviewing (s, median) | approved -> merged (ms, median) | merging -> merged (ms, median) | load average before / after |
 |---|---|---|---|---|---|---|---|---|---|
 $(cat "$work/rows")
 
-Slurm: a trivial job, submit to COMPLETED, polled every 0.1 s: median $(secs "$overhead") s ($(tr '\n' ' ' <"$work/overhead" 2>/dev/null || true)ms).
+Slurm$([ -n "${OVERSUBSCRIBE:-}" ] && echo " (partition OverSubscribe=FORCE:$OVERSUBSCRIBE)"): a trivial job, submit to COMPLETED, polled every 0.1 s: median $(secs "$overhead") s ($(tr '\n' ' ' <"$work/overhead" 2>/dev/null || true)ms).
 EOT
 )
 echo "$report"
