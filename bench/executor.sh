@@ -33,9 +33,11 @@
 #
 # Also measured: the engine's overhead of a trivial job (sbatch --parsable,
 # then `scontrol show job` every 0.1 s until COMPLETED, 5 times), and from
-# the event log of each round: the median build time (building -> gating),
-# gate time (gating -> next state) and landing time (approved -> merged,
-# the serial part). Prints a markdown section; RESULTS=path appends it to a
+# the event log of each round: the medians of preparing -> gating (the
+# build, as a job or not), gating -> reviewing (the gates), approved ->
+# merged, merging -> merged, and the serial parts: the gap between two
+# merges landed back to back by one tick, and between two approvals of the
+# loop (a `sluice approve` each). Prints a markdown section; RESULTS=path appends it to a
 # file (bench/RESULTS.md is edited by hand). Not a test: nothing is asserted.
 #
 # Exit 77 (skip) when Slurm is asked for and this is not root or Slurm or
@@ -178,7 +180,16 @@ figures() { # DIR
 	gate=$(span gating reviewing)
 	land=$(span approved merged)
 	merging=$(span merging merged)
-	echo "$wall $build $gate $land $merging"
+	# the serial landing: gaps between consecutive merged events closer than
+	# half a gate (landed back to back by one tick), and the same for the
+	# loop's approvals (one `sluice approve` process each)
+	gap() { # STATE
+		jq -r --arg s "$1" --argjson lim "$(awk -v g="$GATE" 'BEGIN { print int(g * 500) }')" \
+			'[.[] | select(.run != null and .to == $s) | .at_ms] | sort |
+			[range(1; length) as $i | .[$i] - .[$i - 1]] | .[] | select(. < $lim)' \
+			"$dir.log.json" | median
+	}
+	echo "$wall $build $gate $land $merging $(gap merged) $(gap approved)"
 }
 
 # The engine's overhead: a trivial job, submit to COMPLETED, 5 times (ms each).
@@ -222,9 +233,9 @@ while [ $r -le "$ROUNDS" ]; do
 		if land_all "$d"; then
 			set -- $(figures "$d")
 			lpm=$(awk -v n="$N" -v ms="$1" 'BEGIN { printf "%.1f", n * 60000 / ms }')
-			row="| $r | $m | $jobs | $(secs "$1") | $lpm | $(secs "$2") | $(secs "$3") | $4 | $5 | $la0 / $(load) |"
+			row="| $r | $m | $jobs | $(secs "$1") | $lpm | $(secs "$2") | $(secs "$3") | $4 | $5 | $6 | $7 | $la0 / $(load) |"
 		else
-			row="| $r | $m | $jobs | did not finish in $LIMIT_S s | | | | | | $la0 / $(load) |"
+			row="| $r | $m | $jobs | did not finish in $LIMIT_S s | | | | | | | | $la0 / $(load) |"
 		fi
 		echo "$row" >&2
 		echo "$row" >>"$work/rows"
@@ -239,12 +250,13 @@ report=$(cat <<EOT
 
 merge.gates: $([ "$TRAIN_GATES" = 1 ] && echo "default (every gate: the train gates each car again)" || echo "[] (the train only serializes the merges)"); reviewer manual, approved by the loop as soon as a run awaits review.
 
-| round | executor | queue.jobs | wall (s), first tick to Nth merge | landings/min | preparing -> gating (s, median) | gating -> reviewing (s, median) | approved -> merged (ms, median) | merging -> merged (ms, median) | load average before / after |
-|---|---|---|---|---|---|---|---|---|---|
+| round | executor | queue.jobs | wall (s), first tick to Nth merge | landings/min | preparing -> gating (s, median) | gating -> reviewing (s, median) | approved -> merged (ms, median) | merging -> merged (ms, median) | merged -> next merged, one tick (ms, median) | approve -> next approve (ms, median) | load average before / after |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 $(cat "$work/rows")
 
-Slurm$([ -n "${OVERSUBSCRIBE:-}" ] && echo " (partition OverSubscribe=FORCE:$OVERSUBSCRIBE)"): a trivial job, submit to COMPLETED, polled every 0.1 s: median $(secs "$overhead") s ($(tr '\n' ' ' <"$work/overhead" 2>/dev/null || true)ms).
 EOT
 )
+[ "$overhead" = - ] || report="$report
+Slurm$([ -n "${OVERSUBSCRIBE:-}" ] && echo " (partition OverSubscribe=FORCE:$OVERSUBSCRIBE)"): a trivial job, submit to COMPLETED, polled every 0.1 s: median $(secs "$overhead") s ($(tr '\n' ' ' <"$work/overhead")ms)."
 echo "$report"
 [ -z "${RESULTS:-}" ] || printf '\n%s\n' "$report" >>"$RESULTS"
