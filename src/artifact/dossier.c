@@ -125,6 +125,28 @@ static json_t *attempt_json(sqlite3_stmt *s, const char *run_dir)
 	return j;
 }
 
+/* The run's jobs on an engine (executor, docs/scale-out.md), oldest first: [] with none. */
+static json_t *jobs_json(struct sl_ctx *ctx, const char *run_id)
+{
+	struct store_job *v = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	json_t *a = json_array();
+	size_t n = 0;
+
+	if (store_jobs_of_run(ctx->st, run_id, &v, &n, &err) != 0)
+		return a;
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:s}", "handle",
+						   v[i].handle, "purpose", v[i].purpose, "attempt",
+						   v[i].attempt, "submitted_at",
+						   artifact__iso_or_null(v[i].submitted_at), "ended_at",
+						   artifact__iso_or_null(v[i].ended_at), "outcome",
+						   artifact__str_or_null(v[i].outcome), "refs",
+						   v[i].refs));
+	store_jobs_free(v, n);
+	return a;
+}
+
 static json_t *attempts_json(struct sl_ctx *ctx, const char *run_id, const char *run_dir)
 {
 	sqlite3_stmt *s = NULL;
@@ -518,6 +540,7 @@ static json_t *dossier_doc(struct sl_ctx *ctx, const struct store_run *r, const 
 		      artifacts_json(dir), "removed_by_gc",
 		      !sl_is_dir(dir) && tomb && sl_path_exists(tomb), "train",
 		      artifact_train_json(ctx, r->id, dir));
+	json_object_set_new(j, "jobs", jobs_json(ctx, r->id));
 	/* the builder's summary (its final answer, or what it wrote to summary.md) */
 	summary = read_text_file(dir, "summary.md");
 	json_object_set_new(j, "summary", summary ? summary : json_null());

@@ -21,6 +21,15 @@
 
 #define POLL_ERRORS_MAX 5 /* the engine cannot be asked this many times in a row: give up for now */
 
+/* The remote an argv of push, fetch or ls-remote names: the word after "--". */
+static const char *remote_of(const char *const *args)
+{
+	for (size_t i = 0; args[i]; i++)
+		if (!strcmp(args[i], "--") && args[i + 1])
+			return args[i + 1];
+	return "?";
+}
+
 /*
  * git with a transport: every git sluice runs has them off (core/git.h);
  * these talk to executor.remote alone, with the user's ssh and no prompt.
@@ -55,10 +64,13 @@ static int remote_git(const char *cwd, const char *const *args, struct sl_buf *o
 	po.errout = &errout;
 	po.timeout_ms = sl_git_timeout_ms();
 	if ((error = sl_proc_run(&po, &res, err)) == 0 && res.exit_code) {
+		const char *e = sl_buf_cstr(&errout);
 		char how[64];
 		sl_proc_describe(how, sizeof(how), &res);
-		error = sl_err_set(err, SL_ERROR, "git %s (executor.remote) failed (%s): %.300s",
-				   args[0], how, sl_buf_cstr(&errout));
+		error = sl_err_set(err, SL_ERROR, "git %s to executor.remote '%.200s' failed (%s): "
+				   "%.*s; check executor.remote in .system/config.yaml and that this "
+				   "host can reach it", args[0], remote_of(args), how,
+				   (int)strcspn(e, "\n"), e);
 	}
 	sl_buf_release(&errout);
 	free(argv);

@@ -63,8 +63,8 @@ static const char script_head[] =
 	"g() { \"$git\" -c core.hooksPath=/dev/null -c core.fsmonitor=false -c gc.auto=0 \\\n"
 	"\t-c maintenance.auto=false -c commit.gpgSign=false -c user.name=sluice \\\n"
 	"\t-c user.email=sluice@localhost \"$@\"; }\n"
-	"top=$(mktemp -d \"${TMPDIR:-/tmp}/sluice-job.XXXXXX\") ||\n"
-	"\t{ say \"cannot make a folder in ${TMPDIR:-/tmp}\"; exit 70; }\n"
+	"dir=${workdir:-${TMPDIR:-/tmp}}\n"
+	"top=$(mktemp -d \"$dir/sluice-job.XXXXXX\") || { say \"cannot make a folder in $dir\"; exit 70; }\n"
 	"trap 'cd / && rm -rf \"$top\"' EXIT\n"
 	"trap 'exit 143' TERM\n"
 	"trap 'exit 130' INT\n"
@@ -149,6 +149,8 @@ static const char script_tail[] =
 	"unset GIT_INDEX_FILE\n"
 	"tg push -q --atomic --force \"$remote\" \"$result:$refs/result\" \"$out:$refs/out\" ||\n"
 	"\t{ say \"cannot push to $remote\"; exit 74; }\n"
+	"# Slurm's output file is needed only when the job could not report (sbatch --output)\n"
+	"if [ -n \"${SLURM_JOB_ID:-}\" ]; then rm -f \"$slurm_out_dir/sluice-$SLURM_JOB_ID.out\"; fi\n"
 	"exit 0\n";
 
 static void script_build(struct sl_buf *b, const struct exec_script *o)
@@ -202,6 +204,11 @@ static void script_gates(struct sl_buf *b, const struct exec_script *o)
 	sl_buf_puts(b, "mkdir \"$top/run/gates\" \"$top/out/gates\" || exit 70\n"
 		    "log=\"$top/out/setup.log\"\n: >\"$log\"\nsetup_failed=\n");
 	script_setup(b, o);
+	for (const char *const *h = build_hooks_env(o->cfg); *h; h++) {
+		sl_buf_puts(b, "export ");
+		q(b, *h);
+		sl_buf_puts(b, "\n");
+	}
 	for (size_t i = 0; i < o->cfg->ngates; i++)
 		script_gate(b, o, &o->cfg->gates[i]);
 }
@@ -218,6 +225,10 @@ int exec_script_write(const struct exec_script *o, struct sl_buf *b, struct sl_e
 	q(b, o->branch);
 	sl_buf_puts(b, "\ngit=");
 	q(b, o->cfg->executor.git ? o->cfg->executor.git : "git");
+	sl_buf_puts(b, "\nworkdir=");
+	q(b, o->cfg->executor.workdir ? o->cfg->executor.workdir : "");
+	sl_buf_puts(b, "\nslurm_out_dir=");
+	q(b, o->cfg->executor.workdir ? o->cfg->executor.workdir : "/tmp");
 	sl_buf_puts(b, "\n");
 	sl_buf_puts(b, script_head);
 	script_fetch(b, o);

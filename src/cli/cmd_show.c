@@ -114,6 +114,22 @@ static void show_attempts(json_t *d)
 	}
 }
 
+/* The run's jobs on an engine (executor.kind slurm or kubernetes). */
+static void show_jobs(json_t *d)
+{
+	json_t *j;
+	size_t i;
+
+	if (!json_array_size(json_object_get(d, "jobs")))
+		return;
+	printf("\njobs:\n");
+	json_array_foreach(json_object_get(d, "jobs"), i, j) {
+		printf("  %s %s, attempt %lld: %s\n", cli_esc(js(j, "handle")), js(j, "purpose"),
+		       (long long)json_integer_value(json_object_get(j, "attempt")),
+		       *js(j, "outcome") ? cli_esc(js(j, "outcome")) : "running (not collected)");
+	}
+}
+
 /* The builder's summary, each line indented, at most SHOW_SUMMARY_LINES of them. */
 static void show_summary(json_t *d)
 {
@@ -312,6 +328,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		show_head(d);
 		show_timeline(d);
 		show_attempts(d);
+		show_jobs(d);
 		printf("\n");
 		show_gates(json_object_get(d, "gates"), "");
 		show_verdict(json_object_get(d, "verdict"), "");

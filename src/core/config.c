@@ -1227,6 +1227,9 @@ static void executor_check(struct ctx *c)
 	         !strchr(cfg->executor.remote, ':'))
 		problem(c, at, "executor.remote '%.200s' is neither a URL nor an absolute path; "
 		        "the workers clone it from another folder", cfg->executor.remote);
+	if (cfg->executor.workdir && cfg->executor.workdir[0] != '/')
+		problem(c, at, "executor.workdir '%.200s' is not an absolute path; name a folder on "
+		        "the workers, such as /scratch", cfg->executor.workdir);
 	if (cfg->executor.kind == SL_EXEC_KUBERNETES && !cfg->executor.kubernetes.image)
 		problem(c, at, "executor.kind is kubernetes but executor.kubernetes.image is not "
 		        "set; name the container image the jobs run in (it needs sh, git and "
@@ -1671,6 +1674,28 @@ static int warn_rule(const struct sl_config *cfg, const struct sl_retry_rule *r,
 	return n;
 }
 
+/* With an engine (executor.kind slurm or kubernetes): what a job cannot do (docs/scale-out.md). */
+static int warn_executor(const struct sl_config *cfg, int keep_line, struct sl_buf *out)
+{
+	int n = 0;
+
+	if (cfg->executor.kind == SL_EXEC_LOCAL)
+		return 0;
+	if (cfg->worktree.share) {
+		sl_buf_addf(out, "%s: warning: worktree.share links the main checkout's paths into "
+			    "worktrees, but builders and gates run as jobs on other machines: the "
+			    "paths are missing there; make them with worktree.setup\n", cfg->path);
+		n++;
+	}
+	if (keep_line) {
+		sl_buf_addf(out, "%s:%d:1: warning: 'session: keep' but builders run as jobs, each "
+			    "in a new clone: their attempts start new sessions\n", cfg->path,
+			    keep_line);
+		n++;
+	}
+	return n;
+}
+
 int sl_config_warnings(const struct sl_config *cfg, struct sl_buf *out)
 {
 	const char *dflt = cfg->builder.agent ? cfg->builder.agent : cfg->builder.preset;
@@ -1679,8 +1704,9 @@ int sl_config_warnings(const struct sl_config *cfg, struct sl_buf *out)
 	for (size_t i = 0; i < cfg->nretry; i++)
 		if (cfg->retry[i].session == SL_SESSION_KEEP && !keep_line)
 			keep_line = cfg->retry[i].line;
+	n += warn_executor(cfg, keep_line, out);
 	if (!keep_line)
-		return 0;
+		return n;
 	if (dflt)
 		n += warn_no_resume(cfg, out, keep_line, dflt);
 	for (size_t i = 0; i < cfg->nretry; i++)

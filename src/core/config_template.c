@@ -219,7 +219,16 @@ static const char config_template[] =
         "#   command: [sh, -c, 'cat >>.system/events.jsonl']  # exit 0: delivered\n"
         "#   url: https://hooks.example.com/sluice  # a 2xx: delivered\n"
         "#   timeout: 10s          # each delivery (a command is killed after it)\n"
-        "#   tries: 5              # failed deliveries, one per tick, before giving up\n";
+        "#   tries: 5              # failed deliveries, one per tick, before giving up\n"
+        "\n"
+        "# Builders, gates and the merge train's gates as jobs on Slurm or Kubernetes\n"
+        "# (docs/scale-out.md); the queue, the review and every landing stay here.\n"
+        "# executor:\n"
+        "#   kind: local           # local (here, the default), slurm or kubernetes\n"
+        "#   remote: ssh://build-host/srv/project.git  # a git remote here and the workers reach\n"
+        "#   poll: 2s              # how often the engine is asked\n"
+        "#   slurm: {partition: build, cpus: 4, memory: 8G}\n"
+        "#   kubernetes: {namespace: agents, image: registry.example.com/agent:1}\n";
 
 static int yaml_plain_safe(const char *s)
 {

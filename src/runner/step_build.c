@@ -186,7 +186,11 @@ static const char *session_of(struct step *s, const struct build_retry_overrides
 	if (ov->session != SL_SESSION_KEEP || s->run.attempt < 2 || s->run.mode == RUN_MODE_RESOLVE)
 		return session;
 	prev = store_attempt_agent(s->ctx->st, s->run.id, s->run.attempt - 1);
-	if (prev && strcmp(prev, ag->name)) {
+	if (step__remote(s)) {
+		/* each job is a new clone on some node: the agent's session store is not there */
+		snprintf(note, n, "; warning: session: keep, but builders run as %s jobs, each in a "
+			 "new clone: a new session", exec_kind_name(s->ctx->cfg->executor.kind));
+	} else if (prev && strcmp(prev, ag->name)) {
 		snprintf(note, n, "; warning: session: keep, but the agent changed from "
 			 "%.64s: a new agent cannot resume another's session, so a new one", prev);
 	} else if (!ag->resumes) {

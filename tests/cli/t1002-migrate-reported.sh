@@ -41,6 +41,7 @@ test_expect_success 'the database taken back to before migration 008' '
 	CREATE INDEX runs_work_order ON runs(work_order_id);
 	CREATE INDEX runs_merge_commit ON runs(merge_commit);
 	CREATE INDEX runs_state_finished ON runs(state, finished_ms);
+	DROP TABLE IF EXISTS jobs;
 	PRAGMA user_version = 7;
 	COMMIT;
 	EOF

@@ -6,7 +6,7 @@
 #      documents even for a client dry run; without a server it fails with
 #      "connection refused" on localhost:8080: recorded in README.md). Its
 #      output is what `kubectl create -f` would send.
-#   2. `kubectl set env --local -c builder -f MANIFEST -o json SLUICE_CHECK=1`:
+#   2. `kubectl set env --local -c job -f MANIFEST -o json SLUICE_CHECK=1`:
 #      kubectl decodes the manifest into its typed batch/v1 Job (a field of
 #      the wrong type fails here) and prints it again; a field it does not
 #      know is dropped, so the typed copy (less the variable set and the
@@ -38,13 +38,13 @@ while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 "$kubectl" --server="http://127.0.0.1:$(cat "$tmp/port")" create --dry-run=client \
 	--validate=false -o json -f "$manifest" >"$tmp/dry.json" ||
 	{ echo "check: kubectl create --dry-run=client failed" >&2; exit 1; }
-"$kubectl" set env --local -c builder -f "$manifest" -o json SLUICE_CHECK=1 >"$tmp/typed.json" ||
+"$kubectl" set env --local -c job -f "$manifest" -o json SLUICE_CHECK=1 >"$tmp/typed.json" ||
 	{ echo "check: kubectl could not decode $manifest as a batch/v1 Job" >&2; exit 1; }
 jq -S 'del(.metadata.namespace)' "$tmp/dry.json" >"$tmp/a.json" &&
-jq -S 'del(.status, .metadata.creationTimestamp, .spec.template.metadata.creationTimestamp)
+jq -S 'del(.status, .metadata.namespace, .metadata.creationTimestamp, .spec.template.metadata.creationTimestamp)
 	| .spec.template.spec.containers[0].env |= map(select(.name != "SLUICE_CHECK"))
 	| .spec.template.spec.containers |= map(if .resources == {} then del(.resources) else . end)
-	| .spec.template.spec.initContainers |= (if . == null then . else map(if .resources == {} then del(.resources) else . end) end)' \
+	| if .spec.template.spec.initContainers == null then . else .spec.template.spec.initContainers |= map(if .resources == {} then del(.resources) else . end) end' \
 	"$tmp/typed.json" >"$tmp/b.json" || exit 1
 if ! diff -u "$tmp/a.json" "$tmp/b.json" >"$tmp/diff"; then
 	echo "check: fields kubectl's batch/v1 Job does not know (dropped in the typed copy):" >&2

@@ -61,6 +61,51 @@ state deadline-exceeded 1006 '.status = {ready: 0, failed: 1, startTime: "2026-0
 state deleting 1007 '.metadata += {deletionTimestamp: "2026-01-01T00:02:00Z",
 	deletionGracePeriodSeconds: 0, finalizers: ["foregroundDeletion"]}
 	| .status = {active: 1, ready: 1, startTime: "2026-01-01T00:00:01Z", uncountedTerminatedPods: {}}'
+# the image cannot be pulled (ErrImagePull, then ImagePullBackOff): that shows
+# only in the pod's container status; the Job stays active, its pod not ready,
+# as in active-pending (and so pending to sluice, until activeDeadlineSeconds)
+state image-pull-backoff 1008 '.status = {active: 1, ready: 0, startTime: "2026-01-01T00:00:01Z",
+	uncountedTerminatedPods: {}}'
+# ended Complete, then removed by ttlSecondsAfterFinished (background deletion
+# under way): it ended first, and that is what it says
+state succeeded-deleting 1009 '.metadata += {deletionTimestamp: "2026-01-02T00:05:00Z",
+	deletionGracePeriodSeconds: 0}
+	| .status = {ready: 0, succeeded: 1, startTime: "2026-01-01T00:00:01Z",
+	completionTime: "2026-01-01T00:05:00Z", uncountedTerminatedPods: {},
+	conditions: [{type: "Complete", status: "True",
+		lastProbeTime: "2026-01-01T00:05:00Z", lastTransitionTime: "2026-01-01T00:05:00Z"}]}'
+# its pod was disrupted (node lost, preempted, evicted: pod condition
+# DisruptionTarget) and the Job's podFailurePolicy rule FailJob matched (the
+# rule sluice's Jobs carry; the message as pkg/controller/job words it)
+state pod-failure-policy 1010 '.status = {ready: 0, failed: 1, startTime: "2026-01-01T00:00:01Z",
+	uncountedTerminatedPods: {},
+	conditions: [{type: "Failed", status: "True", reason: "PodFailurePolicy",
+		message: ("Pod default/" + .metadata.name + "-x7k2p has condition DisruptionTarget matching FailJob rule at index 0"),
+		lastProbeTime: "2026-01-01T00:04:00Z", lastTransitionTime: "2026-01-01T00:04:00Z"}]}'
+# servers from 1.31: FailureTarget first, while the failed pod still terminates
+# (status.terminating), then Failed; and SuccessCriteriaMet before Complete
+state failure-target-131 1011 '.status = {ready: 0, failed: 1, terminating: 1,
+	startTime: "2026-01-01T00:00:01Z", uncountedTerminatedPods: {},
+	conditions: [{type: "FailureTarget", status: "True", reason: "BackoffLimitExceeded",
+		message: "Job has reached the specified backoff limit",
+		lastProbeTime: "2026-01-01T00:03:00Z", lastTransitionTime: "2026-01-01T00:03:00Z"}]}'
+state failed-131 1012 '.status = {ready: 0, failed: 1, terminating: 0,
+	startTime: "2026-01-01T00:00:01Z", uncountedTerminatedPods: {},
+	conditions: [{type: "FailureTarget", status: "True", reason: "BackoffLimitExceeded",
+		message: "Job has reached the specified backoff limit",
+		lastProbeTime: "2026-01-01T00:03:00Z", lastTransitionTime: "2026-01-01T00:03:00Z"},
+		{type: "Failed", status: "True", reason: "BackoffLimitExceeded",
+		message: "Job has reached the specified backoff limit",
+		lastProbeTime: "2026-01-01T00:03:01Z", lastTransitionTime: "2026-01-01T00:03:01Z"}]}'
+state succeeded-131 1013 '.status = {ready: 0, succeeded: 1, terminating: 0,
+	startTime: "2026-01-01T00:00:01Z", completionTime: "2026-01-01T00:05:00Z",
+	uncountedTerminatedPods: {},
+	conditions: [{type: "SuccessCriteriaMet", status: "True", reason: "CompletionsReached",
+		message: "Reached expected number of succeeded pods",
+		lastProbeTime: "2026-01-01T00:05:00Z", lastTransitionTime: "2026-01-01T00:05:00Z"},
+		{type: "Complete", status: "True", reason: "CompletionsReached",
+		message: "Reached expected number of succeeded pods",
+		lastProbeTime: "2026-01-01T00:05:00Z", lastTransitionTime: "2026-01-01T00:05:00Z"}]}'
 # deleted (or removed by ttlSecondsAfterFinished): get fails, exit status 1
 name=$(jq -r .metadata.name "$base")
 printf 'Error from server (NotFound): jobs.batch "%s" not found\n' "$name" >"$here/deleted.stderr"

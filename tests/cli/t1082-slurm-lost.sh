@@ -1,0 +1,113 @@
+#!/bin/sh
+# The Slurm executor when a job goes wrong (issue 17, docs/scale-out.md
+# "Crashes and lost jobs"), on a real one-node cluster:
+# - the node fails (slurmd killed with -9 while the builder runs): Slurm
+#   gives the job up (NODE_FAIL), the attempt fails with that reason, the
+#   retry rules build again once the node is back, and it lands once;
+# - a hostile builder pushes a forged result and out for its own attempt and
+#   cancels its job: the forged result is not a commit on the base it was
+#   given, so it is not taken; the next attempt's honest work lands.
+. "$(dirname "$0")/lib.sh"
+
+CLUSTER="$SLUICE_SOURCE_DIR/tests/slurm/cluster.sh"
+C="$TRASH/slurm"
+test_skip_unless_tool munged mungekey slurmctld slurmd sbatch squeue scontrol scancel sinfo python3
+[ "$(id -u)" = 0 ] || test_skip "not root (the test cluster's daemons run as root: SlurmUser=root)"
+test_when_finished "sh '$CLUSTER' stop '$C' >/dev/null 2>&1"
+sh "$CLUSTER" start "$C" >"$TRASH/cluster.out" 2>&1 || { cat "$TRASH/cluster.out"; exit 1; }
+eval "$(sh "$CLUSTER" env "$C")"
+
+slurm_repo() { # DIR [extra config lines...]
+	_d=$1
+	shift
+	git init -q --bare "$TRASH/$_d.remote.git" &&
+	sluice_repo "$_d" "$@" "retry:" "  - not: gate.job" "  - exit: 3" &&
+	cat >>"$_d/.system/config.yaml" <<-EOF
+	$(approve_reviewer_config)
+	executor:
+	  kind: slurm
+	  remote: $TRASH/$_d.remote.git
+	  poll: 1s
+	EOF
+}
+
+wait_log() { # DIR RUN PATTERN SECS
+	_i=0
+	while ! "$SLUICE" -C "$1" log "$2" 2>/dev/null | grep -q "$3"; do
+		[ $_i -lt $(($4 * 5)) ] || { echo "no '$3' in the log of $2" >&2; return 1; }
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+}
+
+test_expect_success 'the node fails under a job: NODE_FAIL, retried under the rules, lands once' '
+	slurm_repo node &&
+	cat >"$BUILDERS/N.sh" <<-\EOS &&
+	if [ "$SLUICE_ATTEMPT" = 1 ]; then sleep 90; fi
+	echo "attempt $SLUICE_ATTEMPT" >n.txt
+	EOS
+	wo node N &&
+	( ("$SLUICE" -C node tick --jobs 1 >tick.out 2>&1; echo $? >tick.rc) & ) &&
+	i=0 && while [ -z "$(run_of node N)" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done &&
+	rn=$(run_of node N) &&
+	wait_log node $rn "build job slurm:[0-9]* submitted" 30 &&
+	i=0 && while ! squeue -h -t R -n "sluice-$rn-a1-build" | grep -q . && [ $i -lt 150 ]; do
+		sleep 0.2; i=$((i + 1)); done &&
+	kill -9 "$(cat "$C/slurmd.pid")" &&
+	wait_log node $rn "NODE_FAIL" 90 &&
+	sh "$CLUSTER" slurmd "$C" >/dev/null &&
+	i=0 && while [ ! -f tick.rc ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i + 1)); done &&
+	test "$(cat tick.rc)" = 0 &&
+	test "$(state_of node $rn)" = merged &&
+	sluice -C node log $rn >log &&
+	test_grep "attempt 1: the engine lost job slurm:[0-9]*: NODE_FAIL" log &&
+	test_grep "build job slurm:[0-9]* submitted (attempt 2)" log &&
+	git -C node show main:n.txt | grep -q "attempt 2" &&
+	test "$(git -C node log --merges --oneline main | wc -l)" = 1 &&
+	sluice -C node audit
+'
+
+test_expect_success 'a forged result pushed by a hostile builder is not taken' '
+	slurm_repo hostile &&
+	cat >"$BUILDERS/H.sh" <<-EOS &&
+	if [ "\$SLUICE_ATTEMPT" = 1 ]; then
+		echo forged >forged.txt && git add forged.txt &&
+		c=\$(git commit-tree "\$(git write-tree)" -m forged) &&
+		git push -q "$TRASH/hostile.remote.git" "\$c:refs/sluice/runs/\$SLUICE_RUN_ID/a1/result" "\$c:refs/sluice/runs/\$SLUICE_RUN_ID/a1/out" &&
+		scancel "\$SLURM_JOB_ID"
+		sleep 30
+	fi
+	echo honest >h.txt
+	EOS
+	wo hostile H &&
+	sluice -C hostile tick --jobs 1 >out 2>&1 &&
+	rh=$(run_of hostile H) &&
+	test "$(state_of hostile $rh)" = merged &&
+	sluice -C hostile log $rh >log &&
+	test_grep "is not a commit on [0-9a-f]*, the commit it was given: not taken" log &&
+	git -C hostile show main:h.txt | grep -q honest &&
+	! git -C hostile cat-file -e main:forged.txt 2>/dev/null &&
+	sluice -C hostile audit
+'
+
+test_expect_success 'abandon while a tick waits for the job: cancelled, the tick lets go, abandoned' '
+	slurm_repo wait &&
+	echo "sleep 120" >"$BUILDERS/W.sh" &&
+	wo wait W &&
+	( ("$SLUICE" -C wait tick --jobs 1 >tick.out 2>&1; echo $? >tick.rc) & ) &&
+	i=0 && while [ -z "$(run_of wait W)" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done &&
+	rw=$(run_of wait W) &&
+	i=0 && while ! squeue -h -t R -n "sluice-$rw-a1-build" | grep -q . && [ $i -lt 150 ]; do
+		sleep 0.2; i=$((i + 1)); done &&
+	sluice -C wait abandon $rw >out 2>&1 &&
+	test "$(state_of wait $rw)" = abandoned &&
+	i=0 && while [ ! -f tick.rc ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done &&
+	test "$(cat tick.rc)" = 0 &&
+	j=$(sluice -C wait log $rw | sed -n "s/.* job slurm:\([0-9]*\) submitted.*/\1/p" | head -n 1) &&
+	scontrol show job $j | grep -q "JobState=CANCELLED" &&
+	sluice -C wait show $rw >show &&
+	test_grep "cancelled: the run was abandoned by" show &&
+	test "$(sluice -C wait log $rw | grep -c "submitted")" = 1
+'
+
+test_done
