@@ -46,9 +46,9 @@ set -eu
 
 usage() {
 	echo "usage: bench/executor.sh [-h] [SLUICE_BINARY]   (env: N GATE ROUNDS MODES LOCAL_JOBS SLURM_JOBS TRAIN_GATES OVERSUBSCRIBE KEEP RESULTS)" >&2
-	exit 2
+	exit "${1:-2}"
 }
-case "${1:-}" in -h | --help) usage ;; -*) usage ;; esac
+case "${1:-}" in -h | --help) usage 0 ;; -*) usage ;; esac
 [ $# -le 1 ] || usage
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -194,7 +194,7 @@ figures() { # DIR
 
 # The engine's overhead: a trivial job, submit to COMPLETED, 5 times (ms each).
 slurm_overhead() {
-	for k in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		a=$(now_ms)
 		j=$(sbatch --parsable -o /dev/null --wrap true)
 		until scontrol show job "$j" | grep -q "JobState=COMPLETED "; do sleep 0.1; done
@@ -209,6 +209,7 @@ overhead=-
 case " $MODES " in
 *" slurm"*)
 	sh "$here/tests/slurm/cluster.sh" start "$cluster" >"$work/cluster.env" || exit 1
+	# shellcheck source=/dev/null
 	. "$work/cluster.env"
 	export SLURM_CONF
 	slurm_overhead >"$work/overhead"
@@ -231,6 +232,7 @@ while [ $r -le "$ROUNDS" ]; do
 		make_repo "$d" "$m" "$jobs"
 		la0=$(load)
 		if land_all "$d"; then
+			# shellcheck disable=SC2046
 			set -- $(figures "$d")
 			lpm=$(awk -v n="$N" -v ms="$1" 'BEGIN { printf "%.1f", n * 60000 / ms }')
 			row="| $r | $m | $jobs | $(secs "$1") | $lpm | $(secs "$2") | $(secs "$3") | $4 | $5 | $6 | $7 | $la0 / $(load) |"
