@@ -712,6 +712,57 @@ static int leave(struct step *s, struct sl_err *err)
 	return error;
 }
 
+/* 1 when `tip` is the run's head or behind it: the target has nothing the run lacks. */
+static int head_on(struct step *s, const char *tip)
+{
+	git_repository *repo = NULL;
+	git_oid t, h;
+	int on = 0;
+
+	if (!tip || !s->run.head_commit || git_oid_fromstr(&t, tip) ||
+	    git_oid_fromstr(&h, s->run.head_commit))
+		return 0;
+	if (git_repository_open(&repo, s->ctx->repo.root) == 0)
+		on = git_oid_equal(&t, &h) || git_graph_descendant_of(repo, &h, &t) == 1;
+	git_repository_free(repo);
+	return on;
+}
+
+/*
+ * Red on its own merge, with nothing new on the target: no rival's work and
+ * no person's to resolve against (a merge of the target would be "already
+ * up to date"), so the run's own change failed the merge gates (or a gate
+ * is flaky): a failed attempt under the retry rules, its failed gates named.
+ */
+static int own_red(struct step *s, const struct store_car *me, struct sl_err *err)
+{
+	json_t *all = json_loads(me->gates_json ? me->gates_json : "[]", 0, NULL), *g;
+	const char *failed[32] = { NULL };
+	char why[512];
+	size_t i, n = 0, len = 0;
+	int error;
+
+	why[0] = '\0';
+	json_array_foreach(all, i, g)
+		if (!json_is_true(json_object_get(g, "passed")) && n + 1 < 32 &&
+		    json_string_value(json_object_get(g, "name"))) {
+			failed[n++] = json_string_value(json_object_get(g, "name"));
+			len += (size_t)snprintf(why + len, len < sizeof(why) ? sizeof(why) - len : 0,
+						"%s'%s'", n > 1 ? ", " : "", failed[n - 1]);
+		}
+	if (len >= sizeof(why))
+		why[sizeof(why) - 1] = '\0';
+	{
+		char reason[768];
+		snprintf(reason, sizeof(reason), "the merge gates failed on its own merge on top of "
+			 "%.12s, with nothing new there to resolve against: gate %s", me->base,
+			 n ? why : "?");
+		error = step__retry_or_fail(s, failed, 0, reason, err);
+	}
+	json_decref(all);
+	return error;
+}
+
 /*
  * The car is out of the line (red, or in conflict with the car ahead). With
  * cars still ahead of it in the line, it waits for them. Then, failed on
@@ -741,6 +792,8 @@ static int out_of_line(struct step *s, struct train *t, const struct where *w,
 		return error;
 	if (me->status == TRAIN_CONFLICT)
 		return step__on_conflict(s, me->base, "found by the merge train", err);
+	if (head_on(s, me->base))
+		return own_red(s, me, err);
 	return step__on_semantic(s, me->base, me->gates_json, err);
 }
 

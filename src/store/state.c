@@ -40,9 +40,10 @@ static const struct run_state_info states[RUN_STATE_COUNT] = {
 				  OPEN | S(APPROVED) | S(REJECTED) | S(FAILED) |
 					  S(REPORTED) },
 	/* approved: in the merge train (DESIGN.md 7b) until it lands or leaves */
+	/* building: red on its own merge with nothing new on the target (the retry rules) */
 	[RUN_APPROVED] = { "approved", 0, 0, 1, 0, 1, RUN_STEP_LAND,
 			   OPEN | S(MERGING) | S(GATING) | S(REVIEWING) | S(RESOLVING) |
-				   S(MERGE_CONFLICT) | S(FAILED) },
+				   S(MERGE_CONFLICT) | S(FAILED) | S(BUILDING) },
 	[RUN_MERGING] = { "merging", 0, 1, 0, 0, 0, RUN_STEP_MERGE,
 			  OPEN | S(MERGED) | S(APPROVED) | S(GATING) | S(REVIEWING) |
 				  S(RESOLVING) | S(MERGE_CONFLICT) | S(FAILED) | S(INTERRUPTED) },
