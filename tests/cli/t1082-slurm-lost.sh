@@ -4,6 +4,8 @@
 # - the node fails (slurmd killed with -9 while the builder runs): Slurm
 #   gives the job up (NODE_FAIL), the attempt fails with that reason, the
 #   retry rules build again once the node is back, and it lands once;
+# - kill -9 of the tick during a gates job: from preparing straight back to
+#   gating, the same job followed, the gate run once;
 # - a hostile builder pushes a forged result and out for its own attempt and
 #   cancels its job: the forged result is not a commit on the base it was
 #   given, so it is not taken; the next attempt's honest work lands.
@@ -116,6 +118,33 @@ test_expect_success 'abandon while a tick waits for the job: cancelled, the tick
 	sluice -C wait show $rw >show &&
 	test_grep "cancelled: the run was abandoned by" show &&
 	test "$(sluice -C wait log $rw | grep -c "submitted")" = 1
+'
+
+test_expect_success 'kill -9 of the tick during a gates job: the gates job is followed again, not run twice' '
+	slurm_repo gk &&
+	cat >>gk/.system/config.yaml <<-EOF &&
+	gates:
+	  slow: [sh, -c, "echo ran >>$TRASH/slow-gate-runs; sleep 6"]
+	merge:
+	  gates: []
+	EOF
+	echo "echo g >g.txt" >"$BUILDERS/G.sh" &&
+	wo gk G &&
+	(setsid "$SLUICE" -C gk tick --jobs 1 >tick1.out 2>&1 & echo $! >pid) &&
+	i=0 && while [ -z "$(run_of gk G)" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done &&
+	rg=$(run_of gk G) &&
+	i=0 && while ! squeue -h -t R -n "sluice-$rg-a1-gates" | grep -q . && [ $i -lt 150 ]; do
+		sleep 0.2; i=$((i + 1)); done &&
+	python3 -c "import os, sys; os.killpg(int(sys.argv[1]), 9)" "$(cat pid)" &&
+	test "$(state_of gk $rg)" = gating &&
+	sluice -C gk tick --jobs 1 >tick2.out 2>&1 &&
+	test "$(state_of gk $rg)" = merged &&
+	sluice -C gk log $rg >log &&
+	test "$(grep -c "gates job slurm:[0-9]* submitted" log)" = 1 &&
+	test_grep "its gates job is still the engine.s; following it again" log &&
+	test_grep "gates job slurm:[0-9]* of attempt 1 is followed again" log &&
+	test "$(wc -l <"$TRASH/slow-gate-runs")" = 1 &&
+	sluice -C gk audit
 '
 
 test_done
