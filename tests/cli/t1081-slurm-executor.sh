@@ -3,8 +3,8 @@
 # train gate runs as a job of a real one-node Slurm cluster started here
 # (tests/slurm/cluster.sh), the workspace moved through a bare repository
 # (executor.remote), the reviewer over real HTTP with a token that must
-# never reach a job. Then the crash rules: kill -9 of the tick while a job
-# runs (the job is followed again, not submitted twice, and lands once),
+# never reach a job. Then the crash rules: kill -9 of the tick while two jobs
+# run (each followed again, not submitted twice, and landed once),
 # scancel from outside (the attempt fails with the engine's reason and the
 # retry rules run it again), and abandon (the job is cancelled).
 . "$(dirname "$0")/lib.sh"
@@ -205,24 +205,28 @@ test_expect_success 'scenario 4: same lines conflict; the builder resolves it in
 	sluice -C four audit
 '
 
-test_expect_success 'kill -9 of the tick while a job runs: followed again, one job, one landing' '
+test_expect_success 'kill -9 of the tick while two jobs run: followed again, one job each, one landing each' '
 	slurm_repo crash &&
 	echo "sleep 6; echo slow >slow.txt" >"$BUILDERS/S.sh" &&
-	wo crash S &&
-	(setsid "$SLUICE" -C crash tick --jobs 1 >tick1.out 2>&1 & echo $! >pid) &&
-	i=0 && while ! squeue -h -n "$(printf "sluice-%s-a1-build" "$(run_of crash S)")" 2>/dev/null | grep -q . &&
+	echo "sleep 6; echo tardy >tardy.txt" >"$BUILDERS/T.sh" &&
+	wo crash S && wo crash T &&
+	(setsid "$SLUICE" -C crash tick --jobs 2 >tick1.out 2>&1 & echo $! >pid) &&
+	i=0 && while [ "$(squeue -h -t R -o %j | grep -c "^sluice-.*-a1-build$")" -lt 2 ] &&
 		[ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done &&
-	rs=$(run_of crash S) &&
+	rs=$(run_of crash S) && rt=$(run_of crash T) &&
 	{ killpg $(cat pid) || { cat tick1.out; squeue; false; }; } &&
 	test "$(state_of crash $rs)" = building &&
-	sluice -C crash tick --jobs 1 >tick2.out 2>&1 &&
-	test "$(state_of crash $rs)" = merged &&
-	test "$(jobs_of crash $rs | grep -c "build")" -le 1 &&
-	sluice -C crash log $rs >log &&
-	test "$(grep -c "build job slurm:[0-9]* submitted" log)" = 1 &&
-	test_grep "is followed again" log &&
-	test "$(git -C crash log --merges --oneline main | wc -l)" = 1 &&
+	test "$(state_of crash $rt)" = building &&
+	sluice -C crash tick --jobs 2 >tick2.out 2>&1 &&
+	for r in $rs $rt; do
+		test "$(state_of crash $r)" = merged &&
+		sluice -C crash log $r >log &&
+		test "$(grep -c "build job slurm:[0-9]* submitted" log)" = 1 &&
+		test_grep "is followed again" log || return 1
+	done &&
+	test "$(git -C crash log --merges --oneline main | wc -l)" = 2 &&
 	git -C crash show main:slow.txt | grep -q slow &&
+	git -C crash show main:tardy.txt | grep -q tardy &&
 	sluice -C crash audit
 '
 
