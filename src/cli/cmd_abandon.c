@@ -7,7 +7,9 @@ static const char help[] =
 	"Give a run up: its work order becomes failed. Whatever is uncommitted in its\n"
 	"worktree is committed to the run branch first and diff.patch is written, so\n"
 	"nothing is lost; then the worktree is removed. The branch is kept unless\n"
-	"--delete-branch.\n";
+	"--delete-branch. With an executor (Slurm, Kubernetes: docs/scale-out.md) the\n"
+	"run's jobs are cancelled first; a tick waiting for one lets go of the run\n"
+	"within a poll, and abandon waits for it.\n";
 
 static int act_abandon(struct sl_ctx *ctx, const char *run, const char *message,
 		       int delete_branch, struct sl_err *err)
