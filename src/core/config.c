@@ -1192,11 +1192,9 @@ static void executor_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 		executor_kind(c, v);
 	else if (!strcmp(key, "remote"))
 		get_word(c, v, &cfg->executor.remote, "executor.remote");
-	else if (!strcmp(key, "poll")) {
-		if (get_duration(c, v, &cfg->executor.poll_ms, "executor.poll") == 0 &&
-		    cfg->executor.poll_ms < 100)
-			problem(c, v, "'executor.poll' must be at least 100ms");
-	} else if (!strcmp(key, "workdir"))
+	else if (!strcmp(key, "poll"))
+		get_duration(c, v, &cfg->executor.poll_ms, "executor.poll"); /* 1s at least */
+	else if (!strcmp(key, "workdir"))
 		get_word(c, v, &cfg->executor.workdir, "executor.workdir");
 	else if (!strcmp(key, "git"))
 		get_word(c, v, &cfg->executor.git, "executor.git");
