@@ -230,14 +230,6 @@ static int submit(const struct sl_config *cfg, const struct exec_run *r, const c
 	return 0;
 }
 
-static void sleep_ms(int64_t ms)
-{
-	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Poll until the job ends; a few failures to ask are waited out, more are an error. */
 static int wait_job(const struct sl_config *cfg, const char *handle, struct exec_status *st,
 		    struct sl_err *err)
@@ -255,7 +247,7 @@ static int wait_job(const struct sl_config *cfg, const char *handle, struct exec
 			if (st->state == EXEC_DONE || st->state == EXEC_LOST)
 				return 0;
 		}
-		sleep_ms(cfg->executor.poll_ms);
+		sl_sleep_ms(cfg->executor.poll_ms);
 	}
 }
 

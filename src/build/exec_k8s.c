@@ -301,13 +301,7 @@ out:
 /* The last line of kubectl's stderr (into out), for a message. */
 static const char *k8s_last_line(const struct sl_buf *b, char *out, size_t n)
 {
-	const char *s = sl_buf_cstr(b), *end = s + strlen(s), *start;
-
-	while (end > s && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-		end--;
-	for (start = end; start > s && start[-1] != '\n';)
-		start--;
-	snprintf(out, n, "%.*s", (int)(end - start), start);
+	sl_buf_last_line(b, out, n);
 	return *out ? out : "(nothing on stderr)";
 }
 

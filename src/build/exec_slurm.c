@@ -40,14 +40,7 @@ static int slurm_cli(const char *const *argv, const char *stdin_data,
 				   "slurm: install Slurm's client commands, and set SLURM_CONF if "
 				   "the cluster's slurm.conf is not in /etc/slurm)", argv[0]);
 	if (!error) {
-		const char *e = sl_buf_cstr(&errout);
-		size_t len = strlen(e);
-		while (len && (e[len - 1] == '\n' || e[len - 1] == ' '))
-			len--;
-		const char *line = e + len;
-		while (line > e && line[-1] != '\n')
-			line--;
-		snprintf(why, n, "%.*s", (int)(e + len - line), line);
+		sl_buf_last_line(&errout, why, n);
 		if (res.exit_code)
 			error = SL_ERROR;
 		if (res.exit_code && !why[0])

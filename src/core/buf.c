@@ -112,3 +112,14 @@ void sl_buf_release(struct sl_buf *b)
 	b->ptr = NULL;
 	b->len = b->cap = 0;
 }
+
+void sl_buf_last_line(const struct sl_buf *b, char *out, size_t n)
+{
+	size_t end = b->len, start;
+
+	while (end && strchr("\n\r ", b->ptr[end - 1]))
+		end--;
+	for (start = end; start && b->ptr[start - 1] != '\n'; start--)
+		;
+	snprintf(out, n, "%.*s", (int)(end - start), end ? b->ptr + start : "");
+}

@@ -41,4 +41,10 @@ char *sl_buf_detach(struct sl_buf *b);
 /* Free the contents; the buffer may be used again. */
 void sl_buf_release(struct sl_buf *b);
 
+/*
+ * The last non-empty line of b (a child's stderr, for a message) into out,
+ * trailing newlines and spaces dropped; "" when b holds none.
+ */
+void sl_buf_last_line(const struct sl_buf *b, char *out, size_t n);
+
 #endif

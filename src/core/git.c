@@ -159,16 +159,9 @@ static const char *command_of(const char *const *args)
 /* The last line of git's stderr, trimmed, into out. */
 static void last_line(char *out, size_t n, const struct sl_buf *b)
 {
-	size_t end = b->len, start;
-
-	while (end && (b->ptr[end - 1] == '\n' || b->ptr[end - 1] == '\r'))
-		end--;
-	for (start = end; start && b->ptr[start - 1] != '\n'; start--)
-		;
-	if (start == end)
+	sl_buf_last_line(b, out, n);
+	if (!out[0])
 		snprintf(out, n, "no message");
-	else
-		snprintf(out, n, "%.*s", (int)(end - start), b->ptr + start);
 }
 
 /* env (GIT_ENV_MAX) = the ceiling, sl_git_env_add, o->env. */

@@ -75,3 +75,11 @@ void sl_time_iso(char *out, size_t n, int64_t ms)
 	snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
+
+void sl_sleep_ms(int64_t ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	while (ms > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}

@@ -10,6 +10,9 @@ int64_t sl_now_ms(void);
 /* Monotonic milliseconds, for timeouts and durations. */
 int64_t sl_mono_ms(void);
 
+/* Sleep `ms` milliseconds (a signal does not cut it short); nothing for ms <= 0. */
+void sl_sleep_ms(int64_t ms);
+
 /*
  * Parse a duration: a positive integer with a unit s, m or h ("90s", "30m",
  * "2h"), or a bare integer of seconds. Writes milliseconds to *out_ms.

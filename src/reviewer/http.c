@@ -77,14 +77,6 @@ static size_t on_write(char *data, size_t size, size_t n, void *p)
 	return size * n;
 }
 
-static void sleep_ms(int64_t ms)
-{
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-
-	while (ms > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 static struct curl_slist *headers(const char *token)
 {
 	struct curl_slist *h = NULL, *t;
@@ -237,7 +229,7 @@ static int post(CURL *c, const struct sl_config *cfg, struct reply *r, const cha
 			return fail(&t, i, log->last, err);
 		sl_log(SL_LOG_INFO, "%s, try %d of %d; trying again in %lld ms", log->last, i,
 		       tries, (long long)wait);
-		sleep_ms(wait);
+		sl_sleep_ms(wait);
 	}
 }
 

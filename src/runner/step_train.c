@@ -683,19 +683,25 @@ static void let_go(struct step *s)
 	sl_lock_release(&lock);
 }
 
+/* 1 when commit `from` is `to` or descends from it (both hex), 0 when not or unknown. */
+static int reaches(struct step *s, const char *from, const char *to)
+{
+	git_repository *repo = NULL;
+	git_oid f, t;
+	int in = 0;
+
+	if (!from || !to || git_oid_fromstr(&f, from) || git_oid_fromstr(&t, to))
+		return 0;
+	if (git_repository_open(&repo, s->ctx->repo.root) == 0)
+		in = git_oid_equal(&f, &t) || git_graph_descendant_of(repo, &f, &t) == 1;
+	git_repository_free(repo);
+	return in;
+}
+
 /* 1 when the run's head is on the target already (landed before a crash), 0 when not. */
 static int head_landed(struct step *s, const char *tip)
 {
-	git_repository *repo = NULL;
-	git_oid t, h;
-	int in = 0;
-
-	if (!s->run.head_commit || git_oid_fromstr(&t, tip) || git_oid_fromstr(&h, s->run.head_commit))
-		return 0;
-	if (git_repository_open(&repo, s->ctx->repo.root) == 0)
-		in = git_oid_equal(&t, &h) || git_graph_descendant_of(repo, &t, &h) == 1;
-	git_repository_free(repo);
-	return in;
+	return reaches(s, tip, s->run.head_commit);
 }
 
 /* Out of the train, under the repository lock. */
@@ -710,22 +716,6 @@ static int leave(struct step *s, struct sl_err *err)
 		error = car_ref(s->ctx, s->run.id, NULL, err);
 	sl_lock_release(&lock);
 	return error;
-}
-
-/* 1 when `tip` is the run's head or behind it: the target has nothing the run lacks. */
-static int head_on(struct step *s, const char *tip)
-{
-	git_repository *repo = NULL;
-	git_oid t, h;
-	int on = 0;
-
-	if (!tip || !s->run.head_commit || git_oid_fromstr(&t, tip) ||
-	    git_oid_fromstr(&h, s->run.head_commit))
-		return 0;
-	if (git_repository_open(&repo, s->ctx->repo.root) == 0)
-		on = git_oid_equal(&t, &h) || git_graph_descendant_of(repo, &h, &t) == 1;
-	git_repository_free(repo);
-	return on;
 }
 
 /*
@@ -792,7 +782,8 @@ static int out_of_line(struct step *s, struct train *t, const struct where *w,
 		return error;
 	if (me->status == TRAIN_CONFLICT)
 		return step__on_conflict(s, me->base, "found by the merge train", err);
-	if (head_on(s, me->base))
+	/* the car's base is the run's head or behind it: the target has nothing new */
+	if (reaches(s, s->run.head_commit, me->base))
 		return own_red(s, me, err);
 	return step__on_semantic(s, me->base, me->gates_json, err);
 }
