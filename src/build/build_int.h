@@ -14,6 +14,8 @@ const char *const *build_hooks_env(const struct sl_config *cfg);
 /* builder.c: the builder's environment entries ("K=V", SLUICE_* and the rest), a new list. */
 int build__env(sl_strv env, size_t cap, const struct build_opts *o);
 int build__env_list(const struct build_opts *o, sl_strv *out);
+/* Append len bytes to a log (created 0644; best effort: the outcome is recorded elsewhere). */
+void build__append(const char *log, const char *data, size_t len);
 int64_t build__timeout(const struct build_opts *o);
 
 /* exec_build.c: build_run and the gates as a job (executor.kind slurm or kubernetes). */

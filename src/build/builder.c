@@ -258,17 +258,22 @@ static void describe_argv(char *out, size_t n, const char *const *argv)
 	}
 }
 
-static void log_line(const char *log, const char *line)
+void build__append(const char *log, const char *data, size_t len)
 {
 	struct sl_err e = SL_ERR_INIT;
 	int fd = -1;
 
 	if (sl_open_file(log, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
 		return;
-	if (write(fd, line, strlen(line)) < 0) {
+	if (write(fd, data, len) < 0) {
 		/* the log is best effort; the run's outcome is recorded elsewhere */
 	}
 	close(fd);
+}
+
+static void log_line(const char *log, const char *line)
+{
+	build__append(log, line, strlen(line));
 }
 
 static void log_header(const char *log, const struct build_opts *o,

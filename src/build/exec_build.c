@@ -20,19 +20,6 @@
 
 #define JOB_MARGIN_MS ((int64_t)10 * 60 * 1000) /* fetching, pushing, waiting for git */
 
-static void append(const char *path, const char *data, size_t len)
-{
-	struct sl_err e = SL_ERR_INIT;
-	int fd = -1;
-
-	if (sl_open_file(path, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
-		return;
-	if (write(fd, data, len) < 0) {
-		/* best effort: the outcome is recorded on the run */
-	}
-	close(fd);
-}
-
 /* A lost or cancelled job's refs go too (best effort: a lost job may still push later). */
 static void forget(const struct sl_config *cfg, const struct exec_run *r)
 {
@@ -149,7 +136,7 @@ static void out_copy(const char *repo, const char *out, const char *path, const 
 		if (replace)
 			sl_write_file(dest, sl_buf_cstr(&b), b.len, &e);
 		else
-			append(dest, sl_buf_cstr(&b), b.len);
+			build__append(dest, sl_buf_cstr(&b), b.len);
 	}
 	sl_buf_release(&b);
 }
@@ -203,7 +190,7 @@ int build__run_job(const struct build_opts *o, struct sl_proc_result *res, struc
 	r.engine_log = log;
 	snprintf(line, sizeof(line), "==== sluice: attempt %d (%s) as a %s job ====\n", o->attempt,
 		 run_mode_name(o->mode), exec_kind_name(o->cfg->executor.kind));
-	append(log, line, strlen(line));
+	build__append(log, line, strlen(line));
 	error = exec_job_run(o->cfg, &r, sl_buf_cstr(&script), build__timeout(o) +
 			     (o->cfg->worktree.setup ? o->cfg->worktree.setup_timeout_ms : 0) +
 			     JOB_MARGIN_MS, o->job_out, err);
@@ -218,7 +205,7 @@ int build__run_job(const struct build_opts *o, struct sl_proc_result *res, struc
 		 o->attempt, o->job_out->handle[0] ? o->job_out->handle : "not submitted",
 		 error ? err->msg : o->job_out->lost ? o->job_out->why
 		 : o->job_out->cancelled ? "cancelled" : how);
-	append(log, line, strlen(line));
+	build__append(log, line, strlen(line));
 out:
 	sl_strv_free(argv);
 	sl_strv_free(env);

@@ -340,20 +340,14 @@ static void keep_engine_log(const struct sl_config *cfg, const struct exec_run *
 {
 	struct sl_buf log = SL_BUF_INIT;
 	struct sl_err e = SL_ERR_INIT;
-	int fd = -1;
 
 	if (!r->engine_log)
 		return;
 	sl_buf_init(&log, (size_t)256 << 10);
+	sl_buf_addf(&log, "\n==== sluice: the engine's log of job %s ====\n", handle);
 	if (exec_log(cfg, handle, &log, &e) != 0)
 		sl_buf_addf(&log, "(the engine's log of %s cannot be read here: %s)\n", handle, e.msg);
-	if (sl_open_file(r->engine_log, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) == 0) {
-		dprintf(fd, "\n==== sluice: the engine's log of job %s ====\n", handle);
-		if (write(fd, sl_buf_cstr(&log), log.len) < 0) {
-			/* best effort: the reason is on the run */
-		}
-		close(fd);
-	}
+	build__append(r->engine_log, sl_buf_cstr(&log), log.len);
 	sl_buf_release(&log);
 }
 
@@ -461,31 +455,21 @@ int exec_out_file(const char *repo_root, const char *out, const char *path, stru
 		  struct sl_err *err)
 {
 	char spec[4200];
-	const char *type[] = { "cat-file", "-t", spec, NULL };
 	const char *cat[] = { "cat-file", "blob", spec, NULL };
-	struct sl_buf t = SL_BUF_INIT;
 	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
 	int error;
 
 	if (sl_fmt_fixed(spec, sizeof(spec), "%s:%s", out, path))
 		return sl_err_set(err, SL_ERROR, "a path too long");
-	sl_buf_init(&t, 64);
+	/* one git: a path that is missing, or no blob, is an exit of its own */
 	o.cwd = repo_root;
-	o.out = &t;
-	o.caller_checks = 1;
-	{
-		struct sl_git_result res;
-		error = sl_git_run(&o, type, &res, err);
-		if (!error && (res.exit_code || strncmp(sl_buf_cstr(&t), "blob", 4)))
-			error = sl_err_set(err, SL_ENOTFOUND, "the job's out has no file %s", path);
-	}
-	sl_buf_release(&t);
-	if (error)
-		return error;
 	o.out = b;
-	o.caller_checks = 0;
 	o.out_cut_ok = 1;
-	return sl_git_run(&o, cat, NULL, err);
+	o.caller_checks = 1;
+	if ((error = sl_git_run(&o, cat, &res, err)) == 0 && (res.exit_code || res.timed_out))
+		error = sl_err_set(err, SL_ENOTFOUND, "the job's out has no file %s", path);
+	return error;
 }
 
 int exec_apply(const char *wt, const char *result, struct sl_err *err)
