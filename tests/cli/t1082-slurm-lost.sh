@@ -147,4 +147,27 @@ test_expect_success 'kill -9 of the tick during a gates job: the gates job is fo
 	sluice -C gk audit
 '
 
+test_expect_success 'a person edits a failed run worktree and retries: the job builds on the edit, nothing lost' '
+	slurm_repo edit &&
+	echo "a line of main" >edit/keep.txt && git -C edit add keep.txt && git -C edit commit -q -m keep &&
+	cat >"$BUILDERS/E.sh" <<-EOS &&
+	echo "attempt \$SLUICE_ATTEMPT" >e.txt
+	grep -q "person" keep.txt && echo "saw the person" >>e.txt
+	test -e "$TRASH/go-E"
+	EOS
+	wo edit E &&
+	sluice -C edit tick >out 2>&1 &&
+	re=$(run_of edit E) &&
+	test "$(state_of edit $re)" = failed &&
+	echo "the person fixed this" >>edit/.system/runs/$re/worktree/keep.txt &&
+	: >"$TRASH/go-E" &&
+	sluice -C edit retry $re >/dev/null &&
+	sluice -C edit tick >>out 2>&1 &&
+	test "$(state_of edit $re)" = merged &&
+	git -C edit show main:keep.txt >keep &&
+	test_grep "^the person fixed this$" keep &&
+	git -C edit show main:e.txt >e &&
+	test_grep "^saw the person$" e
+'
+
 test_done
