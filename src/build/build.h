@@ -468,6 +468,8 @@ struct exec_outcome {
 	char out[41];             /* the out commit (logs, exit codes) */
 	char handle[EXEC_HANDLE_MAX];
 	int cancelled;            /* 1: a person cancelled it (sluice abandon): stop */
+	int64_t job_id;           /* its row (table jobs): ended once its result is taken */
+	char ended[512];          /* how it ended, for that row: "ended: COMPLETED, ...; result X" */
 };
 
 /* The kind's name ("local", "slurm", "kubernetes"). */

@@ -51,8 +51,18 @@ int exec_script_write(const struct exec_script *o, struct sl_buf *b, struct sl_e
 /* The refs prefix of a run's job: refs/sluice/runs/<id>/a<N>[/gates] or refs/sluice/train/<id>/<k>. */
 int exec_refs(char *out, size_t n, const struct exec_run *r);
 
+/*
+ * The job of r from submit (or a killed tick's open job) to its end: o says
+ * how. A lost job's row is ended here and its refs dropped; one that
+ * reported stays open until exec_job_taken(), so that a sluice killed
+ * before its result is in the worktree takes it again from the remote.
+ */
 int exec_job_run(const struct sl_config *cfg, const struct exec_run *r, const char *script,
 		 int64_t timeout_ms, struct exec_outcome *o, struct sl_err *err);
+
+/* The result of o is in: its row ended (with an event), its refs dropped here and on the remote. */
+int exec_job_taken(const struct sl_config *cfg, const struct exec_run *r,
+		   const struct exec_outcome *o, struct sl_err *err);
 
 /* A file of the out commit (a blob), bounded by b's max; SL_ENOTFOUND when absent. */
 int exec_out_file(const char *repo_root, const char *out, const char *path, struct sl_buf *b,
@@ -60,10 +70,6 @@ int exec_out_file(const char *repo_root, const char *out, const char *path, stru
 
 /* Put the result's files into the worktree wt (git read-tree -u --reset). */
 int exec_apply(const char *wt, const char *result, struct sl_err *err);
-
-/* Drop the job's refs on the remote and here (best effort). */
-void exec_job_forget(const struct sl_config *cfg, const char *repo_root, const char *refs,
-		     const char *run_id);
 
 
 #endif

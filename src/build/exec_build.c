@@ -20,15 +20,6 @@
 
 #define JOB_MARGIN_MS ((int64_t)10 * 60 * 1000) /* fetching, pushing, waiting for git */
 
-/* A lost or cancelled job's refs go too (best effort: a lost job may still push later). */
-static void forget(const struct sl_config *cfg, const struct exec_run *r)
-{
-	char refs[300];
-
-	if (exec_refs(refs, sizeof(refs), r) == 0)
-		exec_job_forget(cfg, r->repo_root, refs, r->run_id);
-}
-
 /* worktree.copy's paths, from the run's worktree into <input>/copy/ (cp -R -P -p). */
 static int copy_paths(const struct sl_config *cfg, const char *wt, const char *input,
 		      struct sl_err *err)
@@ -148,7 +139,6 @@ static int take_build(const struct build_opts *o, const char *log, struct sl_pro
 	const struct exec_outcome *oc = o->job_out;
 	const char *repo = o->job->repo_root;
 	char *summary = sl_path_join(o->run_dir, "summary.md");
-	char refs[300];
 	int error;
 
 	if (!summary)
@@ -160,9 +150,7 @@ static int take_build(const struct build_opts *o, const char *log, struct sl_pro
 	res->timed_out = out_int(repo, oc->out, "timed_out", 0);
 	if ((error = exec_apply(o->worktree, oc->result, err)) != 0)
 		return error;
-	if (exec_refs(refs, sizeof(refs), o->job) == 0)
-		exec_job_forget(o->cfg, repo, refs, o->run_id);
-	return 0;
+	return exec_job_taken(o->cfg, o->job, oc, err);
 }
 
 int build__run_job(const struct build_opts *o, struct sl_proc_result *res, struct sl_err *err)
@@ -196,8 +184,6 @@ int build__run_job(const struct build_opts *o, struct sl_proc_result *res, struc
 			     JOB_MARGIN_MS, o->job_out, err);
 	if (!error && !o->job_out->lost && !o->job_out->cancelled)
 		error = take_build(o, log, res, err);
-	else if (!error)
-		forget(o->cfg, &r);
 	res->duration_ms = sl_now_ms() - t0;
 	if (!error && !o->job_out->lost && !o->job_out->cancelled)
 		sl_proc_describe(how, sizeof(how), res);
@@ -284,7 +270,6 @@ static int take_gates(const struct sl_config *cfg, const char *wt, const char *r
 		      struct build_gate_results *out, struct sl_err *err)
 {
 	char *dir = sub ? sl_path_fmt("%s/%s/gates", run_dir, sub) : sl_path_join(run_dir, "gates");
-	char refs[300];
 	int error = 0;
 
 	if (!dir || (cfg->ngates && !(out->v = calloc(cfg->ngates, sizeof(*out->v)))))
@@ -303,8 +288,8 @@ static int take_gates(const struct sl_config *cfg, const char *wt, const char *r
 	/* what the gates left (formatters) is kept as a local gate's would be; never a car's */
 	if (!error && strcmp(job->purpose, "train"))
 		error = exec_apply(wt, oc->result, err);
-	if (!error && exec_refs(refs, sizeof(refs), job) == 0)
-		exec_job_forget(cfg, job->repo_root, refs, job->run_id);
+	if (!error)
+		error = exec_job_taken(cfg, job, oc, err);
 	free(dir);
 	return error;
 }
@@ -340,10 +325,8 @@ int build_gates_run_job(const struct sl_config *cfg, const char *wt, const char 
 	r.engine_log = NULL;
 	if ((error = exec_job_run(cfg, &r, sl_buf_cstr(&script), limit, job_out, err)) != 0)
 		goto out;
-	if (job_out->lost || job_out->cancelled) {
+	if (job_out->lost || job_out->cancelled)
 		out->all_passed = 0;
-		forget(cfg, &r);
-	}
 	else
 		error = take_gates(cfg, wt, run_dir, sub, &r, job_out, out, err);
 out:

@@ -101,6 +101,9 @@ static int take_oid(const struct sl_buf *b, char out[41], struct sl_err *err)
 	return 0;
 }
 
+static void exec_job_forget(const struct sl_config *cfg, const char *repo_root, const char *refs,
+			    const char *run_id);
+
 int exec_refs(char *out, size_t n, const struct exec_run *r)
 {
 	if (!strcmp(r->purpose, "train"))
@@ -435,19 +438,38 @@ int exec_job_run(const struct sl_config *cfg, const struct exec_run *r, const ch
 		return error;
 	if ((error = wait_job(cfg, o->handle, &st, err)) != 0)
 		return error; /* still open: the next tick asks again */
+	o->job_id = id;
 	if (ended_by_other(r, id)) {
 		o->cancelled = 1;
+		exec_job_forget(cfg, r->repo_root, refs, r->run_id);
 		return 0;
 	}
 	if ((error = collect(cfg, r, refs, &st, o, err)) != 0)
 		return error;
-	if (o->lost)
-		snprintf(outcome, sizeof(outcome), "lost: %s", o->why);
-	else
-		snprintf(outcome, sizeof(outcome), "ended: %s; result %.12s", st.detail, o->result);
+	if (!o->lost) {
+		snprintf(o->ended, sizeof(o->ended), "ended: %.400s; result %.12s", st.detail,
+			 o->result);
+		return 0;
+	}
+	snprintf(outcome, sizeof(outcome), "lost: %s", o->why);
 	if ((error = store_job_end(r->st, id, outcome, err)) != 0)
 		return error;
 	job_event(r, "%s job %s %s", r->purpose, o->handle, outcome);
+	exec_job_forget(cfg, r->repo_root, refs, r->run_id);
+	return 0;
+}
+
+int exec_job_taken(const struct sl_config *cfg, const struct exec_run *r,
+		   const struct exec_outcome *o, struct sl_err *err)
+{
+	char refs[300];
+	int error;
+
+	if ((error = store_job_end(r->st, o->job_id, o->ended, err)) != 0)
+		return error;
+	job_event(r, "%s job %s %s", r->purpose, o->handle, o->ended);
+	if (exec_refs(refs, sizeof(refs), r) == 0)
+		exec_job_forget(cfg, r->repo_root, refs, r->run_id);
 	return 0;
 }
 
@@ -482,8 +504,9 @@ int exec_apply(const char *wt, const char *result, struct sl_err *err)
 	return sl_git_run(&o, args, NULL, err);
 }
 
-void exec_job_forget(const struct sl_config *cfg, const char *repo_root, const char *refs,
-		     const char *run_id)
+/* Drop the job's refs on the remote and here (best effort: a lost job may still push later). */
+static void exec_job_forget(const struct sl_config *cfg, const char *repo_root, const char *refs,
+			    const char *run_id)
 {
 	static const char *const names[] = { "base", "head", "input", "theirs", "result", "out" };
 	char spec[6][320], la[200], lb[200];
