@@ -60,6 +60,32 @@ static void wt_merge_head(struct step *s, char out[41])
 	free(path);
 }
 
+/*
+ * Before a new build job: what the worktree holds uncommitted (an earlier
+ * attempt's result put in by a sluice killed before it committed it, a
+ * failed gate's leftovers) is committed to the run branch, so the job
+ * builds on it as a builder here would; the job's result, put in with
+ * read-tree --reset, would replace it otherwise. Not when the attempt's
+ * job is followed again (it was given the branch as it was), nor for a
+ * resolution (a merge under way) or a read-only run (a commit is a write).
+ */
+static int save_before_build(struct step *s, struct sl_err *err)
+{
+	struct store_job job = STORE_JOB_INIT;
+	char head[41];
+	int error, committed = 0;
+
+	if (s->run.mode == RUN_MODE_RESOLVE || step__worktree_mode(s) != SL_WORKTREE_READ_WRITE)
+		return 0;
+	error = store_job_open(s->ctx->st, s->run.id, s->run.attempt, "build", &job, err);
+	store_job_release(&job);
+	if (error != SL_ENOTFOUND)
+		return error; /* 0: an open job, followed again; or an error */
+	sl_err_clear(err);
+	return step__snapshot(s, "sluice: what the worktree held before the build job",
+			      STEP_SNAP_LOCK | STEP_SNAP_NOTHING_OK, head, &committed, err);
+}
+
 int step__job_init(struct step *s, const char *purpose, struct exec_run *r, char base[41],
 		   char theirs[41], struct sl_err *err)
 {
@@ -67,6 +93,8 @@ int step__job_init(struct step *s, const char *purpose, struct exec_run *r, char
 
 	memset(r, 0, sizeof(*r));
 	theirs[0] = '\0';
+	if (!strcmp(purpose, "build") && (error = save_before_build(s, err)) != 0)
+		return error;
 	if ((error = wt_head(s, base, err)) != 0)
 		return error;
 	if (!strcmp(purpose, "build") && s->run.mode == RUN_MODE_RESOLVE)

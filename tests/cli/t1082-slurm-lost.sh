@@ -170,4 +170,18 @@ test_expect_success 'a person edits a failed run worktree and retries: the job b
 	test_grep "^saw the person$" e
 '
 
+test_expect_success 'killed after a build job result is in the worktree, before its commit: the next attempt builds on it' '
+	slurm_repo fk &&
+	echo main >fk/log.txt && git -C fk add log.txt && git -C fk commit -q -m log &&
+	echo "echo \"attempt \$SLUICE_ATTEMPT\" >>log.txt" >"$BUILDERS/F.sh" &&
+	wo fk F &&
+	fault_fire build.after_builder out -C fk tick --jobs 1 &&
+	rf=$(run_of fk F) &&
+	test "$(state_of fk $rf)" = building &&
+	sluice -C fk tick --jobs 1 >out2 2>&1 &&
+	test "$(state_of fk $rf)" = merged &&
+	git -C fk show main:log.txt >log &&
+	test_grep "^attempt 1$" log && test_grep "^attempt 2$" log
+'
+
 test_done
