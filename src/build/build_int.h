@@ -38,7 +38,6 @@ struct exec_script {
 	const char *branch;            /* the branch the worktree is on */
 	int attempt;
 	int merge_theirs;              /* resolve mode: merge <refs>/theirs first */
-	int run_setup;                 /* run worktree.setup in the job's worktree first */
 	const char *const *argv;       /* build: the builder */
 	const char *const *env;        /* build: "K=V" entries exported for it */
 	int64_t timeout_ms;            /* build: the builder's */

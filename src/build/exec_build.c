@@ -86,7 +86,6 @@ static int build_script(const struct build_opts *o, const char *const *argv,
 	sc.branch = o->branch;
 	sc.attempt = o->attempt;
 	sc.merge_theirs = o->job->theirs != NULL;
-	sc.run_setup = 1;
 	sc.argv = argv;
 	sc.env = env;
 	sc.timeout_ms = build__timeout(o);
@@ -218,7 +217,6 @@ static int gates_script(const struct sl_config *cfg, const char *branch, const s
 	sc.run_id = r->run_id;
 	sc.branch = branch;
 	sc.attempt = r->attempt;
-	sc.run_setup = 1;
 	sc.log_max = cfg->builder.log_max ? cfg->builder.log_max : (size_t)10 << 20;
 	if ((error = exec_script_write(&sc, b, err)) != 0)
 		return error;

@@ -117,7 +117,7 @@ static void script_timeout(struct sl_buf *b, int64_t timeout_ms, int64_t grace_m
 /* worktree.setup, in wt, its output into the log named by the shell variable `log`. */
 static void script_setup(struct sl_buf *b, const struct exec_script *o)
 {
-	if (!o->run_setup || !o->cfg->worktree.setup)
+	if (!o->cfg->worktree.setup) /* in every job: each is a new clone */
 		return;
 	script_timeout(b, o->cfg->worktree.setup_timeout_ms, o->grace_ms);
 	sl_buf_puts(b, "$to ");
@@ -237,7 +237,10 @@ int exec_script_write(const struct exec_script *o, struct sl_buf *b, struct sl_e
 	else
 		script_gates(b, o);
 	sl_buf_puts(b, script_tail);
-	if (!sl_buf_cstr(b)[0] || b->len == 0)
-		return sl_err_set(err, SL_ERROR, "out of memory");
+	/* it starts and ends as written, or an add failed (no memory): never submit a cut script */
+	if (b->len < sizeof(script_tail) - 1 ||
+	    strcmp(b->ptr + b->len - (sizeof(script_tail) - 1), script_tail) ||
+	    strncmp(b->ptr, "#!/bin/sh\n", 10))
+		return sl_err_set(err, SL_ERROR, "out of memory writing the job script");
 	return 0;
 }

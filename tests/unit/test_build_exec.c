@@ -116,7 +116,6 @@ static void test_script_runs(void **state)
 	sc.run_id = "R1";
 	sc.branch = "run/W-1";
 	sc.attempt = 1;
-	sc.run_setup = 1;
 	sc.argv = (const char *const *)argv_builder;
 	sc.env = (const char *const *)env_builder;
 	sc.timeout_ms = 60000;
