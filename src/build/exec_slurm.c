@@ -5,6 +5,7 @@
  * longer knows is lost unless its result reached the remote (exec_job.c).
  */
 #include "build/build.h"
+#include "build/build_int.h"
 #include "core/fs.h"
 #include "core/proc.h"
 
@@ -257,8 +258,20 @@ int exec_slurm_log(const struct sl_config *cfg, const char *id, struct sl_buf *o
 		error = sl_err_set(err, SL_ENOTFOUND, "job %s names no output file", id);
 		goto out;
 	}
-	/* on a shared file system, or this host's node: else not readable here */
-	error = sl_read_file(out, path, out->max ? out->max : SLURM_OUT_MAX, err);
+	/*
+	 * On a shared file system, or this host's node: else not readable here.
+	 * Its end, never through a link (a builder on this node could plant one).
+	 */
+	{
+		size_t room = (out->max ? out->max : SLURM_OUT_MAX) - out->len;
+		char *tail = build__tail_file(path, room > 64 ? room - 64 : room);
+		if (!tail || !*tail)
+			error = sl_err_set(err, SL_ENOTFOUND, "job %s's output %s is empty or cannot "
+					   "be read here", id, path);
+		else
+			sl_buf_puts(out, tail);
+		free(tail);
+	}
 out:
 	sl_buf_release(&show);
 	return error;
