@@ -223,6 +223,31 @@ approve_reviewer_config() {
 	printf '%s\n' "reviewer:" "  mode: command" "  command: [sh, $APPROVE_REVIEWER]"
 }
 
+# The test cluster (tests/slurm/cluster.sh) of this test: $CLUSTER, its folder $C
+# ($TRASH/slurm), stopped at the end; skips (77) without Slurm, munge or root.
+# With "start" it is started here and SLURM_CONF exported.
+slurm_cluster() { # [start]
+	CLUSTER="$SLUICE_SOURCE_DIR/tests/slurm/cluster.sh"
+	C="$TRASH/slurm"
+	test_skip_unless_tool munged mungekey slurmctld slurmd sbatch squeue scontrol scancel sinfo python3
+	[ "$(id -u)" = 0 ] || test_skip "not root (the test cluster's daemons run as root: SlurmUser=root)"
+	test_when_finished "sh '$CLUSTER' stop '$C' >/dev/null 2>&1"
+	[ "${1:-}" = start ] || return 0
+	sh "$CLUSTER" start "$C" >"$TRASH/cluster.out" 2>&1 || { cat "$TRASH/cluster.out"; exit 1; }
+	eval "$(sh "$CLUSTER" env "$C")"
+}
+
+# sluice_repo DIR whose builders and gates run as jobs of that cluster, with its own
+# bare remote $TRASH/DIR.remote.git (executor.kind slurm, poll 1s).
+slurm_repo_base() { # DIR [extra config lines...]
+	_srd=$1
+	shift
+	git init -q --bare "$TRASH/$_srd.remote.git" &&
+	sluice_repo "$_srd" "$@" &&
+	printf '%s\n' "executor:" "  kind: slurm" "  remote: $TRASH/$_srd.remote.git" "  poll: 1s" \
+		>>"$_srd/.system/config.yaml"
+}
+
 # Write a work order: wo DIR ID [front-matter lines...]; the builder script
 # for it is "$BUILDERS/ID.sh" (write it yourself).
 wo() {

@@ -27,13 +27,7 @@
 #   given it up: a retry must not trust what the lost attempt pushes.
 . "$(dirname "$0")/lib.sh"
 
-CLUSTER="$SLUICE_SOURCE_DIR/tests/slurm/cluster.sh"
-C="$TRASH/slurm"
-
-test_skip_unless_tool munged mungekey slurmctld slurmd sbatch squeue scontrol scancel sinfo python3
-[ "$(id -u)" = 0 ] || test_skip "not root (the test cluster's daemons run as root: SlurmUser=root)"
-
-test_when_finished "sh '$CLUSTER' stop '$C' >/dev/null 2>&1"
+slurm_cluster # started by the first test below
 
 # poll (at most SECS seconds, 5 a second) until a command succeeds
 wait_for() { # SECS command...

@@ -9,13 +9,7 @@
 # retry rules run it again), and abandon (the job is cancelled).
 . "$(dirname "$0")/lib.sh"
 
-CLUSTER="$SLUICE_SOURCE_DIR/tests/slurm/cluster.sh"
-C="$TRASH/slurm"
-test_skip_unless_tool munged mungekey slurmctld slurmd sbatch squeue scontrol scancel sinfo python3
-[ "$(id -u)" = 0 ] || test_skip "not root (the test cluster's daemons run as root: SlurmUser=root)"
-test_when_finished "sh '$CLUSTER' stop '$C' >/dev/null 2>&1"
-sh "$CLUSTER" start "$C" >"$TRASH/cluster.out" 2>&1 || { cat "$TRASH/cluster.out"; exit 1; }
-eval "$(sh "$CLUSTER" env "$C")"
+slurm_cluster start
 
 TOKEN="sekrit-token-$$-never-in-a-job"
 export REVIEW_TOKEN="$TOKEN"
@@ -25,21 +19,14 @@ echo "$REVIEWER_URL" >"$TRASH/url"
 
 # A repository whose builders and gates are Slurm jobs, with its own bare remote.
 slurm_repo() { # DIR [extra config lines...]
-	_d=$1
-	shift
-	git init -q --bare "$TRASH/$_d.remote.git" &&
-	sluice_repo "$_d" "$@" &&
-	cat >>"$_d/.system/config.yaml" <<-EOF
+	slurm_repo_base "$@" &&
+	cat >>"$1/.system/config.yaml" <<-EOF
 	gates:
 	  test: [sh, -c, 'env >"$TRASH/gate-env-\$SLUICE_GATE-\$\$"; test ! -e fail-gate']
 	reviewer:
 	  mode: http
 	  url: $(cat "$TRASH/url")
 	  token_env: REVIEW_TOKEN
-	executor:
-	  kind: slurm
-	  remote: $TRASH/$_d.remote.git
-	  poll: 1s
 	EOF
 }
 

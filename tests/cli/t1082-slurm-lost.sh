@@ -11,26 +11,11 @@
 #   given, so it is not taken; the next attempt's honest work lands.
 . "$(dirname "$0")/lib.sh"
 
-CLUSTER="$SLUICE_SOURCE_DIR/tests/slurm/cluster.sh"
-C="$TRASH/slurm"
-test_skip_unless_tool munged mungekey slurmctld slurmd sbatch squeue scontrol scancel sinfo python3
-[ "$(id -u)" = 0 ] || test_skip "not root (the test cluster's daemons run as root: SlurmUser=root)"
-test_when_finished "sh '$CLUSTER' stop '$C' >/dev/null 2>&1"
-sh "$CLUSTER" start "$C" >"$TRASH/cluster.out" 2>&1 || { cat "$TRASH/cluster.out"; exit 1; }
-eval "$(sh "$CLUSTER" env "$C")"
+slurm_cluster start
 
 slurm_repo() { # DIR [extra config lines...]
-	_d=$1
-	shift
-	git init -q --bare "$TRASH/$_d.remote.git" &&
-	sluice_repo "$_d" "$@" "retry:" "  - not: gate.job" "  - exit: 3" &&
-	cat >>"$_d/.system/config.yaml" <<-EOF
-	$(approve_reviewer_config)
-	executor:
-	  kind: slurm
-	  remote: $TRASH/$_d.remote.git
-	  poll: 1s
-	EOF
+	slurm_repo_base "$@" "retry:" "  - not: gate.job" "  - exit: 3" &&
+	approve_reviewer_config >>"$1/.system/config.yaml"
 }
 
 wait_log() { # DIR RUN PATTERN SECS
