@@ -30,12 +30,25 @@ void cli_elapsed(char *out, size_t n, int64_t start_ms, int64_t end_ms)
 	sl_duration_format(out, n, (end_ms ? end_ms : sl_now_ms()) - start_ms);
 }
 
+/* --head SHA: a full commit id (a prefix could name a commit a builder made to match it). */
+static int head_arg(const char *name, const char *h)
+{
+	size_t n = strlen(h);
+
+	if (strspn(h, "0123456789abcdef") != n || (n != 40 && n != 64))
+		return cli_usage(name, "--head wants the full commit id the run showed (40 hex "
+				 "digits, as 'sluice show RUN' prints it), not '%s'", h);
+	return CLI_OK;
+}
+
 int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run_action *a)
 {
 	static const struct option opts[] = { CLI_COMMON_LONGOPTS,
 					      { "message", required_argument, NULL, 'm' },
 					      { "delete-branch", no_argument, NULL, 'D' },
+					      { "head", required_argument, NULL, 'H' },
 					      { NULL, 0, NULL, 0 } };
+	struct runner_seen seen = RUNNER_SEEN_INIT;
 	struct sl_ctx ctx = SL_CTX_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	const char *message = NULL;
@@ -49,6 +62,8 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 			message = optarg;
 		else if (c == 'D' && !strcmp(a->name, "abandon"))
 			delete_branch = 1;
+		else if (c == 'H')
+			seen.head = optarg;
 		else if (c == 'D' || !cli_common_opt(cli, c, optarg))
 			return cli_usage(a->name, "unknown option");
 	}
@@ -56,9 +71,12 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 		return cli_usage(a->name, "name one run (its id or a unique prefix)");
 	if (a->needs_message && (!message || !*message))
 		return cli_usage(a->name, "this needs a reason: -m TEXT");
+	if (seen.head && (rc = head_arg(a->name, seen.head)) != CLI_OK)
+		return rc;
+	seen.where = "--head named; nothing was done: read the run again ('sluice show RUN')";
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
-	if (a->act(&ctx, argv[optind], message, delete_branch, &err) != 0)
+	if (a->act(&ctx, argv[optind], message, delete_branch, seen.head ? &seen : NULL, &err) != 0)
 		rc = cli_report(&err);
 	else if (a->done_fmt)
 		printf(a->done_fmt, argv[optind]);

@@ -14,15 +14,17 @@ int cli_print_json(json_t *j);
 
 /*
  * The commands that act on one run (approve, reject, retry, abandon): parse
- * RUN, -m/--message, --delete-branch, -C, --help; open the context; call
- * act(). `needs_message`: -m is required. Returns the exit code.
+ * RUN, -m/--message, --delete-branch, --head SHA, -C, --help; open the
+ * context; call act(). `needs_message`: -m is required. `seen` is NULL
+ * unless --head named the head the person read (the command is refused
+ * when the run's head is another). Returns the exit code.
  */
 struct cli_run_action {
 	const char *name;       /* the command */
 	const char *help;       /* its --help text */
 	int needs_message;
 	int (*act)(struct sl_ctx *ctx, const char *run, const char *message,
-		   int delete_branch, struct sl_err *err);
+		   int delete_branch, const struct runner_seen *seen, struct sl_err *err);
 	const char *done_fmt;   /* printed on success with the run name (NULL: act prints) */
 };
 int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run_action *a);

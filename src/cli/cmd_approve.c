@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char help[] =
-"usage: sluice approve [-C DIR] RUN [-m TEXT]\n"
+"usage: sluice approve [-C DIR] RUN [--head SHA] [-m TEXT]\n"
 	"\n"
 	"The manual reviewer (reviewer.mode: manual, the default): approve a run that is\n"
 	"awaiting_review. The approval binds to the tree the run has now; the next\n"
@@ -15,16 +15,18 @@ static const char help[] =
 	"is not what sluice wrote (rewritten after the review package was made),\n"
 	"sluice writes it again from git and approves nothing: read it again.\n"
 	"\n"
-	"  -m, --message TEXT   a comment kept in review.json\n";
-
+	"  -m, --message TEXT   a comment kept in review.json\n"
+	"  --head SHA           only if the run's head commit is still SHA, the full id\n"
+	"                       you read ('sluice show RUN'); else refused, nothing done\n";
 static int act_approve(struct sl_ctx *ctx, const char *run, const char *message,
-		       int delete_branch, struct sl_err *err)
+		       int delete_branch, const struct runner_seen *seen,
+		       struct sl_err *err)
 {
 	struct store_run r;
 	int error, reported;
 
 	(void)delete_branch;
-	if ((error = runner_approve(ctx, run, message, err)) != 0)
+	if ((error = runner_approve_seen(ctx, run, message, seen, err)) != 0)
 		return error;
 	memset(&r, 0, sizeof(r));
 	if (store_run_get(ctx->st, run, &r, err) == 0) {

@@ -2,7 +2,7 @@
 #include "cli/cli_runner.h"
 
 static const char help[] =
-"usage: sluice retry [-C DIR] RUN\n"
+"usage: sluice retry [-C DIR] RUN [--head SHA]\n"
 	"\n"
 	"Try a run again after a person looked at it:\n"
 	"  merge_conflict   after you resolved the conflict in the run's worktree\n"
@@ -14,14 +14,17 @@ static const char help[] =
 	"                   rules start over (no sticky override resets your work).\n"
 	"                   Refused when the work order changed since or has another\n"
 	"                   run: the newer work wins\n"
-	"  reviewing, approved  try the review or the merge again at the next tick\n";
-
+	"  reviewing, approved  try the review or the merge again at the next tick\n"
+	"\n"
+	"  --head SHA           only if the run's head commit is still SHA, the full id\n"
+	"                       you read ('sluice show RUN'); else refused, nothing done\n";
 static int act_retry(struct sl_ctx *ctx, const char *run, const char *message,
-		     int delete_branch, struct sl_err *err)
+		     int delete_branch, const struct runner_seen *seen,
+		     struct sl_err *err)
 {
 	char next[64];
 
-	return runner_retry(ctx, run, next, sizeof(next), err);
+	return runner_retry_seen(ctx, run, next, sizeof(next), seen, err);
 }
 
 int cmd_retry(struct cli *cli, int argc, char **argv)

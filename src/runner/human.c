@@ -53,31 +53,57 @@ static int step_open(struct step *s, struct sl_ctx *ctx, const char *run, struct
 
 static void step_close(struct step *s, struct sl_lock *lock);
 static const char *who(const struct sl_ctx *ctx);
+static int check_seen(const struct store_run *run, const struct runner_seen *seen,
+		      struct sl_err *err);
 
 /*
  * Abandon: a run whose job a tick follows is locked by that tick. Its open
  * jobs are cancelled first (recorded as such): the tick sees it within a
- * poll and lets go of the run, which is then waited for.
+ * poll and lets go of the run, which is then waited for. No job is
+ * cancelled for a run that is not what the person saw (read without the
+ * lock here, and again under it).
  */
-static int open_for_abandon(struct step *s, struct sl_ctx *ctx, const char *run,
-			    struct sl_lock *lock, struct sl_err *err)
+static int cancel_and_wait(struct step *s, struct sl_ctx *ctx, const char *run,
+			   const struct runner_seen *seen, struct sl_lock *lock, const char *why,
+			   struct sl_err *err)
 {
+	int error, n = 0;
+
+	sl_err_clear(err);
+	if ((error = check_seen(&s->run, seen, err)) != 0)
+		return error;
+	if (step__jobs_cancel(ctx, s->run.id, why, &n) != 0 || !n)
+		return sl_err_set(err, SL_ELOCKED,
+				  "run '%s' is being worked on by another sluice process; try again "
+				  "when it is done",
+				  s->run.id);
+	step_close(s, lock);
+	return step_open_wait(s, ctx, run, lock, 2 * ctx->cfg->executor.poll_ms + 60 * 1000, err);
+}
+
+static int open_for_abandon(struct step *s, struct sl_ctx *ctx, const char *run,
+			    const struct runner_seen *seen, struct sl_lock *lock,
+			    struct sl_err *err)
+{
+	struct runner_seen same = RUNNER_SEEN_INIT;
 	char why[256];
 	int error = step_open(s, ctx, run, lock, err), n = 0;
 
 	snprintf(why, sizeof(why), "the run was abandoned by %s", who(ctx));
-	if (error != SL_ELOCKED || !exec_remote(ctx->cfg))
-		goto cancel;
-	if (step__jobs_cancel(ctx, s->run.id, why, &n) != 0 || !n)
+	if (seen)
+		same = *seen;
+	if (error == SL_ELOCKED && exec_remote(ctx->cfg)) {
+		if ((error = cancel_and_wait(s, ctx, run, seen, lock, why, err)) != 0)
+			return error;
+		same.state = NULL; /* the tick let go of the jobs cancelled here: that state is ours */
+	}
+	/* read under the lock: the run is still what the person saw */
+	if (error || (error = check_seen(&s->run, seen ? &same : NULL, err)) != 0)
 		return error;
-	step_close(s, lock);
-	sl_err_clear(err);
-	error = step_open_wait(s, ctx, run, lock, 2 * ctx->cfg->executor.poll_ms + 60 * 1000, err);
-cancel:
 	/* the jobs of a tick that was killed: nobody follows them */
-	if (!error && exec_remote(ctx->cfg))
+	if (exec_remote(ctx->cfg))
 		step__jobs_cancel(ctx, s->run.id, why, &n);
-	return error;
+	return 0;
 }
 
 static void step_close(struct step *s, struct sl_lock *lock)
@@ -100,6 +126,37 @@ static const char *who(const struct sl_ctx *ctx)
 		return u;
 	pw = getpwuid(getuid());
 	return pw ? pw->pw_name : "person";
+}
+
+/*
+ * The run, read under its lock, is still what the person saw (struct
+ * runner_seen): else nothing is done, and the message says what it is now
+ * against what was seen, so that an approval never lands on an attempt
+ * nobody was shown.
+ */
+static int check_seen(const struct store_run *run, const struct runner_seen *seen,
+		      struct sl_err *err)
+{
+	const char *head = run->head_commit ? run->head_commit : "";
+	const char *state = run_state_name(run->state);
+	char was[160] = "", now[64];
+	size_t n = 0;
+
+	if (!seen || ((!seen->head || !strcmp(seen->head, head)) &&
+		      (seen->attempt < 0 || seen->attempt == run->attempt) &&
+		      (!seen->state || !strcmp(seen->state, state))))
+		return 0;
+	if (seen->state)
+		n += (size_t)snprintf(was + n, sizeof(was) - n, "%s ", seen->state);
+	if (seen->attempt >= 0 && n < sizeof(was))
+		n += (size_t)snprintf(was + n, sizeof(was) - n, "on attempt %d ", seen->attempt);
+	if (seen->head && n < sizeof(was))
+		snprintf(was + n, sizeof(was) - n, seen->attempt >= 0 ? "(head %.12s) " : "at head %.12s ",
+			 *seen->head ? seen->head : "none");
+	snprintf(now, sizeof(now), "%.12s", *head ? head : "none");
+	return sl_err_set(err, SL_ECONFLICT, "run '%s' is now %s on attempt %d (head %s), not %sthat %s",
+			  run->id, state, run->attempt, now, was,
+			  seen->where ? seen->where : "was seen; nothing was done: read it again");
 }
 
 /*
@@ -159,7 +216,7 @@ out:
 }
 
 static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdict,
-			  const char *message, struct sl_err *err)
+			  const char *message, const struct runner_seen *seen, struct sl_err *err)
 {
 	struct reviewer_verdict v = REVIEWER_VERDICT_INIT;
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -168,7 +225,8 @@ static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdi
 	char tree[41], reviewer[256];
 	int error;
 
-	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
+	if ((error = step_open(&s, ctx, run, &lock, err)) != 0 ||
+	    (error = check_seen(&s.run, seen, err)) != 0)
 		goto out;
 	if (s.run.state != RUN_AWAITING_REVIEW) {
 		error = sl_err_set(err, SL_EINVALID,
@@ -211,18 +269,30 @@ out:
 	return error;
 }
 
+int runner_approve_seen(struct sl_ctx *ctx, const char *run, const char *message,
+			const struct runner_seen *seen, struct sl_err *err)
+{
+	return manual_verdict(ctx, run, "approve", message, seen, err);
+}
+
 int runner_approve(struct sl_ctx *ctx, const char *run, const char *message,
 		   struct sl_err *err)
 {
-	return manual_verdict(ctx, run, "approve", message, err);
+	return runner_approve_seen(ctx, run, message, NULL, err);
+}
+
+int runner_reject_seen(struct sl_ctx *ctx, const char *run, const char *message,
+		       const struct runner_seen *seen, struct sl_err *err)
+{
+	if (!message || !*message)
+		return sl_err_set(err, SL_EINVALID, "a rejection needs a reason: -m TEXT");
+	return manual_verdict(ctx, run, "reject", message, seen, err);
 }
 
 int runner_reject(struct sl_ctx *ctx, const char *run, const char *message,
 		  struct sl_err *err)
 {
-	if (!message || !*message)
-		return sl_err_set(err, SL_EINVALID, "a rejection needs a reason: -m TEXT");
-	return manual_verdict(ctx, run, "reject", message, err);
+	return runner_reject_seen(ctx, run, message, NULL, err);
 }
 
 /* The merge base of `head` and the target's tip, hex. */
@@ -373,14 +443,15 @@ static int retry_failed(struct step *s, struct sl_err *err)
 	return step__reload(s, err);
 }
 
-int runner_retry(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
-		 struct sl_err *err)
+int runner_retry_seen(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
+		      const struct runner_seen *seen, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct step s;
 	int error;
 
-	if ((error = step_open(&s, ctx, run, &lock, err)) != 0)
+	if ((error = step_open(&s, ctx, run, &lock, err)) != 0 ||
+	    (error = check_seen(&s.run, seen, err)) != 0)
 		goto out;
 	switch (s.run.state) {
 	case RUN_MERGE_CONFLICT:
@@ -407,15 +478,21 @@ out:
 	return error > 0 ? 0 : error;
 }
 
-int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
-		   struct sl_err *err)
+int runner_retry(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
+		 struct sl_err *err)
+{
+	return runner_retry_seen(ctx, run, next_state, n, NULL, err);
+}
+
+int runner_abandon_seen(struct sl_ctx *ctx, const char *run, int delete_branch,
+			const struct runner_seen *seen, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT, repo_lock = SL_LOCK_INIT;
 	struct step s;
 	char head[41];
 	int error, committed = 0, deleted = 0;
 
-	if ((error = open_for_abandon(&s, ctx, run, &lock, err)) != 0)
+	if ((error = open_for_abandon(&s, ctx, run, seen, &lock, err)) != 0)
 		goto out;
 	if (run_state_is_final(s.run.state)) {
 		error = sl_err_set(err, SL_EINVALID, "run '%s' is already %s", s.run.id,
@@ -446,4 +523,10 @@ out:
 	sl_lock_release(&repo_lock);
 	step_close(&s, &lock);
 	return error;
+}
+
+int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
+		   struct sl_err *err)
+{
+	return runner_abandon_seen(ctx, run, delete_branch, NULL, err);
 }

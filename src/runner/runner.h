@@ -85,6 +85,31 @@ int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 		   struct sl_err *err);
 
 /*
+ * What a person saw of a run before acting on it (a form of sluice serve,
+ * `sluice approve --head`): the command is refused (SL_ECONFLICT, nothing
+ * changes, the message says what the run is now) unless the run, read
+ * again under its run lock, still has it (docs/serve.md "Actions"). NULL
+ * (attempt < 0) is not checked; head "" is a run without a head commit.
+ * `where` ends the message: "this page showed; ... reload to see it".
+ */
+struct runner_seen {
+	const char *head;  /* the full head commit, hex */
+	int attempt;
+	const char *state; /* run_state_name() */
+	const char *where;
+};
+#define RUNNER_SEEN_INIT { NULL, -1, NULL, NULL }
+/* The human commands, refused when the run is no longer as `seen` (NULL: as the above). */
+int runner_approve_seen(struct sl_ctx *ctx, const char *run, const char *message,
+			const struct runner_seen *seen, struct sl_err *err);
+int runner_reject_seen(struct sl_ctx *ctx, const char *run, const char *message,
+		       const struct runner_seen *seen, struct sl_err *err);
+int runner_retry_seen(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
+		      const struct runner_seen *seen, struct sl_err *err);
+int runner_abandon_seen(struct sl_ctx *ctx, const char *run, int delete_branch,
+			const struct runner_seen *seen, struct sl_err *err);
+
+/*
  * sluice gc (DESIGN.md section 10b): remove the worktrees, run/ branches
  * and artifact folders of the oldest finished runs beyond the newest
  * `keep_last` finished ones (finished: merged, rejected, failed,

@@ -1,41 +1,110 @@
 /* sluice serve: a person's decisions, through the runner's functions the CLI calls. */
 #include "serve/serve_int.h"
 #include "runner/runner.h"
+#include "store/store.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define COMMENT_MAX 2048
 
-void serve__action(struct req *r, const char *run, const char *action)
+/* What the form says its page showed of the run (serve__action_form). */
+struct form_seen {
+	char head[72];
+	char attempt[16];
+	char state[40];
+	struct runner_seen seen;
+};
+
+/* "" (no head yet), or a full commit id: 40 or 64 lower-case hex digits. */
+static int head_ok(const char *h)
+{
+	size_t n = strlen(h);
+
+	return strspn(h, "0123456789abcdef") == n && (n == 0 || n == 40 || n == 64);
+}
+
+/*
+ * Every action form carries the head, attempt and state it was rendered
+ * for; a form without them (or with a value no page writes) is refused,
+ * never taken as "whatever the run is now". 0, or 400 and why.
+ */
+static int read_seen(struct req *r, struct form_seen *f, const char **why)
+{
+	enum run_state st;
+	char *end;
+	long a;
+
+	*why = "this form does not say which head, attempt and state of the run it was made "
+	       "for (a page of an older sluice serve?); nothing was done: reload the page";
+	if (!serve__form(r, "head", f->head, sizeof(f->head)) ||
+	    !serve__form(r, "attempt", f->attempt, sizeof(f->attempt)) ||
+	    !serve__form(r, "state", f->state, sizeof(f->state)))
+		return 400;
+	a = strtol(f->attempt, &end, 10);
+	*why = "this form's head, attempt or state is not one a page of this desk writes; "
+	       "nothing was done: reload the page";
+	if (!head_ok(f->head) || !*f->attempt || *end || a < 0 || a > 1000000 ||
+	    strspn(f->attempt, "0123456789") != strlen(f->attempt) ||
+	    run_state_parse(f->state, &st) != 0)
+		return 400;
+	f->seen.head = f->head;
+	f->seen.attempt = (int)a;
+	f->seen.state = f->state;
+	f->seen.where = "this page showed; nothing was done: reload to see it";
+	return 0;
+}
+
+/* Call the runner's command for `action`. */
+static int act(struct req *r, const char *run, const char *action, const char *c,
+	       const struct runner_seen *seen, struct sl_err *err)
 {
 	struct sl_ctx *ctx = r->sv->ctx;
-	struct sl_err err = SL_ERR_INIT;
-	char comment[COMMENT_MAX], next[64];
-	const char *c = serve__form(r, "comment", comment, sizeof(comment));
-	int rc, no_comment = 0;
+	char next[64];
 
-	if (c && !*c)
-		c = NULL;
 	if (!strcmp(action, "approve"))
-		rc = runner_approve(ctx, run, c, &err);
-	else if ((no_comment = !strcmp(action, "reject") && !c))
-		rc = sl_err_set(&err, SL_EINVALID, "a rejection needs a comment: say what is wrong");
-	else if (!strcmp(action, "reject"))
-		rc = runner_reject(ctx, run, c, &err);
-	else if (!strcmp(action, "retry"))
-		rc = runner_retry(ctx, run, next, sizeof(next), &err);
-	else if (!strcmp(action, "abandon"))
-		rc = runner_abandon(ctx, run, 0, &err);
-	else {
+		return runner_approve_seen(ctx, run, c, seen, err);
+	if (!strcmp(action, "reject") && !c)
+		return sl_err_set(err, SL_EINVALID, "a rejection needs a comment: say what is wrong");
+	if (!strcmp(action, "reject"))
+		return runner_reject_seen(ctx, run, c, seen, err);
+	if (!strcmp(action, "retry"))
+		return runner_retry_seen(ctx, run, next, sizeof(next), seen, err);
+	if (!strcmp(action, "abandon"))
+		return runner_abandon_seen(ctx, run, 0, seen, err);
+	return sl_err_set(err, SL_ENOTFOUND, "no action '%s'", action);
+}
+
+void serve__action(struct req *r, const char *run, const char *action)
+{
+	static const char *const known[] = { "approve", "reject", "retry", "abandon", NULL };
+	struct sl_err err = SL_ERR_INIT;
+	struct form_seen f = { .seen = RUNNER_SEEN_INIT };
+	char comment[COMMENT_MAX];
+	const char *c = serve__form(r, "comment", comment, sizeof(comment)), *why;
+	const char *const *k;
+	int rc;
+
+	for (k = known; *k && strcmp(*k, action); k++)
+		;
+	if (!*k) {
 		serve__error(r, 404, "no action '%s': approve, reject, retry or abandon", action);
 		return;
 	}
+	if (read_seen(r, &f, &why) != 0) {
+		r->status = 400;
+		serve__run_page(r, run, why);
+		return;
+	}
+	if (c && !*c)
+		c = NULL;
+	rc = act(r, run, action, c, &f.seen, &err);
 	if (rc == SL_ENOTFOUND || rc == SL_EAMBIGUOUS) {
 		serve__error(r, 404, "%s", err.msg);
 	} else if (rc) {
-		/* the runner refuses what the run's state does not allow: a conflict with it */
-		r->status = no_comment ? 400 : 409;
+		/* refused: a bad form (400), or what the run is now does not allow it (409) */
+		r->status = !strcmp(action, "reject") && !c ? 400 : 409;
 		serve__run_page(r, run, err.msg);
 	} else {
 		serve__redirect(r, "/runs/%s?done=%s", run, action);

@@ -38,20 +38,34 @@ void serve__page_end(struct req *r, struct artifact_page *p)
 		serve__answer(r, r->status ? r->status : 200, "text/html; charset=utf-8");
 }
 
-void serve__action_form(struct req *r, struct artifact_page *p, const char *run,
+void serve__action_form(struct req *r, struct artifact_page *p, json_t *run,
 			const char *action, const char *label, int comment)
 {
-	if (r->sv->read_only)
+	const char *id = json_string_value(json_object_get(run, "id"));
+	const char *head = json_string_value(json_object_get(run, "head_commit"));
+	const char *state = json_string_value(json_object_get(run, "state"));
+
+	if (r->sv->read_only || !id || !state)
 		return;
 	artifact_put(p, "<form method=\"post\" class=\"action\" action=\"/runs/");
-	artifact_put_esc(p, run);
+	artifact_put_esc(p, id);
 	artifact_putf(p, "/%s\"><input type=\"hidden\" name=\"csrf\" value=\"%s\">", action,
 		      r->sv->csrf);
+	/* what this page shows: the action is refused if the run is no longer so */
+	artifact_put(p, "<input type=\"hidden\" name=\"head\" value=\"");
+	artifact_put_esc(p, head ? head : "");
+	artifact_putf(p, "\"><input type=\"hidden\" name=\"attempt\" value=\"%lld\">",
+		      (long long)json_integer_value(json_object_get(run, "attempt")));
+	artifact_put(p, "<input type=\"hidden\" name=\"state\" value=\"");
+	artifact_put_esc(p, state);
+	artifact_put(p, "\">");
 	if (comment)
 		artifact_putf(p, "<input type=\"text\" name=\"comment\" placeholder=\"comment%s\" "
 				 "size=\"40\">", comment > 1 ? " (required)" : "");
-	artifact_putf(p, "<button type=\"submit\" name=\"do\" value=\"%s\" id=\"%s-%s\">", action,
-		      action, run);
+	artifact_putf(p, "<button type=\"submit\" name=\"do\" value=\"%s\" id=\"%s-", action,
+		      action);
+	artifact_put_esc(p, id);
+	artifact_put(p, "\">");
 	artifact_put_esc(p, label);
 	artifact_put(p, "</button></form>");
 }

@@ -97,21 +97,20 @@ static void run_head(struct artifact_page *p, json_t *d)
 static void actions(struct req *r, struct artifact_page *p, json_t *d)
 {
 	json_t *run = json_object_get(d, "run");
-	const char *id = js(run, "id");
 	enum run_state s;
 
 	if (r->sv->read_only || run_state_parse(js(run, "state"), &s) != 0)
 		return;
 	artifact_put(p, "<div class=\"actions\">");
 	if (s == RUN_AWAITING_REVIEW) {
-		serve__action_form(r, p, id, "approve", "Approve", 1);
-		serve__action_form(r, p, id, "reject", "Reject", 2);
+		serve__action_form(r, p, run, "approve", "Approve", 1);
+		serve__action_form(r, p, run, "reject", "Reject", 2);
 	}
 	if (s == RUN_MERGE_CONFLICT || s == RUN_FAILED || s == RUN_REJECTED ||
 	    s == RUN_REVIEWING || s == RUN_APPROVED)
-		serve__action_form(r, p, id, "retry", "Retry", 0);
+		serve__action_form(r, p, run, "retry", "Retry", 0);
 	if (!run_state_is_final(s) || s == RUN_FAILED || s == RUN_REJECTED)
-		serve__action_form(r, p, id, "abandon", "Abandon", 0);
+		serve__action_form(r, p, run, "abandon", "Abandon", 0);
 	artifact_put(p, "</div>\n");
 }
 

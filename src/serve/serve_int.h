@@ -68,8 +68,12 @@ int serve__id_ok(const char *s);
 /* The frame of every page: head, navigation, <main data-seq>; and its end. */
 void serve__page_begin(struct req *r, struct artifact_page *p, const char *title);
 void serve__page_end(struct req *r, struct artifact_page *p);
-/* A form posting `action` for a run, with the CSRF token; `comment` adds a text field. */
-void serve__action_form(struct req *r, struct artifact_page *p, const char *run,
+/*
+ * A form posting `action` for a run (the dossier's "run" object), with the
+ * CSRF token and what the page shows of the run (head, attempt, state: the
+ * action checks them, serve/actions.c); `comment` adds a text field.
+ */
+void serve__action_form(struct req *r, struct artifact_page *p, json_t *run,
 			const char *action, const char *label, int comment);
 
 /* The pages (serve/pages.c, serve/run_page.c), under sv->lock. */

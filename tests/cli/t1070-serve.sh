@@ -56,6 +56,12 @@ sse_during_tick() { # NAME SEQ FILE DIR
 
 status() { cat "$TRASH/status"; }
 csrf_of() { sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$1" | head -n 1; }
+# seen_of PAGE: what the page's forms say it showed of the run (head, attempt, state; t1130)
+seen_of() {
+	for _f in head attempt state; do
+		printf "&%s=%s" $_f "$(sed -n "s/.*name=\"$_f\" value=\"\([^\"]*\)\".*/\1/p" "$1" | head -n 1)"
+	done
+}
 
 test_expect_success 'setup: a run awaiting review, one built on the same base' '
 	printf "%s\n" "echo a >a.txt" "echo built a >\"\$SLUICE_RUN_DIR/summary.md\"" >"$BUILDERS/A.sh" &&
@@ -199,7 +205,7 @@ test_expect_success 'an action needs POST, the CSRF token and no foreign Origin'
 test_expect_success 'approve from the desk: the runner approves it, recorded with who, and the tick merges it' '
 	ra=$(cat ra) &&
 	get s "/runs/$ra" >page && csrf=$(csrf_of page) &&
-	post s "/runs/$ra/approve" "csrf=$csrf&comment=looks+good" -H "Origin: http://127.0.0.1:$(port_of s)" >out &&
+	post s "/runs/$ra/approve" "csrf=$csrf$(seen_of page)&comment=looks+good" -H "Origin: http://127.0.0.1:$(port_of s)" >out &&
 	test "$(status)" = 303 &&
 	test "$(state_of repo $ra)" = approved &&
 	sluice -C repo log >log && test_grep "approved by .* via sluice serve (manual)" log &&
@@ -212,12 +218,13 @@ test_expect_success 'approve from the desk: the runner approves it, recorded wit
 test_expect_success 'reject needs a comment; then the run is rejected; a second action is refused' '
 	rx=$(cat rx) &&
 	get s "/runs/$rx" >page && csrf=$(csrf_of page) &&
-	post s "/runs/$rx/reject" "csrf=$csrf" >out && test "$(status)" = 400 &&
+	post s "/runs/$rx/reject" "csrf=$csrf$(seen_of page)" >out && test "$(status)" = 400 &&
 	test_grep "needs a comment" out &&
 	test "$(state_of repo $rx)" = awaiting_review &&
-	post s "/runs/$rx/reject" "csrf=$csrf&comment=%3Cb%3Eno%3C%2Fb%3E" >out && test "$(status)" = 303 &&
+	post s "/runs/$rx/reject" "csrf=$csrf$(seen_of page)&comment=%3Cb%3Eno%3C%2Fb%3E" >out && test "$(status)" = 303 &&
 	test "$(state_of repo $rx)" = rejected &&
-	post s "/runs/$rx/approve" "csrf=$csrf" >out && test "$(status)" = 409 &&
+	get s "/runs/$rx" >page &&
+	post s "/runs/$rx/approve" "csrf=$csrf$(seen_of page)" >out && test "$(status)" = 409 &&
 	test_grep "only a run waiting for a person" out &&
 	get s "/runs/$rx" >page && test_grep "&lt;b&gt;no&lt;/b&gt;" page
 '
@@ -226,9 +233,10 @@ test_expect_success 'retry and abandon from the desk' '
 	rx=$(cat rx) &&
 	get s "/runs/$rx" >page && csrf=$(csrf_of page) &&
 	test_grep "id=\"retry-$rx\"" page &&
-	post s "/runs/$rx/retry" "csrf=$csrf" >out && test "$(status)" = 303 &&
+	post s "/runs/$rx/retry" "csrf=$csrf$(seen_of page)" >out && test "$(status)" = 303 &&
 	sluice -C repo log >log && test_grep "retried by .* via sluice serve" log &&
-	post s "/runs/$rx/abandon" "csrf=$csrf" >out && test "$(status)" = 303 &&
+	get s "/runs/$rx" >page &&
+	post s "/runs/$rx/abandon" "csrf=$csrf$(seen_of page)" >out && test "$(status)" = 303 &&
 	test "$(state_of repo $rx)" = abandoned &&
 	sluice -C repo log >log && test_grep "abandoned by .* via sluice serve" log &&
 	post s "/runs/$rx/explode" "csrf=$csrf" >out && test "$(status)" = 404
