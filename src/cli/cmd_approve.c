@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char help[] =
-"usage: sluice approve [-C DIR] RUN [--head SHA] [-m TEXT]\n"
+"usage: sluice approve [-C DIR] RUN [-m TEXT] [--head SHA]\n"
 	"\n"
 	"The manual reviewer (reviewer.mode: manual, the default): approve a run that is\n"
 	"awaiting_review. The approval binds to the tree the run has now; the next\n"

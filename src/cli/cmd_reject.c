@@ -2,7 +2,7 @@
 #include "cli/cli_runner.h"
 
 static const char help[] =
-"usage: sluice reject [-C DIR] RUN [--head SHA] -m TEXT\n"
+"usage: sluice reject [-C DIR] RUN -m TEXT [--head SHA]\n"
 	"\n"
 	"The manual reviewer: reject a run that is awaiting_review. The run ends\n"
 	"rejected and its work order failed; the reason is kept in review.json.\n"
