@@ -52,6 +52,7 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 	struct sl_ctx ctx = SL_CTX_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	const char *message = NULL;
+	char where[160];
 	int c, rc, delete_branch = 0;
 
 	optind = 1;
@@ -73,7 +74,9 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 		return cli_usage(a->name, "this needs a reason: -m TEXT");
 	if (seen.head && (rc = head_arg(a->name, seen.head)) != CLI_OK)
 		return rc;
-	seen.where = "--head named; nothing was done: read the run again ('sluice show RUN')";
+	snprintf(where, sizeof(where), "--head named; nothing was done: read the run again "
+		 "('sluice show %.80s')", argv[optind]);
+	seen.where = where;
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
 	if (a->act(&ctx, argv[optind], message, delete_branch, seen.head ? &seen : NULL, &err) != 0)
