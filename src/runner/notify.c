@@ -264,11 +264,10 @@ static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct chann
 	free(body);
 	if (!tried)
 		return; /* every channel it still needs is down this tick */
+	/* else sent where it could be (recorded): the channel that is down is tried later */
 	if ((n->sent & configured(ctx->cfg)) == configured(ctx->cfg))
 		outcome = STORE_NOTIFY_DELIVERED;
-	else if (!failed)
-		return; /* sent where it could be; the channel that is down is tried later */
-	else if (n->tries++, failed_try(ctx, n, why, now))
+	else if (failed && (n->tries++, failed_try(ctx, n, why, now)))
 		outcome = STORE_NOTIFY_GIVEN_UP;
 	if (*why) {
 		free(n->last_error);
