@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "show", cmd_show, "one run's dossier: timeline, artifacts, verdicts, conflict" },
 	{ "status", cmd_status, "a one-screen summary: queue, runs in flight, what needs a person" },
 	{ "log", cmd_log, "the event stream (append-only)" },
+	{ "notify", cmd_notify, "the notifications outbox; --replay SEQ sends one again" },
 	{ "approve", cmd_approve, "approve a run awaiting review (the manual reviewer)" },
 	{ "reject", cmd_reject, "reject a run awaiting review (the manual reviewer)" },
 	{ "retry", cmd_retry, "try a run again after a person fixed it" },

@@ -10,6 +10,7 @@
 #include "core/fs.h"
 #include "core/template.h"
 #include "core/time.h"
+#include "core/url.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -59,6 +60,15 @@ static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 	sl_buf_vaddf(c->problems, fmt, ap);
 	va_end(ap);
 	sl_buf_puts(c->problems, "\n");
+}
+
+/* A URL that is no http(s) one, shown without what may be secret in it (core/url.h). */
+static void url_problem(struct ctx *c, const yaml_node_t *n, const char *key, const char *url)
+{
+	char safe[SL_URL_SAFE_MAX];
+
+	sl_url_safe(safe, sizeof(safe), url);
+	problem(c, n, "%s '%s' must start with http:// or https://", key, safe);
 }
 
 static void oom(struct ctx *c)
@@ -1008,7 +1018,7 @@ static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 	} else if (!strcmp(key, "url")) {
 		if (get_str(c, v, &cfg->reviewer.url, "reviewer.url") == 0 &&
 		    strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
-			problem(c, v, "reviewer.url '%s' must start with http:// or https://", s);
+			url_problem(c, v, "reviewer.url", s);
 	} else if (!strcmp(key, "model")) {
 		get_str(c, v, &cfg->reviewer.model, "reviewer.model");
 	} else if (!strcmp(key, "token_env")) {
@@ -1093,13 +1103,15 @@ static void notify_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_nod
 	} else if (!strcmp(key, "url")) {
 		if (get_str(c, v, &cfg->notify.url, "notify.url") == 0 &&
 		    strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
-			problem(c, v, "notify.url '%s' must start with http:// or https://", s);
+			url_problem(c, v, "notify.url", s);
 	} else if (!strcmp(key, "timeout")) {
 		get_duration(c, v, &cfg->notify.timeout_ms, "notify.timeout");
+	} else if (!strcmp(key, "retry_for")) {
+		get_duration(c, v, &cfg->notify.retry_for_ms, "notify.retry_for");
 	} else if (!strcmp(key, "tries")) {
 		get_int(c, v, &cfg->notify.tries, 1, 100, "notify.tries");
 	} else {
-		unknown(c, k, "notify", "command, url, timeout, tries");
+		unknown(c, k, "notify", "command, url, timeout, retry_for, tries");
 	}
 }
 
@@ -1392,7 +1404,8 @@ static int set_defaults(struct sl_config *cfg)
 	cfg->gc.keep_last = 20;
 	cfg->executor.poll_ms = 2000;
 	cfg->notify.timeout_ms = 10 * 1000;
-	cfg->notify.tries = 5;
+	cfg->notify.retry_for_ms = 24 * 3600 * 1000;
+	cfg->notify.tries = 0; /* deprecated: notify.retry_for decides */
 	if (!(cfg->queue.inbox = strdup("work_orders")) ||
 	    !(cfg->merge.resolver = strdup("builder")) ||
 	    !(cfg->merge.message = strdup("Merge {work_order.id}: {work_order.title}")))

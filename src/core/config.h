@@ -172,7 +172,8 @@ struct sl_config {
 		sl_strv command;       /* argv run with each event's JSON on stdin, or NULL */
 		char *url;             /* http(s) URL each event's JSON is POSTed to, or NULL */
 		int64_t timeout_ms;    /* each delivery, default 10s */
-		int tries;             /* deliveries of an event before it is given up, default 5 */
+		int64_t retry_for_ms;  /* an event not delivered this long after its move: given up; default 24h */
+		int tries;             /* deprecated: failed tries before giving up; 0 (default): no limit */
 	} notify;
 };
 

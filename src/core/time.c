@@ -6,12 +6,32 @@
 #include <stdlib.h>
 #include <time.h>
 
+/*
+ * Tests only (tests/README.md): SLUICE_TEST_CLOCK_AHEAD, a duration ("90s",
+ * "25h"), puts the wall clock that far ahead, so that a test sees what a
+ * tick does hours later (a notification's backoff, its retry window)
+ * without sleeping. Unset, or not a duration: the real clock.
+ */
+static int64_t clock_ahead_ms(void)
+{
+	const char *v = getenv("SLUICE_TEST_CLOCK_AHEAD");
+	int64_t ms = 0;
+
+	if (v && *v) {
+		struct sl_err err = SL_ERR_INIT;
+
+		if (sl_duration_parse(&ms, v, &err) != 0)
+			ms = 0;
+	}
+	return ms;
+}
+
 int64_t sl_now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + clock_ahead_ms();
 }
 
 int64_t sl_mono_ms(void)

@@ -4,7 +4,10 @@
 #include <stddef.h>
 #include "core/err.h"
 
-/* Wall-clock milliseconds since the epoch. */
+/*
+ * Wall-clock milliseconds since the epoch; for tests only, that much ahead
+ * as the environment's SLUICE_TEST_CLOCK_AHEAD says (a duration, "25h").
+ */
 int64_t sl_now_ms(void);
 
 /* Monotonic milliseconds, for timeouts and durations. */

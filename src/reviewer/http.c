@@ -3,6 +3,7 @@
 #include "reviewer/reviewer_int.h"
 #include "core/log.h"
 #include "core/time.h"
+#include "core/url.h"
 
 /* the calls go through the table below: no type-checking macros over them */
 #define CURL_DISABLE_TYPECHECK
@@ -291,13 +292,20 @@ static int setup_failed(const char *what, struct sl_err *err)
 	return sl_err_set(err, SL_ERROR, "cannot set up %s", what);
 }
 
-/* "HTTP 500", or curl's description of what went wrong. */
+/*
+ * "HTTP 500", or curl's description of what went wrong (curl_easy_strerror():
+ * a fixed text per code, never the URL). The URL as sl_url_safe() shows it:
+ * its user, password, path and query may be secrets.
+ */
 static int post_once_error(const struct try *t, const char *url, struct sl_err *err)
 {
+	char safe[SL_URL_SAFE_MAX];
+
+	sl_url_safe(safe, sizeof(safe), url);
 	if (t->cc != CURLE_OK && !t->oversize)
-		return sl_err_set(err, SL_ETRANSIENT, "POST to '%s': %s", url,
+		return sl_err_set(err, SL_ETRANSIENT, "POST to '%s': %s", safe,
 		                  curl_easy_strerror(t->cc));
-	return sl_err_set(err, SL_ETRANSIENT, "POST to '%s': HTTP %ld", url, t->status);
+	return sl_err_set(err, SL_ETRANSIENT, "POST to '%s': HTTP %ld", safe, t->status);
 }
 
 int reviewer_post_once(const struct reviewer_post *p, long *status, struct sl_err *err)

@@ -8,11 +8,20 @@
  *
  * A notifier never holds the queue up: it runs after the tick's work, each
  * delivery is bounded by notify.timeout (a command's whole process group is
- * killed), a channel that timed out or could not be reached is not tried
- * again in the same tick, and every failure is a warning, never the tick's
- * error. An event that failed notify.tries deliveries is given up with a
- * warning. Delivery is at least once: a tick killed between a notifier's
- * success and the row's mark delivers that event again.
+ * killed), a channel that failed, timed out or could not be reached is not
+ * tried again in the same tick, and every failure is a warning, never the
+ * tick's error. A failed event is tried again over time, not over ticks: 30 s
+ * after its first failure, the wait doubling to 1 h (next_ms), until
+ * notify.retry_for after its move; then it is given up with a warning. Each
+ * channel hears its events in order: one that failed, or that waits for its
+ * next try, holds the later ones back for that channel. Delivery is at
+ * least once: a tick killed between a notifier's success and the row's mark
+ * delivers that event again; `sluice notify --replay SEQ` sends one again
+ * on purpose (runner_notify_replay()).
+ *
+ * No message shows notify.url whole: it may carry a user, a password or a
+ * token in its path or query. reviewer_post_once() names it by
+ * sl_url_safe() (core/url.h), scheme://host[:port]/ alone.
  */
 #include "runner/runner_int.h"
 #include "build/build.h"
@@ -32,11 +41,14 @@
 #define NOTIFY_BATCH 200          /* events looked at per tick */
 #define NOTIFY_OUT_MAX 4096       /* a command's output kept (for the message) */
 #define NOTIFY_CONNECT_MAX_MS 5000 /* the URL's connect timeout, at most */
+#define NOTIFY_BACKOFF_FIRST_MS (30 * 1000) /* after a first failure */
+#define NOTIFY_BACKOFF_MAX_MS (3600 * 1000) /* the wait doubles up to this */
+#define NOTIFY_REPLAY_WAIT_MS (60 * 1000)   /* for a tick delivering, at most */
 
 /* One delivery channel's state for the rest of this tick. */
 struct channel {
 	unsigned bit;          /* STORE_NOTIFY_COMMAND or STORE_NOTIFY_URL */
-	int down;              /* timed out or unreachable: not tried again this tick */
+	int down;              /* failed, or an earlier event waits: nothing more this tick */
 };
 
 /* The event as JSON (schema/notify-event.schema.json); a new reference, NULL when out of memory. */
@@ -182,6 +194,8 @@ static void send_one(const struct sl_ctx *ctx, struct store_notify *n, const cha
 		} else {
 			size_t len = strlen(why);
 
+			/* nothing later goes to it this tick: each channel hears its events in order */
+			ch[i].down = 1;
 			*failed = 1;
 			/* both channels' errors, one after the other */
 			snprintf(why + len, whyn - len, "%s%s", len ? "; " : "", msg);
@@ -189,46 +203,98 @@ static void send_one(const struct sl_ctx *ctx, struct store_notify *n, const cha
 	}
 }
 
-/* Deliver one event and record what happened. */
-static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct channel ch[2])
+/* The wait after the n-th failed try: 30 s, doubling, 1 h at most. */
+static int64_t backoff_ms(int tries)
 {
-	struct sl_err err = SL_ERR_INIT;
-	char why[1100] = "", *body = NULL, *line = NULL;
-	const char *outcome = NULL;
-	json_t *j = event_json(ctx, n);
-	int tried = 0, failed = 0;
+	int64_t ms = NOTIFY_BACKOFF_FIRST_MS;
 
-	if (!j || !(line = json_dumps(j, JSON_COMPACT)))
-		goto out;
+	for (int i = 1; i < tries && ms < NOTIFY_BACKOFF_MAX_MS; i++)
+		ms *= 2;
+	return ms < NOTIFY_BACKOFF_MAX_MS ? ms : NOTIFY_BACKOFF_MAX_MS;
+}
+
+/* After a failed try (n->tries counts it): given up (1), or the next try's time set (0). */
+static int failed_try(const struct sl_ctx *ctx, struct store_notify *n, const char *why,
+		      int64_t now)
+{
+	const struct sl_config *cfg = ctx->cfg;
+	char wait[32], of[24] = "";
+
+	if (now - n->at_ms >= cfg->notify.retry_for_ms ||
+	    (cfg->notify.tries > 0 && n->tries >= cfg->notify.tries)) {
+		sl_log(SL_LOG_WARN, "notification '%s' of run %s given up after %d %s: %s",
+		       n->event, n->run_id, n->tries, n->tries == 1 ? "try" : "tries", why);
+		return 1;
+	}
+	n->next_ms = now + backoff_ms(n->tries);
+	sl_duration_format(wait, sizeof(wait), n->next_ms - now);
+	if (cfg->notify.tries > 0)
+		snprintf(of, sizeof(of), " of %d", cfg->notify.tries);
+	sl_log(SL_LOG_WARN, "notification '%s' of run %s failed (try %d%s): %s; the first tick "
+	       "after %s tries again", n->event, n->run_id, n->tries, of, why, wait);
+	return 0;
+}
+
+/* The event as one line of JSON, its newline included (the caller's, free()); NULL when out of memory. */
+static char *event_line(const struct sl_ctx *ctx, const struct store_notify *n)
+{
+	json_t *j = event_json(ctx, n);
+	char *line = j ? json_dumps(j, JSON_COMPACT) : NULL, *body = NULL;
+
 	/* one line: a command may append it to a JSON Lines file as it is */
-	if (asprintf(&body, "%s\n", line) < 0) {
+	if (line && asprintf(&body, "%s\n", line) < 0)
 		body = NULL;
-		goto out;
-	}
-	send_one(ctx, n, body, ch, &tried, &failed, why, sizeof(why));
-	if (!tried)
-		goto out; /* every channel it still needs is down this tick */
-	if ((n->sent & configured(ctx->cfg)) == configured(ctx->cfg)) {
-		outcome = STORE_NOTIFY_DELIVERED;
-	} else if (!failed) {
-		/* sent where it could be; the channel that is down is tried next tick */
-	} else if (++n->tries >= ctx->cfg->notify.tries) {
-		outcome = STORE_NOTIFY_GIVEN_UP;
-		sl_log(SL_LOG_WARN, "notification '%s' of run %s given up after %d tries: %s",
-		       n->event, n->run_id, n->tries, why);
-	} else {
-		sl_log(SL_LOG_WARN, "notification '%s' of run %s failed (try %d of %d): %s; the "
-		       "next tick tries again", n->event, n->run_id, n->tries,
-		       ctx->cfg->notify.tries, why);
-	}
-	if (store_notify_mark(ctx->st, n->seq, n->sent, n->tries, *why ? why : n->last_error,
-			      outcome, &err) != 0)
-		sl_log(SL_LOG_WARN, "cannot record the notification of run %s: %s", n->run_id,
-		       err.msg);
-out:
-	free(body);
 	free(line);
 	json_decref(j);
+	return body;
+}
+
+/* Deliver one event and record what happened. */
+static void deliver_one(struct sl_ctx *ctx, struct store_notify *n, struct channel ch[2],
+			int64_t now)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char why[1100] = "", *body = event_line(ctx, n);
+	const char *outcome = NULL;
+	int tried = 0, failed = 0;
+
+	if (!body)
+		return;
+	send_one(ctx, n, body, ch, &tried, &failed, why, sizeof(why));
+	free(body);
+	if (!tried)
+		return; /* every channel it still needs is down this tick */
+	/* else sent where it could be (recorded): the channel that is down is tried later */
+	if ((n->sent & configured(ctx->cfg)) == configured(ctx->cfg))
+		outcome = STORE_NOTIFY_DELIVERED;
+	else if (failed && (n->tries++, failed_try(ctx, n, why, now)))
+		outcome = STORE_NOTIFY_GIVEN_UP;
+	if (*why) {
+		free(n->last_error);
+		n->last_error = strdup(why);
+	}
+	if (store_notify_mark(ctx->st, n, outcome, &err) != 0)
+		sl_log(SL_LOG_WARN, "cannot record the notification of run %s: %s", n->run_id,
+		       err.msg);
+}
+
+/* An event whose next try has not come holds the channels it still needs, for order. */
+static void hold(const struct store_notify *n, unsigned want, struct channel ch[2], int64_t now)
+{
+	if (n->next_ms <= now)
+		return;
+	for (int i = 0; i < 2; i++)
+		if ((want & ch[i].bit) && !(n->sent & ch[i].bit))
+			ch[i].down = 1;
+}
+
+/* 1 when every channel configured is down for the rest of this tick. */
+static int all_down(unsigned want, const struct channel ch[2])
+{
+	for (int i = 0; i < 2; i++)
+		if ((want & ch[i].bit) && !ch[i].down)
+			return 0;
+	return 1;
 }
 
 static void deliver_pending(struct sl_ctx *ctx)
@@ -236,14 +302,18 @@ static void deliver_pending(struct sl_ctx *ctx)
 	struct channel ch[2] = { { STORE_NOTIFY_COMMAND, 0 }, { STORE_NOTIFY_URL, 0 } };
 	struct store_notify *v = NULL;
 	struct sl_err err = SL_ERR_INIT;
+	unsigned want = configured(ctx->cfg);
+	int64_t now = sl_now_ms();
 	size_t n = 0;
 
 	if (store_notify_list(ctx->st, 1, NOTIFY_BATCH, &v, &n, &err) != 0) {
 		sl_log(SL_LOG_WARN, "cannot read the notifications: %s", err.msg);
 		return;
 	}
-	for (size_t i = 0; i < n && !(ch[0].down && ch[1].down); i++)
-		deliver_one(ctx, &v[i], ch);
+	for (size_t i = 0; i < n && !all_down(want, ch); i++) {
+		hold(&v[i], want, ch, now);
+		deliver_one(ctx, &v[i], ch, now);
+	}
 	store_notify_free(v, n);
 }
 
@@ -260,31 +330,96 @@ static int settle_untold(struct sl_ctx *ctx, struct sl_err *err)
 	return n ? store_notify_settle_all(ctx->st, STORE_NOTIFY_NO_NOTIFIER, err) : 0;
 }
 
+/* Take .system/notify.lock (waiting up to wait_ms) and end a notifier a killed tick left. */
+static int deliverer_lock(struct sl_ctx *ctx, struct sl_lock *lock, int64_t wait_ms,
+			  struct sl_err *err)
+{
+	char *path = sl_path_join(ctx->repo.sysdir, "notify.lock");
+	char *owner = sl_path_join(ctx->repo.sysdir, "notify.owner");
+	int error;
+
+	if (!path || !owner) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = sl_lock_acquire(lock, path, wait_ms, err)) != 0)
+		goto out;
+	/* a notifier left running by a killed tick */
+	sl_owner_kill_group(owner);
+out:
+	free(path);
+	free(owner);
+	return error;
+}
+
 int runner_notify_deliver(struct sl_ctx *ctx, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	char *path = NULL, *owner = NULL;
-	int error = 0;
+	int error;
 
 	if (!configured(ctx->cfg))
 		return settle_untold(ctx, err);
 	/* one deliverer at a time: overlapping ticks never send an event twice */
-	if (!(path = sl_path_join(ctx->repo.sysdir, "notify.lock")) ||
-	    !(owner = sl_path_join(ctx->repo.sysdir, "notify.owner"))) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	if ((error = sl_lock_acquire(&lock, path, 0, err)) != 0) {
+	if ((error = deliverer_lock(ctx, &lock, 0, err)) != 0) {
 		if (error == SL_ELOCKED) /* another tick delivers them */
 			error = 0, sl_err_clear(err);
+		return error;
+	}
+	deliver_pending(ctx);
+	sl_lock_release(&lock);
+	return 0;
+}
+
+/* Send n to every channel configured, whatever it had; 0 when each took it, else -1 with why. */
+static int replay_send(struct sl_ctx *ctx, struct store_notify *n, char *why, size_t whyn)
+{
+	struct channel ch[2] = { { STORE_NOTIFY_COMMAND, 0 }, { STORE_NOTIFY_URL, 0 } };
+	char *body = event_line(ctx, n);
+	int tried = 0, failed = 0;
+
+	if (!body) {
+		snprintf(why, whyn, "out of memory");
+		return -1;
+	}
+	n->sent = 0;
+	send_one(ctx, n, body, ch, &tried, &failed, why, whyn);
+	free(body);
+	return failed ? -1 : 0;
+}
+
+int runner_notify_replay(struct sl_ctx *ctx, int64_t seq, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct store_notify n;
+	unsigned had;
+	char why[1100] = "";
+	int error;
+
+	if ((error = store_notify_get(ctx->st, seq, &n, err)) != 0)
+		return error;
+	if (!configured(ctx->cfg)) {
+		error = sl_err_set(err, SL_EINVALID, "no notifier to send notification %lld to; set "
+				   "notify.command or notify.url in .system/config.yaml", (long long)seq);
 		goto out;
 	}
-	/* a notifier left running by a killed tick */
-	sl_owner_kill_group(owner);
-	deliver_pending(ctx);
+	if ((error = deliverer_lock(ctx, &lock, NOTIFY_REPLAY_WAIT_MS, err)) != 0)
+		goto out;
+	had = n.sent;
+	if (replay_send(ctx, &n, why, sizeof(why)) == 0) {
+		/* delivered now, whatever it was: a tick owes it nothing more */
+		error = store_notify_mark(ctx->st, &n, STORE_NOTIFY_DELIVERED, err);
+		goto out;
+	}
+	error = sl_err_set(err, SL_ETRANSIENT, "notification %lld ('%s' of run %s) not sent: %s",
+			   (long long)seq, n.event, n.run_id, why);
+	if (!n.done) { /* pending: what went out now is not sent again by a tick */
+		struct sl_err e2 = SL_ERR_INIT;
+
+		n.sent |= had;
+		store_notify_mark(ctx->st, &n, NULL, &e2);
+	}
 out:
 	sl_lock_release(&lock);
-	free(path);
-	free(owner);
+	store_notify_release(&n);
 	return error;
 }

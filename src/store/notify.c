@@ -1,5 +1,6 @@
 /*
- * The notifications outbox (schema/db/005_notify.sql): a row per move of a
+ * The notifications outbox (schema/db/005_notify.sql, 010_notify_retry.sql):
+ * a row per move of a
  * run into merged, merge_conflict, rejected or failed, added in the move's
  * transaction (store_run_transition), delivered and marked by the runner
  * (runner/notify.c).
@@ -90,31 +91,25 @@ static int read_row(sqlite3_stmt *s, struct store_notify *n)
 	n->last_error = store__col_dup(s, 12);
 	n->done = sqlite3_column_type(s, 13) != SQLITE_NULL;
 	n->outcome = store__col_dup(s, 14);
+	n->next_ms = sqlite3_column_int64(s, 15);
 	return n->event && n->run_id && n->work_order_id && n->title && n->from_state &&
 			       n->reason && n->target && n->last_error
 		       ? 0
 		       : -1;
 }
 
-int store_notify_list(struct store *st, int pending_only, size_t max, struct store_notify **out,
-		      size_t *n, struct sl_err *err)
+#define NOTIFY_COLUMNS                                                                    \
+	"seq, event, run_id, work_order_id, title, from_state, reason, target, commit_id, " \
+	"at_ms, sent, tries, last_error, done_ms, outcome, next_ms"
+
+/* The rows of statement s (bound), in its order, into *out and *n; finalizes s. */
+static int read_rows(struct store *st, sqlite3_stmt *s, struct store_notify **out, size_t *n,
+		     struct sl_err *err)
 {
-	sqlite3_stmt *s = NULL;
 	struct store_notify *v = NULL, *nv;
 	size_t len = 0;
-	int error, rc;
+	int error = 0, rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((error = store__prepare(st, &s,
-				    "SELECT seq, event, run_id, work_order_id, title, from_state, "
-				    "reason, target, commit_id, at_ms, sent, tries, last_error, "
-				    "done_ms, outcome FROM notify_outbox WHERE NOT ?1 OR done_ms IS NULL "
-				    "ORDER BY seq LIMIT ?2",
-				    err)) != 0)
-		return error;
-	sqlite3_bind_int(s, 1, pending_only);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (!(nv = realloc(v, (len + 1) * sizeof(*v)))) {
 			error = sl_err_set(err, SL_ERROR, "out of memory");
@@ -139,24 +134,84 @@ out:
 	return 0;
 }
 
-int store_notify_mark(struct store *st, int64_t seq, unsigned sent, int tries,
-		      const char *last_error, const char *outcome, struct sl_err *err)
+int store_notify_list(struct store *st, int pending_only, size_t max, struct store_notify **out,
+		      size_t *n, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = store__prepare(st, &s,
+				    "SELECT " NOTIFY_COLUMNS " FROM notify_outbox "
+				    "WHERE NOT ?1 OR done_ms IS NULL ORDER BY seq LIMIT ?2",
+				    err)) != 0)
+		return error;
+	sqlite3_bind_int(s, 1, pending_only);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
+	return read_rows(st, s, out, n, err);
+}
+
+int store_notify_recent(struct store *st, size_t max, struct store_notify **out, size_t *n,
+			struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = store__prepare(st, &s,
+				    "SELECT * FROM (SELECT " NOTIFY_COLUMNS " FROM notify_outbox "
+				    "ORDER BY seq DESC LIMIT ?1) ORDER BY seq",
+				    err)) != 0)
+		return error;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)max);
+	return read_rows(st, s, out, n, err);
+}
+
+int store_notify_get(struct store *st, int64_t seq, struct store_notify *out, struct sl_err *err)
+{
+	struct store_notify *v = NULL;
+	sqlite3_stmt *s = NULL;
+	size_t n = 0;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store__prepare(st, &s,
+				    "SELECT " NOTIFY_COLUMNS " FROM notify_outbox WHERE seq = ?1",
+				    err)) != 0)
+		return error;
+	sqlite3_bind_int64(s, 1, seq);
+	if ((error = read_rows(st, s, &v, &n, err)) != 0)
+		return error;
+	if (!n)
+		return sl_err_set(err, SL_ENOTFOUND,
+				  "no notification has seq %lld; 'sluice notify' lists them",
+				  (long long)seq);
+	*out = v[0];
+	free(v);
+	return 0;
+}
+
+int store_notify_mark(struct store *st, const struct store_notify *n, const char *outcome,
+		      struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int error;
 
 	if ((error = store__prepare(st, &s,
 				    "UPDATE notify_outbox SET sent = ?1, tries = ?2, last_error = ?3, "
-				    "outcome = ?4, done_ms = CASE WHEN ?4 IS NULL THEN NULL ELSE ?5 END "
-				    "WHERE seq = ?6",
+				    "outcome = ?4, done_ms = CASE WHEN ?4 IS NULL THEN NULL ELSE ?5 END, "
+				    "next_ms = ?7 WHERE seq = ?6",
 				    err)) != 0)
 		return error;
-	sqlite3_bind_int(s, 1, (int)sent);
-	sqlite3_bind_int(s, 2, tries);
-	store__bind_text(s, 3, last_error ? last_error : "");
+	sqlite3_bind_int(s, 1, (int)n->sent);
+	sqlite3_bind_int(s, 2, n->tries);
+	store__bind_text(s, 3, n->last_error ? n->last_error : "");
 	store__bind_text(s, 4, outcome);
 	sqlite3_bind_int64(s, 5, sl_now_ms());
-	sqlite3_bind_int64(s, 6, seq);
+	sqlite3_bind_int64(s, 6, n->seq);
+	sqlite3_bind_int64(s, 7, n->next_ms);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot mark a notification");
 	sqlite3_finalize(s);

@@ -638,10 +638,10 @@ void store_car_release(struct store_car *c);
 void store_cars_free(struct store_car *v, size_t n);
 
 /*
- * The notifications outbox (schema/db/005_notify.sql; runner/notify.c
- * delivers it): one row per move of a run into merged, merge_conflict,
- * rejected or failed, added by store_run_transition() in the move's own
- * transaction. What the event says is kept as it was at the move.
+ * The notifications outbox (schema/db/005_notify.sql, 010_notify_retry.sql;
+ * runner/notify.c delivers it): one row per move of a run into merged,
+ * merge_conflict, rejected or failed, added by store_run_transition() in the
+ * move's own transaction. What the event says is kept as it was at the move.
  */
 #define STORE_NOTIFY_COMMAND 0x1u /* `sent` bits: delivered to notify.command */
 #define STORE_NOTIFY_URL 0x2u     /* delivered to notify.url */
@@ -660,6 +660,7 @@ struct store_notify {
 	char *last_error;
 	int done;           /* 0: pending */
 	char *outcome;      /* NULL while pending */
+	int64_t next_ms;    /* pending: not tried again before this time (0: due) */
 };
 
 /*
@@ -668,9 +669,17 @@ struct store_notify {
  */
 int store_notify_list(struct store *st, int pending_only, size_t max, struct store_notify **out,
 		      size_t *n, struct sl_err *err);
-/* Record a delivery's result; outcome NULL keeps the row pending. */
-int store_notify_mark(struct store *st, int64_t seq, unsigned sent, int tries,
-		      const char *last_error, const char *outcome, struct sl_err *err);
+/* The newest `max` rows, whatever their state, oldest first. *out as above. */
+int store_notify_recent(struct store *st, size_t max, struct store_notify **out, size_t *n,
+			struct sl_err *err);
+/* The row of `seq` into *out (store_notify_release()); SL_ENOTFOUND when there is none. */
+int store_notify_get(struct store *st, int64_t seq, struct store_notify *out, struct sl_err *err);
+/*
+ * Record a delivery's result: n's sent, tries, last_error and next_ms;
+ * outcome NULL keeps the row pending, else it is done with that outcome.
+ */
+int store_notify_mark(struct store *st, const struct store_notify *n, const char *outcome,
+		      struct sl_err *err);
 /* Mark every pending row done with `outcome`. */
 int store_notify_settle_all(struct store *st, const char *outcome, struct sl_err *err);
 void store_notify_release(struct store_notify *n);

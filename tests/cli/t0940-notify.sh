@@ -3,10 +3,11 @@
 # notify.url hear of every move of a run into merged, merge_conflict,
 # rejected and failed, with the JSON of schema/notify-event.schema.json; a
 # notifier that fails, hangs or does not answer never holds the queue up nor
-# changes a tick's exit status, is tried notify.tries times and then given
-# up; an event survives a tick killed before delivering it; the reviewer's
-# token never reaches a notifier. Real processes, a real HTTP server on
-# loopback (written here, in Python).
+# changes a tick's exit status, is tried again when its wait is over (the
+# clock moved with SLUICE_TEST_CLOCK_AHEAD, t1121 has the waits) notify.tries
+# times and then given up; an event survives a tick killed before delivering
+# it; the reviewer's token never reaches a notifier. Real processes, a real
+# HTTP server on loopback (written here, in Python).
 . "$(dirname "$0")/lib.sh"
 
 PY=""
@@ -224,20 +225,22 @@ test_expect_success 'a failing command and a URL answering 500: the queue goes o
 	test_grep "notification .merged. of run $(run_of f M1) failed (try 1 of 2)" err &&
 	test_grep "the notifier failed on purpose" err &&
 	test_grep "HTTP 500" err &&
-	wo f M2 && sluice -C f tick >out 2>err &&
+	wo f M2 && SLUICE_TEST_CLOCK_AHEAD=1m sluice -C f tick >out 2>err &&
 	test "$(state_of f $(run_of f M2))" = merged &&
 	test_grep "notification .merged. of run $(run_of f M1) given up after 2 tries" err &&
-	sluice -C f tick >out 2>err &&
+	SLUICE_TEST_CLOCK_AHEAD=2m sluice -C f tick >out 2>err &&
+	test_grep "notification .merged. of run $(run_of f M2) failed (try 1 of 2)" err &&
+	SLUICE_TEST_CLOCK_AHEAD=3m sluice -C f tick >out 2>err &&
 	test_grep "notification .merged. of run $(run_of f M2) given up after 2 tries" err &&
 	test "$(requests)" = 4 &&
 	ls "$TRASH"/c2/*.json >list && test "$(wc -l <list)" = 4 &&
-	sluice -C f tick >out 2>err && test_grep -v "notification" err &&
+	SLUICE_TEST_CLOCK_AHEAD=4m sluice -C f tick >out 2>err && test_grep -v "notification" err &&
 	test "$(requests)" = 4
 '
 
 test_expect_success 'a failing notifier leaves the tick its own exit status' '
 	printf "%s\n" "exit 1" >"$BUILDERS/X.sh" &&
-	wo f X && sluice -C f tick >out 2>err &&
+	wo f X && SLUICE_TEST_CLOCK_AHEAD=5m sluice -C f tick >out 2>err &&
 	test "$(state_of f $(run_of f X))" = failed &&
 	test_grep "notification .failed. of run $(run_of f X) failed (try 1 of 2)" err
 '
@@ -256,7 +259,7 @@ test_expect_success 'a hanging command and a URL that never answers: killed, ret
 	test_grep "timed out" err &&
 	read -r sh child <"$TRASH/c3/hang.pids" &&
 	gone $sh && gone $child &&
-	wo h H2 && sluice -C h tick >out 2>err &&
+	wo h H2 && SLUICE_TEST_CLOCK_AHEAD=1m sluice -C h tick >out 2>err &&
 	h2=$(run_of h H2) &&
 	test "$(state_of h $h2)" = merged &&
 	test_grep "notification .merged. of run $h1 given up after 2 tries" err &&
@@ -266,7 +269,7 @@ test_expect_success 'a hanging command and a URL that never answers: killed, ret
 		gone $sh && gone $child || return 1
 	done <"$TRASH/c3/hang.pids" &&
 	: >"$TRASH/c3/mode" && echo 200 >"$TRASH/http/mode" &&
-	sluice -C h tick >out 2>err &&
+	SLUICE_TEST_CLOCK_AHEAD=2m sluice -C h tick >out 2>err &&
 	test_grep -v notification err &&
 	events "$(grep -l "$h2" "$TRASH"/http/req/*.body)" >ev &&
 	test_grep "^merged $h2 H2 " ev
@@ -281,7 +284,7 @@ test_expect_success 'the command works, the URL hangs: the command hears each ev
 	wo p P1 && sluice -C p tick >out 2>err &&
 	p1=$(run_of p P1) &&
 	test_grep "notification .merged. of run $p1 failed (try 1 of 3): notify.url" err &&
-	wo p P2 && sluice -C p tick >out 2>err &&
+	wo p P2 && SLUICE_TEST_CLOCK_AHEAD=1m sluice -C p tick >out 2>err &&
 	p2=$(run_of p P2) &&
 	test "$(state_of p $p2)" = merged &&
 	test_grep "notification .merged. of run $p1 failed (try 2 of 3): notify.url" err &&
@@ -289,8 +292,8 @@ test_expect_success 'the command works, the URL hangs: the command hears each ev
 	ls "$TRASH"/c7/*.json >list && test "$(wc -l <list)" = 2 &&
 	test "$(requests)" = 2 &&
 	echo 200 >"$TRASH/http/mode" &&
-	sluice -C p tick >out 2>err && test_grep -v notification err &&
-	sluice -C p tick >out 2>err &&
+	SLUICE_TEST_CLOCK_AHEAD=3m sluice -C p tick >out 2>err && test_grep -v notification err &&
+	SLUICE_TEST_CLOCK_AHEAD=4m sluice -C p tick >out 2>err &&
 	test "$(requests)" = 4 &&
 	ls "$TRASH"/c7/*.json >list && test "$(wc -l <list)" = 2 &&
 	events "$TRASH"/c7/*.json >cmd.ev &&
@@ -306,7 +309,7 @@ test_expect_success 'a URL where nobody listens: the queue goes on' '
 	printf "%s\n" "echo u >u.txt" >"$BUILDERS/U.sh" &&
 	wo u U && sluice -C u tick >out 2>err &&
 	test "$(state_of u $(run_of u U))" = merged &&
-	test_grep "notification .merged. of run $(run_of u U) given up after 1 tries" err
+	test_grep "notification .merged. of run $(run_of u U) given up after 1 try" err
 '
 
 test_expect_success 'a tick killed after a landing, before delivering: the next tick delivers it once' '

@@ -37,7 +37,7 @@ SECTIONS = {
                  'retries', 'command', 'max_reply', 'name'],
     'merge': ['resolver', 'resolve_attempts', 'verify', 'message'],
     'gc': ['keep_last', 'x'],
-    'notify': ['command', 'url', 'timeout', 'tries', 'x'],
+    'notify': ['command', 'url', 'timeout', 'retry_for', 'tries', 'x'],
 }
 # Values near the rules of each key (most pass, some are one step off);
 # the generic VALUES above are drawn too, less often.
@@ -52,6 +52,7 @@ NEAR = {
     'command': ARGV, 'setup': ARGV,
     'preset': ['claude-code', 'codex', 'aider', 'gemini', 'Aider', 'copilot'],
     'timeout': DURATION, 'setup_timeout': DURATION, 'connect_timeout': DURATION,
+    'retry_for': DURATION,
     'log_max': SIZE, 'max_reply': SIZE,
     'share': ['[node_modules]', '[a/.git]', '[.git]', '[./.Git/x]', '[.systemd]', '[.]', '[./]',
               '[a//b]', '["../x"]', '[/x]', '[""]', 'x'],

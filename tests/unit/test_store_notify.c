@@ -2,7 +2,8 @@
  * store: the notifications outbox (schema/db/005_notify.sql). A move into
  * merged, merge_conflict, rejected or failed adds one row in the move's own
  * transaction (rolled back with it); no other move does; the rows are
- * listed, marked and settled as the runner delivers them.
+ * listed, read one by seq, marked (with the next try's time) and settled as
+ * the runner delivers them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,7 +143,7 @@ static void test_mark_and_settle(void **state)
 {
 	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
-	struct store_notify *v = NULL;
+	struct store_notify *v = NULL, one;
 	size_t n = 0;
 	int64_t seq;
 
@@ -153,19 +154,25 @@ static void test_mark_and_settle(void **state)
 	seq = v[0].seq;
 	store_notify_free(v, n);
 	/* the command got it, the URL did not: still pending, with what it knows */
-	assert_int_equal(store_notify_mark(f->st, seq, STORE_NOTIFY_COMMAND, 1, "HTTP 500", NULL,
-					   &err),
-			 0);
+	assert_int_equal(store_notify_get(f->st, seq, &one, &err), 0);
+	assert_int_equal(one.next_ms, 0);
+	one.sent = STORE_NOTIFY_COMMAND;
+	one.tries = 1;
+	free(one.last_error);
+	one.last_error = strdup("HTTP 500");
+	one.next_ms = 1234;
+	assert_int_equal(store_notify_mark(f->st, &one, NULL, &err), 0);
+	store_notify_release(&one);
 	assert_int_equal(store_notify_list(f->st, 1, 100, &v, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(v[0].sent, STORE_NOTIFY_COMMAND);
 	assert_int_equal(v[0].tries, 1);
 	assert_string_equal(v[0].last_error, "HTTP 500");
+	assert_int_equal(v[0].next_ms, 1234);
 	assert_null(v[0].outcome);
+	v[0].sent = STORE_NOTIFY_COMMAND | STORE_NOTIFY_URL;
+	assert_int_equal(store_notify_mark(f->st, &v[0], STORE_NOTIFY_DELIVERED, &err), 0);
 	store_notify_free(v, n);
-	assert_int_equal(store_notify_mark(f->st, seq, STORE_NOTIFY_COMMAND | STORE_NOTIFY_URL, 1,
-					   "", STORE_NOTIFY_DELIVERED, &err),
-			 0);
 	assert_int_equal(store_notify_list(f->st, 1, 100, &v, &n, &err), 0);
 	assert_int_equal(n, 0);
 	store_notify_free(v, n);
@@ -174,6 +181,8 @@ static void test_mark_and_settle(void **state)
 	assert_true(v[0].done);
 	assert_string_equal(v[0].outcome, STORE_NOTIFY_DELIVERED);
 	store_notify_free(v, n);
+	/* an unknown seq */
+	assert_int_equal(store_notify_get(f->st, seq + 1000, &one, &err), SL_ENOTFOUND);
 	/* a new one, settled with nobody to tell */
 	assert_int_equal(move(f->st, RUN_FAILED, RUN_QUEUED, "retry"), 0);
 	assert_int_equal(move(f->st, RUN_QUEUED, RUN_FAILED, "again"), 0);
