@@ -852,15 +852,83 @@ static int restore_branch(struct step *s, struct sl_err *err)
 			: 0;
 }
 
-/* 1 when the run's head is on the target already (a landing cut short by a crash), 0 when not. */
+/* How the run's head came onto the target (landed_how). */
+enum landed {
+	LANDED_NOT,      /* it is not on the target */
+	LANDED_OURS,     /* sluice's landing of its green car, cut short by a crash */
+	LANDED_HELD,     /* someone else put it there: the target's alarm holds every merge */
+	LANDED_ACCEPTED, /* someone else put it there, and a person accepted it */
+};
+
+/* 1 when the store holds sluice's intent to land the run's green car, and `tip` has it. */
+static int landing_ours(struct step *s, const char *tip)
+{
+	struct store_car c;
+	struct sl_err e = SL_ERR_INIT;
+	char *run = NULL;
+	int ours = 0;
+
+	if (store_train_get(s->ctx->st, s->run.id, &c, &e) != 0)
+		return 0;
+	ours = c.status == TRAIN_GREEN && c.commit && reaches(s, tip, c.commit) &&
+	       store_train_landing_run(s->ctx->st, c.commit, &run, &e) == 0 &&
+	       !strcmp(run, s->run.id);
+	free(run);
+	store_car_release(&c);
+	return ours;
+}
+
+/*
+ * The run's head on the target `tip` is sluice's landing only when the store
+ * holds the intent to land exactly the commit the target has (written
+ * before the compare-and-swap, step_merge.c): a car moved onto the target by
+ * a builder, a gate or a person, red, under test or green, is a move sluice
+ * did not make, and the target's alarm (runner/target.c) holds it.
+ */
+static int landed_how(struct step *s, const char *tip, struct runner_target_alert *a,
+		      struct sl_err *err)
+{
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	if (!head_landed(s, tip))
+		return LANDED_NOT;
+	if (landing_ours(s, tip))
+		return LANDED_OURS;
+	if ((rc = runner_target_watch_locked(s->ctx, a, err)) < 0)
+		return rc;
+	return rc == 1 ? LANDED_HELD : LANDED_ACCEPTED;
+}
+
+/* What the run does when its head is on the target (landed_how's `how`); T_AGAIN: not there. */
+static int on_landed(struct step *s, int how, const struct runner_target_alert *a,
+		     struct sl_err *err)
+{
+	const char *t = s->ctx->cfg->target;
+
+	if (how == LANDED_OURS)
+		return step__move(s, RUN_MERGING, err, "landed before a crash; recording it");
+	if (how == LANDED_ACCEPTED)
+		return step__move(s, RUN_MERGING, err, "on '%s' by a move sluice did not make, "
+				  "accepted; recording it", t);
+	if (how != LANDED_HELD)
+		return how < 0 ? how : T_AGAIN;
+	return say(s, err, "merge held: the target '%s' carries commit %.12s from run %s that "
+		   "sluice did not land (unreviewed); reset '%s' to before it or run 'sluice "
+		   "accept-target %s'", t, a->commit, a->run[0] ? a->run : "(unknown)", t,
+		   a->commit) ?: STEP_STOP;
+}
+
+/* Where the run's head is, on the target's tip now: on_landed's answer. */
 static int landed_before(struct step *s, struct sl_err *err)
 {
+	struct runner_target_alert a;
 	char tip[41];
 	int error;
 
 	if ((error = step__target_tip(s, tip, err)) != 0)
 		return error;
-	return head_landed(s, tip);
+	return on_landed(s, landed_how(s, tip, &a, err), &a, err);
 }
 
 /* 1 when car c still stands for its run (approved or landing, with the car's head). */
@@ -1032,24 +1100,21 @@ static int join_train(struct step *s, struct sl_err *err)
 int step_train(struct step *s, struct sl_err *err)
 {
 	int64_t until = sl_now_ms() + TRAIN_WAIT_MAX_MS;
+	struct runner_target_alert a;
 	struct train t;
 	struct where w;
 	int error;
 
 	if ((error = restore_branch(s, err)) != 0 || (error = step__approval_holds(s, err)) != 0)
 		return error == STEP_SENT_BACK ? STEP_NEXT : error;
-	if ((error = landed_before(s, err)) != 0)
-		return error == 1 ? step__move(s, RUN_MERGING, err, "landed before a crash; "
-					       "recording it")
-				  : error;
+	if ((error = landed_before(s, err)) != T_AGAIN)
+		return error;
 	if ((error = join_train(s, err)) != 0)
 		return error;
 	do {
-		if ((error = train_read(s, &t, &w, err)) == 0)
-			error = head_landed(s, t.tip) ? step__move(s, RUN_MERGING, err,
-								    "landed before a crash; "
-								    "recording it")
-						       : decide(s, &t, &w, err);
+		if ((error = train_read(s, &t, &w, err)) == 0 &&
+		    (error = on_landed(s, landed_how(s, t.tip, &a, err), &a, err)) == T_AGAIN)
+			error = decide(s, &t, &w, err);
 		train_release(&t);
 		if (error == T_WAIT && sl_now_ms() > until)
 			error = STEP_STOP;
@@ -1063,9 +1128,20 @@ int step_train(struct step *s, struct sl_err *err)
 
 int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 {
+	struct runner_target_alert a;
 	char tip[41];
-	int error;
+	int error, how;
 
+	memset(car, 0, sizeof(*car));
+	if ((error = step__target_tip(s, tip, err)) != 0)
+		return error;
+	if ((how = landed_how(s, tip, &a, err)) < 0)
+		return how;
+	if (how == LANDED_HELD) { /* not sluice's landing: back to the train, which holds it */
+		error = step__move(s, RUN_APPROVED, err, "in the train: the target '%s' carries "
+				   "this run's head, moved there by someone else", s->ctx->cfg->target);
+		return error ? error : STEP_SENT_BACK;
+	}
 	if ((error = store_train_get(s->ctx->st, s->run.id, car, err)) == 0 &&
 	    car->status == TRAIN_GREEN && car->commit && car->head && s->run.head_commit &&
 	    !strcmp(car->head, s->run.head_commit))
@@ -1074,10 +1150,8 @@ int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 		return error;
 	sl_err_clear(err);
 	store_car_release(car);
-	/* no green car: only a landing made before a crash is recorded; nothing merges untested */
-	if ((error = step__target_tip(s, tip, err)) != 0)
-		return error;
-	if (head_landed(s, tip))
+	/* no green car: only a landing on the target already is recorded; nothing merges untested */
+	if (how != LANDED_NOT)
 		return 0;
 	error = step__move(s, RUN_APPROVED, err, "in the train: no tested car to land; the train "
 			   "builds and tests it again");
