@@ -1116,8 +1116,8 @@ int step_train(struct step *s, struct sl_err *err)
 		    (error = on_landed(s, landed_how(s, t.tip, &a, err), &a, err)) == T_AGAIN)
 			error = decide(s, &t, &w, err);
 		train_release(&t);
-		if (error == T_WAIT && sl_now_ms() > until)
-			error = STEP_STOP;
+		if (error == T_WAIT && (sl_now_ms() > until || runner__let_go_asked(s->ctx, s->run.id)))
+			error = STEP_STOP; /* a person's command asked for the run (human.c) */
 		else if (error == T_WAIT)
 			sleep_ms(TRAIN_POLL_MS);
 	} while (error == T_WAIT || error == T_AGAIN);
