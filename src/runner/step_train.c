@@ -349,6 +349,74 @@ static void locate(struct train *t, const char *run_id, struct where *w)
 	}
 }
 
+/*
+ * The tail of a car's "in the train: car k of M" reason for what it is now
+ * (into buf), as its worker would say it; "" to keep the tail as it is
+ * (under test, or out of the line waiting for the cars ahead).
+ */
+static void car_tail(struct step *s, const struct store_car *c, int pos, char *buf, size_t n)
+{
+	char wo[128];
+
+	buf[0] = '\0';
+	if (c->status == TRAIN_WAITING)
+		snprintf(buf, n, ", waits for a place (merge.train_depth %d)",
+			 s->ctx->cfg->merge.train_depth);
+	else if (c->status == TRAIN_PENDING)
+		snprintf(buf, n, ", built on top of %s; waits to be tested",
+			 wo_of(s, c->ahead, wo, sizeof(wo)));
+	else if (c->status == TRAIN_GREEN && pos > 1)
+		snprintf(buf, n, ", green in %.1f s; waits for %s to land",
+			 (double)(c->tested_ms - c->started_ms) / 1000.0,
+			 wo_of(s, c->ahead, wo, sizeof(wo)));
+	else if (c->status == TRAIN_GREEN)
+		snprintf(buf, n, ", green in %.1f s; lands next",
+			 (double)(c->tested_ms - c->started_ms) / 1000.0);
+}
+
+/*
+ * Car c's run is told its place (pos of total) again when its reason
+ * names another: a worker that stopped waiting left it as it was while
+ * cars joined, landed or left (best effort, as an event).
+ */
+static void retell_car(struct step *s, const struct store_car *c, int pos, int total)
+{
+	static const char head[] = "in the train: car ";
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	char why[1024], tail[512];
+	int k = 0, m = 0, at = 0;
+
+	if (store_run_get(s->ctx->st, c->run_id, &r, &err) != 0)
+		return;
+	car_tail(s, c, pos, tail, sizeof(tail));
+	if (r.state == RUN_APPROVED && r.reason && !strncmp(r.reason, head, sizeof(head) - 1) &&
+	    sscanf(r.reason + sizeof(head) - 1, "%d of %d%n", &k, &m, &at) == 2 && at > 0) {
+		snprintf(why, sizeof(why), "%s%d of %d%s", head, pos, total,
+			 tail[0] ? tail : r.reason + sizeof(head) - 1 + at);
+		if (strcmp(why, r.reason) &&
+		    store_run_transition(s->ctx->st, c->run_id, RUN_APPROVED, RUN_APPROVED, why, 0,
+					 &err) != 0)
+			sl_log(SL_LOG_INFO, "run %s: %s (%s)", c->run_id, why, err.msg);
+		if (!strcmp(c->run_id, s->run.id))
+			step__reload(s, &err);
+	}
+	store_run_release(&r);
+}
+
+/* Every car in the line (but `skip`'s, landing now) told its place (retell_car). */
+static void retell(struct step *s, const struct train *t, const char *skip)
+{
+	size_t i;
+	int pos = 0, total = 0;
+
+	for (i = 0; i < t->n; i++)
+		total += in_line(t, &t->cars[i]) && (!skip || strcmp(t->cars[i].run_id, skip));
+	for (i = 0; i < t->n; i++)
+		if (in_line(t, &t->cars[i]) && (!skip || strcmp(t->cars[i].run_id, skip)))
+			retell_car(s, &t->cars[i], ++pos, total);
+}
+
 /* Under the repository lock: the train, planned, and where the run's car is in it. */
 static int train_read(struct step *s, struct train *t, struct where *w, struct sl_err *err)
 {
@@ -360,7 +428,8 @@ static int train_read(struct step *s, struct train *t, struct where *w, struct s
 		return error;
 	if ((error = train_load(s, t, err)) == 0 && (error = plan(s, t, err)) == 0) {
 		train_release(t); /* read again: the plan removed, parked and rebuilt cars */
-		error = train_load(s, t, err);
+		if ((error = train_load(s, t, err)) == 0)
+			retell(s, t, NULL);
 	}
 	sl_lock_release(&lock);
 	if (error)
@@ -1183,6 +1252,17 @@ static json_t *train_record(const struct store_car *c, const struct merge_commit
 			 (json_int_t)c->started_ms, "gates_ms", (json_int_t)ms);
 }
 
+/* The cars behind a landing told their new places (best effort). */
+static void retell_landed(struct step *s)
+{
+	struct train t;
+	struct sl_err e = SL_ERR_INIT;
+
+	if (train_load(s, &t, &e) == 0)
+		retell(s, &t, s->run.id);
+	train_release(&t);
+}
+
 /*
  * train.json of a landing (the repository lock is held: merge_locked),
  * always from the store's car, never from a file in the run folder, which a
@@ -1215,6 +1295,8 @@ int step__train_landed(struct step *s, const struct merge_commit_result *mr, str
 	if (!error && c.run_id && car_ref(s->ctx, s->run.id, NULL, &e2) != 0)
 		sl_log(SL_LOG_WARN, "run %s landed; its train ref stays: %s", s->run.id, e2.msg);
 	store_car_release(&c);
+	if (!error)
+		retell_landed(s);
 	return error;
 }
 
