@@ -49,6 +49,16 @@ int runner__lock_run_asking(struct sl_ctx *ctx, const char *run_id, int64_t time
 			    struct sl_lock *lock, struct sl_err *err);
 int runner__let_go_asked(struct sl_ctx *ctx, const char *run_id);
 
+/*
+ * The merge gates' checkout of a car (runner/train_checkout.c): a worktree
+ * of its own detached at `commit` (*out, the caller's path), with the
+ * config's kept paths and nothing else of the run's worktree `run_wt`.
+ * runner__train_checkout_drop removes it (and a killed sluice's).
+ */
+int runner__train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
+			   const char *commit, char **out, struct sl_err *err);
+void runner__train_checkout_drop(struct sl_ctx *ctx, const char *run_id);
+
 /* Write a JSON document as a run artifact (atomically). */
 struct json_t;
 int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const char *name,

@@ -550,15 +550,16 @@ static int train_gates_job(struct step *s, const struct sl_config *c, const char
 }
 
 /*
- * The merge gates on `commit`, checked out detached in the run's worktree,
- * their output under <run>/train/; the worktree goes back to the run branch.
+ * The merge gates on `commit`, in a checkout of its own (train_checkout.c:
+ * nothing the builder left in the run's worktree but merge.keep_ignored),
+ * their output under <run>/train/; the run's worktree is not touched.
  */
 static int run_merge_gates(struct step *s, const char *commit, struct build_gate_results *gr,
 			   struct sl_err *err)
 {
 	struct sl_gate *subset = NULL;
 	struct sl_config c = merge_gates_cfg(s->ctx->cfg, &subset);
-	struct sl_err e2 = SL_ERR_INIT;
+	char *where = NULL;
 	int error;
 
 	if (!subset) {
@@ -581,12 +582,11 @@ static int run_merge_gates(struct step *s, const char *commit, struct build_gate
 			   "merge gates: %s", why);
 		goto out;
 	}
-	if ((error = worktree_checkout(s->wt, commit, NULL, step__excluded(s), err)) == 0)
-		error = build_gates_run_sub(&c, s->wt, s->run_dir, "train", gr, err);
-	if (worktree_checkout(s->wt, NULL, s->run.branch_name, step__excluded(s), &e2) != 0)
-		sl_log(SL_LOG_WARN, "run %s: cannot check out its branch again after the merge "
-		       "gates: %s", s->run.id, e2.msg);
+	if ((error = runner__train_checkout(s->ctx, s->run.id, s->wt, commit, &where, err)) == 0)
+		error = build_gates_run_sub(&c, where, s->run_dir, "train", gr, err);
+	runner__train_checkout_drop(s->ctx, s->run.id);
 out:
+	free(where);
 	free(subset);
 	return error;
 }
@@ -697,8 +697,8 @@ static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 	if (!commit)
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	/*
-	 * The car's checkout replaces the worktree's files: whatever someone
-	 * changed there since the review is committed first, and the run goes
+	 * What is tested is the approved head merged: whatever someone changed
+	 * in the worktree since the review is committed first, and the run goes
 	 * through gates and review again with it (nothing is lost).
 	 */
 	if (gates && (error = step__approval_holds(s, err)) != 0) {
@@ -912,6 +912,7 @@ static int restore_branch(struct step *s, struct sl_err *err)
 			runner__end_leftovers(s->ctx, &s->run);
 		store_car_release(&c);
 	}
+	runner__train_checkout_drop(s->ctx, s->run.id); /* the gates' checkout of a killed sluice */
 	if (!sl_path_exists(s->wt))
 		return 0;
 	if (git_repository_open(&repo, s->wt) == 0)
