@@ -14,10 +14,11 @@ mkdir -p "$G"
 echo "echo a >a.txt" >"$BUILDERS/A.sh"
 echo "echo b >b.txt" >"$BUILDERS/B.sh"
 
-# a merge gate that, on the car (a merge: HEAD^2), moves main onto it and
-# exits with the status in $G/rc
+# a merge gate that, on the car (a merge: HEAD^2), once ($G/move), moves
+# main onto it and exits with the status in $G/rc; else passes
 cat >"$TRASH/move-gate.sh" <<EOS
-if git rev-parse -q --verify HEAD^2 >/dev/null; then
+if git rev-parse -q --verify HEAD^2 >/dev/null && [ -f "$G/move" ]; then
+	rm -f "$G/move"
 	git rev-parse HEAD >"$G/car"
 	git update-ref refs/heads/main HEAD
 	exit \$(cat "$G/rc")
@@ -57,7 +58,7 @@ held() { # DIR
 for verdict in 0 1; do
 	case $verdict in 0) what=green ;; *) what=red ;; esac
 	test_expect_success "a merge gate moves main onto its car, then the car is $what: alarm" "
-		rm -rf repo && rm -f \"\$G\"/car && echo $verdict >\"\$G/rc\" &&
+		rm -rf repo && rm -f \"\$G\"/* && echo $verdict >\"\$G/rc\" && : >\"\$G/move\" &&
 		sluice_repo repo 'gates:' '  move: [sh, $TRASH/move-gate.sh]' 'merge:' \
 			'  gates: [move]' \"\$(approve_reviewer_config)\" &&
 		wo repo A && rc=0 && { sluice -C repo tick >tick.out 2>tick.err || rc=\$?; } &&
@@ -67,6 +68,31 @@ for verdict in 0 1; do
 		held repo
 	"
 done
+
+test_expect_success 'accepted by a person: the red car is recorded as landed, and audit fails on it' '
+	ra=$(run_of repo A) && rb=$(run_of repo B) && car=$(cat "$G/car") &&
+	sluice -C repo accept-target $car >out &&
+	sluice -C repo tick >tick.out 2>tick.err &&
+	test "$(state_of repo $ra)" = merged &&
+	test "$(state_of repo $rb)" = merged &&
+	test_expect_failure_code 1 sluice -C repo audit >audit.out 2>&1
+'
+
+test_expect_success 'reset by a person: the green car lands as sluice tested it' '
+	rm -rf repo && rm -f "$G"/* && echo 0 >"$G/rc" && : >"$G/move" &&
+	sluice_repo repo "gates:" "  move: [sh, $TRASH/move-gate.sh]" "merge:" \
+		"  gates: [move]" "$(approve_reviewer_config)" &&
+	base=$(git -C repo rev-parse main) &&
+	wo repo A && { sluice -C repo tick >tick.out 2>tick.err || :; } &&
+	ra=$(run_of repo A) && car=$(cat "$G/car") &&
+	test "$(state_of repo $ra)" = approved &&
+	git -C repo update-ref refs/heads/main $base &&
+	sluice -C repo tick >tick.out 2>tick.err &&
+	test "$(state_of repo $ra)" = merged &&
+	test "$(git -C repo rev-parse main)" = "$car" &&
+	sluice -C repo audit >audit.out
+'
+
 
 test_expect_success 'someone moves main onto a car held in its gate: alarm' '
 	rm -rf repo && rm -f "$G"/* &&
