@@ -1079,9 +1079,12 @@ static void merge_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 			c->merge_gates = v;
 	} else if (!strcmp(key, "train_depth")) {
 		get_int(c, v, &cfg->merge.train_depth, 1, SL_JOBS_MAX, "merge.train_depth");
+	} else if (!strcmp(key, "keep_ignored")) {
+		get_paths(c, v, &cfg->merge.keep_ignored, "merge.keep_ignored");
 	} else {
 		unknown(c, k, "merge",
-		        "resolver, resolve_attempts, verify, message, gates, train_depth");
+		        "resolver, resolve_attempts, verify, message, gates, train_depth, "
+		        "keep_ignored");
 	}
 }
 
@@ -1632,6 +1635,7 @@ void sl_config_free(struct sl_config *cfg)
 	free(cfg->merge.resolver);
 	free(cfg->merge.message);
 	sl_strv_free(cfg->merge.gates);
+	sl_strv_free(cfg->merge.keep_ignored);
 	sl_strv_free(cfg->notify.command);
 	free(cfg->notify.url);
 	free(cfg);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #define REVIEW_REQUEST_MAX ((size_t)64 << 20)
+#define LET_GO_WAIT_MS ((int64_t)30 * 1000) /* a waiting worker lets go within a poll */
 
 /* Open a step on a run named by id or prefix, holding its run lock. */
 static int step_open_wait(struct step *s, struct sl_ctx *ctx, const char *run,
@@ -30,7 +31,11 @@ static int step_open_wait(struct step *s, struct sl_ctx *ctx, const char *run,
 	s->ctx = ctx;
 	if ((error = store_run_get(ctx->st, run, &s->run, err)) != 0)
 		return error;
-	if ((error = runner__lock_run(ctx, s->run.id, wait_ms, lock, err)) != 0) {
+	/* a worker waiting in the merge train lets go when asked (runner__lock_run_asking) */
+	error = wait_ms || s->run.state != RUN_APPROVED
+			? runner__lock_run(ctx, s->run.id, wait_ms, lock, err)
+			: runner__lock_run_asking(ctx, s->run.id, LET_GO_WAIT_MS, lock, err);
+	if (error) {
 		sl_err_clear(err);
 		return sl_err_set(err, SL_ELOCKED,
 				  "run '%s' is being worked on by another sluice process; try again "

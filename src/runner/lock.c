@@ -6,8 +6,14 @@
  */
 #include "runner/runner_int.h"
 #include "core/fs.h"
+#include "core/lock.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LET_GO_FILE "let-go"
+#define LET_GO_MAX 128
 
 int runner__lock_repo(struct sl_ctx *ctx, struct sl_lock *lock, struct sl_err *err)
 {
@@ -28,4 +34,39 @@ int runner__lock_run(struct sl_ctx *ctx, const char *run_id, int64_t timeout_ms,
 	free(dir);
 	free(path);
 	return error;
+}
+
+int runner__lock_run_asking(struct sl_ctx *ctx, const char *run_id, int64_t timeout_ms,
+			    struct sl_lock *lock, struct sl_err *err)
+{
+	char *path = sl_repo_run_path(&ctx->repo, run_id, LET_GO_FILE), owner[64];
+	int error;
+
+	if ((error = runner__lock_run(ctx, run_id, 0, lock, err)) != SL_ELOCKED || !path) {
+		free(path);
+		return error;
+	}
+	sl_err_clear(err);
+	sl_owner_self(owner, sizeof(owner));
+	if ((error = sl_write_file_atomic(path, owner, strlen(owner), err)) == 0)
+		error = runner__lock_run(ctx, run_id, timeout_ms, lock, err);
+	unlink(path);
+	free(path);
+	return error;
+}
+
+int runner__let_go_asked(struct sl_ctx *ctx, const char *run_id)
+{
+	char *path = sl_repo_run_path(&ctx->repo, run_id, LET_GO_FILE), self[64];
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	int asked = 0;
+
+	sl_owner_self(self, sizeof(self));
+	/* a stale request (its process gone) or this process's own is none */
+	if (path && sl_read_file(&b, path, LET_GO_MAX, &err) == 0 && b.len)
+		asked = strcmp(sl_buf_cstr(&b), self) && sl_owner_alive(sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	free(path);
+	return asked;
 }

@@ -37,6 +37,28 @@ int runner__lock_repo(struct sl_ctx *ctx, struct sl_lock *lock, struct sl_err *e
 int runner__lock_run(struct sl_ctx *ctx, const char *run_id, int64_t timeout_ms,
 		     struct sl_lock *lock, struct sl_err *err);
 
+/*
+ * A person's command asks the process holding a run's lock to let go: the
+ * request (.system/runs/<id>/let-go, naming the asking process) is seen by
+ * a worker waiting in the merge train at its next poll (step_train.c),
+ * which stops and releases the lock. runner__lock_run_asking: the lock, at
+ * once or after asking (waiting at most timeout_ms); the request is
+ * withdrawn either way. runner__let_go_asked: 1 when a live process asks.
+ */
+int runner__lock_run_asking(struct sl_ctx *ctx, const char *run_id, int64_t timeout_ms,
+			    struct sl_lock *lock, struct sl_err *err);
+int runner__let_go_asked(struct sl_ctx *ctx, const char *run_id);
+
+/*
+ * The merge gates' checkout of a car (runner/train_checkout.c): a worktree
+ * of its own detached at `commit` (*out, the caller's path), with the
+ * config's kept paths and nothing else of the run's worktree `run_wt`.
+ * runner__train_checkout_drop removes it (and a killed sluice's).
+ */
+int runner__train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
+			   const char *commit, char **out, struct sl_err *err);
+void runner__train_checkout_drop(struct sl_ctx *ctx, const char *run_id);
+
 /* Write a JSON document as a run artifact (atomically). */
 struct json_t;
 int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const char *name,

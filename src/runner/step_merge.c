@@ -536,17 +536,33 @@ static int unchanged_since_review(struct step *s, struct sl_err *err)
 	return error ? error : SENT_BACK;
 }
 
+/* What the guard of a landing needs: the run, and the car's commit it lands (or NULL). */
+struct landing_guard {
+	struct step *s;
+	const char *commit;
+};
+
 /*
  * Right before each landing, under the repository lock, with the tip the
  * target moves from: no landing while the target carries a commit from a
- * run that sluice did not land (runner/target.h).
+ * run that sluice did not land (runner/target.h). Then the intent: the
+ * store names the car's commit as the one sluice lands now, before the
+ * compare-and-swap, so that a crash right after it is told from a move by
+ * someone else onto the same car (docs/RELIABILITY.md).
  */
 static int target_guard(void *data, const git_oid *tip, char *why, size_t n)
 {
-	struct step *s = data;
+	struct landing_guard *g = data;
+	struct step *s = g->s;
 	struct runner_target_alert a;
 	struct sl_err err = SL_ERR_INIT;
 	int rc = runner_target_watch(s->ctx, tip, 1, &a, &err);
+
+	if (rc == 0 && g->commit &&
+	    (rc = store_train_landing_set(s->ctx->st, s->run.id, g->commit, &err)) != 0) {
+		snprintf(why, n, "cannot record the landing of %.12s: %s", g->commit, err.msg);
+		return rc;
+	}
 
 	if (rc == 1)
 		snprintf(why, n, "merge held: the target '%s' carries commit %.12s from run %s that "
@@ -572,8 +588,6 @@ static void fill_merge_opts(struct step *s, struct merge_commit_opts *o,
 	o->reviewer = s->run.reviewer ? s->run.reviewer : "unknown";
 	o->resolved_with = s->run.mode == RUN_MODE_RESOLVE ? s->run.conflict_with_run_id : NULL;
 	o->journal = journal;
-	o->guard = target_guard;
-	o->guard_data = s;
 }
 
 /*
@@ -684,14 +698,18 @@ int step_merge(struct step *s, struct sl_err *err)
 	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
 	struct step_merge_msg mm = { SL_BUF_INIT, NULL, NULL };
 	struct store_car car;
+	struct landing_guard guard = { s, NULL };
 	int error, rc = 0;
 
 	if ((error = step__landing_car(s, &car, err)) != 0)
 		return error == STEP_SENT_BACK ? STEP_NEXT : error;
+	guard.commit = car.commit;
 	if ((error = step__merge_msg(s, &mm, &o, err)) != 0)
 		goto out;
 	o.commit = car.commit;
 	o.find_only = car.commit == NULL; /* a landing cut short: record it, merge nothing */
+	o.guard = target_guard;
+	o.guard_data = &guard;
 	sl_fault("train.before_land");
 	if ((error = merge_locked(s, &o, &mr, &rc, err)) == 0 && rc != 0)
 		error = not_landed(s, rc, &mr, err);

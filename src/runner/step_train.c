@@ -349,6 +349,74 @@ static void locate(struct train *t, const char *run_id, struct where *w)
 	}
 }
 
+/*
+ * The tail of a car's "in the train: car k of M" reason for what it is now
+ * (into buf), as its worker would say it; "" to keep the tail as it is
+ * (under test, or out of the line waiting for the cars ahead).
+ */
+static void car_tail(struct step *s, const struct store_car *c, int pos, char *buf, size_t n)
+{
+	char wo[128];
+
+	buf[0] = '\0';
+	if (c->status == TRAIN_WAITING)
+		snprintf(buf, n, ", waits for a place (merge.train_depth %d)",
+			 s->ctx->cfg->merge.train_depth);
+	else if (c->status == TRAIN_PENDING)
+		snprintf(buf, n, ", built on top of %s; waits to be tested",
+			 wo_of(s, c->ahead, wo, sizeof(wo)));
+	else if (c->status == TRAIN_GREEN && pos > 1)
+		snprintf(buf, n, ", green in %.1f s; waits for %s to land",
+			 (double)(c->tested_ms - c->started_ms) / 1000.0,
+			 wo_of(s, c->ahead, wo, sizeof(wo)));
+	else if (c->status == TRAIN_GREEN)
+		snprintf(buf, n, ", green in %.1f s; lands next",
+			 (double)(c->tested_ms - c->started_ms) / 1000.0);
+}
+
+/*
+ * Car c's run is told its place (pos of total) again when its reason
+ * names another: a worker that stopped waiting left it as it was while
+ * cars joined, landed or left (best effort, as an event).
+ */
+static void retell_car(struct step *s, const struct store_car *c, int pos, int total)
+{
+	static const char head[] = "in the train: car ";
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	char why[1024], tail[512];
+	int k = 0, m = 0, at = 0;
+
+	if (store_run_get(s->ctx->st, c->run_id, &r, &err) != 0)
+		return;
+	car_tail(s, c, pos, tail, sizeof(tail));
+	if (r.state == RUN_APPROVED && r.reason && !strncmp(r.reason, head, sizeof(head) - 1) &&
+	    sscanf(r.reason + sizeof(head) - 1, "%d of %d%n", &k, &m, &at) == 2 && at > 0) {
+		snprintf(why, sizeof(why), "%s%d of %d%s", head, pos, total,
+			 tail[0] ? tail : r.reason + sizeof(head) - 1 + at);
+		if (strcmp(why, r.reason) &&
+		    store_run_transition(s->ctx->st, c->run_id, RUN_APPROVED, RUN_APPROVED, why, 0,
+					 &err) != 0)
+			sl_log(SL_LOG_INFO, "run %s: %s (%s)", c->run_id, why, err.msg);
+		if (!strcmp(c->run_id, s->run.id))
+			step__reload(s, &err);
+	}
+	store_run_release(&r);
+}
+
+/* Every car in the line (but `skip`'s, landing now) told its place (retell_car). */
+static void retell(struct step *s, const struct train *t, const char *skip)
+{
+	size_t i;
+	int pos = 0, total = 0;
+
+	for (i = 0; i < t->n; i++)
+		total += in_line(t, &t->cars[i]) && (!skip || strcmp(t->cars[i].run_id, skip));
+	for (i = 0; i < t->n; i++)
+		if (in_line(t, &t->cars[i]) && (!skip || strcmp(t->cars[i].run_id, skip)))
+			retell_car(s, &t->cars[i], ++pos, total);
+}
+
 /* Under the repository lock: the train, planned, and where the run's car is in it. */
 static int train_read(struct step *s, struct train *t, struct where *w, struct sl_err *err)
 {
@@ -360,7 +428,8 @@ static int train_read(struct step *s, struct train *t, struct where *w, struct s
 		return error;
 	if ((error = train_load(s, t, err)) == 0 && (error = plan(s, t, err)) == 0) {
 		train_release(t); /* read again: the plan removed, parked and rebuilt cars */
-		error = train_load(s, t, err);
+		if ((error = train_load(s, t, err)) == 0)
+			retell(s, t, NULL);
 	}
 	sl_lock_release(&lock);
 	if (error)
@@ -481,15 +550,16 @@ static int train_gates_job(struct step *s, const struct sl_config *c, const char
 }
 
 /*
- * The merge gates on `commit`, checked out detached in the run's worktree,
- * their output under <run>/train/; the worktree goes back to the run branch.
+ * The merge gates on `commit`, in a checkout of its own (train_checkout.c:
+ * nothing the builder left in the run's worktree but merge.keep_ignored),
+ * their output under <run>/train/; the run's worktree is not touched.
  */
 static int run_merge_gates(struct step *s, const char *commit, struct build_gate_results *gr,
 			   struct sl_err *err)
 {
 	struct sl_gate *subset = NULL;
 	struct sl_config c = merge_gates_cfg(s->ctx->cfg, &subset);
-	struct sl_err e2 = SL_ERR_INIT;
+	char *where = NULL;
 	int error;
 
 	if (!subset) {
@@ -512,12 +582,11 @@ static int run_merge_gates(struct step *s, const char *commit, struct build_gate
 			   "merge gates: %s", why);
 		goto out;
 	}
-	if ((error = worktree_checkout(s->wt, commit, NULL, step__excluded(s), err)) == 0)
-		error = build_gates_run_sub(&c, s->wt, s->run_dir, "train", gr, err);
-	if (worktree_checkout(s->wt, NULL, s->run.branch_name, step__excluded(s), &e2) != 0)
-		sl_log(SL_LOG_WARN, "run %s: cannot check out its branch again after the merge "
-		       "gates: %s", s->run.id, e2.msg);
+	if ((error = runner__train_checkout(s->ctx, s->run.id, s->wt, commit, &where, err)) == 0)
+		error = build_gates_run_sub(&c, where, s->run_dir, "train", gr, err);
+	runner__train_checkout_drop(s->ctx, s->run.id);
 out:
+	free(where);
 	free(subset);
 	return error;
 }
@@ -628,8 +697,8 @@ static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 	if (!commit)
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	/*
-	 * The car's checkout replaces the worktree's files: whatever someone
-	 * changed there since the review is committed first, and the run goes
+	 * What is tested is the approved head merged: whatever someone changed
+	 * in the worktree since the review is committed first, and the run goes
 	 * through gates and review again with it (nothing is lost).
 	 */
 	if (gates && (error = step__approval_holds(s, err)) != 0) {
@@ -843,6 +912,7 @@ static int restore_branch(struct step *s, struct sl_err *err)
 			runner__end_leftovers(s->ctx, &s->run);
 		store_car_release(&c);
 	}
+	runner__train_checkout_drop(s->ctx, s->run.id); /* the gates' checkout of a killed sluice */
 	if (!sl_path_exists(s->wt))
 		return 0;
 	if (git_repository_open(&repo, s->wt) == 0)
@@ -852,15 +922,83 @@ static int restore_branch(struct step *s, struct sl_err *err)
 			: 0;
 }
 
-/* 1 when the run's head is on the target already (a landing cut short by a crash), 0 when not. */
+/* How the run's head came onto the target (landed_how). */
+enum landed {
+	LANDED_NOT,      /* it is not on the target */
+	LANDED_OURS,     /* sluice's landing of its green car, cut short by a crash */
+	LANDED_HELD,     /* someone else put it there: the target's alarm holds every merge */
+	LANDED_ACCEPTED, /* someone else put it there, and a person accepted it */
+};
+
+/* 1 when the store holds sluice's intent to land the run's green car, and `tip` has it. */
+static int landing_ours(struct step *s, const char *tip)
+{
+	struct store_car c;
+	struct sl_err e = SL_ERR_INIT;
+	char *run = NULL;
+	int ours = 0;
+
+	if (store_train_get(s->ctx->st, s->run.id, &c, &e) != 0)
+		return 0;
+	ours = c.status == TRAIN_GREEN && c.commit && reaches(s, tip, c.commit) &&
+	       store_train_landing_run(s->ctx->st, c.commit, &run, &e) == 0 &&
+	       !strcmp(run, s->run.id);
+	free(run);
+	store_car_release(&c);
+	return ours;
+}
+
+/*
+ * The run's head on the target `tip` is sluice's landing only when the store
+ * holds the intent to land exactly the commit the target has (written
+ * before the compare-and-swap, step_merge.c): a car moved onto the target by
+ * a builder, a gate or a person, red, under test or green, is a move sluice
+ * did not make, and the target's alarm (runner/target.c) holds it.
+ */
+static int landed_how(struct step *s, const char *tip, struct runner_target_alert *a,
+		      struct sl_err *err)
+{
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	if (!head_landed(s, tip))
+		return LANDED_NOT;
+	if (landing_ours(s, tip))
+		return LANDED_OURS;
+	if ((rc = runner_target_watch_locked(s->ctx, a, err)) < 0)
+		return rc;
+	return rc == 1 ? LANDED_HELD : LANDED_ACCEPTED;
+}
+
+/* What the run does when its head is on the target (landed_how's `how`); T_AGAIN: not there. */
+static int on_landed(struct step *s, int how, const struct runner_target_alert *a,
+		     struct sl_err *err)
+{
+	const char *t = s->ctx->cfg->target;
+
+	if (how == LANDED_OURS)
+		return step__move(s, RUN_MERGING, err, "landed before a crash; recording it");
+	if (how == LANDED_ACCEPTED)
+		return step__move(s, RUN_MERGING, err, "on '%s' by a move sluice did not make, "
+				  "accepted; recording it", t);
+	if (how != LANDED_HELD)
+		return how < 0 ? how : T_AGAIN;
+	return say(s, err, "merge held: the target '%s' carries commit %.12s from run %s that "
+		   "sluice did not land (unreviewed); reset '%s' to before it or run 'sluice "
+		   "accept-target %s'", t, a->commit, a->run[0] ? a->run : "(unknown)", t,
+		   a->commit) ?: STEP_STOP;
+}
+
+/* Where the run's head is, on the target's tip now: on_landed's answer. */
 static int landed_before(struct step *s, struct sl_err *err)
 {
+	struct runner_target_alert a;
 	char tip[41];
 	int error;
 
 	if ((error = step__target_tip(s, tip, err)) != 0)
 		return error;
-	return head_landed(s, tip);
+	return on_landed(s, landed_how(s, tip, &a, err), &a, err);
 }
 
 /* 1 when car c still stands for its run (approved or landing, with the car's head). */
@@ -1032,27 +1170,24 @@ static int join_train(struct step *s, struct sl_err *err)
 int step_train(struct step *s, struct sl_err *err)
 {
 	int64_t until = sl_now_ms() + TRAIN_WAIT_MAX_MS;
+	struct runner_target_alert a;
 	struct train t;
 	struct where w;
 	int error;
 
 	if ((error = restore_branch(s, err)) != 0 || (error = step__approval_holds(s, err)) != 0)
 		return error == STEP_SENT_BACK ? STEP_NEXT : error;
-	if ((error = landed_before(s, err)) != 0)
-		return error == 1 ? step__move(s, RUN_MERGING, err, "landed before a crash; "
-					       "recording it")
-				  : error;
+	if ((error = landed_before(s, err)) != T_AGAIN)
+		return error;
 	if ((error = join_train(s, err)) != 0)
 		return error;
 	do {
-		if ((error = train_read(s, &t, &w, err)) == 0)
-			error = head_landed(s, t.tip) ? step__move(s, RUN_MERGING, err,
-								    "landed before a crash; "
-								    "recording it")
-						       : decide(s, &t, &w, err);
+		if ((error = train_read(s, &t, &w, err)) == 0 &&
+		    (error = on_landed(s, landed_how(s, t.tip, &a, err), &a, err)) == T_AGAIN)
+			error = decide(s, &t, &w, err);
 		train_release(&t);
-		if (error == T_WAIT && sl_now_ms() > until)
-			error = STEP_STOP;
+		if (error == T_WAIT && (sl_now_ms() > until || runner__let_go_asked(s->ctx, s->run.id)))
+			error = STEP_STOP; /* a person's command asked for the run (human.c) */
 		else if (error == T_WAIT)
 			sleep_ms(TRAIN_POLL_MS);
 	} while (error == T_WAIT || error == T_AGAIN);
@@ -1063,9 +1198,20 @@ int step_train(struct step *s, struct sl_err *err)
 
 int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 {
+	struct runner_target_alert a;
 	char tip[41];
-	int error;
+	int error, how;
 
+	memset(car, 0, sizeof(*car));
+	if ((error = step__target_tip(s, tip, err)) != 0)
+		return error;
+	if ((how = landed_how(s, tip, &a, err)) < 0)
+		return how;
+	if (how == LANDED_HELD) { /* not sluice's landing: back to the train, which holds it */
+		error = step__move(s, RUN_APPROVED, err, "in the train: the target '%s' carries "
+				   "this run's head, moved there by someone else", s->ctx->cfg->target);
+		return error ? error : STEP_SENT_BACK;
+	}
 	if ((error = store_train_get(s->ctx->st, s->run.id, car, err)) == 0 &&
 	    car->status == TRAIN_GREEN && car->commit && car->head && s->run.head_commit &&
 	    !strcmp(car->head, s->run.head_commit))
@@ -1074,10 +1220,8 @@ int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 		return error;
 	sl_err_clear(err);
 	store_car_release(car);
-	/* no green car: only a landing made before a crash is recorded; nothing merges untested */
-	if ((error = step__target_tip(s, tip, err)) != 0)
-		return error;
-	if (head_landed(s, tip))
+	/* no green car: only a landing on the target already is recorded; nothing merges untested */
+	if (how != LANDED_NOT)
 		return 0;
 	error = step__move(s, RUN_APPROVED, err, "in the train: no tested car to land; the train "
 			   "builds and tests it again");
@@ -1107,6 +1251,17 @@ static json_t *train_record(const struct store_car *c, const struct merge_commit
 			 c->status == TRAIN_GREEN && !strcmp(c->commit ? c->commit : "", commit),
 			 "tested_ms", (json_int_t)c->tested_ms, "started_ms",
 			 (json_int_t)c->started_ms, "gates_ms", (json_int_t)ms);
+}
+
+/* The cars behind a landing told their new places (best effort). */
+static void retell_landed(struct step *s)
+{
+	struct train t;
+	struct sl_err e = SL_ERR_INIT;
+
+	if (train_load(s, &t, &e) == 0)
+		retell(s, &t, s->run.id);
+	train_release(&t);
 }
 
 /*
@@ -1141,6 +1296,8 @@ int step__train_landed(struct step *s, const struct merge_commit_result *mr, str
 	if (!error && c.run_id && car_ref(s->ctx, s->run.id, NULL, &e2) != 0)
 		sl_log(SL_LOG_WARN, "run %s landed; its train ref stays: %s", s->run.id, e2.msg);
 	store_car_release(&c);
+	if (!error)
+		retell_landed(s);
 	return error;
 }
 

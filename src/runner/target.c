@@ -42,9 +42,26 @@ static int merged_tree_is(struct watch *w, const git_commit *c)
 	return yes;
 }
 
+/* 1 when the store holds sluice's intent to land exactly `c` as run `id`'s green car. */
+static int landing_intended(struct watch *w, const git_commit *c, const char *id)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *run = NULL;
+	int yes;
+
+	yes = store_train_landing_run(w->ctx->st, git_oid_tostr_s(git_commit_id(c)), &run,
+				      &err) == 0 &&
+	      !strcmp(run, id);
+	free(run);
+	return yes;
+}
+
 /*
  * The merge commit of an approved run whose landing a crash cut short (the
- * store has not heard of it yet): its Sluice-Run names an approved run whose
+ * store has not heard of it yet): the store holds sluice's intent to land
+ * exactly this commit as the run's green car (written before the target's
+ * compare-and-swap: a car moved onto the target by anyone else, red, under
+ * test or green, has none), its Sluice-Run names an approved run whose
  * recorded head is the second parent, that head's tree was approved, and
  * its own tree is what sluice's merge of its parents makes (a builder can
  * forge the rest: parents, trailers, and a tree of its own).
@@ -68,13 +85,57 @@ static int pending_landing(struct watch *w, const git_commit *c)
 	      r.head_commit && r.approved_tree &&
 	      !strcmp(git_oid_tostr_s(git_commit_id(p2)), r.head_commit) &&
 	      !strcmp(git_oid_tostr_s(git_commit_tree_id(p2)), r.approved_tree) &&
-	      merged_tree_is(w, c);
+	      landing_intended(w, c, id) && merged_tree_is(w, c);
 out:
 	git_error_clear();
 	git_commit_free(p2);
 	store_run_release(&r);
 	git_message_trailer_array_free(&arr);
 	return yes;
+}
+
+/*
+ * 1 when `c` is a merge that sluice made for a run the store knows (its
+ * Sluice-Run trailer; a car of the merge train), with the run's id in
+ * run[n]: on the target without being a landing, it is a move by someone
+ * else.
+ */
+static int car_of(struct watch *w, const git_commit *c, char *run, size_t n)
+{
+	git_message_trailer_array arr = { 0 };
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	const char *id;
+	int yes = 0;
+
+	memset(&r, 0, sizeof(r));
+	if (git_commit_parentcount(c) == 2 && !git_message_trailers(&arr, git_commit_message(c)) &&
+	    (id = artifact_trailer(&arr, "Sluice-Run")) && !store_run_get(w->ctx->st, id, &r, &err)) {
+		yes = 1;
+		if (run)
+			snprintf(run, n, "%s", r.id);
+	}
+	git_error_clear();
+	store_run_release(&r);
+	git_message_trailer_array_free(&arr);
+	return yes;
+}
+
+/* The run a suspect commit came from (its branch, or the run its car merges), into run[n]. */
+static void suspect_run(struct watch *w, const git_oid *id, char *run, size_t n)
+{
+	const char *owner = artifact_runset_owner(&w->set, id);
+	git_commit *c = NULL;
+
+	run[0] = '\0';
+	if (owner) {
+		snprintf(run, n, "%s", owner);
+		return;
+	}
+	if (git_commit_lookup(&c, w->git, id) == 0)
+		car_of(w, c, run, n);
+	git_error_clear();
+	git_commit_free(c);
 }
 
 static int excuse(struct watch *w, const git_commit *c)
@@ -113,7 +174,8 @@ static int classify(struct watch *w, const git_oid *id, struct sl_err *err)
 		goto out;
 	}
 	if (rc == 0)
-		error = artifact_oids_add(artifact_runset_owner(&w->set, id) ? &w->suspect : &w->user, id);
+		error = artifact_oids_add(artifact_runset_owner(&w->set, id) || car_of(w, c, NULL, 0)
+					  ? &w->suspect : &w->user, id);
 out:
 	git_commit_free(c);
 	return error < 0 && !err->msg[0] ? sl_err_set(err, SL_ERROR, "out of memory") : error;
@@ -224,7 +286,6 @@ static int observe(struct watch *w, const git_oid *tip, int record,
 {
 	struct artifact_oids fresh = { NULL, 0, 0 };
 	char *root = NULL, *last = NULL, thex[GIT_OID_HEXSZ + 1];
-	const char *run;
 	git_oid lid;
 	int error, have_last;
 	size_t i;
@@ -262,10 +323,9 @@ static int observe(struct watch *w, const git_oid *tip, int record,
 	for (i = 0; i < w->suspect.n && !error; i++) {
 		if (excused(w, &w->suspect.v[i]))
 			continue;
-		run = artifact_runset_owner(&w->set, &w->suspect.v[i]);
 		if (!alert->count++) {
 			git_oid_tostr(alert->commit, sizeof(alert->commit), &w->suspect.v[i]);
-			snprintf(alert->run, sizeof(alert->run), "%s", run);
+			suspect_run(w, &w->suspect.v[i], alert->run, sizeof(alert->run));
 		}
 	}
 	if (error)

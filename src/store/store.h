@@ -632,6 +632,19 @@ int store_train_get(struct store *st, const char *run_id, struct store_car *out,
 		    struct sl_err *err);
 /* Write the car's status, base, commit, tree, ahead, tester, gates and times. */
 int store_train_put(struct store *st, const struct store_car *c, struct sl_err *err);
+/*
+ * The landing intent (migration 11): `commit`, the car's green commit, is
+ * what sluice sets out to land now. SL_ENOTFOUND when the run's car is not
+ * green with that commit.
+ */
+int store_train_landing_set(struct store *st, const char *run_id, const char *commit,
+			    struct sl_err *err);
+/*
+ * The run (*run_id, the caller's) whose green car sluice set out to land
+ * as exactly `commit`; SL_ENOTFOUND when none did.
+ */
+int store_train_landing_run(struct store *st, const char *commit, char **run_id,
+			    struct sl_err *err);
 /* Take the run's car out of the train (0 when it had none). */
 int store_train_leave(struct store *st, const char *run_id, struct sl_err *err);
 void store_car_release(struct store_car *c);

@@ -207,8 +207,9 @@ int store_train_put(struct store *st, const struct store_car *c, struct sl_err *
 	if ((error = store__prepare(st, &s,
 				    "UPDATE train_cars SET status = ?2, base = ?3, commit_id = ?4, "
 				    "tree = ?5, ahead = ?6, tester = ?7, gates_json = ?8, "
-				    "started_ms = ?9, tested_ms = ?10, updated_ms = ?11, seq = ?12 "
-				    "WHERE run_id = ?1",
+				    "started_ms = ?9, tested_ms = ?10, updated_ms = ?11, seq = ?12, "
+				    "landing = CASE WHEN status = ?2 AND commit_id IS ?4 THEN landing "
+				    "END WHERE run_id = ?1",
 				    err)) != 0)
 		return error;
 	store__bind_text(s, 1, c->run_id);
@@ -227,6 +228,56 @@ int store_train_put(struct store *st, const struct store_car *c, struct sl_err *
 		error = store__fail(st, err, "cannot record the merge train's car");
 	else if (sqlite3_changes(store_db(st)) != 1)
 		error = sl_err_set(err, SL_ENOTFOUND, "run '%s' is in no merge train", c->run_id);
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_train_landing_set(struct store *st, const char *run_id, const char *commit,
+			    struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "UPDATE train_cars SET landing = ?2, updated_ms = ?4 WHERE "
+				    "run_id = ?1 AND commit_id = ?2 AND status = ?3",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_id);
+	store__bind_text(s, 2, commit);
+	store__bind_text(s, 3, train_status_name(TRAIN_GREEN));
+	sqlite3_bind_int64(s, 4, sl_now_ms());
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot record the landing of the merge train's car");
+	else if (sqlite3_changes(store_db(st)) != 1)
+		error = sl_err_set(err, SL_ENOTFOUND, "run '%s' has no green car %.12s to land",
+				   run_id, commit);
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_train_landing_run(struct store *st, const char *commit, char **run_id,
+			    struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, error;
+
+	*run_id = NULL;
+	if ((error = store__prepare(st, &s,
+				    "SELECT run_id FROM train_cars WHERE landing = ?1 AND "
+				    "commit_id = ?1 AND status = ?2",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, commit);
+	store__bind_text(s, 2, train_status_name(TRAIN_GREEN));
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		error = (*run_id = store__col_dup(s, 0)) ? 0 : sl_err_set(err, SL_ERROR,
+									  "out of memory");
+	else if (rc == SQLITE_DONE)
+		error = sl_err_set(err, SL_ENOTFOUND, "no car set out to land as %.12s", commit);
+	else
+		error = store__fail(st, err, "cannot read the merge train");
 	sqlite3_finalize(s);
 	return error;
 }

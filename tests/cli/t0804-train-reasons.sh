@@ -65,9 +65,9 @@ test_expect_success 'car 3 waits for a place' '
 	test ! -f "$G/waiting-$r3"
 '
 
-# Known breakage: a car's reason is written when it starts testing and
-# keeps the train's length of that moment ("car 1 of 1" with three cars).
-test_expect_failure 'each reason counts the cars in the train now (3), not when it started testing' '
+# A car's reason is written when it starts testing; every plan of the
+# train tells it its place again (it used to keep "car 1 of 1").
+test_expect_success 'each reason counts the cars in the train now (3), not when it started testing' '
 	sluice -C repo runs >runs.out &&
 	grep "^$(run_of repo P1) " runs.out | grep "car 1 of 3" &&
 	grep "^$(run_of repo P2) " runs.out | grep "car 2 of 3"
