@@ -48,6 +48,10 @@ struct runner_tick_result {
 	int reconciled;    /* interrupted runs requeued */
 	int orphans;       /* worktrees or run branches no run owns (reported) */
 	int killed;        /* workers killed by a signal: the tick fails after its pass */
+	struct runner_killed {
+		char run[64];  /* the run whose worker it was */
+		int signal;    /* the signal that ended it (SIGKILL, SIGSEGV, ...) */
+	} killed_by[8];    /* the first `killed` of them (at most 8) */
 };
 
 /*
