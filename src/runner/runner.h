@@ -70,6 +70,14 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *opts,
 int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
 
 /*
+ * Write the manifest.json of a merged run that has none (`sluice audit
+ * --write-manifest`), under the repository lock like every other writer
+ * of the chain, waiting for it up to wait_ms (SL_ELOCKED after; 0: not at
+ * all). SL_EINVALID when the run is not merged or has its manifest.
+ */
+int runner_seal(struct sl_ctx *ctx, const char *run_id, int64_t wait_ms, struct sl_err *err);
+
+/*
  * Deliver the pending notifications (runner/notify.c, docs/config.md
  * "notify") to notify.command and notify.url, each bounded by
  * notify.timeout; the tick calls it at its end. A notifier's failure is a
