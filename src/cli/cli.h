@@ -18,6 +18,8 @@ struct cli {
 	int json;          /* --json where the command supports it */
 	int verbose;       /* -v: more log lines */
 	const char *prog;  /* "sluice" */
+	const char *cmd;   /* the command's name, for messages ("tick") */
+	int json_ok;       /* the command has --json output: else --json is a usage error */
 };
 
 typedef int (*cli_cmd_fn)(struct cli *cli, int argc, char **argv);
@@ -83,7 +85,10 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /*
  * Common option handling for a command. Call in the getopt_long loop's
  * default case: handles -C DIR (also accepted before the command), --json,
- * -v. Returns 1 if it consumed the option, 0 if not.
+ * -v. Returns 1 if it consumed the option, 0 if not: then the command
+ * answers with cli_usage(name, "unknown option"). --json of a command
+ * without JSON output (cli->json_ok 0, main.c's table) is not consumed:
+ * "'sluice X' has no --json output", exit 2.
  * Commands use the long options CLI_COMMON_LONGOPTS in their table.
  */
 #define CLI_OPT_JSON 1000

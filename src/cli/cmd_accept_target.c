@@ -34,9 +34,6 @@ int cmd_accept_target(struct cli *cli, int argc, char **argv)
 		if (!cli_common_opt(cli, c, optarg))
 			return cli_usage("accept-target", "unknown option");
 	}
-	if (cli->json) /* it reports nothing a script needs: its exit status says it */
-		return cli_usage("accept-target", "--json is not supported (the exit status "
-				 "says whether landing goes on)");
 	if (argc - optind != 1)
 		return cli_usage("accept-target", "name one commit");
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)

@@ -42,32 +42,28 @@ static const char audit_help[] =
 	"  --json  {\"ok\", \"runs\", \"artifacts\", \"manifests\", \"removed\", \"gated\",\n"
 	"          \"findings\": [...], \"notes\": [...]} (schema/audit.schema.json)\n";
 
+/*
+ * Seal a merged run that has no manifest, under the repository lock: said
+ * on stderr when a tick holds it, then waited for (10 minutes at most).
+ */
 static int seal(struct cli *cli, const char *run)
 {
 	struct sl_ctx ctx = SL_CTX_INIT;
-	struct store_run r;
 	struct sl_err err = SL_ERR_INIT;
-	char *path = NULL;
-	int rc;
+	int rc, error;
 
-	memset(&r, 0, sizeof(r));
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
-	if (store_run_get(ctx.st, run, &r, &err) != 0) {
-		rc = cli_report(&err);
-		goto out;
+	if ((error = runner_seal(&ctx, run, 0, &err)) == SL_ELOCKED) {
+		fprintf(stderr, "sluice: the repository lock (%s) is held by another sluice "
+			"process (a tick merging); waiting for it\n", ctx.repo.lock_path);
+		sl_err_clear(&err);
+		error = runner_seal(&ctx, run, 10 * 60 * 1000, &err);
 	}
-	path = sl_repo_run_path(&ctx.repo, r.id, "manifest.json");
-	if (r.state != RUN_MERGED || (path && sl_path_exists(path)))
-		rc = sl_err_set(&err, SL_EINVALID, "run '%s' is not merged or has a manifest "
-				"already; nothing to seal", r.id);
-	if (rc != CLI_OK || artifact_manifest_write(&ctx.repo, ctx.st, r.id, &err) != 0)
+	if (error)
 		rc = cli_report(&err);
 	else
-		printf("sealed %s\n", r.id);
-out:
-	free(path);
-	store_run_release(&r);
+		printf("sealed %s\n", run);
 	runner_ctx_release(&ctx);
 	return rc;
 }

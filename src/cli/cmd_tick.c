@@ -4,6 +4,7 @@
 #include "core/time.h"
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,9 +26,11 @@ static const char tick_help[] =
 	"\n"
 	"On a terminal it shows each run's state and elapsed time; otherwise it prints\n"
 	"one line per state change. Exit 0 when the tick ran (even if runs failed:\n"
-	"see 'sluice runs'), 1 when the tick itself could not run or the target\n"
-	"carries a commit from a run that sluice did not land (an unreviewed landing:\n"
-	"no run lands until the target is reset or 'sluice accept-target' accepts it).\n"
+	"see 'sluice runs'), 1 when the tick itself could not run, a run's worker was\n"
+	"killed by a signal (the run and the signal named; --json: \"killed\"; the next\n"
+	"tick reconciles the run), or the target carries a commit from a run that\n"
+	"sluice did not land (an unreviewed landing: no run lands until the target is\n"
+	"reset or 'sluice accept-target' accepts it).\n"
 	"\n"
 	"cron: * * * * * cd /path/to/repo && sluice tick >>.system/tick.log 2>&1\n";
 
@@ -101,6 +104,27 @@ static int report_target(struct sl_ctx *ctx, json_t **json)
 	return CLI_FAIL;
 }
 
+/* The summary of `tick --json` (schema/tick.schema.json). */
+static json_t *tick_json(const struct runner_tick_result *res, json_t *unreviewed)
+{
+	json_t *killed = json_array();
+	char sig[32];
+
+	for (int i = 0; i < res->killed && i < (int)(sizeof(res->killed_by) /
+						     sizeof(*res->killed_by)); i++) {
+		const char *abbrev = sigabbrev_np(res->killed_by[i].signal);
+		snprintf(sig, sizeof(sig), "SIG%s", abbrev ? abbrev : "?");
+		json_array_append_new(killed, json_pack("{s:s, s:s}", "run", res->killed_by[i].run,
+							"signal", sig));
+	}
+	/* the counts' keys ("merged", "failed"): not a run state */
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:O, s:o}", "started",
+			 res->started, "advanced", res->advanced, "merged", res->merged, "reported",
+			 res->reported, "failed", res->failed, "waiting", res->waiting, "requeued",
+			 res->reconciled, "orphans", res->orphans, "unreviewed", unreviewed,
+			 "killed", killed);
+}
+
 int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs);
 int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 {
@@ -134,12 +158,7 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		on_tick(&l);
 	rc = report_target(&ctx, &unreviewed);
 	if (cli->json) {
-		/* the counts' keys ("merged", "failed"): not a run state */
-		json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:O}", "started",
-				      res.started, "advanced", res.advanced, "merged", res.merged,
-				      "reported", res.reported, "failed", res.failed, "waiting",
-				      res.waiting, "requeued", res.reconciled, "orphans", res.orphans,
-				      "unreviewed", unreviewed);
+		json_t *j = tick_json(&res, unreviewed);
 		if (cli_print_json(j) != CLI_OK)
 			rc = CLI_FAIL;
 		json_decref(j);

@@ -28,6 +28,7 @@ static const char usage_main[] =
 	"Isolated git worktrees for agents. Each subcommand prints one JSON document:\n"
 	"{\"success\": true, \"tool\": \"worktree\", \"data\": {...}}, or on failure\n"
 	"{\"success\": false, \"tool\": \"worktree\", \"error\": \"...\"} and exit status 1.\n"
+	"--json is accepted by each (the output is JSON anyway).\n"
 	"See 'sluice worktree <subcommand> --help'.\n";
 
 static const char usage_create[] =
@@ -238,7 +239,7 @@ static int sub_pool(const char *root, int argc, char **argv)
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 		return cli_help(usage_pool);
-	if (argc > 1)
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--json"))) /* JSON anyway */
 		return cli_usage("worktree pool", "takes no arguments");
 	if (worktree_pool_list(root, &v, &n, &err) < 0)
 		return failure(&err);
@@ -260,6 +261,7 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 		{ "keep-branch", optional_argument, NULL, 'k' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "pool", no_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -278,7 +280,7 @@ static int sub_cleanup(const char *root, int argc, char **argv)
 			pool = 1;
 		else if (c == 'k' && parse_bool(optarg, &keep) < 0)
 			return cli_usage("worktree cleanup", "--keep-branch takes true or false");
-		else if (c != 'k')
+		else if (c != 'k' && c != 'j') /* --json: the output is JSON anyway */
 			return cli_usage("worktree cleanup", "unknown option");
 	}
 	if (pool && optind != argc)
@@ -365,7 +367,7 @@ static int sub_status(struct cli *cli, int argc, char **argv)
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 		return cli_help(usage_status);
-	if (argc > 1)
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--json"))) /* JSON anyway */
 		return cli_usage("worktree status", "takes no arguments");
 	if (!(dir = cli_repo_dir(cli)))
 		sl_err_set(&err, SL_ENOTFOUND, "cannot use directory '%s'", cli->dir ? cli->dir : ".");

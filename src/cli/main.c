@@ -12,31 +12,32 @@ struct command {
 	const char *name;
 	cli_cmd_fn fn;
 	const char *summary;
+	int json; /* it honours --json (one JSON document on stdout); else --json is refused */
 };
 
 static const struct command commands[] = {
-	{ "init", cmd_init, "set up .system/ in this repository" },
-	{ "check", cmd_check, "validate config and work orders, run nothing" },
-	{ "tick", cmd_tick, "one cron pass: reconcile, ingest, build, review, merge" },
-	{ "run", cmd_run, "run one work order now, in the foreground" },
-	{ "queue", cmd_queue, "work orders, their states and why each waits" },
-	{ "runs", cmd_runs, "runs, newest first" },
-	{ "show", cmd_show, "one run's dossier: timeline, artifacts, verdicts, conflict" },
-	{ "status", cmd_status, "a one-screen summary: queue, runs in flight, what needs a person" },
-	{ "log", cmd_log, "the event stream (append-only)" },
-	{ "notify", cmd_notify, "the notifications outbox; --replay SEQ sends one again" },
-	{ "approve", cmd_approve, "approve a run awaiting review (the manual reviewer)" },
-	{ "reject", cmd_reject, "reject a run awaiting review (the manual reviewer)" },
-	{ "retry", cmd_retry, "try a run again after a person fixed it" },
-	{ "abandon", cmd_abandon, "give a run up; its work order becomes failed" },
-	{ "audit", cmd_audit, "verify the artifacts of merged runs against git" },
-	{ "accept-target", cmd_accept_target, "record commits on the target as yours (after an alarm)" },
-	{ "gc", cmd_gc, "remove old finished runs" },
-	{ "merge-preview", cmd_merge_preview, "would this merge be clean? conflicted paths" },
-	{ "report", cmd_report, "a page of the queue and runs; the dependency graph" },
-	{ "worktree", cmd_worktree, "create, clean up and inspect agent worktrees" },
-	{ "serve", cmd_serve, "the review desk in the browser: queue, runs, decisions, live" },
-	{ NULL, NULL, NULL },
+	{ "init", cmd_init, "set up .system/ in this repository", 0 },
+	{ "check", cmd_check, "validate config and work orders, run nothing", 1 },
+	{ "tick", cmd_tick, "one cron pass: reconcile, ingest, build, review, merge", 1 },
+	{ "run", cmd_run, "run one work order now, in the foreground", 1 },
+	{ "queue", cmd_queue, "work orders, their states and why each waits", 1 },
+	{ "runs", cmd_runs, "runs, newest first", 1 },
+	{ "show", cmd_show, "one run's dossier: timeline, artifacts, verdicts, conflict", 1 },
+	{ "status", cmd_status, "a one-screen summary: queue, runs in flight, what needs a person", 1 },
+	{ "log", cmd_log, "the event stream (append-only)", 1 },
+	{ "notify", cmd_notify, "the notifications outbox; --replay SEQ sends one again", 1 },
+	{ "approve", cmd_approve, "approve a run awaiting review (the manual reviewer)", 0 },
+	{ "reject", cmd_reject, "reject a run awaiting review (the manual reviewer)", 0 },
+	{ "retry", cmd_retry, "try a run again after a person fixed it", 0 },
+	{ "abandon", cmd_abandon, "give a run up; its work order becomes failed", 0 },
+	{ "audit", cmd_audit, "verify the artifacts of merged runs against git", 1 },
+	{ "accept-target", cmd_accept_target, "record commits on the target as yours (after an alarm)", 0 },
+	{ "gc", cmd_gc, "remove old finished runs", 1 },
+	{ "merge-preview", cmd_merge_preview, "would this merge be clean? conflicted paths", 1 },
+	{ "report", cmd_report, "a page of the queue and runs; the dependency graph", 0 },
+	{ "worktree", cmd_worktree, "create, clean up and inspect agent worktrees", 1 },
+	{ "serve", cmd_serve, "the review desk in the browser: queue, runs, decisions, live", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 int cmd_test_diff(struct cli *cli, int argc, char **argv);
@@ -47,9 +48,9 @@ int cmd_test_diff(struct cli *cli, int argc, char **argv);
  * benchmarks, not part of the contract.
  */
 static const struct command hidden[] = {
-	{ "advance-run", cmd_advance_run, NULL },
-	{ "test-diff", cmd_test_diff, NULL },
-	{ NULL, NULL, NULL },
+	{ "advance-run", cmd_advance_run, NULL, 0 },
+	{ "test-diff", cmd_test_diff, NULL, 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static void usage(FILE *out)
@@ -153,6 +154,8 @@ static int run_command(struct cli *cli, const struct command *c, int argc, char 
 	/* getopt names the command in its messages: "sluice tick: unrecognized option" */
 	snprintf(progname, sizeof(progname), "sluice %s", c->name);
 	argv[0] = progname;
+	cli->cmd = c->name;
+	cli->json_ok = c->json;
 	rc = c->fn(cli, argc, argv);
 	git_libgit2_shutdown();
 	return rc;
@@ -160,7 +163,7 @@ static int run_command(struct cli *cli, const struct command *c, int argc, char 
 
 int main(int argc, char **argv)
 {
-	struct cli cli = { NULL, 0, 0, "sluice" };
+	struct cli cli = { NULL, 0, 0, "sluice", NULL, 0 };
 	const struct command *c;
 	int i = 1, rc;
 

@@ -98,6 +98,11 @@ int cli_common_opt(struct cli *cli, int opt, const char *arg)
 		cli->dir = arg;
 		return 1;
 	case CLI_OPT_JSON:
+		if (!cli->json_ok) { /* never silently ignored: a script would parse text */
+			fprintf(stderr, "sluice %s: 'sluice %s' has no --json output\n", cli->cmd,
+				cli->cmd);
+			return 0;
+		}
 		cli->json = 1;
 		return 1;
 	case 'v':

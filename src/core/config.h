@@ -250,6 +250,9 @@ int sl_config_preset(sl_strv *out, const char *preset, struct sl_err *err);
 /* 1 when `name` is a builder preset. */
 int sl_config_preset_known(const char *name);
 
+/* The programs a preset runs from PATH, space-separated ("gemini node"); NULL for no preset. */
+const char *sl_config_preset_programs(const char *name);
+
 /* 1 when the preset's CLI can resume its own session (session: keep). */
 int sl_config_preset_resumes(const char *name);
 

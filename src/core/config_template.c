@@ -18,6 +18,7 @@
  */
 static const struct {
 	const char *name;
+	const char *programs; /* the programs its script runs from PATH (`sluice check`) */
 	const char *script;
 } preset_table[] = {
         /*
@@ -32,7 +33,7 @@ static const struct {
          * --resume it: `-p --continue` of 2.1.100 starts a new conversation
          * (t1023).
          */
-        {"claude-code",
+        {"claude-code", "claude",
          "f=\"$SLUICE_RUN_DIR/claude-session\"; id=$(cat \"$f\" 2>/dev/null); "
          "case $id in *[!0-9a-f-]*) id= ;; esac; "
          "if [ \"$SLUICE_SESSION\" = keep ] && [ -n \"$id\" ]; then r=\"--resume $id\"; else "
@@ -49,19 +50,19 @@ static const struct {
          * picks the session of the current directory); `exec resume` has no
          * --sandbox, its config key says the same.
          */
-        {"codex", "if [ \"$SLUICE_SESSION\" = keep ]; then exec codex exec resume --last "
+        {"codex", "codex", "if [ \"$SLUICE_SESSION\" = keep ]; then exec codex exec resume --last "
                   "-c 'sandbox_mode=\"workspace-write\"' --skip-git-repo-check "
                   "--output-last-message \"$SLUICE_SUMMARY_FILE\" - <\"$SLUICE_PROMPT_FILE\"; fi; "
                   "exec codex exec --sandbox workspace-write --skip-git-repo-check "
                   "--output-last-message \"$SLUICE_SUMMARY_FILE\" - <\"$SLUICE_PROMPT_FILE\""},
-        {"aider",
+        {"aider", "aider",
          "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\""},
         /*
          * gemini prints in text output what the model says before each tool
          * call too: its JSON output's "response" is the last turn's text
          * alone, taken out with node (which runs gemini itself).
          */
-        {"gemini",
+        {"gemini", "gemini node",
          "r=; [ \"$SLUICE_SESSION\" = keep ] && r='--resume latest'; "
          "GEMINI_CLI_TRUST_WORKSPACE=true gemini $r --approval-mode=yolo --output-format json "
          "<\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; rc=$?; "
@@ -70,8 +71,17 @@ static const struct {
          "const s=String(r.response??r.error?.message??\"\");"
          "fs.writeFileSync(f,s&&!s.endsWith(\"\\n\")?s+\"\\n\":s)' \"$SLUICE_SUMMARY_FILE\"; "
          "cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
-        {NULL, NULL},
+        {NULL, NULL, NULL},
 };
+
+const char *sl_config_preset_programs(const char *name)
+{
+	int i;
+
+	for (i = 0; preset_table[i].name && strcmp(preset_table[i].name, name); i++)
+		;
+	return preset_table[i].programs;
+}
 
 int sl_config_preset_known(const char *name)
 {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Config problems carry the absolute path: make it relative to the root. */
 static void add_relative(struct sl_buf *out, const char *text, const char *root)
@@ -154,6 +155,92 @@ out:
 	return n;
 }
 
+/* 1 when prog runs here: a path (with a '/') that is executable, or an executable of a PATH folder. */
+static int on_path(const char *prog, size_t len)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+
+	if (memchr(prog, '/', len))
+		return snprintf(file, sizeof(file), "%.*s", (int)len, prog) < (int)sizeof(file) &&
+		       access(file, X_OK) == 0;
+	for (const char *p = path ? path : "";; p++) {
+		size_t dl = strcspn(p, ":"); /* an empty entry is the current folder */
+		int n = snprintf(file, sizeof(file), "%.*s/%.*s", dl ? (int)dl : 1, dl ? p : ".",
+				 (int)len, prog);
+		if (n > 0 && (size_t)n < sizeof(file) && access(file, X_OK) == 0)
+			return 1;
+		if (!p[dl])
+			break;
+		p += dl;
+	}
+	return 0;
+}
+
+/* Warn for each program of `progs` (space-separated) that is not found; `what` names its key. */
+static void warn_missing(struct sl_buf *w, const char *what, const char *progs)
+{
+	const char *path = getenv("PATH");
+
+	for (const char *p = progs; p && *p; p += strspn(p, " ")) {
+		size_t len = strcspn(p, " ");
+		if (!on_path(p, len) && memchr(p, '/', len))
+			sl_buf_addf(w, ".system/config.yaml: warning: %s runs '%.*s', which is not an "
+				    "executable file; install it there, or name it as it is\n", what,
+				    (int)len, p);
+		else if (!on_path(p, len))
+			sl_buf_addf(w, ".system/config.yaml: warning: %s runs '%.*s', which is not on "
+				    "PATH (%.300s); install it, or put its folder on PATH (also in "
+				    "the crontab line of sluice tick: cron's PATH is /usr/bin:/bin)\n",
+				    what, (int)len, p, path ? path : "unset");
+		p += len;
+	}
+}
+
+/* The first word of an argv, or a preset's programs, each with the key that names it. */
+static void warn_builder(struct sl_buf *w, const struct sl_builder *b)
+{
+	char what[160];
+
+	if (b->command && b->command[0]) {
+		snprintf(what, sizeof(what), "%s%s%s", b->name ? "builders." : "builder.command",
+			 b->name ? b->name : "", b->name ? ".command" : "");
+		warn_missing(w, what, strchr(b->command[0], ' ') ? NULL : b->command[0]);
+	} else if (b->preset) {
+		snprintf(what, sizeof(what), "%s%s preset '%s'", b->name ? "builders." : "builder",
+			 b->name ? b->name : "", b->preset);
+		warn_missing(w, what, sl_config_preset_programs(b->preset));
+	}
+}
+
+/*
+ * The agent CLIs and commands sluice starts here, found on PATH: a missing
+ * one is a warning (the PATH of cron may differ). With an executor the
+ * builders run on its nodes: only the reviewer is looked for.
+ */
+static void check_programs(const struct sl_config *cfg, struct sl_buf *w)
+{
+	char what[160];
+
+	if (cfg->executor.kind == SL_EXEC_LOCAL) {
+		warn_builder(w, &cfg->builder);
+		for (size_t i = 0; i < cfg->nbuilders; i++)
+			warn_builder(w, &cfg->builders[i]);
+		for (size_t i = 0; i < cfg->nretry; i++) {
+			const char *a = cfg->retry[i].agent;
+			if (!a || sl_config_builder_named(cfg, a) || !sl_config_preset_known(a))
+				continue;
+			snprintf(what, sizeof(what), "the retry rule of line %d (preset '%s')",
+				 cfg->retry[i].line, a);
+			warn_missing(w, what, sl_config_preset_programs(a));
+		}
+	}
+	if (cfg->reviewer.mode == SL_REVIEWER_COMMAND && cfg->reviewer.command &&
+	    cfg->reviewer.command[0])
+		warn_missing(w, "reviewer.command", strchr(cfg->reviewer.command[0], ' ') ? NULL :
+			     cfg->reviewer.command[0]);
+}
+
 int runner_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
                  struct sl_err *err)
 {
@@ -172,6 +259,7 @@ int runner_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nw
 	if (cfg) { /* warnings: listed, not counted (the config is valid) */
 		struct sl_buf w = SL_BUF_INIT;
 		sl_config_warnings(cfg, &w);
+		check_programs(cfg, &w);
 		add_relative(problems, sl_buf_cstr(&w), repo->root);
 		sl_buf_release(&w);
 	}

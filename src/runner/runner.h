@@ -48,6 +48,10 @@ struct runner_tick_result {
 	int reconciled;    /* interrupted runs requeued */
 	int orphans;       /* worktrees or run branches no run owns (reported) */
 	int killed;        /* workers killed by a signal: the tick fails after its pass */
+	struct runner_killed {
+		char run[64];  /* the run whose worker it was */
+		int signal;    /* the signal that ended it (SIGKILL, SIGSEGV, ...) */
+	} killed_by[8];    /* the first `killed` of them (at most 8) */
 };
 
 /*
@@ -64,6 +68,14 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *opts,
  * holds it.
  */
 int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
+
+/*
+ * Write the manifest.json of a merged run that has none (`sluice audit
+ * --write-manifest`), under the repository lock like every other writer
+ * of the chain, waiting for it up to wait_ms (SL_ELOCKED after; 0: not at
+ * all). SL_EINVALID when the run is not merged or has its manifest.
+ */
+int runner_seal(struct sl_ctx *ctx, const char *run_id, int64_t wait_ms, struct sl_err *err);
 
 /*
  * Deliver the pending notifications (runner/notify.c, docs/config.md

@@ -187,6 +187,7 @@ struct workers {
 	int jobs, active;
 	char killed[SL_ERR_MSG_MAX]; /* how the first worker ended by a signal, or "" */
 	int nkilled;
+	struct runner_tick_result *res; /* killed_by: each killed worker's run and signal */
 };
 
 /* This binary, by its real name (so that ps shows "sluice", not "exe"). */
@@ -260,6 +261,19 @@ out:
 	return error;
 }
 
+/* A worker of run_id killed by signo, for `tick --json` (the first ones, as many as fit). */
+static void killed_by(struct runner_tick_result *res, const char *run_id, int signo)
+{
+	size_t max = sizeof(res->killed_by) / sizeof(*res->killed_by), i;
+
+	for (i = 0; i < max && res->killed_by[i].run[0]; i++)
+		;
+	if (i == max)
+		return;
+	snprintf(res->killed_by[i].run, sizeof(res->killed_by[i].run), "%s", run_id);
+	res->killed_by[i].signal = signo;
+}
+
 /* Reap a worker that ended, if one did within timeout_ms; remember one killed by a signal. */
 static int worker_reap(struct workers *ws, int64_t timeout_ms, struct sl_err *err)
 {
@@ -277,6 +291,7 @@ static int worker_reap(struct workers *ws, int64_t timeout_ms, struct sl_err *er
 		if (!ws->nkilled++)
 			snprintf(ws->killed, sizeof(ws->killed), "the worker of run %s was %s",
 				 ws->runs[slot], how);
+		killed_by(ws->res, ws->runs[slot], pr.signaled);
 	}
 	ws->pids[slot] = -1;
 	ws->runs[slot] = NULL;
@@ -345,6 +360,7 @@ static int run_workers(struct sl_ctx *ctx, struct worklist *w, int jobs,
 
 	if ((error = workers_init(&ws, jobs, err)) != 0)
 		goto out;
+	ws.res = res;
 	while (next < w->n) {
 		while (next < w->n && ws.active < jobs) {
 			if ((error = worker_start(ctx, &ws, w->ids[next], err)) != 0)

@@ -5,6 +5,15 @@
 # (Gump's safety rules for kept sessions) is a warning.
 . "$(dirname "$0")/lib.sh"
 
+# Stand-ins for the programs the configs below name, on PATH: a missing one
+# is a warning of its own (t1113), not what this script is about.
+mkdir -p "$TRASH/agents"
+for t in claude codex gemini aider node my-agent x; do
+	printf '#!/bin/sh\nexit 0\n' >"$TRASH/agents/$t" && chmod +x "$TRASH/agents/$t"
+done
+PATH="$PATH:$TRASH/agents"
+export PATH
+
 test_expect_success 'setup' '
 	test_repo repo &&
 	(cd repo && sluice init >/dev/null)
