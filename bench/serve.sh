@@ -51,14 +51,14 @@ serve_on() { # DIR PER_WO
 	cd "$1"
 	i=0
 	while [ $i -lt 60 ]; do git commit -q --allow-empty -m "commit $i"; i=$((i + 1)); done
-	"$SLUICE" serve --token "$TOKEN" >"$1.serve" 2>&1 &
+	SLUICE_SERVE_TOKEN=$TOKEN "$SLUICE" serve >"$1.serve" 2>&1 &
 	PID=$!
 	i=0
 	while ! grep -q "token=" "$1.serve" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	PORT=$(grep -o "127\.0\.0\.1:[0-9]*" "$1.serve" | cut -d: -f2)
 	get /runs # warm: the page cache
 }
-get() { curl -sf -o /dev/null -b "sluice_token_$PORT=$TOKEN" "http://127.0.0.1:$PORT$1"; }
+get() { curl -sf -o /dev/null -u "sluice:$TOKEN" "http://127.0.0.1:$PORT$1"; }
 
 serve_on "$WORK/repo" 3
 
@@ -88,7 +88,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 report=$(cat <<EOT
 ### bench/serve.sh, $day: $count runs in the store, 3 a work order ($machine, load $load)
 
-Wall time of a whole \`curl\` process fetching the page (the cookie given), median of $REPS;
+Wall time of a whole \`curl\` process fetching the page (the token given), median of $REPS;
 \`git log --oneline -n 50\` in the same repository as the unit.
 
 | page | ms | vs git log -n 50 |

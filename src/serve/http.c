@@ -236,26 +236,75 @@ static int plain_path(const char *p)
 	return 1;
 }
 
+static int b64val(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
+		: c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Decode base64 s into buf (NUL-terminated, at most n - 1 bytes); -1 when it is not. */
+static int b64_decode(const char *s, char *buf, size_t n)
+{
+	size_t k = 0;
+	unsigned acc = 0;
+	int bits = 0, v;
+
+	for (; *s && *s != '='; s++) {
+		if ((v = b64val((unsigned char)*s)) < 0 || k + 1 >= n)
+			return -1;
+		acc = (acc << 6) | (unsigned)v;
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			buf[k++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	buf[k] = '\0';
+	return 0;
+}
+
 /*
- * The token: the cookie, or (once, from the printed address) ?token=,
- * which sets the cookie and sends the browser to the same page without it,
- * so that the token stays out of the history and of every link.
+ * The token as the password of HTTP Basic authentication (any user name):
+ * a browser keeps it for this origin, port included, and sends it nowhere
+ * else. A cookie would be sent to every server on 127.0.0.1, whatever its
+ * port (RFC 6265, section 8.5): docs/serve.md, "Security".
+ */
+static int has_token(struct req *r)
+{
+	const char *a = mhd.lookup(r->c, MHD_HEADER_KIND, "Authorization"), *pw;
+	char plain[256];
+
+	if (!a || strncasecmp(a, "Basic ", 6) || b64_decode(a + 6, plain, sizeof(plain)) != 0 ||
+	    !(pw = strchr(plain, ':')))
+		return 0;
+	return same_secret(pw + 1, r->sv->token);
+}
+
+/*
+ * Signed in: the token given with the request. The printed address
+ * (?token=) sends the browser to /signin with the token as the address's
+ * password, which the browser then keeps, and /signin on to the page
+ * without it, so that it stays out of the address bar and of every link.
  */
 static int signed_in(struct req *r)
 {
-	const char *c = mhd.lookup(r->c, MHD_COOKIE_KIND, r->sv->cookie);
-	const char *t = serve__arg(r, "token");
+	const char *t = serve__arg(r, "token"), *to = serve__arg(r, "to");
+	const char *host = mhd.lookup(r->c, MHD_HEADER_KIND, "Host"); /* checked by host_ok */
+	const char *path = plain_path(r->path) ? r->path : "/";
 
-	if (same_secret(c, r->sv->token))
-		return 1;
-	if (strcmp(r->method, "GET") || !same_secret(t, r->sv->token)) {
-		serve__error(r, 401, "sign in: open the address 'sluice serve' printed (it "
-			     "ends in ?token=...) in this browser");
+	if (!strcmp(r->method, "GET") && same_secret(t, r->sv->token)) {
+		serve__redirect(r, "http://sluice:%s@%s/signin?to=%s", r->sv->token, host, path);
 		return 0;
 	}
-	snprintf(r->set_cookie, sizeof(r->set_cookie), "%s=%s; Path=/; HttpOnly; SameSite=Strict",
-		 r->sv->cookie, r->sv->token);
-	serve__redirect(r, "%s", plain_path(r->path) ? r->path : "/");
+	if (!has_token(r)) {
+		serve__error(r, 401, "sign in: open the address 'sluice serve' printed (it ends "
+			     "in ?token=...) in this browser, or give the token as the password "
+			     "(any user name)");
+		return 0;
+	}
+	if (strcmp(r->path, "/signin"))
+		return 1;
+	serve__redirect(r, "http://%s%s", host,
+			to && to[0] == '/' && plain_path(to) && strlen(to) < 1000 ? to : "/");
 	return 0;
 }
 
@@ -358,8 +407,8 @@ static enum MHD_Result send_answer(struct req *r, struct MHD_Response *resp)
 		       "frame-ancestors 'none'; base-uri 'none'");
 	if (*r->location)
 		mhd.add_header(resp, "Location", r->location);
-	if (*r->set_cookie)
-		mhd.add_header(resp, "Set-Cookie", r->set_cookie);
+	if (r->status == 401)
+		mhd.add_header(resp, "WWW-Authenticate", r->sv->realm);
 	ok = mhd.queue(r->c, (unsigned)r->status, resp);
 	mhd.destroy(resp);
 	return ok;
@@ -523,7 +572,8 @@ int serve_start(struct serve **out, struct sl_ctx *ctx, const struct serve_opts 
 	    (error = listen_on(sv, o, err)) != 0)
 		goto fail;
 	set_actor(sv);
-	snprintf(sv->cookie, sizeof(sv->cookie), "sluice_token_%d", sv->port);
+	snprintf(sv->realm, sizeof(sv->realm), "Basic realm=\"sluice serve %s:%d\", charset=\"UTF-8\"",
+		 sv->host, sv->port);
 	snprintf(sv->url, sizeof(sv->url), "http://%s:%d/?token=%s", sv->host, sv->port,
 		 sv->token);
 	sv->d = mhd.start(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL,

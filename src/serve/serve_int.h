@@ -26,9 +26,9 @@ struct serve {
 	int read_only;
 	volatile int stopping;
 	char host[64];                      /* the address listened on */
-	char token[SERVE_TOKEN_HEX + 1];    /* the cookie's value */
+	char token[SERVE_TOKEN_HEX + 1];    /* the password of every request (Basic) */
 	char csrf[SERVE_TOKEN_HEX + 1];     /* every form's */
-	char cookie[48];                    /* sluice_token_<port>: one per server */
+	char realm[128];                    /* the WWW-Authenticate of a 401 */
 	char url[256];
 	char actor[160];                    /* "<user> via sluice serve" */
 	pthread_mutex_t lock;               /* one request at a time uses ctx */
@@ -46,8 +46,7 @@ struct req {
 	int status;
 	const char *type;    /* Content-Type */
 	struct sl_buf out;
-	char location[1100]; /* a redirect's Location */
-	char set_cookie[256];
+	char location[1200]; /* a redirect's Location */
 };
 
 /* A query argument, or a header, of the request; NULL when absent. */

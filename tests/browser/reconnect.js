@@ -77,8 +77,8 @@ async function gone(pid) {
 		await sluice(["approve", run]);
 		ok(`run ${run} approved with the CLI while the server was down`);
 		const srv = spawn(env("SLUICE"), ["-C", env("DESK_REPO"), "serve", "--listen",
-			`127.0.0.1:${env("DESK_PORT")}`, "--token", env("DESK_TOKEN")],
-			{ stdio: ["ignore", fs.openSync(path.join(out, "serve2.out"), "w"), "inherit"], detached: true });
+			`127.0.0.1:${env("DESK_PORT")}`],
+			{ env: { ...process.env, SLUICE_SERVE_TOKEN: env("DESK_TOKEN") }, stdio: ["ignore", fs.openSync(path.join(out, "serve2.out"), "w"), "inherit"], detached: true });
 		fs.writeFileSync(path.join(out, "serve2.pid"), `${srv.pid}\n`);
 		srv.unref();
 		await liveState(page, "live");

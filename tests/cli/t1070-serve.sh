@@ -27,11 +27,12 @@ serve_up() {
 port_of() { cat "$TRASH/$1.port"; }
 token_of() { cat "$TRASH/$1.token"; }
 
-# get NAME PATH [curl args...]: the page with the cookie, status in $TRASH/status.
+# get NAME PATH [curl args...]: the page with the token (the password of HTTP
+# Basic authentication), status in $TRASH/status.
 get() {
 	_n=$1 _p=$2
 	shift 2
-	curl -s -o "$TRASH/body" -w "%{http_code}" -b "sluice_token_$(port_of $_n)=$(token_of $_n)" "$@" \
+	curl -s -o "$TRASH/body" -w "%{http_code}" -u "sluice:$(token_of $_n)" "$@" \
 		"http://127.0.0.1:$(port_of $_n)$_p" >"$TRASH/status"
 	cat "$TRASH/body"
 }
@@ -45,7 +46,7 @@ post() {
 
 # The event stream of server NAME after SEQ while a tick runs, into FILE.
 sse_during_tick() { # NAME SEQ FILE DIR
-	curl -s -N -m 6 -b "sluice_token_$(port_of $1)=$(token_of $1)" \
+	curl -s -N -m 6 -u "sluice:$(token_of $1)" \
 		"http://127.0.0.1:$(port_of $1)/events?since=$2" >"$3" &
 	_c=$!
 	sleep 1
@@ -87,7 +88,7 @@ test_expect_success '--help answers; bad options are usage errors' '
 	test_grep "IPv4 address" err &&
 	test_expect_failure_code 1 sluice -C repo serve --listen 0.0.0.0:0 2>err &&
 	test_grep "not 0.0.0.0" err &&
-	test_expect_failure_code 1 sluice -C repo serve --token xyz 2>err &&
+	test_expect_failure_code 1 timeout 20 env SLUICE_SERVE_TOKEN=xyz "$SLUICE" -C repo serve 2>err &&
 	test_grep "hexadecimal" err &&
 	mkdir notrepo &&
 	test_expect_failure_code 1 sluice -C notrepo serve 2>err
@@ -98,22 +99,23 @@ test_expect_success 'it listens on loopback and prints the address with a token'
 	test_grep "http://127.0.0.1:[0-9]*/?token=[0-9a-f]\{64\}" "$TRASH/s.out"
 '
 
-test_expect_success 'no token, a wrong token or cookie: 401 and nothing of the repository' '
+test_expect_success 'no token, a wrong token or password: 401 and nothing of the repository' '
 	curl -s -o body -w "%{http_code}" "http://127.0.0.1:$(port_of s)/runs" >st &&
 	test "$(cat st)" = 401 && test_grep -v "$(cat ra)" body &&
 	curl -s -o body -w "%{http_code}" "http://127.0.0.1:$(port_of s)/runs?token=00$(token_of s)" >st &&
 	test "$(cat st)" = 401 &&
-	curl -s -o body -w "%{http_code}" -b "sluice_token_$(port_of s)=0123456789abcdef" "http://127.0.0.1:$(port_of s)/" >st &&
+	curl -s -o body -w "%{http_code}" -u "sluice:0123456789abcdef" "http://127.0.0.1:$(port_of s)/" >st &&
 	test "$(cat st)" = 401 &&
 	curl -s -o body -w "%{http_code}" "http://127.0.0.1:$(port_of s)/events" >st &&
 	test "$(cat st)" = 401
 '
 
-test_expect_success 'the token in the address sets an HttpOnly SameSite cookie and redirects without it' '
+test_expect_success 'the token in the address signs in with it as the password, and redirects without it' '
 	curl -s -D hdr -o /dev/null "http://127.0.0.1:$(port_of s)/runs?token=$(token_of s)" &&
 	test_grep "^HTTP/1.1 303" hdr &&
-	test_grep "^Location: /runs" hdr && test_grep -v "Location:.*token" hdr &&
-	test_grep "^Set-Cookie: sluice_token_$(port_of s)=$(token_of s); Path=/; HttpOnly; SameSite=Strict" hdr &&
+	test_grep "^Location: http://sluice:$(token_of s)@127.0.0.1:$(port_of s)/signin?to=/runs" hdr &&
+	curl -s -D hdr -o /dev/null -u "sluice:$(token_of s)" "http://127.0.0.1:$(port_of s)/signin?to=/runs" &&
+	test_grep "^Location: http://127.0.0.1:$(port_of s)/runs" hdr && test_grep -v "Location:.*token" hdr &&
 	get s /runs >page && test "$(status)" = 200 &&
 	test_grep "$(cat ra)" page
 '
@@ -126,7 +128,7 @@ test_expect_success 'the Host header must name this server (DNS rebinding)' '
 '
 
 test_expect_success 'every page carries the security headers' '
-	curl -s -D hdr -o /dev/null -b "sluice_token_$(port_of s)=$(token_of s)" "http://127.0.0.1:$(port_of s)/" &&
+	curl -s -D hdr -o /dev/null -u "sluice:$(token_of s)" "http://127.0.0.1:$(port_of s)/" &&
 	test_grep "^Content-Security-Policy: default-src .none.; script-src .self." hdr &&
 	test_grep "^X-Frame-Options: DENY" hdr && test_grep "^Referrer-Policy: same-origin" hdr &&
 	test_grep "^X-Content-Type-Options: nosniff" hdr

@@ -10,9 +10,9 @@ test_skip_unless_tool sqlite3 curl git
 
 TOKEN=0123456789abcdef0123456789abcdef
 
-# GET PATH into FILE with the token's cookie; the status code is checked.
+# GET PATH into FILE with the token (the password); the status code is checked.
 get() { # PATH FILE [STATUS]
-	_code=$(curl -s -o "$2" -w "%{http_code}" -b "sluice_token_$PORT=$TOKEN" \
+	_code=$(curl -s -o "$2" -w "%{http_code}" -u "sluice:$TOKEN" \
 		"http://127.0.0.1:$PORT$1") &&
 	if [ "$_code" != "${3:-200}" ]; then
 		echo "GET $1: $_code, not ${3:-200}" >&2 && cat "$2" >&2 && return 1
@@ -24,7 +24,7 @@ rows() { grep -c '^<tr><td><a href="/runs/' "$1"; }
 test_expect_success 'setup: a store of 10,000 runs, and sluice serve on it' '
 	"$SLUICE_SOURCE_DIR/tests/browser/many_runs.sh" "$SLUICE" many 10000 100 >real &&
 	test "$(sqlite3 many/.system/sluice.db "SELECT count(*) FROM runs")" = 10000 &&
-	("$SLUICE" -C many serve --token $TOKEN >serve.out 2>serve.err & echo $! >serve.pid) &&
+	(SLUICE_SERVE_TOKEN=$TOKEN "$SLUICE" -C many serve >serve.out 2>serve.err & echo $! >serve.pid) &&
 	i=0 &&
 	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
 	grep -o "127\.0\.0\.1:[0-9]*" serve.out | cut -d: -f2 >port &&

@@ -2,7 +2,7 @@
 # The defences of sluice serve as a real browser meets them (issue 16),
 # in Debian's chromium driven by tests/browser/attack.js through
 # puppeteer-core (as t1075): a page of another origin (another port of
-# 127.0.0.1: the same site, so the SameSite cookie goes along) posting
+# 127.0.0.1, to which the browser sends the desk's password with a form) posting
 # Approve, with a guessed and with the real CSRF token, is refused and
 # approves nothing; it cannot read a desk page; the desk opened under a DNS
 # name of the attacker's that points at 127.0.0.1 answers 403; a comment

@@ -21,7 +21,7 @@ test_expect_success 'setup: a work order in the inbox, sluice serve on the repos
 	sluice_repo desk &&
 	wo desk R &&
 	echo "echo R >r.txt" >"$BUILDERS/R.sh" &&
-	("$SLUICE" -C desk serve --token $TOKEN >serve.out 2>serve.err & echo $! >serve.pid) &&
+	(SLUICE_SERVE_TOKEN=$TOKEN "$SLUICE" -C desk serve >serve.out 2>serve.err & echo $! >serve.pid) &&
 	i=0 &&
 	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test_grep "token=$TOKEN" serve.out
