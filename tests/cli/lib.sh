@@ -198,7 +198,7 @@ sluice_repo() { # DIR [extra config lines...]
 }
 
 # Builder scripts "$BUILDERS/A.sh" and "$BUILDERS/B.sh" that each wait (at
-# most 30 s) until the other one started, then run EDIT (a command, with %s
+# most 300 s, a guard against a hang) until the other one started, then run EDIT (a command, with %s
 # standing for the work-order id): the two runs of one `tick --jobs 2` are
 # built on the same base, so a second merge of the same lines conflicts
 # however loaded the machine is.
@@ -207,10 +207,10 @@ meeting_builders() { # A B EDIT
 		if [ "$_me" = "$1" ]; then _other=$2; else _other=$1; fi
 		# shellcheck disable=SC2059
 		_edit=$(printf "$3" "$_me")
+		_meet=$(wait_until_sh "[ -f \"\$SLUICE_RUN_DIR/../started-$_other\" ]")
 		cat >"$BUILDERS/$_me.sh" <<-EOS || return 1
 		: >"\$SLUICE_RUN_DIR/../started-$_me"
-		i=0
-		while [ ! -f "\$SLUICE_RUN_DIR/../started-$_other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+		$_meet
 		$_edit
 		EOS
 	done
@@ -284,9 +284,8 @@ start_reviewer() { # SCRIPT-FILE
 		--script "$1" --max-seconds 600 >"$REVIEWER_DIR/log" 2>&1 &
 	REVIEWER_PID=$!
 	test_when_finished "kill $REVIEWER_PID 2>/dev/null"
-	_i=0
-	while [ ! -s "$REVIEWER_DIR/port" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
-	[ -s "$REVIEWER_DIR/port" ] || { echo "fake reviewer did not start" >&2; return 1; }
+	wait_until "[ -s '$REVIEWER_DIR/port' ] || ! kill -0 $REVIEWER_PID 2>/dev/null" &&
+	[ -s "$REVIEWER_DIR/port" ] || { echo "fake reviewer did not start:" >&2; cat "$REVIEWER_DIR/log" >&2; return 1; }
 	REVIEWER_URL="http://127.0.0.1:$(cat "$REVIEWER_DIR/port")/review"
 }
 
@@ -330,10 +329,11 @@ fault_fire() { # POINT OUT sluice-args...
 
 # Ticks, as cron runs them, until every run of DIR is final or waits for a
 # person and no merge journal is left (a killed merge's locks age out after
-# 10 s): at most 40, a second apart after the first three.
+# 10 s): a second apart after the first three, at most 100 (a guard against
+# a hang: a loaded machine needs no more ticks, only more time).
 settle() { # DIR
 	_sn=0
-	while [ $_sn -lt 40 ]; do
+	while [ $_sn -lt 100 ]; do
 		"$SLUICE" -C "$1" tick >>"$TRASH/settle.out" 2>&1
 		_sn=$((_sn + 1))
 		if [ ! -e "$1/.system/merge.journal" ] &&
@@ -395,8 +395,7 @@ kill_ticks() {
 		_kr=$(( (_kr * 1103515245 + 12345) % 2147483648 ))
 		rm -f tick.sid
 		setsid sh -c "echo \$\$ >tick.sid; exec \"$SLUICE\" -C $1 tick ${6:-} >>ticks.out 2>&1" &
-		_ki=0
-		while [ ! -s tick.sid ] && [ $_ki -lt 100 ]; do sleep 0.01; _ki=$((_ki + 1)); done
+		wait_until "[ -s tick.sid ]" || return 1
 		sleep "$(awk -v ms=$((_kr % $4)) "BEGIN { printf \"%.3f\", ms / 1000 }")"
 		if pkill -KILL -s "$(cat tick.sid)" 2>/dev/null; then _kk=$((_kk + 1)); fi
 		wait
@@ -523,14 +522,29 @@ landed_tested() { # DIR GATEDIR
 	done
 }
 
-# Wait (at most 60 s) until FILE (a glob) exists.
-wait_for() { # GLOB
-	_wn=0
-	while ! ls $1 >/dev/null 2>&1; do
-		[ $_wn -lt 600 ] || { echo "no $1 after 60 s" >&2; return 1; }
+# Wait until CONDITION (shell code, eval'd in the caller's shell) holds,
+# polled ten times a second. BOUND (seconds of wall clock, default 300) only
+# guards against a hang: it is no deadline, a loaded machine is slow, not
+# wrong. Wait on the event itself (a file, a line in a log, a port, a state),
+# never on a sleep long enough for it (tests/README.md).
+wait_until() { # CONDITION [BOUND]
+	_wu_end=$(($(date +%s) + ${2:-300}))
+	while ! eval "$1"; do
+		[ "$(date +%s)" -lt $_wu_end ] ||
+			{ echo "gave up after ${2:-300} s waiting for: $1" >&2; return 1; }
 		sleep 0.1
-		_wn=$((_wn + 1))
 	done
+}
+
+# Wait (at most BOUND s, default 300) until FILE (a glob) exists.
+wait_for() { # GLOB [BOUND]
+	wait_until "ls $1 >/dev/null 2>&1" "${2:-300}"
+}
+
+# A loop, for a builder or gate script (where lib.sh is not loaded), that
+# waits until CONDITION holds, at most BOUND s (default 300) of wall clock.
+wait_until_sh() { # CONDITION [BOUND]
+	printf '%s\n' "_wu_end=\$((\$(date +%s) + ${2:-300})); while ! { $1; } && [ \$(date +%s) -lt \$_wu_end ]; do sleep 0.1; done"
 }
 
 # With hold-gate.sh (GATEDIR/hold-all there) and a manual reviewer: approve
@@ -546,11 +560,8 @@ train_join_in_order() { # DIR GATEDIR WO...
 		"$SLUICE" -C "$_jd" approve "$_jr" >/dev/null &&
 		{ "$SLUICE" -C "$_jd" tick >"$TRASH/tick-$_jw.out" 2>&1 & } &&
 		echo $! >>"$TRASH/ticks" &&
-		_jn=0 &&
-		while [ ! -f "$_jg/waiting-$_jr" ] &&
-			! "$SLUICE" -C "$_jd" runs --wo "$_jw" | grep -q "waits for a place"; do
-			[ $_jn -lt 600 ] || { echo "$_jw did not reach its place in the train" >&2; return 1; }
-			sleep 0.1 && _jn=$((_jn + 1)) || return 1
-		done || return 1
+		wait_until "[ -f '$_jg/waiting-$_jr' ] ||
+			'$SLUICE' -C '$_jd' runs --wo '$_jw' | grep -q 'waits for a place'" ||
+			{ echo "$_jw did not reach its place in the train" >&2; return 1; }
 	done
 }

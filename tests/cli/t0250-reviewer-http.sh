@@ -24,8 +24,8 @@ test_expect_success 'setup: a repository and the loopback reviewer' '
 	  protocol: sluice
 	  url: $REVIEWER_URL
 	  token_env: REVIEW_TOKEN
-	  timeout: 2s
-	  connect_timeout: 1s
+	  timeout: 10s
+	  connect_timeout: 5s
 	  retries: 1
 	EOF
 	for w in A R J F1 F2 F3 F4 F5; do
@@ -106,7 +106,7 @@ test_expect_success 'connection closed: stays reviewing, recovers next tick' '
 '
 
 test_expect_success 'timeout: stays reviewing, recovers next tick' '
-	fault_case F4 "{\"delay_ms\": 5000, \"verdict\": \"approve\"}" "review try"
+	fault_case F4 "{\"delay_ms\": 60000, \"verdict\": \"approve\"}" "review try"
 '
 
 test_expect_success 'unknown verdict: stays reviewing, never approved' '

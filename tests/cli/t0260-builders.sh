@@ -17,7 +17,7 @@ test_expect_success 'setup' '
 	import sys, re
 	p = sys.argv[1]
 	s = open(p).read()
-	s = s.replace("\nbuilder:\n", "\nbuilder:\n  timeout: 3s\n  log_max: 1MiB\n  env:\n    FLOOD_BYTES: \"20000000\"\n", 1)
+	s = s.replace("\nbuilder:\n", "\nbuilder:\n  timeout: 20s\n  log_max: 1MiB\n  env:\n    FLOOD_BYTES: \"20000000\"\n", 1)
 	open(p, "w").write(s)
 	EOF
 	sluice -C repo check &&

@@ -20,7 +20,7 @@ test_expect_success 'setup: a repository, the loopback reviewer, a gate from the
 	  mode: http
 	  protocol: sluice
 	  url: $REVIEWER_URL
-	  timeout: 5s
+	  timeout: 60s
 	  retries: 1
 	EOF
 	sluice -C repo check &&
@@ -141,7 +141,7 @@ test_expect_success 'a resolver that forges conflict.json: the resolution uses t
 	  mode: http
 	  protocol: sluice
 	  url: $REVIEWER_URL
-	  timeout: 5s
+	  timeout: 60s
 	  retries: 1
 	EOF
 	sluice -C res tick --jobs 1 >out 2>&1 &&

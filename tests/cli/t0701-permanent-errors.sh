@@ -16,7 +16,7 @@ test_expect_success 'setup' '
 	  mode: http
 	  protocol: sluice
 	  url: $REVIEWER_URL
-	  timeout: 5s
+	  timeout: 60s
 	  retries: 1
 	EOF
 	sluice -C repo check

@@ -48,7 +48,7 @@ test_expect_success 'setup: a repository, the loopback reviewer, a spying builde
 	  protocol: sluice
 	  url: $(cat url)
 	  token_env: PROC_TOKEN
-	  timeout: 5s
+	  timeout: 60s
 	  retries: 1
 	EOF
 	printf "%s\n" "echo work >work.txt" "sh $TRASH/spy.sh builder" >"$BUILDERS/S1.sh" &&

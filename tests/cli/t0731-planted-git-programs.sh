@@ -50,7 +50,7 @@ test_expect_success 'a planted filter whose clean step hangs: git is ended, the 
 	echo x >a.hang
 	EOF
 	wo hang H1 &&
-	SLUICE_GIT_TIMEOUT_MS=1500 timeout 300 "$SLUICE" -C hang tick >out 2>err &&
+	SLUICE_GIT_TIMEOUT_MS=15000 timeout 600 "$SLUICE" -C hang tick >out 2>err &&
 	run=$(run_of hang H1) &&
 	test "$(state_of hang $run)" = failed &&
 	test -e clean-ran &&

@@ -105,8 +105,8 @@ SERVER_PID=$!
 test_when_finished "kill $SERVER_PID 2>/dev/null"
 # hanging notifiers a failed test left behind (each leads its process group)
 test_when_finished 'cat "$TRASH"/c*/hang.pids 2>/dev/null | while read -r g c; do kill -9 -$g $c 2>/dev/null; done'
-i=0
-while [ ! -s "$TRASH/http/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+# its port, once it listens (or it died)
+wait_until '[ -s "$TRASH/http/port" ] || ! kill -0 $SERVER_PID 2>/dev/null' || :
 URL="http://127.0.0.1:$(cat "$TRASH/http/port" 2>/dev/null)/hook"
 
 # events DIR-OR-FILES...: the event lines of the files (see events.py).
@@ -248,7 +248,7 @@ test_expect_success 'a failing notifier leaves the tick its own exit status' '
 test_expect_success 'a hanging command and a URL that never answers: killed, retried, given up' '
 	rm -f "$TRASH"/http/req/* && echo hang >"$TRASH/http/mode" &&
 	sluice_repo h "$(approve_reviewer_config)" \
-		"$(notify_config "$TRASH/c3" "  url: $URL" "  tries: 2" "  timeout: 1s")" &&
+		"$(notify_config "$TRASH/c3" "  url: $URL" "  tries: 2" "  timeout: 5s")" &&
 	echo hang >"$TRASH/c3/mode" &&
 	printf "%s\n" "echo h1 >h1.txt" >"$BUILDERS/H1.sh" &&
 	printf "%s\n" "echo h2 >h2.txt" >"$BUILDERS/H2.sh" &&
@@ -278,7 +278,7 @@ test_expect_success 'a hanging command and a URL that never answers: killed, ret
 test_expect_success 'the command works, the URL hangs: the command hears each event once, the URL later' '
 	rm -f "$TRASH"/http/req/* && echo hang >"$TRASH/http/mode" &&
 	sluice_repo p "$(approve_reviewer_config)" \
-		"$(notify_config "$TRASH/c7" "  url: $URL" "  tries: 3" "  timeout: 1s")" &&
+		"$(notify_config "$TRASH/c7" "  url: $URL" "  tries: 3" "  timeout: 5s")" &&
 	printf "%s\n" "echo p1 >p1.txt" >"$BUILDERS/P1.sh" &&
 	printf "%s\n" "echo p2 >p2.txt" >"$BUILDERS/P2.sh" &&
 	wo p P1 && sluice -C p tick >out 2>err &&

@@ -47,8 +47,8 @@ python3 "$SLUICE_SOURCE_DIR/tests/agents/fake_model.py" --port 0 --port-file "$M
 	--final "FINAL ANSWER: claude wrote hello.txt" --secret "$TOKEN" >"$MODEL_DIR/log" 2>&1 &
 MODEL_PID=$!
 test_when_finished "kill $MODEL_PID 2>/dev/null"
-i=0
-while [ ! -s "$MODEL_DIR/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# its port, once it listens (or it died: the check below shows its log)
+wait_until '[ -s "$MODEL_DIR/port" ] || ! kill -0 $MODEL_PID 2>/dev/null' || :
 [ -s "$MODEL_DIR/port" ] || { echo "the fake model server did not start:" >&2; cat "$MODEL_DIR/log" >&2; exit 1; }
 ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$MODEL_DIR/port")"
 export ANTHROPIC_BASE_URL

@@ -27,8 +27,8 @@ python3 "$SLUICE_SOURCE_DIR/tests/agents/fake_model.py" --port 0 --port-file "$T
 	--secret "$TOKEN" >"$TRASH/model.log" 2>&1 &
 MODEL_PID=$!
 test_when_finished "kill $MODEL_PID 2>/dev/null"
-i=0
-while [ ! -s "$TRASH/model.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+# its port, once it listens (or it died: the check below shows its log)
+wait_until '[ -s "$TRASH/model.port" ] || ! kill -0 $MODEL_PID 2>/dev/null' || :
 [ -s "$TRASH/model.port" ] || { cat "$TRASH/model.log"; echo "the fake model server did not start" >&2; test_finish_; exit 1; }
 MODEL_URL="http://127.0.0.1:$(cat "$TRASH/model.port")/v1"
 

@@ -28,8 +28,8 @@ test_expect_success 'setup: a repository, the loopback reviewer, retry rules' '
 	  mode: http
 	  protocol: sluice
 	  url: $REVIEWER_URL
-	  timeout: 5s
-	  connect_timeout: 1s
+	  timeout: 60s
+	  connect_timeout: 10s
 	  retries: 1
 	EOF
 	printf "%s\n" "ignored.log" >repo/.gitignore &&

@@ -94,7 +94,7 @@ test_expect_success 'a named builder s own timeout, not builder.timeout' '
 	builders:
 	  slow:
 	    command: [sh, -c, "echo started >>\"$TRASH/slow.ran\"; exec sleep 60"]
-	    timeout: 1s
+	    timeout: 10s
 	EOF
 	sed -i "/^builder:/,/^  command:/{/^  command:/d}" slow/.system/config.yaml &&
 	sluice -C slow check >out && test_grep "^ok:" out &&

@@ -180,15 +180,21 @@ test_expect_success 'cleanup of such worktrees, also outside the repository; --k
 	! test -e outside/wt2 && test -d outside/wt
 '
 
-# cleanup under create's lock (no .system/ here: the one in .git): blocked while another holds it
+# cleanup under create's lock (no .system/ here: the one in .git): blocked while
+# another holds it. The holder holds it until told to let go; cleanup is seen
+# waiting once it has the lock file open (it polls for it, sl_lock_acquire)
+# and the worktree is still there, however long that takes to happen.
 cleanup_under_held_lock() {
-	flock "$TRASH/repo/.git/sluice-worktree.lock" sleep 2 &
+	_lock="$TRASH/repo/.git/sluice-worktree.lock"
+	flock "$_lock" sh -c ": >'$TRASH/held'; while [ ! -f '$TRASH/let-go' ]; do sleep 0.1; done" &
 	_holder=$!
-	sleep 0.5
-	(cd repo && "$SLUICE" worktree cleanup ./worktrees/locked >../locked.json 2>../locked.err) &
-	_cleanup=$!
-	sleep 1
+	wait_until "[ -f '$TRASH/held' ]" || return 1
+	cd repo && { "$SLUICE" worktree cleanup ./worktrees/locked >../locked.json 2>../locked.err & } &&
+	_cleanup=$! && cd .. || return 1
+	wait_until "ls -l /proc/$_cleanup/fd 2>/dev/null | grep -q ' -> $_lock\$' ||
+		! kill -0 $_cleanup 2>/dev/null" || return 1
 	test -d repo/worktrees/locked >still 2>&1 && echo there >still
+	: >"$TRASH/let-go"
 	wait $_holder
 	wait $_cleanup
 }

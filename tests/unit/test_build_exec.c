@@ -53,6 +53,10 @@ static void test_slurm_parse(void **state)
 		     EXEC_DONE, 1, "FAILED, ExitCode=0:9");
 	expect_slurm("JobId=15 JobState=CANCELLED Reason=None ExitCode=0:15", EXEC_LOST, 0,
 		     "CANCELLED");
+	/* cancelled, its shell exited 143 after its child died of the SIGTERM: the
+	 * state says cancelled, the exit code does not (t1080) */
+	expect_slurm("JobId=22 JobState=CANCELLED Reason=None ExitCode=143:0", EXEC_LOST, 0,
+		     "CANCELLED");
 	expect_slurm("JobId=16 JobState=NODE_FAIL Reason=NodeDown Dependency=(null) "
 		     "ExitCode=0:0", EXEC_LOST, 0, "NODE_FAIL (NodeDown)");
 	expect_slurm("JobId=17 JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15", EXEC_LOST, 0,

@@ -32,7 +32,7 @@ static struct sl_config *config_of(const char *validator_sh)
 	sl_buf_addf(&yaml, "builder:\n  command: [x]\ngates:\n  test: [x]\nretry:\n"
 		    "  - validate: [sh, -c, '%s']\n"
 		    "    with: {error: \"{error}\", out: \"{gate.test.output}\", n: \"{attempt}\", d: \"{diff}\"}\n"
-		    "    timeout: 1s\n"
+		    "    timeout: 10s\n"
 		    "    prompt: again\n"
 		    "  - exit: 3\n", validator_sh);
 	if (sl_config_parse(&cfg, "config.yaml", yaml.ptr, yaml.len, &problems, &err) != 0)

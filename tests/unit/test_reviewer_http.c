@@ -109,7 +109,7 @@ static int start_fake(void **state)
 		      "--script", scriptf, "--max-seconds", "300", (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 1000 && !(fx.port = read_port(portf)); i++)
+	for (i = 0; i < 30000 && !(fx.port = read_port(portf)); i++)
 		nanosleep(&ts, NULL);
 	assert_true(fx.port > 0);
 	snprintf(fx.url, sizeof(fx.url), "http://127.0.0.1:%d/review", fx.port);
@@ -141,7 +141,7 @@ static void config(struct sl_config *cfg)
 	cfg->reviewer.url = fx.url;
 	cfg->reviewer.token_env = (char *)"SL_TEST_REVIEWER_TOKEN";
 	cfg->reviewer.timeout_ms = 10000;
-	cfg->reviewer.connect_timeout_ms = 2000;
+	cfg->reviewer.connect_timeout_ms = 10000;
 	cfg->reviewer.retries = 0;
 	cfg->reviewer.max_reply = 64 * 1024;
 }
