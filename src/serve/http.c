@@ -36,6 +36,8 @@ static struct {
 				 struct MHD_Response *r);
 	void (*destroy)(struct MHD_Response *r);
 	const char *(*lookup)(struct MHD_Connection *c, enum MHD_ValueKind kind, const char *key);
+	const union MHD_ConnectionInfo *(*info)(struct MHD_Connection *c,
+						enum MHD_ConnectionInfoType what, ...);
 } mhd;
 
 struct serve_mhd serve__mhd;
@@ -67,7 +69,8 @@ static int load_mhd(struct sl_err *err)
 	    sym(so, "MHD_queue_response", &mhd.queue) ||
 	    sym(so, "MHD_destroy_response", &mhd.destroy) ||
 	    sym(so, "MHD_lookup_connection_value", &mhd.lookup) ||
-	    sym(so, "MHD_create_response_from_callback", &serve__mhd.create_from_callback)) {
+	    sym(so, "MHD_create_response_from_callback", &serve__mhd.create_from_callback) ||
+	    sym(so, "MHD_get_connection_info", &mhd.info)) {
 		so = NULL;
 		return sl_err_set(err, SL_ERROR, "%s lacks a function sluice serve needs: %s",
 				  MHD_SONAME, dlerror());
@@ -268,15 +271,15 @@ static int b64_decode(const char *s, char *buf, size_t n)
  * else. A cookie would be sent to every server on 127.0.0.1, whatever its
  * port (RFC 6265, section 8.5): docs/serve.md, "Security".
  */
-static int has_token(struct req *r)
+static int has_token(struct serve *sv, struct MHD_Connection *c)
 {
-	const char *a = mhd.lookup(r->c, MHD_HEADER_KIND, "Authorization"), *pw;
+	const char *a = mhd.lookup(c, MHD_HEADER_KIND, "Authorization"), *pw;
 	char plain[256];
 
 	if (!a || strncasecmp(a, "Basic ", 6) || b64_decode(a + 6, plain, sizeof(plain)) != 0 ||
 	    !(pw = strchr(plain, ':')))
 		return 0;
-	return same_secret(pw + 1, r->sv->token);
+	return same_secret(pw + 1, sv->token);
 }
 
 /*
@@ -295,7 +298,7 @@ static int signed_in(struct req *r)
 		serve__redirect(r, "http://sluice:%s@%s/signin?to=%s", r->sv->token, host, path);
 		return 0;
 	}
-	if (!has_token(r)) {
+	if (!has_token(r->sv, r->c)) {
 		serve__error(r, 401, "sign in: open the address 'sluice serve' printed (it ends "
 			     "in ?token=...) in this browser, or give the token as the password "
 			     "(any user name)");
@@ -443,6 +446,29 @@ static enum MHD_Result respond(struct req *r)
 	return send_answer(r, NULL);
 }
 
+/* The slot of serve/conns.c that notify() gave the connection. */
+static struct serve_conn *conn_slot(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = mhd.info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* libmicrohttpd's notification: a connection accepted, or closed (before its socket is). */
+static void notify(void *cls, struct MHD_Connection *c, void **ctx,
+		   enum MHD_ConnectionNotificationCode toe)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = mhd.info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*ctx = ci ? serve__conn_started(cls, ci->connect_fd) : NULL;
+	} else {
+		serve__conn_closed(cls, *ctx);
+		*ctx = NULL;
+	}
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
@@ -462,6 +488,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			url = "/too-long";
 		memcpy(r->path, url, strlen(url) + 1);
 		*con_cls = r;
+		if (has_token(cls, c)) /* else the connection stays idle: closed in its time */
+			serve__conn_busy(cls, conn_slot(c), 1);
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -478,7 +506,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	struct req *r = *con_cls;
 
-	(void)cls, (void)c, (void)toe;
+	(void)toe;
+	serve__conn_busy(cls, conn_slot(c), 0);
 	if (!r)
 		return;
 	sl_buf_release(&r->body);
@@ -520,7 +549,8 @@ static int listen_on(struct serve *sv, const struct serve_opts *o, struct sl_err
 				  "is checked against it), not 0.0.0.0");
 	if ((sv->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
 	    setsockopt(sv->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(sv->fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(sv->fd, 64) != 0 ||
+	    bind(sv->fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    listen(sv->fd, SERVE_CONN_MAX) != 0 ||
 	    getsockname(sv->fd, (struct sockaddr *)&a, &len) != 0)
 		return sl_err_set(err, SL_ERROR, "cannot listen on %s:%d: %s (another server "
 				  "there? try another port, or 0 for a free one)",
@@ -555,6 +585,24 @@ static int set_secrets(struct serve *sv, const struct serve_opts *o, struct sl_e
 	return random_hex(sv->csrf, SERVE_TOKEN_HEX, err);
 }
 
+/*
+ * A thread per connection (the event stream blocks in its own), at most
+ * SERVE_CONN_MAX of them, each given SERVE_IDLE_S seconds of silence; idle
+ * ones are closed by serve/conns.c. On loopback every client is 127.0.0.1: a
+ * limit per address would be one on everyone, the person included.
+ */
+static struct MHD_Daemon *start_daemon(struct serve *sv)
+{
+	unsigned per_ip = strncmp(sv->host, "127.", 4) ? SERVE_CONN_KEEP / 2 : 0;
+
+	return mhd.start(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL,
+			 NULL, handle, sv, MHD_OPTION_LISTEN_SOCKET, sv->fd,
+			 MHD_OPTION_NOTIFY_COMPLETED, completed, sv, MHD_OPTION_NOTIFY_CONNECTION,
+			 notify, sv, MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_CONN_MAX,
+			 MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
+			 (unsigned)SERVE_IDLE_S, MHD_OPTION_END);
+}
+
 int serve_start(struct serve **out, struct sl_ctx *ctx, const struct serve_opts *o,
 		struct sl_err *err)
 {
@@ -568,6 +616,7 @@ int serve_start(struct serve **out, struct sl_ctx *ctx, const struct serve_opts 
 	sv->fd = -1;
 	sv->read_only = o->read_only;
 	pthread_mutex_init(&sv->lock, NULL);
+	pthread_mutex_init(&sv->conns_lock, NULL);
 	if ((error = set_secrets(sv, o, err)) != 0 || (error = load_mhd(err)) != 0 ||
 	    (error = listen_on(sv, o, err)) != 0)
 		goto fail;
@@ -576,10 +625,7 @@ int serve_start(struct serve **out, struct sl_ctx *ctx, const struct serve_opts 
 		 sv->host, sv->port);
 	snprintf(sv->url, sizeof(sv->url), "http://%s:%d/?token=%s", sv->host, sv->port,
 		 sv->token);
-	sv->d = mhd.start(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL,
-			  NULL, handle, sv, MHD_OPTION_LISTEN_SOCKET, sv->fd,
-			  MHD_OPTION_NOTIFY_COMPLETED, completed, sv, MHD_OPTION_CONNECTION_LIMIT,
-			  (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+	sv->d = start_daemon(sv);
 	if (!sv->d) {
 		error = sl_err_set(err, SL_ERROR, "libmicrohttpd did not start on %s:%d", sv->host,
 				   sv->port);
@@ -616,5 +662,6 @@ void serve_stop(struct serve *s)
 	if (s->ctx && s->ctx->actor == s->actor)
 		s->ctx->actor = NULL;
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->conns_lock);
 	free(s);
 }

@@ -11,7 +11,10 @@
  * Events).
  *
  * Security: a random token, given once in the address it prints, then kept
- * as a cookie (HttpOnly, SameSite=Strict) and required on every request;
+ * by the browser as the address's password (HTTP Basic authentication, bound
+ * to the port, where a cookie would go to every server on 127.0.0.1) and
+ * required on every request; idle connections are closed in their time and
+ * to make room, so that they cannot lock the person out;
  * the Host header must name the address it listens on (no DNS rebinding);
  * a state-changing request is a POST with the page's CSRF token and no
  * foreign Origin; read_only serves no action at all; files are read only
@@ -25,7 +28,7 @@ struct serve_opts {
 	const char *host;  /* an IPv4 address to listen on: "127.0.0.1" */
 	int port;          /* 0: a free port */
 	int read_only;     /* no action is served */
-	const char *token; /* NULL: a random one (the tests give theirs) */
+	const char *token; /* NULL: a random one (--token-file, SLUICE_SERVE_TOKEN) */
 };
 #define SERVE_OPTS_INIT { "127.0.0.1", 0, 0, NULL }
 

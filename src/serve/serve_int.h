@@ -14,9 +14,19 @@
 #define SERVE_PAGE_RUNS 50   /* runs on one page */
 #define SERVE_DIFF_FILES 25  /* files on one page of a diff */
 #define SERVE_FILE_MAX (256 * 1024) /* one file's patch shown, one artifact served */
+#define SERVE_CONN_MAX 512  /* connections libmicrohttpd holds, at most (a thread each) */
+#define SERVE_CONN_KEEP 128 /* beyond: a new connection closes the oldest idle ones */
+#define SERVE_IDLE_S 10     /* seconds a connection has to send its (next) request */
 
 struct MHD_Daemon;
 struct MHD_Connection;
+
+/* A connection the server holds (serve/conns.c). */
+struct serve_conn {
+	int used, busy, evicted;
+	int fd;
+	int64_t since_ms; /* accepted, or its last request answered */
+};
 
 struct serve {
 	struct sl_ctx *ctx;
@@ -32,6 +42,9 @@ struct serve {
 	char url[256];
 	char actor[160];                    /* "<user> via sluice serve" */
 	pthread_mutex_t lock;               /* one request at a time uses ctx */
+	pthread_mutex_t conns_lock;         /* conns, nlive */
+	struct serve_conn conns[SERVE_CONN_MAX];
+	int nlive;                          /* held and not being closed */
 };
 
 /* One request, and its answer. */
@@ -92,6 +105,15 @@ extern const char serve__js[];
 
 /* The event stream (serve/events.c): a libmicrohttpd response, or NULL. */
 struct MHD_Response *serve__events_response(struct req *r);
+
+/*
+ * The connections (serve/conns.c): one accepted on socket fd (its slot, NULL
+ * when none is free), closed (before its socket is), a request of it begun
+ * (busy) or answered.
+ */
+struct serve_conn *serve__conn_started(struct serve *sv, int fd);
+void serve__conn_closed(struct serve *sv, struct serve_conn *s);
+void serve__conn_busy(struct serve *sv, struct serve_conn *s, int busy);
 
 /* libmicrohttpd's calls used outside http.c. */
 struct serve_mhd {
