@@ -14,7 +14,7 @@ serve_up() {
 	"$SLUICE" -C "$2" serve >"$TRASH/$1.out" 2>&1 &
 	echo $! >"$TRASH/$1.pid"
 	_i=0
-	while ! grep -q "http://" "$TRASH/$1.out" && [ $_i -lt 100 ]; do
+	while ! grep -q "http://" "$TRASH/$1.out" && [ $_i -lt 3000 ]; do
 		sleep 0.1
 		_i=$((_i + 1))
 	done
@@ -25,11 +25,11 @@ serve_up() {
 }
 port() { cat "$TRASH/s.port"; }
 
-# get PATH [curl args...]: the page with the cookie, the status in $TRASH/status.
+# get PATH [curl args...]: the page with the token as the password, the status in $TRASH/status.
 get() {
 	_p=$1
 	shift
-	curl -s -o "$TRASH/body" -w "%{http_code}" -b "sluice_token_$(port)=$(cat "$TRASH/s.token")" \
+	curl -s -o "$TRASH/body" -w "%{http_code}" -u "sluice:$(cat "$TRASH/s.token")" \
 		"$@" "http://127.0.0.1:$(port)$_p" >"$TRASH/status"
 	cat "$TRASH/body"
 }

@@ -26,7 +26,7 @@ test_expect_success 'setup: a run awaiting review (each attempt adds a line), th
 	ra=$(run_of desk A) && test "$(state_of desk $ra)" = awaiting_review &&
 	("$SLUICE" -C desk serve >serve.out 2>serve.err & echo $! >serve.pid) &&
 	i=0 &&
-	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! grep -q "token=" serve.out && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test_grep "token=" serve.out
 '
 test_when_finished "kill \$(cat '$TRASH/serve.pid') 2>/dev/null"
@@ -62,7 +62,7 @@ test_expect_success 'one approval, of attempt 2, as the person via sluice serve'
 test_expect_success 'the server stops on SIGTERM, having said nothing on stderr' '
 	kill $(cat serve.pid) &&
 	i=0 &&
-	while kill -0 $(cat serve.pid) 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while kill -0 $(cat serve.pid) 2>/dev/null && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	! kill -0 $(cat serve.pid) 2>/dev/null &&
 	if test -s serve.err; then cat serve.err && return 1; fi
 '
