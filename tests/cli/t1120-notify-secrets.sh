@@ -76,6 +76,26 @@ for case in closed 500; do
 	'
 done
 
+# A database of sluice before migration 010: a failure's message with the URL whole.
+cat >"$TRASH/old.sql" <<'SQL'
+ALTER TABLE notify_outbox DROP COLUMN next_ms;
+PRAGMA user_version = 9;
+UPDATE notify_outbox SET last_error =
+	'notify.url: POST to ''http://user:pass@127.0.0.1:1/secret-path?key=SECRET'': HTTP 500';
+SQL
+
+test_expect_success 'a database from before: its stored messages that held the URL are dropped' '
+	test_skip_unless_tool sqlite3 &&
+	db=rclosed/.system/sluice.db &&
+	sqlite3 $db <"$TRASH/old.sql" &&
+	grep -a -q SECRET $db &&
+	sluice -C rclosed notify >out 2>err &&
+	test "$(sqlite3 $db "PRAGMA user_version")" -ge 10 &&
+	test_grep "an older message, dropped" out &&
+	sqlite3 $db "VACUUM" &&
+	no_secret out err $db
+'
+
 test_expect_success 'a notify.url that is not http(s): the check error hides its secrets too' '
 	sluice_repo bad "notify:" "  url: ftp://user:pass@example.com/secret-path?key=SECRET" &&
 	test_expect_failure_code 1 sluice -C bad check >out 2>err &&
