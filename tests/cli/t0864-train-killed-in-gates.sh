@@ -1,10 +1,10 @@
 #!/bin/sh
 # A tick killed while the merge gates run on a car (SLUICE_FAULT_GROUP: the
-# tick, its workers and git with them): the run's worktree is left detached
-# at the car, with the index lock of a git that died in its checkout. The
-# next ticks end what the killed tick left running, remove the lock (only
-# this run's processes work there), check the run branch out again, test
-# the car again and land it, once.
+# tick, its workers and git with them): the gates' own checkout of the car
+# (worktree-train) is left, and the run's worktree with the index lock of a
+# git that died there. The next ticks end what the killed tick left running,
+# remove the lock (only this run's processes work there) and the gates'
+# checkout, test the car again and land it, once.
 . "$(dirname "$0")/lib.sh"
 
 test_skip_unless_tool setsid
@@ -18,10 +18,13 @@ test_expect_success 'killed in the merge gates: the car is tested again and land
 	FAULT_GROUP=1 fault_fire gates.before_gate:2 out -C r tick &&
 	run=$(run_of r K) &&
 	test "$(state_of r $run)" = approved &&
-	test "$(git -C r/.system/runs/$run/worktree rev-parse --abbrev-ref HEAD)" = HEAD &&
+	test -d r/.system/runs/$run/worktree-train &&
+	test "$(git -C r/.system/runs/$run/worktree rev-parse --abbrev-ref HEAD)" != HEAD &&
 	: >r/.git/worktrees/$run/index.lock &&
 	settle r &&
 	test "$(state_of r $run)" = merged &&
+	test ! -e r/.system/runs/$run/worktree-train &&
+	! git -C r worktree list | grep worktree-train &&
 	test ! -e r/.git/worktrees/$run/index.lock &&
 	test "$(git -C r log --first-parent --merges --format=%s main | grep -c "^Merge K")" = 1 &&
 	test "$(jq -r .green r/.system/runs/$run/train.json)" = true &&

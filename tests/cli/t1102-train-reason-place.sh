@@ -50,13 +50,12 @@ test_expect_success 'P2, then P3 join and stop waiting; P2 counts P3' '
 	reason_of $r2 >line && test_grep "in the train: car 2 of 3, waits for a place" line
 '
 
-# (the killed worker left P1's worktree on its car; abandon asks a person to
-# check the run branch out again first, as its message says)
 test_expect_success 'P1 abandoned: P2 is car 1 of 2 in its reason, P3 car 2 of 2' '
 	r1=$(run_of repo P1) && r2=$(run_of repo P2) && r3=$(run_of repo P3) &&
-	b1=$(git -C repo for-each-ref --format="%(refname:short)" "refs/heads/run/P1-*") &&
-	git -C repo/.system/runs/$r1/worktree checkout -q "$b1" &&
+	test -d repo/.system/runs/$r1/worktree-train &&
 	sluice -C repo abandon $r1 >/dev/null &&
+	test ! -e repo/.system/runs/$r1/worktree-train &&
+	! git -C repo worktree list | grep worktree-train &&
 	sluice -C repo run P3 >run3.out 2>&1 &&
 	reason_of $r3 | grep "in the train: car 2 of 2" &&
 	reason_of $r2 >line && test_grep "in the train: car 1 of 2" line &&
