@@ -230,7 +230,7 @@ static int ro_check(const struct sl_config *cfg, const struct sl_gate *g, const 
 		    struct sl_err *err)
 {
 	char after[41], what[2048];
-	int error;
+	int error = 0;
 
 	if (!before[0] || (error = ro_state(cfg, g, wt, dir, after, err)) != 0)
 		return before[0] ? error : 0;
