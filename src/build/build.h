@@ -493,12 +493,32 @@ int exec_cancel(const struct sl_config *cfg, const char *handle, struct sl_err *
 int exec_log(const struct sl_config *cfg, const char *handle, struct sl_buf *out,
 	     struct sl_err *err);
 
+/*
+ * A job is recorded before it is submitted, under the handle "<kind>:?<name>"
+ * (exec_pending()): a sluice killed between the engine's answer and the
+ * record of its id leaves that, and exec_find() finds the job by its name.
+ * exec_cancel() of a pending handle cancels by the name; exec_poll() and
+ * exec_log() refuse it.
+ */
+int exec_pending(const struct sl_config *cfg, const char *name, char *handle, size_t n);
+/* The name of a pending handle, or NULL for a handle the engine gave. */
+const char *exec_pending_name(const char *handle);
+/*
+ * The job the engine knows under `name` (any state it still keeps): 1 and
+ * *handle, 0 when none. More than one (never expected): the newest, the
+ * others cancelled.
+ */
+int exec_find(const struct sl_config *cfg, const char *name, char *handle, size_t n,
+	      struct sl_err *err);
+
 /* ---- back ends (one file each); handle without its "kind:" prefix ---- */
 int exec_slurm_submit(const struct sl_config *cfg, const struct exec_job *job, char *id,
 		      size_t n, struct sl_err *err);
 int exec_slurm_poll(const struct sl_config *cfg, const char *id, struct exec_status *st,
 		    struct sl_err *err);
 int exec_slurm_cancel(const struct sl_config *cfg, const char *id, struct sl_err *err);
+int exec_slurm_find(const struct sl_config *cfg, const char *name, char *id, size_t n,
+		    struct sl_err *err);
 int exec_slurm_log(const struct sl_config *cfg, const char *id, struct sl_buf *out,
 		   struct sl_err *err);
 
@@ -507,6 +527,8 @@ int exec_k8s_submit(const struct sl_config *cfg, const struct exec_job *job, cha
 int exec_k8s_poll(const struct sl_config *cfg, const char *id, struct exec_status *st,
 		  struct sl_err *err);
 int exec_k8s_cancel(const struct sl_config *cfg, const char *id, struct sl_err *err);
+int exec_k8s_find(const struct sl_config *cfg, const char *name, char *id, size_t n,
+		  struct sl_err *err);
 int exec_k8s_log(const struct sl_config *cfg, const char *id, struct sl_buf *out,
 		 struct sl_err *err);
 

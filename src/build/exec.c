@@ -1,5 +1,6 @@
 /* Executors (exec.h): the dispatch on a handle's kind. */
 #include "build/build.h"
+#include "core/fs.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +52,39 @@ static int kind_of(const char *handle, const char **id)
 	return -1;
 }
 
+int exec_pending(const struct sl_config *cfg, const char *name, char *handle, size_t n)
+{
+	return sl_fmt_fixed(handle, n, "%s:?%s", exec_kind_name(cfg->executor.kind), name);
+}
+
+const char *exec_pending_name(const char *handle)
+{
+	const char *id;
+
+	return kind_of(handle, &id) >= 0 && id[0] == '?' ? id + 1 : NULL;
+}
+
+int exec_find(const struct sl_config *cfg, const char *name, char *handle, size_t n,
+	      struct sl_err *err)
+{
+	const char *kind = exec_kind_name(cfg->executor.kind);
+	size_t k = strlen(kind) + 1;
+	int found;
+
+	if (n <= k + 1)
+		return sl_err_set(err, SL_ERROR, "no room for a job handle");
+	snprintf(handle, n, "%s:", kind);
+	if (cfg->executor.kind == SL_EXEC_SLURM)
+		found = exec_slurm_find(cfg, name, handle + k, n - k, err);
+	else if (cfg->executor.kind == SL_EXEC_KUBERNETES)
+		found = exec_k8s_find(cfg, name, handle + k, n - k, err);
+	else
+		found = 0;
+	if (found <= 0)
+		handle[0] = '\0';
+	return found;
+}
+
 int exec_poll(const struct sl_config *cfg, const char *handle, struct exec_status *st,
 	      struct sl_err *err)
 {
@@ -58,6 +92,9 @@ int exec_poll(const struct sl_config *cfg, const char *handle, struct exec_statu
 	int k = kind_of(handle, &id);
 
 	memset(st, 0, sizeof(*st));
+	if (exec_pending_name(handle))
+		return sl_err_set(err, SL_EINVALID, "job '%.100s' has no id of its engine yet",
+				  handle);
 	if (k == SL_EXEC_SLURM)
 		return exec_slurm_poll(cfg, id, st, err);
 	if (k == SL_EXEC_KUBERNETES)
@@ -83,6 +120,9 @@ int exec_log(const struct sl_config *cfg, const char *handle, struct sl_buf *out
 	const char *id;
 	int k = kind_of(handle, &id);
 
+	if (exec_pending_name(handle))
+		return sl_err_set(err, SL_ENOTFOUND, "job '%.100s' has no id of its engine yet",
+				  handle);
 	if (k == SL_EXEC_SLURM)
 		return exec_slurm_log(cfg, id, out, err);
 	if (k == SL_EXEC_KUBERNETES)

@@ -4,6 +4,7 @@
  */
 #include "build/build_int.h"
 #include "store/store.h"
+#include "core/fault.h"
 #include "core/fs.h"
 #include "core/git.h"
 #include "core/log.h"
@@ -193,23 +194,32 @@ static void job_event(const struct exec_run *r, const char *fmt, ...)
 		sl_log(SL_LOG_WARN, "run %s: %s (not recorded: %s)", r->run_id, msg, e.msg);
 }
 
-/* Push the inputs and submit: the handle is recorded before anything waits on it. */
-static int submit(const struct sl_config *cfg, const struct exec_run *r, const char *refs,
-		  const char *script, int64_t timeout_ms, struct exec_outcome *o, int64_t *id,
-		  struct sl_err *err)
+/* The job's name: [a-z0-9-], a DNS label for kubernetes, plain for Slurm. */
+static void job_name(const struct exec_run *r, char *name, size_t n)
 {
-	struct exec_job job = { 0 };
-	sl_strv drop = NULL;
-	char name[128];
-	int error;
-
-	if ((error = push_inputs(cfg, r, refs, err)) != 0)
-		return error;
-	/* [a-z0-9-]: a DNS label for kubernetes, plain for Slurm */
-	snprintf(name, sizeof(name), "sluice-%.40s-a%d-%s", r->run_id, r->attempt, r->purpose);
+	snprintf(name, n, "sluice-%.40s-a%d-%s", r->run_id, r->attempt, r->purpose);
 	for (char *p = name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
 			*p = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : '-';
+}
+
+/*
+ * Submit the job of row `id` (recorded under its pending handle) and record
+ * the engine's handle. A refused submission ends the row; a sluice killed
+ * between the engine's answer and the record leaves the pending handle,
+ * and the next tick finds the job by its name (reattach).
+ */
+static int submit_recorded(const struct sl_config *cfg, const struct exec_run *r,
+			   const char *script, int64_t timeout_ms, struct exec_outcome *o,
+			   int64_t id, struct sl_err *err)
+{
+	struct exec_job job = { 0 };
+	struct sl_err e2 = SL_ERR_INIT;
+	sl_strv drop = NULL;
+	char name[128], outcome[600];
+	int error;
+
+	job_name(r, name, sizeof(name));
 	if ((error = build_env_drop(&drop, cfg, NULL, err)) != 0)
 		return error;
 	job.name = name;
@@ -220,17 +230,38 @@ static int submit(const struct sl_config *cfg, const struct exec_run *r, const c
 	job.env_drop = (const char *const *)drop;
 	error = exec_submit(cfg, &job, o->handle, sizeof(o->handle), err);
 	sl_strv_free(drop);
-	if (error)
+	if (error) {
+		snprintf(outcome, sizeof(outcome), "not submitted: %.500s", err->msg);
+		store_job_end(r->st, id, outcome, &e2);
 		return error;
-	if ((error = store_job_add(r->st, r->run_id, r->attempt, r->purpose, o->handle, refs, id,
-				   err)) != 0) {
-		struct sl_err e2 = SL_ERR_INIT;
+	}
+	sl_fault("job.after_submit");
+	if ((error = store_job_set_handle(r->st, id, o->handle, err)) != 0) {
 		exec_cancel(cfg, o->handle, &e2); /* never a job nobody follows */
 		return error;
 	}
 	job_event(r, "%s job %s submitted (attempt %d) to %s", r->purpose, o->handle, r->attempt,
 		  exec_kind_name(cfg->executor.kind));
 	return 0;
+}
+
+/* Push the inputs, record the job under its name, submit: recorded before the engine knows it. */
+static int submit(const struct sl_config *cfg, const struct exec_run *r, const char *refs,
+		  const char *script, int64_t timeout_ms, struct exec_outcome *o, int64_t *id,
+		  struct sl_err *err)
+{
+	char name[128], pending[200];
+	int error;
+
+	if ((error = push_inputs(cfg, r, refs, err)) != 0)
+		return error;
+	job_name(r, name, sizeof(name));
+	if (exec_pending(cfg, name, pending, sizeof(pending)) != 0)
+		return sl_err_set(err, SL_ERROR, "a job name too long");
+	if ((error = store_job_add(r->st, r->run_id, r->attempt, r->purpose, pending, refs, id,
+				   err)) != 0)
+		return error;
+	return submit_recorded(cfg, r, script, timeout_ms, o, *id, err);
 }
 
 /* Poll until the job ends; a few failures to ask are waited out, more are an error. */
@@ -379,6 +410,29 @@ static int collect(const struct sl_config *cfg, const struct exec_run *r, const 
 	return error;
 }
 
+/*
+ * A row recorded before its submission, still under its pending handle: the
+ * sluice that submitted it was killed before it recorded the engine's
+ * answer, or before it asked. The job of that name is followed (1); with
+ * none, it never reached the engine and is submitted now under the same
+ * row (2).
+ */
+static int find_pending(const struct sl_config *cfg, const struct exec_run *r,
+			const struct store_job *job, struct exec_outcome *o, struct sl_err *err)
+{
+	const char *name = exec_pending_name(job->handle);
+	int found = exec_find(cfg, name, o->handle, sizeof(o->handle), err);
+
+	if (found <= 0)
+		return found < 0 ? found : 2;
+	if ((found = store_job_set_handle(r->st, job->id, o->handle, err)) != 0)
+		return found;
+	job_event(r, "%s job %s of attempt %d is followed again: found by its name %s (its "
+		  "sluice was killed before it recorded the job)", r->purpose, o->handle,
+		  r->attempt, name);
+	return 1;
+}
+
 /* The open job of this run, attempt and purpose, if a killed tick left one: 1 when found. */
 static int reattach(const struct sl_config *cfg, const struct exec_run *r,
 		    struct exec_outcome *o, const char *refs, int64_t *id, struct sl_err *err)
@@ -401,8 +455,13 @@ static int reattach(const struct sl_config *cfg, const struct exec_run *r,
 		store_job_release(&job);
 		return 0;
 	}
-	snprintf(o->handle, sizeof(o->handle), "%s", job.handle);
 	*id = job.id;
+	if (exec_pending_name(job.handle)) {
+		error = find_pending(cfg, r, &job, o, err);
+		store_job_release(&job);
+		return error;
+	}
+	snprintf(o->handle, sizeof(o->handle), "%s", job.handle);
 	store_job_release(&job);
 	job_event(r, "%s job %s of attempt %d is followed again (its sluice was interrupted)",
 		  r->purpose, o->handle, r->attempt);
@@ -434,7 +493,14 @@ int exec_job_run(const struct sl_config *cfg, const struct exec_run *r, const ch
 		return sl_err_set(err, SL_ERROR, "a ref name too long");
 	if ((error = reattach(cfg, r, o, refs, &id, err)) < 0)
 		return error;
-	if (!error && (error = submit(cfg, r, refs, script, timeout_ms, o, &id, err)) != 0)
+	if (error == 2 && (error = push_inputs(cfg, r, refs, err)) == 0)
+		/* recorded, never submitted: its inputs again, then under the same row */
+		error = submit_recorded(cfg, r, script, timeout_ms, o, id, err);
+	else if (error == 0)
+		error = submit(cfg, r, refs, script, timeout_ms, o, &id, err);
+	else if (error == 1)
+		error = 0;
+	if (error)
 		return error;
 	if ((error = wait_job(cfg, o->handle, &st, err)) != 0)
 		return error; /* still open: the next tick asks again */

@@ -552,12 +552,16 @@ out:
 
 int exec_k8s_cancel(const struct sl_config *cfg, const char *id, struct sl_err *err)
 {
-	char ns[K8S_NAME_MAX + 1], name[K8S_NAME_MAX + 1];
+	char ns[K8S_NAME_MAX + 1], name[K8S_NAME_MAX + 1], full[2 * K8S_NAME_MAX + 2];
 	const char *args[] = { "delete", "job", name, "--ignore-not-found", "--wait=false",
 			       "--cascade=background", NULL };
 	struct k8s_call c = { 0 };
 	int error;
 
+	if (id[0] == '?') { /* a pending handle (exec_pending): the Job of the name */
+		snprintf(full, sizeof(full), "%s/%.*s", k8s_namespace(cfg), K8S_NAME_MAX, id + 1);
+		id = full;
+	}
 	if ((error = k8s_split(id, ns, name, err)) != 0 ||
 	    (error = k8s_job_call(cfg, ns, args, &c, err)) != 0)
 		goto out;
@@ -569,6 +573,26 @@ out:
 }
 
 /* Room in `out` for the log, less the line that says it was cut. */
+/* The Job of the name in executor.kubernetes.namespace, whatever its state: 1 and *id when there. */
+int exec_k8s_find(const struct sl_config *cfg, const char *name, char *id, size_t n,
+		  struct sl_err *err)
+{
+	char full[2 * K8S_NAME_MAX + 2];
+	struct exec_status st;
+	int error;
+
+	if (!k8s_dns_label(name))
+		return 0; /* never submitted under that name */
+	snprintf(full, sizeof(full), "%s/%s", k8s_namespace(cfg), name);
+	if ((error = exec_k8s_poll(cfg, full, &st, err)) != 0)
+		return error;
+	if (st.state == EXEC_LOST && strstr(st.detail, "the Job is gone"))
+		return 0;
+	if ((size_t)snprintf(id, n, "%s", full) >= n)
+		return sl_err_set(err, SL_ETOOBIG, "the handle of '%s' does not fit", name);
+	return 1;
+}
+
 static size_t k8s_log_room(const struct sl_buf *out)
 {
 	size_t max = out->max ? out->max : SL_BUF_DEFAULT_MAX;

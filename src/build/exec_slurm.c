@@ -223,12 +223,16 @@ int exec_slurm_poll(const struct sl_config *cfg, const char *id, struct exec_sta
 
 int exec_slurm_cancel(const struct sl_config *cfg, const char *id, struct sl_err *err)
 {
-	const char *argv[] = { "scancel", id, NULL };
+	const char *argv[] = { "scancel", id, NULL, NULL };
 	struct sl_buf out = SL_BUF_INIT;
 	char why[512];
 	int error;
 
 	(void)cfg;
+	if (id[0] == '?') { /* a pending handle (exec_pending): every job of the name */
+		argv[1] = "--name";
+		argv[2] = id + 1;
+	}
 	sl_buf_init(&out, 4096);
 	error = slurm_cli(argv, NULL, NULL, &out, why, sizeof(why), err);
 	if (error == SL_ERROR && (strstr(why, "Invalid job id") || strstr(why, "already completing")))
@@ -237,6 +241,46 @@ int exec_slurm_cancel(const struct sl_config *cfg, const char *id, struct sl_err
 		error = sl_err_set(err, SL_ERROR, "scancel %s failed: %s", id, why);
 	sl_buf_release(&out);
 	return error;
+}
+
+/*
+ * The jobs of a name that slurmctld still keeps, in any state (squeue
+ * --states=all: pending, running, and ended ones until MinJobAge): the
+ * newest is the one followed, any other cancelled.
+ */
+int exec_slurm_find(const struct sl_config *cfg, const char *name, char *id, size_t n,
+		    struct sl_err *err)
+{
+	const char *argv[] = { "squeue", "--noheader", "--states=all", "--format=%i", "--name",
+			       name, NULL };
+	struct sl_buf out = SL_BUF_INIT;
+	unsigned long long newest = 0;
+	char why[512];
+	int error;
+
+	sl_buf_init(&out, SLURM_OUT_MAX);
+	if ((error = slurm_cli(argv, NULL, NULL, &out, why, sizeof(why), err)) == SL_ERROR)
+		error = sl_err_set(err, SL_ERROR, "cannot ask Slurm for jobs named %s: %s", name, why);
+	for (const char *p = sl_buf_cstr(&out); !error && *p;) {
+		size_t len = strcspn(p, "\n");
+		unsigned long long v = strtoull(p, NULL, 10);
+		char other[32];
+		if (v && newest) { /* never two jobs of one name followed */
+			struct sl_err e = SL_ERR_INIT;
+			snprintf(other, sizeof(other), "%llu", v < newest ? v : newest);
+			exec_slurm_cancel(cfg, other, &e);
+		}
+		if (v > newest)
+			newest = v;
+		p += len + (p[len] == '\n');
+	}
+	sl_buf_release(&out);
+	if (error)
+		return error;
+	if (!newest)
+		return 0;
+	snprintf(id, n, "%llu", newest);
+	return 1;
 }
 
 int exec_slurm_log(const struct sl_config *cfg, const char *id, struct sl_buf *out,

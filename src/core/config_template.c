@@ -60,9 +60,24 @@ static const struct {
         /*
          * gemini prints in text output what the model says before each tool
          * call too: its JSON output's "response" is the last turn's text
-         * alone, taken out with node (which runs gemini itself).
+         * alone, taken out with node (which runs gemini itself). An endpoint
+         * of GOOGLE_GEMINI_BASE_URL that refuses connections is said at once
+         * (exit 1): gemini retries ECONNREFUSED whatever its settings
+         * (general.maxAttempts, retryFetchErrors), about 4.5 minutes. Not
+         * through a proxy, and a probe that cannot tell (a timeout, DNS)
+         * leaves it to gemini (docs/agents.md).
          */
         {"gemini", "gemini node",
+         "if [ -n \"$GOOGLE_GEMINI_BASE_URL\" ] && "
+         "[ -z \"$HTTPS_PROXY$https_proxy$HTTP_PROXY$http_proxy$ALL_PROXY$all_proxy\" ]; then "
+         "node -e 'const u=new URL(process.argv[1]),net=require(\"net\");"
+         "const s=net.connect({host:u.hostname.replace(/^\\[|\\]$/g,\"\"),"
+         "port:u.port||(u.protocol===\"http:\"?80:443),timeout:10000});"
+         "const go=()=>{s.destroy();process.exit(0)};s.on(\"connect\",go);s.on(\"timeout\",go);"
+         "s.on(\"error\",e=>{if(e.code!==\"ECONNREFUSED\")go();"
+         "console.error(\"sluice: the model endpoint \"+u.origin+\" (GOOGLE_GEMINI_BASE_URL) \"+"
+         "\"refuses connections; gemini is not started (it would retry for minutes)\");"
+         "process.exit(1)})' \"$GOOGLE_GEMINI_BASE_URL\" || exit 1; fi; "
          "r=; [ \"$SLUICE_SESSION\" = keep ] && r='--resume latest'; "
          "GEMINI_CLI_TRUST_WORKSPACE=true gemini $r --approval-mode=yolo --output-format json "
          "<\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; rc=$?; "

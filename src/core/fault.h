@@ -19,7 +19,8 @@
  * A point is one line, sl_fault("<step>.<where>"), at the place the table
  * names. Every name here has a kill test (tests/cli/t075x-faults-*.sh, which
  * reads this table: keep one name per line, in this form; tick.spawn's is
- * t0850-tick-workers.sh).
+ * t0850-tick-workers.sh, job.after_submit's t1114-slurm-submit-kill.sh and
+ * t1115-k8s-submit-kill.sh).
  *
  *   name                          where the process dies
  *   claim.after_claim             tick: a run claimed (row committed), no worker started yet
@@ -76,6 +77,7 @@
  *   gc.after_tombstone            sluice gc: tombstone written, run folder not removed
  *   reconcile.after_requeue       tick: a dead run requeued, cleanups not done
  *   reconcile.before_recover      tick: the journal of a dead merge found, checkout not recovered
+ *   job.after_submit              a job submitted to the engine, its id not recorded (row: its name)
  *   tick.spawn                    tick: starting a run's worker fails instead (sl_fault_fail)
  *
  * A point marked sl_fault_fail does not kill: the operation there fails

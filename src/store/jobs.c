@@ -95,6 +95,24 @@ int store_job_end(struct store *st, int64_t id, const char *outcome, struct sl_e
 	return error;
 }
 
+int store_job_set_handle(struct store *st, int64_t id, const char *handle, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s, "UPDATE jobs SET handle = ? WHERE id = ? AND "
+				    "ended_at IS NULL", err)) != 0)
+		return error;
+	store__bind_text(s, 1, handle);
+	sqlite3_bind_int64(s, 2, id);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot write jobs");
+	else if (sqlite3_changes(store_db(st)) != 1)
+		error = sl_err_set(err, SL_ENOTFOUND, "job %lld is not open", (long long)id);
+	sqlite3_finalize(s);
+	return error;
+}
+
 int store_jobs_of_run(struct store *st, const char *run_id, struct store_job **out, size_t *n,
 		      struct sl_err *err)
 {

@@ -330,6 +330,11 @@ int store_job_add(struct store *st, const char *run_id, int attempt, const char 
 int store_job_open(struct store *st, const char *run_id, int attempt, const char *purpose,
 		   struct store_job *out, struct sl_err *err);
 int store_job_end(struct store *st, int64_t id, const char *outcome, struct sl_err *err);
+/*
+ * The engine's handle of an open job recorded before its submission (with
+ * the handle exec_pending() makes: the name it is submitted under).
+ */
+int store_job_set_handle(struct store *st, int64_t id, const char *handle, struct sl_err *err);
 /* Every job of a run, oldest first (open ones included). *out: store_jobs_free(). */
 int store_jobs_of_run(struct store *st, const char *run_id, struct store_job **out, size_t *n,
 		      struct sl_err *err);
