@@ -73,8 +73,13 @@ test_expect_success 'the person, with the token, still approves' '
 	a=$(cat addr) && x=$(run_of repo X) &&
 	curl -s -u "sluice:$T" "http://$a/runs/$x" >page &&
 	csrf=$(sed -n "s/.*name=\"csrf\" value=\"\([0-9a-f]*\)\".*/\1/p" page | head -n 1) &&
+	for f in head attempt state; do
+		sed -n "s/.*<input type=\"hidden\" name=\"$f\" value=\"\([^\"]*\)\".*/\1/p" page |
+			head -n 1 >$f.seen || return 1
+	done &&
+	seen="head=$(cat head.seen)&attempt=$(cat attempt.seen)&state=$(cat state.seen)" &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" -u "sluice:$T" -H "Origin: http://$a" \
-		--data "csrf=$csrf&comment=ok" "http://$a/runs/$x/approve")" = 303 &&
+		--data "csrf=$csrf&$seen&comment=ok" "http://$a/runs/$x/approve")" = 303 &&
 	test "$(state_of repo $x)" = approved
 '
 
