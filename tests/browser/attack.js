@@ -71,14 +71,14 @@ async function crossOrigin(page, evil) {
 	await page.goto(`${origin}/runs/${X}`, { waitUntil: "load" });
 	const csrf = await page.$eval("input[name=csrf]", (e) => e.value);
 	for (const [what, token] of [["a guessed CSRF token", "00112233"], ["the desk's real CSRF token", csrf]]) {
-		const answer = page.waitForResponse((r) => r.url() === `${origin}/runs/${X}/approve`, { timeout: 15000, polling: 100 });
+		const answer = page.waitForResponse((r) => r.url() === `${origin}/runs/${X}/approve`, { timeout: 120000, polling: 100 });
 		await page.goto(`${evil}/form?csrf=${token}`);
 		const r = await answer;
 		check(r.status() === 403, `a form of another origin posting Approve with ${what} is refused (403)`, r.status());
 		await page.waitForNetworkIdle({ idleTime: 200, timeout: 10000 }).catch(() => {});
 	}
 	await page.goto(`${evil}/read`, { waitUntil: "load" });
-	await page.waitForFunction(() => window.got !== undefined, { timeout: 10000, polling: 100 });
+	await page.waitForFunction(() => window.got !== undefined, { timeout: 120000, polling: 100 });
 	const got = await page.evaluate(() => window.got);
 	check(got.startsWith("refused:"), "a page of another origin cannot read the desk", got.slice(0, 200));
 }
@@ -94,12 +94,12 @@ async function rebinding(browser, port) {
 async function typingKept(page) {
 	await page.goto(`${origin}/runs/${Y}`, { waitUntil: "load" });
 	await page.waitForFunction(() => document.getElementById("live-state").textContent === "live",
-		{ timeout: 10000, polling: 100 });
+		{ timeout: 120000, polling: 100 });
 	const field = `form[action="/runs/${Y}/reject"] input[name=comment]`;
 	await page.type(field, "half a senten");
 	await sluice(["approve", Z]);
 	await page.waitForFunction((z) => document.getElementById("live").textContent.includes("approved"),
-		{ timeout: 15000, polling: 100 }, Z);
+		{ timeout: 120000, polling: 100 }, Z);
 	await new Promise((r) => setTimeout(r, 1500)); // the refresh would have come (300 ms)
 	check(await page.$eval(field, (e) => e.value) === "half a senten" &&
 		!(await page.evaluate(() => document.body.hasAttribute("data-refreshed"))),

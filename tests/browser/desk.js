@@ -69,7 +69,7 @@ async function signIn(page) {
 		JSON.stringify(cookies));
 	// the script of the page (not an inline one) opened the event stream
 	await page.waitForFunction(() => document.getElementById("live-state").textContent === "live",
-		{ timeout: 10000, polling: 100 });
+		{ timeout: 120000, polling: 100 });
 	ok("the page follows the event stream");
 }
 
@@ -110,13 +110,13 @@ async function approveAndWatch(page) {
 		await text(page, "main"));
 	check((await text(page, "h2")).includes("approved"), "the run is approved");
 	await page.waitForFunction(() => document.getElementById("live-state").textContent === "live",
-		{ timeout: 10000, polling: 100 });
+		{ timeout: 120000, polling: 100 });
 	// a mark that a reload would wipe out: the page must follow the tick by itself
 	await page.evaluate(() => { window.deskMark = "not reloaded"; });
 	await sluice(["tick"]);
 	ok("sluice tick ran (from node)");
 	await page.waitForFunction(() => document.body.hasAttribute("data-refreshed") &&
-		document.querySelector("main h2").textContent.includes("merged"), { timeout: 30000, polling: 100 });
+		document.querySelector("main h2").textContent.includes("merged"), { timeout: 120000, polling: 100 });
 	check(await page.evaluate(() => window.deskMark === "not reloaded"),
 		"the open page shows the run merged, refreshed from the event stream without a reload");
 	const live = await text(page, "#live");

@@ -35,11 +35,11 @@ function sluice(args) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const liveState = (page, want) => page.waitForFunction((w) => document.getElementById("live-state").textContent === w,
-	{ timeout: 30000, polling: 100 }, want);
+	{ timeout: 120000, polling: 100 }, want);
 const liveItems = (page) => page.$$eval("#live li", (l) => l.map((e) => e.textContent));
 
 async function gone(pid) {
-	for (let i = 0; i < 200; i++) {
+	for (let i = 0; i < 1200; i++) {
 		try { process.kill(pid, 0); } catch (e) { return; }
 		await sleep(100);
 	}
@@ -65,7 +65,7 @@ async function gone(pid) {
 		await liveState(page, "live");
 		await sluice(["tick"]);
 		await page.waitForFunction(() => document.getElementById("live").textContent.includes("awaiting_review"),
-			{ timeout: 30000, polling: 100 });
+			{ timeout: 120000, polling: 100 });
 		await sleep(1000); // the rest of the tick's events
 		facts.before = await liveItems(page);
 		ok(`the page followed the tick: ${facts.before.length} events in its live list`);
@@ -84,7 +84,7 @@ async function gone(pid) {
 		await liveState(page, "live");
 		ok("the server started again on the same address; the page's stream reconnected by itself");
 		await page.waitForFunction(() => document.getElementById("live").textContent.includes("approved"),
-			{ timeout: 30000, polling: 100 });
+			{ timeout: 120000, polling: 100 });
 		await sleep(1000);
 		facts.after = await liveItems(page);
 		facts.approved_shown = facts.after.some((t) => t.includes("approved"));

@@ -275,13 +275,15 @@ state_of() { # DIR RUN
 	"$SLUICE" -C "$1" status --json "$2" | sed -n 's/^ *"state": "\(.*\)",\{0,1\}$/\1/p' | head -n 1
 }
 
-# Start the loopback reviewer; sets REVIEWER_URL and REVIEWER_DIR.
+# Start the loopback reviewer; sets REVIEWER_URL and REVIEWER_DIR. It ends
+# with the script (test_when_finished), or after an hour if it is left: not
+# 10 minutes, which a Slurm test on a loaded machine outlasts (t1081).
 start_reviewer() { # SCRIPT-FILE
 	[ -x "${FAKE_REVIEWER:-}" ] || test_skip "the fake reviewer is not built (libmicrohttpd-dev not installed)"
 	REVIEWER_DIR="$TRASH/reviewer.$$"
 	mkdir -p "$REVIEWER_DIR/requests"
 	"$FAKE_REVIEWER" --port 0 --port-file "$REVIEWER_DIR/port" --record "$REVIEWER_DIR/requests" \
-		--script "$1" --max-seconds 600 >"$REVIEWER_DIR/log" 2>&1 &
+		--script "$1" --max-seconds 3600 >"$REVIEWER_DIR/log" 2>&1 &
 	REVIEWER_PID=$!
 	test_when_finished "kill $REVIEWER_PID 2>/dev/null"
 	wait_until "[ -s '$REVIEWER_DIR/port' ] || ! kill -0 $REVIEWER_PID 2>/dev/null" &&

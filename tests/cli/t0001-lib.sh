@@ -177,4 +177,16 @@ test_expect_success 'test_expect_failure_code checks the code' '
 	test "$(cat failure-code.rc)" = 0
 '
 
+test_expect_success 'wait_until waits for the event, and gives up at its bound saying what it waited for' '
+	{ (sleep 2 && : >late) & } &&
+	wait_until "test -f late" 600 &&
+	test -f late &&
+	wait_for "lat*" &&
+	test_expect_failure_code 1 wait_until "test -f never" 1 2>err &&
+	test_grep "^gave up after 1 s waiting for: test -f never$" err &&
+	eval "$(wait_until_sh "test -f late" 600)" &&
+	wait_until_sh "test -f never" 7 >loop.sh &&
+	test_grep "+ 7))" loop.sh
+'
+
 test_done

@@ -11,7 +11,7 @@ cat >"$BUILDERS/pause.sh" <<-EOS
 if [ "\$(cat "$TRASH/pause-at" 2>/dev/null)" = "\$1" ]; then
 	echo \$\$ >"$TRASH/paused.pid"
 	echo "\$1" >"$TRASH/paused"
-	sleep 60
+	sleep 600
 fi
 EOS
 
@@ -20,12 +20,7 @@ kill_at() { # STAGE
 	echo "$1" >"$TRASH/pause-at"
 	rm -f "$TRASH/paused" tick.sid
 	setsid sh -c "echo \$\$ >tick.sid; exec \"$SLUICE\" -C repo tick >tick.out 2>&1" &
-	_i=0
-	while { [ ! -f "$TRASH/paused" ] || [ ! -s tick.sid ]; } && [ $_i -lt 300 ]; do
-		sleep 0.05
-		_i=$((_i + 1))
-	done
-	test -f "$TRASH/paused" || { cat tick.out; return 1; }
+	wait_until "[ -f '$TRASH/paused' ] && [ -s tick.sid ]" || { cat tick.out; return 1; }
 	if [ "${2:-}" = sluice-only ]; then
 		pkill -KILL -s "$(cat tick.sid)" -x sluice
 	else

@@ -41,7 +41,7 @@ test_expect_success 'setup' '
 
 test_expect_success 'the run goes through; files outside are untouched' '
 	wo repo H1 &&
-	timeout 120 "$SLUICE" -C repo tick >out 2>err &&
+	timeout 600 "$SLUICE" -C repo tick >out 2>err &&
 	run=$(run_of repo H1) &&
 	test "$(state_of repo $run)" = merged &&
 	sha256sum outside/* >after &&
@@ -78,7 +78,7 @@ for how in gitdir link; do
 		rm -rf victim && git init -q victim && echo precious >victim/.git/precious &&
 		(cd victim && find . -type f -print | sort | xargs sha256sum) >victim.before &&
 		wo repo R$how &&
-		timeout 120 "$SLUICE" -C repo tick >out 2>err &&
+		timeout 600 "$SLUICE" -C repo tick >out 2>err &&
 		run=$(run_of repo R$how) &&
 		if test $how = gitdir
 		then

@@ -18,7 +18,7 @@ test_expect_success 'ticks and a committing person at once' '
 		sleep 0.3
 	done) & } &&
 	person=$! &&
-	loop() { n=0; while [ $n -lt 8 ]; do
+	loop() { n=0; while [ $n -lt 50 ]; do
 			sluice -C repo tick --jobs 2 >>tick$1.out 2>&1 || echo "tick failed" >>fail$1
 			n=$((n + 1))
 			[ "$(sluice -C repo runs --state merged | wc -l)" -ge 6 ] && break

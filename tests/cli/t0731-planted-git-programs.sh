@@ -23,7 +23,7 @@ test_expect_success 'setup: a repository with a file both sides will change' '
 
 test_expect_success 'the run waits for review; meanwhile the user changes the same file' '
 	wo repo M1 &&
-	timeout 300 "$SLUICE" -C repo tick >out 2>err &&
+	timeout 600 "$SLUICE" -C repo tick >out 2>err &&
 	run=$(run_of repo M1) &&
 	test "$(state_of repo $run)" = awaiting_review &&
 	sed -i "s/^19\$/nineteen/" repo/f.txt &&
@@ -33,7 +33,7 @@ test_expect_success 'the run waits for review; meanwhile the user changes the sa
 test_expect_success 'approved and merged: the planted merge driver never ran' '
 	run=$(run_of repo M1) &&
 	sluice -C repo approve $run >/dev/null &&
-	timeout 300 "$SLUICE" -C repo tick >out 2>err &&
+	timeout 600 "$SLUICE" -C repo tick >out 2>err &&
 	test "$(state_of repo $run)" = merged &&
 	! test -e driver-ran &&
 	git -C repo show main:f.txt >merged &&
@@ -74,7 +74,7 @@ test_expect_success 'a planted gpg.program does not run when sluice commits a re
 	test "$(state_of sig $r1)" = awaiting_review &&
 	test "$(state_of sig $r2)" = awaiting_review &&
 	sluice -C sig approve $r1 >/dev/null && sluice -C sig approve $r2 >/dev/null &&
-	timeout 300 "$SLUICE" -C sig tick --jobs 1 >out 2>err &&
+	timeout 600 "$SLUICE" -C sig tick --jobs 1 >out 2>err &&
 	s1=$(state_of sig $r1) && s2=$(state_of sig $r2) &&
 	echo "$s1 $s2" >states &&
 	{ test "$s1 $s2" = "merged awaiting_review" || test "$s1 $s2" = "awaiting_review merged"; } &&

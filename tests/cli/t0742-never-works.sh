@@ -99,7 +99,7 @@ test_expect_success 'a run whose target vanished after the tick began ends faile
 	# the tick checks its target, then waits for the repository lock held here;
 	# the branch goes meanwhile, and the run finds it gone when it prepares
 	{ flock repo/.system/lock sh -c ": >held; sleep 1; git -C repo branch -D vanish >/dev/null" & } &&
-	i=0 && while ! test -f held && test $i -lt 100; do sleep 0.1 && i=$((i + 1)) || return 1; done &&
+	wait_until "test -f held" &&
 	{ sluice -C repo tick >vanish.out 2>&1 || :; } &&
 	wait &&
 	# the tick checks the target under the lock before it claims anything

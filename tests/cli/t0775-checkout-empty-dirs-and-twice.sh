@@ -79,7 +79,7 @@ test_expect_success 'a FIFO of the user at a path the merge adds: deferred at on
 	mkfifo repo/fifo &&
 	echo "echo f >fifo" >"$BUILDERS/P1.sh" && wo repo P1 &&
 	tip=$(git -C repo rev-parse main) &&
-	timeout 60 "$SLUICE" -C repo tick >out 2>&1 &&
+	timeout 600 "$SLUICE" -C repo tick >out 2>&1 &&
 	run=$(run_of repo P1) && test "$(state_of repo $run)" = approved &&
 	sluice -C repo status --json $run >st && test_grep "FIFO" st &&
 	test -p repo/fifo && test "$(git -C repo rev-parse main)" = "$tip" &&

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # each builder waits until the other has started: both are built on one base
-barrier="touch $TRASH/\$SLUICE_WORK_ORDER_ID.started; i=0; while test \$(ls $TRASH/*.started | wc -l) -lt 2 && test \$i -lt 300; do sleep 0.1; i=\$((i + 1)); done"
+barrier="touch $TRASH/\$SLUICE_WORK_ORDER_ID.started; i=0; while test \$(ls $TRASH/*.started | wc -l) -lt 2 && test \$i -lt 3000; do sleep 0.1; i=\$((i + 1)); done"
 
 for how in attributes default worktree; do
 	test_expect_success "a driver chosen by $how: not run, markers as git makes them" '
@@ -36,8 +36,8 @@ for how in attributes default worktree; do
 			} >"$BUILDERS/P$n.sh" || return 1
 		done &&
 		wo $how P1 && wo $how P2 &&
-		timeout 300 "$SLUICE" -C $how tick --jobs 2 >out 2>err &&
-		timeout 300 "$SLUICE" -C $how tick >out 2>err &&
+		timeout 600 "$SLUICE" -C $how tick --jobs 2 >out 2>err &&
+		timeout 600 "$SLUICE" -C $how tick >out 2>err &&
 		test "$(state_of $how $(run_of $how P1))" = merged &&
 		test "$(state_of $how $(run_of $how P2))" = merged &&
 		! test -e ran-$how &&

@@ -63,7 +63,7 @@ test_expect_success 'setup: two work orders that conflict; the first plants ever
 	echo "* diff=spy" >"\$(git rev-parse --git-common-dir)/info/attributes"
 	EOF
 	# both built on the same base: each waits until the other has started
-	barrier="touch $TRASH/started-\$SLUICE_WORK_ORDER_ID; i=0; while test \$(ls $TRASH/started-* | wc -l) -lt 2 && test \$i -lt 100; do sleep 0.1; i=\$((i + 1)); done" &&
+	barrier="touch $TRASH/started-\$SLUICE_WORK_ORDER_ID; i=0; while test \$(ls $TRASH/started-* | wc -l) -lt 2 && test \$i -lt 3000; do sleep 0.1; i=\$((i + 1)); done" &&
 	sed -i "1i $barrier" "$BUILDERS/P1.sh" &&
 	printf "%s\n" "$barrier" "sed -i \"5s/.*/five by P2/\" lines.txt" >"$BUILDERS/P2.sh" &&
 	wo repo P1 && wo repo P2

@@ -80,10 +80,7 @@ test_expect_success 'queue --explain says the work orders are in the train' '
 test_expect_success 'car 2 green while car 1 is held: it waits for P1 to land' '
 	r1=$(run_of repo P1) && r2=$(run_of repo P2) &&
 	: >"$G/hold-$r1" && rm "$G/hold-all" &&
-	n=0 &&
-	until sluice -C repo runs --wo P2 | grep -q "green in"; do
-		[ $n -lt 300 ] && sleep 0.1 && n=$((n + 1)) || return 1
-	done &&
+	wait_until "sluice -C repo runs --wo P2 | grep -q \"green in\"" &&
 	reasons $r2 &&
 	grep "^$r2 " runs.out >line &&
 	grep -E "in the train: car 2 of 3, green in [0-9]+\.[0-9] s; waits for P1 to land" line &&

@@ -29,10 +29,7 @@ test_expect_success 'they land by priority' '
 	: >"$G/hold-all" &&
 	{ sluice -C repo tick >tick1.out 2>&1 & } &&
 	tick=$! &&
-	n=0 &&
-	until [ "$(sluice -C repo runs | grep -c "in the train")" = 3 ]; do
-		[ $n -lt 600 ] && sleep 0.1 && n=$((n + 1)) || return 1
-	done &&
+	wait_until "[ \"\$(sluice -C repo runs | grep -c \"in the train\")\" = 3 ]" &&
 	rm "$G/hold-all" &&
 	{ wait $tick || true; } &&
 	settle repo &&

@@ -24,11 +24,11 @@ test_expect_success 'no run, an unknown one, option-like and path-like names: re
 	test_cmp /dev/null made
 '
 
-# S waits (at most 60 s) for the file "go" before it writes its file; each start is counted.
+# S waits (at most 300 s and more, a guard against a hang) for the file "go" before it writes its file; each start is counted.
 cat >"$BUILDERS/S.sh" <<EOS
 echo started >>"$TRASH/S.starts"
 i=0
-while [ ! -e "$TRASH/go" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+while [ ! -e "$TRASH/go" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done
 echo s >s.txt
 EOS
 
@@ -36,7 +36,7 @@ test_expect_success 'a prefix of a run a tick is building: busy (exit 0), not bu
 	wo r S &&
 	{ sluice -C r tick >tick.out 2>&1 & } && tick=$! &&
 	i=0 &&
-	while [ ! -s S.starts ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while [ ! -s S.starts ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	run=$(run_of r S) &&
 	prefix=$(printf "%s" "$run" | cut -c1-17) &&
 	test "$prefix" != "$run" &&

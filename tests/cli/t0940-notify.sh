@@ -340,7 +340,7 @@ test_expect_success 'a tick killed while its notifier hangs: the next tick ends 
 	{ "$SLUICE" -C d tick >out 2>err & } &&
 	tick=$! &&
 	test_when_finished "kill -9 $tick 2>/dev/null" &&
-	i=0 && while [ ! -s "$TRASH/c5/hang.pids" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done &&
+	i=0 && while [ ! -s "$TRASH/c5/hang.pids" ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	kill -9 $tick && { wait $tick; test $? = 137; } &&
 	read -r sh child <"$TRASH/c5/hang.pids" &&
 	! gone $sh && ! gone $child &&

@@ -12,14 +12,14 @@
 
 test_skip_unless_tool jq
 
-# meet_builders WO...: each waits (at most 30 s) until all of them started,
+# meet_builders WO...: each waits (at most 300 s and more, a guard against a hang) until all of them started,
 # so that they hold their worktrees at once (and end in the same tick).
 meet_builders() {
 	for _me in "$@"; do
 		{
 			echo ": >\"\$SLUICE_RUN_DIR/../met-$_me\""
 			for _o in "$@"; do
-				echo "i=0; while [ ! -f \"\$SLUICE_RUN_DIR/../met-$_o\" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done"
+				echo "i=0; while [ ! -f \"\$SLUICE_RUN_DIR/../met-$_o\" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done"
 			done
 			echo "echo $_me >$_me.txt"
 		} >"$BUILDERS/$_me.sh" || return 1

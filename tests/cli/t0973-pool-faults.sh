@@ -24,14 +24,14 @@ echo "# pool fault points: $(echo $POINTS)"
 
 # A builder: records where it runs, checks that no other run's marker is in
 # its worktree (a shared worktree), then its file. *.owner is ignored.
-# S1 and S2 (which fill the pool) wait (at most 30 s) until the other
+# S1 and S2 (which fill the pool) wait (at most 300 s and more, a guard against a hang) until the other
 # started: both hold a worktree at once, so both go to the pool.
 for w in S1 S2 A B C D; do
 	case $w in S1) other=S2 ;; S2) other=S1 ;; *) other= ;; esac
 	cat >"$BUILDERS/$w.sh" <<-EOS
 	: >"\$SLUICE_RUN_DIR/../met-$w"
 	i=0
-	while [ -n "$other" ] && [ ! -f "\$SLUICE_RUN_DIR/../met-$other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+	while [ -n "$other" ] && [ ! -f "\$SLUICE_RUN_DIR/../met-$other" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done
 	echo "\$SLUICE_RUN_ID \$(git rev-parse --absolute-git-dir) \$(pwd -P) \$(stat -c %i .)" >>"\$SLUICE_RUN_DIR/../../seen.log"
 	echo "\$SLUICE_RUN_ID" >"\$SLUICE_RUN_ID.owner"
 	for o in *.owner; do [ "\$o" = "\$SLUICE_RUN_ID.owner" ] || echo "SHARED \$SLUICE_RUN_ID \$o" >>"\$SLUICE_RUN_DIR/../../seen.log"; done

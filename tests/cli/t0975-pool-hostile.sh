@@ -16,14 +16,14 @@
 
 test_skip_unless_tool jq
 
-# S1 and S2 (which fill the pool) wait (at most 30 s) until the other
+# S1 and S2 (which fill the pool) wait (at most 300 s and more, a guard against a hang) until the other
 # started: both hold a worktree at once, so both go to the pool.
 for w in S1 S2 A B C D E F G H I J K L; do
 	case $w in S1) other=S2 ;; S2) other=S1 ;; *) other= ;; esac
 	cat >"$BUILDERS/$w.sh" <<-EOS
 	: >"\$SLUICE_RUN_DIR/../met-$w"
 	i=0
-	while [ -n "$other" ] && [ ! -f "\$SLUICE_RUN_DIR/../met-$other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+	while [ -n "$other" ] && [ ! -f "\$SLUICE_RUN_DIR/../met-$other" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done
 	echo "\$SLUICE_RUN_ID \$(git rev-parse --absolute-git-dir) \$(pwd -P)" >>"\$SLUICE_RUN_DIR/../../seen.log"
 	echo $w >$w.txt
 	EOS

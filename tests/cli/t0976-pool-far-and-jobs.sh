@@ -117,7 +117,7 @@ test_expect_success 'line endings from core.autocrlf, set between runs: as fresh
 	grep -q "^./d19/f01.txt file 644 $(printf "line one of 19/01\r\nline two\r\n" | sha256sum | cut -c1-64)\$" seen/P5/tree
 '
 
-# pair_builders A B: each records where it runs, waits (at most 30 s) until
+# pair_builders A B: each records where it runs, waits (at most 300 s and more, a guard against a hang) until
 # the other one started, then checks that the other is elsewhere.
 pair_builders() {
 	for _me in "$1" "$2"; do
@@ -127,7 +127,7 @@ pair_builders() {
 		mv "$TRASH/at-$_me.tmp" "$TRASH/at-$_me"
 		echo "\$SLUICE_RUN_ID" >>"$TRASH/at-all"
 		i=0
-		while [ ! -f "$TRASH/at-$_other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+		while [ ! -f "$TRASH/at-$_other" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done
 		[ -f "$TRASH/at-$_other" ] || { echo "NEVER-MET $_me" >>"$TRASH/jobs.log"; exit 0; }
 		read -r r1 g1 p1 i1 <"$TRASH/at-$_me"
 		read -r r2 g2 p2 i2 <"$TRASH/at-$_other"

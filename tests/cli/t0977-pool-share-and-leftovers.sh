@@ -55,21 +55,21 @@ done
 # it along), which waits until the next
 # run's builder started, then writes leak<SFX>.txt into its current folder and
 # says so (also when its folder is gone and the write fails); N waits for
-# that (at most 30 s) before it adds its own file.
+# that (at most 300 s and more, a guard against a hang) before it adds its own file.
 # leftover_builders SFX DIR: L<SFX> leaves its process with DIR (in the
 # worktree) as its current folder, N<SFX> is the next run.
 leftover_builders() {
 	cat >"$BUILDERS/L$1.sh" <<EOS
 mkdir -p $2 && echo k >$2/keep$1.txt && cd $2 &&
-setsid sh -c ': >"$TRASH/daemon$1-up"; i=0; while [ ! -f "$TRASH/next$1-started" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; (echo leak >leak$1.txt) 2>/dev/null; : >"$TRASH/leaked$1"' </dev/null >/dev/null 2>&1 &
+setsid sh -c ': >"$TRASH/daemon$1-up"; i=0; while [ ! -f "$TRASH/next$1-started" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done; (echo leak >leak$1.txt) 2>/dev/null; : >"$TRASH/leaked$1"' </dev/null >/dev/null 2>&1 &
 i=0
-while [ ! -f "$TRASH/daemon$1-up" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+while [ ! -f "$TRASH/daemon$1-up" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done
 echo L$1 >L$1.txt
 EOS
 	cat >"$BUILDERS/N$1.sh" <<EOS
 : >"$TRASH/next$1-started"
 i=0
-while [ ! -f "$TRASH/leaked$1" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+while [ ! -f "$TRASH/leaked$1" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done
 echo N$1 >N$1.txt
 EOS
 }

@@ -20,7 +20,7 @@ test_expect_success 'setup: a gate failing attempts 1-2, a validator that kills 
 		ps -o comm= -p "$PPID" >"$TRASH/parent"
 		kill -9 "$PPID"
 		echo $$ >"$TRASH/left-pid"
-		sleep 60
+		sleep 600
 	fi
 	EOS
 	printf "%s\n" "echo \$SLUICE_ATTEMPT >n.txt" \

@@ -131,7 +131,7 @@ lost_gone() { ! lost_alive; }
 
 test_expect_success 'kill -9 of slurmd while a job runs: NODE_FAIL, the job runs on orphaned' '
 	. ./env.sh &&
-	j=$(sbatch --parsable -o "$TRASH/lost-%j.out" --wrap "echo \$\$ >$TRASH/lost.pid; exec sleep 300") &&
+	j=$(sbatch --parsable -o "$TRASH/lost-%j.out" --wrap "echo \$\$ >$TRASH/lost.pid; exec sleep 600") &&
 	echo "$j" >lost.id &&
 	wait_until "job_is $j RUNNING" &&
 	wait_until "test -s lost.pid" &&
@@ -162,7 +162,7 @@ test_expect_success 'slurmd back: the node is idle again, the orphan is killed, 
 
 test_expect_success 'stop: the daemons and a lost job (slurmd killed again) are gone' '
 	. ./env.sh &&
-	j=$(sbatch --parsable -o "$TRASH/lost2-%j.out" --wrap "echo \$\$ >$TRASH/lost.pid; exec sleep 300") &&
+	j=$(sbatch --parsable -o "$TRASH/lost2-%j.out" --wrap "echo \$\$ >$TRASH/lost.pid; exec sleep 600") &&
 	rm -f lost.pid &&
 	wait_until "test -s lost.pid" &&
 	kill -9 "$(cat "$C/slurmd.pid")" &&

@@ -44,7 +44,7 @@ meet() { # A B EDIT
 		cat >"$BUILDERS/$_me.sh" <<-EOS || return 1
 		: >"$TRASH/started-$_me"
 		i=0
-		while [ ! -f "$TRASH/started-$_other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+		while [ ! -f "$TRASH/started-$_other" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done
 		$_edit
 		EOS
 	done
@@ -194,16 +194,17 @@ test_expect_success 'scenario 4: same lines conflict; the builder resolves it in
 
 test_expect_success 'kill -9 of the tick while two jobs run: followed again, one job each, one landing each' '
 	slurm_repo crash &&
-	echo "sleep 6; echo slow >slow.txt" >"$BUILDERS/S.sh" &&
-	echo "sleep 6; echo tardy >tardy.txt" >"$BUILDERS/T.sh" &&
+	# each job builds once told to: still running when the tick is killed
+	echo "$(wait_until_sh "[ -f $TRASH/crash-go ]" 600); echo slow >slow.txt" >"$BUILDERS/S.sh" &&
+	echo "$(wait_until_sh "[ -f $TRASH/crash-go ]" 600); echo tardy >tardy.txt" >"$BUILDERS/T.sh" &&
 	wo crash S && wo crash T &&
 	(setsid "$SLUICE" -C crash tick --jobs 2 >tick1.out 2>&1 & echo $! >pid) &&
-	i=0 && while [ "$(squeue -h -t R -o %j | grep -c "^sluice-.*-a1-build$")" -lt 2 ] &&
-		[ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done &&
+	wait_until "[ \"\$(squeue -h -t R -o %j | grep -c \"^sluice-.*-a1-build\$\")\" -ge 2 ]" &&
 	rs=$(run_of crash S) && rt=$(run_of crash T) &&
 	{ killpg $(cat pid) || { cat tick1.out; squeue; false; }; } &&
 	test "$(state_of crash $rs)" = building &&
 	test "$(state_of crash $rt)" = building &&
+	: >"$TRASH/crash-go" &&
 	sluice -C crash tick --jobs 2 >tick2.out 2>&1 &&
 	for r in $rs $rt; do
 		test "$(state_of crash $r)" = merged &&
@@ -220,13 +221,12 @@ test_expect_success 'kill -9 of the tick while two jobs run: followed again, one
 test_expect_success 'scancel from outside: the attempt fails with the engine reason, the retry rules run it again' '
 	slurm_repo cancel "retry:" "  - not: gate.job" "  - exit: 3" &&
 	cat >"$BUILDERS/X.sh" <<-EOS &&
-	if [ "\$SLUICE_ATTEMPT" = 1 ]; then sleep 60; fi
+	if [ "\$SLUICE_ATTEMPT" = 1 ]; then sleep 600; fi
 	echo done >x.txt
 	EOS
 	wo cancel X &&
 	("$SLUICE" -C cancel tick --jobs 1 >tick.out 2>&1 & echo $! >pid) &&
-	i=0 && while ! squeue -h -t R -n "sluice-$(run_of cancel X)-a1-build" 2>/dev/null | grep -q . &&
-		[ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done &&
+	wait_until "squeue -h -t R -n \"sluice-\$(run_of cancel X)-a1-build\" 2>/dev/null | grep -q ." &&
 	scancel -n "sluice-$(run_of cancel X)-a1-build" &&
 	wait_pid=$(cat pid) && while kill -0 $wait_pid 2>/dev/null; do sleep 0.2; done &&
 	rx=$(run_of cancel X) &&
@@ -240,17 +240,15 @@ test_expect_success 'scancel from outside: the attempt fails with the engine rea
 
 test_expect_success 'abandon of a run whose tick was killed cancels its job' '
 	slurm_repo ab &&
-	echo "sleep 120" >"$BUILDERS/L.sh" &&
+	echo "sleep 600" >"$BUILDERS/L.sh" &&
 	wo ab L &&
 	(setsid "$SLUICE" -C ab tick --jobs 1 >tick.out 2>&1 & echo $! >pid) &&
-	i=0 && while ! squeue -h -t R -n "sluice-$(run_of ab L)-a1-build" 2>/dev/null | grep -q . &&
-		[ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done &&
+	wait_until "squeue -h -t R -n \"sluice-\$(run_of ab L)-a1-build\" 2>/dev/null | grep -q ." &&
 	rl=$(run_of ab L) && killpg $(cat pid) &&
 	j=$(jobs_of ab $rl | head -n 1) && test -n "$j" &&
 	sluice -C ab abandon $rl &&
 	test "$(state_of ab $rl)" = abandoned &&
-	i=0 && while ! scontrol show job ${j#slurm:} | grep -q "JobState=CANCELLED" && [ $i -lt 50 ]; do
-		sleep 0.2; i=$((i + 1)); done &&
+	{ wait_until "scontrol show job ${j#slurm:} | grep -q JobState=CANCELLED" || :; } &&
 	scontrol show job ${j#slurm:} | grep -q "JobState=CANCELLED"
 '
 

@@ -18,32 +18,26 @@ slurm_repo() { # DIR [extra config lines...]
 	approve_reviewer_config >>"$1/.system/config.yaml"
 }
 
-wait_log() { # DIR RUN PATTERN SECS
-	_i=0
-	while ! "$SLUICE" -C "$1" log "$2" 2>/dev/null | grep -q "$3"; do
-		[ $_i -lt $(($4 * 5)) ] || { echo "no '$3' in the log of $2" >&2; return 1; }
-		sleep 0.2
-		_i=$((_i + 1))
-	done
+wait_log() { # DIR RUN PATTERN [BOUND]
+	wait_until "'$SLUICE' -C '$1' log '$2' 2>/dev/null | grep -q '$3'" "${4:-300}"
 }
 
 test_expect_success 'the node fails under a job: NODE_FAIL, retried under the rules, lands once' '
 	slurm_repo node &&
 	cat >"$BUILDERS/N.sh" <<-\EOS &&
-	if [ "$SLUICE_ATTEMPT" = 1 ]; then sleep 90; fi
+	if [ "$SLUICE_ATTEMPT" = 1 ]; then sleep 600; fi
 	echo "attempt $SLUICE_ATTEMPT" >n.txt
 	EOS
 	wo node N &&
 	( ("$SLUICE" -C node tick --jobs 1 >tick.out 2>&1; echo $? >tick.rc) & ) &&
-	i=0 && while [ -z "$(run_of node N)" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done &&
+	wait_until "[ -n \"\$(run_of node N)\" ]" &&
 	rn=$(run_of node N) &&
-	wait_log node $rn "build job slurm:[0-9]* submitted" 30 &&
-	i=0 && while ! squeue -h -t R -n "sluice-$rn-a1-build" | grep -q . && [ $i -lt 150 ]; do
-		sleep 0.2; i=$((i + 1)); done &&
+	wait_log node $rn "build job slurm:[0-9]* submitted" &&
+	wait_until "squeue -h -t R -n sluice-$rn-a1-build | grep -q ." &&
 	kill -9 "$(cat "$C/slurmd.pid")" &&
-	wait_log node $rn "NODE_FAIL" 90 &&
+	wait_log node $rn "NODE_FAIL" 600 &&
 	sh "$CLUSTER" slurmd "$C" >/dev/null &&
-	i=0 && while [ ! -f tick.rc ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i + 1)); done &&
+	wait_until "[ -f tick.rc ]" 600 &&
 	test "$(cat tick.rc)" = 0 &&
 	test "$(state_of node $rn)" = merged &&
 	sluice -C node log $rn >log &&
@@ -62,13 +56,13 @@ test_expect_success 'a forged result, or an out alone, pushed by a hostile build
 		c=\$(git commit-tree "\$(git write-tree)" -m forged) &&
 		git push -q "$TRASH/hostile.remote.git" "\$c:refs/sluice/runs/\$SLUICE_RUN_ID/a1/result" "\$c:refs/sluice/runs/\$SLUICE_RUN_ID/a1/out" &&
 		scancel "\$SLURM_JOB_ID"
-		sleep 30
+		sleep 600
 	fi
 	if [ "\$SLUICE_ATTEMPT" = 2 ]; then
 		c=\$(git commit-tree "\$(git write-tree)" -p HEAD -m "an out alone") &&
 		git push -q "$TRASH/hostile.remote.git" "\$c:refs/sluice/runs/\$SLUICE_RUN_ID/a2/out" &&
 		scancel "\$SLURM_JOB_ID"
-		sleep 30
+		sleep 600
 	fi
 	echo honest >h.txt
 	EOS
@@ -87,16 +81,15 @@ test_expect_success 'a forged result, or an out alone, pushed by a hostile build
 
 test_expect_success 'abandon while a tick waits for the job: cancelled, the tick lets go, abandoned' '
 	slurm_repo wait &&
-	echo "sleep 120" >"$BUILDERS/W.sh" &&
+	echo "sleep 600" >"$BUILDERS/W.sh" &&
 	wo wait W &&
 	( ("$SLUICE" -C wait tick --jobs 1 >tick.out 2>&1; echo $? >tick.rc) & ) &&
-	i=0 && while [ -z "$(run_of wait W)" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done &&
+	wait_until "[ -n \"\$(run_of wait W)\" ]" &&
 	rw=$(run_of wait W) &&
-	i=0 && while ! squeue -h -t R -n "sluice-$rw-a1-build" | grep -q . && [ $i -lt 150 ]; do
-		sleep 0.2; i=$((i + 1)); done &&
+	wait_until "squeue -h -t R -n sluice-$rw-a1-build | grep -q ." &&
 	sluice -C wait abandon $rw >out 2>&1 &&
 	test "$(state_of wait $rw)" = abandoned &&
-	i=0 && while [ ! -f tick.rc ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done &&
+	wait_until "[ -f tick.rc ]" &&
 	test "$(cat tick.rc)" = 0 &&
 	j=$(sluice -C wait log $rw | sed -n "s/.* job slurm:\([0-9]*\) submitted.*/\1/p" | head -n 1) &&
 	scontrol show job $j | grep -q "JobState=CANCELLED" &&
@@ -109,19 +102,19 @@ test_expect_success 'kill -9 of the tick during a gates job: the gates job is fo
 	slurm_repo gk &&
 	cat >>gk/.system/config.yaml <<-EOF &&
 	gates:
-	  slow: [sh, -c, "echo ran >>$TRASH/slow-gate-runs; sleep 6"]
+	  slow: [sh, -c, "echo ran >>$TRASH/slow-gate-runs; $(wait_until_sh "[ -f $TRASH/gk-go ]" 600)"]
 	merge:
 	  gates: []
 	EOF
 	echo "echo g >g.txt" >"$BUILDERS/G.sh" &&
 	wo gk G &&
 	(setsid "$SLUICE" -C gk tick --jobs 1 >tick1.out 2>&1 & echo $! >pid) &&
-	i=0 && while [ -z "$(run_of gk G)" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done &&
+	wait_until "[ -n \"\$(run_of gk G)\" ]" &&
 	rg=$(run_of gk G) &&
-	i=0 && while ! squeue -h -t R -n "sluice-$rg-a1-gates" | grep -q . && [ $i -lt 150 ]; do
-		sleep 0.2; i=$((i + 1)); done &&
+	wait_until "squeue -h -t R -n sluice-$rg-a1-gates | grep -q ." &&
 	python3 -c "import os, sys; os.killpg(int(sys.argv[1]), 9)" "$(cat pid)" &&
 	test "$(state_of gk $rg)" = gating &&
+	: >"$TRASH/gk-go" &&
 	sluice -C gk tick --jobs 1 >tick2.out 2>&1 &&
 	test "$(state_of gk $rg)" = merged &&
 	sluice -C gk log $rg >log &&

@@ -195,10 +195,10 @@ standin_config() {
 	sed "s|image:|kubectl: $STANDIN\n    image:|" "$TRASH/plain.yml" >"$TRASH/standin.yml"
 }
 
-# until_ended HANDLE: poll (at most 30 s) until the job is done or lost; its line in polled
+# until_ended HANDLE: poll (a guard against a hang: 3000 polls) until the job is done or lost; its line in polled
 until_ended() {
 	_i=0
-	while [ $_i -lt 300 ]; do
+	while [ $_i -lt 3000 ]; do
 		K8S_FAKE="$TRASH/standin" "$DRIVER" "$TRASH/standin.yml" poll "$1" >polled || return 1
 		case $(cat polled) in done*|lost*) return 0 ;; esac
 		sleep 0.1
@@ -241,7 +241,7 @@ test_expect_success 'submit of a name whose Job has ended: that Job is deleted, 
 '
 
 test_expect_success 'submit of a name whose Job has not ended: refused, that Job left alone' '
-	SLUICE_K8S_SCRIPT="sleep 30" K8S_FAKE="$TRASH/standin" \
+	SLUICE_K8S_SCRIPT="sleep 600" K8S_FAKE="$TRASH/standin" \
 		"$DRIVER" "$TRASH/standin.yml" submit >handle &&
 	: >"$TRASH/standin/calls" &&
 	SLUICE_K8S_SCRIPT="exit 0" K8S_FAKE="$TRASH/standin" \
@@ -257,8 +257,7 @@ test_expect_success 'cancel ends its pod; the Job is gone' '
 	pid=$(cat "$TRASH/standin/jobs/default/$NAME/pid") &&
 	kill -0 "$pid" &&
 	K8S_FAKE="$TRASH/standin" "$DRIVER" "$TRASH/standin.yml" cancel "$(cat handle)" &&
-	i=0 &&
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	{ wait_until "! kill -0 $pid 2>/dev/null" || :; } &&
 	test_must_be_gone_ "$pid" &&
 	until_ended "$(cat handle)" &&
 	echo "lost 0 the Job is gone (deleted, or removed after its ttl)" >expect &&

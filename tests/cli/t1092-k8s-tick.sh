@@ -74,13 +74,13 @@ test_expect_success 'a Job deleted from outside while its builder runs: lost, re
 	cat >"$BUILDERS/WO-2.sh" <<-EOF &&
 	: >"$TRASH/wo2-started"
 	i=0
-	while [ ! -f "$TRASH/wo2-go" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	while [ ! -f "$TRASH/wo2-go" ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done
 	echo "built by \$SLUICE_WORK_ORDER_ID" >built.txt
 	EOF
 	wo lost WO-2 &&
 	{ sluice -C lost tick >lost.out 2>&1 & } &&
 	i=0 &&
-	while [ ! -f "$TRASH/wo2-started" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while [ ! -f "$TRASH/wo2-started" ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test -f "$TRASH/wo2-started" &&
 	run2=$(run_of lost WO-2) &&
 	"$STANDIN" --namespace builds delete job "sluice-$run2-a1-build" --ignore-not-found &&

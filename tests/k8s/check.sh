@@ -32,7 +32,7 @@ printf 'apiVersion: v1\nkind: Config\n' >"$KUBECONFIG"
 python3 "$here/discovery.py" >"$tmp/port" 2>"$tmp/discovery.log" &
 pid=$!
 i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while [ ! -s "$tmp/port" ] && kill -0 "$pid" 2>/dev/null && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done
 [ -s "$tmp/port" ] || { echo "check: discovery.py did not start" >&2; exit 1; }
 
 "$kubectl" --server="http://127.0.0.1:$(cat "$tmp/port")" create --dry-run=client \

@@ -67,7 +67,7 @@ create)
 	echo $! >"$j/pid"
 	# out of our process group before we exit (the executor may end the group then)
 	i=0
-	while [ ! -e "$j/started" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	while [ ! -e "$j/started" ] && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done
 	echo "job.batch/$name"
 	;;
 get)

@@ -148,7 +148,7 @@ start_munge() {
 		--seed-file="$DIR/munged.seed" >"$DIR/munged.out" 2>&1 ||
 		{ cat "$DIR/munged.out" >&2; return 1; }
 	i=0
-	while [ ! -S "$DIR/munge.socket" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	while [ ! -S "$DIR/munge.socket" ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -S "$DIR/munge.socket" ]
 }
 
@@ -157,10 +157,10 @@ start_slurmd() {
 		</dev/null >"$DIR/slurmd.out" 2>&1
 }
 
-# wait (at most START_WAIT seconds, default 60) until sinfo shows the node idle
+# wait (at most START_WAIT seconds, default 300: a guard against a hang) until sinfo shows the node idle
 wait_idle() {
 	i=0
-	lim=$((${START_WAIT:-60} * 5))
+	lim=$((${START_WAIT:-300} * 5))
 	while [ $i -lt "$lim" ]; do
 		st=$(SLURM_CONF="$DIR/slurm.conf" sinfo -h -N -n localhost -o %T 2>/dev/null)
 		[ "$st" = idle ] && return 0

@@ -106,7 +106,7 @@ static int start_fake(void **state)
 	assert_true(fx.pid >= 0);
 	if (fx.pid == 0) {
 		execl(fake, fake, "--port", "0", "--port-file", portf, "--record", fx.rec,
-		      "--script", scriptf, "--max-seconds", "300", (char *)NULL);
+		      "--script", scriptf, "--max-seconds", "3600", (char *)NULL);
 		_exit(127);
 	}
 	for (i = 0; i < 30000 && !(fx.port = read_port(portf)); i++)
