@@ -31,7 +31,7 @@ cat >"$TRASH/hold-car.sh" <<EOS
 if git rev-parse -q --verify HEAD^2 >/dev/null; then
 	: >"$G/waiting"
 	i=0
-	while [ -f "$G/hold" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	while [ -f "$G/hold" ] && [ \$i -lt 6000 ]; do sleep 0.1; i=\$((i + 1)); done
 fi
 exit 0
 EOS

@@ -35,7 +35,7 @@ test_expect_success 'P1 held in its gate, its tick killed: nobody carries it' '
 	wait_for "$G/waiting-$r1" &&
 	pkill -KILL -s "$(cat run1.sid)" &&
 	n=0 && while pkill -0 -s "$(cat run1.sid)"; do
-		[ $n -lt 300 ] && sleep 0.1 && n=$((n + 1)) || return 1
+		[ $n -lt 6000 ] && sleep 0.1 && n=$((n + 1)) || return 1
 	done &&
 	rm -f "$G/waiting-$r1" &&
 	test "$(state_of repo $r1)" = approved

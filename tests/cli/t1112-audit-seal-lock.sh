@@ -25,11 +25,11 @@ test_expect_success 'with the repository lock held, it waits and writes nothing'
 	{ flock r/.system/lock sh -c ": >held; while [ ! -e release ]; do sleep 0.1; done" & } &&
 	holder=$! &&
 	test_when_finished "touch release; wait $holder 2>/dev/null" &&
-	i=0 && while [ ! -e held ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done &&
+	i=0 && while [ ! -e held ] && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test -e held &&
 	{ "$SLUICE" -C r audit --write-manifest $run >seal.out 2>seal.err & } &&
 	sealer=$! &&
-	i=0 && while ! grep -q "waiting for it" seal.err && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done &&
+	i=0 && while ! grep -q "waiting for it" seal.err && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test_grep "the repository lock (.*/r/.system/lock) is held by another sluice process" seal.err &&
 	test ! -e r/.system/runs/$run/manifest.json &&
 	kill -0 $sealer &&

@@ -46,7 +46,7 @@ test_expect_success 'an endpoint that accepts connections: gemini runs as before
 	{ python3 -c "import socket, sys, time; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(8); open(sys.argv[1], \"w\").write(str(s.getsockname()[1])); time.sleep(120)" "$TRASH/port" & } &&
 	pid=$! &&
 	test_when_finished "kill $pid" &&
-	i=0 && while [ ! -s "$TRASH/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	i=0 && while [ ! -s "$TRASH/port" ] && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$(cat "$TRASH/port")" sluice -C o tick >out 2>&1 &&
 	test -e "$STANDIN_DIR/gemini.args" &&
 	test "$(state_of o $(run_of o G))" = merged

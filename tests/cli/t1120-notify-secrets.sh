@@ -49,7 +49,7 @@ test_expect_success 'setup: a closed port and a server answering 500' '
 	python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])" >closed &&
 	{ python3 "$TRASH/server500.py" "$TRASH/port500" >/dev/null 2>&1 & } &&
 	echo $! >server.pid &&
-	i=0 && while [ ! -s "$TRASH/port500" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done &&
+	i=0 && while [ ! -s "$TRASH/port500" ] && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done &&
 	test -s "$TRASH/port500" &&
 	printf "%s\n" "echo s >s.txt" >"$BUILDERS/S.sh"
 '

@@ -90,9 +90,9 @@ test_expect_success 'the URL down: a failed event waits 30s, then 1m, and holds 
 test_expect_success 'the URL up: every event arrives, in order, once each' '
 	{ $PY "$TRASH/server.py" $(cat port) "$TRASH/req" >server.log 2>&1 & } &&
 	echo $! >server.pid &&
-	i=0 && while [ ! -e up ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done &&
+	i=0 && while [ ! -e up ] && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done &&
 	test -e up &&
-	i=0 && while ! $PY -c "import socket; socket.create_connection((\"127.0.0.1\", $(cat port)), 1)" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done &&
+	i=0 && while ! $PY -c "import socket; socket.create_connection((\"127.0.0.1\", $(cat port)), 1)" 2>/dev/null && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done &&
 	tick_at 1h r &&
 	test_grep -v "notification" err &&
 	received >got &&
@@ -141,7 +141,7 @@ test_expect_success 'hostile: --replay of an unknown or malformed SEQ errors cle
 
 test_expect_success 'an event not delivered within notify.retry_for is given up; replay still sends it' '
 	kill $(cat server.pid) && rm -f up &&
-	i=0 && while $PY -c "import socket; socket.create_connection((\"127.0.0.1\", $(cat port)), 1)" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done &&
+	i=0 && while $PY -c "import socket; socket.create_connection((\"127.0.0.1\", $(cat port)), 1)" 2>/dev/null && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done &&
 	printf "%s\n" "  retry_for: 2h" >>r/.system/config.yaml &&
 	wo r E4 && tick_at 5h r &&
 	e4=$(run_of r E4) &&
@@ -156,8 +156,8 @@ test_expect_success 'an event not delivered within notify.retry_for is given up;
 	test_grep "notification $seq4 (.merged. of run $e4) not sent: notify.url: POST to .http://127.0.0.1:$(cat port)/…." err &&
 	{ $PY "$TRASH/server.py" $(cat port) "$TRASH/req" >server.log 2>&1 & } &&
 	echo $! >server.pid &&
-	i=0 && while [ ! -e up ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done &&
-	i=0 && while ! $PY -c "import socket; socket.create_connection((\"127.0.0.1\", $(cat port)), 1)" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done &&
+	i=0 && while [ ! -e up ] && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done &&
+	i=0 && while ! $PY -c "import socket; socket.create_connection((\"127.0.0.1\", $(cat port)), 1)" 2>/dev/null && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done &&
 	sluice -C r notify --replay $seq4 >out &&
 	received >final && tail -n 1 final >last &&
 	echo "$e4 $seq4" >expect && test_cmp expect last &&

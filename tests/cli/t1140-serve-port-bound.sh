@@ -21,7 +21,7 @@ test_expect_success 'setup: a run awaiting review, sluice serve on the repositor
 	test "$(state_of repo $(run_of repo X))" = awaiting_review &&
 	{ SLUICE_SERVE_TOKEN=$T "$SLUICE" -C repo serve >serve.out 2>&1 & } && echo $! >serve.pid &&
 	i=0 &&
-	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! grep -q "token=" serve.out && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	grep -o "127.0.0.1:[0-9]*" serve.out >addr && test -s addr
 '
 

@@ -28,7 +28,7 @@ test_expect_success 'setup: X awaiting review, sluice serve on the repository' '
 	test "$(state_of desk $(run_of desk X))" = awaiting_review &&
 	(SLUICE_SERVE_TOKEN=$TOKEN "$SLUICE" -C desk serve >serve.out 2>serve.err & echo $! >serve.pid) &&
 	i=0 &&
-	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! grep -q "token=" serve.out && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	grep -o "127\.0\.0\.1:[0-9]*" serve.out >addr && test -s addr &&
 	sed -n "s/.*?token=\([0-9a-f]*\).*/\1/p" serve.out >token && test -s token
 '

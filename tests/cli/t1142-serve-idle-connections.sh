@@ -17,7 +17,7 @@ test_expect_success 'setup: sluice serve on a repository' '
 	sluice_repo repo &&
 	(SLUICE_SERVE_TOKEN=$T "$SLUICE" -C repo serve >serve.out 2>&1 & echo $! >serve.pid) &&
 	i=0 &&
-	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! grep -q "token=" serve.out && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	grep -o "127\.0\.0\.1:[0-9]*" serve.out >addr && test -s addr
 '
 
@@ -25,19 +25,24 @@ test_expect_success 'the person holds an event stream' '
 	a=$(cat addr) &&
 	(curl -s -N -u "sluice:$T" "http://$a/events" >sse.out 2>&1 & echo $! >sse.pid) &&
 	i=0 &&
-	while ! grep -q "retry:" sse.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! grep -q "retry:" sse.out && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test_grep "retry:" sse.out
 '
+
+# A second, as the issue asks; five under the sanitizers (ASAN_OPTIONS is set by
+# scripts/test.sh for that pass), whose server is many times slower.
+mt=1
+[ -z "${ASAN_OPTIONS:-}" ] || mt=5
 
 test_expect_success '200 idle connections open: the token holder is answered within a second' '
 	a=$(cat addr) &&
 	(python3 "$SLUICE_SOURCE_DIR/tests/cli/idle-sockets.py" ${a%:*} ${a#*:} 200 "$TRASH" \
 		>idle.out 2>&1 & echo $! >idle.pid) &&
 	i=0 &&
-	while ! test -s opened && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! test -s opened && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	cat idle.out opened &&
 	for p in / /runs /audit; do
-		test "$(curl -s -o /dev/null -w "%{http_code}" --max-time 1 -u "sluice:$T" "http://$a$p")" = 200 ||
+		test "$(curl -s -o /dev/null -w "%{http_code}" --max-time $mt -u "sluice:$T" "http://$a$p")" = 200 ||
 		return 1
 	done &&
 	test "$(cat opened)" = 200 &&
@@ -46,10 +51,10 @@ test_expect_success '200 idle connections open: the token holder is answered wit
 
 test_expect_success 'the server closes the idle connections in its own time' '
 	i=0 &&
-	while ! test -s closed && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! test -s closed && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	cat idle.out && test "$(cat closed)" = 200 &&
 	kill -0 $(cat sse.pid) &&
-	test "$(curl -s -o /dev/null -w "%{http_code}" --max-time 1 -u "sluice:$T" "http://$(cat addr)/")" = 200
+	test "$(curl -s -o /dev/null -w "%{http_code}" --max-time $mt -u "sluice:$T" "http://$(cat addr)/")" = 200
 '
 
 test_done

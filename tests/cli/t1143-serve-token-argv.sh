@@ -18,7 +18,7 @@ serve_up() {
 	"$SLUICE" -C repo serve "$@" >"$_n.out" 2>&1 &
 	echo $! >"$_n.pid"
 	_i=0
-	while ! grep -q "http://" "$_n.out" && [ $_i -lt 100 ]; do
+	while ! grep -q "http://" "$_n.out" && [ $_i -lt 6000 ]; do
 		sleep 0.1
 		_i=$((_i + 1))
 	done
@@ -32,23 +32,23 @@ test_expect_success 'setup: a repository' '
 '
 
 test_expect_success '--token is refused and says what to use instead' '
-	test_expect_failure_code 2 timeout 20 "$SLUICE" -C repo serve --token $T 2>err &&
+	test_expect_failure_code 2 timeout 120 "$SLUICE" -C repo serve --token $T 2>err &&
 	test_grep "every local user" err &&
 	test_grep "[-]-token-file PATH" err && test_grep "SLUICE_SERVE_TOKEN" err
 '
 
 test_expect_success 'a token file others can read, a link, a missing file, both ways: refused' '
 	printf "%s\n" $T >tok.open && chmod 644 tok.open &&
-	test_expect_failure_code 1 timeout 20 "$SLUICE" -C repo serve --token-file tok.open 2>err &&
+	test_expect_failure_code 1 timeout 120 "$SLUICE" -C repo serve --token-file tok.open 2>err &&
 	test_grep "chmod 600" err &&
 	printf "%s\n" $T >tok && chmod 600 tok && ln -s tok tok.link &&
-	test_expect_failure_code 1 timeout 20 "$SLUICE" -C repo serve --token-file tok.link 2>err &&
+	test_expect_failure_code 1 timeout 120 "$SLUICE" -C repo serve --token-file tok.link 2>err &&
 	test_grep "cannot read the token file" err &&
-	test_expect_failure_code 1 timeout 20 "$SLUICE" -C repo serve --token-file nothing 2>err &&
+	test_expect_failure_code 1 timeout 120 "$SLUICE" -C repo serve --token-file nothing 2>err &&
 	test_grep "cannot read the token file" err &&
-	test_expect_failure_code 2 timeout 20 env SLUICE_SERVE_TOKEN=$T "$SLUICE" -C repo serve --token-file tok 2>err &&
+	test_expect_failure_code 2 timeout 120 env SLUICE_SERVE_TOKEN=$T "$SLUICE" -C repo serve --token-file tok 2>err &&
 	test_grep "not both" err &&
-	test_expect_failure_code 1 timeout 20 env SLUICE_SERVE_TOKEN=xyz "$SLUICE" -C repo serve 2>err &&
+	test_expect_failure_code 1 timeout 120 env SLUICE_SERVE_TOKEN=xyz "$SLUICE" -C repo serve 2>err &&
 	test_grep "hexadecimal" err
 '
 
