@@ -221,7 +221,7 @@ step "sluice serve: the review desk in the browser"
 if [ "${DEMO_SERVE:-1}" = 1 ]; then
 	setsid "$sluice_bin" serve >"$demo/serve.log" 2>&1 </dev/null &
 	serve_pid=$!
-	for _ in $(seq 50); do grep -q "http://" "$demo/serve.log" && break; sleep 0.1; done
+	for _ in $(seq 600); do grep -q "http://" "$demo/serve.log" && break; sleep 0.1; done
 	if url=$(grep -o "http://[^ ]*" "$demo/serve.log"); then
 		echo "sluice serve (pid $serve_pid) is at $url"
 		echo "(open it in a browser; 'kill $serve_pid' stops it)"
