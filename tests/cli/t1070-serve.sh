@@ -15,7 +15,7 @@ serve_up() {
 	"$SLUICE" -C "$_d" serve "$@" >"$TRASH/$_n.out" 2>&1 &
 	echo $! >"$TRASH/$_n.pid"
 	_i=0
-	while ! grep -q "http://" "$TRASH/$_n.out" && [ $_i -lt 100 ]; do
+	while ! grep -q "http://" "$TRASH/$_n.out" && [ $_i -lt 3000 ]; do
 		sleep 0.1
 		_i=$((_i + 1))
 	done
@@ -45,12 +45,16 @@ post() {
 }
 
 # The event stream of server NAME after SEQ while a tick runs, into FILE.
-sse_during_tick() { # NAME SEQ FILE DIR
-	curl -s -N -m 6 -u "sluice:$(token_of $1)" \
+# The stream is open when its first "retry:" came; it is read until PATTERN is in
+# FILE (bounded in minutes: a guard against a hang, not a deadline).
+sse_during_tick() { # NAME SEQ FILE DIR PATTERN
+	curl -s -N -m 900 -u "sluice:$(token_of $1)" \
 		"http://127.0.0.1:$(port_of $1)/events?since=$2" >"$3" &
 	_c=$!
-	sleep 1
+	wait_until "grep -q '^retry:' '$3'" 300 || { kill $_c; return 1; }
 	"$SLUICE" -C "$4" tick >/dev/null
+	wait_until "grep -q '$5' '$3'" 600
+	kill $_c 2>/dev/null
 	wait $_c
 	return 0
 }
@@ -247,7 +251,7 @@ test_expect_success 'retry and abandon from the desk' '
 test_expect_success 'the event stream sends what a tick did' '
 	printf "%s\n" "echo s >s.txt" >"$BUILDERS/S.sh" && wo repo S &&
 	seq=$(sqlite3 repo/.system/sluice.db "SELECT max(seq) FROM events") &&
-	sse_during_tick s $seq sse repo &&
+	sse_during_tick s $seq sse repo "work_order\":\"S\"" &&
 	test_grep "^event: run$" sse && test_grep "^data: {.*\"work_order\":\"S\"" sse &&
 	test_grep "^id: [0-9]*$" sse
 '
@@ -284,7 +288,7 @@ test_expect_success '--read-only: no buttons, and no action is served' '
 
 test_expect_success 'the server stops on SIGTERM, and says nothing more' '
 	kill $(cat "$TRASH/ro.pid") &&
-	i=0 && while kill -0 $(cat "$TRASH/ro.pid") 2>/dev/null && [ $i -lt 50 ]; do
+	i=0 && while kill -0 $(cat "$TRASH/ro.pid") 2>/dev/null && [ $i -lt 3000 ]; do
 		sleep 0.1 && i=$((i + 1)) || return 1
 	done &&
 	test_expect_failure_code 1 kill -0 $(cat "$TRASH/ro.pid") 2>/dev/null &&

@@ -58,7 +58,7 @@ test_expect_success 'setup: A merged, B in merge_conflict with A, C awaiting rev
 test_expect_success 'sluice serve starts on a free port of 127.0.0.1 and prints its address' '
 	("$SLUICE" -C desk serve --listen 127.0.0.1:0 >serve.out 2>serve.err & echo $! >serve.pid) &&
 	i=0 &&
-	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! grep -q "token=" serve.out && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test_grep "^  http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]\{64\}$" serve.out
 '
 test_when_finished "kill \$(cat '$TRASH/serve.pid') 2>/dev/null"
@@ -108,7 +108,7 @@ test_expect_success 'a screenshot of each page is kept' '
 test_expect_success 'the server stops on SIGTERM, having said nothing on stderr (no sanitizer report)' '
 	kill $(cat serve.pid) &&
 	i=0 &&
-	while kill -0 $(cat serve.pid) 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while kill -0 $(cat serve.pid) 2>/dev/null && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	! kill -0 $(cat serve.pid) 2>/dev/null &&
 	if test -s serve.err; then cat serve.err && return 1; fi
 '

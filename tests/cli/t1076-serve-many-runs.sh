@@ -26,7 +26,7 @@ test_expect_success 'setup: a store of 10,000 runs, and sluice serve on it' '
 	test "$(sqlite3 many/.system/sluice.db "SELECT count(*) FROM runs")" = 10000 &&
 	(SLUICE_SERVE_TOKEN=$TOKEN "$SLUICE" -C many serve >serve.out 2>serve.err & echo $! >serve.pid) &&
 	i=0 &&
-	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! grep -q "token=" serve.out && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	grep -o "127\.0\.0\.1:[0-9]*" serve.out | cut -d: -f2 >port &&
 	test -s port
 '

@@ -30,7 +30,7 @@ test_expect_success 'setup: X, Y and Z awaiting review, sluice serve on the repo
 	done &&
 	("$SLUICE" -C desk serve >serve.out 2>serve.err & echo $! >serve.pid) &&
 	i=0 &&
-	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! grep -q "token=" serve.out && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test_grep "token=" serve.out
 '
 test_when_finished "kill \$(cat '$TRASH/serve.pid') 2>/dev/null"

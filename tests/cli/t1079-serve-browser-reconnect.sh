@@ -23,7 +23,7 @@ test_expect_success 'setup: a work order in the inbox, sluice serve on the repos
 	echo "echo R >r.txt" >"$BUILDERS/R.sh" &&
 	(SLUICE_SERVE_TOKEN=$TOKEN "$SLUICE" -C desk serve >serve.out 2>serve.err & echo $! >serve.pid) &&
 	i=0 &&
-	while ! grep -q "token=" serve.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	while ! grep -q "token=" serve.out && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test_grep "token=$TOKEN" serve.out
 '
 test_when_finished "kill \$(cat '$TRASH/serve.pid') \$(cat '$TRASH/serve2.pid' 2>/dev/null) 2>/dev/null"
