@@ -595,6 +595,7 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 	recover_pool(ctx);
 	recover_checkout(ctx);
 	runner__train_tidy(ctx, runs, n);
+	runner__train_checkouts_prune(ctx);
 	git_repository_free(repo);
 	remove_stale_ref_locks(ctx);
 	remove_dead_tmp(ctx);

@@ -58,6 +58,8 @@ int runner__let_go_asked(struct sl_ctx *ctx, const char *run_id);
 int runner__train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
 			   const char *commit, char **out, struct sl_err *err);
 void runner__train_checkout_drop(struct sl_ctx *ctx, const char *run_id);
+/* git's entries of merge gates' checkouts a kill left half made or half removed, removed. */
+void runner__train_checkouts_prune(struct sl_ctx *ctx);
 
 /* Write a JSON document as a run artifact (atomically). */
 struct json_t;

@@ -15,9 +15,12 @@
 #include "core/fs.h"
 #include "core/git.h"
 #include "core/log.h"
+#include "core/time.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CHECKOUT_NAME "worktree-train" /* "worktree*": not an artifact (step.c) */
 
@@ -38,6 +41,85 @@ void runner__train_checkout_drop(struct sl_ctx *ctx, const char *run_id)
 			       "'%s': %s", run_id, path, err.msg);
 	}
 	free(path);
+}
+
+/*
+ * 1 when git's entry `name` (.git/worktrees/worktree-train*) is a merge
+ * gates' checkout that a kill left half made or half removed: its gitdir
+ * names a <run>/worktree-train that is gone, or it has no gitdir and no
+ * "locked" (git writes "locked" right after making the entry, while it
+ * adds, and gitdir next) but other files (a removal cut short), or none
+ * and has not changed for AGE_MS (a folder git has just made is empty).
+ */
+#define AGE_MS 1000
+
+static int dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int empty = 1;
+
+	while (d && empty && (de = readdir(d)) != NULL)
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	return empty;
+}
+
+static int train_entry_stale(struct sl_ctx *ctx, const char *entry)
+{
+	char *gitdir = sl_path_join(entry, "gitdir"), *locked = sl_path_join(entry, "locked");
+	char *runs = sl_path_join(ctx->repo.root, ".system/runs/");
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	struct stat st;
+	const char *tail = "/" CHECKOUT_NAME "/.git";
+	int stale = 0;
+
+	if (!gitdir || !locked || !runs || sl_path_exists(locked))
+		goto out; /* git adds it now, or someone locked it */
+	if (sl_read_file(&b, gitdir, 4096, &err) == 0) {
+		char *p = strndup(sl_buf_cstr(&b), strcspn(sl_buf_cstr(&b), "\n"));
+		size_t n = p ? strlen(p) : 0;
+		stale = p && !strncmp(p, runs, strlen(runs)) && n > strlen(tail) &&
+			!strcmp(p + n - strlen(tail), tail) && !sl_path_exists(p);
+		free(p);
+	} else if (stat(entry, &st) == 0) {
+		/* files but no gitdir: half removed; empty: just made (or emptied) */
+		stale = !dir_empty(entry) || sl_now_ms() - ((int64_t)st.st_mtim.tv_sec * 1000 +
+							    st.st_mtim.tv_nsec / 1000000) > AGE_MS;
+	}
+out:
+	sl_buf_release(&b);
+	free(gitdir);
+	free(locked);
+	free(runs);
+	return stale;
+}
+
+void runner__train_checkouts_prune(struct sl_ctx *ctx)
+{
+	char *dir = sl_path_join(ctx->repo.gitdir, "worktrees"), *entry;
+	struct sl_err err = SL_ERR_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	if (!dir || !(d = opendir(dir))) {
+		free(dir);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, CHECKOUT_NAME, strlen(CHECKOUT_NAME)) ||
+		    !(entry = sl_path_join(dir, de->d_name)))
+			continue;
+		if (train_entry_stale(ctx, entry) && sl_rm_rf(entry, &err) == 0)
+			sl_log(SL_LOG_INFO, "removed git's entry '%s' of a merge gates' checkout "
+			       "that a killed sluice left", de->d_name);
+		sl_err_clear(&err);
+		free(entry);
+	}
+	closedir(d);
+	free(dir);
 }
 
 /* merge.keep_ignored's paths that the run's worktree has and the car does not (a NULL-terminated list). */
