@@ -76,7 +76,9 @@ static int train_entry_stale(struct sl_ctx *ctx, const char *entry)
 	const char *tail = "/" CHECKOUT_NAME "/.git";
 	int stale = 0;
 
-	if (!gitdir || !locked || !runs || sl_path_exists(locked))
+	/* a link there is none of git's (a builder can write .git): never followed */
+	if (!gitdir || !locked || !runs || lstat(entry, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    sl_path_exists(locked))
 		goto out; /* git adds it now, or someone locked it */
 	if (sl_read_file(&b, gitdir, 4096, &err) == 0) {
 		char *p = strndup(sl_buf_cstr(&b), strcspn(sl_buf_cstr(&b), "\n"));
@@ -84,7 +86,7 @@ static int train_entry_stale(struct sl_ctx *ctx, const char *entry)
 		stale = p && !strncmp(p, runs, strlen(runs)) && n > strlen(tail) &&
 			!strcmp(p + n - strlen(tail), tail) && !sl_path_exists(p);
 		free(p);
-	} else if (stat(entry, &st) == 0) {
+	} else {
 		/* files but no gitdir: half removed; empty: just made (or emptied) */
 		stale = !dir_empty(entry) || sl_now_ms() - ((int64_t)st.st_mtim.tv_sec * 1000 +
 							    st.st_mtim.tv_nsec / 1000000) > AGE_MS;
