@@ -308,18 +308,23 @@ void runner__seal_newest(struct sl_ctx *ctx)
  */
 /*
  * The branch of a merged run, left behind by a crash after its worktree
- * went: delete it when its tip is in the target's history (nothing lost).
+ * went, or by a worktree whose HEAD was detached: see runner_int.h.
  */
-static void delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
-				 const struct store_run *run)
+void runner__delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
+				  const struct store_run *run)
 {
+	git_repository *own = NULL;
 	git_reference *ref = NULL;
 	git_oid target;
 	char *name, *lock;
 
+	if (!repo && git_repository_open(&own, ctx->repo.root) == 0)
+		repo = own;
 	if (!run->branch_name || !repo ||
-	    !(name = sl_path_fmt("refs/heads/%s", run->branch_name)))
+	    !(name = sl_path_fmt("refs/heads/%s", run->branch_name))) {
+		git_repository_free(own);
 		return;
+	}
 	/* a lock on a merged run's branch is one a killed sluice left (we hold the repo lock) */
 	if ((lock = sl_path_fmt("%s/%s.lock", ctx->repo.gitdir, name)))
 		unlink(lock);
@@ -333,6 +338,7 @@ static void delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 		sl_log(SL_LOG_INFO, "deleted the branch '%s' of merged run %s", run->branch_name,
 		       run->id);
 	git_reference_free(ref);
+	git_repository_free(own);
 	free(name);
 }
 
@@ -590,7 +596,7 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 		}
 		free(wt);
 		if (merged)
-			delete_merged_branch(ctx, repo, &runs[i]);
+			runner__delete_merged_branch(ctx, repo, &runs[i]);
 	}
 	recover_pool(ctx);
 	recover_checkout(ctx);

@@ -86,6 +86,15 @@ int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *
 			    int force, int delete_branch, int *deleted, struct sl_err *err);
 
 /*
+ * Delete the branch the store names for merged run `run` when its tip is in
+ * the target's history (nothing lost) and no worktree has it checked out.
+ * By the store's name, not the worktree's HEAD, which a builder can detach.
+ * `repo` may be NULL (opened here). Hold the repository lock.
+ */
+void runner__delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
+				  const struct store_run *run);
+
+/*
  * Seal the newest merged run when a killed merge left it without
  * manifest.json, so that the chain stays in merge order. Hold the repository
  * lock; every merge calls it first. Failures are logged.

@@ -384,6 +384,9 @@ static int keep_gate_output(struct step *s, struct sl_err *err)
 	snprintf(msg, sizeof(msg), "sluice snapshot: what the gates of attempt %d left",
 		 s->run.attempt);
 	error = step__snapshot(s, msg, STEP_SNAP_LOCK, head, &committed, err);
+	/* a gate moved HEAD off the branch, or broke the worktree: not fixed by waiting */
+	if (error == SL_ECONFLICT || error == SL_EINVALID)
+		return step__fail(s, RUN_FAILED, err, "after the gates: %s", err->msg);
 	if (error || !committed)
 		return error;
 	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)

@@ -399,6 +399,9 @@ static void cleanup_after_merge(struct step *s)
 	    runner__retire_worktree(s->ctx, s->run.id, step__excluded(s), 0, 1, &deleted,
 				    &err) != 0)
 		sl_log(SL_LOG_WARN, "run %s merged, but its worktree stays: %s", s->run.id, err.msg);
+	/* the worktree gone before, or on a detached HEAD: the store names the branch */
+	if (!deleted)
+		runner__delete_merged_branch(s->ctx, NULL, &s->run);
 }
 
 static int merged(struct step *s, const struct merge_commit_result *mr, struct sl_err *err)

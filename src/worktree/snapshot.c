@@ -40,7 +40,7 @@ static int open_wt(git_repository **out, const char *wt, struct sl_err *err)
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	if (lstat(dotgit, &st) < 0 || !S_ISREG(st.st_mode)) {
 		error = sl_err_set(err, SL_ECONFLICT,
-				   "the builder deleted the worktree's .git file ('%s'); the run "
+				   "the worktree's .git file ('%s') was deleted; the run "
 				   "cannot be snapshotted, retry it in a fresh worktree",
 				   dotgit);
 		goto out;
@@ -146,7 +146,7 @@ static int check_head(git_repository *repo, const char *wt, const char *branch, 
 		return sl_err_set(err, SL_ECONFLICT, "cannot read HEAD of '%s'; retry the run", wt);
 	if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC) {
 		error = sl_err_set(err, SL_ECONFLICT,
-				   "the builder detached HEAD in '%s' (it should stay on '%s'); "
+				   "HEAD was detached in '%s' (it should stay on '%s'); "
 				   "check out '%s' there and retry the run",
 				   wt, branch, branch);
 		goto out;
@@ -154,14 +154,14 @@ static int check_head(git_repository *repo, const char *wt, const char *branch, 
 	target = git_reference_symbolic_target(head);
 	if (strcmp(target, want) != 0) {
 		error = sl_err_set(err, SL_ECONFLICT,
-				   "the builder switched the worktree '%s' to '%s' (it should stay "
+				   "the worktree '%s' was switched to '%s' (it should stay "
 				   "on '%s'); check out '%s' there and retry the run",
 				   wt, target, branch, branch);
 		goto out;
 	}
 	if (git_reference_name_to_id(tip, repo, want) < 0)
 		error = sl_err_set(err, SL_ECONFLICT,
-				   "the run branch '%s' is gone (the builder deleted it); retry the "
+				   "the run branch '%s' was deleted; retry the "
 				   "run",
 				   branch);
 out:
@@ -181,7 +181,7 @@ static int check_descends(git_repository *repo, const git_oid *tip, const char *
 		return 0;
 	return sl_err_set(err, SL_ECONFLICT,
 			  "the run branch '%s' no longer descends from its base %.12s (the "
-			  "builder reset or rewrote it); retry the run",
+			  "branch was reset or rewritten); retry the run",
 			  branch, base_hex);
 }
 

@@ -433,7 +433,8 @@ fault_check() { # DIR "MERGED..." "FAILED..."
 	diff -u "$TRASH/status.want" "$TRASH/status.now" >&2 || { echo "the checkout is not HEAD" >&2; return 1; }
 	"$SLUICE" -C "$_fd" audit >"$TRASH/audit.out" 2>&1 || { cat "$TRASH/audit.out" >&2; return 1; }
 	[ -z "$(git -C "$_fd" branch --list 'run/*')" ] ||
-		{ echo "stray branches:" >&2; git -C "$_fd" branch --list 'run/*' >&2; return 1; }
+		{ echo "stray branches:" >&2; git -C "$_fd" branch --list 'run/*' >&2
+		  grep -E 'warning|error' "$TRASH/settle.out" | tail -n 20 >&2; return 1; }
 	pool_check "$_fd" || return 1
 	[ -z "$(ls -d "$_fd"/.system/runs/*/worktree* 2>/dev/null)" ] ||
 		{ echo "stray worktree folders:" >&2; ls -d "$_fd"/.system/runs/*/worktree* >&2; return 1; }
