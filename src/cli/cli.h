@@ -40,6 +40,7 @@ int cmd_log(struct cli *cli, int argc, char **argv);
 int cmd_notify(struct cli *cli, int argc, char **argv);
 int cmd_approve(struct cli *cli, int argc, char **argv);
 int cmd_reject(struct cli *cli, int argc, char **argv);
+int cmd_request_changes(struct cli *cli, int argc, char **argv);
 int cmd_retry(struct cli *cli, int argc, char **argv);
 int cmd_abandon(struct cli *cli, int argc, char **argv);
 int cmd_audit(struct cli *cli, int argc, char **argv);

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "notify", cmd_notify, "the notifications outbox; --replay SEQ sends one again", 1 },
 	{ "approve", cmd_approve, "approve a run awaiting review (the manual reviewer)", 0 },
 	{ "reject", cmd_reject, "reject a run awaiting review (the manual reviewer)", 0 },
+	{ "request-changes", cmd_request_changes, "send a run awaiting review back to its builder", 0 },
 	{ "retry", cmd_retry, "try a run again after a person fixed it", 0 },
 	{ "abandon", cmd_abandon, "give a run up; its work order becomes failed", 0 },
 	{ "audit", cmd_audit, "verify the artifacts of merged runs against git", 1 },

@@ -128,6 +128,18 @@ int runner_approve_seen(struct sl_ctx *ctx, const char *run, const char *message
 			const struct runner_seen *seen, struct sl_err *err);
 int runner_reject_seen(struct sl_ctx *ctx, const char *run, const char *message,
 		       const struct runner_seen *seen, struct sl_err *err);
+/*
+ * A person asks for changes (sluice request-changes, the desk): a run
+ * awaiting_review builds again with `message` (required) as the reviewer's
+ * comments in the next prompt, under the retry rules, as the reviewer's
+ * request_changes verdict; the work order stays running, nothing is
+ * notified. SL_EINVALID (nothing done) when the run is not awaiting review
+ * or its retry rules allow no other attempt.
+ */
+int runner_request_changes_seen(struct sl_ctx *ctx, const char *run, const char *message,
+				const struct runner_seen *seen, struct sl_err *err);
+int runner_request_changes(struct sl_ctx *ctx, const char *run, const char *message,
+			   struct sl_err *err);
 int runner_retry_seen(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
 		      const struct runner_seen *seen, struct sl_err *err);
 int runner_abandon_seen(struct sl_ctx *ctx, const char *run, int delete_branch,
