@@ -35,6 +35,7 @@ int cmd_tick(struct cli *cli, int argc, char **argv);
 int cmd_run(struct cli *cli, int argc, char **argv);
 int cmd_runs(struct cli *cli, int argc, char **argv);
 int cmd_show(struct cli *cli, int argc, char **argv);
+int cmd_diff(struct cli *cli, int argc, char **argv);
 int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_log(struct cli *cli, int argc, char **argv);
 int cmd_notify(struct cli *cli, int argc, char **argv);

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "queue", cmd_queue, "work orders, their states and why each waits", 1 },
 	{ "runs", cmd_runs, "runs, newest first", 1 },
 	{ "show", cmd_show, "one run's dossier: timeline, artifacts, verdicts, conflict", 1 },
+	{ "diff", cmd_diff, "a run's reviewed diff (or an attempt's), through the pager", 0 },
 	{ "status", cmd_status, "a one-screen summary: queue, runs in flight, what needs a person", 1 },
 	{ "log", cmd_log, "the event stream (append-only)", 1 },
 	{ "notify", cmd_notify, "the notifications outbox; --replay SEQ sends one again", 1 },

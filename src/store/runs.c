@@ -549,6 +549,27 @@ char *store_attempt_agent(struct store *st, const char *run_id, int n)
 	return out;
 }
 
+int store_attempt_head(struct store *st, const char *run_id, int n, char *head, size_t len,
+		       struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	head[0] = '\0';
+	if ((error = store__prepare(st, &s, "SELECT head_commit FROM attempts WHERE run_id = ? "
+					    "AND n = ? AND head_commit IS NOT NULL", err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_id);
+	sqlite3_bind_int(s, 2, n);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		snprintf(head, len, "%s", (const char *)sqlite3_column_text(s, 0));
+	else
+		error = sl_err_set(err, SL_ENOTFOUND, "run '%s' has no attempt %d with a commit "
+				   "(see 'sluice show %s')", run_id, n, run_id);
+	sqlite3_finalize(s);
+	return error;
+}
+
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err)
 {

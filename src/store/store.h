@@ -353,6 +353,9 @@ int store_jobs_of_run(struct store *st, const char *run_id, struct store_job **o
 void store_job_release(struct store_job *j);
 void store_jobs_free(struct store_job *v, size_t n);
 
+/* The head commit attempt n of a run recorded (hex, into head[len]); SL_ENOTFOUND when none. */
+int store_attempt_head(struct store *st, const char *run_id, int n, char *head, size_t len,
+		       struct sl_err *err);
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err);
 
