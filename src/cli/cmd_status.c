@@ -171,8 +171,9 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			continue;
 		print_run(&runs[i]);
 		if (runs[i].state == RUN_AWAITING_REVIEW)
-			printf("    next: sluice show %s; then sluice approve %s or sluice reject %s -m TEXT\n",
-			       runs[i].id, runs[i].id, runs[i].id);
+			printf("    next: sluice show %s (the diff: sluice diff %s); then sluice approve "
+			       "%s, sluice request-changes %s -m TEXT or sluice reject %s -m TEXT\n",
+			       runs[i].id, runs[i].id, runs[i].id, runs[i].id, runs[i].id);
 		else
 			printf("    next: sluice show %s; resolve in .system/runs/%s/worktree, then sluice "
 			       "retry %s (or sluice abandon %s)\n",

@@ -18,6 +18,13 @@ test_expect_success 'setup: a manual reviewer, retry rules up to attempt 3' '
 	test "$(state_of repo $run)" = awaiting_review
 '
 
+test_expect_success 'status names request-changes beside approve and reject' '
+	run=$(run_of repo W1) &&
+	sluice -C repo status >st &&
+	test_grep "sluice request-changes $run -m TEXT" st &&
+	test_grep "sluice diff $run" st
+'
+
 test_expect_success 'request-changes needs a message' '
 	run=$(run_of repo W1) &&
 	test_expect_failure_code 2 sluice -C repo request-changes $run 2>err &&
