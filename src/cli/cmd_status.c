@@ -123,6 +123,13 @@ static void print_alert(struct sl_ctx *ctx, const struct runner_target_alert *a)
 	       "sluice accept-target %s\n", ctx->cfg->target, a->commit);
 }
 
+/* What a person types next for a run awaiting review. */
+static void print_review_next(const char *id)
+{
+	printf("    next: sluice show %s (the diff: sluice diff %s); then sluice approve %s, sluice "
+	       "request-changes %s -m TEXT or sluice reject %s -m TEXT\n", id, id, id, id, id);
+}
+
 static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct runner_target_alert alert;
@@ -171,9 +178,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			continue;
 		print_run(&runs[i]);
 		if (runs[i].state == RUN_AWAITING_REVIEW)
-			printf("    next: sluice show %s (the diff: sluice diff %s); then sluice approve "
-			       "%s, sluice request-changes %s -m TEXT or sluice reject %s -m TEXT\n",
-			       runs[i].id, runs[i].id, runs[i].id, runs[i].id, runs[i].id);
+			print_review_next(runs[i].id);
 		else
 			printf("    next: sluice show %s; resolve in .system/runs/%s/worktree, then sluice "
 			       "retry %s (or sluice abandon %s)\n",
