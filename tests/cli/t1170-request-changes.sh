@@ -85,4 +85,22 @@ test_expect_success 'request-changes of a run not awaiting review is refused' '
 	test_grep "is merged, not awaiting_review" err
 '
 
+test_expect_success 'a report run (worktree read-only) writes its report again' '
+	cat >"$BUILDERS/R1.sh" <<-\EOS &&
+	echo "report of attempt $SLUICE_ATTEMPT" >"$SLUICE_SUMMARY_FILE"
+	EOS
+	wo repo R1 "worktree: read-only" &&
+	sluice -C repo tick >out &&
+	run=$(run_of repo R1) &&
+	test "$(state_of repo $run)" = awaiting_review &&
+	sluice -C repo request-changes R1 -m "say more" >out &&
+	test_grep "^$run: asked for changes" out &&
+	sluice -C repo tick >out &&
+	test "$(state_of repo $run)" = awaiting_review &&
+	test_grep "say more" repo/.system/runs/$run/attempts/2/prompt.md &&
+	sluice -C repo approve R1 &&
+	test "$(state_of repo $run)" = reported &&
+	test_grep "report of attempt 2" repo/.system/runs/$run/report.md
+'
+
 test_done
