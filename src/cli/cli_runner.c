@@ -52,7 +52,7 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 	struct sl_ctx ctx = SL_CTX_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	const char *message = NULL;
-	char where[160];
+	char where[160], run[128];
 	int c, rc, delete_branch = 0;
 
 	optind = 1;
@@ -69,7 +69,8 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 			return cli_usage(a->name, "unknown option");
 	}
 	if (optind != argc - 1)
-		return cli_usage(a->name, "name one run (its id or a unique prefix)");
+		return cli_usage(a->name, "name one run (its id, a unique prefix, its branch's "
+				 "suffix or its work order)");
 	if (a->needs_message && (!message || !*message))
 		return cli_usage(a->name, "this needs a reason: -m TEXT");
 	if (seen.head && (rc = head_arg(a->name, seen.head)) != CLI_OK)
@@ -79,10 +80,12 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 	seen.where = where;
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
-	if (a->act(&ctx, argv[optind], message, delete_branch, seen.head ? &seen : NULL, &err) != 0)
+	/* the run as people name it (store_run_resolve); the full id from here on */
+	if (store_run_resolve(ctx.st, argv[optind], run, sizeof(run), &err) != 0 ||
+	    a->act(&ctx, run, message, delete_branch, seen.head ? &seen : NULL, &err) != 0)
 		rc = cli_report(&err);
 	else if (a->done_fmt)
-		printf(a->done_fmt, argv[optind]);
+		printf(a->done_fmt, run);
 	runner_ctx_release(&ctx);
 	return rc;
 }

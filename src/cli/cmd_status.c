@@ -11,8 +11,9 @@ static const char status_help[] =
 	"\n"
 	"A one-screen summary: work orders by state, runs in flight with their state,\n"
 	"elapsed time and reason, and the runs that need a person (awaiting_review,\n"
-	"merge_conflict) with what to type next. With a run id (or prefix) or a work\n"
-	"order id: just that run, or that work order's runs.\n"
+	"merge_conflict) with what to type next. With a work-order id: that work\n"
+	"order's runs; with a run (its id, a unique prefix, its branch or its branch's\n"
+	"suffix): just that run.\n"
 	"\n"
 	"When the target branch carries a commit from a run that sluice did not land (an\n"
 	"unreviewed landing: no run lands meanwhile), the summary starts with it and\n"
@@ -48,44 +49,52 @@ static int wo_counts(struct sl_ctx *ctx, json_t *counts, struct sl_err *err)
 	return 0;
 }
 
+/* A work order's runs, newest first (status WO-ID): n is 0 when it has none. */
+static int print_runs(struct cli *cli, struct store_run *runs, size_t n)
+{
+	json_t *a;
+	size_t i;
+	int rc;
+
+	if (!cli->json) {
+		for (i = 0; i < n; i++)
+			print_run(&runs[i]);
+		return CLI_OK;
+	}
+	a = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, store_run_json(&runs[i], 0));
+	rc = cli_print_json(a);
+	json_decref(a);
+	return rc;
+}
+
+/* A work order's runs when NAME is one with runs; else the run NAME names (store_run_get). */
 static int one(struct cli *cli, struct sl_ctx *ctx, const char *name)
 {
 	struct store_run r, *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
-	size_t n = 0, i;
-	int rc = CLI_OK, found;
+	size_t n = 0;
+	int rc = CLI_OK;
+	json_t *j;
 
-	if ((found = store_run_get(ctx->st, name, &r, &err)) == SL_EAMBIGUOUS)
-		return cli_report(&err);
-	if (found == 0) {
-		if (cli->json) {
-			json_t *j = store_run_json(&r, 0);
-			rc = cli_print_json(j);
-			json_decref(j);
-		} else {
-			print_run(&r);
-		}
-		store_run_release(&r);
-		return rc;
-	}
-	sl_err_clear(&err);
 	if (store_runs_list(ctx->st, RUN_STATES_ALL, name, &runs, &n, &err) != 0)
 		return cli_report(&err);
-	if (!n) {
-		cli_error("no run or work order '%s' with runs; see 'sluice runs' and 'sluice queue'",
-			  name);
-		rc = CLI_FAIL;
-	} else if (cli->json) {
-		json_t *a = json_array();
-		for (i = 0; i < n; i++)
-			json_array_append_new(a, store_run_json(&runs[i], 0));
-		rc = cli_print_json(a);
-		json_decref(a);
-	} else {
-		for (i = 0; i < n; i++)
-			print_run(&runs[i]);
+	if (n) {
+		rc = print_runs(cli, runs, n);
+		store_runs_free(runs, n);
+		return rc;
 	}
-	store_runs_free(runs, n);
+	if (store_run_get(ctx->st, name, &r, &err) != 0)
+		return cli_report(&err);
+	if (cli->json) {
+		j = store_run_json(&r, 0);
+		rc = cli_print_json(j);
+		json_decref(j);
+	} else {
+		print_run(&r);
+	}
+	store_run_release(&r);
 	return rc;
 }
 
@@ -112,6 +121,13 @@ static void print_alert(struct sl_ctx *ctx, const struct runner_target_alert *a)
 	       a->run[0] ? a->run : "(unknown)", a->count, a->count == 1 ? "" : "s");
 	printf("    next: reset %s to before it (git reset --keep / git update-ref), or keep it: "
 	       "sluice accept-target %s\n", ctx->cfg->target, a->commit);
+}
+
+/* What a person types next for a run awaiting review. */
+static void print_review_next(const char *id)
+{
+	printf("    next: sluice show %s (the diff: sluice diff %s); then sluice approve %s, sluice "
+	       "request-changes %s -m TEXT or sluice reject %s -m TEXT\n", id, id, id, id, id);
 }
 
 static int summary(struct cli *cli, struct sl_ctx *ctx)
@@ -162,8 +178,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			continue;
 		print_run(&runs[i]);
 		if (runs[i].state == RUN_AWAITING_REVIEW)
-			printf("    next: sluice show %s; then sluice approve %s or sluice reject %s -m TEXT\n",
-			       runs[i].id, runs[i].id, runs[i].id);
+			print_review_next(runs[i].id);
 		else
 			printf("    next: sluice show %s; resolve in .system/runs/%s/worktree, then sluice "
 			       "retry %s (or sluice abandon %s)\n",

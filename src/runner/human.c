@@ -1,4 +1,4 @@
-/* The human commands: approve, reject, retry, abandon (DESIGN.md sections 5, 10b). */
+/* The human commands: approve, reject, request-changes, retry, abandon (DESIGN.md 5, 10b). */
 #include "store/store.h"
 #include "runner/runner_int.h"
 #include "build/build.h"
@@ -220,10 +220,85 @@ out:
 	return error;
 }
 
+/*
+ * A person's request for changes follows the retry rules as the reviewer's
+ * does (docs/builders.md "Retry rules"), but never ends the work order:
+ * when the rules allow no other attempt, nothing is done (SL_EINVALID) and
+ * the person approves, rejects, or adds rules. *d: the decision. A
+ * resolution spends one of merge.resolve_attempts instead (d unused).
+ */
+static int changes_allowed(struct step *s, struct build_retry_decision *d, struct sl_err *err)
+{
+	static const char *const review_failed[] = { "review", NULL };
+	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
+	int error;
+
+	memset(d, 0, sizeof(*d));
+	if (s->run.mode == RUN_MODE_RESOLVE)
+		return 0;
+	if ((error = build_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0 ||
+	    (error = build_retry_decide(s->ctx->cfg, &rs, s->run.attempt, review_failed, 0, d,
+					err)) != 0)
+		return error;
+	if (d->retry)
+		return 0;
+	return sl_err_set(err, SL_EINVALID,
+			  "run '%s' is on the last attempt its retry rules allow (%s); nothing was "
+			  "done: approve it, reject it, or add a retry rule (docs/builders.md)",
+			  s->run.id, d->reason);
+}
+
+/* Drop a UTF-8 sequence that a cut left unfinished at the end of s. */
+static void cut_at_char(char *s)
+{
+	size_t n = strlen(s), k = 0, want;
+	unsigned char lead;
+
+	while (k < n && k < 3 && ((unsigned char)s[n - 1 - k] & 0xc0) == 0x80)
+		k++;
+	if (k == n)
+		return;
+	lead = (unsigned char)s[n - 1 - k];
+	want = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+	if (want > k + 1)
+		s[n - 1 - k] = '\0';
+}
+
+/*
+ * request_changes: the verdict kept with the attempt, the retry rules'
+ * state `d` for the next one, then queued: the next tick prepares (the same
+ * worktree) and builds attempt+1, as after `sluice retry`. A resolution
+ * spends one of merge.resolve_attempts (step__retry_or_fail).
+ */
+static int manual_changes(struct step *s, json_t *j, const char *reviewer, const char *message,
+			  const struct build_retry_decision *d, struct sl_err *err)
+{
+	static const char *const review_failed[] = { "review", NULL };
+	char name[64], why[1200];
+	size_t i;
+	int error;
+
+	snprintf(name, sizeof(name), "attempts/%d/review.json", s->run.attempt);
+	if ((error = step__write_json(s, name, j, err)) != 0)
+		return error;
+	/* one line in the reason, as the reviewer's comments (step_review.c), cut at a character */
+	snprintf(why, sizeof(why), "%s asked for changes: %.900s", reviewer, message);
+	cut_at_char(why);
+	for (i = 0; why[i]; i++)
+		if ((unsigned char)why[i] < 0x20 || why[i] == 0x7f)
+			why[i] = ' ';
+	if (s->run.mode == RUN_MODE_RESOLVE)
+		return step__retry_or_fail(s, review_failed, 0, why, err);
+	if ((error = build_retry_save(s->ctx->st, s->run.id, s->run_dir, &d->state, err)) != 0)
+		return error;
+	return step__move(s, RUN_QUEUED, err, "%s; %s", why, d->reason);
+}
+
 static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdict,
 			  const char *message, const struct runner_seen *seen, struct sl_err *err)
 {
 	struct reviewer_verdict v = REVIEWER_VERDICT_INIT;
+	struct build_retry_decision d;
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct step s;
 	json_t *j = NULL;
@@ -236,7 +311,7 @@ static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdi
 	if (s.run.state != RUN_AWAITING_REVIEW) {
 		error = sl_err_set(err, SL_EINVALID,
 				   "run '%s' is %s, not %s; only a run waiting for a person can be "
-				   "approved or rejected",
+				   "approved, rejected or sent back for changes",
 				   s.run.id, run_state_name(s.run.state),
 				   run_state_name(RUN_AWAITING_REVIEW));
 		goto out;
@@ -245,13 +320,17 @@ static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdi
 		goto out;
 	if (!strcmp(verdict, "approve") && (error = check_review_files(&s, tree, err)) != 0)
 		goto out;
+	if (!strcmp(verdict, "request_changes") && (error = changes_allowed(&s, &d, err)) != 0)
+		goto out;
 	snprintf(reviewer, sizeof(reviewer), "%s (manual)", who(ctx));
 	j = json_pack("{s:s, s:s, s:s}", "verdict", verdict, "comments", message ? message : "",
 		      "reviewer", reviewer);
 	if ((error = reviewer_verdict_from_json(&v, j, tree, err)) != 0)
 		goto out;
 	error = step__write_json(&s, "review.json", j, err);
-	if (!error && step__worktree_mode(&s) != SL_WORKTREE_READ_WRITE) {
+	if (!error && !strcmp(verdict, "request_changes")) {
+		error = manual_changes(&s, j, reviewer, message, &d, err);
+	} else if (!error && step__worktree_mode(&s) != SL_WORKTREE_READ_WRITE) {
 		/* a read-only or none run: its report, never a merge */
 		error = step__report_verdict(&s, &v, tree, message ? message : "", err);
 		error = error == STEP_STOP ? 0 : error;
@@ -298,6 +377,20 @@ int runner_reject(struct sl_ctx *ctx, const char *run, const char *message,
 		  struct sl_err *err)
 {
 	return runner_reject_seen(ctx, run, message, NULL, err);
+}
+
+int runner_request_changes_seen(struct sl_ctx *ctx, const char *run, const char *message,
+				const struct runner_seen *seen, struct sl_err *err)
+{
+	if (!message || !*message)
+		return sl_err_set(err, SL_EINVALID, "a request for changes needs a reason: -m TEXT");
+	return manual_verdict(ctx, run, "request_changes", message, seen, err);
+}
+
+int runner_request_changes(struct sl_ctx *ctx, const char *run, const char *message,
+			   struct sl_err *err)
+{
+	return runner_request_changes_seen(ctx, run, message, NULL, err);
 }
 
 /* The merge base of `head` and the target's tip, hex. */

@@ -109,6 +109,18 @@ int runner_abandon(struct sl_ctx *ctx, const char *run, int delete_branch,
 		   struct sl_err *err);
 
 /*
+ * sluice run --again WO: a new run (queued, its id into run_id[n]) of the
+ * failed work order `wo_id` (its last run failed, was rejected or was
+ * abandoned), of the revision in the inbox, unedited; the next tick (or
+ * `sluice run WO`) carries it on. Under the repository lock, after an
+ * ingest. SL_ENOTFOUND for a work order not in the inbox; SL_EINVALID for
+ * one that is not failed (running, done, ready, waiting, ...: the message
+ * says which and what to do).
+ */
+int runner_run_again(struct sl_ctx *ctx, const char *wo_id, char *run_id, size_t n,
+		     struct sl_err *err);
+
+/*
  * What a person saw of a run before acting on it (a form of sluice serve,
  * `sluice approve --head`): the command is refused (SL_ECONFLICT, nothing
  * changes, the message says what the run is now) unless the run, read
@@ -128,6 +140,18 @@ int runner_approve_seen(struct sl_ctx *ctx, const char *run, const char *message
 			const struct runner_seen *seen, struct sl_err *err);
 int runner_reject_seen(struct sl_ctx *ctx, const char *run, const char *message,
 		       const struct runner_seen *seen, struct sl_err *err);
+/*
+ * A person asks for changes (sluice request-changes, the desk): a run
+ * awaiting_review builds again with `message` (required) as the reviewer's
+ * comments in the next prompt, under the retry rules, as the reviewer's
+ * request_changes verdict; the work order stays running, nothing is
+ * notified. SL_EINVALID (nothing done) when the run is not awaiting review
+ * or its retry rules allow no other attempt.
+ */
+int runner_request_changes_seen(struct sl_ctx *ctx, const char *run, const char *message,
+				const struct runner_seen *seen, struct sl_err *err);
+int runner_request_changes(struct sl_ctx *ctx, const char *run, const char *message,
+			   struct sl_err *err);
 int runner_retry_seen(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
 		      const struct runner_seen *seen, struct sl_err *err);
 int runner_abandon_seen(struct sl_ctx *ctx, const char *run, int delete_branch,

@@ -2,6 +2,7 @@
 #include "store/store_int.h"
 #include "core/buf.h"
 #include "core/config.h"
+#include "core/id.h"
 #include "core/time.h"
 
 #include <stdio.h>
@@ -123,54 +124,116 @@ out:
 	return error;
 }
 
-static int matches_message(struct store *st, const char *prefix, struct sl_err *err)
+/*
+ * The ways a person names a run, after its full id: the latest run of a
+ * work order of that id; else every run the name is a prefix of, whose
+ * random part (the branch name's suffix) it is, or whose branch it names
+ * (with or without "run/").
+ */
+#define NAME_WO_SQL                                                                                \
+	"SELECT id FROM runs WHERE work_order_id = ?1 ORDER BY created_ms DESC, id DESC LIMIT 1"
+#define NAME_MATCH_SQL                                                                             \
+	"SELECT id, work_order_id, state FROM runs WHERE substr(id, 1, length(?1)) = ?1 OR "      \
+	"(length(?1) = ?2 AND substr(id, -length(?1)) = ?1) OR "                                  \
+	"branch_name = ?1 OR branch_name = 'run/' || ?1 ORDER BY id LIMIT 7"
+
+/* Every run `name` matches (up to 7) into *ids, one "id (wo, state)" per line. */
+static int name_matches(struct store *st, const char *name, struct sl_buf *ids, char *one,
+			size_t one_n, int *n, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
-	struct sl_buf b = SL_BUF_INIT;
-	int n = 0;
+	int error;
 
-	if (store__prepare(st, &s, "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 "
-				   "ORDER BY id LIMIT 6", err) == 0) {
-		store__bind_text(s, 1, prefix);
-		while (sqlite3_step(s) == SQLITE_ROW)
-			sl_buf_addf(&b, "%s%s", n++ ? ", " : "", sqlite3_column_text(s, 0));
+	*n = 0;
+	if ((error = store__prepare(st, &s, NAME_MATCH_SQL, err)) != 0)
+		return error;
+	store__bind_text(s, 1, name);
+	sqlite3_bind_int(s, 2, SL_ID_SHORT_LEN);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		if (!(*n)++)
+			snprintf(one, one_n, "%s", (const char *)sqlite3_column_text(s, 0));
+		if (*n <= 6)
+			sl_buf_addf(ids, "%s%s (%s, %s)", *n > 1 ? ", " : "",
+				    sqlite3_column_text(s, 0), sqlite3_column_text(s, 1),
+				    sqlite3_column_text(s, 2));
 	}
+	if (*n > 6)
+		sl_buf_puts(ids, ", ...");
 	sqlite3_finalize(s);
-	sl_err_set(err, SL_EAMBIGUOUS, "run prefix '%s' is ambiguous (%s); give more characters",
-		   prefix, sl_buf_cstr(&b));
-	sl_buf_release(&b);
-	return SL_EAMBIGUOUS;
+	return 0;
+}
+
+/* The latest run of work order `name` into one[], or "" when it has none. */
+static int name_wo(struct store *st, const char *name, char *one, size_t one_n,
+		   struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	one[0] = '\0';
+	if ((error = store__prepare(st, &s, NAME_WO_SQL, err)) != 0)
+		return error;
+	store__bind_text(s, 1, name);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		snprintf(one, one_n, "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int store_run_resolve(struct store *st, const char *name, char *id, size_t n,
+		      struct sl_err *err)
+{
+	struct sl_buf ids = SL_BUF_INIT;
+	int error, count = 0;
+
+	if (!name || !*name)
+		return sl_err_set(err, SL_EINVALID, "no run given; name a run by its id, a unique "
+				  "prefix, its branch's suffix or its work order");
+	if ((error = name_wo(st, name, id, n, err)) != 0 || id[0] ||
+	    (error = name_matches(st, name, &ids, id, n, &count, err)) != 0)
+		goto out;
+	if (!count)
+		error = sl_err_set(err, SL_ENOTFOUND,
+				   "no run '%s' (by id, prefix, branch or work order); see 'sluice "
+				   "runs' for the run ids", name);
+	else if (count > 1)
+		error = sl_err_set(err, SL_EAMBIGUOUS,
+				   "run name '%s' is ambiguous: %s; give more characters or the "
+				   "full id", name, sl_buf_cstr(&ids));
+out:
+	if (error)
+		id[0] = '\0';
+	sl_buf_release(&ids);
+	return error;
 }
 
 int store_run_get(struct store *st, const char *id, struct store_run *out, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
+	char full[128];
 	int error, rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!id || !*id)
-		return sl_err_set(err, SL_EINVALID, "no run given; name a run by its id or a prefix");
-	if ((error = store__prepare(st, &s,
-				    "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1 OR "
-				    "substr(id, 1, length(?1)) = ?1 ORDER BY id = ?1 DESC LIMIT 2",
+		return store_run_resolve(st, id, full, sizeof(full), err);
+	if ((error = store__prepare(st, &s, "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1",
 				    err)) != 0)
 		goto out;
 	store__bind_text(s, 1, id);
-	if ((rc = sqlite3_step(s)) != SQLITE_ROW) {
-		error = rc == SQLITE_DONE
-				? sl_err_set(err, SL_ENOTFOUND,
-					     "no run '%s'; see 'sluice runs' for the run ids", id)
-				: store__fail(st, err, "cannot read runs");
+	if ((rc = sqlite3_step(s)) == SQLITE_DONE) {
+		/* not a full id: the names people use (store_run_resolve) */
+		if ((error = store_run_resolve(st, id, full, sizeof(full), err)) != 0)
+			goto out;
+		sqlite3_reset(s);
+		store__bind_text(s, 1, full);
+		rc = sqlite3_step(s);
+	}
+	if (rc != SQLITE_ROW) {
+		error = rc == SQLITE_DONE ? sl_err_set(err, SL_ENOTFOUND, "no run '%s'", id)
+					  : store__fail(st, err, "cannot read runs");
 		goto out;
 	}
-	if ((error = read_run(s, out, err)) != 0)
-		goto out;
-	if (strcmp(out->id, id) && sqlite3_step(s) == SQLITE_ROW) {
-		store_run_release(out);
-		sqlite3_finalize(s);
-		s = NULL;
-		error = matches_message(st, id, err);
-	}
+	error = read_run(s, out, err);
 out:
 	sqlite3_finalize(s);
 	return error;
@@ -484,6 +547,27 @@ char *store_attempt_agent(struct store *st, const char *run_id, int n)
 		out = strdup((const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	return out;
+}
+
+int store_attempt_head(struct store *st, const char *run_id, int n, char *head, size_t len,
+		       struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	head[0] = '\0';
+	if ((error = store__prepare(st, &s, "SELECT head_commit FROM attempts WHERE run_id = ? "
+					    "AND n = ? AND head_commit IS NOT NULL", err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_id);
+	sqlite3_bind_int(s, 2, n);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		snprintf(head, len, "%s", (const char *)sqlite3_column_text(s, 0));
+	else
+		error = sl_err_set(err, SL_ENOTFOUND, "run '%s' has no attempt %d with a commit "
+				   "(see 'sluice show %s')", run_id, n, run_id);
+	sqlite3_finalize(s);
+	return error;
 }
 
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,

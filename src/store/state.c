@@ -36,9 +36,10 @@ static const struct run_state_info states[RUN_STATE_COUNT] = {
 	[RUN_REVIEWING] = { "reviewing", 0, 0, 1, 0, 1, RUN_STEP_REVIEW,
 			    OPEN | RETRY | S(APPROVED) | S(AWAITING_REVIEW) | S(REJECTED) |
 				    S(REPORTED) },
+	/* queued, resolving, merge_conflict: a person asked for changes (the retry rules) */
 	[RUN_AWAITING_REVIEW] = { "awaiting_review", 0, 0, 0, 1, 1, RUN_STEP_NONE,
-				  OPEN | S(APPROVED) | S(REJECTED) | S(FAILED) |
-					  S(REPORTED) },
+				  OPEN | S(APPROVED) | S(REJECTED) | S(FAILED) | S(REPORTED) |
+					  S(QUEUED) | S(RESOLVING) | S(MERGE_CONFLICT) },
 	/* approved: in the merge train (DESIGN.md 7b) until it lands or leaves */
 	/* building: red on its own merge with nothing new on the target (the retry rules) */
 	[RUN_APPROVED] = { "approved", 0, 0, 1, 0, 1, RUN_STEP_LAND,

@@ -229,12 +229,24 @@ struct store_run {
 int store_run_insert(struct store *st, const struct store_run *run, struct sl_err *err);
 
 /*
- * Look a run up by its full id or a unique prefix. SL_ENOTFOUND,
- * SL_EAMBIGUOUS (the message lists the matches); SL_ERROR for a state or
- * mode this sluice does not know. *out is the caller's: store_run_release().
+ * Look a run up by any name a person uses for it (store_run_resolve()).
+ * SL_ENOTFOUND, SL_EAMBIGUOUS (the message lists the matches); SL_ERROR for
+ * a state or mode this sluice does not know. *out is the caller's:
+ * store_run_release().
  */
-int store_run_get(struct store *st, const char *id_or_prefix, struct store_run *out,
+int store_run_get(struct store *st, const char *name, struct store_run *out,
 		  struct sl_err *err);
+
+/*
+ * The full id of the run `name` names, into id[n]: its full id; a work-order
+ * id (that work order's latest run); else the one run whose id it begins,
+ * whose random part it is (the suffix of the branch name, run/W1-vb5n92jk:
+ * vb5n92jk) or whose branch it names (with or without "run/").
+ * SL_ENOTFOUND; SL_EAMBIGUOUS when it names several (the message lists up
+ * to six, with their work orders and states); SL_EINVALID for "".
+ */
+int store_run_resolve(struct store *st, const char *name, char *id, size_t n,
+		      struct sl_err *err);
 
 /*
  * Move a run from `from` to `to` with a reason, in its own transaction (or
@@ -341,6 +353,9 @@ int store_jobs_of_run(struct store *st, const char *run_id, struct store_job **o
 void store_job_release(struct store_job *j);
 void store_jobs_free(struct store_job *v, size_t n);
 
+/* The head commit attempt n of a run recorded (hex, into head[len]); SL_ENOTFOUND when none. */
+int store_attempt_head(struct store *st, const char *run_id, int n, char *head, size_t len,
+		       struct sl_err *err);
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err);
 
