@@ -224,7 +224,8 @@ out:
  * A person's request for changes follows the retry rules as the reviewer's
  * does (docs/builders.md "Retry rules"), but never ends the work order:
  * when the rules allow no other attempt, nothing is done (SL_EINVALID) and
- * the person approves, rejects, or adds rules. *d: the decision. A
+ * the person approves, rejects, or adds rules. Without any rule, each
+ * request gets its attempt: the person decides each time. *d: the decision. A
  * resolution spends one of merge.resolve_attempts instead (d unused).
  */
 static int changes_allowed(struct step *s, struct build_retry_decision *d, struct sl_err *err)
@@ -242,6 +243,14 @@ static int changes_allowed(struct step *s, struct build_retry_decision *d, struc
 		return error;
 	if (d->retry)
 		return 0;
+	if (!s->ctx->cfg->nretry) {
+		/* no rules: a person in the loop asks for each attempt, so each is granted */
+		d->retry = 1;
+		d->next_attempt = s->run.attempt + 1;
+		snprintf(d->reason, sizeof(d->reason), "attempt %d follows (no retry rules: a "
+			 "person's request is granted)", d->next_attempt);
+		return 0;
+	}
 	return sl_err_set(err, SL_EINVALID,
 			  "run '%s' is on the last attempt its retry rules allow (%s); nothing was "
 			  "done: approve it, reject it, or add a retry rule (docs/builders.md)",

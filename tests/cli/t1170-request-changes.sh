@@ -4,7 +4,8 @@
 # reviewer's request_changes, under the same retry rules; the work order is
 # not failed and no `rejected` notification is queued. Refused (nothing
 # done) without a message, for a run in another state, with a --head the run
-# no longer has, and when the retry rules allow no other attempt.
+# no longer has, and when the retry rules allow no other attempt (without
+# any rule, a person's request is always granted: the person decides each time).
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'setup: a manual reviewer, retry rules up to attempt 3' '
@@ -77,6 +78,22 @@ test_expect_success 'on the last attempt the retry rules allow, it is refused' '
 	sluice -C repo approve $run &&
 	sluice -C repo tick &&
 	test "$(state_of repo $run)" = merged
+'
+
+test_expect_success 'without any retry rule, each request of a person gets its attempt' '
+	sluice_repo norules &&
+	cp "$BUILDERS/W1.sh" "$BUILDERS/W2.sh" &&
+	wo norules W2 &&
+	sluice -C norules tick >out &&
+	run=$(run_of norules W2) &&
+	sluice -C norules request-changes $run -m "first ask" &&
+	sluice -C norules tick &&
+	test "$(state_of norules $run)" = awaiting_review &&
+	sluice -C norules request-changes $run -m "second ask" &&
+	sluice -C norules tick &&
+	test "$(state_of norules $run)" = awaiting_review &&
+	test_grep "second ask" norules/.system/runs/$run/attempts/3/prompt.md &&
+	test "$(grep -c "^attempt" norules/.system/runs/$run/worktree/notes.txt)" = 3
 '
 
 test_expect_success 'request-changes of a run not awaiting review is refused' '
