@@ -12,10 +12,15 @@
 // linked: the answer is printed "# request-changes: ..."); a screenshot of
 // each page into $DESK_ARTIFACTS. Each check prints "ok - ..." or throws.
 //
-// Environment: MAN_URL, DESK_URL (the printed addresses), MAN_RUN, DESK_RUN,
-// DESK_FAILED, DESK_ARTIFACTS, DESK_PROFILE, CHROMIUM.
+// LIVE_RUN is being built: its builder printed a line and waits for the file
+// LIVE_GO; the open run page must show the next line without a reload.
+//
+// Environment: MAN_URL, DESK_URL, LIVE_URL (the printed addresses), MAN_RUN,
+// DESK_RUN, DESK_FAILED, LIVE_RUN, LIVE_GO, DESK_ARTIFACTS, DESK_PROFILE,
+// CHROMIUM.
 "use strict";
 const puppeteer = require("puppeteer-core");
+const fs = require("fs");
 const path = require("path");
 
 const env = (k) => {
@@ -119,9 +124,10 @@ async function deskPages(page, origin) {
 	check(await page.$("#queue.board .column") !== null, "the queue is a board of columns");
 	const fits = await page.evaluate(() => {
 		const s = document.querySelector("main svg");
-		return !s || s.getBoundingClientRect().right <= document.documentElement.clientWidth + 1;
+		return !!s && !!s.getAttribute("viewBox") &&
+			s.getBoundingClientRect().right <= document.documentElement.clientWidth + 1;
 	});
-	check(fits, "the dependency graph fits the page");
+	check(fits, "the dependency graph fits the page (scaled by its viewBox)");
 	await shot(page, "queue", true);
 	await page.goto(`${origin}/runs`, { waitUntil: "load" });
 	await shot(page, "runs");
@@ -138,6 +144,25 @@ async function deskPages(page, origin) {
 	await shot(page, "run-failed", true);
 	await page.goto(`${origin}/audit`, { waitUntil: "load" });
 	await shot(page, "audit");
+}
+
+// The builder's log while it runs: the page fetches it again by itself.
+async function liveLog(page) {
+	const origin = await signIn(page, env("LIVE_URL"));
+	const run = env("LIVE_RUN");
+	await page.goto(`${origin}/runs/${run}`, { waitUntil: "load" });
+	check(await page.$("#builder-log[data-poll]") !== null &&
+		(await text(page, "#builder-log")).includes("step one of L"),
+		"the run page of a run being built shows its builder's log, open");
+	await shot(page, "run-building");
+	await page.evaluate(() => { window.deskMark = "not reloaded"; });
+	fs.writeFileSync(env("LIVE_GO"), "go\n");
+	await page.waitForFunction(() => {
+		const l = document.getElementById("builder-log");
+		return l && l.textContent.includes("step two of L");
+	}, { timeout: 300000, polling: 200 });
+	check(await page.evaluate(() => window.deskMark === "not reloaded"),
+		"the builder's log grew on the open page, without a reload");
 }
 
 (async () => {
@@ -160,6 +185,7 @@ async function deskPages(page, origin) {
 		await requestChanges(page, man, env("MAN_RUN"));
 		const desk = await signIn(page, env("DESK_URL"));
 		await deskPages(page, desk);
+		await liveLog(page);
 	} catch (e) {
 		console.log(`not ok - ${e.message}`);
 		failed = true;

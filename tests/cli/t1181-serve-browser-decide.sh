@@ -74,9 +74,25 @@ test_expect_success 'setup: a desk with a command reviewer: D asked for changes 
 	echo $rd >rd && echo $rf >rf && serve_up s desk
 '
 
+test_expect_success 'setup: a run being built, its builder waiting for a file (bounded)' '
+	sluice_repo live &&
+	cat >"$BUILDERS/L.sh" <<-EOS &&
+	echo "step one of L"
+	$(wait_until_sh "[ -f \"$TRASH/go\" ]")
+	echo "step two of L"
+	echo two >l.txt
+	EOS
+	wo live L &&
+	("$SLUICE" -C live tick >live-tick.out 2>&1 & echo $! >live-tick.pid) &&
+	wait_until "[ -n \"\$(run_of live L)\" ] && grep -q \"step one of L\" live/.system/runs/\$(run_of live L)/builder.log 2>/dev/null" 300 &&
+	run_of live L >rl && serve_up l live
+'
+test_when_finished "touch '$TRASH/go'; kill \$(cat '$TRASH/l.pid' 2>/dev/null) 2>/dev/null"
+
 test_expect_success 'in Chromium: the run page decides, single-spaced; request changes; the board' '
 	rm -rf "$ARTIFACTS" && mkdir -p "$ARTIFACTS" &&
 	if ! MAN_URL=$(cat m.url) DESK_URL=$(cat s.url) MAN_RUN=$(cat rm) DESK_RUN=$(cat rd) \
+		LIVE_URL=$(cat l.url) LIVE_RUN=$(cat rl) LIVE_GO="$TRASH/go" \
 		DESK_FAILED=$(cat rf) DESK_ARTIFACTS="$ARTIFACTS" DESK_PROFILE="$TRASH/profile" \
 		CHROMIUM="$CHROMIUM" NODE_PATH="$BROWSER_MODULES" \
 		node "$SLUICE_SOURCE_DIR/tests/browser/decide.js" >decide.out 2>&1
@@ -87,11 +103,18 @@ test_expect_success 'in Chromium: the run page decides, single-spaced; request c
 	test_grep -v "^not ok" decide.out &&
 	test_grep "^ok - single-spaced" decide.out &&
 	test_grep "^ok - the diff is on the run page, above the actions" decide.out &&
-	test_grep "^# request-changes: " decide.out
+	test_grep "^# request-changes: " decide.out &&
+	test_grep "^ok - the builder.s log grew on the open page" decide.out
+'
+
+test_expect_success 'the live run was built to the end' '
+	wait_until "! kill -0 $(cat live-tick.pid) 2>/dev/null" 600 &&
+	test "$(state_of live $(cat rl))" = awaiting_review
 '
 
 test_expect_success 'a screenshot of each page is kept' '
-	for p in queue runs run run-split diff abandon run-reviewed attempts run-failed audit; do
+	for p in queue runs run run-split diff abandon run-reviewed attempts run-failed audit \
+		run-building; do
 		test -s "$ARTIFACTS/$p.png" || return 1
 	done
 '
