@@ -43,9 +43,12 @@ const char serve__css[] =
 /*
  * The pages follow the event stream: each event goes into the "live" list
  * (as text, never as HTML) and the page's <main> is fetched again, unless
- * the person is typing in an action's form or reading an opened file of a
- * diff (a filter's fields do not count). The ?done= of an action's redirect
- * is taken off the address at once, so that a refresh does not say it again.
+ * the person is typing in an action's form or reading a file of a diff they
+ * opened (a filter's fields, and the details the desk opened itself,
+ * data-auto, do not count). The ?done= of an action's redirect is taken off
+ * the address at once, so that a refresh does not say it again. The
+ * builder's log of a run being built (<pre id="builder-log" data-poll>) is
+ * fetched again every two seconds, as text: builders write no events.
  */
 const char serve__js[] =
 	"\"use strict\";\n"

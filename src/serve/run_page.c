@@ -337,6 +337,7 @@ static long long artifact_bytes(struct req *r, const char *run, json_t *a)
 static void artifacts(struct req *r, struct artifact_page *p, json_t *d)
 {
 	const char *id = js(json_object_get(d, "run"), "id");
+	long long bytes;
 	json_t *a;
 	size_t i;
 
@@ -348,8 +349,10 @@ static void artifacts(struct req *r, struct artifact_page *p, json_t *d)
 		artifact_put_esc(p, js(a, "name"));
 		artifact_put(p, "\">");
 		artifact_put_esc(p, js(a, "name"));
-		artifact_putf(p, "</a> <span class=\"muted\">%lld bytes</span></li>\n",
-			      artifact_bytes(r, id, a));
+		if ((bytes = artifact_bytes(r, id, a)) >= 0)
+			artifact_putf(p, "</a> <span class=\"muted\">%lld bytes</span></li>\n", bytes);
+		else
+			artifact_put(p, "</a> <span class=\"muted\">(not readable here)</span></li>\n");
 	}
 	artifact_put(p, "</ul>\n");
 }

@@ -83,11 +83,12 @@ void serve__page_end(struct req *r, struct artifact_page *p);
 /*
  * A form posting `action` for a run (the dossier's "run" object), with the
  * CSRF token and what the page shows of the run (head, attempt, state: the
- * action checks them, serve/actions.c); `comment` adds a text field.
+ * action checks them, serve/actions.c); `comment`: 0 none, 1 an optional
+ * line, 2 a required line, 3 a required box. The button's class is the
+ * action's name (the style tells them apart).
  */
 void serve__action_form(struct req *r, struct artifact_page *p, json_t *run,
 			const char *action, const char *label, int comment);
-/* comment: 0 none, 1 an optional line, 2 a required line, 3 a required box. */
 /* Abandon's button: it opens the page that asks (GET /runs/<id>/abandon). */
 void serve__abandon_button(struct req *r, struct artifact_page *p, json_t *run);
 
