@@ -75,11 +75,35 @@ static json_t *newest_with(json_t *d, const char *key, json_int_t *n)
 	return NULL;
 }
 
+/*
+ * The log a gate's entry names, if it is one sluice writes: gates/<name>.log
+ * or attempts/<n>/gates/<name>.log of that gate. gates.json lies in the run
+ * folder, where a builder could rewrite it to name another file (its
+ * worktree's): that is not shown.
+ */
+static int gate_log_ok(const char *log, const char *name)
+{
+	size_t n = strlen(name), l = strlen(log);
+
+	if (!n || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != n)
+		return 0;
+	if (!strncmp(log, "attempts/", 9)) {
+		log += 9;
+		log += strspn(log, "0123456789");
+		if (*log++ != '/')
+			return 0;
+		l = strlen(log);
+	}
+	return l == n + 10 && !strncmp(log, "gates/", 6) && !strncmp(log + 6, name, n) &&
+	       !strcmp(log + 6 + n, ".log");
+}
+
 /* A failing gate's output: the tail of its log, escaped, in the page. */
 static void gate_log(struct req *r, struct artifact_page *p, const char *run, json_t *g)
 {
 	const char *log = js(g, "log");
-	char *text = *log ? serve__run_file(r, run, log, GATE_TAIL, 1) : NULL;
+	char *text = gate_log_ok(log, js(g, "name")) ? serve__run_file(r, run, log, GATE_TAIL, 1)
+						     : NULL;
 
 	artifact_put(p, "<tr class=\"gate-out\"><td colspan=\"4\">");
 	if (*js(g, "error")) {

@@ -130,6 +130,18 @@ test_expect_success 'a failed gate: its output inline, escaped, on the run page'
 	test_grep -v "<b>boom" page
 '
 
+test_expect_success 'a gates.json rewritten to name another file shows no file' '
+	rf=$(cat rf) &&
+	echo SECRET-ABC >desk/.system/runs/$rf/secret.txt &&
+	for f in desk/.system/runs/$rf/attempts/*/gates.json; do
+		sed -i "s|\"log\": *\"[^\"]*\"|\"log\": \"secret.txt\"|" "$f" || return 1
+	done &&
+	grep -q secret.txt desk/.system/runs/$rf/attempts/2/gates.json &&
+	get s "/runs/$rf" >page && test "$(status)" = 200 &&
+	test_grep -v SECRET-ABC page &&
+	test_grep "its output is not kept" page
+'
+
 test_expect_success 'the builder log of an attempt, as text' '
 	get s "/runs/$(cat rd)/log" >log && test "$(status)" = 200 &&
 	test_grep "building D, attempt 2" log &&
