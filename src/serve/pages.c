@@ -59,7 +59,8 @@ const char *serve__ago(char *buf, size_t n, int64_t ms)
 static const char *cli_command(const char *s)
 {
 	static const char *const verbs[] = { "sluice approve", "sluice reject", "sluice retry",
-					     "sluice abandon", "sluice request-changes", NULL };
+					     "sluice abandon", "sluice request-changes",
+					     "sluice show", NULL };
 	const char *at = NULL, *f;
 
 	for (const char *const *v = verbs; *v; v++)
@@ -68,13 +69,28 @@ static const char *cli_command(const char *s)
 	return at;
 }
 
+/* Cut the end of text[0, *end): separators, then a "then" they leave. */
+static void trim_end(char *text, size_t *end)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		while (*end > 0 && strchr(" ;,:'(", text[*end - 1]))
+			text[--*end] = '\0';
+		if (!k && *end >= 4 && !strcmp(text + *end - 4, "then") &&
+		    (*end == 4 || strchr(" ;,:", text[*end - 5])))
+			text[*end -= 4] = '\0';
+	}
+}
+
 /*
  * A reason on the desk: the repository's absolute path left out (paths
  * relative to it), and from the first command of the CLI on, which the
- * buttons stand for, cut ("waiting for a person: 'sluice approve ..." is
- * "waiting for a person: see below").
+ * page and its buttons stand for, cut, `tail` said instead ("waiting for a
+ * person: 'sluice approve ..." reads "waiting for a person: see below").
  */
-void serve__put_reason(struct req *r, struct artifact_page *p, const char *reason)
+void serve__put_reason_tail(struct req *r, struct artifact_page *p, const char *reason,
+			    const char *tail)
 {
 	const char *root = r->sv->ctx->repo.root, *at;
 	const char *cmd = r->sv->read_only ? NULL : cli_command(reason); /* no buttons: keep them */
@@ -84,20 +100,21 @@ void serve__put_reason(struct req *r, struct artifact_page *p, const char *reaso
 
 	if (!text)
 		return;
-	while (end > 0 && strchr(" ;,:'(", text[end - 1]))
-		text[--end] = '\0';
-	if (cmd && end >= 5 && !strcmp(text + end - 5, "then"))
-		text[end -= 5] = '\0';
-	while (end > 0 && strchr(" ;,:'(", text[end - 1]))
-		text[--end] = '\0';
+	if (cmd)
+		trim_end(text, &end);
 	for (w = text; rl && (at = strstr(w, root)) != NULL; w = (char *)at + rl + (at[rl] == '/'))
 		sl_buf_add(&b, w, (size_t)(at - w));
 	sl_buf_puts(&b, w);
-	if (cmd)
-		sl_buf_puts(&b, cmd == reason ? "decide below" : ": decide below");
+	if (cmd && *tail)
+		sl_buf_addf(&b, "%s%s", end ? ": " : "", tail);
 	artifact_put_esc(p, sl_buf_cstr(&b));
 	sl_buf_release(&b);
 	free(text);
+}
+
+void serve__put_reason(struct req *r, struct artifact_page *p, const char *reason)
+{
+	serve__put_reason_tail(r, p, reason, "see below");
 }
 
 void serve__action_form(struct req *r, struct artifact_page *p, json_t *run,

@@ -174,7 +174,7 @@ static void desk_next(struct req *r, struct artifact_page *p, json_t *d)
 				"again with your comment) or reject.</p>\n");
 	else if (s == RUN_MERGE_CONFLICT && *js(d, "next")) {
 		artifact_put(p, "<h3>What to do next</h3>\n<p class=\"next\">In a terminal: ");
-		serve__put_reason(r, p, js(d, "next"));
+		serve__put_reason_tail(r, p, js(d, "next"), "");
 		artifact_put(p, "; then Retry below (the resolution is gated and reviewed again), "
 				"or Abandon.</p>\n");
 	}

@@ -136,6 +136,9 @@ int runner_request_changes(struct sl_ctx *ctx, const char *run, const char *head
 
 /* A reason as the desk shows it: no terminal command, no absolute path (serve/pages.c). */
 void serve__put_reason(struct req *r, struct artifact_page *p, const char *reason);
+/* The same, `tail` ("": nothing) said where a command was cut. */
+void serve__put_reason_tail(struct req *r, struct artifact_page *p, const char *reason,
+			    const char *tail);
 /* "3 min ago" for a time in ms since the epoch (0: "-") into buf. */
 const char *serve__ago(char *buf, size_t n, int64_t ms);
 

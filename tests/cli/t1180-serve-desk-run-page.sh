@@ -176,6 +176,7 @@ test_expect_success 'Request changes: a button with a comment box; a comment is 
 	test_grep "<textarea name=\"comment\"" page &&
 	test_grep "id=\"request-changes-$rm_\"" page &&
 	test_grep -v "sluice approve" page &&
+	test_grep "<p id=\"reason\">waiting for a person: see below</p>" page &&
 	post m "/runs/$rm_/request-changes" "$(form page)" >out && test "$(status)" = 400 &&
 	test "$(state_of man $rm_)" = awaiting_review
 '
