@@ -48,11 +48,13 @@ test_expect_success 'setup: D reviewed twice (changes asked, then approved), F f
 	sluice_repo desk "reviewer:" "  mode: command" "  command: [sh, $BUILDERS/review.sh]" \
 		"gates:" "  check: [sh, -c, '\''if [ -f fail.txt ]; then echo \"<b>boom</b> at line 1\"; exit 3; fi'\'']" \
 		"retry:" "  - exit: 2" &&
-	seq -f "the number %g here" 1 10 >desk/lines.txt && git -C desk add lines.txt && git -C desk commit -q -m lines &&
+	seq -f "the number %g here" 1 10 >desk/lines.txt && sed -i "7s/.*/the café here/" desk/lines.txt &&
+	git -C desk add lines.txt && git -C desk commit -q -m lines &&
 	cat >"$BUILDERS/D.sh" <<-\EOS &&
 	echo "building D, attempt $SLUICE_ATTEMPT"
 	if [ "$SLUICE_ATTEMPT" = 1 ]; then sed -i "5s/.*/the number V here/" lines.txt
 	else sed -i "5s/.*/the number five here/" lines.txt; fi
+	sed -i "7s/.*/the cafè here/" lines.txt
 	echo "D rewrote line five" >"$SLUICE_RUN_DIR/summary.md"
 	EOS
 	cat >"$BUILDERS/F.sh" <<-\EOS &&
@@ -88,6 +90,7 @@ test_expect_success 'the run page: the diff itself, above the actions, with line
 	test_grep "<table class=\"diff unified\"" page &&
 	test_grep "<td class=\"ln\">5</td>" page &&
 	test_grep "the number <mark>five</mark> here" page &&
+	test_grep "the caf<mark>é</mark> here" page && test_grep "the caf<mark>è</mark> here" page &&
 	test_grep "<details class=\"file\" open data-auto" page &&
 	diff_at=$(grep -n "<table class=\"diff" page | head -n 1 | cut -d: -f1) &&
 	crit_at=$(grep -n "id=\"criteria\"" page | head -n 1 | cut -d: -f1) &&
