@@ -337,7 +337,8 @@ static void view_link(struct artifact_page *p, const char *base, const char *ext
 	artifact_putf(p, "?view=%s%s%s", split ? "split" : "unified", expand ? "&amp;expand=all" : "",
 		      extra ? "&amp;" : "");
 	artifact_put_esc(p, extra ? extra : "");
-	artifact_putf(p, "\">%s</a>", label);
+	/* on a run's page, back to its diff rather than to the top */
+	artifact_putf(p, "%s\">%s</a>", strstr(base, "/diff") ? "" : "#diff", label);
 }
 
 void serve__diff_views(struct artifact_page *p, const char *base, const char *extra, int split,
