@@ -226,4 +226,10 @@ test_expect_success 'the queue is a board grouped by state, with titles and rela
 	test_grep "ago</span>" page
 '
 
+test_expect_success 'the servers stop on SIGTERM, with no sanitizer report' '
+	kill $(cat s.pid m.pid) &&
+	wait_until "! kill -0 $(cat s.pid) 2>/dev/null && ! kill -0 $(cat m.pid) 2>/dev/null" 300 &&
+	test_grep -v "runtime error\|Sanitizer" s.out && test_grep -v "runtime error\|Sanitizer" m.out
+'
+
 test_done
