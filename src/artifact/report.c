@@ -257,11 +257,13 @@ static void html_graph(struct artifact_page *p, struct report *r)
 		h = r->wos[i].y + 70 > h ? r->wos[i].y + 70 : h;
 	}
 	artifact_put(p, "<h2>Dependency graph</h2>\n");
+	/* the viewBox lets a narrower page (the desk's) scale the graph down to fit */
 	artifact_putf(p, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-	     "role=\"img\" aria-label=\"work-order dependency graph\">\n<defs><marker id=\"arrow\" "
+	     "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"work-order dependency graph\">\n"
+	     "<defs><marker id=\"arrow\" "
 	     "viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\" "
 	     "orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#616161\"/></marker></defs>\n",
-	     w, h);
+	     w, h, w, h);
 	svg_edges(p, r);
 	for (i = 0; i < r->nwos; i++) {
 		struct wo *n = &r->wos[i];

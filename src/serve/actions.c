@@ -58,8 +58,9 @@ static int read_seen(struct req *r, struct form_seen *f, const char **why)
 
 /* Call the runner's command for `action`. */
 static int act(struct req *r, const char *run, const char *action, const char *c,
-	       const struct runner_seen *seen, struct sl_err *err)
+	       const struct form_seen *f, struct sl_err *err)
 {
+	const struct runner_seen *seen = &f->seen;
 	struct sl_ctx *ctx = r->sv->ctx;
 	char next[64];
 
@@ -73,12 +74,18 @@ static int act(struct req *r, const char *run, const char *action, const char *c
 		return runner_retry_seen(ctx, run, next, sizeof(next), seen, err);
 	if (!strcmp(action, "abandon"))
 		return runner_abandon_seen(ctx, run, 0, seen, err);
+	if (!strcmp(action, "request-changes") && !c)
+		return sl_err_set(err, SL_EINVALID, "a request for changes needs a comment: say "
+				  "what to change");
+	if (!strcmp(action, "request-changes"))
+		return runner_request_changes_seen(ctx, run, c, seen, err);
 	return sl_err_set(err, SL_ENOTFOUND, "no action '%s'", action);
 }
 
 void serve__action(struct req *r, const char *run, const char *action)
 {
-	static const char *const known[] = { "approve", "reject", "retry", "abandon", NULL };
+	static const char *const known[] = { "approve", "reject", "retry", "abandon",
+					     "request-changes", NULL };
 	struct sl_err err = SL_ERR_INIT;
 	struct form_seen f = { .seen = RUNNER_SEEN_INIT };
 	char comment[COMMENT_MAX];
@@ -89,7 +96,8 @@ void serve__action(struct req *r, const char *run, const char *action)
 	for (k = known; *k && strcmp(*k, action); k++)
 		;
 	if (!*k) {
-		serve__error(r, 404, "no action '%s': approve, reject, retry or abandon", action);
+		serve__error(r, 404, "no action '%s': approve, request-changes, reject, retry or "
+			     "abandon", action);
 		return;
 	}
 	if (read_seen(r, &f, &why) != 0) {
@@ -99,14 +107,45 @@ void serve__action(struct req *r, const char *run, const char *action)
 	}
 	if (c && !*c)
 		c = NULL;
-	rc = act(r, run, action, c, &f.seen, &err);
+	rc = act(r, run, action, c, &f, &err);
 	if (rc == SL_ENOTFOUND || rc == SL_EAMBIGUOUS) {
 		serve__error(r, 404, "%s", err.msg);
+	} else if (r->status == 501) {
+		serve__error(r, 501, "%s", err.msg);
 	} else if (rc) {
 		/* refused: a bad form (400), or what the run is now does not allow it (409) */
-		r->status = !strcmp(action, "reject") && !c ? 400 : 409;
+		r->status = (!strcmp(action, "reject") || !strcmp(action, "request-changes")) && !c
+			? 400 : 409;
 		serve__run_page(r, run, err.msg);
 	} else {
 		serve__redirect(r, "/runs/%s?done=%s", run, action);
 	}
+}
+
+void serve__abandon_page(struct req *r, const char *run)
+{
+	struct artifact_page p = { &r->out, 0 };
+	struct sl_err err = SL_ERR_INIT;
+	json_t *d = NULL, *rj;
+	int rc = artifact_dossier(r->sv->ctx, run, &d, &err);
+
+	if (rc) {
+		serve__error(r, rc == SL_ENOTFOUND || rc == SL_EAMBIGUOUS ? 404 : 500, "%s", err.msg);
+		return;
+	}
+	rj = json_object_get(d, "run");
+	serve__page_begin(r, &p, "abandon");
+	artifact_put(&p, "<h2>Abandon run <code>");
+	artifact_put_esc(&p, json_string_value(json_object_get(rj, "id")));
+	artifact_put(&p, "</code>?</h2>\n<p>It is ");
+	artifact_badge(&p, json_string_value(json_object_get(rj, "state")));
+	artifact_putf(&p, " on attempt %lld. Abandoned, it is never built or merged again; its "
+			  "branch and artifacts stay.</p>\n<div class=\"actions\">",
+		      (long long)json_integer_value(json_object_get(rj, "attempt")));
+	serve__action_form(r, &p, rj, "abandon", "Abandon it", 0);
+	artifact_put(&p, "<a class=\"cancel\" href=\"/runs/");
+	artifact_put_esc(&p, json_string_value(json_object_get(rj, "id")));
+	artifact_put(&p, "\">No, back to the run</a></div>\n");
+	serve__page_end(r, &p);
+	json_decref(d);
 }

@@ -6,21 +6,49 @@ const char serve__css[] =
 	"nav a{margin-right:10px}main{max-width:1200px}"
 	"aside{margin-top:24px;border-top:1px solid #ddd}#live{font:12px monospace;color:#555}"
 	".error{color:#c62828}.ok{color:#2e7d32}#notice{padding:6px;border:1px solid #ddd}"
-	"form.action{display:inline-block;margin:4px 8px 4px 0}"
+	"form.action{display:inline-block;margin:4px 8px 4px 0;vertical-align:top}"
+	".actions{margin:16px 0;padding:8px;border-top:2px solid #ddd;border-bottom:2px solid #ddd}"
+	".actions button{font-size:14px;padding:6px 14px;border-radius:4px;cursor:pointer}"
+	"button.approve{background:#2e7d32;color:#fff;border:1px solid #1b5e20;font-weight:bold}"
+	"button.request-changes{background:#fff8e1;color:#6d4c00;border:1px solid #f9a825}"
+	"button.reject{background:#fff;color:#c62828;border:2px solid #c62828}"
+	"button.abandon{background:none;color:#616161;border:1px dashed #9e9e9e}"
+	"button.retry{background:#e3f2fd;color:#0d47a1;border:1px solid #1565c0}"
+	".actions textarea{font:13px sans-serif;vertical-align:top}a.cancel{margin-left:12px}"
 	"pre{background:#fafafa;border:1px solid #eee;padding:8px;overflow:auto;max-height:40em}"
-	"pre.diff span{display:block;white-space:pre}pre.diff .a{background:#e8f5e9}"
-	"pre.diff .d{background:#ffebee}pre.diff .h{color:#6a1b9a}"
+	".diffwrap{overflow-x:auto;border:1px solid #eee}"
+	"table.diff{border-collapse:collapse;font:12px/16px monospace;width:100%}"
+	"table.diff td{padding:0 6px;border:0;vertical-align:top;white-space:pre}"
+	"table.diff.split td.code{white-space:pre-wrap;word-break:break-all;width:50%}"
+	"table.diff td.ln{color:#999;text-align:right;width:1%;user-select:none}"
+	"table.diff td.s{width:1%;color:#999;user-select:none}"
+	"table.diff tr.a td,table.diff td.a{background:#e8f5e9}"
+	"table.diff tr.d td,table.diff td.d{background:#ffebee}"
+	"table.diff tr.a mark,table.diff td.a mark{background:#a5d6a7}"
+	"table.diff tr.d mark,table.diff td.d mark{background:#ef9a9a}"
+	"table.diff td.e{background:#f5f5f5}"
+	"table.diff tr.h td{color:#6a1b9a;background:#f3e5f5}"
 	"details.file{margin:4px 0}details.file summary{cursor:pointer}"
 	".sides{display:grid;grid-template-columns:1fr 1fr;gap:16px}"
 	".side{border:1px solid #ddd;padding:8px;min-width:0}"
+	"tr.gate-out pre{max-height:20em}li.criterion.met b{color:#2e7d32}"
+	"li.criterion.unmet b{color:#c62828}"
+	".board{display:flex;gap:12px;align-items:flex-start;overflow-x:auto}"
+	".column{flex:1 1 0;min-width:12em;background:#f7f7f7;padding:6px;border-radius:4px}"
+	".card{background:#fff;border:1px solid #ddd;border-radius:4px;padding:6px;margin:6px 0;"
+	"font-size:13px}.card .why{color:#555}.ago{color:#777;font-size:12px}"
+	"main svg{max-width:100%;height:auto}"
 	"table.facts th{width:10em}";
 
 /*
  * The pages follow the event stream: each event goes into the "live" list
  * (as text, never as HTML) and the page's <main> is fetched again, unless
- * the person is typing in an action's form or reading an opened file of a
- * diff (a filter's fields do not count). The ?done= of an action's redirect
- * is taken off the address at once, so that a refresh does not say it again.
+ * the person is typing in an action's form or reading a file of a diff they
+ * opened (a filter's fields, and the details the desk opened itself,
+ * data-auto, do not count). The ?done= of an action's redirect is taken off
+ * the address at once, so that a refresh does not say it again. The
+ * builder's log of a run being built (<pre id="builder-log" data-poll>) is
+ * fetched again every two seconds, as text: builders write no events.
  */
 const char serve__js[] =
 	"\"use strict\";\n"
@@ -36,10 +64,10 @@ const char serve__js[] =
 	"      location.search.replace(/([?&])done=[^&]*&?/, \"$1\").replace(/[?&]$/, \"\"));\n"
 	"  function busy() {\n"
 	"    var a = document.activeElement, i;\n"
-	"    var t = main.querySelectorAll(\"form[method=post] input[type=text]\");\n"
+	"    var t = main.querySelectorAll(\"form[method=post] input[type=text], form[method=post] textarea\");\n"
 	"    if (a && a.form && a.form.method === \"post\") return true;\n"
 	"    for (i = 0; i < t.length; i++) if (t[i].value) return true;\n"
-	"    return main.querySelectorAll(\"details[open]\").length > 0;\n"
+	"    return main.querySelectorAll(\"details[open]:not([data-auto])\").length > 0;\n"
 	"  }\n"
 	"  function refresh() {\n"
 	"    timer = null;\n"
@@ -55,6 +83,21 @@ const char serve__js[] =
 	"      document.body.setAttribute(\"data-refreshed\", String(Date.now()));\n"
 	"    });\n"
 	"  }\n"
+	"  function poll() {\n"
+	"    var pre = document.getElementById(\"builder-log\");\n"
+	"    var url = pre && pre.getAttribute(\"data-poll\");\n"
+	"    if (!url) return;\n"
+	"    fetch(url, {credentials: \"same-origin\"}).then(function (r) {\n"
+	"      return r.ok ? r.text() : null;\n"
+	"    }).then(function (t) {\n"
+	"      var now = document.getElementById(\"builder-log\");\n"
+	"      if (t !== null && now && now.textContent !== t) {\n"
+	"        now.textContent = t;\n"
+	"        now.scrollTop = now.scrollHeight;\n"
+	"      }\n"
+	"    });\n"
+	"  }\n"
+	"  setInterval(poll, 2000);\n"
 	"  es.onopen = function () { if (state) state.textContent = \"live\"; };\n"
 	"  es.onerror = function () { if (state) state.textContent = \"reconnecting\"; };\n"
 	"  es.addEventListener(\"run\", function (ev) {\n"

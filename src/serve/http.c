@@ -339,6 +339,8 @@ static const char *done_notice(const char *done)
 		{ "reject", "rejected" }, /* not a run state */
 		{ "retry", "retried: the next tick carries it on" },
 		{ "abandon", "abandoned" }, /* not a run state */
+		{ "request-changes", "changes requested: the next tick builds it again with your "
+				     "comment" },
 	};
 	size_t i;
 
@@ -365,6 +367,13 @@ static void route_get(struct req *r)
 		serve__diff_page(r, id);
 	else if (rest && !strcmp(rest, "conflict"))
 		serve__conflict_page(r, id);
+	else if (rest && !strcmp(rest, "log"))
+		serve__builder_log(r, id);
+	else if (rest && !strcmp(rest, "abandon") && r->sv->read_only)
+		serve__error(r, 403, "this desk is read-only (sluice serve --read-only): use the "
+			     "sluice commands");
+	else if (rest && !strcmp(rest, "abandon"))
+		serve__abandon_page(r, id);
 	else if (rest && !strncmp(rest, "artifacts/", 10))
 		serve__artifact(r, id, rest + 10);
 	else

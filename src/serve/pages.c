@@ -38,6 +38,85 @@ void serve__page_end(struct req *r, struct artifact_page *p)
 		serve__answer(r, r->status ? r->status : 200, "text/html; charset=utf-8");
 }
 
+const char *serve__ago(char *buf, size_t n, int64_t ms)
+{
+	int64_t s = (sl_now_ms() - ms) / 1000;
+
+	if (ms <= 0)
+		snprintf(buf, n, "-");
+	else if (s < 60)
+		snprintf(buf, n, "%s ago", s < 2 ? "a second" : "seconds");
+	else if (s < 3600)
+		snprintf(buf, n, "%lld min ago", (long long)(s / 60));
+	else if (s < 48 * 3600)
+		snprintf(buf, n, "%lld h ago", (long long)(s / 3600));
+	else
+		snprintf(buf, n, "%lld days ago", (long long)(s / 86400));
+	return buf;
+}
+
+/* Where a command of the CLI starts in a reason ("'sluice approve X' or ..."), or NULL. */
+static const char *cli_command(const char *s)
+{
+	static const char *const verbs[] = { "sluice approve", "sluice reject", "sluice retry",
+					     "sluice abandon", "sluice request-changes",
+					     "sluice show", NULL };
+	const char *at = NULL, *f;
+
+	for (const char *const *v = verbs; *v; v++)
+		if ((f = strstr(s, *v)) && (!at || f < at))
+			at = f;
+	return at;
+}
+
+/* Cut the end of text[0, *end): separators, then a "then" they leave. */
+static void trim_end(char *text, size_t *end)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		while (*end > 0 && strchr(" ;,:'(", text[*end - 1]))
+			text[--*end] = '\0';
+		if (!k && *end >= 4 && !strcmp(text + *end - 4, "then") &&
+		    (*end == 4 || strchr(" ;,:", text[*end - 5])))
+			text[*end -= 4] = '\0';
+	}
+}
+
+/*
+ * A reason on the desk: the repository's absolute path left out (paths
+ * relative to it), and from the first command of the CLI on, which the
+ * page and its buttons stand for, cut, `tail` said instead ("waiting for a
+ * person: 'sluice approve ..." reads "waiting for a person: see below").
+ */
+void serve__put_reason_tail(struct req *r, struct artifact_page *p, const char *reason,
+			    const char *tail)
+{
+	const char *root = r->sv->ctx->repo.root, *at;
+	const char *cmd = r->sv->read_only ? NULL : cli_command(reason); /* no buttons: keep them */
+	size_t rl = strlen(root), end = cmd ? (size_t)(cmd - reason) : strlen(reason);
+	char *text = strndup(reason, end), *w;
+	struct sl_buf b = SL_BUF_INIT;
+
+	if (!text)
+		return;
+	if (cmd)
+		trim_end(text, &end);
+	for (w = text; rl && (at = strstr(w, root)) != NULL; w = (char *)at + rl + (at[rl] == '/'))
+		sl_buf_add(&b, w, (size_t)(at - w));
+	sl_buf_puts(&b, w);
+	if (cmd && *tail)
+		sl_buf_addf(&b, "%s%s", end ? ": " : "", tail);
+	artifact_put_esc(p, sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	free(text);
+}
+
+void serve__put_reason(struct req *r, struct artifact_page *p, const char *reason)
+{
+	serve__put_reason_tail(r, p, reason, "see below");
+}
+
 void serve__action_form(struct req *r, struct artifact_page *p, json_t *run,
 			const char *action, const char *label, int comment)
 {
@@ -59,15 +138,33 @@ void serve__action_form(struct req *r, struct artifact_page *p, json_t *run,
 	artifact_put(p, "<input type=\"hidden\" name=\"state\" value=\"");
 	artifact_put_esc(p, state);
 	artifact_put(p, "\">");
-	if (comment)
+	if (comment == 3)
+		artifact_put(p, "<textarea name=\"comment\" rows=\"3\" cols=\"50\" required "
+				"placeholder=\"what to change (goes into the builder's next prompt)\">"
+				"</textarea><br>");
+	else if (comment)
 		artifact_putf(p, "<input type=\"text\" name=\"comment\" placeholder=\"comment%s\" "
 				 "size=\"40\">", comment > 1 ? " (required)" : "");
-	artifact_putf(p, "<button type=\"submit\" name=\"do\" value=\"%s\" id=\"%s-", action,
-		      action);
+	artifact_putf(p, "<button type=\"submit\" class=\"%s\" name=\"do\" value=\"%s\" id=\"%s-",
+		      action, action, action);
 	artifact_put_esc(p, id);
 	artifact_put(p, "\">");
 	artifact_put_esc(p, label);
 	artifact_put(p, "</button></form>");
+}
+
+/* Abandon's button: a GET of the page that asks (serve__abandon_page), no script needed. */
+void serve__abandon_button(struct req *r, struct artifact_page *p, json_t *run)
+{
+	const char *id = json_string_value(json_object_get(run, "id"));
+
+	if (r->sv->read_only || !id)
+		return;
+	artifact_put(p, "<form method=\"get\" class=\"action\" action=\"/runs/");
+	artifact_put_esc(p, id);
+	artifact_put(p, "/abandon\"><button type=\"submit\" class=\"abandon\" id=\"abandon-");
+	artifact_put_esc(p, id);
+	artifact_put(p, "\">Abandon&hellip;</button></form>");
 }
 
 /* A run's id as a link to its page. */
@@ -82,38 +179,84 @@ static void run_link(struct artifact_page *p, const char *id)
 
 /* ---- the queue ----------------------------------------------------------- */
 
-static void queue_table(struct artifact_page *p, const struct queue_plan *plan)
+/* The newest run of work order `wo`, in a card: its state and how long ago it moved. */
+static void card_run(struct req *r, struct artifact_page *p, const char *wo)
 {
-	size_t i, j;
+	struct sl_err err = SL_ERR_INIT;
+	struct store_run *runs = NULL;
+	size_t n = 0;
+	char ago[48];
 
-	artifact_put(p, "<h2>Queue</h2>\n");
-	if (!plan->n)
-		artifact_put(p, "<p class=\"muted\">no work orders in the inbox</p>\n");
-	else
-		artifact_put(p, "<table id=\"queue\"><tr><th>work order</th><th>title</th><th>state"
-				"</th><th>priority</th><th>depends on</th><th>why (--explain)</th>"
-				"</tr>\n");
-	for (i = 0; i < plan->n; i++) {
-		const struct queue_item *it = &plan->items[i];
-		artifact_put(p, "<tr><td><a href=\"/runs?wo=");
-		artifact_put_esc(p, it->id);
-		artifact_put(p, "\">");
-		artifact_put_esc(p, it->id);
-		artifact_put(p, "</a></td><td>");
-		artifact_put_esc(p, it->title);
-		artifact_put(p, "</td><td>");
-		artifact_badge(p, it->state);
-		artifact_putf(p, "</td><td>%d</td><td>", it->priority);
-		for (j = 0; it->depends_on && it->depends_on[j]; j++) {
+	if (store_runs_page(r->sv->ctx->st, RUN_STATES_ALL, wo, 0, 1, &runs, &n, &err) != 0 || !n) {
+		artifact_put(p, "<span class=\"muted\">no run yet</span>");
+		return;
+	}
+	run_link(p, runs[0].id);
+	artifact_put(p, " ");
+	artifact_badge(p, run_state_name(runs[0].state));
+	artifact_putf(p, " <span class=\"ago\">%s</span>",
+		      serve__ago(ago, sizeof(ago), runs[0].updated_ms));
+	store_runs_free(runs, n);
+}
+
+static void card(struct req *r, struct artifact_page *p, const struct queue_item *it, int runs)
+{
+	size_t j;
+
+	artifact_put(p, "<div class=\"card\"><a href=\"/runs?wo=");
+	artifact_put_esc(p, it->id);
+	artifact_put(p, "\"><b>");
+	artifact_put_esc(p, it->id);
+	artifact_put(p, "</b></a> ");
+	artifact_put_esc(p, it->title);
+	artifact_putf(p, " <span class=\"muted\">p%d</span>", it->priority);
+	if (it->depends_on && it->depends_on[0]) {
+		artifact_put(p, "<br><span class=\"muted\">after ");
+		for (j = 0; it->depends_on[j]; j++) {
 			artifact_put(p, j ? ", " : "");
 			artifact_put_esc(p, it->depends_on[j]);
 		}
-		artifact_put(p, "</td><td>");
-		artifact_put_esc(p, it->explain ? it->explain : it->reason);
-		artifact_put(p, "</td></tr>\n");
+		artifact_put(p, "</span>");
 	}
-	if (plan->n)
-		artifact_put(p, "</table>\n");
+	artifact_put(p, "<br><span class=\"why\">");
+	artifact_put_esc(p, it->explain ? it->explain : it->reason);
+	artifact_put(p, "</span><br>");
+	if (runs)
+		card_run(r, p, it->id);
+	artifact_put(p, "</div>\n");
+}
+
+/*
+ * The queue as a board: a column per work-order state, in the order a
+ * person looks (what runs, what is next, what waits, what went wrong, what
+ * is done), each card with its title, why (--explain), and its newest run
+ * with how long ago it moved (for the first SERVE_PAGE_RUNS * 4 cards).
+ */
+static void queue_board(struct req *r, struct artifact_page *p, const struct queue_plan *plan)
+{
+	static const enum wo_state order[] = { WO_RUNNING, WO_READY,  WO_WAITING, WO_BLOCKED,
+					       WO_FAILED,  WO_INVALID, WO_DONE,    WO_SKIPPED };
+	size_t i, k, count, cards = 0;
+
+	artifact_put(p, "<h2>Queue</h2>\n");
+	if (!plan->n) {
+		artifact_put(p, "<p class=\"muted\">no work orders in the inbox</p>\n");
+		return;
+	}
+	artifact_put(p, "<div id=\"queue\" class=\"board\">\n");
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		for (i = count = 0; i < plan->n; i++)
+			count += wo_state_is(plan->items[i].state, order[k]);
+		if (!count)
+			continue;
+		artifact_putf(p, "<div class=\"column\"><h3>%s <span class=\"muted\">%zu</span></h3>\n",
+			      wo_state_name(order[k]), count);
+		for (i = 0; i < plan->n; i++)
+			if (wo_state_is(plan->items[i].state, order[k]))
+				card(r, p, &plan->items[i], cards++ < SERVE_PAGE_RUNS * 4);
+		artifact_put(p, "</div>\n");
+	}
+	artifact_put(p, "</div>\n");
 }
 
 static void inbox_problems(struct artifact_page *p, const struct store_inbox_error *e, size_t n)
@@ -137,12 +280,13 @@ static void waiting_runs(struct req *r, struct artifact_page *p)
 	struct sl_err err = SL_ERR_INIT;
 	struct store_run *runs = NULL;
 	size_t n = 0, i;
+	char ago[48];
 
 	if (store_runs_page(r->sv->ctx->st, run_states_where(run_state_needs_person), NULL, 0,
 			    SERVE_PAGE_RUNS, &runs, &n, &err) != 0 || !n)
 		return;
 	artifact_put(p, "<h2>Waiting for you</h2>\n<table id=\"waiting\"><tr><th>run</th><th>work "
-			"order</th><th>state</th><th>reason</th></tr>\n");
+			"order</th><th>state</th><th>since</th><th>reason</th></tr>\n");
 	for (i = 0; i < n; i++) {
 		artifact_put(p, "<tr><td>");
 		run_link(p, runs[i].id);
@@ -150,8 +294,9 @@ static void waiting_runs(struct req *r, struct artifact_page *p)
 		artifact_put_esc(p, runs[i].work_order_id);
 		artifact_put(p, "</td><td>");
 		artifact_badge(p, run_state_name(runs[i].state));
-		artifact_put(p, "</td><td>");
-		artifact_put_esc(p, runs[i].reason);
+		artifact_putf(p, "</td><td class=\"ago\">%s</td><td>",
+			      serve__ago(ago, sizeof(ago), runs[i].updated_ms));
+		serve__put_reason(r, p, runs[i].reason);
 		artifact_put(p, "</td></tr>\n");
 	}
 	artifact_put(p, "</table>\n");
@@ -179,7 +324,7 @@ void serve__queue_page(struct req *r)
 	}
 	serve__page_begin(r, &p, "queue");
 	waiting_runs(r, &p);
-	queue_table(&p, &plan);
+	queue_board(r, &p, &plan);
 	inbox_problems(&p, errs, nerrs);
 	if (artifact_graph_html(ctx, &p, &err) != 0)
 		artifact_put(&p, "<p class=\"error\">the dependency graph cannot be read</p>");
@@ -213,9 +358,10 @@ static void runs_form(struct artifact_page *p, const struct runs_filter *f)
 	artifact_put(p, "\"> <button type=\"submit\">show</button></form>\n");
 }
 
-static void runs_rows(struct artifact_page *p, const struct store_run *runs, size_t n)
+static void runs_rows(struct req *r, struct artifact_page *p, const struct store_run *runs,
+		      size_t n)
 {
-	char when[40];
+	char when[40], ago[48];
 	size_t i;
 
 	artifact_put(p, "<table id=\"runs\"><tr><th>run</th><th>work order</th><th>state</th>"
@@ -228,8 +374,9 @@ static void runs_rows(struct artifact_page *p, const struct store_run *runs, siz
 		artifact_put_esc(p, runs[i].work_order_id);
 		artifact_put(p, "</td><td>");
 		artifact_badge(p, run_state_name(runs[i].state));
-		artifact_putf(p, "</td><td>%d</td><td>%s</td><td>", runs[i].attempt, when);
-		artifact_put_esc(p, runs[i].reason);
+		artifact_putf(p, "</td><td>%d</td><td title=\"%s\">%s</td><td>", runs[i].attempt, when,
+			      serve__ago(ago, sizeof(ago), runs[i].updated_ms));
+		serve__put_reason(r, p, runs[i].reason);
 		artifact_put(p, "</td></tr>\n");
 	}
 	artifact_put(p, "</table>\n");
@@ -299,7 +446,7 @@ void serve__runs_page(struct req *r)
 		page_link(&p, &f, f.page + 1, "older &rarr;");
 	artifact_put(&p, "</p>\n");
 	runs_form(&p, &f);
-	runs_rows(&p, runs, n);
+	runs_rows(r, &p, runs, n);
 	serve__page_end(r, &p);
 	store_runs_free(runs, n);
 }

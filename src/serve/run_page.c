@@ -4,7 +4,6 @@
 #include "core/fs.h"
 
 #include <fcntl.h>
-#include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,27 +32,42 @@ static json_t *dossier(struct req *r, const char *run)
 
 /*
  * A file of a run folder, for the page: `name` relative to the folder, read
- * under the guard of .system (never through a link), at most `max` bytes.
- * NULL when it is not there or cannot be read.
+ * under the guard of .system (never through a link), its first `max` bytes
+ * (tail: its last), NUL-terminated. NULL when it is not there, cannot be
+ * read, or (not tail) is larger than `max`.
  */
-static char *run_file(struct req *r, const char *run, const char *name, size_t max)
+char *serve__run_file(struct req *r, const char *run, const char *name, size_t max, int tail)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char *path = sl_path_fmt("%s/%s/%s", r->sv->ctx->repo.runs_dir, run, name);
 	struct stat st;
-	int fd = -1;
+	ssize_t got = 1;
+	char chunk[4096];
+	int fd = -1, ok;
 
-	if (!path || !sl_path_is_safe_relative(name) ||
-	    sl_open_file(path, O_RDONLY | O_NONBLOCK, 0, &fd, &err) != 0 || fstat(fd, &st) != 0 ||
-	    !S_ISREG(st.st_mode) || sl_read_fd(&b, fd, path, max, &err) != 0) {
-		sl_buf_release(&b);
-		b.ptr = NULL;
+	ok = path && serve__id_ok(run) && sl_path_is_safe_relative(name) &&
+	     sl_open_file(path, O_RDONLY | O_NONBLOCK, 0, &fd, &err) == 0 && fstat(fd, &st) == 0 &&
+	     S_ISREG(st.st_mode) && (tail || (size_t)st.st_size <= max);
+	if (ok && tail && (size_t)st.st_size > max)
+		ok = lseek(fd, st.st_size - (off_t)max, SEEK_SET) >= 0;
+	while (ok && got > 0 && b.len < max) {
+		got = read(fd, chunk, sizeof(chunk) < max - b.len ? sizeof(chunk) : max - b.len);
+		ok = got >= 0 && (got == 0 || sl_buf_add(&b, chunk, (size_t)got) == 0);
 	}
 	if (fd >= 0)
 		close(fd);
 	free(path);
-	return b.ptr ? sl_buf_detach(&b) : NULL;
+	if (!ok || sl_buf_add(&b, "", 0) != 0) {
+		sl_buf_release(&b);
+		return NULL;
+	}
+	return b.ptr ? sl_buf_detach(&b) : strdup("");
+}
+
+static char *run_file(struct req *r, const char *run, const char *name, size_t max)
+{
+	return serve__run_file(r, run, name, max, 0);
 }
 
 static void pre(struct artifact_page *p, const char *cls, const char *text)
@@ -63,7 +77,36 @@ static void pre(struct artifact_page *p, const char *cls, const char *text)
 	artifact_put(p, "</pre>\n");
 }
 
-static void run_head(struct artifact_page *p, json_t *d)
+/*
+ * The merge commit once the run merged (the run's row, else merge.json's),
+ * "not merged" before; the reviewer on a row of its own.
+ */
+static void merge_rows(struct artifact_page *p, json_t *run)
+{
+	const char *m = js(run, "merge_commit");
+
+	artifact_put(p, "<tr><th>merge</th><td>");
+	if (*m) {
+		artifact_put(p, "<code>");
+		artifact_put_esc(p, m);
+		artifact_put(p, "</code>");
+	} else {
+		artifact_put(p, "<span class=\"muted\">not merged</span>");
+	}
+	if (*js(run, "merge_status")) {
+		artifact_put(p, " <span class=\"muted\">");
+		artifact_put_esc(p, js(run, "merge_status"));
+		artifact_put(p, "</span>");
+	}
+	artifact_put(p, "</td></tr>\n");
+	if (*js(run, "reviewer")) {
+		artifact_put(p, "<tr><th>reviewer</th><td>");
+		artifact_put_esc(p, js(run, "reviewer"));
+		artifact_put(p, "</td></tr>\n");
+	}
+}
+
+static void run_head(struct req *r, struct artifact_page *p, json_t *d)
 {
 	json_t *run = json_object_get(d, "run"), *wo = json_object_get(d, "work_order");
 
@@ -72,7 +115,7 @@ static void run_head(struct artifact_page *p, json_t *d)
 	artifact_put(p, "</code> ");
 	artifact_badge(p, js(run, "state"));
 	artifact_put(p, "</h2>\n<p id=\"reason\">");
-	artifact_put_esc(p, js(run, "reason"));
+	serve__put_reason(r, p, js(run, "reason"));
 	artifact_put(p, "</p>\n<table class=\"facts\"><tr><th>work order</th><td><a href=\"/runs?wo=");
 	artifact_put_esc(p, js(wo, "id"));
 	artifact_put(p, "\">");
@@ -85,11 +128,9 @@ static void run_head(struct artifact_page *p, json_t *d)
 	artifact_put_esc(p, js(run, "base_commit"));
 	artifact_put(p, "</code> / <code>");
 	artifact_put_esc(p, js(run, "head_commit"));
-	artifact_put(p, "</code></td></tr>\n<tr><th>merge</th><td><code>");
-	artifact_put_esc(p, js(run, "merge_commit"));
-	artifact_put(p, "</code> ");
-	artifact_put_esc(p, js(run, "reviewer"));
-	artifact_putf(p, "</td></tr>\n<tr><th>attempt</th><td>%lld (%s)</td></tr></table>\n",
+	artifact_put(p, "</code></td></tr>\n");
+	merge_rows(p, run);
+	artifact_putf(p, "<tr><th>attempt</th><td>%lld (%s)</td></tr></table>\n",
 		      (long long)json_integer_value(json_object_get(run, "attempt")), js(run, "mode"));
 }
 
@@ -101,39 +142,61 @@ static void actions(struct req *r, struct artifact_page *p, json_t *d)
 
 	if (r->sv->read_only || run_state_parse(js(run, "state"), &s) != 0)
 		return;
-	artifact_put(p, "<div class=\"actions\">");
+	artifact_put(p, "<div class=\"actions\" id=\"actions\">");
 	if (s == RUN_AWAITING_REVIEW) {
 		serve__action_form(r, p, run, "approve", "Approve", 1);
+		serve__action_form(r, p, run, "request-changes", "Request changes", 3);
 		serve__action_form(r, p, run, "reject", "Reject", 2);
 	}
 	if (s == RUN_MERGE_CONFLICT || s == RUN_FAILED || s == RUN_REJECTED ||
 	    s == RUN_REVIEWING || s == RUN_APPROVED)
 		serve__action_form(r, p, run, "retry", "Retry", 0);
-	if (!run_state_is_final(s) || s == RUN_FAILED || s == RUN_REJECTED)
-		serve__action_form(r, p, run, "abandon", "Abandon", 0);
+	if (!run_state_is_final(s)) /* the runner refuses to abandon a finished run */
+		serve__abandon_button(r, p, run);
 	artifact_put(p, "</div>\n");
 }
 
-static void links(struct artifact_page *p, json_t *d)
+/*
+ * What to do next, as the desk says it: what no button does (resolving a
+ * conflict in the run's worktree, named relative to the repository), never
+ * the commands the buttons below stand for.
+ */
+static void desk_next(struct req *r, struct artifact_page *p, json_t *d)
+{
+	json_t *run = json_object_get(d, "run");
+	enum run_state s;
+
+	if (run_state_parse(js(run, "state"), &s) != 0)
+		return;
+	if (s == RUN_AWAITING_REVIEW)
+		artifact_put(p, "<p class=\"next\">Read what was asked, the gates, the verdict and "
+				"the diff above; then approve, request changes (the builder tries "
+				"again with your comment) or reject.</p>\n");
+	else if (s == RUN_MERGE_CONFLICT && *js(d, "next")) {
+		artifact_put(p, "<h3>What to do next</h3>\n<p class=\"next\">In a terminal: ");
+		serve__put_reason_tail(r, p, js(d, "next"), "");
+		artifact_put(p, "; then Retry below (the resolution is gated and reviewed again), "
+				"or Abandon.</p>\n");
+	}
+}
+
+static void links(struct req *r, struct artifact_page *p, json_t *d)
 {
 	const char *id = js(json_object_get(d, "run"), "id");
 
 	artifact_put(p, "<p class=\"links\"><a id=\"diff-link\" href=\"/runs/");
 	artifact_put_esc(p, id);
-	artifact_put(p, "/diff\">diff</a>");
+	artifact_put(p, "/diff\">the whole diff</a>");
 	if (json_is_object(json_object_get(d, "conflict"))) {
 		artifact_put(p, " &middot; <a id=\"conflict-link\" href=\"/runs/");
 		artifact_put_esc(p, id);
 		artifact_put(p, "/conflict\">the conflict</a>");
 	}
 	artifact_put(p, "</p>\n");
-	if (*js(d, "next")) {
-		artifact_put(p, "<h3>What to do next</h3>\n");
-		pre(p, "next", js(d, "next"));
-	}
+	desk_next(r, p, d);
 }
 
-static void timeline(struct artifact_page *p, json_t *d)
+static void timeline(struct req *r, struct artifact_page *p, json_t *d)
 {
 	json_t *e;
 	size_t i;
@@ -148,7 +211,7 @@ static void timeline(struct artifact_page *p, json_t *d)
 		artifact_put(p, "</td><td>");
 		artifact_badge(p, js(e, "to"));
 		artifact_put(p, "</td><td>");
-		artifact_put_esc(p, js(e, "reason"));
+		serve__put_reason(r, p, js(e, "reason"));
 		artifact_put(p, "</td></tr>\n");
 	}
 	artifact_put(p, "</table>\n");
@@ -192,6 +255,21 @@ static void verdict(struct artifact_page *p, json_t *v)
 	artifact_put(p, "</ul></div>\n");
 }
 
+/* Attempt n's head against attempt n-1's: a link, when both have one. */
+static void against_link(struct artifact_page *p, json_t *d, size_t i)
+{
+	json_t *all = json_object_get(d, "attempts");
+	json_t *a = json_array_get(all, i), *b = i ? json_array_get(all, i - 1) : NULL;
+	long long n = (long long)json_integer_value(json_object_get(a, "n"));
+
+	if (!b || !*js(a, "head") || !*js(b, "head"))
+		return;
+	artifact_put(p, "<br><a class=\"against\" href=\"/runs/");
+	artifact_put_esc(p, js(json_object_get(d, "run"), "id"));
+	artifact_putf(p, "/diff?attempt=%lld\">against attempt %lld</a>", n,
+		      (long long)json_integer_value(json_object_get(b, "n")));
+}
+
 static void attempts(struct artifact_page *p, json_t *d)
 {
 	json_t *a;
@@ -202,7 +280,9 @@ static void attempts(struct artifact_page *p, json_t *d)
 			"<th>review</th></tr>\n");
 	json_array_foreach(json_object_get(d, "attempts"), i, a) {
 		json_t *x = json_object_get(a, "builder_exit");
-		artifact_putf(p, "<tr><td>%lld</td><td>", (long long)json_integer_value(json_object_get(a, "n")));
+		artifact_putf(p, "<tr><td>%lld", (long long)json_integer_value(json_object_get(a, "n")));
+		against_link(p, d, i);
+		artifact_put(p, "</td><td>");
 		artifact_put_esc(p, js(a, "mode"));
 		artifact_putf(p, "</td><td>%.1f</td><td>",
 			      (double)json_integer_value(json_object_get(a, "duration_ms")) / 1000.0);
@@ -239,9 +319,25 @@ static void train(struct artifact_page *p, json_t *d)
 	artifact_put(p, "</code></p>\n");
 }
 
-static void artifacts(struct artifact_page *p, json_t *d)
+/* An artifact's size: the dossier's, or (manifest.json, which it leaves null) the file's. */
+static long long artifact_bytes(struct req *r, const char *run, json_t *a)
+{
+	json_t *b = json_object_get(a, "bytes");
+	char *text;
+	long long n = -1;
+
+	if (json_is_integer(b))
+		return (long long)json_integer_value(b);
+	if ((text = serve__run_file(r, run, js(a, "name"), SERVE_FILE_MAX, 0)) != NULL)
+		n = (long long)strlen(text);
+	free(text);
+	return n;
+}
+
+static void artifacts(struct req *r, struct artifact_page *p, json_t *d)
 {
 	const char *id = js(json_object_get(d, "run"), "id");
+	long long bytes;
 	json_t *a;
 	size_t i;
 
@@ -253,8 +349,10 @@ static void artifacts(struct artifact_page *p, json_t *d)
 		artifact_put_esc(p, js(a, "name"));
 		artifact_put(p, "\">");
 		artifact_put_esc(p, js(a, "name"));
-		artifact_putf(p, "</a> <span class=\"muted\">%lld bytes</span></li>\n",
-			      (long long)json_integer_value(json_object_get(a, "bytes")));
+		if ((bytes = artifact_bytes(r, id, a)) >= 0)
+			artifact_putf(p, "</a> <span class=\"muted\">%lld bytes</span></li>\n", bytes);
+		else
+			artifact_put(p, "</a> <span class=\"muted\">(not readable here)</span></li>\n");
 	}
 	artifact_put(p, "</ul>\n");
 }
@@ -272,18 +370,22 @@ void serve__run_page(struct req *r, const char *run, const char *notice)
 		artifact_put_esc(&p, notice);
 		artifact_put(&p, "</p>\n");
 	}
-	run_head(&p, d);
-	actions(r, &p, d);
-	links(&p, d);
-	verdict(&p, json_object_get(d, "verdict"));
-	train(&p, d);
+	run_head(r, &p, d);
+	serve__run_work_order(r, &p, d);
 	if (*js(d, "summary")) {
 		artifact_put(&p, "<h3>The builder's summary</h3>\n");
 		pre(&p, "summary", js(d, "summary"));
 	}
+	serve__run_gates(r, &p, d);
+	serve__run_verdict(&p, d);
+	serve__run_diff(r, &p, d);
+	serve__run_log(r, &p, d);
+	actions(r, &p, d);
+	links(r, &p, d);
+	train(&p, d);
 	attempts(&p, d);
-	timeline(&p, d);
-	artifacts(&p, d);
+	timeline(r, &p, d);
+	artifacts(r, &p, d);
 	serve__page_end(r, &p);
 	json_decref(d);
 }
@@ -314,87 +416,6 @@ void serve__artifact(struct req *r, const char *run, const char *name)
 
 /* ---- the diff: from the repository's objects, base..head ------------------ */
 
-struct diff_view {
-	git_repository *repo;
-	git_diff *diff;
-	size_t n;
-};
-
-static int diff_open(struct diff_view *v, struct sl_ctx *ctx, json_t *run, struct sl_err *err)
-{
-	git_diff_find_options fo;
-	git_commit *b = NULL, *h = NULL;
-	git_tree *bt = NULL, *ht = NULL;
-	git_oid bo, ho;
-	int rc;
-
-	memset(v, 0, sizeof(*v));
-	git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
-	if ((rc = git_oid_fromstr(&bo, js(run, "base_commit"))) ||
-	    (rc = git_oid_fromstr(&ho, js(run, "head_commit"))))
-		return sl_err_set(err, SL_ENOTFOUND, "the run has no commits to compare yet");
-	if (!(rc = git_repository_open(&v->repo, ctx->repo.root)) &&
-	    !(rc = git_commit_lookup(&b, v->repo, &bo)) && !(rc = git_commit_lookup(&h, v->repo, &ho)) &&
-	    !(rc = git_commit_tree(&bt, b)) && !(rc = git_commit_tree(&ht, h)) &&
-	    !(rc = git_diff_tree_to_tree(&v->diff, v->repo, bt, ht, NULL)))
-		rc = git_diff_find_similar(v->diff, &fo);
-	git_tree_free(bt);
-	git_tree_free(ht);
-	git_commit_free(b);
-	git_commit_free(h);
-	if (rc)
-		return sl_err_git(err, rc, "cannot compare the run's base and head");
-	v->n = git_diff_num_deltas(v->diff);
-	return 0;
-}
-
-static void diff_close(struct diff_view *v)
-{
-	git_diff_free(v->diff);
-	git_repository_free(v->repo);
-}
-
-/* One file's patch, each line with its class; cut at SERVE_FILE_MAX. */
-static void file_patch(struct artifact_page *p, git_diff *diff, size_t i)
-{
-	git_patch *patch = NULL;
-	git_buf buf = GIT_BUF_INIT;
-	size_t add = 0, del = 0;
-	const git_diff_delta *dd = git_diff_get_delta(diff, i);
-	const char *s, *e;
-
-	if (git_patch_from_diff(&patch, diff, i) || git_patch_to_buf(&buf, patch)) {
-		artifact_put(p, "<details><summary>(cannot show this file)</summary></details>\n");
-		goto out;
-	}
-	git_patch_line_stats(NULL, &add, &del, patch);
-	artifact_put(p, "<details class=\"file\"><summary><code>");
-	artifact_put_esc(p, dd->new_file.path);
-	if (dd->status == GIT_DELTA_RENAMED) {
-		artifact_put(p, "</code> (renamed from <code>");
-		artifact_put_esc(p, dd->old_file.path);
-		artifact_put(p, "</code>)<code>");
-	}
-	artifact_putf(p, "</code> <span class=\"ok\">+%zu</span> <span class=\"error\">-%zu</span>"
-			 "</summary><pre class=\"diff\">", add, del);
-	for (s = buf.ptr; s && *s && s - buf.ptr < SERVE_FILE_MAX; s = *e ? e + 1 : e) {
-		char line[4096];
-		e = strchr(s, '\n');
-		e = e ? e : s + strlen(s);
-		snprintf(line, sizeof(line), "%.*s", (int)(e - s), s);
-		artifact_putf(p, "<span class=\"%c\">", *s == '+' ? 'a' : *s == '-' ? 'd' : *s == '@' ? 'h' : 'c');
-		artifact_put_esc(p, line);
-		artifact_put(p, "</span>\n");
-	}
-	if (buf.size > SERVE_FILE_MAX)
-		artifact_putf(p, "<span class=\"muted\">... cut at %d KiB of %zu</span>\n",
-			      SERVE_FILE_MAX / 1024, buf.size);
-	artifact_put(p, "</pre></details>\n");
-out:
-	git_buf_dispose(&buf);
-	git_patch_free(patch);
-}
-
 static void diff_pager(struct artifact_page *p, const char *id, long page, size_t n)
 {
 	long pages = (long)((n + SERVE_DIFF_FILES - 1) / SERVE_DIFF_FILES);
@@ -414,36 +435,85 @@ static void diff_pager(struct artifact_page *p, const char *id, long page, size_
 	artifact_put(p, "</p>\n");
 }
 
+/*
+ * What the diff page compares: base..head, or with ?attempt=N the head of
+ * attempt N-1 against attempt N's (did it do what was asked?). 0, or an
+ * error page and -1.
+ */
+static int diff_ends(struct req *r, json_t *d, const char **from, const char **to, long *n)
+{
+	json_t *run = json_object_get(d, "run"), *all = json_object_get(d, "attempts"), *a, *b;
+	const char *q = serve__arg(r, "attempt");
+	size_t i;
+
+	*n = 0;
+	*from = js(run, "base_commit");
+	*to = js(run, "head_commit");
+	if (!q)
+		return 0;
+	*n = strtol(q, NULL, 10);
+	for (i = 1; i < json_array_size(all); i++) {
+		a = json_array_get(all, i - 1);
+		b = json_array_get(all, i);
+		if (json_integer_value(json_object_get(b, "n")) == *n && *js(a, "head") &&
+		    *js(b, "head")) {
+			*from = js(a, "head");
+			*to = js(b, "head");
+			return 0;
+		}
+	}
+	serve__error(r, 404, "run %s has no attempt %ld with a head to compare with the one "
+		     "before it", js(run, "id"), *n);
+	return -1;
+}
+
+static void diff_title(struct artifact_page *p, json_t *rj, long n)
+{
+	artifact_put(p, "<h2>Diff of <a href=\"/runs/");
+	artifact_put_esc(p, js(rj, "id"));
+	artifact_put(p, "\"><code>");
+	artifact_put_esc(p, js(rj, "id"));
+	artifact_put(p, "</code></a>");
+	if (n)
+		artifact_putf(p, ": attempt %ld against attempt %ld</h2>\n<p class=\"muted\">the "
+				 "trees of the two attempts' heads (a new base shows too)</p>\n", n, n - 1);
+	else
+		artifact_put(p, "</h2>\n");
+}
+
 void serve__diff_page(struct req *r, const char *run)
 {
 	struct artifact_page p = { &r->out, 0 };
 	struct sl_err err = SL_ERR_INIT;
-	struct diff_view v;
-	const char *pg = serve__arg(r, "page");
+	struct serve_diff v;
+	const char *pg = serve__arg(r, "page"), *view = serve__arg(r, "view"), *from, *to;
+	const char *ex = serve__arg(r, "expand");
 	json_t *d = dossier(r, run), *rj;
-	long page = pg ? strtol(pg, NULL, 10) - 1 : 0;
-	size_t i;
+	long page = pg ? strtol(pg, NULL, 10) - 1 : 0, n;
+	char base[160], extra[40];
 
 	if (!d)
 		return;
 	rj = json_object_get(d, "run");
-	if (diff_open(&v, r->sv->ctx, rj, &err) != 0) {
+	if (diff_ends(r, d, &from, &to, &n) != 0)
+		goto out;
+	if (serve__diff_open(&v, r->sv->ctx, from, to, &err) != 0) {
 		serve__error(r, err.code == SL_ENOTFOUND ? 404 : 500, "%s", err.msg);
-		json_decref(d);
-		return;
+		goto out;
 	}
 	page = page < 0 || (size_t)page * SERVE_DIFF_FILES >= v.n ? 0 : page;
 	serve__page_begin(r, &p, "diff");
-	artifact_put(&p, "<h2>Diff of <a href=\"/runs/");
-	artifact_put_esc(&p, js(rj, "id"));
-	artifact_put(&p, "\"><code>");
-	artifact_put_esc(&p, js(rj, "id"));
-	artifact_put(&p, "</code></a></h2>\n");
+	diff_title(&p, rj, n);
+	snprintf(base, sizeof(base), "/runs/%s/diff", js(rj, "id"));
+	snprintf(extra, sizeof(extra), "attempt=%ld", n);
+	serve__diff_views(&p, base, n ? extra : NULL, view && !strcmp(view, "split"),
+			  ex && !strcmp(ex, "all"));
 	diff_pager(&p, js(rj, "id"), page, v.n);
-	for (i = (size_t)page * SERVE_DIFF_FILES; i < v.n && i < (size_t)(page + 1) * SERVE_DIFF_FILES; i++)
-		file_patch(&p, v.diff, i);
+	serve__diff_files(&p, &v, (size_t)page * SERVE_DIFF_FILES, (size_t)(page + 1) * SERVE_DIFF_FILES,
+			  view && !strcmp(view, "split"), ex && !strcmp(ex, "all"));
 	serve__page_end(r, &p);
-	diff_close(&v);
+	serve__diff_close(&v);
+out:
 	json_decref(d);
 }
 
@@ -535,14 +605,7 @@ void serve__conflict_page(struct req *r, const char *run)
 	}
 	serve__page_begin(r, &p, "conflict");
 	conflict_body(r, &p, d, c);
-	artifact_put(&p, "<h3>What to do next</h3>\n");
-	pre(&p, "next", *js(d, "next") ? js(d, "next") : "");
-	artifact_put(&p, "<p>Resolve it in the run's worktree (<code>cd .system/runs/");
-	artifact_put_esc(&p, id);
-	artifact_put(&p, "/worktree &amp;&amp; git merge ");
-	artifact_put_esc(&p, r->sv->ctx->cfg->target);
-	artifact_put(&p, "</code>, fix, commit), then retry: the resolution is reviewed again and "
-			 "merged by the next tick. Or abandon the run.</p>\n");
+	desk_next(r, &p, d);
 	actions(r, &p, d);
 	serve__page_end(r, &p);
 	json_decref(d);

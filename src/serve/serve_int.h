@@ -83,10 +83,14 @@ void serve__page_end(struct req *r, struct artifact_page *p);
 /*
  * A form posting `action` for a run (the dossier's "run" object), with the
  * CSRF token and what the page shows of the run (head, attempt, state: the
- * action checks them, serve/actions.c); `comment` adds a text field.
+ * action checks them, serve/actions.c); `comment`: 0 none, 1 an optional
+ * line, 2 a required line, 3 a required box. The button's class is the
+ * action's name (the style tells them apart).
  */
 void serve__action_form(struct req *r, struct artifact_page *p, json_t *run,
 			const char *action, const char *label, int comment);
+/* Abandon's button: it opens the page that asks (GET /runs/<id>/abandon). */
+void serve__abandon_button(struct req *r, struct artifact_page *p, json_t *run);
 
 /* The pages (serve/pages.c, serve/run_page.c), under sv->lock. */
 void serve__queue_page(struct req *r);
@@ -96,8 +100,61 @@ void serve__run_page(struct req *r, const char *run, const char *notice);
 void serve__diff_page(struct req *r, const char *run);
 void serve__conflict_page(struct req *r, const char *run);
 void serve__artifact(struct req *r, const char *run, const char *name);
+/*
+ * A file of run folder `run`, never through a link: its first `max` bytes
+ * (tail: its last), NUL-terminated, the caller's (free); NULL when absent or,
+ * not tail, larger than max (serve/run_page.c).
+ */
+char *serve__run_file(struct req *r, const char *run, const char *name, size_t max, int tail);
+/* The sections of a run's page above its actions, from its dossier d (serve/run_parts.c). */
+void serve__run_work_order(struct req *r, struct artifact_page *p, json_t *d);
+void serve__run_gates(struct req *r, struct artifact_page *p, json_t *d);
+void serve__run_verdict(struct artifact_page *p, json_t *d);
+void serve__run_diff(struct req *r, struct artifact_page *p, json_t *d);
+void serve__run_log(struct req *r, struct artifact_page *p, json_t *d);
 /* POST /runs/<run>/<action> (serve/actions.c). */
 void serve__action(struct req *r, const char *run, const char *action);
+
+/*
+ * Abandon's confirmation (GET /runs/<run>/abandon): the run as it is now and
+ * the form that abandons it (serve/actions.c). A page, so that it asks
+ * without a script.
+ */
+void serve__abandon_page(struct req *r, const char *run);
+/* GET /runs/<run>/log: the tail of the builder's log, as text (serve/run_page.c). */
+void serve__builder_log(struct req *r, const char *run);
+
+/* A reason as the desk shows it: no terminal command, no absolute path (serve/pages.c). */
+void serve__put_reason(struct req *r, struct artifact_page *p, const char *reason);
+/* The same, `tail` ("": nothing) said where a command was cut. */
+void serve__put_reason_tail(struct req *r, struct artifact_page *p, const char *reason,
+			    const char *tail);
+/* "3 min ago" for a time in ms since the epoch (0: "-") into buf. */
+const char *serve__ago(char *buf, size_t n, int64_t ms);
+
+/* A diff of two commits' trees (serve/diff_view.c). */
+struct git_repository;
+struct git_diff;
+struct serve_diff {
+	struct git_repository *repo;
+	struct git_diff *diff;
+	size_t n; /* files */
+};
+/* from..to, full commit ids; SL_ENOTFOUND when either is not one. */
+int serve__diff_open(struct serve_diff *v, struct sl_ctx *ctx, const char *from,
+		     const char *to, struct sl_err *err);
+void serve__diff_close(struct serve_diff *v);
+/*
+ * Files [from, to) as tables: unified (old and new line numbers, sign,
+ * text) or split (old beside new); a changed line's changed part in
+ * <mark>. Every file is open when asked (expand) or when the files shown
+ * change few lines, else the small ones only.
+ */
+void serve__diff_files(struct artifact_page *p, struct serve_diff *v, size_t from, size_t to,
+		       int split, int expand);
+/* The links "side by side"/"unified" and "expand all" of a diff at base (+ "&extra"). */
+void serve__diff_views(struct artifact_page *p, const char *base, const char *extra, int split,
+		       int expand);
 
 /* The static files (serve/assets.c). */
 extern const char serve__css[];

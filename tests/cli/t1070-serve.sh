@@ -170,7 +170,8 @@ test_expect_success 'a run page, its diff from git, its artifacts; unknown runs 
 	test_grep "awaiting_review" page && test_grep "built a" page &&
 	test_grep "id=\"approve-$ra\"" page && test_grep "id=\"reject-$ra\"" page &&
 	get s "/runs/$ra/diff" >page && test "$(status)" = 200 &&
-	test_grep "a.txt" page && test_grep "<span class=\"a\">+a</span>" page &&
+	test_grep "a.txt" page &&
+	test_grep "<tr class=\"a\"><td class=\"ln\"></td><td class=\"ln\">1</td><td class=\"s\">+</td><td class=\"code\">a</td></tr>" page &&
 	get s "/runs/$ra/artifacts/diff.patch" >page && test "$(status)" = 200 &&
 	test_grep "^+a$" page &&
 	get s "/runs/nosuchrun" >page && test "$(status)" = 404 &&
@@ -241,7 +242,7 @@ test_expect_success 'retry and abandon from the desk' '
 	test_grep "id=\"retry-$rx\"" page &&
 	post s "/runs/$rx/retry" "csrf=$csrf$(seen_of page)" >out && test "$(status)" = 303 &&
 	sluice -C repo log >log && test_grep "retried by .* via sluice serve" log &&
-	get s "/runs/$rx" >page &&
+	get s "/runs/$rx/abandon" >page &&
 	post s "/runs/$rx/abandon" "csrf=$csrf$(seen_of page)" >out && test "$(status)" = 303 &&
 	test "$(state_of repo $rx)" = abandoned &&
 	sluice -C repo log >log && test_grep "abandoned by .* via sluice serve" log &&
