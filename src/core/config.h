@@ -139,7 +139,13 @@ struct sl_config {
 		int train_depth;       /* cars tested at once; 0: queue.jobs */
 		sl_strv keep_ignored;  /* ignored paths of the run's worktree copied into the clean
 		                          checkout the merge gates run in (NULL: none) */
+		int squash;            /* merge.style: 0 merge (default, two parents), 1 squash */
 	} merge;
+	struct {
+		char *name;            /* commit.name: the author and committer of sluice's
+		                          commits; NULL: git's user.name (sl_repo_identity()) */
+		char *email;           /* commit.email; NULL: git's user.email */
+	} commit;
 	struct {
 		enum sl_executor_kind kind; /* default local */
 		char *remote;          /* the git remote sluice and the jobs both reach (URL or
@@ -169,6 +175,8 @@ struct sl_config {
 	} executor;
 	struct {
 		int keep_last;         /* default 20 */
+		int keep_failed;       /* failed runs' worktrees kept by a tick; default 5 */
+		int64_t keep_failed_ms; /* gc.keep_failed_for: and none older; default 7 days */
 	} gc;
 	struct {
 		sl_strv command;       /* argv run with each event's JSON on stdin, or NULL */

@@ -147,9 +147,15 @@ struct merge_commit_opts {
 	 * When the head is not on the target, SL_ETRANSIENT with MERGE_MOVED.
 	 */
 	int find_only;
+	/*
+	 * The author and committer of the merge commit (sl_repo_identity(),
+	 * docs/config.md commit.name/commit.email); NULL: sluice <sluice@localhost>.
+	 */
+	const char *name;
+	const char *email;
 };
 
-#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL }
 
 struct merge_commit_result {
 	enum merge_status status;
@@ -170,7 +176,7 @@ struct merge_commit_result {
  * Merge opts->head into opts->target with a no-ff merge commit whose
  * message is the subject, a blank line and the trailers Work-Order,
  * Sluice-Run, Reviewed-by and (if given) Resolved-with; author and
- * committer "sluice <sluice@localhost>".
+ * committer opts->name <opts->email> (default "sluice <sluice@localhost>").
  *
  * The commit is created without moving a ref; the target then moves by
  * compare-and-swap against the tip merged into. When the target moved

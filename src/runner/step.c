@@ -229,13 +229,16 @@ int step__snapshot(struct step *s, const char *message, unsigned flags, char hea
 		   int *committed, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
+	struct sl_identity who;
 	int error;
 
 	*committed = 0;
+	sl_repo_identity(&who, s->ctx->repo.root, s->ctx->cfg->commit.name,
+			 s->ctx->cfg->commit.email);
 	if ((flags & STEP_SNAP_LOCK) && (error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
 	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
-				  message, head, committed, err);
+				  message, &who, head, committed, err);
 	sl_lock_release(&lock);
 	if (error == SL_ENOTFOUND && (flags & STEP_SNAP_NOTHING_OK)) {
 		sl_err_clear(err);
