@@ -12,7 +12,8 @@ static const char status_help[] =
 	"A one-screen summary: work orders by state, runs in flight with their state,\n"
 	"elapsed time and reason, and the runs that need a person (awaiting_review,\n"
 	"merge_conflict) with what to type next. With a run id (or prefix) or a work\n"
-	"order id: just that run, or that work order's runs.\n"
+	"order id: just that run, or that work order's runs. The summary ends with what\n"
+	".system/ takes on disk, its worktrees apart (one walk, bounded).\n"
 	"\n"
 	"When the target branch carries a commit from a run that sluice did not land (an\n"
 	"unreviewed landing: no run lands meanwhile), the summary starts with it and\n"
@@ -114,6 +115,41 @@ static void print_alert(struct sl_ctx *ctx, const struct runner_target_alert *a)
 	       "sluice accept-target %s\n", ctx->cfg->target, a->commit);
 }
 
+/* 1536 -> "1.5 KiB" (out: 32 bytes). */
+static void human_size(char *out, size_t n, int64_t b)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int i = -1;
+
+	while (v >= 1024 && i < 3)
+		v /= 1024, i++;
+	if (i < 0)
+		snprintf(out, n, "%lld bytes", (long long)b);
+	else
+		snprintf(out, n, "%.1f %s", v, unit[i]);
+}
+
+/* What .system/ takes (runner_disk_usage()): printed, or as JSON (j not NULL). */
+static void disk(struct sl_ctx *ctx, json_t *j)
+{
+	struct runner_disk d;
+	char all[32], wt[32];
+
+	runner_disk_usage(ctx, &d);
+	if (j) {
+		json_object_set_new(j, "disk", json_pack("{s:I, s:I, s:b}", "system_bytes",
+							 (json_int_t)d.bytes, "worktree_bytes",
+							 (json_int_t)d.worktree_bytes, "complete",
+							 d.complete));
+		return;
+	}
+	human_size(all, sizeof(all), d.bytes);
+	human_size(wt, sizeof(wt), d.worktree_bytes);
+	printf("disk: .system/ %s%s, worktrees %s (gc.keep_failed bounds failed runs'; sluice gc "
+	       "removes old runs)\n", d.complete ? "" : "at least ", all, wt);
+}
+
 static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct runner_target_alert alert;
@@ -141,6 +177,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}}", "work_orders", counts,
 				      "in_flight", flight, "needs_person", people, "target", "name",
 				      ctx->cfg->target, "unreviewed", unreviewed);
+		disk(ctx, j);
 		rc = cli_print_json(j);
 		json_decref(j);
 		goto out;
@@ -169,6 +206,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			       "retry %s (or sluice abandon %s)\n",
 			       runs[i].id, runs[i].id, runs[i].id, runs[i].id);
 	}
+	disk(ctx, NULL);
 out:
 	json_decref(unreviewed);
 	json_decref(counts);
