@@ -130,20 +130,23 @@ static void human_size(char *out, size_t n, int64_t b)
 		snprintf(out, n, "%.1f %s", v, unit[i]);
 }
 
-/* What .system/ takes (runner_disk_usage()): printed, or as JSON (j not NULL). */
-static void disk(struct sl_ctx *ctx, json_t *j)
+/* What .system/ takes (runner_disk_usage()) as status --json's "disk". */
+static json_t *disk_json(struct sl_ctx *ctx)
+{
+	struct runner_disk d;
+
+	runner_disk_usage(ctx, &d);
+	return json_pack("{s:I, s:I, s:b}", "system_bytes", (json_int_t)d.bytes, "worktree_bytes",
+			 (json_int_t)d.worktree_bytes, "complete", d.complete);
+}
+
+/* The same, the summary's last line. */
+static void print_disk(struct sl_ctx *ctx)
 {
 	struct runner_disk d;
 	char all[32], wt[32];
 
 	runner_disk_usage(ctx, &d);
-	if (j) {
-		json_object_set_new(j, "disk", json_pack("{s:I, s:I, s:b}", "system_bytes",
-							 (json_int_t)d.bytes, "worktree_bytes",
-							 (json_int_t)d.worktree_bytes, "complete",
-							 d.complete));
-		return;
-	}
 	human_size(all, sizeof(all), d.bytes);
 	human_size(wt, sizeof(wt), d.worktree_bytes);
 	printf("disk: .system/ %s%s, worktrees %s (gc.keep_failed bounds failed runs'; sluice gc "
@@ -153,12 +156,11 @@ static void disk(struct sl_ctx *ctx, json_t *j)
 static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct runner_target_alert alert;
-	json_t *unreviewed = target_alert(ctx, &alert);
+	json_t *unreviewed = target_alert(ctx, &alert), *v;
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *counts = json_object(), *flight = json_array(), *people = json_array();
 	const char *k;
-	json_t *v;
 	size_t n = 0, i;
 	int rc = CLI_OK;
 
@@ -174,10 +176,9 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			json_array_append_new(flight, store_run_json(&runs[i], 0));
 	}
 	if (cli->json) {
-		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}}", "work_orders", counts,
+		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}, s:o}", "work_orders", counts,
 				      "in_flight", flight, "needs_person", people, "target", "name",
-				      ctx->cfg->target, "unreviewed", unreviewed);
-		disk(ctx, j);
+				      ctx->cfg->target, "unreviewed", unreviewed, "disk", disk_json(ctx));
 		rc = cli_print_json(j);
 		json_decref(j);
 		goto out;
@@ -206,7 +207,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			       "retry %s (or sluice abandon %s)\n",
 			       runs[i].id, runs[i].id, runs[i].id, runs[i].id);
 	}
-	disk(ctx, NULL);
+	print_disk(ctx);
 out:
 	json_decref(unreviewed);
 	json_decref(counts);

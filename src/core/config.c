@@ -1052,18 +1052,6 @@ static int merge_var_known(const char *name, void *data)
 	       !strcmp(name, "reviewer");
 }
 
-/* merge.style: merge (a merge commit, two parents) or squash (one parent). */
-static void merge_style(struct ctx *c, yaml_node_t *v)
-{
-	const char *s = scalar(v);
-
-	if (s && (!strcmp(s, "merge") || !strcmp(s, "squash")))
-		c->cfg->merge.squash = !strcmp(s, "squash");
-	else
-		problem(c, v, "merge.style must be merge or squash, not '%.100s'",
-		        s ? s : "(a list or mapping)");
-}
-
 static void merge_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	struct sl_config *cfg = c->cfg;
@@ -1094,12 +1082,10 @@ static void merge_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node
 		get_int(c, v, &cfg->merge.train_depth, 1, SL_JOBS_MAX, "merge.train_depth");
 	} else if (!strcmp(key, "keep_ignored")) {
 		get_paths(c, v, &cfg->merge.keep_ignored, "merge.keep_ignored");
-	} else if (!strcmp(key, "style")) {
-		merge_style(c, v);
 	} else {
 		unknown(c, k, "merge",
 		        "resolver, resolve_attempts, verify, message, gates, train_depth, "
-		        "keep_ignored, style");
+		        "keep_ignored");
 	}
 }
 

@@ -139,7 +139,6 @@ struct sl_config {
 		int train_depth;       /* cars tested at once; 0: queue.jobs */
 		sl_strv keep_ignored;  /* ignored paths of the run's worktree copied into the clean
 		                          checkout the merge gates run in (NULL: none) */
-		int squash;            /* merge.style: 0 merge (default, two parents), 1 squash */
 	} merge;
 	struct {
 		char *name;            /* commit.name: the author and committer of sluice's
