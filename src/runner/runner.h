@@ -204,7 +204,7 @@ int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *fr
 void runner_gc_plan_release(struct runner_gc_plan *plan);
 
 /* The most entries runner_disk_usage() looks at (a bound on its time). */
-#define RUNNER_DISK_MAX_ENTRIES 2000000
+#define RUNNER_DISK_MAX_ENTRIES 500000
 
 struct runner_disk {
 	int64_t bytes;          /* what .system/ takes on disk (allocated blocks, as du) */
