@@ -281,12 +281,13 @@ int merge_verify_resolved(const char *wt_path, const struct merge_paths *conflic
  * shared and copied paths; NULL-terminated, or NULL) with `git add -A`, verify as
  * merge_verify_resolved(), and commit the merge with `git commit` (the
  * message: `message`, or git's prepared MERGE_MSG when NULL), hooks off,
- * identity sluice. If the builder already committed the merge, nothing is
- * committed. *head gets the resulting HEAD.
+ * author and committer `name` <`email`> (each NULL: sluice, sluice@localhost;
+ * sl_repo_identity() gives the configured ones). If the builder already
+ * committed the merge, nothing is committed. *head gets the resulting HEAD.
  */
-int merge_commit_resolution(const char *wt_path, const char *message,
-			    const struct merge_paths *conflicted, const char *const *excluded,
-			    git_oid *head, struct sl_err *err);
+int merge_commit_resolution(const char *wt_path, const char *message, const char *name,
+			    const char *email, const struct merge_paths *conflicted,
+			    const char *const *excluded, git_oid *head, struct sl_err *err);
 
 /*
  * After a crash during a merge (the journal of merge_commit_opts is still

@@ -211,14 +211,18 @@ int step__commit_resolution(struct step *s, const char *message, char head[41],
 {
 	struct merge_paths conflicted = MERGE_PATHS_INIT;
 	struct store_conflict c = { 0 };
+	struct sl_identity who;
 	git_oid oid;
 	int error;
 
+	sl_repo_identity(&who, s->ctx->repo.root, s->ctx->cfg->commit.name,
+			 s->ctx->cfg->commit.email);
 	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
 		for (size_t i = 0; i < c.npaths; i++)
 			merge_paths_add(&conflicted, c.paths[i]);
-	if (!error && (error = merge_commit_resolution(s->wt, message, &conflicted,
-							step__excluded(s), &oid, err)) == 0)
+	if (!error && (error = merge_commit_resolution(s->wt, message, who.name, who.email,
+							&conflicted, step__excluded(s), &oid,
+							err)) == 0)
 		git_oid_tostr(head, 41, &oid);
 	store_conflict_release(&c);
 	merge_paths_release(&conflicted);

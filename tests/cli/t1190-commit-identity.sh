@@ -56,6 +56,24 @@ test_expect_success 'only commit.email: the name is still git'\''s' '
 	test_cmp expect merge.who
 '
 
+test_expect_success 'the conflict resolution sluice commits on the run branch too' '
+	rm -rf repo &&
+	sluice_repo repo "$(approve_reviewer_config)" "commit:" "  name: Merge Bot" \
+		"  email: bot@example.net" &&
+	meeting_builders A B "echo %s >same.txt" &&
+	wo repo A && wo repo B &&
+	sluice -C repo tick --jobs 2 >tick.out 2>&1 &&
+	settle repo &&
+	test "$(state_of repo "$(run_of repo A)")" = merged &&
+	test "$(state_of repo "$(run_of repo B)")" = merged &&
+	git -C repo log --format=%H --grep="^Resolved-with:" main >resolved &&
+	test "$(wc -l <resolved)" = 1 &&
+	git -C repo log -1 --format="%an <%ae>|%cn <%ce>|%p" "$(cat resolved)^2" >res.who &&
+	test_grep "^Merge Bot <bot@example.net>|Merge Bot <bot@example.net>|[0-9a-f]* [0-9a-f]*$" \
+		res.who &&
+	sluice -C repo audit
+'
+
 test_expect_success 'no identity anywhere: sluice <sluice@localhost>' '
 	git config --global --unset user.name &&
 	git config --global --unset user.email &&
