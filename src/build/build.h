@@ -181,6 +181,17 @@ int build_gates_load(const char *run_dir, struct build_gate_results *out, struct
  */
 const char **build_gates_failed(const struct build_gate_results *r);
 
+/*
+ * Keep attempt `attempt`'s gate output: each result's log (gates/<name>.log,
+ * rewritten by the next attempt) is copied to attempts/<attempt>/gates/
+ * <name>.log under run_dir (a new file, never written through a link), and
+ * r->v[i].log then names the copy, so build_gates_json(r) is that attempt's
+ * record. A result whose log is missing keeps its name. Returns 0, or the
+ * first error (the copies before it are made).
+ */
+int build_gates_keep_attempt(const char *run_dir, int attempt, struct build_gate_results *r,
+			     struct sl_err *err);
+
 /* The results as gates.json's array (a new reference, the caller's). */
 struct json_t;
 struct json_t *build_gates_json(const struct build_gate_results *r);

@@ -169,6 +169,76 @@ static json_t *result_json(const struct build_gate_result *r)
 	return o;
 }
 
+/* Copy the file `from` to the new file `to` (an old one is replaced, never followed). */
+static int copy_log(const char *from, const char *to, struct sl_err *err)
+{
+	char buf[1 << 16];
+	int in = -1, out = -1, error;
+	ssize_t n = 0;
+
+	if ((error = sl_open_file(from, O_RDONLY | O_NONBLOCK, 0, &in, err)) < 0 ||
+	    (error = sl_unlink(to, err)) < 0 ||
+	    (error = sl_open_file(to, O_WRONLY | O_CREAT | O_EXCL, 0644, &out, err)) < 0)
+		goto out;
+	while ((n = read(in, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
+		for (ssize_t w, off = 0; n > 0 && off < n; off += w)
+			if ((w = write(out, buf + off, (size_t)(n - off))) < 0) {
+				error = sl_err_sys(err, errno, "cannot write '%s'", to);
+				goto out;
+			}
+	}
+	if (n < 0)
+		error = sl_err_sys(err, errno, "cannot read '%s'", from);
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0 && !error)
+		error = sl_err_sys(err, errno, "cannot write '%s'", to);
+	return error;
+}
+
+/* One result's log into attempts/<attempt>/gates/; r->log names the copy. */
+static int keep_one(const char *run_dir, int attempt, struct build_gate_result *r,
+		    struct sl_err *err)
+{
+	char *rel = sl_path_fmt("attempts/%d/gates/%s.log", attempt, r->name);
+	char *from = r->log ? sl_path_join(run_dir, r->log) : NULL;
+	char *to = rel ? sl_path_join(run_dir, rel) : NULL;
+	char *dir = to ? strndup(to, (size_t)(strrchr(to, '/') - to)) : NULL;
+	int error = 0;
+
+	if (!rel || !from || !to || !dir)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (!strcmp(r->log, rel) || !sl_path_exists(from))
+		goto out; /* kept already, or no log to keep */
+	else if ((error = sl_mkdir_p(dir, err)) == 0 && (error = copy_log(from, to, err)) == 0) {
+		free(r->log);
+		r->log = rel;
+		rel = NULL;
+	}
+out:
+	free(rel);
+	free(from);
+	free(to);
+	free(dir);
+	return error;
+}
+
+int build_gates_keep_attempt(const char *run_dir, int attempt, struct build_gate_results *r,
+			     struct sl_err *err)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct sl_err e = SL_ERR_INIT;
+		int rc = keep_one(run_dir, attempt, &r->v[i], error ? &e : err);
+
+		if (rc && !error)
+			error = rc;
+	}
+	return error;
+}
+
 json_t *build_gates_json(const struct build_gate_results *r)
 {
 	json_t *arr = json_array();

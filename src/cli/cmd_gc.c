@@ -15,6 +15,8 @@ static const char gc_help[] =
 	"config's gc.keep_last, 20 by default). Merged runs are removed. Runs that did\n"
 	"not merge (failed, rejected, abandoned) are kept unless --force; on a terminal\n"
 	"gc asks before removing them. Runs in any other state are never touched.\n"
+	"(Each tick already lets failed runs' worktrees go beyond the newest\n"
+	"gc.keep_failed, 5, and gc.keep_failed_for, 7d; their folders and branches stay.)\n"
 	"\n"
 	"Each removed run leaves .system/runs/<id>.gc, a small tombstone: 'sluice show'\n"
 	"says its artifacts were removed by gc and 'sluice audit' counts it as removed,\n"

@@ -84,9 +84,12 @@ static void show_gates(json_t *gates, const char *indent)
 
 	json_array_foreach(gates, i, g) {
 		json_t *ok = json_object_get(g, "passed");
-		/* a gate's result, not a run state */
-		printf("%sgate %s: %s\n", indent, js(g, "name"),
-		       ok ? (json_is_true(ok) ? "passed" : "failed") : js(g, "result"));
+		const char *log = js(g, "log");
+		/* a gate's result, not a run state; the attempt's own log (older runs: none kept) */
+		printf("%sgate %s: %s%s%s%s\n", indent, js(g, "name"),
+		       ok ? (json_is_true(ok) ? "passed" : "failed") : js(g, "result"),
+		       strncmp(log, "attempts/", 9) ? "" : " (", strncmp(log, "attempts/", 9) ? "" : log,
+		       strncmp(log, "attempts/", 9) ? "" : ")");
 	}
 }
 

@@ -14,6 +14,8 @@ static const char status_help[] =
 	"merge_conflict) with what to type next. With a work-order id: that work\n"
 	"order's runs; with a run (its id, a unique prefix, its branch or its branch's\n"
 	"suffix): just that run.\n"
+	"The summary ends with what .system/ takes on disk, its worktrees apart (one\n"
+	"walk, bounded).\n"
 	"\n"
 	"When the target branch carries a commit from a run that sluice did not land (an\n"
 	"unreviewed landing: no run lands meanwhile), the summary starts with it and\n"
@@ -130,15 +132,52 @@ static void print_review_next(const char *id)
 	       "request-changes %s -m TEXT or sluice reject %s -m TEXT\n", id, id, id, id, id);
 }
 
+/* 1536 -> "1.5 KiB" (out: 32 bytes). */
+static void human_size(char *out, size_t n, int64_t b)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int i = -1;
+
+	while (v >= 1024 && i < 3)
+		v /= 1024, i++;
+	if (i < 0)
+		snprintf(out, n, "%lld bytes", (long long)b);
+	else
+		snprintf(out, n, "%.1f %s", v, unit[i]);
+}
+
+/* What .system/ takes (runner_disk_usage()) as status --json's "disk". */
+static json_t *disk_json(struct sl_ctx *ctx)
+{
+	struct runner_disk d;
+
+	runner_disk_usage(ctx, &d);
+	return json_pack("{s:I, s:I, s:b}", "system_bytes", (json_int_t)d.bytes, "worktree_bytes",
+			 (json_int_t)d.worktree_bytes, "complete", d.complete);
+}
+
+/* The same, the summary's last line. */
+static void print_disk(struct sl_ctx *ctx)
+{
+	struct runner_disk d;
+	char all[32], wt[32];
+
+	runner_disk_usage(ctx, &d);
+	human_size(all, sizeof(all), d.bytes);
+	human_size(wt, sizeof(wt), d.worktree_bytes);
+	printf("disk: .system/ %s%s, worktrees %s (gc.keep_failed bounds failed runs'; sluice gc "
+	       "removes old runs)\n", d.complete ? "" : "at least ", all, wt);
+}
+
 static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct runner_target_alert alert;
-	json_t *unreviewed = target_alert(ctx, &alert);
+	json_t *unreviewed = target_alert(ctx, &alert), *v;
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *counts = json_object(), *flight = json_array(), *people = json_array();
 	const char *k;
-	json_t *v;
 	size_t n = 0, i;
 	int rc = CLI_OK;
 
@@ -154,9 +193,9 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			json_array_append_new(flight, store_run_json(&runs[i], 0));
 	}
 	if (cli->json) {
-		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}}", "work_orders", counts,
+		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}, s:o}", "work_orders", counts,
 				      "in_flight", flight, "needs_person", people, "target", "name",
-				      ctx->cfg->target, "unreviewed", unreviewed);
+				      ctx->cfg->target, "unreviewed", unreviewed, "disk", disk_json(ctx));
 		rc = cli_print_json(j);
 		json_decref(j);
 		goto out;
@@ -184,6 +223,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			       "retry %s (or sluice abandon %s)\n",
 			       runs[i].id, runs[i].id, runs[i].id, runs[i].id);
 	}
+	print_disk(ctx);
 out:
 	json_decref(unreviewed);
 	json_decref(counts);

@@ -8,6 +8,7 @@
 #include "core/config.h"
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/repo.h"
 #include "core/template.h"
 #include "core/time.h"
 #include "core/url.h"
@@ -1092,8 +1093,29 @@ static void gc_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t 
 {
 	if (!strcmp(key, "keep_last"))
 		get_int(c, v, &c->cfg->gc.keep_last, 0, 1000000, "gc.keep_last");
+	else if (!strcmp(key, "keep_failed"))
+		get_int(c, v, &c->cfg->gc.keep_failed, 0, 1000000, "gc.keep_failed");
+	else if (!strcmp(key, "keep_failed_for"))
+		get_duration(c, v, &c->cfg->gc.keep_failed_ms, "gc.keep_failed_for");
 	else
-		unknown(c, k, "gc", "keep_last");
+		unknown(c, k, "gc", "keep_last, keep_failed, keep_failed_for");
+}
+
+/* commit.name, commit.email: what git would take in a signature (core/repo.h). */
+static void commit_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	char **out = !strcmp(key, "name") ? &c->cfg->commit.name :
+		     !strcmp(key, "email") ? &c->cfg->commit.email : NULL;
+	char name[32];
+
+	if (!out) {
+		unknown(c, k, "commit", "name, email");
+		return;
+	}
+	snprintf(name, sizeof(name), "commit.%s", key);
+	if (get_str(c, v, out, name) == 0 && !sl_identity_valid(*out))
+		problem(c, v, "'%s' must be one line of at most %d bytes without '<' or '>', "
+		        "not '%.100s'", name, SL_IDENTITY_MAX - 1, *out);
 }
 
 static void notify_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
@@ -1322,6 +1344,8 @@ static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 		each_pair(c, v, "merge", merge_pair);
 	else if (!strcmp(key, "gc"))
 		each_pair(c, v, "gc", gc_pair);
+	else if (!strcmp(key, "commit"))
+		each_pair(c, v, "commit", commit_pair);
 	else if (!strcmp(key, "notify"))
 		each_pair(c, v, "notify", notify_pair);
 	else if (!strcmp(key, "executor"))
@@ -1329,7 +1353,7 @@ static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 	else
 		unknown(c, k, NULL,
 		        "target, queue, builder, builders, worktree, gates, retry, reviewer, merge, "
-		        "gc, notify, executor");
+		        "commit, gc, notify, executor");
 }
 
 /* Every name of merge.gates is a configured gate. */
@@ -1405,6 +1429,8 @@ static int set_defaults(struct sl_config *cfg)
 	cfg->merge.resolve_attempts = 2;
 	cfg->merge.verify = 1;
 	cfg->gc.keep_last = 20;
+	cfg->gc.keep_failed = 5;
+	cfg->gc.keep_failed_ms = (int64_t)7 * 24 * 3600 * 1000;
 	cfg->executor.poll_ms = 2000;
 	cfg->notify.timeout_ms = 10 * 1000;
 	cfg->notify.retry_for_ms = 24 * 3600 * 1000;
@@ -1634,6 +1660,8 @@ void sl_config_free(struct sl_config *cfg)
 	free(cfg->reviewer.name);
 	free(cfg->merge.resolver);
 	free(cfg->merge.message);
+	free(cfg->commit.name);
+	free(cfg->commit.email);
 	sl_strv_free(cfg->merge.gates);
 	sl_strv_free(cfg->merge.keep_ignored);
 	sl_strv_free(cfg->notify.command);

@@ -141,6 +141,11 @@ struct sl_config {
 		                          checkout the merge gates run in (NULL: none) */
 	} merge;
 	struct {
+		char *name;            /* commit.name: the author and committer of sluice's
+		                          commits; NULL: git's user.name (sl_repo_identity()) */
+		char *email;           /* commit.email; NULL: git's user.email */
+	} commit;
+	struct {
 		enum sl_executor_kind kind; /* default local */
 		char *remote;          /* the git remote sluice and the jobs both reach (URL or
 		                          absolute path); required unless local */
@@ -169,6 +174,8 @@ struct sl_config {
 	} executor;
 	struct {
 		int keep_last;         /* default 20 */
+		int keep_failed;       /* failed runs' worktrees kept by a tick; default 5 */
+		int64_t keep_failed_ms; /* gc.keep_failed_for: and none older; default 7 days */
 	} gc;
 	struct {
 		sl_strv command;       /* argv run with each event's JSON on stdin, or NULL */

@@ -96,3 +96,41 @@ void sl_repo_release(struct sl_repo *repo)
 	free(repo->runs_dir);
 	memset(repo, 0, sizeof(*repo));
 }
+
+int sl_identity_valid(const char *s)
+{
+	return s && *s && strlen(s) < SL_IDENTITY_MAX && !strpbrk(s, "<>\r\n");
+}
+
+/* git's `key` (user.name, user.email) into out (SL_IDENTITY_MAX bytes); 0 when not set. */
+static int git_identity(char *out, git_config *cfg, const char *key)
+{
+	git_buf v = { 0 };
+	int ok = cfg && git_config_get_string_buf(&v, cfg, key) == 0 && sl_identity_valid(v.ptr);
+
+	if (ok)
+		snprintf(out, SL_IDENTITY_MAX, "%s", v.ptr);
+	git_buf_dispose(&v);
+	return ok;
+}
+
+void sl_repo_identity(struct sl_identity *out, const char *root, const char *name,
+		      const char *email)
+{
+	git_repository *repo = NULL;
+	git_config *cfg = NULL;
+	int need = !sl_identity_valid(name) || !sl_identity_valid(email);
+
+	if (need && root && git_repository_open(&repo, root) == 0)
+		git_repository_config_snapshot(&cfg, repo);
+	if (sl_identity_valid(name))
+		snprintf(out->name, sizeof(out->name), "%s", name);
+	else if (!git_identity(out->name, cfg, "user.name"))
+		snprintf(out->name, sizeof(out->name), "%s", SL_IDENTITY_NAME);
+	if (sl_identity_valid(email))
+		snprintf(out->email, sizeof(out->email), "%s", email);
+	else if (!git_identity(out->email, cfg, "user.email"))
+		snprintf(out->email, sizeof(out->email), "%s", SL_IDENTITY_EMAIL);
+	git_config_free(cfg);
+	git_repository_free(repo);
+}

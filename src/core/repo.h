@@ -33,4 +33,28 @@ char *sl_repo_run_path(const struct sl_repo *repo, const char *run_id, const cha
 
 void sl_repo_release(struct sl_repo *repo);
 
+/* The identity on the commits sluice makes (merge, snapshot) when nothing else is found. */
+#define SL_IDENTITY_NAME "sluice"
+#define SL_IDENTITY_EMAIL "sluice@localhost"
+#define SL_IDENTITY_MAX 256
+
+struct sl_identity {
+	char name[SL_IDENTITY_MAX];
+	char email[SL_IDENTITY_MAX];
+};
+
+/*
+ * Who sluice's commits are by (docs/config.md, commit.name/commit.email):
+ * each of `name` and `email` when given (the config's), else git's
+ * user.name/user.email as the repository at `root` sees them (its config,
+ * the global, XDG and system files), else sluice <sluice@localhost>. A value
+ * git would refuse (empty, '<', '>' or a newline in it) counts as not set.
+ * libgit2 must be initialised. Never fails.
+ */
+void sl_repo_identity(struct sl_identity *out, const char *root, const char *name,
+		      const char *email);
+
+/* 1 when `s` can be a name or email of a commit signature (see sl_repo_identity()). */
+int sl_identity_valid(const char *s);
+
 #endif

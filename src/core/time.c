@@ -61,13 +61,15 @@ int sl_duration_parse(int64_t *out_ms, const char *text, struct sl_err *err)
 		unit = 60 * 1000, end++;
 	else if (*end == 'h')
 		unit = 3600 * 1000, end++;
+	else if (*end == 'd')
+		unit = 24 * 3600 * 1000, end++;
 	if (*end)
 		goto bad;
 	*out_ms = (int64_t)n * unit;
 	return 0;
 bad:
 	return sl_err_set(err, SL_EINVALID,
-			  "invalid duration '%s'; write a positive number with a unit: 90s, 30m, 2h",
+			  "invalid duration '%s'; write a positive number with a unit: 90s, 30m, 2h, 7d",
 			  text ? text : "");
 }
 

@@ -6,6 +6,7 @@
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/lock.h"
+#include "core/repo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,7 +377,8 @@ static int setup(struct mc *m, const char *repo_path, struct sl_err *err)
 		return sl_err_git(err, error, "cannot open the repository '%s'", repo_path);
 	if ((error = merge__resolve_commit(&m->head, m->repo, m->o->head, err)))
 		return error;
-	error = git_signature_now(&m->sig, "sluice", "sluice@localhost");
+	error = git_signature_now(&m->sig, m->o->name ? m->o->name : SL_IDENTITY_NAME,
+				  m->o->email ? m->o->email : SL_IDENTITY_EMAIL);
 	return error ? sl_err_git(err, error, "cannot make the committer identity") : 0;
 }
 

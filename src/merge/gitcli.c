@@ -21,6 +21,17 @@ static const char *const id_env[] = {
 
 #define ENV_MAX 24
 
+/* 1 when env (NULL-terminated, or NULL) has an entry of the name of "NAME=value" e. */
+static int in_env(const char *const *env, const char *e)
+{
+	size_t n = strcspn(e, "=");
+
+	for (; env && *env; env++)
+		if (!strncmp(*env, e, n) && (*env)[n] == '=')
+			return 1;
+	return 0;
+}
+
 int merge__run_git_env(const char *cwd, const char *const *extra_env, const char *const *args,
 		       struct sl_buf *out, int ok_max, int *exit_code, struct sl_err *err)
 {
@@ -30,10 +41,12 @@ int merge__run_git_env(const char *cwd, const char *const *extra_env, const char
 	size_t i = 0;
 	int error;
 
-	for (const char *const *e = id_env; *e; e++)
-		env[i++] = *e;
+	/* extra_env first: an identity it gives replaces the fixed one */
 	for (const char *const *e = extra_env; e && *e && i + 1 < ENV_MAX; e++)
 		env[i++] = *e;
+	for (const char *const *e = id_env; *e && i + 1 < ENV_MAX; e++)
+		if (!in_env(extra_env, *e))
+			env[i++] = *e;
 	env[i] = NULL;
 	o.cwd = cwd;
 	o.ceiling = 1; /* never a repository above cwd (core/git.h) */

@@ -147,9 +147,15 @@ struct merge_commit_opts {
 	 * When the head is not on the target, SL_ETRANSIENT with MERGE_MOVED.
 	 */
 	int find_only;
+	/*
+	 * The author and committer of the merge commit (sl_repo_identity(),
+	 * docs/config.md commit.name/commit.email); NULL: sluice <sluice@localhost>.
+	 */
+	const char *name;
+	const char *email;
 };
 
-#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+#define MERGE_COMMIT_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL }
 
 struct merge_commit_result {
 	enum merge_status status;
@@ -170,7 +176,7 @@ struct merge_commit_result {
  * Merge opts->head into opts->target with a no-ff merge commit whose
  * message is the subject, a blank line and the trailers Work-Order,
  * Sluice-Run, Reviewed-by and (if given) Resolved-with; author and
- * committer "sluice <sluice@localhost>".
+ * committer opts->name <opts->email> (default "sluice <sluice@localhost>").
  *
  * The commit is created without moving a ref; the target then moves by
  * compare-and-swap against the tip merged into. When the target moved
@@ -275,12 +281,13 @@ int merge_verify_resolved(const char *wt_path, const struct merge_paths *conflic
  * shared and copied paths; NULL-terminated, or NULL) with `git add -A`, verify as
  * merge_verify_resolved(), and commit the merge with `git commit` (the
  * message: `message`, or git's prepared MERGE_MSG when NULL), hooks off,
- * identity sluice. If the builder already committed the merge, nothing is
- * committed. *head gets the resulting HEAD.
+ * author and committer `name` <`email`> (each NULL: sluice, sluice@localhost;
+ * sl_repo_identity() gives the configured ones). If the builder already
+ * committed the merge, nothing is committed. *head gets the resulting HEAD.
  */
-int merge_commit_resolution(const char *wt_path, const char *message,
-			    const struct merge_paths *conflicted, const char *const *excluded,
-			    git_oid *head, struct sl_err *err);
+int merge_commit_resolution(const char *wt_path, const char *message, const char *name,
+			    const char *email, const struct merge_paths *conflicted,
+			    const char *const *excluded, git_oid *head, struct sl_err *err);
 
 /*
  * After a crash during a merge (the journal of merge_commit_opts is still

@@ -301,13 +301,20 @@ out:
 	return error;
 }
 
-int merge_commit_resolution(const char *wt_path, const char *message,
-			    const struct merge_paths *conflicted, const char *const *excluded,
-			    git_oid *head, struct sl_err *err)
+int merge_commit_resolution(const char *wt_path, const char *message, const char *name,
+			    const char *email, const struct merge_paths *conflicted,
+			    const char *const *excluded, git_oid *head, struct sl_err *err)
 {
 	const char *commit_msg[] = { "commit", "-q", "-m", message, NULL };
 	const char *commit_noedit[] = { "commit", "-q", "--no-edit", NULL };
+	char an[320], ae[320], cn[320], ce[320];
+	const char *who[] = { an, ae, cn, ce, NULL };
 	int error, code, merging = 0, head_is_merge = 0;
+
+	snprintf(an, sizeof(an), "GIT_AUTHOR_NAME=%s", name ? name : "sluice");
+	snprintf(ae, sizeof(ae), "GIT_AUTHOR_EMAIL=%s", email ? email : "sluice@localhost");
+	snprintf(cn, sizeof(cn), "GIT_COMMITTER_NAME=%s", name ? name : "sluice");
+	snprintf(ce, sizeof(ce), "GIT_COMMITTER_EMAIL=%s", email ? email : "sluice@localhost");
 
 	if ((error = merge_state(wt_path, &merging, &head_is_merge, head, err)))
 		return error;
@@ -318,8 +325,8 @@ int merge_commit_resolution(const char *wt_path, const char *message,
 				  "commit", wt_path);
 	if ((error = stage_all(wt_path, excluded, err)) ||
 	    (error = merge_verify_resolved(wt_path, conflicted, err)) ||
-	    (error = merge__run_git(wt_path, message ? commit_msg : commit_noedit, NULL, 0, &code,
-				    err)))
+	    (error = merge__run_git_env(wt_path, who, message ? commit_msg : commit_noedit, NULL,
+					0, &code, err)))
 		return error;
 	return merge_state(wt_path, &merging, &head_is_merge, head, err);
 }

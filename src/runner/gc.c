@@ -36,6 +36,55 @@ static int64_t du(const char *path)
 	return du_total;
 }
 
+/* The state of one runner_disk_usage() walk (nftw passes no data). */
+static struct {
+	struct runner_disk *out;
+	size_t root_len;
+} disk;
+
+/* runs/<id>/worktree* (a run's checkout, the merge train's) or pool/: a worktree. */
+static int is_worktree_path(const char *rel)
+{
+	const char *id_end;
+
+	if (!strncmp(rel, "pool/", 5) || !strcmp(rel, "pool"))
+		return 1;
+	if (strncmp(rel, "runs/", 5) || !(id_end = strchr(rel + 5, '/')))
+		return 0;
+	return !strncmp(id_end + 1, "worktree", 8);
+}
+
+static int disk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	int64_t b = (int64_t)st->st_blocks * 512;
+
+	(void)ftw;
+	if (type == FTW_NS || type == FTW_DNR)
+		return 0;
+	if (st->st_nlink > 1 && type == FTW_F)
+		b /= (int64_t)st->st_nlink; /* a hard-linked file: its share (no table to remember it) */
+	disk.out->bytes += b;
+	if (strlen(path) > disk.root_len && is_worktree_path(path + disk.root_len + 1))
+		disk.out->worktree_bytes += b;
+	if (++disk.out->entries >= RUNNER_DISK_MAX_ENTRIES) {
+		disk.out->complete = 0;
+		return 1;
+	}
+	return 0;
+}
+
+void runner_disk_usage(const struct sl_ctx *ctx, struct runner_disk *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->complete = 1;
+	if (!ctx->repo.sysdir || !sl_is_dir(ctx->repo.sysdir))
+		return;
+	disk.out = out;
+	disk.root_len = strlen(ctx->repo.sysdir);
+	nftw(ctx->repo.sysdir, disk_one, 32, FTW_PHYS | FTW_MOUNT);
+	disk.out = NULL;
+}
+
 static int branch_exists(git_repository *git, const char *branch)
 {
 	git_reference *ref = NULL;

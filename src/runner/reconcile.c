@@ -14,6 +14,7 @@
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/log.h"
+#include "core/time.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -543,16 +544,64 @@ static void recover_pool(struct sl_ctx *ctx)
 }
 
 /*
- * worktree.keep_failed: false lets a failed or rejected run's worktree go
- * (to the pool) once its work is committed to its branch (the store has its
- * head commit, and diff.patch was written from it): the branch stays, for
- * retry. The store says so, not a file in the run folder a builder can plant.
+ * A failed or rejected run's worktree goes (to the pool) once its work is
+ * committed to its branch (the store has its head commit, and diff.patch was
+ * written from it) when worktree.keep_failed is off, or when it is not among
+ * the gc.keep_failed newest such runs that still have one (runs come newest
+ * first; *kept counts those kept so far), or it finished longer than
+ * gc.keep_failed_for ago. Only the worktree: the folder and branch stay, for
+ * a look and for retry. The store says so, not a file in the run folder a
+ * builder can plant.
  */
-static int failed_recyclable(struct sl_ctx *ctx, const struct store_run *run)
+static int failed_recyclable(struct sl_ctx *ctx, const struct store_run *run, const char *wt,
+			     size_t *kept)
 {
-	return !ctx->cfg->worktree.keep_failed &&
-	       (run->state == RUN_FAILED || run->state == RUN_REJECTED) && run->head_commit &&
-	       run->head_commit[0];
+	const struct sl_config *c = ctx->cfg;
+
+	if ((run->state != RUN_FAILED && run->state != RUN_REJECTED) || !run->head_commit ||
+	    !run->head_commit[0])
+		return 0;
+	if (!c->worktree.keep_failed)
+		return 1;
+	if (!wt || !sl_path_exists(wt))
+		return 0;
+	if (run->finished_ms > 0 && sl_now_ms() - run->finished_ms > c->gc.keep_failed_ms)
+		return 1;
+	if (*kept >= (size_t)c->gc.keep_failed)
+		return 1;
+	(*kept)++;
+	return 0;
+}
+
+/* A finished run's worktree, to the pool or removed; a merged run's branch deleted. */
+static void cleanup_run(struct sl_ctx *ctx, git_repository *repo, const struct store_run *run,
+			size_t *kept_failed)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int merged = run->state == RUN_MERGED, deleted = 0, failed = 0, rc;
+	char *wt = runner__worktree_path(ctx, run->id);
+
+	/* a reported run's worktree is at its base (the no_write guard): done with too */
+	if (!merged && run->state != RUN_ABANDONED && run->state != RUN_REPORTED &&
+	    !(failed = failed_recyclable(ctx, run, wt, kept_failed)))
+		goto out;
+	if (wt && sl_path_exists(wt)) {
+		/* a failed run's work is on its branch and in its diff.patch: forced */
+		rc = runner__retire_worktree(ctx, run->id, (const char *const *)ctx->excluded,
+					     failed, merged, &deleted, &err);
+		if (rc == SL_ENOTFOUND)
+			rc = runner__discard_worktree(ctx, run->id, &err);
+		if (rc != 0)
+			sl_log(SL_LOG_WARN, "run %s is %s but its worktree stays: %s", run->id,
+			       run_state_name(run->state), err.msg);
+		else
+			sl_log(SL_LOG_INFO, "removed the worktree of %s run %s",
+			       run_state_name(run->state), run->id);
+	}
+	if (merged)
+		runner__delete_merged_branch(ctx, repo, run);
+out:
+	free(wt);
 }
 
 static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
@@ -561,7 +610,7 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 	git_repository *repo = NULL;
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct sl_err err = SL_ERR_INIT;
-	size_t i, pruned = 0;
+	size_t i, pruned = 0, kept_failed = 0;
 
 	if (runner__lock_repo(ctx, &lock, &err) != 0) {
 		sl_log(SL_LOG_WARN, "cleanup skipped: %s", err.msg);
@@ -570,34 +619,8 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 	/* one repository for all the branch look-ups: this runs every tick */
 	if (git_repository_open(&repo, ctx->repo.root) < 0)
 		repo = NULL;
-	for (i = 0; i < n; i++) {
-		int merged = runs[i].state == RUN_MERGED, deleted = 0, failed = 0;
-		char *wt;
-		/* a reported run's worktree is at its base (the no_write guard): done with too */
-		if (!merged && runs[i].state != RUN_ABANDONED && runs[i].state != RUN_REPORTED &&
-		    !(failed = failed_recyclable(ctx, &runs[i])))
-			continue;
-		wt = runner__worktree_path(ctx, runs[i].id);
-		if (wt && sl_path_exists(wt)) {
-			int rc;
-			sl_err_clear(&err);
-			/* a failed run's work is on its branch and in its diff.patch: forced */
-			rc = runner__retire_worktree(ctx, runs[i].id,
-						     (const char *const *)ctx->excluded, failed,
-						     merged, &deleted, &err);
-			if (rc == SL_ENOTFOUND)
-				rc = runner__discard_worktree(ctx, runs[i].id, &err);
-			if (rc != 0)
-				sl_log(SL_LOG_WARN, "run %s is %s but its worktree stays: %s",
-				       runs[i].id, run_state_name(runs[i].state), err.msg);
-			else
-				sl_log(SL_LOG_INFO, "removed the worktree of %s run %s",
-				       run_state_name(runs[i].state), runs[i].id);
-		}
-		free(wt);
-		if (merged)
-			runner__delete_merged_branch(ctx, repo, &runs[i]);
-	}
+	for (i = 0; i < n; i++)
+		cleanup_run(ctx, repo, &runs[i], &kept_failed);
 	recover_pool(ctx);
 	recover_checkout(ctx);
 	runner__train_tidy(ctx, runs, n);

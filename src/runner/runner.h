@@ -227,6 +227,24 @@ int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *fr
 
 void runner_gc_plan_release(struct runner_gc_plan *plan);
 
+/* The most entries runner_disk_usage() looks at (a bound on its time). */
+#define RUNNER_DISK_MAX_ENTRIES 500000
+
+struct runner_disk {
+	int64_t bytes;          /* what .system/ takes on disk (allocated blocks, as du) */
+	int64_t worktree_bytes; /* of which runs' worktrees (runs/<id>/worktree*) and the pool */
+	size_t entries;         /* files, links and folders seen */
+	int complete;           /* 0: stopped at RUNNER_DISK_MAX_ENTRIES; the sizes are at least */
+};
+
+/*
+ * What .system/ takes on disk, for `sluice status`: one walk (nftw) that
+ * follows no link and stays on .system/'s file system, shares a hard-linked
+ * file's blocks among its links, and stops after RUNNER_DISK_MAX_ENTRIES
+ * entries. Never fails: what cannot be read counts as nothing.
+ */
+void runner_disk_usage(const struct sl_ctx *ctx, struct runner_disk *out);
+
 /*
  * Moves of the target branch that sluice did not make (docs/audit.md).
  *

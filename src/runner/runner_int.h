@@ -246,7 +246,9 @@ struct step_merge_msg {
 	struct sl_buf subject;
 	char *title;
 	char *journal;
+	struct sl_identity who; /* the merge commit's author and committer */
 };
+#define STEP_MERGE_MSG_INIT { SL_BUF_INIT, NULL, NULL, { { 0 }, { 0 } } }
 struct merge_commit_opts;
 int step__merge_msg(struct step *s, struct step_merge_msg *mm, struct merge_commit_opts *o,
 		    struct sl_err *err);

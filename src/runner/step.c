@@ -211,14 +211,18 @@ int step__commit_resolution(struct step *s, const char *message, char head[41],
 {
 	struct merge_paths conflicted = MERGE_PATHS_INIT;
 	struct store_conflict c = { 0 };
+	struct sl_identity who;
 	git_oid oid;
 	int error;
 
+	sl_repo_identity(&who, s->ctx->repo.root, s->ctx->cfg->commit.name,
+			 s->ctx->cfg->commit.email);
 	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == 0)
 		for (size_t i = 0; i < c.npaths; i++)
 			merge_paths_add(&conflicted, c.paths[i]);
-	if (!error && (error = merge_commit_resolution(s->wt, message, &conflicted,
-							step__excluded(s), &oid, err)) == 0)
+	if (!error && (error = merge_commit_resolution(s->wt, message, who.name, who.email,
+							&conflicted, step__excluded(s), &oid,
+							err)) == 0)
 		git_oid_tostr(head, 41, &oid);
 	store_conflict_release(&c);
 	merge_paths_release(&conflicted);
@@ -229,13 +233,16 @@ int step__snapshot(struct step *s, const char *message, unsigned flags, char hea
 		   int *committed, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
+	struct sl_identity who;
 	int error;
 
 	*committed = 0;
+	sl_repo_identity(&who, s->ctx->repo.root, s->ctx->cfg->commit.name,
+			 s->ctx->cfg->commit.email);
 	if ((flags & STEP_SNAP_LOCK) && (error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
 	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
-				  message, head, committed, err);
+				  message, &who, head, committed, err);
 	sl_lock_release(&lock);
 	if (error == SL_ENOTFOUND && (flags & STEP_SNAP_NOTHING_OK)) {
 		sl_err_clear(err);

@@ -417,12 +417,30 @@ static int run_gates(struct step *s, struct build_gate_results *gr, struct exec_
 
 static const char *const gates_job_failed[] = { BUILD_JOB, NULL };
 
+/*
+ * Keep the attempt's gate results and output beside its prompt:
+ * attempts/<n>/gates.json and attempts/<n>/gates/<name>.log (docs/audit.md).
+ * Best effort: a copy that fails leaves that result naming gates/<name>.log.
+ */
+static void keep_attempt_gates(struct step *s, struct build_gate_results *gr)
+{
+	struct sl_err e = SL_ERR_INIT;
+	char name[64];
+	json_t *j;
+
+	build_gates_keep_attempt(s->run_dir, s->run.attempt, gr, &e);
+	snprintf(name, sizeof(name), "attempts/%d/gates.json", s->run.attempt);
+	if ((j = build_gates_json(gr)) != NULL)
+		step__write_json(s, name, j, &e);
+	json_decref(j);
+}
+
 int step_gate(struct step *s, struct sl_err *err)
 {
 	struct build_gate_results gr = BUILD_GATE_RESULTS_INIT;
 	struct exec_outcome oc;
 	const char **failed = NULL;
-	char why[1200], name[64];
+	char why[1200];
 	int error;
 
 	error = run_gates(s, &gr, &oc, err);
@@ -438,15 +456,7 @@ int step_gate(struct step *s, struct sl_err *err)
 		error = step__retry_or_fail(s, gates_job_failed, 0, why, err);
 		goto out;
 	}
-	/* keep each attempt's gate results beside its prompt */
-	snprintf(name, sizeof(name), "attempts/%d/gates.json", s->run.attempt);
-	{
-		json_t *j = build_gates_json(&gr);
-		if (j)
-			step__write_json(s, name, j, err);
-		json_decref(j);
-		sl_err_clear(err);
-	}
+	keep_attempt_gates(s, &gr);
 	if (gr.all_passed) {
 		sl_fault("gates.after_all");
 		/* no gate ran, nothing but gates writes here now: no second walk of the tree */

@@ -579,9 +579,16 @@ static int target_guard(void *data, const git_oid *tip, char *why, size_t n)
 
 /* The options of this run's merge commit; the strings stay the caller's. */
 static void fill_merge_opts(struct step *s, struct merge_commit_opts *o,
-			    const struct sl_buf *subject, const char *title, const char *journal)
+			    struct step_merge_msg *mm)
 {
+	const struct sl_buf *subject = &mm->subject;
+	const char *title = mm->title;
+
 	memset(o, 0, sizeof(*o));
+	sl_repo_identity(&mm->who, s->ctx->repo.root, s->ctx->cfg->commit.name,
+			 s->ctx->cfg->commit.email);
+	o->name = mm->who.name;
+	o->email = mm->who.email;
 	o->subject = subject->len ? subject->ptr : NULL;
 	o->target = s->ctx->cfg->target;
 	o->head = s->run.head_commit;
@@ -590,7 +597,7 @@ static void fill_merge_opts(struct step *s, struct merge_commit_opts *o,
 	o->run_id = s->run.id;
 	o->reviewer = s->run.reviewer ? s->run.reviewer : "unknown";
 	o->resolved_with = s->run.mode == RUN_MODE_RESOLVE ? s->run.conflict_with_run_id : NULL;
-	o->journal = journal;
+	o->journal = mm->journal;
 }
 
 /*
@@ -664,7 +671,7 @@ int step__merge_msg(struct step *s, struct step_merge_msg *mm, struct merge_comm
 	if (!error && !mm->journal)
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 	if (!error)
-		fill_merge_opts(s, o, &mm->subject, mm->title, mm->journal);
+		fill_merge_opts(s, o, mm);
 	return error;
 }
 
@@ -699,7 +706,7 @@ int step_merge(struct step *s, struct sl_err *err)
 {
 	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
 	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
-	struct step_merge_msg mm = { SL_BUF_INIT, NULL, NULL };
+	struct step_merge_msg mm = STEP_MERGE_MSG_INIT;
 	struct store_car car;
 	struct landing_guard guard = { s, NULL };
 	int error, rc = 0;

@@ -233,7 +233,7 @@ static int build_car(struct step *s, struct store_run *r, struct store_car *c, c
 {
 	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
 	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
-	struct step_merge_msg mm = { SL_BUF_INIT, NULL, NULL };
+	struct step_merge_msg mm = STEP_MERGE_MSG_INIT;
 	struct step other;
 	int error, rc;
 

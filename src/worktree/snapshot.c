@@ -279,8 +279,8 @@ out:
 }
 
 static int commit_tree(git_repository *repo, const char *branch, const git_oid *tip,
-		       const git_oid *tree_id, const char *message, git_oid *out,
-		       struct sl_err *err)
+		       const git_oid *tree_id, const char *message, const struct sl_identity *who,
+		       git_oid *out, struct sl_err *err)
 {
 	git_signature *sig = NULL;
 	git_commit *parent = NULL;
@@ -291,7 +291,8 @@ static int commit_tree(git_repository *repo, const char *branch, const git_oid *
 	/* a cut name would commit on another branch */
 	if (sl_fmt_fixed(ref, sizeof(ref), "refs/heads/%s", branch) != 0)
 		return sl_err_set(err, SL_EINVALID, "the run branch name '%s' is too long", branch);
-	if ((rc = git_signature_now(&sig, WORKTREE_SNAPSHOT_NAME, WORKTREE_SNAPSHOT_EMAIL)) < 0 ||
+	if ((rc = git_signature_now(&sig, who ? who->name : WORKTREE_SNAPSHOT_NAME,
+				    who ? who->email : WORKTREE_SNAPSHOT_EMAIL)) < 0 ||
 	    (rc = git_commit_lookup(&parent, repo, tip)) < 0 ||
 	    (rc = git_tree_lookup(&tree, repo, tree_id)) < 0) {
 		error = sl_err_git(err, rc, "cannot prepare the snapshot commit");
@@ -314,8 +315,9 @@ out:
 }
 
 int worktree_snapshot(const char *wt_path, const char *branch_name, const char *base_oid_hex,
-		    const char *const *excluded, const char *message, char head_hex[41],
-		    int *committed, struct sl_err *err)
+		    const char *const *excluded, const char *message,
+		    const struct sl_identity *who, char head_hex[41], int *committed,
+		    struct sl_err *err)
 {
 	git_repository *repo = NULL;
 	git_index *idx = NULL;
@@ -335,7 +337,7 @@ int worktree_snapshot(const char *wt_path, const char *branch_name, const char *
 	}
 	if ((error = stage_all(repo, idx, wt_path, excluded, &tree, err)) < 0)
 		goto out;
-	if ((error = commit_tree(repo, branch_name, &tip, &tree, message, &head, err)) < 0)
+	if ((error = commit_tree(repo, branch_name, &tip, &tree, message, who, &head, err)) < 0)
 		goto out;
 	if (committed)
 		*committed = error == 0;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/repo.h"
 
 /* The longest worktree entry name. */
 #define WORKTREE_NAME_MAX 128
@@ -253,9 +254,9 @@ size_t worktree_slug(const char *text, char *out, size_t n);
  * libgit2 must be initialised by the caller.
  */
 
-/* The service's identity on snapshot commits. */
-#define WORKTREE_SNAPSHOT_NAME "sluice"
-#define WORKTREE_SNAPSHOT_EMAIL "sluice@localhost"
+/* The service's identity on snapshot commits when none is given. */
+#define WORKTREE_SNAPSHOT_NAME SL_IDENTITY_NAME
+#define WORKTREE_SNAPSHOT_EMAIL SL_IDENTITY_EMAIL
 
 struct worktree_changes {
 	size_t count;  /* staged, unstaged and untracked (not ignored) paths */
@@ -272,7 +273,8 @@ void worktree_changes_release(struct worktree_changes *ch);
 /*
  * Snapshot the worktree at `wt_path` after a builder exited: commit every
  * added, modified, deleted and untracked (not ignored) path but `excluded`
- * on the run branch as `sluice <sluice@localhost>` with `message`, and
+ * on the run branch as `who` (NULL: sluice <sluice@localhost>;
+ * sl_repo_identity() gives the configured one) with `message`, and
  * update the worktree's index to match. Paths with a `filter` attribute
  * are staged by `git add -A` (the user's clean filter runs; libgit2 runs
  * none), the rest by libgit2. An embedded repository (a
@@ -291,8 +293,9 @@ void worktree_changes_release(struct worktree_changes *ch);
  * a failure for a build, the expected outcome of a read-only step.
  */
 int worktree_snapshot(const char *wt_path, const char *branch_name, const char *base_oid_hex,
-		    const char *const *excluded, const char *message, char head_hex[41],
-		    int *committed, struct sl_err *err);
+		    const char *const *excluded, const char *message,
+		    const struct sl_identity *who, char head_hex[41], int *committed,
+		    struct sl_err *err);
 
 /*
  * `worktree: reset`: move the run branch and the worktree to `oid_hex` (git

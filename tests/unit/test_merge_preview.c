@@ -352,14 +352,14 @@ static void test_resolution_in_worktree(void **state)
 	assert_string_equal(conflicted.v[0], "a.txt");
 	assert_int_equal(sh_in(tmp, "grep -q '^<<<<<<< ' wt/a.txt"), 0);
 	/* markers left: refused */
-	assert_int_equal(merge_commit_resolution(wt, NULL, &conflicted, NULL, &head, &err),
+	assert_int_equal(merge_commit_resolution(wt, NULL, NULL, NULL, &conflicted, NULL, &head, &err),
 			 SL_ECONFLICT);
 	assert_non_null(strstr(err.msg, "'a.txt' still has a conflict marker at line 3"));
 	sl_err_clear(&err);
 	assert_int_equal(sh_in(tmp, "cd wt && printf '1\\n2\\nboth\\n4\\n5\\n' >a.txt"), 0);
 	/* a shared path (worktree.share) is never committed by the resolution */
 	assert_int_equal(sh_in(tmp, "cd wt && ln -s /tmp shared-deps"), 0);
-	assert_int_equal(merge_commit_resolution(wt, "Resolve WO-1", &conflicted, excluded, &head,
+	assert_int_equal(merge_commit_resolution(wt, "Resolve WO-1", NULL, NULL, &conflicted, excluded, &head,
 						 &err), 0);
 	assert_int_not_equal(sh_in(tmp, "cd wt && git ls-files --error-unmatch shared-deps 2>/dev/null"), 0);
 	assert_string_equal(git_oid_tostr_s(&head), sh_line_in(tmp, "cd wt && git rev-parse HEAD"));

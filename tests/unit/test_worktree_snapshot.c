@@ -64,7 +64,7 @@ static void test_snapshot_commits_everything_but_excluded(void **state)
 	assert_int_equal(worktree_changes(wt, excl, &ch, &err), 0);
 	assert_int_equal(ch.count, 4);
 	worktree_changes_release(&ch);
-	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "sluice snapshot: S1 attempt 1",
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "sluice snapshot: S1 attempt 1", NULL,
 					 head, &committed, &err), 0);
 	assert_int_equal(committed, 1);
 	assert_string_equal(head, sh_all("git -C '%s' rev-parse run/WO-1", repo));
@@ -87,7 +87,7 @@ static void test_embedded_repository_left_out(void **state)
 	int committed = -1;
 
 	sh("cd '%s' && git init -q sub && echo s >sub/s && echo t >top.txt", wt);
-	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, head, &committed, &err),
 			 0);
 	assert_int_equal(committed, 1);
 	assert_string_equal(sh_all("git -C '%s' diff --name-status %s run/WO-1", repo, base),
@@ -109,7 +109,7 @@ static void test_filtered_files_cleaned(void **state)
 	sh("cd '%s' && echo 'SMUDGED new' >n.dat && echo plain >p.txt && "
 	   "echo 'SMUDGED m' >node_modules/x.dat",
 	   wt);
-	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, head, &committed, &err),
 			 0);
 	assert_int_equal(committed, 1);
 	assert_string_equal(sh_all("git -C '%s' show run/WO-1:n.dat", repo), "new");
@@ -126,7 +126,7 @@ static void test_nothing_changed(void **state)
 	char head[41];
 	int committed = -1;
 
-	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, head, &committed, &err),
 			 SL_ENOTFOUND);
 	assert_non_null(strstr(err.msg, "the builder changed nothing"));
 	assert_string_equal(head, base);
@@ -141,7 +141,7 @@ static void test_builder_commits_kept(void **state)
 
 	sh("cd '%s' && echo x >>src/a.c && git commit -qam 'builder commit'", wt);
 	snprintf(tip, sizeof(tip), "%s", sh_all("git -C '%s' rev-parse HEAD", wt));
-	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, &committed, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, head, &committed, &err),
 			 0);
 	assert_int_equal(committed, 0);
 	assert_string_equal(head, tip);
@@ -152,7 +152,7 @@ static void expect_refused(const char *what)
 	struct sl_err err = SL_ERR_INIT;
 	char head[41];
 
-	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", head, NULL, &err),
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, head, NULL, &err),
 			 SL_ECONFLICT);
 	if (!strstr(err.msg, what))
 		fail_msg("'%s' not in '%s'", what, err.msg);
