@@ -21,7 +21,7 @@ test_expect_success 'setup: builders for lines 10-12 and line 900 of f.c' '
 # on the same base (a person approves them), then A lands, then B, then C.
 rival_repo() {
 	_d=$1 && shift &&
-	sluice_repo "$_d" "$@" &&
+	sluice_repo "$_d" "queue:" "  jobs: 3" "$@" &&
 	seq 1 1000 | sed "s/^/int line_/; s/$/;/" >"$_d/f.c" &&
 	git -C "$_d" add f.c && git -C "$_d" commit -q -m "f.c" &&
 	sluice -C "$_d" check >/dev/null &&
@@ -78,15 +78,15 @@ test_expect_success 'a person'"'"'s commit that changed the lines is the rival, 
 	wo pc D && wo pc E &&
 	settle pc &&
 	sed -i "10,12s/.*/& fixed by hand/" pc/f.c &&
-	git -C pc -c user.name="Pat Person" -c user.email=pat@example.com \
-		commit -q -am "fix the first lines by hand" &&
+	(cd pc && GIT_AUTHOR_NAME="Pat Person" GIT_AUTHOR_EMAIL=pat@example.com \
+		git commit -q -am "fix the first lines by hand") &&
 	sluice -C pc approve "$(run_of pc E)" >/dev/null && settle pc &&
 	d=$(run_of pc D) && e=$(run_of pc E) &&
 	sluice -C pc approve $d >/dev/null && settle pc &&
 	test "$(state_of pc $e)" = merged &&
 	test "$(state_of pc $d)" = merge_conflict &&
 	sluice -C pc show $d >out &&
-	test_grep "Pat Person" out &&
+	test_grep "with commit [0-9a-f]* by Pat Person <pat@example.com>, not a sluice run" out &&
 	test_grep "fix the first lines by hand" out &&
 	test_grep -v "$e" out &&
 	python3 - pc/.system/runs/$d/conflict.json <<-\EOP
@@ -94,7 +94,7 @@ test_expect_success 'a person'"'"'s commit that changed the lines is the rival, 
 	c = json.load(open(sys.argv[1]))
 	assert c["conflictingRun"] is None, c["conflictingRun"]
 	r = c["conflictingRuns"]
-	assert len(r) == 1 and r[0]["person"]["author"] == "Pat Person", r
+	assert len(r) == 1 and r[0]["person"]["author"] == "Pat Person <pat@example.com>", r
 	assert r[0]["person"]["subject"] == "fix the first lines by hand", r
 	assert "fixed by hand" in r[0]["diff"]
 	EOP
@@ -114,8 +114,9 @@ test_expect_success 'the resolve prompt carries A: its work order and its diff, 
 	test -f "$p" &&
 	test_grep "^Conflicting run (A" "$p" &&
 	test_grep "^## Conflicting run: run $a" "$p" &&
-	test_grep "rewritten by A" "$p" &&
-	test_grep -v "changed by B" "$p" &&
+	sed -n "/^## Conflicting run/,/^## Git/p" "$p" >rivals.md &&
+	test_grep "rewritten by A" rivals.md &&
+	test_grep -v "changed by B" rivals.md &&
 	test_grep -v "Do the work of B" "$p" &&
 	test_grep -v "$b" "$p"
 '
