@@ -100,6 +100,37 @@ test_expect_success 'a person'"'"'s commit that changed the lines is the rival, 
 	EOP
 '
 
+# desk NAME DIR: `sluice serve` of DIR on loopback (ended with the script);
+# its port and token in $TRASH/NAME.port, NAME.token.
+desk() {
+	"$SLUICE" -C "$2" serve >"$TRASH/$1.out" 2>&1 &
+	echo $! >"$TRASH/$1.pid" &&
+	wait_until "grep -q http:// \"$TRASH/$1.out\" || ! kill -0 $(cat "$TRASH/$1.pid")" 120 &&
+	_u=$(grep -o "http://[^ ]*" "$TRASH/$1.out" | head -n 1) &&
+	[ -n "$_u" ] &&
+	echo "$_u" | sed "s|http://127.0.0.1:\([0-9]*\)/.*|\1|" >"$TRASH/$1.port" &&
+	echo "${_u##*=}" >"$TRASH/$1.token"
+}
+page() { # NAME PATH
+	curl -s -u "sluice:$(cat "$TRASH/$1.token")" "http://127.0.0.1:$(cat "$TRASH/$1.port")$2"
+}
+
+test_expect_success 'the desk'"'"'s conflict page shows A, and the person'"'"'s commit, as the rivals' '
+	test_skip_unless_tool curl &&
+	test_when_finished "kill \$(cat $TRASH/d1.pid) \$(cat $TRASH/d2.pid) 2>/dev/null" &&
+	desk d1 rv && desk d2 pc &&
+	c=$(cat c.id) && a=$(cat a.id) && b=$(cat b.id) &&
+	page d1 /runs/$c/conflict >rv.html &&
+	test_grep "href=\"/runs/$a\"" rv.html &&
+	test_grep "<li><code>$a</code>: 3 lines from <code>f.c:10</code>" rv.html &&
+	test_grep -v "$b" rv.html &&
+	d=$(run_of pc D) &&
+	page d2 /runs/$d/conflict >pc.html &&
+	test_grep "a person&#39;s commit\|a person.s commit" pc.html &&
+	test_grep "Pat Person" pc.html &&
+	test_grep -v "$(run_of pc E)" pc.html
+'
+
 test_expect_success 'the resolve prompt carries A: its work order and its diff, not B' '
 	cat >"$BUILDERS/resolve.sh" <<-EOS &&
 	cp "\$SLUICE_PROMPT_FILE" "$TRASH/prompt-\$SLUICE_WORK_ORDER_ID.md"
