@@ -213,7 +213,7 @@ int artifact_dossier(struct sl_ctx *ctx, const char *run, json_t **out, struct s
 
 /*
  * The rivals of the textual conflict of merging `head` into `tip` on
- * `paths` (artifact/rivals.c, docs/merging.md "The rival"): who last changed
+ * `paths` (artifact/rivals.c, docs/builders.md "The rival"): who last changed
  * the conflicting lines on the target (merge_blame_landings), each landing
  * mapped to the run that landed it, in the order git blame met them:
  *   {"run": ID, "by": "lines", "landing": HEX, "path": P, "line": N, "lines": K}

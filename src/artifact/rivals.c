@@ -1,6 +1,6 @@
 /*
  * The rivals of a conflict: the runs (or a person's commits) that last
- * changed the conflicting lines on the target (docs/merging.md, "The
+ * changed the conflicting lines on the target (docs/builders.md, "The
  * rival"). git blame names the landings (merge/blame.c); the store says which
  * run landed each.
  */

@@ -16,8 +16,9 @@ static const char show_help[] =
 	"timeline of events with the time between them, the attempts (prompt, gates,\n"
 	"verdict), its jobs on an engine (executor: handle, attempt, outcome), the\n"
 	"reviewer's verdict with per-criterion results, the diff stat,\n"
-	"the conflict context (conflicted files, the rival run and its work order, the\n"
-	"markers; for a semantic conflict the merge gates that failed, their output and\n"
+	"the conflict context (conflicted files, every rival: the runs, or a person's\n"
+	"commits, that last changed the conflicting lines on the target, each with its\n"
+	"work order or author and where it changed them; the markers; for a semantic conflict the merge gates that failed, their output and\n"
 	"the rival runs), the run's car in the merge train (its place, status, base,\n"
 	"the car ahead, the merge gates with their time) or the gate record it landed\n"
 	"with, the merge commit, where the worktree is, what to type next for runs\n"
@@ -189,7 +190,7 @@ static void rival_where(json_t *rv)
 		       n == 1 ? "" : "s", js(l, "path"), (long long)line);
 }
 
-/* Every rival: who last changed the conflicting lines on the target (docs/merging.md). */
+/* Every rival: who last changed the conflicting lines (docs/builders.md "The rival"). */
 static int show_rivals(json_t *c)
 {
 	json_t *rv, *p;

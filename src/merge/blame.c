@@ -4,7 +4,7 @@
  * hunks against the merge base (merge_clashing_lines); `git blame
  * --first-parent <base>..<tip>` names, for each, the commit of the target's
  * first-parent history that brought it: a run's merge commit, or a commit
- * made on the target itself (docs/merging.md, "The rival").
+ * made on the target itself (docs/builders.md, "The rival").
  */
 #include "merge/merge_int.h"
 

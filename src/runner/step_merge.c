@@ -162,7 +162,7 @@ static json_t *rival_contexts(struct step *s, json_t *rivals, char **first)
 	return out;
 }
 
-/* The rivals of the conflict: who last changed the conflicting lines (docs/merging.md). */
+/* The rivals: who last changed the conflicting lines (docs/builders.md "The rival"). */
 static json_t *conflict_rivals(struct step *s, const char *tip, const char *run_head,
 			       const struct merge_conflict_info *ci)
 {

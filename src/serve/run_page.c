@@ -491,8 +491,8 @@ static void person_side(struct artifact_page *p, json_t *rv)
 
 /*
  * Every rival: who last changed the conflicting lines on the target, a
- * run or a person's commit (docs/merging.md); the store's rival alone for a
- * conflict that has no such list.
+ * run or a person's commit (docs/builders.md "The rival"); the store's
+ * rival alone for a conflict that has no such list.
  */
 static void rival_sides(struct req *r, struct artifact_page *p, json_t *c)
 {

@@ -364,7 +364,8 @@ int store_rivals(struct store *st, const char *run_id, const char *const *paths,
  * The merged run whose merge commit (the landing on the target) is
  * `commit` (full hex): *run_id is its id (the caller's, free()), or NULL
  * when no run landed it (a person's commit). The rival of a conflict is
- * found this way from the landings git blame names (docs/merging.md).
+ * found this way from the landings git blame names (docs/builders.md,
+ * "The rival").
  */
 int store_run_by_landing(struct store *st, const char *commit, char **run_id,
 			 struct sl_err *err);
