@@ -100,6 +100,38 @@ test_expect_success 'a person'"'"'s commit that changed the lines is the rival, 
 	EOP
 '
 
+test_expect_success 'every rival is named: run A on lines 10-12 and a person'"'"'s commit on line 500' '
+	echo "sed -i -e \"10,12s/.*/& changed by G/\" -e \"500s/.*/& changed by G/\" f.c" >"$BUILDERS/G.sh" &&
+	sluice_repo mx "merge:" "  resolver: none" &&
+	seq 1 1000 | sed "s/^/int line_/; s/$/;/" >mx/f.c &&
+	git -C mx add f.c && git -C mx commit -q -m "f.c" &&
+	wo mx A && wo mx G &&
+	settle mx &&
+	a=$(run_of mx A) && g=$(run_of mx G) &&
+	sluice -C mx approve $a >/dev/null && settle mx &&
+	sed -i "500s/.*/& fixed by hand/" mx/f.c &&
+	(cd mx && GIT_AUTHOR_NAME="Pat Person" GIT_AUTHOR_EMAIL=pat@example.com \
+		git commit -q -am "fix line 500 by hand") &&
+	sluice -C mx approve $g >/dev/null && settle mx &&
+	test "$(state_of mx $g)" = merge_conflict &&
+	sluice -C mx show $g >out &&
+	test_grep "with run $a (A " out &&
+	test_grep "it last changed 3 conflicting lines, from f.c:10" out &&
+	test_grep "with commit [0-9a-f]* by Pat Person <pat@example.com>, not a sluice run: fix line 500 by hand" out &&
+	test_grep "it last changed 1 conflicting line, from f.c:500" out &&
+	python3 - mx/.system/runs/$g/conflict.json "$a" <<-\EOP
+	import json, sys
+	c = json.load(open(sys.argv[1]))
+	r = c["conflictingRuns"]
+	assert [x["id"] for x in r] == [sys.argv[2], None], r
+	assert r[1]["person"]["subject"] == "fix line 500 by hand"
+	assert r[0]["lines"] == {"path": "f.c", "line": 10, "lines": 3, "by": "lines"}, r[0]["lines"]
+	assert r[1]["lines"]["line"] == 500
+	assert c["conflictingRun"]["id"] == sys.argv[2]
+	assert c["rivalRuns"] == [sys.argv[2]]
+	EOP
+'
+
 # desk NAME DIR: `sluice serve` of DIR on loopback (ended with the script);
 # its port and token in $TRASH/NAME.port, NAME.token.
 desk() {
