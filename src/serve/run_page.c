@@ -535,7 +535,7 @@ static void rival_where(struct artifact_page *p, json_t *c)
 				      json_integer_value(json_object_get(l, "lines")) == 1 ? "" : "s");
 		else
 			artifact_put(p, "</code>: changed <code>");
-		artifact_put_esc(p, js(l, "path"));
+		artifact_put_esc(p, *js(l, "path") ? js(l, "path") : "the conflicted files");
 		if (line > 0)
 			artifact_putf(p, ":%lld", (long long)line);
 		artifact_put(p, "</code></li>\n");
