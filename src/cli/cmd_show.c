@@ -16,9 +16,9 @@ static const char show_help[] =
 	"timeline of events with the time between them, the attempts (prompt, gates,\n"
 	"verdict), its jobs on an engine (executor: handle, attempt, outcome), the\n"
 	"reviewer's verdict with per-criterion results, the diff stat,\n"
-	"the conflict context (conflicted files, every rival: the runs, or a person's\n"
-	"commits, that last changed the conflicting lines on the target, each with its\n"
-	"work order or author and where it changed them; the markers; for a semantic conflict the merge gates that failed, their output and\n"
+	"the conflict context (conflicted files, every rival that last changed the\n"
+	"conflicting lines: a run and its work order, or a person's commit; the\n"
+	"markers; for a semantic conflict the merge gates that failed, their output and\n"
 	"the rival runs), the run's car in the merge train (its place, status, base,\n"
 	"the car ahead, the merge gates with their time) or the gate record it landed\n"
 	"with, the merge commit, where the worktree is, what to type next for runs\n"
@@ -176,7 +176,7 @@ static void show_diffstat(json_t *d)
 	}
 }
 
-/* Where a rival changed the conflicting lines: " (f.c:10-12)", or "" when it is not known. */
+/* Where a rival changed the conflicting lines ("from f.c:10"), or the file it changed. */
 static void rival_where(json_t *rv)
 {
 	json_t *l = json_object_get(rv, "lines");
