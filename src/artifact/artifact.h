@@ -212,6 +212,24 @@ size_t artifact_train_record_check(json_t *train, const struct artifact_landing 
 int artifact_dossier(struct sl_ctx *ctx, const char *run, json_t **out, struct sl_err *err);
 
 /*
+ * The rivals of the textual conflict of merging `head` into `tip` on
+ * `paths` (artifact/rivals.c, docs/builders.md "The rival"): who last changed
+ * the conflicting lines on the target (merge_blame_landings), each landing
+ * mapped to the run that landed it, in the order git blame met them:
+ *   {"run": ID, "by": "lines", "landing": HEX, "path": P, "line": N, "lines": K}
+ *   {"person": {"commit": HEX, "author": "Name <mail>", "subject": S},
+ *    "by": "lines", "path": P, "line": N, "lines": K}   (a commit no run landed)
+ * When blame names nobody (the lines were removed on the target, a binary
+ * file, git failed), the store's runs merged since `since_ms` (not
+ * `run_id`) that changed the files, each {"run": ID, "by": "file"}.
+ * A new array (maybe empty), never NULL. Why blame failed goes to *warn
+ * (may be NULL), which the caller may log; the fallback is still given.
+ */
+json_t *artifact_conflict_rivals(struct sl_ctx *ctx, const char *run_id, const char *tip,
+				 const char *head, const char *const *paths, size_t npaths,
+				 int64_t since_ms, struct sl_err *warn);
+
+/*
  * The report page: the queue (work orders, state, reason), the runs by
  * state, each run's timeline and the time spent per stage, and the
  * dependency graph as inline SVG. Everything HTML-escaped; no scripts, no

@@ -312,6 +312,41 @@ static json_t *rival_json(struct sl_ctx *ctx, const char *id)
 }
 
 /*
+ * The rivals of a textual conflict (artifact_conflict_rivals): each run's as
+ * rival_json shows it, a person's commit as is, with where it clashed; the
+ * runs' ids also go to `ids` (rival_runs).
+ */
+static json_t *rivals_json(struct sl_ctx *ctx, const struct store_run *r,
+			   const struct store_conflict *sc, json_t *ids)
+{
+	json_t *all = artifact_conflict_rivals(ctx, r->id, sc->target_tip, sc->run_head,
+					       (const char *const *)sc->paths, sc->npaths,
+					       r->created_ms, NULL);
+	json_t *out = json_array(), *rv, *j;
+	size_t i;
+
+	json_array_foreach(all, i, rv) {
+		json_t *run = json_object_get(rv, "run");
+		if (json_is_string(run)) {
+			json_array_append(ids, run);
+			j = rival_json(ctx, json_string_value(run));
+		} else {
+			j = json_pack("{s:O?}", "person", json_object_get(rv, "person"));
+		}
+		if (!json_is_object(j)) {
+			json_decref(j);
+			continue;
+		}
+		json_object_set_new(j, "lines", json_pack("{s:O?, s:O?, s:O?, s:O?}", "path",
+			json_object_get(rv, "path"), "line", json_object_get(rv, "line"), "lines",
+			json_object_get(rv, "lines"), "by", json_object_get(rv, "by")));
+		json_array_append_new(out, j);
+	}
+	json_decref(all);
+	return out;
+}
+
+/*
  * The conflict, from what the store recorded when the merge conflicted (the
  * files, the target tip, the rival) and git (the markers, recomputed from
  * the recorded tip and head): conflict.json is in the run folder, where the
@@ -324,8 +359,7 @@ static json_t *conflict_json(struct sl_ctx *ctx, const struct store_run *r, cons
 	struct merge_conflict_info ci = MERGE_CONFLICT_INFO_INIT;
 	struct merge_opts mo = MERGE_OPTS_INIT;
 	struct sl_err err = SL_ERR_INIT;
-	json_t *c, *rival, *j, *files, *rivals;
-	char **ids = NULL;
+	json_t *c, *rival, *j, *files, *rivals, *all;
 	size_t i;
 
 	if (store_conflict_get(ctx->st, r->id, &sc, &err) == 0) {
@@ -334,18 +368,12 @@ static json_t *conflict_json(struct sl_ctx *ctx, const struct store_run *r, cons
 		for (i = 0; i < sc.npaths; i++)
 			json_array_append_new(files, worktree_diff_json_text(sc.paths[i],
 									   strlen(sc.paths[i])));
-		if (store_rivals(ctx->st, r->id, (const char *const *)sc.paths, sc.npaths,
-				 r->created_ms, &ids, &err) == 0)
-			for (i = 0; ids && ids[i]; i++)
-				json_array_append_new(rivals, json_string(ids[i]));
-		for (i = 0; ids && ids[i]; i++)
-			free(ids[i]);
-		free(ids);
+		all = rivals_json(ctx, r, &sc, rivals);
 		if (merge_conflict_info(ctx->repo.root, sc.target_tip, sc.run_head, ctx->cfg->target,
 					r->branch_name ? r->branch_name : r->id, &mo, &ci, &err) != 0)
 			sl_buf_reset(&ci.output);
-		j = json_pack("{s:o, s:o, s:s, s:s}", "files", files, "rival_runs", rivals,
-			      "target_tip", sc.target_tip, "source", "store");
+		j = json_pack("{s:o, s:o, s:o, s:s, s:s}", "files", files, "rival_runs", rivals,
+			      "rivals", all, "target_tip", sc.target_tip, "source", "store");
 		if (j) {
 			markers_json(j, sl_buf_cstr(&ci.output));
 			json_t *rv = rival_json(ctx, r->conflict_with_run_id);

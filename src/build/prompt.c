@@ -374,6 +374,69 @@ static void run_details(struct sl_buf *b, const char *heading, json_t *run, cons
 	sl_buf_release(&part);
 }
 
+/* Where a rival of conflictingRuns changed the conflicting lines, from its "lines". */
+static void rival_where(struct sl_buf *b, json_t *rv)
+{
+	json_t *l = json_object_get(rv, "lines");
+	json_int_t line = json_integer_value(json_object_get(l, "line"));
+	json_int_t n = json_integer_value(json_object_get(l, "lines"));
+
+	if (!strcmp(str_field(l, "by"), "file"))
+		sl_buf_addf(b, "(It changed %s; git blame named nobody for the conflicting "
+			    "lines.)\n\n", *str_field(l, "path") ? str_field(l, "path") : "the files");
+	else if (line > 0)
+		sl_buf_addf(b, "(It last changed %lld of the conflicting lines on the target, from "
+			    "%s:%lld.)\n\n", (long long)n, str_field(l, "path"), (long long)line);
+}
+
+/*
+ * Every rival of conflictingRuns, one line each: who last changed the
+ * conflicting lines on the target, a run or a person's commit. 0 when the
+ * context has none (an older context: conflictingRun alone).
+ */
+static int rival_lines(struct sl_buf *b, json_t *rivals)
+{
+	json_t *rv, *p;
+	size_t i;
+
+	json_array_foreach(rivals, i, rv) {
+		p = json_object_get(rv, "person");
+		if (json_is_object(p))
+			sl_buf_addf(b, "Conflicting commit by a person, not a sluice run (%s, commit "
+				    "%s): %s\nKeep its intent as well.\n",
+				    str_field(p, "author"), str_field(p, "commit"),
+				    str_field(p, "subject"));
+		else
+			run_line(b, "Conflicting run", rv);
+		rival_where(b, rv);
+	}
+	return json_array_size(rivals) > 0;
+}
+
+/* The work order and diff of every rival of conflictingRuns (0: none). */
+static int rival_details(struct sl_buf *b, json_t *rivals)
+{
+	struct sl_buf part = SL_BUF_INIT;
+	json_t *rv, *p;
+	size_t i;
+
+	json_array_foreach(rivals, i, rv) {
+		p = json_object_get(rv, "person");
+		if (!json_is_object(p)) {
+			run_details(b, "Conflicting run", rv, NULL);
+			continue;
+		}
+		sl_buf_addf(b, "## Conflicting commit by a person: commit %s\n\n%s: %s\n\n"
+			    "### Diff\n\n", str_field(p, "commit"), str_field(p, "author"),
+			    str_field(p, "subject"));
+		sl_buf_reset(&part);
+		head_text(&part, str_field(rv, "diff"), BUILD_PROMPT_DIFF_MAX, "diff");
+		fenced(b, "diff", sl_buf_cstr(&part));
+	}
+	sl_buf_release(&part);
+	return json_array_size(rivals) > 0;
+}
+
 static const char semantic_how[] =
 	"How:\n"
 	"\n"
@@ -406,6 +469,19 @@ static void failed_gates(struct sl_buf *b, json_t *conflict)
 	sl_buf_release(&part);
 }
 
+/* The rival of an older context (conflictingRun alone), or none at all. */
+static void no_rival_line(struct sl_buf *b, json_t *conflict, json_t *rival)
+{
+	if (json_is_object(rival))
+		run_line(b, "Conflicting run", rival);
+	else
+		sl_buf_addf(b, "Conflicting run: none; the conflicting changes on '%s' were not "
+			    "made by a sluice run (a person's commits). Keep their intent as "
+			    "well.\n\n",
+			    *str_field(conflict, "target") ? str_field(conflict, "target") :
+			    "the target branch");
+}
+
 static int render_resolve(struct sl_buf *b, const struct build_prompt_ctx *c, struct sl_err *err)
 {
 	json_t *cur = json_object_get(c->conflict, "currentRun");
@@ -428,14 +504,8 @@ static int render_resolve(struct sl_buf *b, const struct build_prompt_ctx *c, st
 				  "gates.\n\n"
 				: "You are resolving a merge conflict.\n\n");
 	run_line(b, "Your run", cur);
-	if (json_is_object(rival))
-		run_line(b, "Conflicting run", rival);
-	else
-		sl_buf_addf(b, "Conflicting run: none; the conflicting changes on '%s' were not "
-			    "made by a sluice run (a person's commits). Keep their intent as "
-			    "well.\n\n",
-			    *str_field(c->conflict, "target") ? str_field(c->conflict, "target") :
-			    "the target branch");
+	if (!rival_lines(b, json_object_get(c->conflict, "conflictingRuns")))
+		no_rival_line(b, c->conflict, rival);
 	if (!semantic) {
 		sl_buf_puts(b, "Conflicting files:\n");
 		json_array_foreach(files, i, f)
@@ -448,7 +518,8 @@ static int render_resolve(struct sl_buf *b, const struct build_prompt_ctx *c, st
 	if (semantic)
 		failed_gates(b, c->conflict);
 	run_details(b, "Your run", cur, c->work_order_text);
-	if (json_is_object(rival))
+	if (!rival_details(b, json_object_get(c->conflict, "conflictingRuns")) &&
+	    json_is_object(rival))
 		run_details(b, "Conflicting run", rival, NULL);
 	if (semantic)
 		return 0;

@@ -16,7 +16,8 @@ static const char show_help[] =
 	"timeline of events with the time between them, the attempts (prompt, gates,\n"
 	"verdict), its jobs on an engine (executor: handle, attempt, outcome), the\n"
 	"reviewer's verdict with per-criterion results, the diff stat,\n"
-	"the conflict context (conflicted files, the rival run and its work order, the\n"
+	"the conflict context (conflicted files, every rival that last changed the\n"
+	"conflicting lines: a run and its work order, or a person's commit; the\n"
 	"markers; for a semantic conflict the merge gates that failed, their output and\n"
 	"the rival runs), the run's car in the merge train (its place, status, base,\n"
 	"the car ahead, the merge gates with their time) or the gate record it landed\n"
@@ -178,10 +179,46 @@ static void show_diffstat(json_t *d)
 	}
 }
 
+/* Where a rival changed the conflicting lines ("from f.c:10"), or the file it changed. */
+static void rival_where(json_t *rv)
+{
+	json_t *l = json_object_get(rv, "lines");
+	json_int_t line = json_integer_value(json_object_get(l, "line"));
+	json_int_t n = json_integer_value(json_object_get(l, "lines"));
+
+	if (!strcmp(js(l, "by"), "file"))
+		printf("  it changed %s\n", *js(l, "path") ? js(l, "path") : "the files");
+	else if (*js(l, "path") && line > 0)
+		printf("  it last changed %lld conflicting line%s, from %s:%lld\n", (long long)n,
+		       n == 1 ? "" : "s", js(l, "path"), (long long)line);
+}
+
+/* Every rival: who last changed the conflicting lines (docs/builders.md "The rival"). */
+static int show_rivals(json_t *c)
+{
+	json_t *rv, *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(c, "rivals"), i, rv) {
+		p = json_object_get(rv, "person");
+		if (json_is_object(p))
+			printf("  with commit %.12s by %s, not a sluice run: %s\n", js(p, "commit"),
+			       js(p, "author"), js(p, "subject"));
+		else
+			printf("  with run %s (%s \"%s\"), merged %s\n  its summary: %s\n",
+			       js(rv, "run"), js(rv, "work_order"), js(rv, "title"),
+			       js(rv, "merged_at"), *js(rv, "summary") ? js(rv, "summary") : "(none)");
+		rival_where(rv);
+	}
+	return json_array_size(json_object_get(c, "rivals")) > 0;
+}
+
 static void show_rival(json_t *c)
 {
 	json_t *rv = json_object_get(c, "rival");
 
+	if (show_rivals(c))
+		return;
 	if (json_is_object(rv))
 		printf("  with run %s (%s \"%s\"), merged %s\n  its summary: %s\n", js(rv, "run"),
 		       js(rv, "work_order"), js(rv, "title"), js(rv, "merged_at"),

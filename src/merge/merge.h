@@ -317,4 +317,60 @@ int merge_journal_dead(const char *journal);
  */
 int merge_journal_release_locks(const char *journal, int *left);
 
+/* ---- the rival of a conflict: who last changed the clashing lines (merge/blame.c) ---- */
+
+/* A change between two versions of a file, as a diff's hunk header gives it (1-based). */
+struct merge_hunk {
+	size_t old_start, old_count; /* old_count 0: lines added after line old_start */
+	size_t new_start, new_count; /* new_count 0: lines removed after line new_start */
+};
+
+/* Lines first .. first + count - 1 of a file (1-based). */
+struct merge_lines {
+	size_t first, count;
+};
+
+/*
+ * The lines of our side (of `our_total` lines) that clash with their side:
+ * those of each of our hunks (against the merge base) whose base lines
+ * overlap or touch the base lines of one of theirs, which is when git's
+ * three-way file merge (xdiff) makes them a conflict. For our hunk that only
+ * removed lines, the lines on either side of the removal. Sorted, merged,
+ * within 1..our_total. Pure. *out is the caller's (free()); 0, or -1 out of
+ * memory.
+ */
+int merge_clashing_lines(const struct merge_hunk *ours, size_t nours,
+			 const struct merge_hunk *theirs, size_t ntheirs, size_t our_total,
+			 struct merge_lines **out, size_t *nout);
+
+/*
+ * A landing on the target that last changed clashing lines: the commit on
+ * the target's first-parent history that brought them (a run's merge commit,
+ * or a commit made on the target itself), its author ("Name <mail>") and
+ * subject, and where: the first path and line of it, how many lines.
+ */
+struct merge_landing {
+	char commit[GIT_OID_HEXSZ + 1];
+	char *author;
+	char *subject;
+	char *path;
+	size_t line;
+	size_t lines;
+};
+
+/*
+ * Who last changed the conflicting lines on the target: for each of `paths`
+ * (conflicted by merging `head` into `tip`), the clashing lines of tip's side
+ * (merge_clashing_lines against the merge base of tip and head) are blamed
+ * with `git blame --first-parent <base>..<tip>`, so that each line names the
+ * landing that brought it; lines older than the base are nobody's. A path
+ * missing on tip or in the base's place, or binary, adds nothing. Landings in
+ * the order first seen (path order, then line order). *out is the caller's:
+ * merge_landings_free(). 0 (maybe none), or an error.
+ */
+int merge_blame_landings(const char *repo_path, const char *tip, const char *head,
+			 const char *const *paths, size_t npaths, struct merge_landing **out,
+			 size_t *nout, struct sl_err *err);
+void merge_landings_free(struct merge_landing *v, size_t n);
+
 #endif

@@ -90,4 +90,13 @@ int merge__checkout_revert(const char *where, int via_git, const git_oid *merged
 			   const git_oid *old_tree, const char *journal,
 			   const struct merge_paths *kept, struct sl_err *err);
 
+/*
+ * Add the lines of `git blame --porcelain` output (of `path`) to the
+ * landings *v (*n of them): one per commit, in the order first seen, with
+ * its author, subject, first line and count of lines; boundary commits (the
+ * lines older than the range) are skipped. 0, or -1 out of memory.
+ */
+int merge__parse_blame(const char *data, size_t len, const char *path,
+		       struct merge_landing **v, size_t *n);
+
 #endif

@@ -82,44 +82,141 @@ static json_t *run_context(struct step *s, const struct store_run *r, const char
 	return j;
 }
 
+/* The first parent of `commit` (hex) into parent (41 bytes); 0 or -1 (none, or not found). */
+static int parent_of(struct step *s, const char *commit, char *parent)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	git_oid id;
+	int error = -1;
+
+	if (git_oid_fromstr(&id, commit) == 0 && git_repository_open(&repo, s->ctx->repo.root) == 0 &&
+	    git_commit_lookup(&c, repo, &id) == 0 && git_commit_parentcount(c) > 0) {
+		git_oid_tostr(parent, GIT_OID_HEXSZ + 1, git_commit_parent_id(c, 0));
+		error = 0;
+	}
+	git_error_clear();
+	git_commit_free(c);
+	git_repository_free(repo);
+	return error;
+}
+
+/*
+ * A person's commit as a rival of conflictingRuns: who and what ("person":
+ * commit, author, subject) and its diff against its first parent, from git.
+ */
+static json_t *person_context(struct step *s, json_t *person)
+{
+	const char *commit = json_string_value(json_object_get(person, "commit"));
+	char parent[GIT_OID_HEXSZ + 1];
+	struct sl_buf diff;
+	struct sl_err err = SL_ERR_INIT;
+	size_t total = 0;
+	json_t *j;
+
+	sl_buf_init(&diff, CONTEXT_DIFF_MAX);
+	if (!commit || parent_of(s, commit, parent) != 0 ||
+	    worktree_diff_patch_mem(s->ctx->repo.root, parent, commit, &diff, &total, &err) != 0)
+		sl_buf_reset(&diff);
+	j = json_pack("{s:n, s:O, s:n, s:o, s:s}", "id", "person", person, "workOrder", "diff",
+		      worktree_diff_json_text(sl_buf_cstr(&diff), diff.len), "builderSummary", "");
+	sl_buf_release(&diff);
+	return j;
+}
+
+/*
+ * conflictingRuns: a context for each rival (artifact_conflict_rivals), a
+ * run's (run_context) or a person's commit's, with where it clashed
+ * ("lines": path, line, lines, by). *first: the first run rival's id (NULL:
+ * none), the caller's.
+ */
+static json_t *rival_contexts(struct step *s, json_t *rivals, char **first)
+{
+	struct sl_err err = SL_ERR_INIT;
+	json_t *out = json_array(), *rv, *j;
+	size_t i;
+
+	*first = NULL;
+	json_array_foreach(rivals, i, rv) {
+		struct store_run r;
+		const char *id = json_string_value(json_object_get(rv, "run"));
+
+		memset(&r, 0, sizeof(r));
+		if (!id)
+			j = person_context(s, json_object_get(rv, "person"));
+		else if (store_run_get(s->ctx->st, id, &r, &err) == 0)
+			j = run_context(s, &r, r.base_commit, r.head_commit);
+		else
+			j = NULL;
+		sl_err_clear(&err);
+		if (id && j && !*first)
+			*first = strdup(r.id);
+		store_run_release(&r);
+		if (!j)
+			continue;
+		json_object_set_new(j, "lines", json_pack("{s:O?, s:O?, s:O?, s:O?}", "path",
+			json_object_get(rv, "path"), "line", json_object_get(rv, "line"), "lines",
+			json_object_get(rv, "lines"), "by", json_object_get(rv, "by")));
+		json_array_append_new(out, j);
+	}
+	return out;
+}
+
+/* The rivals: who last changed the conflicting lines (docs/builders.md "The rival"). */
+static json_t *conflict_rivals(struct step *s, const char *tip, const char *run_head,
+			       const struct merge_conflict_info *ci)
+{
+	struct sl_err warn = SL_ERR_INIT;
+	json_t *rivals = artifact_conflict_rivals(s->ctx, s->run.id, tip, run_head,
+						  (const char *const *)ci->paths.v, ci->paths.n,
+						  s->run.created_ms, &warn);
+
+	if (warn.code)
+		sl_log(SL_LOG_WARN, "run %s: %s; the rivals are the runs that changed the files",
+		       s->run.id, warn.msg);
+	return rivals;
+}
+
 /*
  * The ConflictContext of merging `run_head` (based on `base`) into `tip`:
- * the conflicted files and git's output (ci), the rival runs from the
- * store, the rival `rival_id` (NULL: the first rival) and both runs' diffs
- * from git. *rival_out (may be NULL) gets the rival's id.
+ * the conflicted files and git's output (ci); the rivals, who last changed
+ * the conflicting lines on the target, each with its work order and diff
+ * (conflictingRuns; rivalRuns: the ids of the runs among them); conflictingRun
+ * the first run rival, else `rival_id` (a semantic conflict's); both runs'
+ * diffs from git. *rival_out (may be NULL) gets conflictingRun's id.
  */
 static int conflict_context(struct step *s, const char *tip, const char *run_head,
 			    const char *base, const struct merge_conflict_info *ci,
 			    const char *rival_id, char **rival_out, json_t **out, struct sl_err *err)
 {
-	json_t *ctx = NULL, *files = json_array(), *rivals = json_array();
-	char **ids = NULL;
+	json_t *ctx = NULL, *files = json_array(), *rivals, *ids = json_array(), *rv;
+	char *first = NULL;
 	struct store_run rival;
 	size_t i;
-	int error;
+	int error = 0;
 
 	*out = NULL;
 	memset(&rival, 0, sizeof(rival));
 	for (i = 0; i < ci->paths.n; i++)
 		json_array_append_new(files, worktree_diff_json_text(ci->paths.v[i],
 								   strlen(ci->paths.v[i])));
-	if ((error = store_rivals(s->ctx->st, s->run.id, (const char *const *)ci->paths.v,
-				  ci->paths.n, s->run.created_ms, &ids, err)) != 0)
-		goto out;
-	for (i = 0; ids && ids[i]; i++)
-		json_array_append_new(rivals, json_string(ids[i]));
-	ctx = json_pack("{s:o, s:O, s:o, s:s, s:s, s:s, s:s, s:O}", "currentRun",
+	rivals = conflict_rivals(s, tip, run_head, ci);
+	json_array_foreach(rivals, i, rv)
+		if (json_is_string(json_object_get(rv, "run")))
+			json_array_append(ids, json_object_get(rv, "run"));
+	ctx = json_pack("{s:o, s:O, s:o, s:s, s:s, s:s, s:s, s:O, s:o}", "currentRun",
 			run_context(s, &s->run, base, run_head), "conflictFiles", files,
 			"gitConflictOutput",
 			worktree_diff_json_text(sl_buf_cstr(&ci->output), ci->output.len), "target",
 			s->ctx->cfg->target, "targetTip", tip, "runHead", run_head,
-			"originalBase", base, "rivalRuns", rivals);
+			"originalBase", base, "rivalRuns", ids, "conflictingRuns",
+			rival_contexts(s, rivals, &first));
 	if (!ctx) {
 		error = sl_err_set(err, SL_ERROR, "cannot build the conflict context");
 		goto out;
 	}
-	if (!rival_id)
-		rival_id = ids ? ids[0] : NULL;
+	if (first)
+		rival_id = first;
 	if (rival_id && store_run_get(s->ctx->st, rival_id, &rival, err) == 0) {
 		json_object_set_new(ctx, "conflictingRun", run_context(s, &rival, rival.base_commit,
 								       rival.head_commit));
@@ -132,13 +229,12 @@ static int conflict_context(struct step *s, const char *tip, const char *run_hea
 	*out = ctx;
 	ctx = NULL;
 out:
-	for (i = 0; ids && ids[i]; i++)
-		free(ids[i]);
-	free(ids);
+	free(first);
 	store_run_release(&rival);
 	json_decref(ctx);
 	json_decref(files);
 	json_decref(rivals);
+	json_decref(ids);
 	return error;
 }
 

@@ -545,6 +545,74 @@ static void side(struct req *r, struct artifact_page *p, const char *label, cons
 	free(text);
 }
 
+/* A person's commit as a rival: who, what, where; it has no work order. */
+static void person_side(struct artifact_page *p, json_t *rv)
+{
+	json_t *who = json_object_get(rv, "person");
+
+	artifact_put(p, "<div class=\"side\"><h3>the rival: a person's commit <code>");
+	artifact_put_esc(p, js(who, "commit"));
+	artifact_put(p, "</code></h3>\n<p>by ");
+	artifact_put_esc(p, js(who, "author"));
+	artifact_put(p, ", not a sluice run</p>\n<h4>its subject</h4>\n");
+	pre(p, "summary", js(who, "subject"));
+	artifact_put(p, "</div>\n");
+}
+
+/*
+ * Every rival: who last changed the conflicting lines on the target, a
+ * run or a person's commit (docs/builders.md "The rival"); the store's
+ * rival alone for a conflict that has no such list.
+ */
+static void rival_sides(struct req *r, struct artifact_page *p, json_t *c)
+{
+	json_t *rv = json_object_get(c, "rival");
+	size_t i;
+
+	if (!json_array_size(json_object_get(c, "rivals"))) {
+		side(r, p, "the rival", js(rv, "run"), js(rv, "work_order"), js(rv, "title"),
+		     js(rv, "summary"));
+		return;
+	}
+	json_array_foreach(json_object_get(c, "rivals"), i, rv) {
+		if (json_is_object(json_object_get(rv, "person")))
+			person_side(p, rv);
+		else
+			side(r, p, "the rival", js(rv, "run"), js(rv, "work_order"),
+			     js(rv, "title"), js(rv, "summary"));
+	}
+}
+
+/* Where each rival changed the conflicting lines: "run X: 3 lines from f.c:10". */
+static void rival_where(struct artifact_page *p, json_t *c)
+{
+	json_t *rv, *l;
+	json_int_t line;
+	size_t i;
+
+	if (!json_array_size(json_object_get(c, "rivals")))
+		return;
+	artifact_put(p, "<h3>Who last changed the conflicting lines</h3>\n<ul id=\"rivals\">\n");
+	json_array_foreach(json_object_get(c, "rivals"), i, rv) {
+		l = json_object_get(rv, "lines");
+		line = json_integer_value(json_object_get(l, "line"));
+		artifact_put(p, "<li><code>");
+		artifact_put_esc(p, json_is_object(json_object_get(rv, "person")) ?
+				    js(json_object_get(rv, "person"), "commit") : js(rv, "run"));
+		if (line > 0)
+			artifact_putf(p, "</code>: %lld line%s from <code>",
+				      (long long)json_integer_value(json_object_get(l, "lines")),
+				      json_integer_value(json_object_get(l, "lines")) == 1 ? "" : "s");
+		else
+			artifact_put(p, "</code>: changed <code>");
+		artifact_put_esc(p, *js(l, "path") ? js(l, "path") : "the conflicted files");
+		if (line > 0)
+			artifact_putf(p, ":%lld", (long long)line);
+		artifact_put(p, "</code></li>\n");
+	}
+	artifact_put(p, "</ul>\n");
+}
+
 static void failed_gates(struct artifact_page *p, json_t *c)
 {
 	json_t *g;
@@ -561,7 +629,7 @@ static void failed_gates(struct artifact_page *p, json_t *c)
 static void conflict_body(struct req *r, struct artifact_page *p, json_t *d, json_t *c)
 {
 	json_t *run = json_object_get(d, "run"), *wo = json_object_get(d, "work_order");
-	json_t *rv = json_object_get(c, "rival"), *f;
+	json_t *f;
 	size_t i;
 
 	artifact_put(p, "<h2>Conflict of <a href=\"/runs/");
@@ -572,9 +640,10 @@ static void conflict_body(struct req *r, struct artifact_page *p, json_t *d, jso
 	artifact_put_esc(p, js(c, "kind"));
 	artifact_put(p, ")</h2>\n<div class=\"sides\">\n");
 	side(r, p, "this run", js(run, "id"), js(wo, "id"), js(wo, "title"), js(d, "summary"));
-	side(r, p, "the rival", js(rv, "run"), js(rv, "work_order"), js(rv, "title"),
-	     js(rv, "summary"));
-	artifact_put(p, "</div>\n<h3>Conflicted files</h3>\n<ul id=\"conflicted\">\n");
+	rival_sides(r, p, c);
+	artifact_put(p, "</div>\n");
+	rival_where(p, c);
+	artifact_put(p, "<h3>Conflicted files</h3>\n<ul id=\"conflicted\">\n");
 	json_array_foreach(json_object_get(c, "files"), i, f) {
 		artifact_put(p, "<li><code>");
 		artifact_put_esc(p, json_is_string(f) ? json_string_value(f) : js(f, "path"));

@@ -679,6 +679,30 @@ out:
 	return error;
 }
 
+int store_run_by_landing(struct store *st, const char *commit, char **run_id,
+			 struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error, rc;
+
+	*run_id = NULL;
+	if ((error = store__prepare(st, &s,
+				    "SELECT id FROM runs WHERE merge_commit = ?1 AND state = ?2 "
+				    "ORDER BY finished_ms DESC LIMIT 1",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, commit);
+	store__bind_text(s, 2, run_state_name(RUN_MERGED));
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (!(*run_id = store__col_dup(s, 0)))
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	} else if (rc != SQLITE_DONE) {
+		error = store__fail(st, err, "cannot read the run that landed a commit");
+	}
+	sqlite3_finalize(s);
+	return error;
+}
+
 int store_files_common(struct store *st, const char *a, const char *b, char ***out,
 		       struct sl_err *err)
 {

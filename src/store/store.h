@@ -376,6 +376,16 @@ int store_rivals(struct store *st, const char *run_id, const char *const *paths,
 		 int64_t since_ms, char ***out, struct sl_err *err);
 
 /*
+ * The merged run whose merge commit (the landing on the target) is
+ * `commit` (full hex): *run_id is its id (the caller's, free()), or NULL
+ * when no run landed it (a person's commit). The rival of a conflict is
+ * found this way from the landings git blame names (docs/builders.md,
+ * "The rival").
+ */
+int store_run_by_landing(struct store *st, const char *commit, char **run_id,
+			 struct sl_err *err);
+
+/*
  * The paths both runs changed (their files_changed rows), in path order:
  * *out is NULL-terminated and the caller's (sl_strv_free); an empty list
  * when they share none.

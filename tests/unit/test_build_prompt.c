@@ -240,6 +240,41 @@ static void test_resolve_no_rival(void **state)
 	sl_buf_release(&out);
 }
 
+/* conflictingRuns: every rival, a run and a person's commit, with where each clashed */
+static void test_resolve_every_rival(void **state)
+{
+	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
+	struct sl_buf out = SL_BUF_INIT;
+	json_t *cc = conflict_ctx(), *riv = json_deep_copy(json_object_get(cc, "conflictingRun"));
+
+	json_object_set_new(riv, "lines", json_pack("{s:s, s:i, s:i, s:s}", "path", "app.c", "line",
+						    10, "lines", 3, "by", "lines"));
+	json_object_set_new(cc, "conflictingRuns", json_pack(
+		"[o, {s:n, s:{s:s, s:s, s:s}, s:n, s:s, s:s, s:{s:s, s:i, s:i, s:s}}]", riv, "id",
+		"person", "commit", "0123abcd", "author", "Pat Person <pat@x>", "subject",
+		"fix by hand", "workOrder", "diff", "+by hand\n", "builderSummary", "", "lines",
+		"path", "app.c", "line", 500, "lines", 1, "by", "lines"));
+	c.mode = RUN_MODE_RESOLVE;
+	c.attempt = 1;
+	c.conflict = cc;
+	render(&c, &out);
+	assert_non_null(strstr(out.ptr,
+		"Conflicting run (WO-B, priority 2, merged at 2026-11-21T10:00:00Z): Add signup\n"
+		"Added signup.\n\n"
+		"(It last changed 3 of the conflicting lines on the target, from app.c:10.)\n\n"
+		"Conflicting commit by a person, not a sluice run (Pat Person <pat@x>, commit "
+		"0123abcd): fix by hand\nKeep its intent as well.\n"
+		"(It last changed 1 of the conflicting lines on the target, from app.c:500.)\n\n"
+		"Conflicting files:"));
+	assert_non_null(strstr(out.ptr, "## Conflicting run: run r-riv\n"));
+	assert_non_null(strstr(out.ptr, "## Conflicting commit by a person: commit 0123abcd\n\n"
+					"Pat Person <pat@x>: fix by hand\n\n### Diff\n\n"
+					"```diff\n+by hand\n```\n"));
+	assert_non_null(strstr(out.ptr, "Priority: WO-A (priority 1)"));
+	json_decref(cc);
+	sl_buf_release(&out);
+}
+
 static void test_id_from_text(void **state)
 {
 	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
@@ -296,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_override_unknown),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_resolve_no_rival),
+		cmocka_unit_test(test_resolve_every_rival),
 		cmocka_unit_test(test_id_from_text),
 		cmocka_unit_test(test_resolve_needs_context),
 		cmocka_unit_test(test_write),
