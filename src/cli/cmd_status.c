@@ -31,7 +31,8 @@ static int wo_counts(struct sl_ctx *ctx, json_t *counts, struct sl_err *err)
 {
 	struct queue_plan plan = QUEUE_PLAN_INIT;
 	struct queue_plan_opts po = QUEUE_PLAN_OPTS_INIT;
-	size_t i;
+	struct store_inbox_error *errs = NULL;
+	size_t i, nerrs = 0;
 	int error;
 
 	po.allow_overlap = ctx->cfg->queue.allow_overlap;
@@ -45,6 +46,15 @@ static int wo_counts(struct sl_ctx *ctx, json_t *counts, struct sl_err *err)
 				    json_integer((c ? json_integer_value(c) : 0) + 1));
 	}
 	queue_plan_release(&plan);
+	/* the files that did not parse are invalid work orders too, though the plan has no row */
+	if ((error = store_inbox_errors_list(ctx->st, &errs, &nerrs, err)) != 0)
+		return error;
+	if (nerrs) {
+		json_t *c = json_object_get(counts, wo_state_name(WO_INVALID));
+		json_object_set_new(counts, wo_state_name(WO_INVALID),
+				    json_integer((c ? json_integer_value(c) : 0) + (json_int_t)nerrs));
+	}
+	store_inbox_errors_free(errs, nerrs);
 	return 0;
 }
 
@@ -138,9 +148,11 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			json_array_append_new(flight, store_run_json(&runs[i], 0));
 	}
 	if (cli->json) {
-		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}}", "work_orders", counts,
+		json_t *invalid = NULL;
+		cli_invalid_work_orders(ctx, NULL, NULL, &invalid);
+		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}, s:o}", "work_orders", counts,
 				      "in_flight", flight, "needs_person", people, "target", "name",
-				      ctx->cfg->target, "unreviewed", unreviewed);
+				      ctx->cfg->target, "unreviewed", unreviewed, "invalid", invalid);
 		rc = cli_print_json(j);
 		json_decref(j);
 		goto out;
@@ -152,7 +164,9 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 		printf(" none (drop *.md files into %s/)", ctx->cfg->queue.inbox);
 	json_object_foreach(counts, k, v)
 		printf(" %s %lld", k, (long long)json_integer_value(v));
-	printf("\nruns in flight: %zu\n", json_array_size(flight));
+	printf("\n");
+	cli_invalid_work_orders(ctx, stdout, "", NULL);
+	printf("runs in flight: %zu\n", json_array_size(flight));
 	for (i = 0; i < n; i++)
 		if (!run_state_needs_person(runs[i].state) && !run_state_is_final(runs[i].state))
 			print_run(&runs[i]);
