@@ -105,7 +105,7 @@ static int cmp_path(const void *a, const void *b)
  * line "id: X" (quotes taken off), else its name without ".md". For the
  * message of a work order that depends on it. NULL when out of memory.
  */
-static char *guess_id(const char *root, const char *path)
+static char *guess_id(struct queue_entry *e, const char *root, const char *path)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_buf b = SL_BUF_INIT;
@@ -113,6 +113,8 @@ static char *guess_id(const char *root, const char *path)
 	const char *p, *base = strrchr(path, '/');
 
 	if (full && sl_read_file(&b, full, QUEUE_WO_MAX_BYTES, &err) == 0)
+		sl_sha256_hex(e->hash, b.ptr ? b.ptr : "", b.len);
+	if (e->hash[0])
 		for (p = sl_buf_cstr(&b); p && *p && !id; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 			size_t k = 3, len;
 			if (strncmp(p, "id:", 3))
@@ -149,7 +151,9 @@ static int load_entry(struct queue_entry *e, const char *root, const char *found
 		return -1;
 	if (err.msg[0] && !(e->error = strdup(err.msg)))
 		return -1;
-	if (!e->wo && !(e->id_guess = guess_id(root, e->path)))
+	if (e->wo)
+		memcpy(e->hash, e->wo->content_hash, sizeof(e->hash));
+	else if (!(e->id_guess = guess_id(e, root, e->path)))
 		return -1;
 	return 0;
 }
@@ -364,6 +368,24 @@ static int save_errors(struct store *st, const struct queue_scan *scan, struct s
 	return error;
 }
 
+/* Each revision of an invalid work order is told to the notifiers once. */
+static int tell_invalid(struct store *st, const struct queue_scan *scan, struct sl_err *err)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; !error && i < scan->n; i++) {
+		const struct queue_entry *e = &scan->v[i];
+		const char *id = e->wo && e->wo->id ? e->wo->id : e->id_guess;
+		if (!e->hash[0] || !e->state || !wo_state_is(e->state, WO_INVALID))
+			continue;
+		error = store_notify_invalid_tx(st, e->path, e->hash, id ? id : e->path,
+		                                e->wo ? e->wo->title : NULL,
+		                                e->error ? e->error : e->reason, err);
+	}
+	return error;
+}
+
 static int write_all(struct store *st, const struct queue_scan *scan,
                      struct queue_ingest_stats *stats, struct sl_err *err)
 {
@@ -390,6 +412,8 @@ static int write_all(struct store *st, const struct queue_scan *scan,
 		error = mark_gone(st, rows, nrows, scan, stats, err);
 	if (!error)
 		error = save_errors(st, scan, err);
+	if (!error)
+		error = tell_invalid(st, scan, err);
 	store_wo_list_free(rows, nrows);
 	return error;
 }

@@ -100,6 +100,7 @@ struct queue_entry {
 	char *reason;        /* after queue_evaluate(): why, for people */
 	int owner;           /* 1 for the file that owns its id's row (first of duplicates) */
 	char *id_guess;      /* a file that did not parse: the id it seems to give, or NULL */
+	char hash[SL_SHA256_HEX_LEN + 1]; /* SHA-256 of the file's bytes ("" if unread) */
 };
 
 struct queue_scan {
@@ -145,7 +146,9 @@ struct queue_ingest_stats {
 /*
  * Scan the inbox and bring the store up to date in one transaction: new
  * work orders, new revisions, state changes (each with an event and its
- * reason), files gone (present = 0, state kept), inbox errors replaced.
+ * reason), files gone (present = 0, state kept), inbox errors replaced,
+ * and a notification for each revision of an invalid work order, once
+ * (store_notify_invalid_tx()).
  * A work order that is running keeps its row until its run ends; a new
  * revision of a done or failed work order is new work and becomes ready
  * again. `stats` may be NULL.
