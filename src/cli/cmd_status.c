@@ -124,6 +124,23 @@ static void print_alert(struct sl_ctx *ctx, const struct runner_target_alert *a)
 	       "sluice accept-target %s\n", ctx->cfg->target, a->commit);
 }
 
+/* The runs that need a person, each with what to type next. */
+static void print_people(const struct store_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!run_state_needs_person(runs[i].state))
+			continue;
+		print_run(&runs[i]);
+		if (runs[i].state == RUN_AWAITING_REVIEW)
+			printf("    next: sluice show %s; then sluice approve %s or sluice reject %s -m TEXT\n",
+			       runs[i].id, runs[i].id, runs[i].id);
+		else
+			printf("    next: sluice show %s; resolve in .system/runs/%s/worktree, then sluice "
+			       "retry %s (or sluice abandon %s)\n",
+			       runs[i].id, runs[i].id, runs[i].id, runs[i].id);
+	}
+}
+
 static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct runner_target_alert alert;
@@ -171,18 +188,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 		if (!run_state_needs_person(runs[i].state) && !run_state_is_final(runs[i].state))
 			print_run(&runs[i]);
 	printf("needs a person: %zu\n", json_array_size(people));
-	for (i = 0; i < n; i++) {
-		if (!run_state_needs_person(runs[i].state))
-			continue;
-		print_run(&runs[i]);
-		if (runs[i].state == RUN_AWAITING_REVIEW)
-			printf("    next: sluice show %s; then sluice approve %s or sluice reject %s -m TEXT\n",
-			       runs[i].id, runs[i].id, runs[i].id);
-		else
-			printf("    next: sluice show %s; resolve in .system/runs/%s/worktree, then sluice "
-			       "retry %s (or sluice abandon %s)\n",
-			       runs[i].id, runs[i].id, runs[i].id, runs[i].id);
-	}
+	print_people(runs, n);
 out:
 	json_decref(unreviewed);
 	json_decref(counts);
