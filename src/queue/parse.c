@@ -340,7 +340,7 @@ static const char *fm_line_at(const char *fm, size_t fm_len, size_t n, size_t *l
  */
 static int line_hint(const char *s, size_t len, char *hint, size_t n)
 {
-	size_t k = 0, v, e;
+	size_t k = 0, v, e, klen;
 	char q;
 
 	while (k < len && (s[k] == ' ' || s[k] == '-'))
@@ -349,6 +349,7 @@ static int line_hint(const char *s, size_t len, char *hint, size_t n)
 		;
 	if (v + 1 >= len || v == k || s[k] == '"' || s[k] == '\'')
 		return 0;
+	klen = v - k;
 	for (v += 2; v < len && s[v] == ' '; v++)
 		;
 	if (v < len && (s[v] == '"' || s[v] == '\'')) {
@@ -360,15 +361,15 @@ static int line_hint(const char *s, size_t len, char *hint, size_t n)
 			return 0;
 		snprintf(hint, n, "the value of '%.*s' starts with a quote, so it ends at the "
 		         "closing quote and the text after it is not allowed; quote the whole value "
-		         "(%.*s: '%.*s') or start it without a quote", (int)(v - 2 - k), s + k,
-		         (int)(v - 2 - k), s + k, (int)(len - v > 60 ? 60 : len - v), s + v);
+		         "(%.*s: '%.*s') or start it without a quote", (int)klen, s + k,
+		         (int)klen, s + k, (int)(len - v > 60 ? 60 : len - v), s + v);
 		return 1;
 	}
 	if (v >= len || !(memmem(s + v, len - v, ": ", 2) || (s[len - 1] == ':' && len - v > 1)))
 		return 0;
 	snprintf(hint, n, "the value of '%.*s' holds ': ', which YAML reads as the start of another "
-	         "key; put the whole value in quotes (%.*s: \"%.*s\")", (int)(v - 2 - k), s + k,
-	         (int)(v - 2 - k), s + k, (int)(len - v > 60 ? 60 : len - v), s + v);
+	         "key; put the whole value in quotes (%.*s: \"%.*s\")", (int)klen, s + k,
+	         (int)klen, s + k, (int)(len - v > 60 ? 60 : len - v), s + v);
 	return 1;
 }
 
