@@ -1,10 +1,14 @@
 # Installation and the Debian package (included from CMakeLists.txt).
 #
 #   cmake --install build [--prefix DIR]   bin/sluice, share/man/man1/sluice.1,
-#                                          share/bash-completion/completions/sluice
-#   cd build && cpack -G DEB               sluice_<version>_<arch>.deb: /usr/bin/sluice,
-#                                          the man page gzipped, the completion,
-#                                          /usr/share/doc/sluice/copyright
+#                                          share/bash-completion/completions/sluice,
+#                                          lib/systemd/user/sluice-tick@.{service,timer},
+#                                          share/doc/sluice/ (README, CHANGELOG, docs,
+#                                          examples/)
+#   cd build && cpack -G DEB               sluice_<version>_<arch>.deb: the same under
+#                                          /usr, the man page and the docs gzipped,
+#                                          /usr/share/doc/sluice/copyright (Apache-2.0)
+#                                          and changelog.gz (Debian's format)
 #
 # The package's Depends are git (sluice runs the git CLI), libcurl4 (loaded
 # by the HTTP reviewer; libmicrohttpd12, loaded by `sluice serve`, is
@@ -21,6 +25,24 @@ install(FILES ${CMAKE_SOURCE_DIR}/docs/sluice.1 DESTINATION ${CMAKE_INSTALL_MAND
 # time the command is completed.
 install(FILES ${CMAKE_SOURCE_DIR}/contrib/sluice.bash-completion
 	DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME sluice)
+# The systemd user unit templates, one instance per repository (its path,
+# systemd-escape --path): where the user manager finds units of packages.
+install(FILES ${CMAKE_SOURCE_DIR}/contrib/sluice-tick@.service
+	${CMAKE_SOURCE_DIR}/contrib/sluice-tick@.timer
+	DESTINATION lib/systemd/user)
+# The documentation (the package gzips it, cmake/deb_stage.cmake) and the
+# examples: the crontab, the logrotate snippet, the script builder of the
+# README's tour, contrib's README.
+install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/CHANGELOG.md
+	${CMAKE_SOURCE_DIR}/docs/ARCHITECTURE.md ${CMAKE_SOURCE_DIR}/docs/RELIABILITY.md
+	${CMAKE_SOURCE_DIR}/docs/agents.md ${CMAKE_SOURCE_DIR}/docs/audit.md
+	${CMAKE_SOURCE_DIR}/docs/builders.md ${CMAKE_SOURCE_DIR}/docs/config.md
+	${CMAKE_SOURCE_DIR}/docs/reviewer.md ${CMAKE_SOURCE_DIR}/docs/scale-out.md
+	${CMAKE_SOURCE_DIR}/docs/serve.md ${CMAKE_SOURCE_DIR}/docs/work-orders.md
+	DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${CMAKE_SOURCE_DIR}/contrib/README.md ${CMAKE_SOURCE_DIR}/contrib/cron.example
+	${CMAKE_SOURCE_DIR}/contrib/sluice.logrotate ${CMAKE_SOURCE_DIR}/contrib/script-builder.sh
+	DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 
 set(SLUICE_PACKAGE_MAINTAINER
 	"sluice maintainers <maintainers@users.noreply.a-seed-e68bd73d.example>"
@@ -61,5 +83,6 @@ endif()
 # written into CPack's staging root before it is packed.
 set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_SOURCE_DIR}/cmake/deb_stage.cmake)
 set(CPACK_SLUICE_COPYRIGHT_IN ${CMAKE_SOURCE_DIR}/cmake/copyright.in)
+set(CPACK_SLUICE_CHANGELOG_IN ${CMAKE_SOURCE_DIR}/cmake/changelog.Debian.in)
 
 include(CPack)

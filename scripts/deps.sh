@@ -17,7 +17,7 @@ libgit2-dev libsqlite3-dev libcurl4-openssl-dev libyaml-dev libjansson-dev
 libssl-dev uuid-dev libcmocka-dev libmicrohttpd-dev sqlite3 curl
 python3 python3-jsonschema python3-yaml
 clang libclang-rt-dev procps jq groff-base graphviz
-dpkg-dev file man-db
+dpkg-dev file man-db lintian logrotate
 chromium
 slurm-wlm slurmctld slurmd slurm-client munge"
 command -v kubectl >/dev/null 2>&1 || packages="$packages kubernetes-client"

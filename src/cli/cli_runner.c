@@ -1,5 +1,6 @@
 #include "cli/cli_runner.h"
 #include "core/time.h"
+#include "queue/queue.h"
 
 #include <string.h>
 
@@ -88,4 +89,30 @@ int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run
 		printf(a->done_fmt, run);
 	runner_ctx_release(&ctx);
 	return rc;
+}
+
+int cli_invalid_work_orders(struct sl_ctx *ctx, FILE *out, const char *header, json_t **json)
+{
+	struct queue_invalid *v = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+
+	if (json)
+		*json = json_array();
+	if (queue_invalid_list(ctx->st, &v, &n, &err) != 0) {
+		cli_error("cannot list the invalid work orders: %s", err.msg);
+		return -1;
+	}
+	if (out && n)
+		fprintf(out, "%s%zu invalid work order%s, not run: fix %s (sluice check shows "
+			"every problem)\n", header, n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+	for (i = 0; i < n; i++) {
+		if (out)
+			fprintf(out, "  %s\n", cli_esc(v[i].message));
+		if (json)
+			json_array_append_new(*json, json_pack("{s:s, s:s}", "path", v[i].path,
+							       "message", v[i].message));
+	}
+	queue_invalid_free(v, n);
+	return (int)n;
 }

@@ -2,6 +2,7 @@
 #define SL_CLI_RUNNER_H
 /* Shared by the commands that work on runs. */
 #include <jansson.h>
+#include <stdio.h>
 #include "cli/cli.h"
 #include "runner/runner.h"
 #include "store/store.h"
@@ -28,6 +29,14 @@ struct cli_run_action {
 	const char *done_fmt;   /* printed on success with the run name (NULL: act prints) */
 };
 int cli_run_command(struct cli *cli, int argc, char **argv, const struct cli_run_action *a);
+
+/*
+ * The invalid work orders (queue_invalid_list()), loud where cron users look:
+ * with `out`, a header naming how many and what to do, then one line each
+ * ("  path:line:col: what; what to do"); always *json (when json is not
+ * NULL): an array of {path, message}. Returns how many, or -1 (printed).
+ */
+int cli_invalid_work_orders(struct sl_ctx *ctx, FILE *out, const char *header, json_t **json);
 
 /* "3m02s" since ms (or between two times when end_ms != 0). */
 void cli_elapsed(char *out, size_t n, int64_t start_ms, int64_t end_ms);

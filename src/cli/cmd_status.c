@@ -34,7 +34,8 @@ static int wo_counts(struct sl_ctx *ctx, json_t *counts, struct sl_err *err)
 {
 	struct queue_plan plan = QUEUE_PLAN_INIT;
 	struct queue_plan_opts po = QUEUE_PLAN_OPTS_INIT;
-	size_t i;
+	struct store_inbox_error *errs = NULL;
+	size_t i, nerrs = 0;
 	int error;
 
 	po.allow_overlap = ctx->cfg->queue.allow_overlap;
@@ -48,6 +49,15 @@ static int wo_counts(struct sl_ctx *ctx, json_t *counts, struct sl_err *err)
 				    json_integer((c ? json_integer_value(c) : 0) + 1));
 	}
 	queue_plan_release(&plan);
+	/* the files that did not parse are invalid work orders too, though the plan has no row */
+	if ((error = store_inbox_errors_list(ctx->st, &errs, &nerrs, err)) != 0)
+		return error;
+	if (nerrs) {
+		json_t *c = json_object_get(counts, wo_state_name(WO_INVALID));
+		json_object_set_new(counts, wo_state_name(WO_INVALID),
+				    json_integer((c ? json_integer_value(c) : 0) + (json_int_t)nerrs));
+	}
+	store_inbox_errors_free(errs, nerrs);
 	return 0;
 }
 
@@ -170,6 +180,22 @@ static void print_disk(struct sl_ctx *ctx)
 	       "removes old runs)\n", d.complete ? "" : "at least ", all, wt);
 }
 
+/* The runs that need a person, each with what to type next. */
+static void print_people(const struct store_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!run_state_needs_person(runs[i].state))
+			continue;
+		print_run(&runs[i]);
+		if (runs[i].state == RUN_AWAITING_REVIEW)
+			print_review_next(runs[i].id);
+		else
+			printf("    next: sluice show %s; resolve in .system/runs/%s/worktree, then sluice "
+			       "retry %s (or sluice abandon %s)\n",
+			       runs[i].id, runs[i].id, runs[i].id, runs[i].id);
+	}
+}
+
 static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct runner_target_alert alert;
@@ -193,9 +219,12 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			json_array_append_new(flight, store_run_json(&runs[i], 0));
 	}
 	if (cli->json) {
-		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}, s:o}", "work_orders", counts,
+		json_t *invalid = NULL;
+		cli_invalid_work_orders(ctx, NULL, NULL, &invalid);
+		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}, s:o, s:o}", "work_orders", counts,
 				      "in_flight", flight, "needs_person", people, "target", "name",
-				      ctx->cfg->target, "unreviewed", unreviewed, "disk", disk_json(ctx));
+				      ctx->cfg->target, "unreviewed", unreviewed, "disk", disk_json(ctx),
+				      "invalid", invalid);
 		rc = cli_print_json(j);
 		json_decref(j);
 		goto out;
@@ -207,22 +236,14 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 		printf(" none (drop *.md files into %s/)", ctx->cfg->queue.inbox);
 	json_object_foreach(counts, k, v)
 		printf(" %s %lld", k, (long long)json_integer_value(v));
-	printf("\nruns in flight: %zu\n", json_array_size(flight));
+	printf("\n");
+	cli_invalid_work_orders(ctx, stdout, "", NULL);
+	printf("runs in flight: %zu\n", json_array_size(flight));
 	for (i = 0; i < n; i++)
 		if (!run_state_needs_person(runs[i].state) && !run_state_is_final(runs[i].state))
 			print_run(&runs[i]);
 	printf("needs a person: %zu\n", json_array_size(people));
-	for (i = 0; i < n; i++) {
-		if (!run_state_needs_person(runs[i].state))
-			continue;
-		print_run(&runs[i]);
-		if (runs[i].state == RUN_AWAITING_REVIEW)
-			print_review_next(runs[i].id);
-		else
-			printf("    next: sluice show %s; resolve in .system/runs/%s/worktree, then sluice "
-			       "retry %s (or sluice abandon %s)\n",
-			       runs[i].id, runs[i].id, runs[i].id, runs[i].id);
-	}
+	print_people(runs, n);
 	print_disk(ctx);
 out:
 	json_decref(unreviewed);

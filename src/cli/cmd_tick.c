@@ -158,7 +158,9 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		on_tick(&l);
 	rc = report_target(&ctx, &unreviewed);
 	if (cli->json) {
-		json_t *j = tick_json(&res, unreviewed);
+		json_t *j = tick_json(&res, unreviewed), *invalid = NULL;
+		cli_invalid_work_orders(&ctx, NULL, NULL, &invalid);
+		json_object_set_new(j, "invalid", invalid);
 		if (cli_print_json(j) != CLI_OK)
 			rc = CLI_FAIL;
 		json_decref(j);
@@ -169,6 +171,8 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		printf("tick: %d started, %d merged%s, %d failed, %d waiting%s\n", res.started,
 		       res.merged, rep, res.failed, res.waiting,
 		       res.reconciled ? " (interrupted runs requeued)" : "");
+		/* every tick, on stdout: cron's mail and tick.log are where it is read */
+		cli_invalid_work_orders(&ctx, stdout, "tick: ", NULL);
 	}
 	if (failed)
 		rc = cli_report(&err);

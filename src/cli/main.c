@@ -1,6 +1,7 @@
 /* sluice: a review-gated merge service for AI coding agents. */
 #include "cli/cli.h"
 #include "core/log.h"
+#include "core/similar.h"
 
 #include <git2.h>
 #include <signal.h>
@@ -124,6 +125,22 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* An unknown command: said so, with the listed command closest to it, if one is. */
+static int not_a_command(const char *name)
+{
+	char known[1024] = "", like[64];
+	size_t len = 0;
+
+	for (const struct command *c = commands; c->name && len < sizeof(known); c++)
+		len += (size_t)snprintf(known + len, sizeof(known) - len, "%s,", c->name);
+	if (sl_similar(name, known, like, sizeof(like)))
+		fprintf(stderr, "sluice: '%s' is not a sluice command; did you mean '%s'? "
+			"See 'sluice --help'\n", name, like);
+	else
+		fprintf(stderr, "sluice: '%s' is not a sluice command; see 'sluice --help'\n", name);
+	return CLI_USAGE;
+}
+
 /* `sluice help [COMMAND]`: the command's --help (listed or internal), or the usage. */
 static int help(struct cli *cli, char *name)
 {
@@ -184,9 +201,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[i], "help"))
 		return help(&cli, i + 1 < argc ? argv[i + 1] : NULL);
-	if ((c = find_command(argv[i])) == NULL) {
-		fprintf(stderr, "sluice: '%s' is not a sluice command; see 'sluice --help'\n", argv[i]);
-		return CLI_USAGE;
-	}
+	if ((c = find_command(argv[i])) == NULL)
+		return not_a_command(argv[i]);
 	return run_command(&cli, c, argc - i, argv + i);
 }

@@ -9,6 +9,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/repo.h"
+#include "core/similar.h"
 #include "core/template.h"
 #include "core/time.h"
 #include "core/url.h"
@@ -70,6 +71,47 @@ static void url_problem(struct ctx *c, const yaml_node_t *n, const char *key, co
 
 	sl_url_safe(safe, sizeof(safe), url);
 	problem(c, n, "%s '%s' must start with http:// or https://", key, safe);
+}
+
+/*
+ * The port of an http(s) URL, if it has one, is a number from 1 to 65535:
+ * "http://host:80a/" was taken, and every delivery failed later.
+ */
+static int url_port_ok(const char *url)
+{
+	const char *p = strstr(url, "://"), *end, *at, *colon;
+	long port;
+	char *stop;
+
+	if (!p)
+		return 1;
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	for (at = p; at < end; at++) /* skip user:password@ */
+		if (*at == '@')
+			p = at + 1;
+	if (*p == '[' && !(p = memchr(p, ']', (size_t)(end - p)))) /* IPv6: the port after ']' */
+		return 0;
+	if (!(colon = memchr(p, ':', (size_t)(end - p))))
+		return 1;
+	if (colon + 1 == end || colon[1] == '+' || colon[1] == '-')
+		return 0;
+	port = strtol(colon + 1, &stop, 10);
+	return stop == end && port >= 1 && port <= 65535;
+}
+
+/* An http(s) URL's checks: its scheme, its port. */
+static void url_check(struct ctx *c, const yaml_node_t *n, const char *key, const char *url)
+{
+	char safe[SL_URL_SAFE_MAX];
+
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+		url_problem(c, n, key, url);
+	} else if (!url_port_ok(url)) {
+		sl_url_safe(safe, sizeof(safe), url);
+		problem(c, n, "%s '%s' has a port that is not a number from 1 to 65535; write "
+		        "http://HOST:PORT/ with digits, or leave the port out", key, safe);
+	}
 }
 
 static void oom(struct ctx *c)
@@ -325,8 +367,14 @@ static void each_pair(struct ctx *c, yaml_node_t *n, const char *what, pair_fn f
 
 static void unknown(struct ctx *c, yaml_node_t *k, const char *section, const char *known)
 {
-	problem(c, k, "unknown key '%s'%s%s; known keys: %s", scalar(k), section ? " in " : "",
-	        section ? section : "", known);
+	char like[64];
+
+	if (sl_similar(scalar(k), known, like, sizeof(like)))
+		problem(c, k, "unknown key '%s'%s%s; did you mean '%s'? (known keys: %s)", scalar(k),
+		        section ? " in " : "", section ? section : "", like, known);
+	else
+		problem(c, k, "unknown key '%s'%s%s; known keys: %s", scalar(k),
+		        section ? " in " : "", section ? section : "", known);
 }
 
 /* ---- sections ---------------------------------------------------------- */
@@ -1017,9 +1065,8 @@ static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 			problem(c, v, "reviewer.protocol must be sluice or openai, not '%s'",
 			        s ? s : "(a list or mapping)");
 	} else if (!strcmp(key, "url")) {
-		if (get_str(c, v, &cfg->reviewer.url, "reviewer.url") == 0 &&
-		    strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
-			url_problem(c, v, "reviewer.url", s);
+		if (get_str(c, v, &cfg->reviewer.url, "reviewer.url") == 0)
+			url_check(c, v, "reviewer.url", s);
 	} else if (!strcmp(key, "model")) {
 		get_str(c, v, &cfg->reviewer.model, "reviewer.model");
 	} else if (!strcmp(key, "token_env")) {
@@ -1126,9 +1173,8 @@ static void notify_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_nod
 	if (!strcmp(key, "command")) {
 		get_argv(c, v, &cfg->notify.command, "notify.command");
 	} else if (!strcmp(key, "url")) {
-		if (get_str(c, v, &cfg->notify.url, "notify.url") == 0 &&
-		    strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
-			url_problem(c, v, "notify.url", s);
+		if (get_str(c, v, &cfg->notify.url, "notify.url") == 0)
+			url_check(c, v, "notify.url", s);
 	} else if (!strcmp(key, "timeout")) {
 		get_duration(c, v, &cfg->notify.timeout_ms, "notify.timeout");
 	} else if (!strcmp(key, "retry_for")) {

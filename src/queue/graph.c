@@ -175,6 +175,16 @@ static int runnable(const struct queue_entry *e)
 	return !e->wo->status || wo_status_is(e->wo->status, WO_STATUS_READY);
 }
 
+/* The file that did not parse and seems to give id `d`, or NULL. */
+static const struct queue_entry *unparsed(struct graph *g, const char *d)
+{
+	for (size_t i = 0; i < g->scan->n; i++)
+		if (!g->scan->v[i].wo && g->scan->v[i].id_guess &&
+		    !strcmp(g->scan->v[i].id_guess, d))
+			return &g->scan->v[i];
+	return NULL;
+}
+
 static int unknown_deps(struct graph *g)
 {
 	size_t i, j;
@@ -187,13 +197,20 @@ static int unknown_deps(struct graph *g)
 			continue;
 		for (j = 0; !error && e->wo->depends_on && e->wo->depends_on[j]; j++) {
 			const char *d = e->wo->depends_on[j];
+			const struct queue_entry *bad;
 			if (owner(g, d) || ((r = row(g, d)) && wo_state_is(r->state, WO_DONE)))
 				continue;
-			error = entry_fail(
-			        g, e, "depends_on", (int)j,
-			        "work order '%s' depends on unknown '%s'; fix depends_on "
-			        "or add a work order with id '%s'",
-			        e->wo->id, d, d);
+			if ((bad = unparsed(g, d)) != NULL)
+				error = entry_fail(
+				        g, e, "depends_on", (int)j,
+				        "work order '%s' depends on '%s', whose file %s does not "
+				        "parse; fix that file (sluice check shows its problem)",
+				        e->wo->id, d, bad->path);
+			else
+				error = entry_fail(g, e, "depends_on", (int)j,
+				                   "work order '%s' depends on unknown '%s'; fix "
+				                   "depends_on or add a work order with id '%s'",
+				                   e->wo->id, d, d);
 		}
 	}
 	return error;
@@ -314,8 +331,32 @@ static int index_runs(struct graph *g)
 		if (r->unfinished &&
 		    json_object_set_new(g->run_of, r->wo_id, json_integer((json_int_t)i)))
 			return oom(g);
+		/* "id\tdone": a run that did a revision's work, for new_revision_of_done() */
+		snprintf(key, sizeof(key), "%s\tdone", r->wo_id);
+		if ((r->state == RUN_MERGED || r->state == RUN_REPORTED) &&
+		    json_object_set_new(g->run_of, key, json_integer((json_int_t)i)))
+			return oom(g);
 	}
 	return 0;
+}
+
+/*
+ * The run that did the work of another revision of e's work order (merged
+ * or reported), when there is one: e is then a new revision of a done work
+ * order, and runs again. NULL otherwise.
+ */
+static const struct store_wo_run *new_revision_of_done(struct graph *g,
+                                                       const struct queue_entry *e)
+{
+	char key[QUEUE_ID_MAX + 8];
+	json_t *v;
+	const struct store_wo_run *r;
+
+	snprintf(key, sizeof(key), "%s\tdone", e->wo->id);
+	if (!(v = json_object_get(g->run_of, key)))
+		return NULL;
+	r = &g->runs[json_integer_value(v)];
+	return strcmp(r->content_hash, e->wo->content_hash) ? r : NULL;
 }
 
 /* States that do not depend on the dependencies; 1 when one was set. */
@@ -373,6 +414,7 @@ static int dep_satisfied(struct graph *g, const char *id)
 
 static int dep_state(struct graph *g, struct queue_entry *e)
 {
+	const struct store_wo_run *done;
 	struct sl_buf waits = SL_BUF_INIT;
 	size_t k;
 	int error = 0;
@@ -393,8 +435,17 @@ static int dep_state(struct graph *g, struct queue_entry *e)
 		}
 		sl_buf_addf(&waits, "%s%s (%s)", waits.len ? ", " : "", id, d ? d->state : "gone");
 	}
-	if (waits.len)
+	if (waits.len && (done = new_revision_of_done(g, e)) != NULL)
+		error = set_state(g, e, wo_state_name(WO_WAITING),
+		                  "waits on %s; then it runs again: new revision of a done work "
+		                  "order (run %s %s the one before)",
+		                  sl_buf_cstr(&waits), done->run_id, run_state_name(done->state));
+	else if (waits.len)
 		error = set_state(g, e, wo_state_name(WO_WAITING), "waits on %s", sl_buf_cstr(&waits));
+	else if ((done = new_revision_of_done(g, e)) != NULL)
+		error = set_state(g, e, wo_state_name(WO_READY),
+		                  "new revision of a done work order (run %s %s the one before)",
+		                  done->run_id, run_state_name(done->state));
 	else
 		error = set_state(g, e, wo_state_name(WO_READY), "%s", wo_state_name(WO_READY));
 out:

@@ -100,6 +100,38 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(x + (*x == '!'), y + (*y == '!'));
 }
 
+/*
+ * The id a file that did not parse seems to give: the value of its first
+ * line "id: X" (quotes taken off), else its name without ".md". For the
+ * message of a work order that depends on it. NULL when out of memory.
+ */
+static char *guess_id(struct queue_entry *e, const char *root, const char *path)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct sl_buf b = SL_BUF_INIT;
+	char *full = sl_path_join(root, path), *id = NULL;
+	const char *p, *base = strrchr(path, '/');
+
+	if (full && sl_read_file(&b, full, QUEUE_WO_MAX_BYTES, &err) == 0)
+		sl_sha256_hex(e->hash, b.ptr ? b.ptr : "", b.len);
+	if (e->hash[0])
+		for (p = sl_buf_cstr(&b); p && *p && !id; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+			size_t k = 3, len;
+			if (strncmp(p, "id:", 3))
+				continue;
+			k += strspn(p + k, " \t\"'");
+			len = strcspn(p + k, " \t\"'#\r\n");
+			if (len)
+				id = strndup(p + k, len);
+		}
+	base = base ? base + 1 : path;
+	if (!id)
+		id = strndup(base, strlen(base) - 3); /* the walk found only *.md */
+	sl_buf_release(&b);
+	free(full);
+	return id;
+}
+
 static int load_entry(struct queue_entry *e, const char *root, const char *found)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -118,6 +150,10 @@ static int load_entry(struct queue_entry *e, const char *root, const char *found
 	if (err.code == SL_ERROR && !strcmp(err.msg, "out of memory"))
 		return -1;
 	if (err.msg[0] && !(e->error = strdup(err.msg)))
+		return -1;
+	if (e->wo)
+		memcpy(e->hash, e->wo->content_hash, sizeof(e->hash));
+	else if (!(e->id_guess = guess_id(e, root, e->path)))
 		return -1;
 	return 0;
 }
@@ -177,6 +213,7 @@ void queue_scan_release(struct queue_scan *scan)
 		free(scan->v[i].error);
 		free(scan->v[i].state);
 		free(scan->v[i].reason);
+		free(scan->v[i].id_guess);
 	}
 	free(scan->v);
 	free(scan->inbox);
@@ -331,6 +368,24 @@ static int save_errors(struct store *st, const struct queue_scan *scan, struct s
 	return error;
 }
 
+/* Each revision of an invalid work order is told to the notifiers once. */
+static int tell_invalid(struct store *st, const struct queue_scan *scan, struct sl_err *err)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; !error && i < scan->n; i++) {
+		const struct queue_entry *e = &scan->v[i];
+		const char *id = e->wo && e->wo->id ? e->wo->id : e->id_guess;
+		if (!e->hash[0] || !e->state || !wo_state_is(e->state, WO_INVALID))
+			continue;
+		error = store_notify_invalid_tx(st, e->path, e->hash, id ? id : e->path,
+		                                e->wo ? e->wo->title : NULL,
+		                                e->error ? e->error : e->reason, err);
+	}
+	return error;
+}
+
 static int write_all(struct store *st, const struct queue_scan *scan,
                      struct queue_ingest_stats *stats, struct sl_err *err)
 {
@@ -357,6 +412,8 @@ static int write_all(struct store *st, const struct queue_scan *scan,
 		error = mark_gone(st, rows, nrows, scan, stats, err);
 	if (!error)
 		error = save_errors(st, scan, err);
+	if (!error)
+		error = tell_invalid(st, scan, err);
 	store_wo_list_free(rows, nrows);
 	return error;
 }
@@ -382,4 +439,70 @@ int queue_ingest(struct store *st, const char *root, const char *inbox,
 out:
 	queue_scan_release(&scan);
 	return error;
+}
+
+/* ---- the invalid ones, for people -------------------------------------------- */
+
+static int cmp_invalid(const void *a, const void *b)
+{
+	return strcmp(((const struct queue_invalid *)a)->path,
+	              ((const struct queue_invalid *)b)->path);
+}
+
+static int invalid_add(struct queue_invalid *v, size_t *n, const char *path, const char *msg)
+{
+	if (!(v[*n].path = strdup(path)) || !(v[*n].message = strdup(msg))) {
+		free(v[*n].path);
+		return -1;
+	}
+	(*n)++;
+	return 0;
+}
+
+int queue_invalid_list(struct store *st, struct queue_invalid **out, size_t *n,
+                       struct sl_err *err)
+{
+	struct store_inbox_error *errs = NULL;
+	struct store_wo *rows = NULL;
+	struct queue_invalid *v = NULL;
+	size_t nerrs = 0, nrows = 0, i, len = 0;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = store_inbox_errors_list(st, &errs, &nerrs, err)) != 0 ||
+	    (error = store_wo_list(st, &rows, &nrows, err)) != 0)
+		goto out;
+	if (!(v = calloc(nerrs + nrows + 1, sizeof(*v)))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	for (i = 0; !error && i < nerrs; i++)
+		if (invalid_add(v, &len, errs[i].path, errs[i].message) < 0)
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	for (i = 0; !error && i < nrows; i++)
+		if (rows[i].present && wo_state_is(rows[i].state, WO_INVALID) &&
+		    invalid_add(v, &len, rows[i].path, rows[i].reason) < 0)
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	if (!error && len)
+		qsort(v, len, sizeof(*v), cmp_invalid);
+out:
+	store_inbox_errors_free(errs, nerrs);
+	store_wo_list_free(rows, nrows);
+	if (error) {
+		queue_invalid_free(v, len);
+		return error;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+void queue_invalid_free(struct queue_invalid *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].path);
+		free(v[i].message);
+	}
+	free(v);
 }

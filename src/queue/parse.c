@@ -320,19 +320,82 @@ static int pop(struct builder *b)
 	return attach(b, node, m);
 }
 
+/* Line `n` (0-based) of the front matter: *len bytes at the result, or NULL. */
+static const char *fm_line_at(const char *fm, size_t fm_len, size_t n, size_t *len)
+{
+	const char *p = fm, *end = fm + fm_len, *nl;
+
+	for (; n && p < end; n--)
+		p = (nl = memchr(p, '\n', (size_t)(end - p))) ? nl + 1 : end;
+	if (p >= end)
+		return NULL;
+	*len = (nl = memchr(p, '\n', (size_t)(end - p))) ? (size_t)(nl - p) : (size_t)(end - p);
+	return p;
+}
+
+/*
+ * What libyaml's raw message means on a line "key: value" (hint, n bytes):
+ * a value that starts with a quote and goes on past the closing one, or a
+ * plain value that holds ": ". 1 when there is a hint.
+ */
+static int line_hint(const char *s, size_t len, char *hint, size_t n)
+{
+	size_t k = 0, v, e, klen;
+	char q;
+
+	while (k < len && (s[k] == ' ' || s[k] == '-'))
+		k++;
+	for (v = k; v + 1 < len && !(s[v] == ':' && s[v + 1] == ' '); v++)
+		;
+	if (v + 1 >= len || v == k || s[k] == '"' || s[k] == '\'')
+		return 0;
+	klen = v - k;
+	for (v += 2; v < len && s[v] == ' '; v++)
+		;
+	if (v < len && (s[v] == '"' || s[v] == '\'')) {
+		for (q = s[v], e = v + 1; e < len && s[e] != q; e++)
+			e += q == '"' && s[e] == '\\';
+		for (e++; e < len && s[e] == ' '; e++)
+			;
+		if (e >= len || s[e] == '#')
+			return 0;
+		snprintf(hint, n, "the value of '%.*s' starts with a quote, so it ends at the "
+		         "closing quote and the text after it is not allowed; quote the whole value "
+		         "(%.*s: '%.*s') or start it without a quote", (int)klen, s + k,
+		         (int)klen, s + k, (int)(len - v > 60 ? 60 : len - v), s + v);
+		return 1;
+	}
+	if (v >= len || !(memmem(s + v, len - v, ": ", 2) || (s[len - 1] == ':' && len - v > 1)))
+		return 0;
+	snprintf(hint, n, "the value of '%.*s' holds ': ', which YAML reads as the start of another "
+	         "key; put the whole value in quotes (%.*s: \"%.*s\")", (int)klen, s + k,
+	         (int)klen, s + k, (int)(len - v > 60 ? 60 : len - v), s + v);
+	return 1;
+}
+
 static int yaml_error(struct builder *b, yaml_parser_t *p, const char *fm, size_t fm_len)
 {
 	yaml_mark_t m = p->problem ? p->problem_mark : p->context_mark;
+	char hint[512] = "fix the front matter";
+	const char *text;
+	size_t len, i;
 	int line, col;
 
 	if (find_tab_indent(fm, fm_len, b->fm_line, &line, &col))
 		return queue__fail(b->err, SL_EINVALID, b->path, line, col,
 		                   "tab in the indentation; YAML indents with spaces, replace "
 		                   "the tab with spaces");
+	for (i = 0; i < 2 && i <= m.line; i++) /* the problem's line, or the one before */
+		if ((text = fm_line_at(fm, fm_len, m.line - i, &len)) &&
+		    line_hint(text, len, hint, sizeof(hint))) {
+			m.line -= i;
+			m.column = 0;
+			break;
+		}
 	return queue__fail(b->err, SL_EINVALID, b->path, bline(b, m), (int)m.column + 1,
-	                   "YAML syntax error: %s%s%s; fix the front matter",
+	                   "YAML syntax error: %s%s%s; %s",
 	                   p->problem ? p->problem : "cannot parse", p->context ? " " : "",
-	                   p->context ? p->context : "");
+	                   p->context ? p->context : "", hint);
 }
 
 static int on_event(struct builder *b, yaml_event_t *ev, int *docs)

@@ -99,6 +99,8 @@ struct queue_entry {
 	char *state;         /* after queue_evaluate(): invalid, waiting, ready, ... */
 	char *reason;        /* after queue_evaluate(): why, for people */
 	int owner;           /* 1 for the file that owns its id's row (first of duplicates) */
+	char *id_guess;      /* a file that did not parse: the id it seems to give, or NULL */
+	char hash[SL_SHA256_HEX_LEN + 1]; /* SHA-256 of the file's bytes ("" if unread) */
 };
 
 struct queue_scan {
@@ -144,13 +146,31 @@ struct queue_ingest_stats {
 /*
  * Scan the inbox and bring the store up to date in one transaction: new
  * work orders, new revisions, state changes (each with an event and its
- * reason), files gone (present = 0, state kept), inbox errors replaced.
+ * reason), files gone (present = 0, state kept), inbox errors replaced,
+ * and a notification for each revision of an invalid work order, once
+ * (store_notify_invalid_tx()).
  * A work order that is running keeps its row until its run ends; a new
  * revision of a done or failed work order is new work and becomes ready
  * again. `stats` may be NULL.
  */
 int queue_ingest(struct store *st, const char *root, const char *inbox,
                  struct queue_ingest_stats *stats, struct sl_err *err);
+
+/* One work order that does not run because its file is wrong. */
+struct queue_invalid {
+	char *path;    /* relative to the repository root */
+	char *message; /* "path:line:col: what; what to do" */
+};
+
+/*
+ * The invalid work orders as the last queue_ingest() left them in the store:
+ * the files that did not parse or lost their id to another (inbox errors)
+ * and the present work orders in state invalid, in path order. For `tick`
+ * and `status`, which say so. *out: queue_invalid_free(*out, *n).
+ */
+int queue_invalid_list(struct store *st, struct queue_invalid **out, size_t *n,
+                       struct sl_err *err);
+void queue_invalid_free(struct queue_invalid *v, size_t n);
 
 /* ---- scheduling ------------------------------------------------------- */
 

@@ -127,11 +127,14 @@ static int decide_one(struct queue_item *items, size_t i, size_t *active, size_t
 		return explain(it, "%s%s%s", it->state, *it->reason ? ": " : "", it->reason);
 	if (!opts->allow_overlap && (rc = blocked_by_overlap(items, active, *nactive, it)) != 0)
 		return rc < 0 ? -1 : 0;
+	/* "ready: new revision of a done work order (...)" says more than "ready" */
+	rc = strcmp(it->reason, wo_state_name(WO_READY)) != 0;
 	if (opts->jobs > 0 && *nactive >= (size_t)opts->jobs)
-		return explain(it, "ready; waits for a free job (queue.jobs is %d)", opts->jobs);
+		return explain(it, "%s; waits for a free job (queue.jobs is %d)",
+		               rc ? it->reason : it->state, opts->jobs);
 	it->may_start = 1;
 	active[(*nactive)++] = i;
-	return explain(it, "ready: starts now");
+	return explain(it, "%s%sstarts now", rc ? it->reason : it->state, rc ? "; " : ": ");
 }
 
 int queue_decide(struct queue_item *items, size_t n, const struct queue_plan_opts *opts,

@@ -44,6 +44,9 @@ int runner__ready(struct sl_ctx *ctx, const char *only_wo, struct runner_ready *
 			continue;
 		v[len].id = strdup(it->id);
 		strncpy(v[len].hash, it->content_hash, sizeof(v[len].hash) - 1);
+		/* "ready: new revision of a done work order (...)": the run's first reason */
+		if (it->reason && strcmp(it->reason, it->state))
+			v[len].why = strdup(it->reason);
 		len++;
 	}
 	if (only_wo && !found)
@@ -64,8 +67,10 @@ void runner__ready_free(struct runner_ready *r, size_t n)
 {
 	size_t i;
 
-	for (i = 0; r && i < n; i++)
+	for (i = 0; r && i < n; i++) {
 		free(r[i].id);
+		free(r[i].why);
+	}
 	free(r);
 }
 

@@ -12,6 +12,7 @@
 struct runner_ready {
 	char *id;
 	char hash[65];
+	char *why; /* the queue's reason when it says more than "ready", else NULL */
 };
 
 /* Ingest the inbox into the store (queue module). */

@@ -550,6 +550,22 @@ static int decide(struct step *s, const struct build_retry_state *rs, const char
 	return error;
 }
 
+/*
+ * The decision part of d->reason ("no retry rules", "retrying as attempt 2
+ * of 3"): its first part says again what failed on which attempt, which
+ * `why` says already ("gate 'test' failed on attempt 1; gate 'test' failed
+ * on attempt 1; no retry rules" was the reason before).
+ */
+static const char *decision_of(const struct build_retry_decision *d, int attempt)
+{
+	char mark[48];
+	const char *p;
+
+	snprintf(mark, sizeof(mark), " on attempt %d; ", attempt);
+	p = strstr(d->reason, mark);
+	return p ? p + strlen(mark) : d->reason;
+}
+
 int step__retry_or_fail(struct step *s, const char *const *failed, int builder_exit,
 			const char *why, struct sl_err *err)
 {
@@ -564,7 +580,8 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 	    (error = decide(s, &rs, failed, builder_exit, why, &d, err)) != 0)
 		return error;
 	if (!d.retry)
-		return step__fail(s, RUN_FAILED, err, "%s; %s", why, d.reason);
+		return step__fail(s, RUN_FAILED, err, "%s; %s", why,
+				  decision_of(&d, s->run.attempt));
 	if ((error = build_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0 ||
 	    (error = build_validate_record(s->ctx->st, s->run.id, s->run.work_order_id,
 					   run_state_name(s->run.state), d.verdicts, err)) != 0)
@@ -572,5 +589,6 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 	snprintf(n, sizeof(n), "%d", d.next_attempt);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;
-	return step__move(s, RUN_BUILDING, err, "attempt %d: %s; %s", d.next_attempt, why, d.reason);
+	return step__move(s, RUN_BUILDING, err, "attempt %d: %s; %s", d.next_attempt, why,
+			  decision_of(&d, s->run.attempt));
 }

@@ -75,11 +75,12 @@ static int collect_runnable(struct sl_ctx *ctx, const char *only_wo, struct work
 	return error ? sl_err_set(err, error, "out of memory") : 0;
 }
 
-static int claim_one(struct sl_ctx *ctx, const char *wo_id, const char *wo_hash,
-		     char *run_id_out, struct sl_err *err)
+static int claim_one(struct sl_ctx *ctx, const struct runner_ready *ready, char *run_id_out,
+		     struct sl_err *err)
 {
+	const char *wo_id = ready->id, *wo_hash = ready->hash;
 	struct store_run run;
-	char branch[256];
+	char branch[256], why[1024];
 	int error;
 
 	memset(&run, 0, sizeof(run));
@@ -93,7 +94,10 @@ static int claim_one(struct sl_ctx *ctx, const char *wo_id, const char *wo_hash,
 	run.wo_content_hash = (char *)wo_hash;
 	run.target = ctx->target_ref;
 	run.branch_name = branch;
-	run.reason = (char *)"claimed by sluice tick";
+	/* a new revision of a done work order says so before its agent starts */
+	snprintf(why, sizeof(why), "claimed by sluice tick%s%s", ready->why ? ": " : "",
+		 ready->why ? ready->why : "");
+	run.reason = why;
 	return store_run_claim(ctx->st, &run, err);
 }
 
@@ -128,7 +132,7 @@ static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int j
 		struct sl_err cerr = SL_ERR_INIT;
 		if (o->max_runs && *started >= o->max_runs)
 			break;
-		if (claim_one(ctx, ready[i].id, ready[i].hash, run_id, &cerr) != 0) {
+		if (claim_one(ctx, &ready[i], run_id, &cerr) != 0) {
 			sl_log(SL_LOG_INFO, "%s", cerr.msg); /* another tick took it */
 			continue;
 		}

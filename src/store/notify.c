@@ -9,6 +9,7 @@
 #include "store/store_int.h"
 #include "core/time.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,58 @@ int store__notify_add(struct store *st, int64_t seq, const char *run_id, enum ru
 	return error;
 }
 
+/* 1 when a notification of this revision of the file was added already. */
+static int invalid_told(struct store *st, const char *path, const char *hash, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if (store__prepare(st, &s,
+			   "SELECT 1 FROM notify_outbox WHERE path = ?1 AND content_hash = ?2 "
+			   "AND event = 'invalid_work_order'", /* not a run state */
+			   err) != 0)
+		return -1;
+	store__bind_text(s, 1, path);
+	store__bind_text(s, 2, hash);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : (store__fail(st, err, "cannot read the outbox"), -1);
+}
+
+int store_notify_invalid_tx(struct store *st, const char *path, const char *hash,
+			    const char *wo_id, const char *title, const char *problem,
+			    struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	char why[SL_ERR_MSG_MAX + 64];
+	int error, told;
+
+	if ((told = invalid_told(st, path, hash, err)) != 0)
+		return told < 0 ? SL_ERROR : 0;
+	snprintf(why, sizeof(why), "invalid work order, not run: %s", problem);
+	if ((error = store_event_add(st, NULL, wo_id, NULL, wo_state_name(WO_INVALID), why, err)) != 0 ||
+	    (error = store__prepare(
+		     st, &s,
+		     "INSERT INTO notify_outbox (seq, event, run_id, work_order_id, title, "
+		     "from_state, reason, target, at_ms, path, content_hash) "
+		     "VALUES (?1, 'invalid_work_order', NULL, ?2, ?3, '', ?4, '', ?5, ?6, ?7)",
+		     err)) != 0)
+		return error;
+	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(store_db(st)));
+	store__bind_text(s, 2, wo_id);
+	store__bind_text(s, 3, title ? title : "");
+	store__bind_text(s, 4, problem);
+	sqlite3_bind_int64(s, 5, sl_now_ms());
+	store__bind_text(s, 6, path);
+	store__bind_text(s, 7, hash);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot add a notification");
+	sqlite3_finalize(s);
+	return error;
+}
+
 void store_notify_release(struct store_notify *n)
 {
 	if (!n)
@@ -63,6 +116,7 @@ void store_notify_release(struct store_notify *n)
 	free(n->commit);
 	free(n->last_error);
 	free(n->outcome);
+	free(n->path);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -92,15 +146,17 @@ static int read_row(sqlite3_stmt *s, struct store_notify *n)
 	n->done = sqlite3_column_type(s, 13) != SQLITE_NULL;
 	n->outcome = store__col_dup(s, 14);
 	n->next_ms = sqlite3_column_int64(s, 15);
+	n->path = store__col_dup(s, 16);
 	return n->event && n->run_id && n->work_order_id && n->title && n->from_state &&
 			       n->reason && n->target && n->last_error
 		       ? 0
 		       : -1;
 }
 
+/* run_id is NULL for invalid_work_order (migration 13): "" here */
 #define NOTIFY_COLUMNS                                                                    \
-	"seq, event, run_id, work_order_id, title, from_state, reason, target, commit_id, " \
-	"at_ms, sent, tries, last_error, done_ms, outcome, next_ms"
+	"seq, event, coalesce(run_id, ''), work_order_id, title, from_state, reason, target, " \
+	"commit_id, at_ms, sent, tries, last_error, done_ms, outcome, next_ms, path"
 
 /* The rows of statement s (bound), in its order, into *out and *n; finalizes s. */
 static int read_rows(struct store *st, sqlite3_stmt *s, struct store_notify **out, size_t *n,

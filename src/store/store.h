@@ -704,7 +704,20 @@ struct store_notify {
 	int done;           /* 0: pending */
 	char *outcome;      /* NULL while pending */
 	int64_t next_ms;    /* pending: not tried again before this time (0: due) */
+	char *path;         /* invalid_work_order: the file (run_id is ""); else NULL */
 };
+
+#define STORE_NOTIFY_INVALID "invalid_work_order" /* the event of an invalid work order */
+
+/*
+ * Within the caller's transaction: tell the notifiers once about this
+ * revision (path, SHA-256 of its bytes) of an invalid work order: an event
+ * (no run) and an outbox row 'invalid_work_order' whose reason is the
+ * problem. Nothing when this revision was told already (migration 13).
+ */
+int store_notify_invalid_tx(struct store *st, const char *path, const char *hash,
+			    const char *wo_id, const char *title, const char *problem,
+			    struct sl_err *err);
 
 /*
  * The rows (pending_only: those not done), oldest first, at most `max`.

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Packaging: `cmake --install` puts the binary, the man page and the bash
-# completion under the prefix; `cpack -G DEB` (the CPack configuration of the
+# Packaging: `cmake --install` puts the binary, the man page, the bash
+# completion, the systemd user unit templates and the docs with their
+# examples under the prefix; `cpack -G DEB` (the CPack configuration of the
 # build directory) makes sluice_<version>_<arch>.deb with its dependencies and
 # exactly those files, and the package, unpacked into a staging root, works:
 # the staged sluice runs, `man -l` shows its page, its completion completes.
@@ -46,10 +47,13 @@ test_expect_success 'cmake --install puts the binary, the man page and the compl
 	test -x prefix/bin/sluice &&
 	cmp "$SLUICE_SOURCE_DIR/docs/sluice.1" prefix/share/man/man1/sluice.1 &&
 	cmp "$COMPLETION" prefix/share/bash-completion/completions/sluice &&
-	(cd prefix && find . -type f | sort) >files &&
-	printf "%s\n" ./bin/sluice ./share/bash-completion/completions/sluice \
+	(cd prefix && find . -type f ! -path "./share/doc/*" | sort) >files &&
+	printf "%s\n" ./bin/sluice "./lib/systemd/user/sluice-tick@.service" \
+		"./lib/systemd/user/sluice-tick@.timer" ./share/bash-completion/completions/sluice \
 		./share/man/man1/sluice.1 >want &&
 	test_cmp want files &&
+	cmp "$SLUICE_SOURCE_DIR/README.md" prefix/share/doc/sluice/README.md &&
+	cmp "$SLUICE_SOURCE_DIR/contrib/cron.example" prefix/share/doc/sluice/examples/cron.example &&
 	prefix/bin/sluice --version >out &&
 	test_grep "^sluice $VERSION\$" out
 '
@@ -96,20 +100,43 @@ test_expect_success 'dpkg-deb -I: Depends names git and the package of every lib
 	done <needed
 '
 
-test_expect_success 'dpkg-deb -c: the binary, the gzipped man page, the completion, the copyright, nothing else' '
+test_expect_success 'dpkg-deb -c: the binary, the man page, the completion, the units, the docs, nothing else' '
 	dpkg-deb -c "$DEB" >contents &&
 	awk "{ print \$6 }" contents | sort >paths &&
 	sort >want <<-EOF &&
 	./usr/
 	./usr/bin/
 	./usr/bin/sluice
+	./usr/lib/
+	./usr/lib/systemd/
+	./usr/lib/systemd/user/
+	./usr/lib/systemd/user/sluice-tick@.service
+	./usr/lib/systemd/user/sluice-tick@.timer
 	./usr/share/
 	./usr/share/bash-completion/
 	./usr/share/bash-completion/completions/
 	./usr/share/bash-completion/completions/sluice
 	./usr/share/doc/
 	./usr/share/doc/sluice/
+	./usr/share/doc/sluice/ARCHITECTURE.md.gz
+	./usr/share/doc/sluice/CHANGELOG.md.gz
+	./usr/share/doc/sluice/README.md.gz
+	./usr/share/doc/sluice/RELIABILITY.md.gz
+	./usr/share/doc/sluice/agents.md.gz
+	./usr/share/doc/sluice/audit.md.gz
+	./usr/share/doc/sluice/builders.md.gz
+	./usr/share/doc/sluice/changelog.gz
+	./usr/share/doc/sluice/config.md.gz
 	./usr/share/doc/sluice/copyright
+	./usr/share/doc/sluice/examples/
+	./usr/share/doc/sluice/examples/README.md
+	./usr/share/doc/sluice/examples/cron.example
+	./usr/share/doc/sluice/examples/script-builder.sh
+	./usr/share/doc/sluice/examples/sluice.logrotate
+	./usr/share/doc/sluice/reviewer.md.gz
+	./usr/share/doc/sluice/scale-out.md.gz
+	./usr/share/doc/sluice/serve.md.gz
+	./usr/share/doc/sluice/work-orders.md.gz
 	./usr/share/man/
 	./usr/share/man/man1/
 	./usr/share/man/man1/sluice.1.gz
@@ -117,8 +144,8 @@ test_expect_success 'dpkg-deb -c: the binary, the gzipped man page, the completi
 	test_cmp want paths &&
 	awk "\$2 != \"root/root\" { print; bad = 1 } END { exit bad }" contents &&
 	test_grep "^-rwxr-xr-x .* ./usr/bin/sluice$" contents &&
-	test "$(grep -c "^-rw-r--r-- " contents)" = 3 &&
-	test "$(grep -c "^drwxr-xr-x " contents)" = 9
+	test "$(grep -c "^-rw-r--r-- " contents)" = 22 &&
+	test "$(grep -c "^drwxr-xr-x " contents)" = 13
 '
 
 test_expect_success 'dpkg -x stages the package; the staged sluice runs --help, --version and init' '
@@ -151,7 +178,8 @@ test_expect_success 'the staged copyright file is in the Debian format' '
 	test_grep "^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" \
 		"$ROOT/usr/share/doc/sluice/copyright" &&
 	test_grep "^Upstream-Name: sluice$" "$ROOT/usr/share/doc/sluice/copyright" &&
-	test_grep "^Files: \*$" "$ROOT/usr/share/doc/sluice/copyright"
+	test_grep "^Files: \*$" "$ROOT/usr/share/doc/sluice/copyright" &&
+	test_grep "^License: Apache-2.0$" "$ROOT/usr/share/doc/sluice/copyright"
 '
 
 test_expect_success 'the staged completion is contrib'"'"'s, and completes "sluice ti" to tick' '

@@ -175,7 +175,10 @@ static void test_ingest_lifecycle(void **state)
 	expect_row(f, "B", "waiting", "waits on A (ready)");
 	assert_int_equal(query_int(f->st, "SELECT count(*) FROM inbox_errors"), 1);
 	events = query_int(f->st, "SELECT count(*) FROM events");
-	assert_int_equal(events, 2);
+	/* the two new work orders, and the invalid bad.md told once (its notification's event) */
+	assert_int_equal(events, 3);
+	assert_int_equal(query_int(f->st, "SELECT count(*) FROM notify_outbox WHERE path LIKE '%bad.md'"),
+	                 1);
 
 	ingest(f, &s); /* nothing changed: nothing written */
 	assert_int_equal(s.added + s.revised + s.changed + s.gone, 0);
