@@ -332,43 +332,94 @@ static int merge_in_progress(struct step *s)
 	return yes;
 }
 
-/* A person worked in the worktree of a merge_conflict run: record it and review again. */
-static int retry_conflict(struct step *s, struct sl_err *err)
+/*
+ * A person's resolution is checked as a builder's is (merge_verify_resolved:
+ * nothing unmerged, no conflict marker in the paths the store recorded as
+ * conflicted), in the worktree's files, before anything is committed.
+ */
+static int verify_person(struct step *s, struct sl_err *err)
+{
+	struct merge_paths conflicted = MERGE_PATHS_INIT;
+	struct store_conflict c = { 0 };
+	int error;
+
+	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == SL_ENOTFOUND) {
+		sl_err_clear(err);
+		error = 0;
+	}
+	for (size_t i = 0; !error && i < c.npaths; i++)
+		if (merge_paths_add(&conflicted, c.paths[i]) != 0)
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	if (!error)
+		error = merge_verify_resolved(s->wt, &conflicted, err);
+	store_conflict_release(&c);
+	merge_paths_release(&conflicted);
+	return error;
+}
+
+/* Commit what the person left (finishing their merge), under the repository lock. */
+static int commit_person(struct step *s, char head[41], struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	char head[41], base[41];
 	int committed = 0, error;
 
-	if (!sl_path_exists(s->wt)) {
-		error = sl_err_set(err, SL_ENOTFOUND, "the worktree of run '%s' is gone", s->run.id);
-		goto out;
-	}
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		goto out;
-	if (merge_in_progress(s)) {
+		return error;
+	if (merge_in_progress(s))
 		/* the person merged the target and fixed the files: finish that merge */
 		error = step__commit_resolution(s, NULL, head, err);
-	} else {
+	else if ((error = verify_person(s, err)) == 0)
 		/* nothing new is fine: the person committed already */
 		error = step__snapshot(s, "sluice: resolution by a person", STEP_SNAP_NOTHING_OK,
 				       head, &committed, err);
-	}
 	sl_lock_release(&lock);
-	if (error)
-		goto out;
+	return error;
+}
+
+/* The person's resolution as an attempt of its own, with the agent "person (name)". */
+static int record_person_attempt(struct step *s, const char *head, struct sl_err *err)
+{
+	char agent[300], n[16];
+	int attempt = s->run.attempt + 1, error;
+
+	snprintf(agent, sizeof(agent), "%s (%s)", STEP_PERSON_AGENT, who(s->ctx));
+	snprintf(n, sizeof(n), "%d", attempt);
+	if ((error = store_attempt_start(s->ctx->st, s->run.id, attempt, RUN_MODE_RESOLVE, err)) ||
+	    (error = store_attempt_set_agent(s->ctx->st, s->run.id, attempt, agent, "new", err)) ||
+	    (error = store_attempt_finish(s->ctx->st, s->run.id, attempt, 0, "resolved by a person",
+					  head, err)))
+		return error;
+	return step__set(s, err, "attempt", n, NULL);
+}
+
+/*
+ * A person worked in the worktree of a merge_conflict run: their
+ * resolution is checked, committed and recorded as an attempt, then goes
+ * through the run's gates and review like a builder's.
+ */
+static int retry_conflict(struct step *s, struct sl_err *err)
+{
+	char head[41], base[41];
+	int error;
+
+	if (!sl_path_exists(s->wt))
+		return sl_err_set(err, SL_ENOTFOUND, "the worktree of run '%s' is gone", s->run.id);
+	if ((error = commit_person(s, head, err)) != 0)
+		return error;
 	sl_fault("retry.after_resolution");
 	/* the new base: where the person's branch meets the target now */
 	if ((error = merge_base_with_target(s, head, base, err)) != 0 ||
 	    (error = step__set(s, err, "base_commit", base, "mode", run_mode_name(RUN_MODE_RESOLVE),
-			       NULL)) != 0)
-		goto out;
-	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0 ||
+			       NULL)) != 0 ||
+	    (error = step__set(s, err, "head_commit", head, NULL)) != 0 ||
+	    (error = record_person_attempt(s, head, err)) != 0 ||
+	    /* no worker owns it now: not an interrupted resolution (runner/reconcile.c) */
+	    (error = step__set(s, err, "owner_pid", "0", "owner_start", NULL, NULL)) != 0 ||
 	    (error = step__record_diff(s, head, err)) != 0)
-		goto out;
-	error = step__move(s, RUN_REVIEWING, err, "a person resolved the conflict (%.12s); reviewing",
-			   head);
-out:
-	return error;
+		return error;
+	/* resolving: a worker of the next tick runs the run's gates on it (step_resolve()) */
+	return step__move(s, RUN_RESOLVING, err, "attempt %d: %s resolved the conflict (%.12s); "
+			  "the next tick runs the gates on it", s->run.attempt, who(s->ctx), head);
 }
 
 /*

@@ -363,6 +363,53 @@ out:
 	return error;
 }
 
+int step__person_resolved(struct step *s)
+{
+	char *agent = store_attempt_agent(s->ctx->st, s->run.id, s->run.attempt);
+	int yes = agent && !strncmp(agent, STEP_PERSON_AGENT, strlen(STEP_PERSON_AGENT));
+
+	free(agent);
+	return yes;
+}
+
+/* The head the person's worktree is put back at: see step__to_person(). */
+static char *person_head(struct step *s, int from_conflict)
+{
+	struct store_conflict c = { 0 };
+	struct sl_err ignored = SL_ERR_INIT;
+	char *head = NULL;
+
+	if (from_conflict && store_conflict_get(s->ctx->st, s->run.id, &c, &ignored) == 0)
+		head = strdup(c.run_head);
+	else if (s->run.head_commit)
+		head = strdup(s->run.head_commit);
+	store_conflict_release(&c);
+	return head;
+}
+
+int step__to_person(struct step *s, int from_conflict, const char *why, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char *head = person_head(s, from_conflict);
+	int error = 0;
+
+	if (head && sl_path_exists(s->wt) && step__worktree_mode(s) == SL_WORKTREE_READ_WRITE) {
+		/* a half merge or a refused resolution left by the builder: never the person's */
+		if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+			goto out;
+		error = worktree_reset(s->wt, head, step__excluded(s), err);
+		sl_lock_release(&lock);
+		if (!error && (!s->run.head_commit || strcmp(head, s->run.head_commit)))
+			error = step__set(s, err, "head_commit", head, NULL);
+		if (error)
+			goto out;
+	}
+	error = step__move(s, RUN_MERGE_CONFLICT, err, "%s", why);
+out:
+	free(head);
+	return error;
+}
+
 static int write_merge_json(struct step *s, const struct merge_commit_result *mr,
 			    struct sl_err *err)
 {
@@ -720,6 +767,35 @@ out:
 	return error;
 }
 
+/* 1 when commit `head` holds `tip` (is it or a descendant of it). */
+static int holds(struct step *s, const char *head, const char *tip)
+{
+	git_repository *repo = NULL;
+	git_oid h, t;
+	int yes = 0;
+
+	if (head && tip && git_oid_fromstr(&h, head) == 0 && git_oid_fromstr(&t, tip) == 0 &&
+	    git_repository_open(&repo, s->ctx->repo.root) == 0)
+		yes = git_oid_equal(&h, &t) || git_graph_descendant_of(repo, &h, &t) == 1;
+	git_repository_free(repo);
+	return yes;
+}
+
+/*
+ * A person's resolution of this conflict (`sluice retry`, human.c): the
+ * run's head holds the conflicted tip. Its gates run, as on a builder's;
+ * so also when a tick was interrupted while they ran.
+ */
+static int resolved_by_person(struct step *s, const struct store_conflict *c, int *moved,
+			      struct sl_err *err)
+{
+	*moved = step__person_resolved(s) && holds(s, s->run.head_commit, c->target_tip);
+	if (!*moved)
+		return 0;
+	return step__move(s, RUN_GATING, err, "attempt %d: the resolution a person made "
+			  "(%.12s); running the gates on it", s->run.attempt, s->run.head_commit);
+}
+
 int step_resolve(struct step *s, struct sl_err *err)
 {
 	struct merge_paths conflicted = MERGE_PATHS_INIT;
@@ -728,7 +804,7 @@ int step_resolve(struct step *s, struct sl_err *err)
 	struct store_conflict c = { 0 };
 	const char *tip, *run_head;
 	char n[16];
-	int error;
+	int error, moved = 0;
 
 	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) != 0) {
 		if (error != SL_ENOTFOUND)
@@ -740,6 +816,8 @@ int step_resolve(struct step *s, struct sl_err *err)
 	}
 	tip = c.target_tip;
 	run_head = c.run_head;
+	if ((error = resolved_by_person(s, &c, &moved, err)) != 0 || moved)
+		goto out;
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
 	/* start from the run's own head again (a failed resolution may have left a half merge) */
