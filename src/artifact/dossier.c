@@ -262,11 +262,11 @@ static json_t *markers_json(json_t *j, const char *markers)
 	size_t len, cut;
 
 	len = cut = markers ? strlen(markers) : 0;
-	if (len > ARTIFACT_DOSSIER_MARKERS_MAX)
-		for (cut = ARTIFACT_DOSSIER_MARKERS_MAX; cut && (markers[cut] & 0xC0) == 0x80; cut--)
+	if (len > ARTIFACT_DOSSIER_HUNKS_MAX)
+		for (cut = ARTIFACT_DOSSIER_HUNKS_MAX; cut && (markers[cut] & 0xC0) == 0x80; cut--)
 			;
 	json_object_set_new(j, "markers", json_stringn(markers ? markers : "", cut));
-	json_object_set_new(j, "markers_truncated", json_boolean(len > ARTIFACT_DOSSIER_MARKERS_MAX));
+	json_object_set_new(j, "markers_truncated", json_boolean(len > ARTIFACT_DOSSIER_HUNKS_MAX));
 	return j;
 }
 

@@ -537,12 +537,11 @@ void serve__conflict_page(struct req *r, const char *run)
 	conflict_body(r, &p, d, c);
 	artifact_put(&p, "<h3>What to do next</h3>\n");
 	pre(&p, "next", *js(d, "next") ? js(d, "next") : "");
-	artifact_put(&p, "<p>Resolve it in the run's worktree (<code>cd .system/runs/");
-	artifact_put_esc(&p, id);
-	artifact_put(&p, "/worktree &amp;&amp; git merge ");
-	artifact_put_esc(&p, r->sv->ctx->cfg->target);
-	artifact_put(&p, "</code>, fix, commit), then retry: the resolution is reviewed again and "
-			 "merged by the next tick. Or abandon the run.</p>\n");
+	artifact_put(&p, "<p>Resolve it in the run's worktree with the steps above (its worktree "
+			 "waits clean at the run's head: the merge of the target brings the "
+			 "conflict back), then retry: the resolution is checked for conflict "
+			 "markers, goes through the run's gates and review, and the next tick "
+			 "merges it. Or abandon the run.</p>\n");
 	actions(r, &p, d);
 	serve__page_end(r, &p);
 	json_decref(d);
