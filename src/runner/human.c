@@ -469,23 +469,55 @@ static int save_worktree(struct step *s, const char *message, struct sl_err *err
 	return error;
 }
 
-static int retry_failed(struct step *s, struct sl_err *err)
+/*
+ * A fresh start on the target's tip (`tip`): the worktree and the run
+ * branch go there (what was saved stays in the branch's reflog and the
+ * attempts), the base is the tip, the mode build. No worktree: the next
+ * prepare makes one at the base.
+ */
+static int onto_target(struct step *s, char tip[41], struct sl_err *err)
 {
-	char reason[256];
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error;
+
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		return error;
+	if ((error = step__target_tip(s, tip, err)) == 0 && sl_path_exists(s->wt) &&
+	    step__worktree_mode(s) == SL_WORKTREE_READ_WRITE)
+		error = worktree_reset(s->wt, tip, step__excluded(s), err);
+	sl_lock_release(&lock);
+	if (error)
+		return error;
+	return step__set(s, err, "base_commit", tip, "head_commit", tip, "mode",
+			 run_mode_name(RUN_MODE_BUILD), NULL);
+}
+
+static int retry_failed(struct step *s, unsigned flags, struct sl_err *err)
+{
+	char reason[256], tip[41];
 	int error;
 
 	if ((error = still_current(s, err)) != 0 ||
 	    (error = save_worktree(s, "sluice: saved before a retry", err)) != 0)
 		return error;
 	/*
-	 * A person's retry starts the retry rules over: no sticky override (a
-	 * `worktree: reset` above all) undoes what the person left in the worktree.
+	 * A person's retry starts the retry rules over, counted from here: no
+	 * sticky override (a `worktree: reset` above all) undoes what the person
+	 * left in the worktree, and the run gets as many attempts as a new one.
 	 */
 	sl_fault("retry.after_save");
-	if ((error = build_retry_forget(s->ctx->st, s->run.id, s->run_dir, err)) != 0)
+	if ((error = build_retry_restart(s->ctx->st, s->run.id, s->run_dir, s->run.attempt,
+					 err)) != 0)
+		return error;
+	if (!(flags & RUNNER_RETRY_SAME_BASE) && (error = onto_target(s, tip, err)) != 0)
 		return error;
 	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
-	snprintf(reason, sizeof(reason), "retried by %s", who(s->ctx));
+	if (flags & RUNNER_RETRY_SAME_BASE)
+		snprintf(reason, sizeof(reason), "retried by %s on its base %.12s; the retry rules "
+			 "start over", who(s->ctx), s->run.base_commit ? s->run.base_commit : "-");
+	else
+		snprintf(reason, sizeof(reason), "retried by %s on %s as it is now (%.12s); the "
+			 "retry rules start over", who(s->ctx), s->ctx->cfg->target, tip);
 	if ((error = store_begin(s->ctx->st, err)) != 0)
 		return error;
 	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, RUN_QUEUED, reason,
@@ -502,6 +534,12 @@ static int retry_failed(struct step *s, struct sl_err *err)
 int runner_retry_seen(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
 		      const struct runner_seen *seen, struct sl_err *err)
 {
+	return runner_retry_flags(ctx, run, 0, next_state, n, seen, err);
+}
+
+int runner_retry_flags(struct sl_ctx *ctx, const char *run, unsigned flags, char *next_state,
+		       size_t n, const struct runner_seen *seen, struct sl_err *err)
+{
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct step s;
 	int error;
@@ -515,7 +553,7 @@ int runner_retry_seen(struct sl_ctx *ctx, const char *run, char *next_state, siz
 		break;
 	case RUN_FAILED:
 	case RUN_REJECTED:
-		error = retry_failed(&s, err);
+		error = retry_failed(&s, flags, err);
 		break;
 	case RUN_REVIEWING:
 	case RUN_APPROVED:
