@@ -376,6 +376,30 @@ static int commit_person(struct step *s, char head[41], struct sl_err *err)
 	return error;
 }
 
+/*
+ * The person merged the target the conflict was found on: else the
+ * resolution was not made (what they changed is committed on the run
+ * branch all the same, and stays).
+ */
+static int check_merged(struct step *s, const char *head, struct sl_err *err)
+{
+	struct store_conflict c = { 0 };
+	int error;
+
+	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == SL_ENOTFOUND) {
+		sl_err_clear(err);
+		return 0;
+	}
+	if (!error && !step__holds(s, head, c.target_tip))
+		error = sl_err_set(err, SL_EINVALID, "the conflict of run '%s' is not resolved: "
+				   "its worktree has not merged '%s' (%.12s) yet; follow the steps "
+				   "'sluice show %s' prints (git merge %s, fix, commit), then retry",
+				   s->run.id, s->ctx->cfg->target, c.target_tip, s->run.id,
+				   s->ctx->cfg->target);
+	store_conflict_release(&c);
+	return error;
+}
+
 /* The person's resolution as an attempt of its own, with the agent "person (name)". */
 static int record_person_attempt(struct step *s, const char *head, struct sl_err *err)
 {
@@ -404,7 +428,7 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 
 	if (!sl_path_exists(s->wt))
 		return sl_err_set(err, SL_ENOTFOUND, "the worktree of run '%s' is gone", s->run.id);
-	if ((error = commit_person(s, head, err)) != 0)
+	if ((error = commit_person(s, head, err)) != 0 || (error = check_merged(s, head, err)) != 0)
 		return error;
 	sl_fault("retry.after_resolution");
 	/* the new base: where the person's branch meets the target now */

@@ -299,6 +299,8 @@ int step__on_semantic(struct step *s, const char *tip, const char *gates_json,
 #define STEP_PERSON_AGENT "person"
 int step__to_person(struct step *s, int from_conflict, const char *why, struct sl_err *err);
 int step__person_resolved(struct step *s);
+/* 1 when commit `head` holds `tip` (is it or a descendant of it), hex ids. */
+int step__holds(struct step *s, const char *head, const char *tip);
 
 /*
  * The run's worktree made again on its branch (as it is: nothing moves),

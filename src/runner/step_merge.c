@@ -372,17 +372,39 @@ int step__person_resolved(struct step *s)
 	return yes;
 }
 
-/* The head the person's worktree is put back at: see step__to_person(). */
-static char *person_head(struct step *s, int from_conflict)
+/* Where `a` and `b` meet, into out (hex); "" when they do not. */
+static void meet(struct step *s, const char *a, const char *b, char out[GIT_OID_HEXSZ + 1])
+{
+	git_repository *repo = NULL;
+	git_oid x, y, m;
+
+	out[0] = '\0';
+	if (git_oid_fromstr(&x, a) == 0 && git_oid_fromstr(&y, b) == 0 &&
+	    git_repository_open(&repo, s->ctx->repo.root) == 0 &&
+	    git_merge_base(&m, repo, &x, &y) == 0)
+		git_oid_tostr(out, GIT_OID_HEXSZ + 1, &m);
+	git_error_clear();
+	git_repository_free(repo);
+}
+
+/*
+ * The head the person's worktree is put back at (see step__to_person()),
+ * and with from_conflict the base that goes with it: where the run head
+ * meets the conflicted tip (the resolution had set the base to the tip).
+ */
+static char *person_head(struct step *s, int from_conflict, char base[GIT_OID_HEXSZ + 1])
 {
 	struct store_conflict c = { 0 };
 	struct sl_err ignored = SL_ERR_INIT;
 	char *head = NULL;
 
-	if (from_conflict && store_conflict_get(s->ctx->st, s->run.id, &c, &ignored) == 0)
+	base[0] = '\0';
+	if (from_conflict && store_conflict_get(s->ctx->st, s->run.id, &c, &ignored) == 0) {
 		head = strdup(c.run_head);
-	else if (s->run.head_commit)
+		meet(s, c.run_head, c.target_tip, base);
+	} else if (s->run.head_commit) {
 		head = strdup(s->run.head_commit);
+	}
 	store_conflict_release(&c);
 	return head;
 }
@@ -390,7 +412,7 @@ static char *person_head(struct step *s, int from_conflict)
 int step__to_person(struct step *s, int from_conflict, const char *why, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	char *head = person_head(s, from_conflict);
+	char base[GIT_OID_HEXSZ + 1], *head = person_head(s, from_conflict, base);
 	int error = 0;
 
 	if (head && sl_path_exists(s->wt) && step__worktree_mode(s) == SL_WORKTREE_READ_WRITE) {
@@ -401,6 +423,8 @@ int step__to_person(struct step *s, int from_conflict, const char *why, struct s
 		sl_lock_release(&lock);
 		if (!error && (!s->run.head_commit || strcmp(head, s->run.head_commit)))
 			error = step__set(s, err, "head_commit", head, NULL);
+		if (!error && base[0])
+			error = step__set(s, err, "base_commit", base, NULL);
 		if (error)
 			goto out;
 	}
@@ -767,8 +791,7 @@ out:
 	return error;
 }
 
-/* 1 when commit `head` holds `tip` (is it or a descendant of it). */
-static int holds(struct step *s, const char *head, const char *tip)
+int step__holds(struct step *s, const char *head, const char *tip)
 {
 	git_repository *repo = NULL;
 	git_oid h, t;
@@ -789,7 +812,7 @@ static int holds(struct step *s, const char *head, const char *tip)
 static int resolved_by_person(struct step *s, const struct store_conflict *c, int *moved,
 			      struct sl_err *err)
 {
-	*moved = step__person_resolved(s) && holds(s, s->run.head_commit, c->target_tip);
+	*moved = step__person_resolved(s) && step__holds(s, s->run.head_commit, c->target_tip);
 	if (!*moved)
 		return 0;
 	return step__move(s, RUN_GATING, err, "attempt %d: the resolution a person made "

@@ -74,6 +74,9 @@ test_expect_success 'the steps of sluice show, followed as printed, land the run
 test_expect_success 'a person who commits the markers: retry refuses, naming the file and the line' '
 	handoff_repo b &&
 	run=$(cat b.run) && wt=b/.system/runs/$run/worktree &&
+	test_expect_failure_code 1 sluice -C b retry $run 2>err &&
+	test_grep "has not merged .main." err &&
+	test "$(state_of b $run)" = merge_conflict &&
 	{ git -C $wt merge -q main >/dev/null 2>&1 || :; } &&
 	git -C $wt commit -q -a --no-edit &&
 	test_expect_failure_code 1 sluice -C b retry $run 2>err &&
