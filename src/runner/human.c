@@ -478,18 +478,26 @@ static int still_current(struct step *s, struct sl_err *err)
 	return error;
 }
 
-/* Save what a person left in the worktree before anything can reset it. */
-static int save_worktree(struct step *s, const char *message, struct sl_err *err)
+/*
+ * Save what a person left in the worktree before anything can reset it.
+ * *touched: 1 when a person changed the worktree or the run branch since
+ * the run stopped (something was committed now, or the branch moved).
+ */
+static int save_worktree(struct step *s, const char *message, int *touched,
+			 struct sl_err *err)
 {
-	char head[41];
+	char head[41], before[41];
 	int error, committed = 0;
 
+	*touched = 0;
 	if (!sl_path_exists(s->wt) || !s->run.base_commit)
 		return 0;
+	snprintf(before, sizeof(before), "%s", s->run.head_commit ? s->run.head_commit : "");
 	error = step__snapshot(s, message, STEP_SNAP_LOCK | STEP_SNAP_NOTHING_OK, head,
 			       &committed, err);
 	if (!error && committed)
 		error = step__set(s, err, "head_commit", head, NULL);
+	*touched = !error && (committed || strcmp(head, before));
 	return error;
 }
 
@@ -519,11 +527,14 @@ static int onto_target(struct step *s, char tip[41], struct sl_err *err)
 static int retry_failed(struct step *s, unsigned flags, struct sl_err *err)
 {
 	char reason[256], tip[41];
-	int error;
+	int error, touched = 0;
 
 	if ((error = still_current(s, err)) != 0 ||
-	    (error = save_worktree(s, "sluice: saved before a retry", err)) != 0)
+	    (error = save_worktree(s, "sluice: saved before a retry", &touched, err)) != 0)
 		return error;
+	/* a person's work in the worktree (a merge of the target, a fix) is built on, never reset */
+	if (touched)
+		flags |= RUNNER_RETRY_SAME_BASE;
 	/*
 	 * A person's retry starts the retry rules over, counted from here: no
 	 * sticky override (a `worktree: reset` above all) undoes what the person
@@ -537,8 +548,9 @@ static int retry_failed(struct step *s, unsigned flags, struct sl_err *err)
 		return error;
 	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
 	if (flags & RUNNER_RETRY_SAME_BASE)
-		snprintf(reason, sizeof(reason), "retried by %s on its base %.12s; the retry rules "
-			 "start over", who(s->ctx), s->run.base_commit ? s->run.base_commit : "-");
+		snprintf(reason, sizeof(reason), "retried by %s on its base %.12s%s; the retry rules "
+			 "start over", who(s->ctx), s->run.base_commit ? s->run.base_commit : "-",
+			 touched ? " with the changes a person made in its worktree" : "");
 	else
 		snprintf(reason, sizeof(reason), "retried by %s on %s as it is now (%.12s); the "
 			 "retry rules start over", who(s->ctx), s->ctx->cfg->target, tip);

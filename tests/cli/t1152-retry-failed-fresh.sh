@@ -1,7 +1,8 @@
 #!/bin/sh
 # sluice retry of a failed run starts the retry rules over (as many
 # attempts as a new run gets, not one) on the target as it is now; with
-# --same-base on the run's old base and worktree (issue 26).
+# --same-base, or when a person changed its worktree, on the run's old base
+# and worktree (issue 26).
 . "$(dirname "$0")/lib.sh"
 test_skip_unless_tool sqlite3
 
@@ -47,11 +48,26 @@ test_expect_success 'retry --same-base: the old base and worktree, the rules ove
 	sluice -C r retry --same-base $run &&
 	sluice -C r status --json $run >st &&
 	test_grep "\"base_commit\": \"$base\"" st &&
+	settle r &&
+	test "$(state_of r $run)" = failed &&
+	git -C r/.system/runs/$run/worktree show HEAD:f.txt >f &&
+	printf "%s\n" "attempt 3" "attempt 4" "attempt 5" "attempt 6" >want &&
+	test_cmp want f
+'
+
+test_expect_success 'a person changed the worktree: a plain retry builds on it, never resets it' '
+	run=$(cat run.id) &&
+	base=$(git -C r rev-parse main~1) &&
+	echo "by a person" >>r/.system/runs/$run/worktree/f.txt &&
+	sluice -C r retry $run &&
+	sluice -C r status --json $run >st &&
+	test_grep "\"base_commit\": \"$base\"" st &&
+	test_grep "with the changes a person made in its worktree" st &&
 	touch "$TRASH/ok" &&
 	settle r &&
 	test "$(state_of r $run)" = merged &&
 	git -C r show main:f.txt >f &&
-	printf "%s\n" "attempt 3" "attempt 4" "attempt 5" >want &&
+	printf "%s\n" "attempt 3" "attempt 4" "attempt 5" "attempt 6" "by a person" "attempt 7" >want &&
 	test_cmp want f &&
 	git -C r cat-file -e main:more.txt &&
 	git -C r cat-file -e main:other.txt &&
