@@ -198,8 +198,10 @@ size_t artifact_train_record_check(json_t *train, const struct artifact_landing 
 #include <jansson.h>
 #include "core/buf.h"
 
-/* How many bytes of conflict markers a dossier carries. */
+/* How many bytes of a failed merge gate's output (its end) a dossier carries. */
 #define ARTIFACT_DOSSIER_MARKERS_MAX 4096
+/* The conflicted hunks shown (merge_conflict_info's, each with its context): at most this much. */
+#define ARTIFACT_DOSSIER_HUNKS_MAX ((size_t)64 << 10)
 
 /*
  * The dossier of one run (`run`: an id or a unique prefix): the work

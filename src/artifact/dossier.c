@@ -262,11 +262,11 @@ static json_t *markers_json(json_t *j, const char *markers)
 	size_t len, cut;
 
 	len = cut = markers ? strlen(markers) : 0;
-	if (len > ARTIFACT_DOSSIER_MARKERS_MAX)
-		for (cut = ARTIFACT_DOSSIER_MARKERS_MAX; cut && (markers[cut] & 0xC0) == 0x80; cut--)
+	if (len > ARTIFACT_DOSSIER_HUNKS_MAX)
+		for (cut = ARTIFACT_DOSSIER_HUNKS_MAX; cut && (markers[cut] & 0xC0) == 0x80; cut--)
 			;
 	json_object_set_new(j, "markers", json_stringn(markers ? markers : "", cut));
-	json_object_set_new(j, "markers_truncated", json_boolean(len > ARTIFACT_DOSSIER_MARKERS_MAX));
+	json_object_set_new(j, "markers_truncated", json_boolean(len > ARTIFACT_DOSSIER_HUNKS_MAX));
 	return j;
 }
 
@@ -529,13 +529,15 @@ static json_t *next_json(const struct store_run *r, const char *wt, const char *
 	const char *kind = json_string_value(json_object_get(conflict, "kind"));
 	char buf[1024];
 
+	/* each command works as printed: the worktree waits clean at the run's head */
 	if (r->state == RUN_MERGE_CONFLICT && kind && !strcmp(kind, "semantic"))
-		snprintf(buf, sizeof(buf), "cd %s && git merge %s; make the merge gates pass on the "
-			 "merge; git commit; then: sluice retry %s, or sluice abandon %s", wt, target,
-			 r->id, r->id);
+		snprintf(buf, sizeof(buf), "cd %s && git merge --no-commit %s; make the merge gates "
+			 "pass; git commit -a --no-edit; then: sluice retry %s, or sluice abandon %s",
+			 wt, target, r->id, r->id);
 	else if (r->state == RUN_MERGE_CONFLICT)
-		snprintf(buf, sizeof(buf), "cd %s && git merge %s; fix the files; git commit; "
-			 "then: sluice retry %s, or sluice abandon %s", wt, target, r->id, r->id);
+		snprintf(buf, sizeof(buf), "cd %s && git merge %s; fix the conflicted files; "
+			 "git commit -a --no-edit; then: sluice retry %s, or sluice abandon %s", wt,
+			 target, r->id, r->id);
 	else if (r->state == RUN_AWAITING_REVIEW)
 		snprintf(buf, sizeof(buf), "read review-request.json, then: sluice approve %s, or "
 			 "sluice reject %s -m TEXT", r->id, r->id);

@@ -290,9 +290,10 @@ struct build_retry_state {
 	int prompt_rule;   /* ... prompt override, or -1 */
 	int reset_rule;    /* ... worktree: reset, or -1 */
 	int session_rule;  /* ... session: new | keep, or -1 */
+	int from;          /* the rules count the attempts after this one (a person's retry) */
 };
 
-#define BUILD_RETRY_STATE_INIT { -1, -1, -1, -1 }
+#define BUILD_RETRY_STATE_INIT { -1, -1, -1, -1, 0 }
 
 /* The overrides a state means, borrowed from cfg. */
 struct build_retry_overrides {
@@ -342,6 +343,13 @@ int build_retry_load(struct store *st, const char *run_id, struct build_retry_st
 
 /* Forget the state: the next attempt starts the rules over (a person's retry). */
 int build_retry_forget(struct store *st, const char *run_id, const char *run_dir,
+			struct sl_err *err);
+/*
+ * A person's retry after attempt `last`: no override is active and the
+ * rules count the attempts after `last` as 1, 2, ... (`attempt: N`,
+ * `exit: N`), so the run gets as many attempts as a new one.
+ */
+int build_retry_restart(struct store *st, const char *run_id, const char *run_dir, int last,
 			struct sl_err *err);
 
 /*

@@ -188,12 +188,14 @@ int build_retry_decide_validated(const struct sl_config *cfg, const struct build
 {
 	struct build_retry_state start = *prev; /* prev may point into d */
 	char what[256], how[384]; /* how: four "X from retry rule N" at most */
-	int at = exit_at(cfg);
+	int at = exit_at(cfg), from = start.from > 0 && start.from < attempt_failed ? start.from : 0;
 
 	memset(d, 0, sizeof(*d));
 	d->state = start;
 	d->next_attempt = attempt_failed + 1;
 	describe_failure(what, sizeof(what), failed, builder_exit);
+	/* after a person's retry the rules count from there: attempt_failed is the round's */
+	attempt_failed -= from;
 	if (!cfg->nretry) {
 		snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; no retry rules", what,
 			 attempt_failed);
@@ -206,21 +208,26 @@ int build_retry_decide_validated(const struct sl_config *cfg, const struct build
 		goto out;
 	}
 	if (attempt_failed >= at) {
-		snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; retry exit at %d", what,
-			 attempt_failed, at);
+		snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; retry exit at %d%s", what,
+			 attempt_failed + from, at, from ? " (counted since a person's retry)" : "");
 		goto out;
 	}
 	for (size_t i = 0; i < cfg->nretry; i++) {
-		int held, error = validator_holds(cfg, i, attempt_failed, vc, &held, d, err);
+		int held, error = validator_holds(cfg, i, attempt_failed + from, vc, &held, d, err);
 		if (error)
 			return error;
-		if (held || activates(&cfg->retry[i], d->next_attempt, failed, builder_exit))
+		if (held || activates(&cfg->retry[i], d->next_attempt - from, failed, builder_exit))
 			activate(&d->state, &cfg->retry[i], (int)i);
 	}
 	d->retry = 1;
 	describe_overrides(how, sizeof(how), cfg, &d->state);
-	snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; retrying as attempt %d of %d%s",
-		 what, attempt_failed, d->next_attempt, at, how);
+	if (from)
+		snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; retrying as attempt %d (%d "
+			 "of %d since a person's retry)%s", what, attempt_failed + from,
+			 d->next_attempt, d->next_attempt - from, at, how);
+	else
+		snprintf(d->reason, sizeof(d->reason), "%s on attempt %d; retrying as attempt %d of "
+			 "%d%s", what, attempt_failed, d->next_attempt, at, how);
 out:
 	build_retry_overrides(cfg, &d->state, &d->overrides);
 	return 0;
@@ -246,7 +253,7 @@ int build_retry_save(struct store *st, const char *run_id, const char *run_dir,
 		      const struct build_retry_state *rs, struct sl_err *err)
 {
 	struct store_retry_state s = { rs->builder_rule, rs->prompt_rule, rs->reset_rule,
-					rs->session_rule };
+					rs->session_rule, rs->from };
 	int error;
 
 	if ((error = store_retry_set(st, run_id, &s, err)) != 0)
@@ -263,13 +270,24 @@ int build_retry_load(struct store *st, const char *run_id, struct build_retry_st
 	int error;
 
 	rs->builder_rule = rs->prompt_rule = rs->reset_rule = rs->session_rule = -1;
+	rs->from = 0;
 	if ((error = store_retry_get(st, run_id, &s, err)) != 0)
 		return error;
 	rs->builder_rule = s.builder_rule;
 	rs->prompt_rule = s.prompt_rule;
 	rs->reset_rule = s.reset_rule;
 	rs->session_rule = s.session_rule;
+	rs->from = s.rules_from;
 	return 0;
+}
+
+int build_retry_restart(struct store *st, const char *run_id, const char *run_dir, int last,
+			struct sl_err *err)
+{
+	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
+
+	rs.from = last > 0 ? last : 0;
+	return build_retry_save(st, run_id, run_dir, &rs, err);
 }
 
 int build_retry_forget(struct store *st, const char *run_id, const char *run_dir,

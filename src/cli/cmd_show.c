@@ -18,10 +18,12 @@ static const char show_help[] =
 	"reviewer's verdict with per-criterion results, the diff stat,\n"
 	"the conflict context (conflicted files, every rival that last changed the\n"
 	"conflicting lines: a run and its work order, or a person's commit; the\n"
-	"markers; for a semantic conflict the merge gates that failed, their output and\n"
-	"the rival runs), the run's car in the merge train (its place, status, base,\n"
-	"the car ahead, the merge gates with their time) or the gate record it landed\n"
-	"with, the merge commit, where the worktree is, what to type next for runs\n"
+	"conflicted hunks with three lines of context under \"@@ lines A-B @@\", the\n"
+	"line numbers of the file after 'git merge' in the worktree; for a semantic\n"
+	"conflict the merge gates that failed, their output and the rival runs), the\n"
+	"run's car in the merge train (its place, status, base, the car ahead, the\n"
+	"merge gates with their time) or the gate record it landed with, the merge\n"
+	"commit, where the worktree is, what to type next for runs\n"
 	"that wait on a person, and the path of every artifact.\n"
 	"\n"
 	"  --json  one JSON document (schema/show.schema.json)\n";
@@ -270,8 +272,8 @@ static void show_conflict(json_t *d)
 	printf("\n");
 	show_rival(c);
 	if (*js(c, "markers"))
-		printf("  markers%s:\n%s\n", json_is_true(json_object_get(c, "markers_truncated")) ?
-		       " (truncated)" : "",
+		printf("  conflicted hunks%s:\n%s\n",
+		       json_is_true(json_object_get(c, "markers_truncated")) ? " (truncated)" : "",
 		       cli_esc_lines(json_string_value(json_object_get(c, "markers")), 1));
 }
 

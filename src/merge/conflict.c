@@ -1,16 +1,19 @@
 /*
  * merge_conflict_info: the conflicted paths and gitConflictOutput, all from
- * git merge-tree's result: per path the file as git wrote it, with conflict
- * markers (or a one-line description where markers make no sense), then
+ * git merge-tree's result: per path the conflicted hunks of the file as git
+ * wrote it, with conflict markers and context (or a one-line description
+ * where markers make no sense), then
  * git's CONFLICT messages; bounded at MERGE_CONFLICT_OUTPUT_MAX.
  */
 #include "merge/merge_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NOTE_ROOM 64
 #define MARKER_LEN 8 /* "<<<<<<< " */
+#define HUNK_CONTEXT 3 /* lines around a conflicted region, as git diff's default */
 
 struct ci {
 	git_repository *repo;
@@ -133,7 +136,83 @@ static const char *kind(const git_tree_entry *e)
 	}
 }
 
-/* A text conflict: the file git wrote into its tree, with markers. */
+/* The lines of a file: where each starts (and one past the end), a new array or NULL. */
+static size_t *line_starts(const char *data, size_t len, size_t *n)
+{
+	size_t i, k = 0, *v;
+
+	*n = 0;
+	for (i = 0; i < len; i++)
+		*n += data[i] == '\n';
+	*n += len && data[len - 1] != '\n';
+	if (!(v = calloc(*n + 1, sizeof(*v))))
+		return NULL;
+	for (i = 0; i < len && k < *n; i++)
+		if (i == 0 || data[i - 1] == '\n')
+			v[k++] = i;
+	v[*n] = len;
+	return v;
+}
+
+/* The first line from `i` on that starts with `marker`, or n. */
+static size_t next_marker(const char *data, const size_t *at, size_t n, size_t i,
+			  const char *marker)
+{
+	for (; i < n; i++)
+		if (at[i + 1] - at[i] >= MARKER_LEN && !memcmp(data + at[i], marker, MARKER_LEN))
+			return i;
+	return n;
+}
+
+/* The last line of the hunk whose first region opens at line `i`: regions that meet join it. */
+static size_t hunk_end(const char *data, const size_t *at, size_t n, size_t i)
+{
+	size_t close, to, next;
+
+	for (;;) {
+		close = next_marker(data, at, n, i, ">>>>>>> ");
+		to = close + HUNK_CONTEXT < n ? close + HUNK_CONTEXT : n - 1;
+		next = close < n ? next_marker(data, at, n, close + 1, "<<<<<<< ") : n;
+		if (next == n || next > to + 1 + HUNK_CONTEXT)
+			return to;
+		i = next;
+	}
+}
+
+/*
+ * The conflicted hunks of a file with markers, as `git diff` shows hunks:
+ * each region from "<<<<<<< " to ">>>>>>> " with HUNK_CONTEXT lines
+ * around it (regions that meet are one hunk), under "@@ lines A-B @@",
+ * A and B the line numbers of the file as git wrote it (as in the
+ * worktree after `git merge`), each line as it is there.
+ */
+static void put_hunks(struct ci *c, const char *data, size_t len)
+{
+	size_t n, i = 0, from, to, *at = line_starts(data, len, &n);
+	char head[64];
+
+	if (!at || next_marker(data, at, n, 0, "<<<<<<< ") == n) { /* no region: the file */
+		put_labelled(c, data, len, 1);
+		if (len && data[len - 1] != '\n')
+			put(c, "\n", 1);
+		free(at);
+		return;
+	}
+	while ((i = next_marker(data, at, n, i, "<<<<<<< ")) < n) {
+		from = i > HUNK_CONTEXT ? i - HUNK_CONTEXT : 0;
+		to = hunk_end(data, at, n, i);
+		snprintf(head, sizeof(head), "@@ lines %zu-%zu @@\n", from + 1, to + 1);
+		put(c, head, strlen(head));
+		for (i = from; i <= to; i++)
+			put_labelled(c, data + at[i], at[i + 1] - at[i], 1);
+		if (data[at[to + 1] - 1] != '\n')
+			put(c, "\n", 1);
+		i = to + 1;
+	}
+	free(at);
+}
+
+/* A text conflict: the hunks of the file git wrote into its tree, with markers. */
 static int text_conflict(struct ci *c, const char *path, const git_tree_entry *m,
 			 struct sl_err *err)
 {
@@ -146,9 +225,7 @@ static int text_conflict(struct ci *c, const char *path, const git_tree_entry *m
 		return sl_err_git(err, error, "cannot read git's merged file '%s'", path);
 	len = (size_t)git_blob_rawsize(blob);
 	putf(c, "--- %s: content conflict%s%s\n", one_line_path(p, sizeof(p), path), "", "");
-	put_labelled(c, git_blob_rawcontent(blob), len, 1);
-	if (len && ((const char *)git_blob_rawcontent(blob))[len - 1] != '\n')
-		put(c, "\n", 1);
+	put_hunks(c, git_blob_rawcontent(blob), len);
 	git_blob_free(blob);
 	return 0;
 }

@@ -239,8 +239,10 @@ struct merge_conflict_info {
  * The conflict context of merging `theirs_rev` into `ours_rev`, all from
  * git merge-tree's result (merge_result): for each path git names,
  * "--- <path>: <kind>" and, for a text conflict (git's "CONFLICT
- * (contents)" on a file), the file as git wrote it into its tree, with
- * conflict markers. git 2.39's merge-tree takes no labels and writes the
+ * (contents)" on a file), its conflicted hunks as git wrote the file into
+ * its tree: each region of conflict markers with three lines of context
+ * around it (regions that meet are one hunk) under "@@ lines A-B @@", the
+ * line numbers of that file (as in a worktree after `git merge`). git 2.39's merge-tree takes no labels and writes the
  * ids it was given ("<<<<<<< <ours id>[:<path>]"): those marker lines get
  * `ours_label` and `theirs_label` instead (NULL: the revisions as given),
  * as do the ids in git's messages. Binary files, symlinks, submodules,

@@ -434,43 +434,118 @@ static int merge_in_progress(struct step *s)
 	return yes;
 }
 
-/* A person worked in the worktree of a merge_conflict run: record it and review again. */
-static int retry_conflict(struct step *s, struct sl_err *err)
+/*
+ * A person's resolution is checked as a builder's is (merge_verify_resolved:
+ * nothing unmerged, no conflict marker in the paths the store recorded as
+ * conflicted), in the worktree's files, before anything is committed.
+ */
+static int verify_person(struct step *s, struct sl_err *err)
+{
+	struct merge_paths conflicted = MERGE_PATHS_INIT;
+	struct store_conflict c = { 0 };
+	int error;
+
+	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == SL_ENOTFOUND) {
+		sl_err_clear(err);
+		error = 0;
+	}
+	for (size_t i = 0; !error && i < c.npaths; i++)
+		if (merge_paths_add(&conflicted, c.paths[i]) != 0)
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+	if (!error)
+		error = merge_verify_resolved(s->wt, &conflicted, err);
+	store_conflict_release(&c);
+	merge_paths_release(&conflicted);
+	return error;
+}
+
+/* Commit what the person left (finishing their merge), under the repository lock. */
+static int commit_person(struct step *s, char head[41], struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	char head[41], base[41];
 	int committed = 0, error;
 
-	if (!sl_path_exists(s->wt)) {
-		error = sl_err_set(err, SL_ENOTFOUND, "the worktree of run '%s' is gone", s->run.id);
-		goto out;
-	}
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		goto out;
-	if (merge_in_progress(s)) {
+		return error;
+	if (merge_in_progress(s))
 		/* the person merged the target and fixed the files: finish that merge */
 		error = step__commit_resolution(s, NULL, head, err);
-	} else {
+	else if ((error = verify_person(s, err)) == 0)
 		/* nothing new is fine: the person committed already */
 		error = step__snapshot(s, "sluice: resolution by a person", STEP_SNAP_NOTHING_OK,
 				       head, &committed, err);
-	}
 	sl_lock_release(&lock);
-	if (error)
-		goto out;
+	return error;
+}
+
+/*
+ * The person merged the target the conflict was found on: else the
+ * resolution was not made (what they changed is committed on the run
+ * branch all the same, and stays).
+ */
+static int check_merged(struct step *s, const char *head, struct sl_err *err)
+{
+	struct store_conflict c = { 0 };
+	int error;
+
+	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) == SL_ENOTFOUND) {
+		sl_err_clear(err);
+		return 0;
+	}
+	if (!error && !step__holds(s, head, c.target_tip))
+		error = sl_err_set(err, SL_EINVALID, "the conflict of run '%s' is not resolved: "
+				   "its worktree has not merged '%s' (%.12s) yet; follow the steps "
+				   "'sluice show %s' prints (git merge %s, fix, commit), then retry",
+				   s->run.id, s->ctx->cfg->target, c.target_tip, s->run.id,
+				   s->ctx->cfg->target);
+	store_conflict_release(&c);
+	return error;
+}
+
+/* The person's resolution as an attempt of its own, with the agent "person (name)". */
+static int record_person_attempt(struct step *s, const char *head, struct sl_err *err)
+{
+	char agent[300], n[16];
+	int attempt = s->run.attempt + 1, error;
+
+	snprintf(agent, sizeof(agent), "%s (%s)", STEP_PERSON_AGENT, who(s->ctx));
+	snprintf(n, sizeof(n), "%d", attempt);
+	if ((error = store_attempt_start(s->ctx->st, s->run.id, attempt, RUN_MODE_RESOLVE, err)) ||
+	    (error = store_attempt_set_agent(s->ctx->st, s->run.id, attempt, agent, "new", err)) ||
+	    (error = store_attempt_finish(s->ctx->st, s->run.id, attempt, 0, "resolved by a person",
+					  head, err)))
+		return error;
+	return step__set(s, err, "attempt", n, NULL);
+}
+
+/*
+ * A person worked in the worktree of a merge_conflict run: their
+ * resolution is checked, committed and recorded as an attempt, then goes
+ * through the run's gates and review like a builder's.
+ */
+static int retry_conflict(struct step *s, struct sl_err *err)
+{
+	char head[41], base[41];
+	int error;
+
+	if (!sl_path_exists(s->wt))
+		return sl_err_set(err, SL_ENOTFOUND, "the worktree of run '%s' is gone", s->run.id);
+	if ((error = commit_person(s, head, err)) != 0 || (error = check_merged(s, head, err)) != 0)
+		return error;
 	sl_fault("retry.after_resolution");
 	/* the new base: where the person's branch meets the target now */
 	if ((error = merge_base_with_target(s, head, base, err)) != 0 ||
 	    (error = step__set(s, err, "base_commit", base, "mode", run_mode_name(RUN_MODE_RESOLVE),
-			       NULL)) != 0)
-		goto out;
-	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0 ||
+			       NULL)) != 0 ||
+	    (error = step__set(s, err, "head_commit", head, NULL)) != 0 ||
+	    (error = record_person_attempt(s, head, err)) != 0 ||
+	    /* no worker owns it now: not an interrupted resolution (runner/reconcile.c) */
+	    (error = step__set(s, err, "owner_pid", "0", "owner_start", NULL, NULL)) != 0 ||
 	    (error = step__record_diff(s, head, err)) != 0)
-		goto out;
-	error = step__move(s, RUN_REVIEWING, err, "a person resolved the conflict (%.12s); reviewing",
-			   head);
-out:
-	return error;
+		return error;
+	/* resolving: a worker of the next tick runs the run's gates on it (step_resolve()) */
+	return step__move(s, RUN_RESOLVING, err, "attempt %d: %s resolved the conflict (%.12s); "
+			  "the next tick runs the gates on it", s->run.attempt, who(s->ctx), head);
 }
 
 /*
@@ -505,38 +580,82 @@ static int still_current(struct step *s, struct sl_err *err)
 	return error;
 }
 
-/* Save what a person left in the worktree before anything can reset it. */
-static int save_worktree(struct step *s, const char *message, struct sl_err *err)
+/*
+ * Save what a person left in the worktree before anything can reset it.
+ * *touched: 1 when a person changed the worktree or the run branch since
+ * the run stopped (something was committed now, or the branch moved).
+ */
+static int save_worktree(struct step *s, const char *message, int *touched,
+			 struct sl_err *err)
 {
-	char head[41];
+	char head[41], before[41];
 	int error, committed = 0;
 
+	*touched = 0;
 	if (!sl_path_exists(s->wt) || !s->run.base_commit)
 		return 0;
+	snprintf(before, sizeof(before), "%s", s->run.head_commit ? s->run.head_commit : "");
 	error = step__snapshot(s, message, STEP_SNAP_LOCK | STEP_SNAP_NOTHING_OK, head,
 			       &committed, err);
 	if (!error && committed)
 		error = step__set(s, err, "head_commit", head, NULL);
+	*touched = !error && (committed || strcmp(head, before));
 	return error;
 }
 
-static int retry_failed(struct step *s, struct sl_err *err)
+/*
+ * A fresh start on the target's tip (`tip`): the worktree and the run
+ * branch go there (what was saved stays in the branch's reflog and the
+ * attempts), the base is the tip, the mode build. No worktree: the next
+ * prepare makes one at the base.
+ */
+static int onto_target(struct step *s, char tip[41], struct sl_err *err)
 {
-	char reason[256];
+	struct sl_lock lock = SL_LOCK_INIT;
 	int error;
 
-	if ((error = still_current(s, err)) != 0 ||
-	    (error = save_worktree(s, "sluice: saved before a retry", err)) != 0)
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
+	if ((error = step__target_tip(s, tip, err)) == 0 && sl_path_exists(s->wt) &&
+	    step__worktree_mode(s) == SL_WORKTREE_READ_WRITE)
+		error = worktree_reset(s->wt, tip, step__excluded(s), err);
+	sl_lock_release(&lock);
+	if (error)
+		return error;
+	return step__set(s, err, "base_commit", tip, "head_commit", tip, "mode",
+			 run_mode_name(RUN_MODE_BUILD), NULL);
+}
+
+static int retry_failed(struct step *s, unsigned flags, struct sl_err *err)
+{
+	char reason[256], tip[41];
+	int error, touched = 0;
+
+	if ((error = still_current(s, err)) != 0 ||
+	    (error = save_worktree(s, "sluice: saved before a retry", &touched, err)) != 0)
+		return error;
+	/* a person's work in the worktree (a merge of the target, a fix) is built on, never reset */
+	if (touched)
+		flags |= RUNNER_RETRY_SAME_BASE;
 	/*
-	 * A person's retry starts the retry rules over: no sticky override (a
-	 * `worktree: reset` above all) undoes what the person left in the worktree.
+	 * A person's retry starts the retry rules over, counted from here: no
+	 * sticky override (a `worktree: reset` above all) undoes what the person
+	 * left in the worktree, and the run gets as many attempts as a new one.
 	 */
 	sl_fault("retry.after_save");
-	if ((error = build_retry_forget(s->ctx->st, s->run.id, s->run_dir, err)) != 0)
+	if ((error = build_retry_restart(s->ctx->st, s->run.id, s->run_dir, s->run.attempt,
+					 err)) != 0)
+		return error;
+	if (!(flags & RUNNER_RETRY_SAME_BASE) && (error = onto_target(s, tip, err)) != 0)
 		return error;
 	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
-	snprintf(reason, sizeof(reason), "retried by %s", who(s->ctx));
+	if (flags & RUNNER_RETRY_SAME_BASE)
+		snprintf(reason, sizeof(reason), "retried by %s on its base %.12s%s; the retry rules "
+			 "start over", who(s->ctx), s->run.base_commit ? s->run.base_commit : "-",
+			 touched ? " with the changes a person made in its worktree" : "");
+	else
+		snprintf(reason, sizeof(reason), "retried by %s on %s as it is now (%.12s); the "
+			 "retry rules start over", who(s->ctx), s->ctx->cfg->target, tip);
 	if ((error = store_begin(s->ctx->st, err)) != 0)
 		return error;
 	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, RUN_QUEUED, reason,
@@ -553,6 +672,12 @@ static int retry_failed(struct step *s, struct sl_err *err)
 int runner_retry_seen(struct sl_ctx *ctx, const char *run, char *next_state, size_t n,
 		      const struct runner_seen *seen, struct sl_err *err)
 {
+	return runner_retry_flags(ctx, run, 0, next_state, n, seen, err);
+}
+
+int runner_retry_flags(struct sl_ctx *ctx, const char *run, unsigned flags, char *next_state,
+		       size_t n, const struct runner_seen *seen, struct sl_err *err)
+{
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct step s;
 	int error;
@@ -566,7 +691,7 @@ int runner_retry_seen(struct sl_ctx *ctx, const char *run, char *next_state, siz
 		break;
 	case RUN_FAILED:
 	case RUN_REJECTED:
-		error = retry_failed(&s, err);
+		error = retry_failed(&s, flags, err);
 		break;
 	case RUN_REVIEWING:
 	case RUN_APPROVED:

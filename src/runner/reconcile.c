@@ -155,6 +155,9 @@ static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done
 	if ((error = store_run_get(ctx->st, listed->id, &run, err)) != 0 ||
 	    !run_state_is_active(run.state))
 		goto out;
+	/* resolving with no owner: a person's `sluice retry` put it there, nothing was started */
+	if (!run.owner_pid && run_state_is_runnable(run.state))
+		goto out;
 	runner__end_leftovers(ctx, &run);
 	to = restart_state(&run);
 	snprintf(reason, sizeof(reason), "interrupted while %s: %s", run_state_name(run.state),

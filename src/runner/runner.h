@@ -156,6 +156,18 @@ int runner_retry_seen(struct sl_ctx *ctx, const char *run, char *next_state, siz
 		      const struct runner_seen *seen, struct sl_err *err);
 int runner_abandon_seen(struct sl_ctx *ctx, const char *run, int delete_branch,
 			const struct runner_seen *seen, struct sl_err *err);
+/*
+ * runner_retry_seen with flags. A failed or rejected run starts the retry
+ * rules over (build_retry_restart()) on the target's tip as it is now: the
+ * worktree and branch go to the tip (the run's earlier work stays in the
+ * branch's reflog and the attempts). RUNNER_RETRY_SAME_BASE keeps the
+ * run's base and worktree as they are (the builder goes on from there), as
+ * does a worktree or branch a person changed since the run stopped (what
+ * is uncommitted is committed first): a person's work is never reset.
+ */
+#define RUNNER_RETRY_SAME_BASE 0x1u
+int runner_retry_flags(struct sl_ctx *ctx, const char *run, unsigned flags, char *next_state,
+		       size_t n, const struct runner_seen *seen, struct sl_err *err);
 
 /*
  * sluice gc (DESIGN.md section 10b): remove the worktrees, run/ branches

@@ -298,6 +298,23 @@ int step__on_semantic(struct step *s, const char *tip, const char *gates_json,
 		      struct sl_err *err);
 
 /*
+ * The conflict handed to a person (docs/builders.md "A person resolves"):
+ * the run moves to merge_conflict (reason `why`) with its worktree clean,
+ * no merge under way and nothing staged, at the run's head before the
+ * merge (from_conflict: the run head the store recorded with the conflict,
+ * which the run's head_commit becomes again) or at its head_commit (a
+ * person's resolution stays), so that `git merge <target>` of the printed
+ * steps works as printed. step__person_resolved: 1 when the run's current
+ * attempt is a person's resolution (`sluice retry` of a merge_conflict run
+ * records it with the agent STEP_PERSON_AGENT "(name)").
+ */
+#define STEP_PERSON_AGENT "person"
+int step__to_person(struct step *s, int from_conflict, const char *why, struct sl_err *err);
+int step__person_resolved(struct step *s);
+/* 1 when commit `head` holds `tip` (is it or a descendant of it), hex ids. */
+int step__holds(struct step *s, const char *head, const char *tip);
+
+/*
  * The run's worktree made again on its branch (as it is: nothing moves),
  * with worktree.share, .copy and .setup, when it is gone (a person removed
  * it): for the merge train's gates. An error leaves the run as it is.

@@ -479,20 +479,30 @@ out:
 	return error;
 }
 
-/* In resolve mode a failure spends one resolution attempt. */
+/*
+ * In resolve mode a failure spends one resolution attempt of the builder;
+ * a person's resolution that fails goes back to the person, said so.
+ */
 static int resolution_failed(struct step *s, const char *why, struct sl_err *err)
 {
-	char n[16];
+	char n[16], msg[SL_ERR_MSG_MAX + 256];
 	int used = s->run.resolve_attempts + 1, error;
 
+	if (step__person_resolved(s)) {
+		snprintf(msg, sizeof(msg), "a person resolved the conflict on attempt %d, but it "
+			 "failed (%s); a person must decide: see 'sluice show %s'", s->run.attempt,
+			 why, s->run.id);
+		return step__to_person(s, 0, msg, err);
+	}
 	snprintf(n, sizeof(n), "%d", used);
 	if ((error = step__set(s, err, "resolve_attempts", n, NULL)) != 0)
 		return error;
-	if (used >= s->ctx->cfg->merge.resolve_attempts)
-		return step__move(s, RUN_MERGE_CONFLICT, err,
-				  "the builder could not resolve the conflict in %d attempt%s (%s); "
-				  "a person must decide: see 'sluice show %s'",
-				  used, used == 1 ? "" : "s", why, s->run.id);
+	if (used >= s->ctx->cfg->merge.resolve_attempts) {
+		snprintf(msg, sizeof(msg), "the builder could not resolve the conflict in %d "
+			 "attempt%s (%s); a person must decide: see 'sluice show %s'", used,
+			 used == 1 ? "" : "s", why, s->run.id);
+		return step__to_person(s, 1, msg, err);
+	}
 	return step__move(s, RUN_RESOLVING, err, "resolution attempt %d failed (%s); trying again",
 			  used, why);
 }

@@ -459,6 +459,77 @@ out:
 	return error;
 }
 
+int step__person_resolved(struct step *s)
+{
+	char *agent = store_attempt_agent(s->ctx->st, s->run.id, s->run.attempt);
+	int yes = agent && !strncmp(agent, STEP_PERSON_AGENT, strlen(STEP_PERSON_AGENT));
+
+	free(agent);
+	return yes;
+}
+
+/* Where `a` and `b` meet, into out (hex); "" when they do not. */
+static void meet(struct step *s, const char *a, const char *b, char out[GIT_OID_HEXSZ + 1])
+{
+	git_repository *repo = NULL;
+	git_oid x, y, m;
+
+	out[0] = '\0';
+	if (git_oid_fromstr(&x, a) == 0 && git_oid_fromstr(&y, b) == 0 &&
+	    git_repository_open(&repo, s->ctx->repo.root) == 0 &&
+	    git_merge_base(&m, repo, &x, &y) == 0)
+		git_oid_tostr(out, GIT_OID_HEXSZ + 1, &m);
+	git_error_clear();
+	git_repository_free(repo);
+}
+
+/*
+ * The head the person's worktree is put back at (see step__to_person()),
+ * and with from_conflict the base that goes with it: where the run head
+ * meets the conflicted tip (the resolution had set the base to the tip).
+ */
+static char *person_head(struct step *s, int from_conflict, char base[GIT_OID_HEXSZ + 1])
+{
+	struct store_conflict c = { 0 };
+	struct sl_err ignored = SL_ERR_INIT;
+	char *head = NULL;
+
+	base[0] = '\0';
+	if (from_conflict && store_conflict_get(s->ctx->st, s->run.id, &c, &ignored) == 0) {
+		head = strdup(c.run_head);
+		meet(s, c.run_head, c.target_tip, base);
+	} else if (s->run.head_commit) {
+		head = strdup(s->run.head_commit);
+	}
+	store_conflict_release(&c);
+	return head;
+}
+
+int step__to_person(struct step *s, int from_conflict, const char *why, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char base[GIT_OID_HEXSZ + 1], *head = person_head(s, from_conflict, base);
+	int error = 0;
+
+	if (head && sl_path_exists(s->wt) && step__worktree_mode(s) == SL_WORKTREE_READ_WRITE) {
+		/* a half merge or a refused resolution left by the builder: never the person's */
+		if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+			goto out;
+		error = worktree_reset(s->wt, head, step__excluded(s), err);
+		sl_lock_release(&lock);
+		if (!error && (!s->run.head_commit || strcmp(head, s->run.head_commit)))
+			error = step__set(s, err, "head_commit", head, NULL);
+		if (!error && base[0])
+			error = step__set(s, err, "base_commit", base, NULL);
+		if (error)
+			goto out;
+	}
+	error = step__move(s, RUN_MERGE_CONFLICT, err, "%s", why);
+out:
+	free(head);
+	return error;
+}
+
 static int write_merge_json(struct step *s, const struct merge_commit_result *mr,
 			    struct sl_err *err)
 {
@@ -826,6 +897,34 @@ out:
 	return error;
 }
 
+int step__holds(struct step *s, const char *head, const char *tip)
+{
+	git_repository *repo = NULL;
+	git_oid h, t;
+	int yes = 0;
+
+	if (head && tip && git_oid_fromstr(&h, head) == 0 && git_oid_fromstr(&t, tip) == 0 &&
+	    git_repository_open(&repo, s->ctx->repo.root) == 0)
+		yes = git_oid_equal(&h, &t) || git_graph_descendant_of(repo, &h, &t) == 1;
+	git_repository_free(repo);
+	return yes;
+}
+
+/*
+ * A person's resolution of this conflict (`sluice retry`, human.c): the
+ * run's head holds the conflicted tip. Its gates run, as on a builder's;
+ * so also when a tick was interrupted while they ran.
+ */
+static int resolved_by_person(struct step *s, const struct store_conflict *c, int *moved,
+			      struct sl_err *err)
+{
+	*moved = step__person_resolved(s) && step__holds(s, s->run.head_commit, c->target_tip);
+	if (!*moved)
+		return 0;
+	return step__move(s, RUN_GATING, err, "attempt %d: the resolution a person made "
+			  "(%.12s); running the gates on it", s->run.attempt, s->run.head_commit);
+}
+
 int step_resolve(struct step *s, struct sl_err *err)
 {
 	struct merge_paths conflicted = MERGE_PATHS_INIT;
@@ -834,7 +933,7 @@ int step_resolve(struct step *s, struct sl_err *err)
 	struct store_conflict c = { 0 };
 	const char *tip, *run_head;
 	char n[16];
-	int error;
+	int error, moved = 0;
 
 	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) != 0) {
 		if (error != SL_ENOTFOUND)
@@ -846,6 +945,8 @@ int step_resolve(struct step *s, struct sl_err *err)
 	}
 	tip = c.target_tip;
 	run_head = c.run_head;
+	if ((error = resolved_by_person(s, &c, &moved, err)) != 0 || moved)
+		goto out;
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		goto out;
 	/* start from the run's own head again (a failed resolution may have left a half merge) */

@@ -175,8 +175,10 @@ static void desk_next(struct req *r, struct artifact_page *p, json_t *d)
 	else if (s == RUN_MERGE_CONFLICT && *js(d, "next")) {
 		artifact_put(p, "<h3>What to do next</h3>\n<p class=\"next\">In a terminal: ");
 		serve__put_reason_tail(r, p, js(d, "next"), "");
-		artifact_put(p, "; then Retry below (the resolution is gated and reviewed again), "
-				"or Abandon.</p>\n");
+		artifact_put(p, "; then Retry below. The run's worktree waits clean at its head, so "
+				"the merge of the target brings the conflict back; the resolution is "
+				"checked for conflict markers, goes through the run's gates and "
+				"review, and a tick merges it. Or Abandon.</p>\n");
 	}
 }
 

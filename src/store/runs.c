@@ -856,9 +856,10 @@ int store_retry_get(struct store *st, const char *run_id, struct store_retry_sta
 	int error, rc;
 
 	out->builder_rule = out->prompt_rule = out->reset_rule = out->session_rule = -1;
+	out->rules_from = 0;
 	if ((error = store__prepare(st, &s,
-				    "SELECT builder_rule, prompt_rule, reset_rule, session_rule "
-				    "FROM run_retry WHERE run_id = ?",
+				    "SELECT builder_rule, prompt_rule, reset_rule, session_rule, "
+				    "rules_from FROM run_retry WHERE run_id = ?",
 				    err)) != 0)
 		return error;
 	store__bind_text(s, 1, run_id);
@@ -867,6 +868,7 @@ int store_retry_get(struct store *st, const char *run_id, struct store_retry_sta
 		out->prompt_rule = sqlite3_column_int(s, 1);
 		out->reset_rule = sqlite3_column_int(s, 2);
 		out->session_rule = sqlite3_column_int(s, 3);
+		out->rules_from = sqlite3_column_int(s, 4);
 	} else if (rc != SQLITE_DONE) {
 		error = store__fail(st, err, "cannot read the retry state");
 	}
@@ -884,8 +886,8 @@ int store_retry_set(struct store *st, const char *run_id, const struct store_ret
 		return error;
 	if ((error = store__prepare(st, &s,
 				    "INSERT OR REPLACE INTO run_retry (run_id, builder_rule, "
-				    "prompt_rule, reset_rule, updated_ms, session_rule) "
-				    "VALUES (?, ?, ?, ?, ?, ?)",
+				    "prompt_rule, reset_rule, updated_ms, session_rule, rules_from) "
+				    "VALUES (?, ?, ?, ?, ?, ?, ?)",
 				    err)) != 0)
 		goto out;
 	store__bind_text(s, 1, run_id);
@@ -894,6 +896,7 @@ int store_retry_set(struct store *st, const char *run_id, const struct store_ret
 	sqlite3_bind_int(s, 4, rs->reset_rule);
 	sqlite3_bind_int64(s, 5, sl_now_ms());
 	sqlite3_bind_int(s, 6, rs->session_rule);
+	sqlite3_bind_int(s, 7, rs->rules_from);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot record the retry state");
 	else

@@ -18,7 +18,7 @@
  * retry rules (building again, or in resolve mode resolving again or
  * merge_conflict), a failure found while any step works (failed), a crash
  * (interrupted, then back), a person's retry of a failed or rejected run
- * (queued) or of a conflict they resolved (reviewing).
+ * (queued) or of a conflict they resolved (resolving, which gates it).
  */
 #define RETRY (S(BUILDING) | S(RESOLVING) | S(MERGE_CONFLICT) | S(FAILED))
 
@@ -49,10 +49,12 @@ static const struct run_state_info states[RUN_STATE_COUNT] = {
 			  OPEN | S(MERGED) | S(APPROVED) | S(GATING) | S(REVIEWING) |
 				  S(RESOLVING) | S(MERGE_CONFLICT) | S(FAILED) | S(INTERRUPTED) },
 	[RUN_MERGED] = { "merged", 1, 0, 0, 0, 0, RUN_STEP_NONE, 0 },
+	/* gating: a person's resolution (runner/human.c) goes through the run's gates */
 	[RUN_RESOLVING] = { "resolving", 0, 1, 1, 0, 0, RUN_STEP_RESOLVE,
-			    OPEN | S(BUILDING) | S(MERGE_CONFLICT) | S(FAILED) | S(INTERRUPTED) },
+			    OPEN | S(BUILDING) | S(GATING) | S(MERGE_CONFLICT) | S(FAILED) |
+				    S(INTERRUPTED) },
 	[RUN_MERGE_CONFLICT] = { "merge_conflict", 0, 0, 0, 1, 1, RUN_STEP_NONE,
-				 OPEN | S(REVIEWING) | S(FAILED) },
+				 OPEN | S(RESOLVING) | S(REVIEWING) | S(FAILED) },
 	[RUN_REJECTED] = { "rejected", 1, 0, 0, 0, 0, RUN_STEP_NONE, S(QUEUED) },
 	[RUN_FAILED] = { "failed", 1, 0, 0, 0, 0, RUN_STEP_NONE, S(QUEUED) },
 	[RUN_ABANDONED] = { "abandoned", 1, 0, 0, 0, 0, RUN_STEP_NONE, 0 },

@@ -434,6 +434,7 @@ struct store_retry_state {
 	int prompt_rule;
 	int reset_rule;
 	int session_rule;
+	int rules_from; /* the rules count attempts after this one (a person's retry; 0: all) */
 };
 int store_retry_get(struct store *st, const char *run_id, struct store_retry_state *out,
 		    struct sl_err *err);

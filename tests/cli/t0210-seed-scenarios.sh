@@ -100,7 +100,7 @@ test_expect_success 'scenario 3: a person resolves in the worktree, retry, revie
 	sed -i -e "/^<<<<<<< /d" -e "/^=======\$/d" -e "/^>>>>>>> /d" $wt/lines.txt &&
 	git -C $wt add lines.txt &&
 	sluice -C three retry $rb &&
-	test "$(state_of three $rb)" = reviewing &&
+	test "$(state_of three $rb)" = resolving &&
 	sluice -C three tick &&
 	test "$(state_of three $rb)" = awaiting_review &&
 	test_grep "\"kind\": \"resolution\"" three/.system/runs/$rb/review-request.json &&

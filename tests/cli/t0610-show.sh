@@ -79,7 +79,7 @@ test_expect_success 'show a merge_conflict run: the rival, its summary, markers,
 	 test_grep "^  its summary: built WO-1$" ../out &&
 	 test_grep "^<<<<<<< main$" ../out && test_grep "^>>>>>>> run/WO-2-" ../out &&
 	 test_grep "^worktree: $PWD/.system/runs/$r/worktree$" ../out &&
-	 test_grep "^next: cd $PWD/.system/runs/$r/worktree && git merge main; fix the files; git commit; then: sluice retry $r, or sluice abandon $r$" ../out &&
+	 test_grep "^next: cd $PWD/.system/runs/$r/worktree && git merge main; fix the conflicted files; git commit -a --no-edit; then: sluice retry $r, or sluice abandon $r$" ../out &&
 	 test_grep "^  $PWD/.system/runs/$r/conflict.json$" ../out)
 '
 

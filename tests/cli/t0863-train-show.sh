@@ -62,7 +62,7 @@ test_expect_success 'show of the semantic conflict: the kind, the failing gate, 
 	test_grep "^  output of gate test (its end):$" out &&
 	test_grep "X1 and X2 break the build together" out &&
 	test_grep -v "^conflict in " out &&
-	test_grep "^next: cd .* && git merge main; make the merge gates pass on the merge; git commit; then: sluice retry $b" out &&
+	test_grep "^next: cd .* && git merge --no-commit main; make the merge gates pass; git commit -a --no-edit; then: sluice retry $b" out &&
 	sluice -C repo show --json $b >b.json &&
 	validate show.schema.json b.json &&
 	test "$(jget b.json "d[\"conflict\"][\"kind\"]")" = semantic &&

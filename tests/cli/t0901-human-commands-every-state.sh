@@ -92,7 +92,7 @@ test_expect_success 'failed: only retry is taken (queued again)' '
 	try retry $run 0 queued
 '
 
-test_expect_success 'merge_conflict: retry (back to review) and abandon are taken' '
+test_expect_success 'merge_conflict: retry before the conflict is resolved is refused, abandon is taken' '
 	for w in K1 K2 K3; do
 		echo "sed -i s/^3\$/three-$w/ lines.txt" >"$BUILDERS/$w.sh" && wo r $w || return 1
 	done &&
@@ -109,7 +109,8 @@ test_expect_success 'merge_conflict: retry (back to review) and abandon are take
 	done &&
 	test $n = 1 && test -n "$k3" &&
 	try approve $k2 1 merge_conflict && try reject $k2 1 merge_conflict &&
-	try retry $k2 0 reviewing && try abandon $k3 0 abandoned
+	try retry $k2 1 merge_conflict && test_grep "git merge main, fix, commit" try.err &&
+	try abandon $k3 0 abandoned
 '
 
 test_done

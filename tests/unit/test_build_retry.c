@@ -125,6 +125,35 @@ static void test_exit_only_plain_retries(void **state)
 	assert_int_equal(d.retry, 0);
 }
 
+/* After a person's retry (from: the last attempt), the rules count again: attempt 3 is 1. */
+static void test_person_restart(void **state)
+{
+	struct sl_retry_rule rules[] = {
+		{ .kind = SL_RETRY_ATTEMPT, .n = 2, .gate = NULL, .builder = agent_opus, .prompt = NULL, .worktree_reset = 0, .line = 1 },
+		{ .kind = SL_RETRY_EXIT, .n = 2, .gate = NULL, .builder = NULL, .prompt = NULL, .worktree_reset = 0, .line = 2 },
+	};
+	struct sl_config cfg;
+	struct build_retry_state st = BUILD_RETRY_STATE_INIT;
+	struct build_retry_decision d;
+	const char *failed[] = { "test", NULL };
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.retry = rules;
+	cfg.nretry = 2;
+	st.from = 2;
+	assert_int_equal(build_retry_decide(&cfg, &st, 3, failed, 0, &d, &err), 0);
+	assert_true(d.retry);
+	assert_int_equal(d.next_attempt, 4);
+	assert_int_equal(d.state.from, 2);
+	assert_string_equal(agent_for(&d.overrides), "claude-opus"); /* attempt: 2 of the round */
+	assert_non_null(strstr(d.reason, "retrying as attempt 4 (2 of 2 since a person's retry)"));
+	assert_int_equal(build_retry_decide(&cfg, &d.state, 4, failed, 0, &d, &err), 0);
+	assert_false(d.retry);
+	assert_non_null(strstr(d.reason, "on attempt 4; retry exit at 2 (counted since a person's retry)"));
+}
+
 static void test_not_gate(void **state)
 {
 	/* not: gate.test -> opus + reset; attempt: 3 -> a prompt; exit: 6 */
@@ -338,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_no_rules_fatal),
 		cmocka_unit_test(test_no_exit_fatal),
 		cmocka_unit_test(test_exit_only_plain_retries),
+		cmocka_unit_test(test_person_restart),
 		cmocka_unit_test(test_not_gate),
 		cmocka_unit_test(test_not_builder),
 		cmocka_unit_test_setup_teardown(test_save_load, setup_run, test_store_teardown),

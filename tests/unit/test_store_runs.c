@@ -232,13 +232,14 @@ static void test_retry_state(void **state)
 {
 	struct test_store *f = *state;
 	struct sl_err err = SL_ERR_INIT;
-	struct store_retry_state rs = { 9, 9, 9, 9 }, set = { 1, -1, 0, 3 };
+	struct store_retry_state rs = { 9, 9, 9, 9, 9 }, set = { 1, -1, 0, 3, 4 };
 
 	assert_int_equal(claim(f->st, "R1", "h1", &err), 0);
 	assert_int_equal(store_retry_get(f->st, "R1", &rs, &err), 0);
 	assert_int_equal(rs.builder_rule, -1);
 	assert_int_equal(rs.prompt_rule, -1);
 	assert_int_equal(rs.reset_rule, -1);
+	assert_int_equal(rs.rules_from, 0);
 	assert_int_equal(store_retry_set(f->st, "R1", &set, &err), 0);
 	set.builder_rule = 2; /* replaced, not added */
 	assert_int_equal(store_retry_set(f->st, "R1", &set, &err), 0);
@@ -247,6 +248,7 @@ static void test_retry_state(void **state)
 	assert_int_equal(rs.prompt_rule, -1);
 	assert_int_equal(rs.reset_rule, 0);
 	assert_int_equal(rs.session_rule, 3);
+	assert_int_equal(rs.rules_from, 4); /* a person's retry after attempt 4 (migration 012) */
 	assert_int_equal(store_retry_clear(f->st, "R1", &err), 0);
 	assert_int_equal(store_retry_get(f->st, "R1", &rs, &err), 0);
 	assert_int_equal(rs.builder_rule, -1);
