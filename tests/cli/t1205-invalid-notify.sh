@@ -83,7 +83,7 @@ test_expect_success 'a database from before migration 13 keeps its outbox rows' 
 		FROM notify_outbox;
 	DROP TABLE notify_outbox;
 	ALTER TABLE old RENAME TO notify_outbox;
-	PRAGMA user_version = 11;
+	PRAGMA user_version = 12;
 	COMMIT;
 	EOF
 	sluice -C repo notify >list &&
