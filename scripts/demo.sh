@@ -3,7 +3,9 @@
 #   work orders dropped into work_orders/, `sluice tick` builds each in its own
 #   worktree with a (scripted) agent, gates run, a reviewer answers over HTTP on
 #   loopback, approved runs merge, a conflict is resolved by the agent and
-#   re-reviewed, one conflict is left for a person, and `sluice audit` proves
+#   re-reviewed, one conflict is left for a person, who resolves it by the
+#   steps `sluice show` prints, a person asks for changes once as the manual
+#   reviewer, and `sluice audit` proves
 #   that what was reviewed is what was merged.
 #
 #   ./scripts/demo.sh            builds sluice if needed, runs the tour
@@ -192,10 +194,52 @@ run sluice runs
 run sluice status
 
 conflict=$(sluice runs --state merge_conflict | awk 'NR == 1 { print $1 }')
-if [ -n "$conflict" ]; then
-	step "one conflict was left for a person: sluice show $conflict"
-	run sluice show "$conflict"
+if [ -z "$conflict" ]; then
+	echo "demo: no conflict was left for a person" >&2
+	exit 1
 fi
+step "one conflict was left for a person: sluice show $conflict"
+run sluice show "$conflict"
+
+step "the person follows the steps sluice show printed, as printed"
+# The "next:" line: cd .../worktree && git merge main; fix the conflicted
+# files; git commit -a --no-edit; then: sluice retry RUN
+next=$(sluice show "$conflict" | sed -n 's/^next: //p')
+echo "next: $next"
+steps=$(printf '%s\n' "$next" | tr ';' '\n' | sed -e 's/^ *//' -e 's/^then: //' -e 's/, or .*//' |
+	grep -E '^(cd |git |sluice )')
+merge_step=$(printf '%s\n' "$steps" | sed -n 1p)
+commit_step=$(printf '%s\n' "$steps" | sed -n 2p)
+retry_step=$(printf '%s\n' "$steps" | sed -n 3p)
+wt=$(printf '%s\n' "$merge_step" | sed -e 's/^cd //' -e 's/ &&.*//')
+printf '$ %s\n' "$merge_step"
+if (eval "$merge_step"); then
+	echo "demo: the merge of the printed steps did not stop at the conflict" >&2
+	exit 1
+fi
+echo "(git stopped at the conflict, as it should; the person keeps both sides of each)"
+(cd "$wt" && git diff --name-only --diff-filter=U) | while read -r f; do
+	printf '$ %s\n' "edit $f: keep both sides, drop the markers"
+	sed -i -e '/^<<<<<<< /d' -e '/^=======$/d' -e '/^>>>>>>> /d' "$wt/$f"
+done
+printf '$ %s\n' "$commit_step"
+(cd "$wt" && eval "$commit_step")
+printf '$ %s\n' "$retry_step"
+eval "$retry_step"
+run sluice tick
+run sluice status "$conflict"
+
+step "a person reviews: the manual reviewer, and one request for changes"
+sed -i 's/^  mode: http$/  mode: manual/' .system/config.yaml
+wo WO-110 2 "Add a goodbye script" \
+	'p=Fren; if grep -q "${p}ch too" "$SLUICE_PROMPT_FILE"; then printf "%s\n" "#!/bin/sh" "echo goodbye" "echo au revoir" >bye.sh; else printf "%s\n" "#!/bin/sh" "echo goodbye" >bye.sh; fi'
+run sluice tick
+run sluice diff --no-pager WO-110
+run sluice request-changes WO-110 -m "Say goodbye in French too."
+run sluice tick
+run sluice diff --no-pager WO-110
+run sluice approve WO-110 -m "Both goodbyes are there."
+run sluice tick
 
 step "the history of main: one merge commit per work order, with trailers"
 run git log --oneline --graph -n 20 main

@@ -522,12 +522,33 @@ static json_t *artifacts_json(const char *run_dir)
 	return a;
 }
 
+/* `path` as the shell reads it: as it is when it holds no special character, else in '...'. */
+static const char *shell_word(char *out, size_t n, const char *path)
+{
+	size_t o = 0;
+
+	if (!strpbrk(path, " \t\n'\"\\$`;&|<>()*?[]#~!{}"))
+		return path;
+	out[o++] = '\'';
+	for (; *path && o + 5 < n; path++) {
+		if (*path == '\'') {
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else
+			out[o++] = *path;
+	}
+	out[o++] = '\'';
+	out[o] = '\0';
+	return out;
+}
+
 /* What a person types next, for runs that wait on one. */
-static json_t *next_json(const struct store_run *r, const char *wt, const char *target,
+static json_t *next_json(const struct store_run *r, const char *path, const char *target,
 			 json_t *conflict)
 {
 	const char *kind = json_string_value(json_object_get(conflict, "kind"));
-	char buf[1024];
+	char buf[1024], quoted[768];
+	const char *wt = shell_word(quoted, sizeof(quoted), path);
 
 	/* each command works as printed: the worktree waits clean at the run's head */
 	if (r->state == RUN_MERGE_CONFLICT && kind && !strcmp(kind, "semantic"))
@@ -539,8 +560,9 @@ static json_t *next_json(const struct store_run *r, const char *wt, const char *
 			 "git commit -a --no-edit; then: sluice retry %s, or sluice abandon %s", wt,
 			 target, r->id, r->id);
 	else if (r->state == RUN_AWAITING_REVIEW)
-		snprintf(buf, sizeof(buf), "read review-request.json, then: sluice approve %s, or "
-			 "sluice reject %s -m TEXT", r->id, r->id);
+		snprintf(buf, sizeof(buf), "read review-request.json (the diff: sluice diff %s), "
+			 "then: sluice approve %s, sluice request-changes %s -m TEXT, or sluice "
+			 "reject %s -m TEXT", r->id, r->id, r->id, r->id);
 	else if (r->state == RUN_FAILED || r->state == RUN_REJECTED)
 		snprintf(buf, sizeof(buf), "sluice retry %s, or sluice abandon %s", r->id, r->id);
 	else

@@ -437,9 +437,10 @@ int step_review(struct step *s, struct sl_err *err)
 		goto out;
 	if (s->ctx->cfg->reviewer.mode == SL_REVIEWER_MANUAL) {
 		error = step__move(s, RUN_AWAITING_REVIEW, err,
-				   "waiting for a person: 'sluice approve %s' or 'sluice reject %s "
-				   "-m TEXT' (review-request.json has the package)",
-				   s->run.id, s->run.id);
+				   "waiting for a person: 'sluice approve %s', 'sluice "
+				   "request-changes %s -m TEXT' or 'sluice reject %s -m TEXT' "
+				   "(review-request.json has the package)",
+				   s->run.id, s->run.id, s->run.id);
 		if (!error)
 			error = STEP_STOP;
 		goto out;

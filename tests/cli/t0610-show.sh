@@ -107,7 +107,7 @@ test_expect_success 'show a run awaiting review says how to approve it' '
 	(cd repo && sed -i "s/^  mode: command$/  mode: manual/" .system/config.yaml &&
 	printf -- "---\nid: WO-3\ntitle: Third\n---\n" >work_orders/WO-3.md &&
 	sluice tick >/dev/null && r=$(run_of WO-3) && sluice show $r >../out &&
-	test_grep "^next: read review-request.json, then: sluice approve $r, or sluice reject $r -m TEXT$" ../out)
+	test_grep "^next: read review-request.json (the diff: sluice diff $r), then: sluice approve $r, sluice request-changes $r -m TEXT, or sluice reject $r -m TEXT$" ../out)
 '
 
 test_expect_success 'show: unknown run and usage errors' '
