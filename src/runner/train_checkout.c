@@ -49,9 +49,15 @@ void runner__train_checkout_drop(struct sl_ctx *ctx, const char *run_id)
  * names a <run>/worktree-train that is gone, or it has no gitdir and no
  * "locked" (git writes "locked" right after making the entry, while it
  * adds, and gitdir next) but other files (a removal cut short), or none
- * and has not changed for AGE_MS (a folder git has just made is empty).
+ * and has not changed for AGE_MS (a folder git has just made is empty);
+ * or git's own "locked" still says "initializing" after ADD_MS: a `git
+ * worktree add` killed before it finished (git writes commondir and HEAD
+ * after that lock and removes it last). Such an entry makes every later
+ * `git worktree add` die ("failed to read .../commondir"), and git's prune
+ * never removes a locked entry.
  */
 #define AGE_MS 1000
+#define ADD_MS 10000
 
 static int dir_empty(const char *path)
 {
@@ -66,6 +72,51 @@ static int dir_empty(const char *path)
 	return empty;
 }
 
+static int64_t mtime_ms(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+}
+
+/* Does gitdir (if any) name a <run>/worktree-train/.git under `runs`? */
+static int names_train_checkout(const char *gitdir, const char *runs)
+{
+	static const char tail[] = "/" CHECKOUT_NAME "/.git";
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	int ours = 0;
+	char *p;
+
+	if (sl_read_file(&b, gitdir, 4096, &err) != 0)
+		return err.code == SL_ENOTFOUND;
+	if ((p = strndup(sl_buf_cstr(&b), strcspn(sl_buf_cstr(&b), "\n")))) {
+		size_t n = strlen(p);
+		ours = !strncmp(p, runs, strlen(runs)) && n > sizeof(tail) - 1 &&
+		       !strcmp(p + n - (sizeof(tail) - 1), tail);
+	}
+	free(p);
+	sl_buf_release(&b);
+	return ours;
+}
+
+/* The entry `st` locked by `locked`: a `git worktree add` of ours killed before it ended? */
+static int add_cut_short(const char *locked, const struct stat *st, const char *gitdir,
+			 const char *runs)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	struct stat ls;
+	int cut;
+
+	if (lstat(locked, &ls) != 0 || !S_ISREG(ls.st_mode) ||
+	    sl_read_file(&b, locked, 256, &err) != 0)
+		return 0;
+	cut = !strncmp(sl_buf_cstr(&b), "initializing", 12) &&
+	      sl_now_ms() - (mtime_ms(st) > mtime_ms(&ls) ? mtime_ms(st) : mtime_ms(&ls)) > ADD_MS &&
+	      names_train_checkout(gitdir, runs);
+	sl_buf_release(&b);
+	return cut;
+}
+
 static int train_entry_stale(struct sl_ctx *ctx, const char *entry)
 {
 	char *gitdir = sl_path_join(entry, "gitdir"), *locked = sl_path_join(entry, "locked");
@@ -77,9 +128,15 @@ static int train_entry_stale(struct sl_ctx *ctx, const char *entry)
 	int stale = 0;
 
 	/* a link there is none of git's (a builder can write .git): never followed */
-	if (!gitdir || !locked || !runs || lstat(entry, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    sl_path_exists(locked))
-		goto out; /* git adds it now, or someone locked it */
+	if (!gitdir || !locked || !runs || lstat(entry, &st) != 0 || !S_ISDIR(st.st_mode))
+		goto out;
+	if (sl_path_exists(locked)) {
+		/* git adds it now, someone locked it, or a killed add left it */
+		if (!add_cut_short(locked, &st, gitdir, runs))
+			goto out;
+		stale = 1;
+		goto out;
+	}
 	if (sl_read_file(&b, gitdir, 4096, &err) == 0) {
 		char *p = strndup(sl_buf_cstr(&b), strcspn(sl_buf_cstr(&b), "\n"));
 		size_t n = p ? strlen(p) : 0;

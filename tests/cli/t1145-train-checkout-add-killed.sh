@@ -1,0 +1,56 @@
+#!/bin/sh
+# A `git worktree add` of a merge gates' checkout killed before it ended
+# leaves git's entry .git/worktrees/worktree-train with git's "locked"
+# ("initializing") and commondir made but empty. Every later `git worktree
+# add` dies on it ("failed to read .../commondir"), git's prune never removes a
+# locked entry, and the train stalled for good (t0245 under load: twelve
+# cars "retried next tick" for 100 ticks). The start of a tick removes
+# such an entry once git's lock is older than 10 s; a lock of anyone else
+# (not "initializing"), or a fresh one, is left alone.
+. "$(dirname "$0")/lib.sh"
+
+printf '%s\n' 'echo a >a.txt' >"$BUILDERS/A.sh"
+
+# plant DIR LOCK-TEXT TOUCH-DATE: the entry a killed add leaves
+plant() {
+	e=$1/.git/worktrees/worktree-train &&
+	mkdir -p "$e" &&
+	printf '%s' "$2" >"$e/locked" &&
+	: >"$e/commondir" &&
+	echo "$(cd "$1" && pwd -P)/.system/runs/20260101-000000-killed00/worktree-train/.git" >"$e/gitdir" &&
+	touch -d "$3" "$e/locked" "$e/gitdir" "$e/commondir" "$e"
+}
+
+test_expect_success 'the half-made entry stops git worktree add (the premise)' '
+	sluice_repo r "$(approve_reviewer_config)" "gates:" "  g: [\"true\"]" &&
+	plant r initializing "2 minutes ago" &&
+	! git -C r worktree add -q --detach "$TRASH/x" HEAD 2>err &&
+	test_grep "commondir" err
+'
+
+test_expect_success 'a tick removes it (older than 10 s) and the car lands' '
+	wo r A &&
+	sluice -C r tick >tick.out 2>&1 &&
+	test "$(state_of r "$(run_of r A)")" = merged &&
+	! test -e r/.git/worktrees/worktree-train
+'
+
+test_expect_success 'a lock of someone else is left alone, and the car waits saying why' '
+	rm -rf r && sluice_repo r "$(approve_reviewer_config)" "gates:" "  g: [\"true\"]" &&
+	plant r "kept by a person" "2 minutes ago" &&
+	wo r A &&
+	sluice -C r tick >tick.out 2>&1 &&
+	test "$(state_of r "$(run_of r A)")" = approved &&
+	test -e r/.git/worktrees/worktree-train/locked &&
+	sluice -C r status "$(run_of r A)" >st &&
+	test_grep "commondir" st
+'
+
+test_expect_success 'a lock git took a moment ago (an add under way) is left alone' '
+	rm -rf r && sluice_repo r "$(approve_reviewer_config)" "gates:" "  g: [\"true\"]" &&
+	plant r initializing "+1 hour" &&
+	sluice -C r tick >tick.out 2>&1 &&
+	test -e r/.git/worktrees/worktree-train/locked
+'
+
+test_done
