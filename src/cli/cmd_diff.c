@@ -22,33 +22,37 @@ static const char diff_help[] =
 	"in the run folder holds and the reviewer was shown. RUN is its id, a unique\n"
 	"prefix, its branch or its branch's suffix, or a work order (its latest run).\n"
 	"On a terminal the output goes through the pager as git's does: GIT_PAGER,\n"
-	"else the repository's core.pager, else PAGER, else less (LESS=FRX when LESS\n"
-	"is unset); none when the pager is \"\" or cat, or stdout is not a terminal.\n"
+	"else core.pager of your own git config (never the repository's, which\n"
+	"builders can write), else PAGER, else less (LESS=FRX when LESS is unset);\n"
+	"none when the pager is \"\" or cat, or stdout is not a terminal.\n"
 	"\n"
 	"  --stat       the files changed with their lines added and removed\n"
 	"  --attempt N  the diff of attempt N: the run's base to that attempt's head\n"
 	"  --no-pager   never start the pager\n";
 
-/* The pager as git chooses it; NULL: none (the caller's string: free()). */
-static char *pager_command(const char *root)
+/*
+ * The pager as git chooses it, but core.pager only from the person's own
+ * config (global, XDG, system): the repository's .git/config is shared with
+ * every builder, which could name a program there for a person's terminal.
+ * NULL: none (the caller's string: free()).
+ */
+static char *pager_command(void)
 {
 	const char *env = getenv("GIT_PAGER");
-	git_repository *repo = NULL;
-	git_config *cfg = NULL;
+	git_config *all = NULL, *cfg = NULL;
 	git_buf b = GIT_BUF_INIT;
 	char *out;
 
 	if (env)
 		out = strdup(env);
-	else if (git_repository_open(&repo, root) == 0 &&
-		 git_repository_config_snapshot(&cfg, repo) == 0 &&
+	else if (git_config_open_default(&all) == 0 && git_config_snapshot(&cfg, all) == 0 &&
 		 git_config_get_string_buf(&b, cfg, "core.pager") == 0)
 		out = strdup(b.ptr);
 	else
 		out = strdup((env = getenv("PAGER")) ? env : "less");
 	git_buf_dispose(&b);
 	git_config_free(cfg);
-	git_repository_free(repo);
+	git_config_free(all);
 	if (out && (!*out || !strcmp(out, "cat"))) {
 		free(out);
 		out = NULL;
@@ -198,7 +202,7 @@ static int show_run(struct sl_ctx *ctx, const char *name, const struct diff_opts
 		rc = CLI_FAIL;
 		goto out;
 	}
-	if (!o->no_pager && cli_isatty_out() && (pager = pager_command(ctx->repo.root)))
+	if (!o->no_pager && cli_isatty_out() && (pager = pager_command()))
 		pid = pager_start(pager);
 	if (render(ctx, r.base_commit, head, o, &patch, &err) != 0)
 		rc = cli_report(&err);

@@ -359,6 +359,7 @@ static int blame_path(const char *repo_path, const char *range, const char *path
 	args[a++] = "blame";
 	args[a++] = "--porcelain";
 	args[a++] = "--first-parent";
+	args[a++] = "--no-textconv"; /* a textconv is a program the config names: never run one */
 	for (i = 0; i < nlines && i < BLAME_RANGES_MAX; i++) {
 		snprintf(spans[i], sizeof(spans[i]), "%zu,%zu", lines[i].first,
 			 lines[i].first + lines[i].count - 1);

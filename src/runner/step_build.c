@@ -279,10 +279,12 @@ static int snapshot_failed(struct step *s, int error, const struct sl_proc_resul
 	if (error == SL_ENOTFOUND && s->run.mode != RUN_MODE_RESOLVE) {
 		/* nothing changed: a failed attempt like any other (retry rules) */
 		char why[SL_ERR_MSG_MAX + 200];
-		const char *did = res->exit_code || res->timed_out ? "the builder failed"
-								   : "the builder exited 0";
-		snprintf(why, sizeof(why), "attempt %d: %s (%s) but changed nothing",
-			 s->run.attempt, did, how);
+		if (res->exit_code || res->timed_out)
+			snprintf(why, sizeof(why), "attempt %d: the builder failed (%s) and changed "
+				 "nothing", s->run.attempt, how);
+		else /* "exited 0 (exit 0)" says it twice */
+			snprintf(why, sizeof(why), "attempt %d: the builder exited 0 but changed "
+				 "nothing", s->run.attempt);
 		sl_err_clear(err);
 		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, why,
 				     NULL, err);

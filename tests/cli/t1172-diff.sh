@@ -1,8 +1,8 @@
 #!/bin/sh
 # sluice diff RUN [--stat] [--attempt N] [--no-pager]: the reviewed diff of a
 # run (base..head, what diff.patch holds), or of one attempt (the run's base
-# to that attempt's head), through the pager as git does: GIT_PAGER, then the
-# repository's core.pager, then PAGER, with LESS=FRX when LESS is unset; no
+# to that attempt's head), through the pager as git does: GIT_PAGER, then
+# core.pager of the person's own config (never the repository's), then PAGER, with LESS=FRX when LESS is unset; no
 # pager when stdout is not a terminal or with --no-pager. The terminal is
 # script(1)'s.
 . "$(dirname "$0")/lib.sh"
@@ -46,7 +46,7 @@ test_expect_success '--stat counts the lines per file, as git diff --stat' '
 	test_grep "^ 1 file changed, 2 insertions(+)$" out
 '
 
-test_expect_success 'on a terminal: PAGER, LESS=FRX, core.pager first, --no-pager' '
+test_expect_success 'on a terminal: PAGER, LESS=FRX, a global core.pager first, --no-pager' '
 	test_skip_unless_tool script &&
 	run=$(run_of repo W1) &&
 	cat >pager.sh <<-\EOF &&
@@ -56,11 +56,24 @@ test_expect_success 'on a terminal: PAGER, LESS=FRX, core.pager first, --no-page
 	PAGED=$TRASH/paged1 PAGER="sh $TRASH/pager.sh" script -qec "$SLUICE -C repo diff $run" /dev/null >/dev/null &&
 	test_grep "^LESS=FRX$" paged1 &&
 	test_grep "line of attempt 2" paged1 &&
-	git -C repo config core.pager "sh $TRASH/pager.sh core" &&
+	git config --global core.pager "sh $TRASH/pager.sh core" &&
 	LESS=S PAGED=$TRASH/paged2 PAGER="false" script -qec "$SLUICE -C repo diff $run" /dev/null >/dev/null &&
 	test_grep "^LESS=S$" paged2 &&
+	git config --global --unset core.pager &&
 	PAGED=$TRASH/paged3 script -qec "$SLUICE -C repo diff --no-pager $run" /dev/null >/dev/null &&
 	! test -e paged3
+'
+
+# The repository's .git/config is every builder's to write: a core.pager
+# there would run a builder's program on the person's terminal.
+test_expect_success 'on a terminal: a core.pager of the repository is never run' '
+	test_skip_unless_tool script &&
+	run=$(run_of repo W1) &&
+	printf "%s\n" "#!/bin/sh" "touch $TRASH/planted-pager-ran" "cat" >planted.sh &&
+	git -C repo config core.pager "sh $TRASH/planted.sh" &&
+	PAGED=$TRASH/paged4 PAGER="sh $TRASH/pager.sh" script -qec "$SLUICE -C repo diff $run" /dev/null >/dev/null &&
+	! test -e planted-pager-ran &&
+	test_grep "line of attempt 2" paged4
 '
 
 test_done
