@@ -26,7 +26,7 @@ args_of() { # COMMAND RUN
 	tick) echo "-C e --json" ;;
 	check|queue|runs|status|log|notify|audit|init|report|serve) echo "--json" ;;
 	run) echo "--json V" ;;
-	show|approve|reject|retry|abandon) echo "--json $2" ;;
+	show|approve|reject|retry|abandon|diff|request-changes) echo "--json $2" ;;
 	gc) echo "--json --dry-run" ;;
 	merge-preview) echo "--json main main" ;;
 	accept-target) echo "--json main" ;;
@@ -54,9 +54,9 @@ test_expect_success 'every command honours --json or refuses it with exit 2' '
 			echo $c >>honoured || return 1
 		fi
 	done &&
-	printf "%s\n" init approve reject retry abandon accept-target report serve >expect &&
+	printf "%s\n" init diff approve reject request-changes retry abandon accept-target report serve >expect &&
 	test_cmp expect refused &&
-	test "$(wc -l <honoured)" = $(($(wc -l <commands) - 8))
+	test "$(wc -l <honoured)" = $(($(wc -l <commands) - 10))
 '
 
 test_expect_success 'a refused --json changed nothing: the run is still merged, V merged by run' '
