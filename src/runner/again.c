@@ -5,25 +5,10 @@
 #include "core/fs.h"
 #include "core/id.h"
 
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Who asked, for the run's first reason: ctx->actor, else the user. */
-static const char *asker(const struct sl_ctx *ctx)
-{
-	const char *u = getenv("USER");
-	struct passwd *pw;
-
-	if (ctx->actor)
-		return ctx->actor;
-	if (u && *u)
-		return u;
-	pw = getpwuid(getuid());
-	return pw ? pw->pw_name : "person";
-}
 
 /* Why a work order in state it->state cannot run again (SL_EINVALID), or 0 for failed. */
 static int may_run_again(const struct queue_item *it, struct sl_err *err)
@@ -60,7 +45,7 @@ static int claim_again(struct sl_ctx *ctx, const struct queue_item *it, char *ru
 		return sl_err_set(err, SL_EINVALID, "work order id '%s' is too long for a branch name",
 				  it->id);
 	snprintf(reason, sizeof(reason), "claimed by sluice run --again (%s): the same revision "
-		 "once more", asker(ctx));
+		 "once more", runner__who(ctx));
 	run.id = run_id;
 	run.work_order_id = it->id;
 	run.wo_content_hash = it->content_hash;

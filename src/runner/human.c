@@ -57,7 +57,6 @@ static int step_open(struct step *s, struct sl_ctx *ctx, const char *run, struct
 }
 
 static void step_close(struct step *s, struct sl_lock *lock);
-static const char *who(const struct sl_ctx *ctx);
 static int check_seen(const struct store_run *run, const struct runner_seen *seen,
 		      struct sl_err *err);
 
@@ -94,7 +93,7 @@ static int open_for_abandon(struct step *s, struct sl_ctx *ctx, const char *run,
 	char why[256];
 	int error = step_open(s, ctx, run, lock, err), n = 0;
 
-	snprintf(why, sizeof(why), "the run was abandoned by %s", who(ctx));
+	snprintf(why, sizeof(why), "the run was abandoned by %s", runner__who(ctx));
 	if (seen)
 		same = *seen;
 	if (error == SL_ELOCKED && exec_remote(ctx->cfg)) {
@@ -119,8 +118,8 @@ static void step_close(struct step *s, struct sl_lock *lock)
 	sl_lock_release(lock);
 }
 
-/* Who a person's command is recorded as: ctx->actor (sluice serve says so), else the user. */
-static const char *who(const struct sl_ctx *ctx)
+/* runner_int.h */
+const char *runner__who(const struct sl_ctx *ctx)
 {
 	const char *u = getenv("USER");
 	struct passwd *pw;
@@ -331,7 +330,7 @@ static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdi
 		goto out;
 	if (!strcmp(verdict, "request_changes") && (error = changes_allowed(&s, &d, err)) != 0)
 		goto out;
-	snprintf(reviewer, sizeof(reviewer), "%s (manual)", who(ctx));
+	snprintf(reviewer, sizeof(reviewer), "%s (manual)", runner__who(ctx));
 	j = json_pack("{s:s, s:s, s:s}", "verdict", verdict, "comments", message ? message : "",
 		      "reviewer", reviewer);
 	if ((error = reviewer_verdict_from_json(&v, j, tree, err)) != 0)
@@ -508,7 +507,7 @@ static int record_person_attempt(struct step *s, const char *head, struct sl_err
 	char agent[300], n[16];
 	int attempt = s->run.attempt + 1, error;
 
-	snprintf(agent, sizeof(agent), "%s (%s)", STEP_PERSON_AGENT, who(s->ctx));
+	snprintf(agent, sizeof(agent), "%s (%s)", STEP_PERSON_AGENT, runner__who(s->ctx));
 	snprintf(n, sizeof(n), "%d", attempt);
 	if ((error = store_attempt_start(s->ctx->st, s->run.id, attempt, RUN_MODE_RESOLVE, err)) ||
 	    (error = store_attempt_set_agent(s->ctx->st, s->run.id, attempt, agent, "new", err)) ||
@@ -545,7 +544,7 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 		return error;
 	/* resolving: a worker of the next tick runs the run's gates on it (step_resolve()) */
 	return step__move(s, RUN_RESOLVING, err, "attempt %d: %s resolved the conflict (%.12s); "
-			  "the next tick runs the gates on it", s->run.attempt, who(s->ctx), head);
+			  "the next tick runs the gates on it", s->run.attempt, runner__who(s->ctx), head);
 }
 
 /*
@@ -651,11 +650,11 @@ static int retry_failed(struct step *s, unsigned flags, struct sl_err *err)
 	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
 	if (flags & RUNNER_RETRY_SAME_BASE)
 		snprintf(reason, sizeof(reason), "retried by %s on its base %.12s%s; the retry rules "
-			 "start over", who(s->ctx), s->run.base_commit ? s->run.base_commit : "-",
+			 "start over", runner__who(s->ctx), s->run.base_commit ? s->run.base_commit : "-",
 			 touched ? " with the changes a person made in its worktree" : "");
 	else
 		snprintf(reason, sizeof(reason), "retried by %s on %s as it is now (%.12s); the "
-			 "retry rules start over", who(s->ctx), s->ctx->cfg->target, tip);
+			 "retry rules start over", runner__who(s->ctx), s->ctx->cfg->target, tip);
 	if ((error = store_begin(s->ctx->st, err)) != 0)
 		return error;
 	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, RUN_QUEUED, reason,
@@ -695,7 +694,7 @@ int runner_retry_flags(struct sl_ctx *ctx, const char *run, unsigned flags, char
 		break;
 	case RUN_REVIEWING:
 	case RUN_APPROVED:
-		error = step__move(&s, s.run.state, err, "retry asked by %s", who(ctx));
+		error = step__move(&s, s.run.state, err, "retry asked by %s", runner__who(ctx));
 		break;
 	default:
 		error = sl_err_set(err, SL_EINVALID,
@@ -747,7 +746,7 @@ int runner_abandon_seen(struct sl_ctx *ctx, const char *run, int delete_branch,
 			goto out;
 	}
 	sl_fault("abandon.after_remove");
-	error = step__fail(&s, RUN_ABANDONED, err, "abandoned by %s%s", who(ctx),
+	error = step__fail(&s, RUN_ABANDONED, err, "abandoned by %s%s", runner__who(ctx),
 			   deleted ? "; branch deleted" : "");
 	if (error > 0)
 		error = 0;

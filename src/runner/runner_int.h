@@ -92,6 +92,9 @@ int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *
  * By the store's name, not the worktree's HEAD, which a builder can detach.
  * `repo` may be NULL (opened here). Hold the repository lock.
  */
+/* Who a person's command is recorded as: ctx->actor (sluice serve says so), else the user. */
+const char *runner__who(const struct sl_ctx *ctx);
+
 void runner__delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 				  const struct store_run *run);
 
