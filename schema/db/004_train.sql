@@ -1,4 +1,4 @@
--- sluice state database, migration 4: the merge train (DESIGN.md section 7b).
+-- sluice state database, migration 4: the merge train (docs/design.md, The merge train).
 -- An approved run is a car of its target's train until it lands or leaves:
 -- its merge commit on top of the car ahead (or the target's tip), kept
 -- under refs/sluice/train/<run-id>, and the merge gates' result on exactly

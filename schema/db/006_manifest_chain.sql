@@ -1,5 +1,5 @@
--- sluice state database, migration 6: the manifest chain (DESIGN.md
--- section 9, src/artifact/artifact.h). One row per link: a merged run's
+-- sluice state database, migration 6: the manifest chain (docs/audit.md, The manifest and the
+-- chain, src/artifact/artifact.h). One row per link: a merged run's
 -- manifest.json, recorded when it is written (before the file, in the
 -- same lock), so that the next manifest finds its previous link with one
 -- query instead of reading every earlier manifest. A gc tombstone takes

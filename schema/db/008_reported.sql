@@ -1,5 +1,5 @@
 -- sluice state database, migration 8: the final run state 'reported'
--- (DESIGN.md section 5, src/store/state.c). A read-only or no-worktree run
+-- (docs/design.md, Runs and their states, src/store/state.c). A read-only or no-worktree run
 -- (work order field `worktree: read-only | none`) never merges: once the
 -- reviewer approved its report it ends 'reported'. SQLite cannot change a
 -- CHECK, so the runs table is rebuilt with the new list. The migration runs

@@ -1,5 +1,5 @@
--- sluice state database, migration 9: jobs on an engine (DESIGN.md
--- section 14, docs/scale-out.md, src/build/exec.h). A builder or gate job
+-- sluice state database, migration 9: jobs on an engine (docs/scale-out.md, What stays on the
+-- sluice host, what goes to a job, src/build/exec.h). A builder or gate job
 -- submitted to Slurm or Kubernetes is recorded here (its handle) before
 -- sluice waits for it, so that a tick killed meanwhile leaves a trace the
 -- next tick follows: it asks the engine about the job and takes its result,

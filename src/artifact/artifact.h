@@ -1,7 +1,7 @@
 #ifndef SL_ARTIFACT_H
 #define SL_ARTIFACT_H
 /*
- * manifest.json (DESIGN.md section 9, schema/manifest.schema.json): the
+ * manifest.json (docs/audit.md, The manifest and the chain, schema/manifest.schema.json): the
  * SHA-256 of every artifact of a merged run, the commits it recorded, and
  * the hash of the previous merged run's manifest.json: a chain in merge
  * order.
@@ -95,7 +95,7 @@ char *artifact_tombstone_path(const struct sl_repo *repo, const char *run_id);
 
 
 /*
- * sluice audit (DESIGN.md section 9): prove that what was reviewed is what
+ * sluice audit (docs/audit.md, What `sluice audit` checks): prove that what was reviewed is what
  * was merged. For every merged run (or the ones named):
  *  - manifest.json exists, parses and names the run; every artifact's
  *    SHA-256 matches; no artifact is missing and none was added;

@@ -1,7 +1,7 @@
 #ifndef SL_BUILD_H
 #define SL_BUILD_H
 /*
- * The builder process (DESIGN.md section 6.2, docs/builders.md): the
+ * The builder process (docs/builders.md, The builder contract): the
  * configured argv (builder.command, a preset, or a retry override) run in
  * the worktree, in its own process group, with a timeout, the SLUICE_*
  * environment and a bounded log appended to <run_dir>/builder.log.
@@ -100,7 +100,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 		       struct sl_err *err);
 
 /*
- * Gates (DESIGN.md section 6.4, docs/builders.md): each configured gate's
+ * Gates (docs/builders.md, Gates): each configured gate's
  * argv runs in the worktree, in config order, each in its own process group
  * with its own timeout and the builder's git environment (no hooks, no
  * reviewer token). Every gate runs even when an earlier one failed, so the
@@ -199,7 +199,7 @@ struct json_t *build_gates_json(const struct build_gate_results *r);
 void build_gate_results_release(struct build_gate_results *r);
 
 /*
- * The builder's prompt (DESIGN.md section 6.2, docs/builders.md), written
+ * The builder's prompt (docs/builders.md, The prompt), written
  * to <run_dir>/attempts/<n>/prompt.md and named by $SLUICE_PROMPT_FILE.
  *
  * build mode: a short preamble (what the builder must do) and the whole
@@ -262,7 +262,7 @@ int build_prompt_write(const char *run_dir, const struct build_prompt_ctx *c, ch
 			struct sl_err *err);
 
 /*
- * Retry rules (seeds/002, DESIGN.md section 6.5, docs/builders.md).
+ * Retry rules (seeds/002, docs/builders.md, Retry rules).
  *
  * A failed attempt is fatal unless cfg->retry says otherwise. Failures are
  * named like gates: every failed gate by its name, plus two pseudo-gates:
@@ -407,7 +407,7 @@ int build_retry_decide_validated(const struct sl_config *cfg, const struct build
 #include "core/buf.h"
 
 /*
- * Executors (DESIGN.md section 14, docs/scale-out.md): where builders and
+ * Executors (docs/scale-out.md, What stays on the sluice host, what goes to a job): where builders and
  * gate jobs run. `local` is today's process group of the worker
  * (build/builder.c, build/gates.c: nothing here). `slurm` and `kubernetes`
  * run a job script (exec_script.c) on an engine people already run, each a

@@ -1,4 +1,4 @@
-/* sluice init: set up .system/ in this repository (DESIGN.md section 3). */
+/* sluice init: set up .system/ in this repository (docs/design.md, The .system folder). */
 #include "cli/cli.h"
 #include "core/repo.h"
 #include "runner/runner.h"

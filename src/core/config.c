@@ -1186,7 +1186,7 @@ static void notify_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_nod
 	}
 }
 
-/* ---- executor: (DESIGN.md section 14, docs/scale-out.md) ---------------- */
+/* ---- executor: (docs/scale-out.md, What stays on the sluice host, what goes to a job) -------- */
 
 /* A value the engine's CLI or the job's shell gets as one word: no control character, no leading '-'. */
 static void get_word(struct ctx *c, yaml_node_t *v, char **out, const char *key)

@@ -1,7 +1,7 @@
 #ifndef SL_CORE_CONFIG_H
 #define SL_CORE_CONFIG_H
 /*
- * .system/config.yaml (DESIGN.md section 10, schema/config.schema.json).
+ * .system/config.yaml (docs/config.md, Configuration: .system/config.yaml, schema/config.schema.json).
  * All keys are optional but the builder (needed only to build, not to
  * load). sl_config_load() reports the first problem with the file, line and
  * column; sl_config_check() finds every problem (for `sluice check`).
@@ -80,7 +80,7 @@ struct sl_config;
 int sl_gate_read_only(const struct sl_config *cfg, const char *name);
 
 /*
- * Where builders and gate jobs run (DESIGN.md section 14, build/exec.h,
+ * Where builders and gate jobs run (docs/scale-out.md, What stays on the sluice host, what goes to a job, build/exec.h,
  * docs/scale-out.md): here, as today (local), or as jobs on an engine.
  */
 enum sl_executor_kind { SL_EXEC_LOCAL = 0, SL_EXEC_SLURM, SL_EXEC_KUBERNETES };

@@ -2,8 +2,8 @@
 #define SL_CORE_LOCK_H
 /*
  * The service lock (.system/lock): an flock(2) that serializes the
- * service's own git mutations and merges across processes (DESIGN.md
- * section 11). The kernel drops it when the process dies, so it can never
+ * service's own git mutations and merges across processes (docs/design.md, Locks and crash
+ * recovery). The kernel drops it when the process dies, so it can never
  * go stale. And process identity: a pid plus its start time, so that a run
  * owned by a dead process is told from one whose pid was reused.
  */

@@ -2,7 +2,7 @@
 #define SL_CORE_REPO_H
 /*
  * Where things are for one repository: its work tree root, its git dir, and
- * the service's folder .system/ inside the work tree (DESIGN.md section 3).
+ * the service's folder .system/ inside the work tree (docs/design.md, The .system folder).
  */
 #include "core/err.h"
 

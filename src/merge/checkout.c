@@ -1,5 +1,5 @@
 /*
- * The target checked out in a work tree (DESIGN.md 7.4): bring that work
+ * The target checked out in a work tree (docs/design.md, The merge): bring that work
  * tree along like git's receive.denyCurrentBranch=updateInstead, from the
  * old tip's tree to the merged tree, keeping the user's staged, unstaged
  * and untracked changes as `git read-tree -m -u OLD NEW` does, or refuse

@@ -1,7 +1,7 @@
 #ifndef SL_MERGE_MERGE_H
 #define SL_MERGE_MERGE_H
 /*
- * The merge step (DESIGN.md section 7): `git merge-tree --write-tree` is
+ * The merge step (docs/design.md, The merge): `git merge-tree --write-tree` is
  * the authority for the merge (libgit2 may add a second opinion); the no-ff merge
  * commit and the compare-and-swap of the target ref; bringing a checked-out
  * target along like receive.denyCurrentBranch=updateInstead; the conflict
@@ -314,7 +314,7 @@ int merge_journal_dead(const char *journal);
  * <ino> <mtime s> <mtime ns> <path>" lines, written right after the merge
  * created each one; only an index.lock): each is removed only while the file at that path is
  * still that very file; anything else there (the user's own index.lock
- * made since) is never touched (DESIGN.md 11). *left: recorded locks still
+ * made since) is never touched (docs/design.md, Locks and crash recovery). *left: recorded locks still
  * there that could not be removed. 0, or -1 when the journal is unreadable.
  */
 int merge_journal_release_locks(const char *journal, int *left);

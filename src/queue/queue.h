@@ -1,7 +1,7 @@
 #ifndef SL_QUEUE_H
 #define SL_QUEUE_H
 /*
- * Work orders (DESIGN.md section 4, docs/work-orders.md): Markdown files with
+ * Work orders (docs/work-orders.md, The file): Markdown files with
  * YAML front matter in the inbox. This module parses and validates them
  * (parse.c, validate.c), scans the inbox and brings the store up to date
  * (inbox.c, graph.c), and decides the order and what may start now
@@ -68,7 +68,7 @@ int queue_parse_file(struct queue_wo **out, const char *root, const char *relpat
 void queue_wo_free(struct queue_wo *wo);
 
 /*
- * Check the fields of one parsed work order (DESIGN.md section 4): id and
+ * Check the fields of one parsed work order (docs/work-orders.md, Fields): id and
  * title present and well formed, priority an integer, list fields lists of
  * strings, context paths relative and inside the repository, status known,
  * depends_on entries valid ids and not the work order itself. The first

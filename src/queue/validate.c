@@ -1,5 +1,5 @@
 /*
- * The field rules of a work order (DESIGN.md section 4). The first problem
+ * The field rules of a work order (docs/work-orders.md, Fields). The first problem
  * is reported, at the line and column of the key or list item concerned.
  */
 #include "queue/queue.h"

@@ -1,7 +1,7 @@
 #ifndef SL_REVIEWER_H
 #define SL_REVIEWER_H
 /*
- * The reviewer (DESIGN.md section 8, docs/reviewer.md): the review package
+ * The reviewer (docs/reviewer.md, The reviewer): the review package
  * (schema/review-request.schema.json), the verdict
  * (schema/review-response.schema.json), and the transports: HTTP with the
  * sluice protocol, HTTP with the OpenAI chat-completions protocol, and a

@@ -1,4 +1,4 @@
-/* The human commands: approve, reject, request-changes, retry, abandon (DESIGN.md 5, 10b). */
+/* The human commands: approve, reject, request-changes, retry, abandon (docs/design.md, Commands). */
 #include "store/store.h"
 #include "runner/runner_int.h"
 #include "build/build.h"

@@ -1,5 +1,5 @@
 /*
- * sluice init (DESIGN.md section 3): set up .system/ in a repository: the
+ * sluice init (docs/design.md, The .system folder): set up .system/ in a repository: the
  * config (every key documented), the database, runs/, the lock file, the
  * exclude line and the inbox. Idempotent: what exists is kept, a missing
  * piece is put back. src/cli/cmd_init.c parses and prints; each thing done

@@ -1,5 +1,5 @@
 /*
- * The runner's two locks (DESIGN.md section 11): the repository lock
+ * The runner's two locks (docs/design.md, Locks and crash recovery): the repository lock
  * (.system/lock) around git mutations of the service, and a run's lock
  * (.system/runs/<id>/lock) held by the one process advancing that run.
  * Both are flocks the kernel drops when the process dies.

@@ -1,5 +1,5 @@
 /*
- * Reconciliation at the start of every tick (DESIGN.md section 11): runs
+ * Reconciliation at the start of every tick (docs/design.md, Locks and crash recovery): runs
  * left in an active state by a process that died are requeued, the
  * service's own stale lock files of those runs and the temporary files of
  * atomic writes a killed sluice left are removed, and worktrees
@@ -388,7 +388,7 @@ static void remove_stale_ref_locks(struct sl_ctx *ctx)
  * The merge that wrote `journal` died while it held the locks of the
  * checked-out target: the index.lock it took is removed only when the
  * journal records that very file (merge_journal_release_locks): a user's
- * index.lock is never touched (DESIGN.md 11). The target's ref lock (taken
+ * index.lock is never touched (docs/design.md, Locks and crash recovery). The target's ref lock (taken
  * by libgit2, not recorded) is the merge's when it is no older than the
  * journal and older than 10 s (git holds ref locks for milliseconds).
  */

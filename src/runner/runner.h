@@ -1,7 +1,7 @@
 #ifndef SL_RUNNER_H
 #define SL_RUNNER_H
 /*
- * The run lifecycle (DESIGN.md sections 5, 6, 11): claiming work orders,
+ * The run lifecycle (docs/ARCHITECTURE.md, One run, from queued to merged): claiming work orders,
  * the state machine that carries a run from queued to merged, the cron
  * tick, and the human commands (approve, reject, retry, abandon).
  *
@@ -170,7 +170,7 @@ int runner_retry_flags(struct sl_ctx *ctx, const char *run, unsigned flags, char
 		       size_t n, const struct runner_seen *seen, struct sl_err *err);
 
 /*
- * sluice gc (DESIGN.md section 10b): remove the worktrees, run/ branches
+ * sluice gc (docs/design.md, Commands): remove the worktrees, run/ branches
  * and artifact folders of the oldest finished runs beyond the newest
  * `keep_last` finished ones (finished: merged, rejected, failed,
  * abandoned). Merged runs go; runs that did not merge go only when the

@@ -117,7 +117,7 @@ char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id);
 
 
 /*
- * The run state machine, inside the runner module (DESIGN.md section 5).
+ * The run state machine, inside the runner module (docs/design.md, Runs and their states).
  * Each step handler works on a run in one state and moves it on:
  * it returns STEP_NEXT (the state changed, go on), STEP_STOP (the run waits
  * for a later tick or a person) or a negative error (the run keeps its

@@ -1,6 +1,6 @@
 /*
- * Builders and gates as jobs on an engine (build/exec.h, DESIGN.md section
- * 14): the run's side. The job of a run is recorded before it is waited for;
+ * Builders and gates as jobs on an engine (build/exec.h, docs/scale-out.md, Crashes and lost
+ * jobs): the run's side. The job of a run is recorded before it is waited for;
  * a tick killed meanwhile leaves the run to reconciliation, which requeues
  * it, and step_prepare follows the open job again instead of starting an
  * attempt (step__job_resume). An abandoned run's open jobs are cancelled.

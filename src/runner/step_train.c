@@ -1,5 +1,5 @@
 /*
- * The approved state: the merge train (DESIGN.md section 7b). An approved
+ * The approved state: the merge train (docs/design.md, The merge train). An approved
  * run is a car of its target's train: its merge commit is made on top of
  * the car ahead (car 1: on the target's tip), kept under
  * refs/sluice/train/<run-id>, checked out detached in the run's worktree,
@@ -1228,7 +1228,7 @@ int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 	return error ? error : STEP_SENT_BACK;
 }
 
-/* train.json: what was tested and landed (DESIGN.md 7b), from the car's record. */
+/* train.json: what was tested and landed (docs/design.md, The merge train), from the car's record. */
 static json_t *train_record(const struct store_car *c, const struct merge_commit_result *mr)
 {
 	char commit[41], tree[41], base[41];

@@ -1,5 +1,5 @@
 /*
- * The one table of run states (DESIGN.md section 5), and the name tables of
+ * The one table of run states (docs/design.md, Runs and their states), and the name tables of
  * the other values the database checks (schema/db/001_init.sql): the run's
  * mode and merge_status, the work order's state and status. Every other
  * file names these values through the enums of store/store.h.
@@ -14,7 +14,7 @@
 #define OPEN S(ABANDONED)
 
 /*
- * The moves that happen (DESIGN.md section 5): a step's own moves, the
+ * The moves that happen (docs/design.md, Runs and their states): a step's own moves, the
  * retry rules (building again, or in resolve mode resolving again or
  * merge_conflict), a failure found while any step works (failed), a crash
  * (interrupted, then back), a person's retry of a failed or rejected run
@@ -40,7 +40,7 @@ static const struct run_state_info states[RUN_STATE_COUNT] = {
 	[RUN_AWAITING_REVIEW] = { "awaiting_review", 0, 0, 0, 1, 1, RUN_STEP_NONE,
 				  OPEN | S(APPROVED) | S(REJECTED) | S(FAILED) | S(REPORTED) |
 					  S(QUEUED) | S(RESOLVING) | S(MERGE_CONFLICT) },
-	/* approved: in the merge train (DESIGN.md 7b) until it lands or leaves */
+	/* approved: in the merge train (docs/design.md, The merge train) until it lands or leaves */
 	/* building: red on its own merge with nothing new on the target (the retry rules) */
 	[RUN_APPROVED] = { "approved", 0, 0, 1, 0, 1, RUN_STEP_LAND,
 			   OPEN | S(MERGING) | S(GATING) | S(REVIEWING) | S(RESOLVING) |

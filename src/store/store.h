@@ -19,7 +19,7 @@
 /*
  * The states and other named values the database holds, as enums with one
  * table each (store/state.c): the names are the ones schema/db/001 checks,
- * and nothing outside that table spells them. DESIGN.md section 5.
+ * and nothing outside that table spells them. docs/design.md, Runs and their states.
  */
 
 /* A run's state. */
@@ -192,8 +192,8 @@ int store_event_add(struct store *st, const char *run_id, const char *wo_id, con
 
 /*
  * Runs, attempts, files changed (schema/db/001_init.sql). Every state
- * change is one transaction that also appends an event (DESIGN.md section
- * 5): store_run_transition() is the only way a run's state moves.
+ * change is one transaction that also appends an event (docs/design.md, Runs and their
+ * states): store_run_transition() is the only way a run's state moves.
  */
 
 struct store_run {
@@ -628,7 +628,7 @@ int store_run_commits(struct store *st, struct store_run_commit **out, size_t *n
 void store_run_commits_free(struct store_run_commit *v, size_t n);
 
 /*
- * The merge train (DESIGN.md section 7b; table train_cars): an approved run
+ * The merge train (docs/design.md, The merge train; table train_cars): an approved run
  * is a car of its target's train until it lands or leaves. Cars are in
  * `seq` order (a run joins at the end).
  */

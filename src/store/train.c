@@ -1,4 +1,4 @@
-/* The merge train's cars (table train_cars) and store_meta: DESIGN.md section 7b. */
+/* The merge train's cars (table train_cars) and store_meta: docs/design.md, The merge train. */
 #include "store/store_int.h"
 #include "core/time.h"
 
@@ -160,7 +160,7 @@ int store_train_join(struct store *st, const char *run_id, const char *target, c
 		return error < 0 ? error : 0; /* in already, with this head */
 	}
 	/*
-	 * seq: the approval's time (DESIGN.md 7b: priority, then approval time),
+	 * seq: the approval's time (docs/design.md, The merge train: priority, then approval time),
 	 * but behind the cars of its priority already under test or green: a
 	 * run approved a moment earlier that reaches the train later does not
 	 * make them test again.

@@ -1,5 +1,5 @@
 /*
- * The worktree pool (DESIGN.md section 12): a finished run's worktree is
+ * The worktree pool (docs/design.md, The run's worktree and the pool): a finished run's worktree is
  * kept under <root>/.system/pool/<slot> and given to a new run, which then
  * rewrites only the files that differ from its base.
  *

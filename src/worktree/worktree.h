@@ -1,7 +1,7 @@
 #ifndef SL_WORKTREE_H
 #define SL_WORKTREE_H
 /*
- * Run worktrees (DESIGN.md section 6.1): a branch at the recorded base
+ * Run worktrees (docs/design.md, The run's worktree and the pool): a branch at the recorded base
  * commit and a linked worktree of it, named after the run, at
  * <root>/.system/runs/<run_id>/worktree; the environment contract (shared
  * and copied paths); removal, stale-entry pruning and a listing for the
@@ -92,7 +92,7 @@ int worktree_prune_stale(const char *repo_root, int (*known)(const char *name, v
 				void *data, size_t *pruned, struct sl_err *err);
 
 /*
- * The worktree pool (pool.c; DESIGN.md section 12, docs/config.md
+ * The worktree pool (pool.c; docs/design.md, The run's worktree and the pool, docs/config.md
  * worktree.pool): finished runs' worktrees kept under
  * <root>/.system/pool/<slot> (entry <gitdir>/worktrees/<slot>, HEAD
  * detached) and given to new runs, which then rewrite only the files that
@@ -243,8 +243,8 @@ size_t worktree_slug(const char *text, char *out, size_t n);
 #define WORKTREE_SLUG_MAX 50
 
 /*
- * The state of a run worktree after a builder (DESIGN.md section 6.3 and
- * 6.5): what it left uncommitted, the snapshot commit of it, and the reset
+ * The state of a run worktree after a builder (docs/design.md, The run's worktree and the
+ * pool): what it left uncommitted, the snapshot commit of it, and the reset
  * to a pre-attempt commit for `worktree: reset`.
  *
  * `excluded` lists (NULL-terminated, or NULL) are the worktree.share and
@@ -378,7 +378,7 @@ int worktree_tree_changes(const char *wt, const char *a, const char *b, char *ou
 			  struct sl_err *err);
 
 /*
- * A run's diff artifacts (DESIGN.md section 9): diff.patch, byte for byte
+ * A run's diff artifacts (docs/audit.md, What a run folder holds): diff.patch, byte for byte
  * what `git diff --binary --full-index -M <base> <head>` prints, and
  * files_changed.json, the list of changed files.
  *
