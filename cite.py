@@ -199,10 +199,10 @@ def main(argv):
             continue
         new = trim_banners(rewrite(rel, text))
         if check:
-            for n, line in enumerate(text.split("\n"), 1):
-                if re.search(r"(?<![/\w])DESIGN\.md", line):
-                    print("%s:%d: cites DESIGN.md" % (rel, n))
-                    bad += 1
+            for m in list(CITE.finditer(text)) + list(SHORT.finditer(text)):
+                print("%s:%d: cites the design brief: %s"
+                      % (rel, text.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split())))
+                bad += 1
         elif new != text:
             with open(path, "w", encoding="utf-8") as out:
                 out.write(new)

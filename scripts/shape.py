@@ -31,6 +31,9 @@ there is any (0 when none, 2 on a usage error). The rules:
             PATH_MAX, or of 4096 bytes or more with a '/' in the format) as a
             statement of its own, unless a later `strlen(buf) >=` checks it:
             what it returns says whether the path fit
+  design    no file under src/ or schema/ cites DESIGN.md, the design brief
+            that is not in the repository: comments cite docs/ ("docs/design.md,
+            The merge train"); cite.py at the top of the checkout rewrites them
 """
 import os
 import re
@@ -421,6 +424,23 @@ def check_warning(root):
             violation("CMakeLists.txt", n, "-Wno-format-truncation: the warning stays on")
 
 
+# --- design ------------------------------------------------------------------
+
+DESIGN_CITE = re.compile(r"(?<![/\w])DESIGN\.md")
+
+
+def check_design(root):
+    for top in ("src", "schema"):
+        for d, dirs, names in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for name in sorted(names):
+                rel = os.path.relpath(os.path.join(d, name), root)
+                for n, line in enumerate(read(root, rel).split("\n"), 1):
+                    if DESIGN_CITE.search(line):
+                        violation(rel, n, "cites DESIGN.md, which is not in the repository: "
+                                  "cite the docs/ page and section (python3 cite.py)")
+
+
 def main(argv):
     if len(argv) > 2 or (len(argv) == 2 and argv[1].startswith("-")):
         print("usage: shape.py [SOURCE_DIR]", file=sys.stderr)
@@ -434,6 +454,7 @@ def main(argv):
     check_states(root, files)
     check_warning(root)
     check_paths(root, files)
+    check_design(root)
     for v in violations:
         print(v)
     print("shape: %d violation%s" % (len(violations), "" if len(violations) == 1 else "s"))
