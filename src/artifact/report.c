@@ -39,15 +39,17 @@ static char *col(sqlite3_stmt *s, int i)
 
 static void wo_deps(struct wo *w, const char *fields_json)
 {
-	json_t *f = json_loads(fields_json, 0, NULL), *d, *v;
-	size_t i;
+	struct store_wo_fields f;
+	struct sl_err ignored = SL_ERR_INIT;
+	size_t i, n = 0;
 
-	d = json_object_get(f, "depends_on");
-	if (json_is_array(d) && (w->deps = calloc(json_array_size(d), sizeof(char *))))
-		json_array_foreach(d, i, v)
-			if (json_is_string(v))
-				w->deps[w->ndeps++] = strdup(json_string_value(v));
-	json_decref(f);
+	store_wo_fields_parse(w->id, fields_json, &f, &ignored); /* logged there */
+	while (f.depends_on && f.depends_on[n])
+		n++;
+	if (n && (w->deps = calloc(n, sizeof(char *))))
+		for (i = 0; i < n; i++)
+			w->deps[w->ndeps++] = strdup(f.depends_on[i]);
+	store_wo_fields_release(&f);
 }
 
 static int load_wos(struct report *r, struct sl_err *err)

@@ -157,14 +157,20 @@ out:
 
 
 /* The gates a car was tested with: its gates_json, else train/gates.json while it has none. */
-static json_t *car_gates(const struct artifact_car *c, const char *dir)
+static json_t *car_gates(const char *run_id, const struct artifact_car *c, const char *dir)
 {
 	struct sl_err err = SL_ERR_INIT;
+	struct store_gates sg;
+	enum train_status ts;
 	char *path = NULL;
-	json_t *g = c->gates_json ? json_loads(c->gates_json, 0, NULL) : NULL;
+	json_t *g;
 
-	if (!g && c->status && (!strcmp(c->status, "green") || !strcmp(c->status, "red")) &&
-	    (path = sl_path_join(dir, "train/gates.json")))
+	store_gates_parse(run_id, c->gates_json, &sg, &err); /* logged there */
+	g = sg.all ? json_incref(sg.all) : NULL;
+	store_gates_release(&sg);
+	sl_err_clear(&err);
+	if (!g && c->status && train_status_parse(c->status, &ts) == 0 &&
+	    (ts == TRAIN_GREEN || ts == TRAIN_RED) && (path = sl_path_join(dir, "train/gates.json")))
 		sl_json_read(path, TRAIN_JSON_MAX, &g, &err);
 	free(path);
 	if (g && !json_is_array(g)) {
@@ -186,10 +192,11 @@ static json_int_t gates_ms(json_t *gates)
 	return ms;
 }
 
-static json_t *car_json(struct sl_ctx *ctx, const struct artifact_car *c, const char *dir)
+static json_t *car_json(struct sl_ctx *ctx, const char *run_id, const struct artifact_car *c,
+		       const char *dir)
 {
 	char *ahead_wo = artifact_run_work_order(ctx, c->ahead);
-	json_t *gates = car_gates(c, dir);
+	json_t *gates = car_gates(run_id, c, dir);
 	json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
 			      "s:o, s:o, s:o}",
 			      "source", "store", "status", c->status, "position",
@@ -245,7 +252,7 @@ json_t *artifact_train_json(struct sl_ctx *ctx, const char *run_id, const char *
 	json_t *t, *j = NULL;
 
 	if (artifact_car_get(ctx, run_id, &c)) {
-		j = car_json(ctx, &c, dir);
+		j = car_json(ctx, run_id, &c, dir);
 		artifact_car_release(&c);
 	} else if ((t = artifact_train_record(dir))) {
 		j = landed_json(ctx, t);
