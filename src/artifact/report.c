@@ -437,13 +437,13 @@ static void car_cell(struct artifact_page *p, struct report *r, const struct art
 		artifact_putf(p, "car %zu of %zu, ", c->position, c->cars);
 	else
 		artifact_put(p, "out of the line, ");
-	artifact_put_esc(p, c->status);
-	if (!strcmp(c->status, "waiting")) {
+	artifact_put_esc(p, train_status_name(c->status));
+	if (c->status == TRAIN_WAITING) {
 		artifact_put(p, " for a place in the train");
 	} else if (c->ahead) {
-		artifact_put(p, !strcmp(c->status, "green") ? "; waits for " : " on top of ");
+		artifact_put(p, c->status == TRAIN_GREEN ? "; waits for " : " on top of ");
 		artifact_put_esc(p, wo ? wo : c->ahead);
-		artifact_put(p, !strcmp(c->status, "green") ? " to land" : "");
+		artifact_put(p, c->status == TRAIN_GREEN ? " to land" : "");
 	} else {
 		artifact_put(p, " on the tip");
 	}

@@ -54,7 +54,7 @@ int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car
 		store_car_release(&c);
 		return 0;
 	}
-	out->status = dup_or_null(train_status_name(c.status));
+	out->status = c.status;
 	out->base = dup_or_null(c.base);
 	out->head = dup_or_null(c.head);
 	out->commit = dup_or_null(c.commit);
@@ -74,12 +74,11 @@ int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car
 		}
 	store_cars_free(all, n);
 	store_car_release(&c);
-	return out->status != NULL;
+	return 1;
 }
 
 void artifact_car_release(struct artifact_car *c)
 {
-	free(c->status);
 	free(c->base);
 	free(c->head);
 	free(c->commit);
@@ -161,7 +160,6 @@ static json_t *car_gates(const char *run_id, const struct artifact_car *c, const
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct store_gates sg;
-	enum train_status ts;
 	char *path = NULL;
 	json_t *g;
 
@@ -169,8 +167,8 @@ static json_t *car_gates(const char *run_id, const struct artifact_car *c, const
 	g = sg.all ? json_incref(sg.all) : NULL;
 	store_gates_release(&sg);
 	sl_err_clear(&err);
-	if (!g && c->status && train_status_parse(c->status, &ts) == 0 &&
-	    (ts == TRAIN_GREEN || ts == TRAIN_RED) && (path = sl_path_join(dir, "train/gates.json")))
+	if (!g && (c->status == TRAIN_GREEN || c->status == TRAIN_RED) &&
+	    (path = sl_path_join(dir, "train/gates.json")))
 		sl_json_read(path, TRAIN_JSON_MAX, &g, &err);
 	free(path);
 	if (g && !json_is_array(g)) {
@@ -199,7 +197,7 @@ static json_t *car_json(struct sl_ctx *ctx, const char *run_id, const struct art
 	json_t *gates = car_gates(run_id, c, dir);
 	json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
 			      "s:o, s:o, s:o}",
-			      "source", "store", "status", c->status, "position",
+			      "source", "store", "status", train_status_name(c->status), "position",
 			      c->position ? json_integer((json_int_t)c->position) : json_null(),
 			      "cars", c->cars ? json_integer((json_int_t)c->cars) : json_null(), "base",
 			      artifact__str_or_null(c->base), "head", artifact__str_or_null(c->head), "commit",
@@ -207,8 +205,8 @@ static json_t *car_json(struct sl_ctx *ctx, const char *run_id, const struct art
 			      artifact__str_or_null(c->ahead), "ahead_work_order", artifact__str_or_null(ahead_wo),
 			      "joined_at", artifact__iso_or_null(c->joined_ms), "started_at",
 			      artifact__iso_or_null(c->started_ms), "tested_at", artifact__iso_or_null(c->tested_ms),
-			      "green", !strcmp(c->status, "green") ? json_true() :
-				       !strcmp(c->status, "red") ? json_false() : json_null(),
+			      "green", c->status == TRAIN_GREEN ? json_true() :
+				       c->status == TRAIN_RED ? json_false() : json_null(),
 			      "gates_ms", json_is_array(gates) ? json_integer(gates_ms(gates)) :
 				       json_null(), "gates", json_incref(gates));
 
