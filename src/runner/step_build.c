@@ -539,6 +539,7 @@ static int decide(struct step *s, const struct build_retry_state *rs, const char
 	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
 		return error;
 	store_wo_fields_parse(wo.id, wo.fields_json, &fields, &ignored); /* logged there */
+	sl_err_clear(&ignored);
 	pc.work_order = fields.all;
 	pc.attempt = s->run.attempt;
 	pc.error = why;

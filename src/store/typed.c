@@ -39,7 +39,7 @@ static int bad(struct sl_err *err, const char *what, const char *id, const char 
 static json_t *load(const char *json, char why[JSON_ERROR_TEXT_LENGTH + 32])
 {
 	json_error_t jerr;
-	json_t *j = json_loads(json, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *j = json_loads(json, 0, &jerr);
 
 	if (!j)
 		snprintf(why, JSON_ERROR_TEXT_LENGTH + 32, "%s (line %d)", jerr.text, jerr.line);
