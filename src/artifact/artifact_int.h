@@ -14,7 +14,8 @@ int artifact_oid_cmp(const void *a, const void *b); /* for qsort and bsearch */
  * artifact_car_release()), 0 when not.
  */
 struct artifact_car {
-	char *status, *base, *head, *commit, *tree, *ahead, *gates_json;
+	enum train_status status;
+	char *base, *head, *commit, *tree, *ahead, *gates_json;
 	int64_t joined_ms, started_ms, tested_ms;
 	size_t position, cars;
 };

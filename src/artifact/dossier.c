@@ -423,8 +423,11 @@ static char *conflict_kind_of(struct sl_ctx *ctx, const char *run_id, json_t *cj
 	*gates = NULL;
 	*tip = NULL;
 	if (store_conflict_get(ctx->st, run_id, &sc, &err) == 0) {
+		struct store_gates g;
 		kind = strdup(conflict_kind_name(sc.kind));
-		*gates = sc.gates_json ? json_loads(sc.gates_json, 0, NULL) : NULL;
+		store_gates_parse(run_id, sc.gates_json, &g, &err); /* logged there */
+		*gates = g.all ? json_incref(g.all) : NULL;
+		store_gates_release(&g);
 		*tip = sc.target_tip ? strdup(sc.target_tip) : NULL;
 		store_conflict_release(&sc);
 	} else {

@@ -39,15 +39,17 @@ static char *col(sqlite3_stmt *s, int i)
 
 static void wo_deps(struct wo *w, const char *fields_json)
 {
-	json_t *f = json_loads(fields_json, 0, NULL), *d, *v;
-	size_t i;
+	struct store_wo_fields f;
+	struct sl_err ignored = SL_ERR_INIT;
+	size_t i, n = 0;
 
-	d = json_object_get(f, "depends_on");
-	if (json_is_array(d) && (w->deps = calloc(json_array_size(d), sizeof(char *))))
-		json_array_foreach(d, i, v)
-			if (json_is_string(v))
-				w->deps[w->ndeps++] = strdup(json_string_value(v));
-	json_decref(f);
+	store_wo_fields_parse(w->id, fields_json, &f, &ignored); /* logged there */
+	while (f.depends_on && f.depends_on[n])
+		n++;
+	if (n && (w->deps = calloc(n, sizeof(char *))))
+		for (i = 0; i < n; i++)
+			w->deps[w->ndeps++] = strdup(f.depends_on[i]);
+	store_wo_fields_release(&f);
 }
 
 static int load_wos(struct report *r, struct sl_err *err)
@@ -435,13 +437,13 @@ static void car_cell(struct artifact_page *p, struct report *r, const struct art
 		artifact_putf(p, "car %zu of %zu, ", c->position, c->cars);
 	else
 		artifact_put(p, "out of the line, ");
-	artifact_put_esc(p, c->status);
-	if (!strcmp(c->status, "waiting")) {
+	artifact_put_esc(p, train_status_name(c->status));
+	if (c->status == TRAIN_WAITING) {
 		artifact_put(p, " for a place in the train");
 	} else if (c->ahead) {
-		artifact_put(p, !strcmp(c->status, "green") ? "; waits for " : " on top of ");
+		artifact_put(p, c->status == TRAIN_GREEN ? "; waits for " : " on top of ");
 		artifact_put_esc(p, wo ? wo : c->ahead);
-		artifact_put(p, !strcmp(c->status, "green") ? " to land" : "");
+		artifact_put(p, c->status == TRAIN_GREEN ? " to land" : "");
 	} else {
 		artifact_put(p, " on the tip");
 	}

@@ -54,7 +54,7 @@ int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car
 		store_car_release(&c);
 		return 0;
 	}
-	out->status = dup_or_null(train_status_name(c.status));
+	out->status = c.status;
 	out->base = dup_or_null(c.base);
 	out->head = dup_or_null(c.head);
 	out->commit = dup_or_null(c.commit);
@@ -74,12 +74,11 @@ int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car
 		}
 	store_cars_free(all, n);
 	store_car_release(&c);
-	return out->status != NULL;
+	return 1;
 }
 
 void artifact_car_release(struct artifact_car *c)
 {
-	free(c->status);
 	free(c->base);
 	free(c->head);
 	free(c->commit);
@@ -157,13 +156,18 @@ out:
 
 
 /* The gates a car was tested with: its gates_json, else train/gates.json while it has none. */
-static json_t *car_gates(const struct artifact_car *c, const char *dir)
+static json_t *car_gates(const char *run_id, const struct artifact_car *c, const char *dir)
 {
 	struct sl_err err = SL_ERR_INIT;
+	struct store_gates sg;
 	char *path = NULL;
-	json_t *g = c->gates_json ? json_loads(c->gates_json, 0, NULL) : NULL;
+	json_t *g;
 
-	if (!g && c->status && (!strcmp(c->status, "green") || !strcmp(c->status, "red")) &&
+	store_gates_parse(run_id, c->gates_json, &sg, &err); /* logged there */
+	g = sg.all ? json_incref(sg.all) : NULL;
+	store_gates_release(&sg);
+	sl_err_clear(&err);
+	if (!g && (c->status == TRAIN_GREEN || c->status == TRAIN_RED) &&
 	    (path = sl_path_join(dir, "train/gates.json")))
 		sl_json_read(path, TRAIN_JSON_MAX, &g, &err);
 	free(path);
@@ -186,13 +190,14 @@ static json_int_t gates_ms(json_t *gates)
 	return ms;
 }
 
-static json_t *car_json(struct sl_ctx *ctx, const struct artifact_car *c, const char *dir)
+static json_t *car_json(struct sl_ctx *ctx, const char *run_id, const struct artifact_car *c,
+		       const char *dir)
 {
 	char *ahead_wo = artifact_run_work_order(ctx, c->ahead);
-	json_t *gates = car_gates(c, dir);
+	json_t *gates = car_gates(run_id, c, dir);
 	json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
 			      "s:o, s:o, s:o}",
-			      "source", "store", "status", c->status, "position",
+			      "source", "store", "status", train_status_name(c->status), "position",
 			      c->position ? json_integer((json_int_t)c->position) : json_null(),
 			      "cars", c->cars ? json_integer((json_int_t)c->cars) : json_null(), "base",
 			      artifact__str_or_null(c->base), "head", artifact__str_or_null(c->head), "commit",
@@ -200,8 +205,8 @@ static json_t *car_json(struct sl_ctx *ctx, const struct artifact_car *c, const 
 			      artifact__str_or_null(c->ahead), "ahead_work_order", artifact__str_or_null(ahead_wo),
 			      "joined_at", artifact__iso_or_null(c->joined_ms), "started_at",
 			      artifact__iso_or_null(c->started_ms), "tested_at", artifact__iso_or_null(c->tested_ms),
-			      "green", !strcmp(c->status, "green") ? json_true() :
-				       !strcmp(c->status, "red") ? json_false() : json_null(),
+			      "green", c->status == TRAIN_GREEN ? json_true() :
+				       c->status == TRAIN_RED ? json_false() : json_null(),
 			      "gates_ms", json_is_array(gates) ? json_integer(gates_ms(gates)) :
 				       json_null(), "gates", json_incref(gates));
 
@@ -245,7 +250,7 @@ json_t *artifact_train_json(struct sl_ctx *ctx, const char *run_id, const char *
 	json_t *t, *j = NULL;
 
 	if (artifact_car_get(ctx, run_id, &c)) {
-		j = car_json(ctx, &c, dir);
+		j = car_json(ctx, run_id, &c, dir);
 		artifact_car_release(&c);
 	} else if ((t = artifact_train_record(dir))) {
 		j = landed_json(ctx, t);

@@ -206,8 +206,11 @@ static sl_strv json_strv(const json_t *v, int context)
 
 static int item_from_row(struct queue_item *it, struct store_wo *r)
 {
-	json_t *fields = json_loads(r->fields_json, 0, NULL);
+	struct store_wo_fields f;
+	struct sl_err ignored = SL_ERR_INIT;
 	int error = 0;
+
+	store_wo_fields_parse(r->id, r->fields_json, &f, &ignored); /* logged there */
 
 	memset(it, 0, sizeof(*it));
 	it->id = r->id, r->id = NULL;
@@ -220,10 +223,10 @@ static int item_from_row(struct queue_item *it, struct store_wo *r)
 	it->content_hash = r->content_hash, r->content_hash = NULL;
 	it->priority = r->priority;
 	it->present = r->present;
-	if (!(it->context = json_strv(json_object_get(fields, "context"), 1)) ||
-	    !(it->depends_on = json_strv(json_object_get(fields, "depends_on"), 0)))
+	if (!(it->context = json_strv(json_object_get(f.all, "context"), 1)) ||
+	    !(it->depends_on = json_strv(json_object_get(f.all, "depends_on"), 0)))
 		error = -1;
-	json_decref(fields);
+	store_wo_fields_release(&f);
 	return error;
 }
 

@@ -32,9 +32,10 @@ static int write_prompt(struct step *s, const struct build_retry_overrides *ov, 
 	struct build_gate_results gates = BUILD_GATE_RESULTS_INIT;
 	struct sl_err ignored = SL_ERR_INIT;
 	struct store_wo wo = STORE_WO_INIT;
+	struct store_wo_fields fields = { 0 };
 	char *wo_text = step__read(s, "work_order.md", ARTIFACT_READ_MAX);
 	char *diff = NULL, *comments = NULL;
-	json_t *fields = NULL, *conflict = NULL;
+	json_t *conflict = NULL;
 	int error;
 
 	if (!wo_text) {
@@ -44,10 +45,11 @@ static int write_prompt(struct step *s, const struct build_retry_overrides *ov, 
 	}
 	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
 		goto out;
-	fields = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
+	store_wo_fields_parse(wo.id, wo.fields_json, &fields, &ignored); /* logged there */
+	sl_err_clear(&ignored);
 	pc.mode = s->run.mode;
 	pc.work_order_text = wo_text;
-	pc.work_order = fields;
+	pc.work_order = fields.all;
 	pc.attempt = s->run.attempt;
 	if (s->run.mode == RUN_MODE_RESOLVE) {
 		/* from the store and git: conflict.json is the resolver's to rewrite */
@@ -70,7 +72,7 @@ static int write_prompt(struct step *s, const struct build_retry_overrides *ov, 
 out:
 	build_gate_results_release(&gates);
 	store_wo_release(&wo);
-	json_decref(fields);
+	store_wo_fields_release(&fields);
 	json_decref(conflict);
 	free(wo_text);
 	free(diff);
@@ -526,6 +528,7 @@ static int decide(struct step *s, const struct build_retry_state *rs, const char
 	struct build_prompt_ctx pc = BUILD_PROMPT_CTX_INIT;
 	struct build_gate_results gates = BUILD_GATE_RESULTS_INIT;
 	struct store_wo wo = STORE_WO_INIT;
+	struct store_wo_fields fields = { 0 };
 	struct sl_err ignored = SL_ERR_INIT;
 	char *diff = NULL, *comments = NULL, *scratch = NULL;
 	int error = 0;
@@ -535,7 +538,9 @@ static int decide(struct step *s, const struct build_retry_state *rs, const char
 					  err);
 	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
 		return error;
-	pc.work_order = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
+	store_wo_fields_parse(wo.id, wo.fields_json, &fields, &ignored); /* logged there */
+	sl_err_clear(&ignored);
+	pc.work_order = fields.all;
 	pc.attempt = s->run.attempt;
 	pc.error = why;
 	pc.diff = diff = step__read(s, "diff.patch", ARTIFACT_READ_MAX);
@@ -553,7 +558,7 @@ static int decide(struct step *s, const struct build_retry_state *rs, const char
 	if (!error)
 		error = build_retry_decide_validated(s->ctx->cfg, rs, s->run.attempt, failed,
 						     builder_exit, &vc, d, err);
-	json_decref(pc.work_order);
+	store_wo_fields_release(&fields);
 	build_gate_results_release(&gates);
 	store_wo_release(&wo);
 	free(diff);

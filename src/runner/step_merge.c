@@ -21,16 +21,19 @@
 static json_t *wo_fields(struct step *s, const char *wo_id, char **title)
 {
 	struct store_wo wo = STORE_WO_INIT;
+	struct store_wo_fields f = { 0 };
 	struct sl_err err = SL_ERR_INIT;
-	json_t *j = NULL;
+	json_t *j;
 
 	if (store_wo_get(s->ctx->st, wo_id, &wo, &err) != 0)
 		return json_object();
-	j = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
+	store_wo_fields_parse(wo.id, wo.fields_json, &f, &err); /* logged there */
+	j = f.all ? json_incref(f.all) : json_object();
 	if (title)
 		*title = wo.title ? strdup(wo.title) : NULL;
+	store_wo_fields_release(&f);
 	store_wo_release(&wo);
-	return j ? j : json_object();
+	return j;
 }
 
 static char *read_run_file(struct sl_ctx *ctx, const char *run_id, const char *name)
@@ -261,7 +264,9 @@ static int write_conflict(struct step *s, const char *tip, const struct merge_co
 static int context_kind(struct step *s, const struct store_conflict *c, const char *base,
 			json_t *ctx, struct sl_err *err)
 {
-	json_t *gates, *rivals;
+	struct store_gates g = { 0 };
+	struct sl_err ignored = SL_ERR_INIT;
+	json_t *rivals;
 	char **ids = NULL;
 	size_t i;
 	int error;
@@ -269,8 +274,9 @@ static int context_kind(struct step *s, const struct store_conflict *c, const ch
 	json_object_set_new(ctx, "kind", json_string(conflict_kind_name(c->kind)));
 	if (c->kind != CONFLICT_SEMANTIC)
 		return 0;
-	gates = c->gates_json ? json_loads(c->gates_json, 0, NULL) : NULL;
-	json_object_set_new(ctx, "failedGates", gates ? gates : json_array());
+	store_gates_parse(s->run.id, c->gates_json, &g, &ignored); /* logged there */
+	json_object_set_new(ctx, "failedGates", g.all ? json_incref(g.all) : json_array());
+	store_gates_release(&g);
 	if ((error = step__rivals_between(s, c->target_tip, base, &ids, err)) != 0)
 		return error;
 	rivals = json_array();
@@ -404,18 +410,17 @@ out:
 }
 
 /* "test (exit 2), lint (exit 1)": the failed gates of a car's results. */
-static void failed_names(json_t *gates, char *buf, size_t n)
+static void failed_names(const struct store_gates *gates, char *buf, size_t n)
 {
-	json_t *g;
 	size_t i, used = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(gates, i, g) {
-		if (json_is_true(json_object_get(g, "passed")) || used >= n)
+	for (i = 0; i < gates->n; i++) {
+		const struct store_gate *g = &gates->v[i];
+		if (g->passed || used >= n)
 			continue;
 		used += (size_t)snprintf(buf + used, n - used, "%s%s (exit %d)", used ? ", " : "",
-					 json_string_value(json_object_get(g, "name")) ?: "?",
-					 (int)json_integer_value(json_object_get(g, "exit_code")));
+					 g->name ?: "?", g->exit_code);
 	}
 	if (!buf[0])
 		snprintf(buf, n, "a merge gate");
@@ -424,16 +429,18 @@ static void failed_names(json_t *gates, char *buf, size_t n)
 int step__on_semantic(struct step *s, const char *tip, const char *gates_json,
 		      struct sl_err *err)
 {
-	json_t *all = json_loads(gates_json ? gates_json : "[]", 0, NULL), *failed = json_array();
-	json_t *ctx = NULL, *g;
+	struct store_gates all = { 0 };
+	struct sl_err ignored = SL_ERR_INIT;
+	json_t *failed = json_array(), *ctx = NULL;
 	char names[512], *text = NULL, **rivals = NULL;
 	size_t i;
 	int error;
 
-	json_array_foreach(all, i, g)
-		if (!json_is_true(json_object_get(g, "passed")))
-			json_array_append(failed, g);
-	failed_names(failed, names, sizeof(names));
+	store_gates_parse(s->run.id, gates_json, &all, &ignored); /* logged there */
+	for (i = 0; i < all.n; i++)
+		if (!all.v[i].passed)
+			json_array_append(failed, all.v[i].json);
+	failed_names(&all, names, sizeof(names));
 	if (!(text = json_dumps(failed, JSON_COMPACT | JSON_SORT_KEYS))) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
@@ -455,7 +462,7 @@ out:
 	free(text);
 	json_decref(ctx);
 	json_decref(failed);
-	json_decref(all);
+	store_gates_release(&all);
 	return error;
 }
 

@@ -19,20 +19,6 @@
 #define ARTIFACT_JSON_MAX ((size_t)16 << 20)
 #define REASON_COMMENTS_MAX 900
 
-static const char **criteria_of(json_t *fields)
-{
-	json_t *list = json_object_get(fields, "acceptance_criteria"), *v;
-	const char **out;
-	size_t i, n = json_is_array(list) ? json_array_size(list) : 0, k = 0;
-
-	if (!(out = calloc(n + 1, sizeof(*out))))
-		return NULL;
-	json_array_foreach(list, i, v)
-		if (json_is_string(v))
-			out[k++] = json_string_value(v);
-	return out;
-}
-
 /*
  * A JSON artifact the builder or a gate may have rewritten, read only for
  * the numbers of the gate results, bounded; NULL when missing, too large or
@@ -289,8 +275,9 @@ int step__review_request(struct step *s, const char *tree, json_t **out, struct 
 	struct reviewer_input in;
 	struct store_wo wo = STORE_WO_INIT;
 	struct sl_buf patch;
-	json_t *fields = NULL, *files = NULL, *gates = NULL, *conflict = NULL;
-	const char **criteria = NULL;
+	struct store_wo_fields fields = { 0 };
+	struct sl_err ignored = SL_ERR_INIT;
+	json_t *files = NULL, *gates = NULL, *conflict = NULL;
 	char *summary = NULL;
 	size_t total = 0;
 	int error;
@@ -300,10 +287,9 @@ int step__review_request(struct step *s, const char *tree, json_t **out, struct 
 	if ((error = diff_now(s, &patch, &total, &files, err)) != 0 ||
 	    (error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
 		goto out;
-	fields = json_loads(wo.fields_json ? wo.fields_json : "{}", 0, NULL);
+	store_wo_fields_parse(wo.id, wo.fields_json, &fields, &ignored); /* logged there */
 	gates = gates_for_review(s);
 	summary = read_summary(s);
-	criteria = criteria_of(fields);
 	in.run_id = s->run.id;
 	in.kind = s->run.mode == RUN_MODE_RESOLVE ? "resolution" : "build";
 	if (step__worktree_mode(s) != SL_WORKTREE_READ_WRITE) {
@@ -312,9 +298,9 @@ int step__review_request(struct step *s, const char *tree, json_t **out, struct 
 		in.report = summary;
 		in.worktree = sl_worktree_mode_name(step__worktree_mode(s));
 	}
-	in.wo_fields = fields;
+	in.wo_fields = fields.all;
 	in.wo_body = wo.body;
-	in.criteria = criteria;
+	in.criteria = fields.criteria;
 	in.base = s->run.base_commit;
 	in.head = s->run.head_commit;
 	in.tree = tree;
@@ -337,11 +323,10 @@ int step__review_request(struct step *s, const char *tree, json_t **out, struct 
 out:
 	store_wo_release(&wo);
 	sl_buf_release(&patch);
-	json_decref(fields);
+	store_wo_fields_release(&fields);
 	json_decref(files);
 	json_decref(gates);
 	json_decref(conflict);
-	free(criteria);
 	free(summary);
 	return error;
 }

@@ -628,6 +628,48 @@ int store_run_commits(struct store *st, struct store_run_commit **out, size_t *n
 void store_run_commits_free(struct store_run_commit *v, size_t n);
 
 /*
+ * Typed data past the store (store/typed.c): a work order's fields
+ * (store_wo.fields_json) and a run's gate results (store_conflict and
+ * store_car .gates_json) are JSON text in the database, read here and only
+ * here. Bad stored text is SL_EINVALID naming the work order or run, and
+ * logged as a warning; *out is then as for nothing stored (fields: all is
+ * NULL and the lists empty; gates: none). The strings are borrowed from
+ * `all`; release with store_wo_fields_release() / store_gates_release().
+ */
+struct json_t;
+
+struct store_wo_fields {
+	struct json_t *all;      /* the object (prompt templates and the reviewer read all of it) */
+	const char *worktree;    /* `worktree:`, or NULL */
+	const char **criteria;   /* the strings of acceptance_criteria, NULL-terminated */
+	const char **depends_on; /* the strings of depends_on, NULL-terminated */
+};
+/* json NULL: no fields (an empty object). */
+int store_wo_fields_parse(const char *wo_id, const char *json, struct store_wo_fields *out,
+			  struct sl_err *err);
+void store_wo_fields_release(struct store_wo_fields *f);
+
+struct store_gate {
+	const char *name;    /* or NULL */
+	int passed;          /* `passed` is true */
+	int has_exit_code;   /* exit_code is an integer (else exit_code is 0) */
+	int exit_code;
+	int64_t duration_ms; /* 0 when missing */
+	const char *log;     /* "gates/<name>.log" or NULL */
+	const char *output;  /* the log's tail, or NULL */
+	struct json_t *json; /* the result as stored, within `all` */
+};
+struct store_gates {
+	struct json_t *all; /* the array as stored; NULL when none was */
+	struct store_gate *v;
+	size_t n;
+};
+/* json NULL: no results (all NULL, n 0). */
+int store_gates_parse(const char *run_id, const char *json, struct store_gates *out,
+		      struct sl_err *err);
+void store_gates_release(struct store_gates *g);
+
+/*
  * The merge train (docs/design.md, The merge train; table train_cars): an approved run
  * is a car of its target's train until it lands or leaves. Cars are in
  * `seq` order (a run joins at the end).
