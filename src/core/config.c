@@ -44,7 +44,46 @@ struct ctx {
 	struct sl_builder *bld;   /* the entry of builders: being read, or NULL (builder:) */
 	char bkey[128];           /* builder_key()'s answer */
 	yaml_node_t *builder_agent; /* builder.agent, checked after builders: */
+	const struct section *sec; /* the section table_pair() reads */
 };
+
+/*
+ * The settings: one row per key, read by one walker (walk_section()).
+ * A row's value lives at `off` in the config, the builder being read, or
+ * the gate being read; `read` replaces the reader of its type where the
+ * shape or the message is the key's own, `check` runs after a good read.
+ */
+enum set_type { T_SECTION, T_STR, T_WORD, T_INT, T_BOOL, T_DUR, T_SIZE, T_ARGV, T_PATHS,
+                T_STRV, T_ENUM, T_HOOK };
+enum set_base { B_CONFIG, B_BUILDER, B_GATE };
+#define F_TOP_ONLY 1 /* builder: only, not an entry of builders: */
+
+struct setting;
+typedef void (*hook_fn)(struct ctx *c, const struct setting *s, yaml_node_t *v, void *at);
+
+struct setting {
+	const char *key;  /* dotted: "merge.train_depth", "gates.<name>.timeout" */
+	enum set_type type;
+	enum set_base base;
+	size_t off;
+	const char *def;  /* the default as config.yaml would write it, or NULL */
+	int min, max;     /* T_INT */
+	const char *hint; /* T_STRV: what the list holds, for its message */
+	hook_fn read;     /* the whole read, or NULL: the type's */
+	hook_fn check;    /* after a good read, or NULL */
+	int flags;
+};
+
+/* A mapping walked by the table: its rows are those under `name`. */
+struct section {
+	const char *name;  /* "", "queue", "gates.<name>" */
+	const char *what;  /* for "'X' must be a mapping of keys" */
+	const char *label; /* for "unknown key 'k' in X", NULL at the top */
+	int named;         /* an entry of builders: (F_TOP_ONLY rows left out) */
+};
+
+static void walk_section(struct ctx *c, yaml_node_t *v, const struct section *sec);
+static void apply_defaults(struct ctx *c, enum set_base base);
 
 static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
@@ -380,37 +419,18 @@ static void unknown(struct ctx *c, yaml_node_t *k, const char *section, const ch
 /* ---- sections ---------------------------------------------------------- */
 
 /* queue.overlap: resolve (the default) or fatal. */
-static void get_overlap(struct ctx *c, yaml_node_t *v)
+static void get_overlap(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	char *s = NULL;
 
+	(void)row;
 	if (get_str(c, v, &s, "queue.overlap") != 0)
 		return;
 	if (!strcmp(s, "fatal") || !strcmp(s, "resolve"))
-		c->cfg->queue.overlap_fatal = !strcmp(s, "fatal");
+		*(int *)at = !strcmp(s, "fatal");
 	else
 		problem(c, v, "'queue.overlap' must be 'resolve' or 'fatal', not '%s'", s);
 	free(s);
-}
-
-static void queue_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	if (!strcmp(key, "inbox")) {
-		if (get_str(c, v, &c->cfg->queue.inbox, "queue.inbox") == 0 &&
-		    !sl_path_is_safe_relative(c->cfg->queue.inbox))
-			problem(c, v,
-			        "'queue.inbox' must be a directory relative to the repository root "
-			        "without '..', not '%s'",
-			        c->cfg->queue.inbox);
-	} else if (!strcmp(key, "jobs")) {
-		get_int(c, v, &c->cfg->queue.jobs, 1, SL_JOBS_MAX, "queue.jobs");
-	} else if (!strcmp(key, "allow_overlap")) {
-		get_bool(c, v, &c->cfg->queue.allow_overlap, "queue.allow_overlap");
-	} else if (!strcmp(key, "overlap")) {
-		get_overlap(c, v);
-	} else {
-		unknown(c, k, "queue", "inbox, jobs, allow_overlap, overlap");
-	}
 }
 
 /* The builder being read: an entry of `builders:`, or `builder:`. */
@@ -450,37 +470,6 @@ static void env_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t
 	if (asprintf(&kv, "%s=%s", key, s) < 0 || sl_strv_push(&cur_builder(c)->env, kv) < 0)
 		oom(c);
 	free(kv);
-}
-
-static void builder_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	struct sl_builder *b = cur_builder(c);
-
-	if (!strcmp(key, "command")) {
-		get_argv(c, v, &b->command, builder_key(c, "command"));
-	} else if (!strcmp(key, "preset")) {
-		if (get_str(c, v, &b->preset, builder_key(c, "preset")) < 0)
-			return;
-		if (!sl_config_preset_known(b->preset))
-			problem(c, v,
-			        "unknown %s '%s'; use claude-code, codex, aider or "
-			        "gemini, "
-			        "or write builder.command",
-			        builder_key(c, "preset"), b->preset);
-	} else if (!strcmp(key, "timeout")) {
-		get_duration(c, v, &b->timeout_ms, builder_key(c, "timeout"));
-	} else if (!strcmp(key, "env")) {
-		each_pair(c, v, builder_key(c, "env"), env_pair);
-	} else if (!strcmp(key, "log_max") && !c->bld) {
-		get_size(c, v, &b->log_max, "builder.log_max");
-	} else if (!strcmp(key, "agent") && !c->bld) {
-		if (get_str(c, v, &b->agent, "builder.agent") == 0)
-			c->builder_agent = v;
-	} else {
-		unknown(c, k, c->bld ? "a named builder" : "builder",
-		        c->bld ? "command, preset, timeout, env"
-		               : "command, preset, agent, timeout, env, log_max");
-	}
 }
 
 /* ---- builders: named builders (agent escalation) ----------------------- */
@@ -535,7 +524,7 @@ static void named_builder(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 	}
 	snprintf(what, sizeof(what), "builders.%s", key);
 	c->bld = b;
-	each_pair(c, v, what, builder_pair);
+	walk_section(c, v, &(struct section){"builder", what, "a named builder", 1});
 	c->bld = NULL;
 	if (!b->command == !b->preset)
 		problem(c, v, "'builders.%s' needs exactly one of 'command' and 'preset'", key);
@@ -591,14 +580,15 @@ static void check_agent(struct ctx *c, const yaml_node_t *n, const char *name, c
 	problem(c, n, "unknown %s '%.100s'; known agents: %s", what, name, known);
 }
 
-static void get_recycle(struct ctx *c, yaml_node_t *v)
+static void get_recycle(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	char *s = NULL;
 
+	(void)row;
 	if (get_str(c, v, &s, "worktree.recycle") < 0)
 		return;
 	if (!strcmp(s, "keep-ignored") || !strcmp(s, "clean"))
-		c->cfg->worktree.keep_ignored = !strcmp(s, "keep-ignored");
+		*(int *)at = !strcmp(s, "keep-ignored");
 	else
 		problem(c, v, "unknown worktree.recycle '%s'; use clean (the default: a reused "
 			"worktree loses its ignored files too) or keep-ignored (node_modules/, "
@@ -624,43 +614,19 @@ const char *sl_worktree_mode_name(enum sl_worktree_mode m)
 										  : "?";
 }
 
-static void get_worktree_mode(struct ctx *c, yaml_node_t *v)
+static void get_worktree_mode(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	char *s = NULL;
 
+	(void)row;
 	if (get_str(c, v, &s, "worktree.mode") < 0)
 		return;
-	if (sl_worktree_mode_parse(s, &c->cfg->worktree.mode) != 0)
+	if (sl_worktree_mode_parse(s, at) != 0)
 		problem(c, v, "unknown worktree.mode '%.80s'; use " SL_WORKTREE_MODES
 			" (read-write, the default: the builder's changes are merged; read-only: "
 			"it may change nothing and the run ends in a report; none: it works in "
 			"an empty folder)", s);
 	free(s);
-}
-
-static void worktree_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	if (!strcmp(key, "share"))
-		get_paths(c, v, &c->cfg->worktree.share, "worktree.share");
-	else if (!strcmp(key, "copy"))
-		get_paths(c, v, &c->cfg->worktree.copy, "worktree.copy");
-	else if (!strcmp(key, "setup"))
-		get_argv(c, v, &c->cfg->worktree.setup, "worktree.setup");
-	else if (!strcmp(key, "setup_timeout"))
-		get_duration(c, v, &c->cfg->worktree.setup_timeout_ms, "worktree.setup_timeout");
-	else if (!strcmp(key, "hooks"))
-		get_bool(c, v, &c->cfg->worktree.hooks, "worktree.hooks");
-	else if (!strcmp(key, "pool"))
-		get_int(c, v, &c->cfg->worktree.pool, 0, 64, "worktree.pool");
-	else if (!strcmp(key, "recycle"))
-		get_recycle(c, v);
-	else if (!strcmp(key, "keep_failed"))
-		get_bool(c, v, &c->cfg->worktree.keep_failed, "worktree.keep_failed");
-	else if (!strcmp(key, "mode"))
-		get_worktree_mode(c, v);
-	else
-		unknown(c, k, "worktree",
-			"share, copy, setup, setup_timeout, hooks, pool, recycle, keep_failed, mode");
 }
 
 static int gate_name_ok(const char *s)
@@ -682,11 +648,12 @@ int sl_gate_read_only(const struct sl_config *cfg, const char *name)
 }
 
 /* gates.<name>.worktree: read-write (the default) or read-only (the no_write guard after it). */
-static void get_gate_worktree(struct ctx *c, yaml_node_t *v)
+static void get_gate_worktree(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	enum sl_worktree_mode m = SL_WORKTREE_READ_WRITE;
 	char *s = NULL;
 
+	(void)row, (void)at;
 	if (get_str(c, v, &s, "gates.<name>.worktree") < 0)
 		return;
 	if (sl_worktree_mode_parse(s, &m) != 0 || m == SL_WORKTREE_NONE)
@@ -696,18 +663,6 @@ static void get_gate_worktree(struct ctx *c, yaml_node_t *v)
 	    sl_strv_push(&c->cfg->read_only_gates, c->gate->name) < 0)
 		oom(c);
 	free(s);
-}
-
-static void gate_opt_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	if (!strcmp(key, "command"))
-		get_argv(c, v, &c->gate->argv, "gates.<name>.command");
-	else if (!strcmp(key, "timeout"))
-		get_duration(c, v, &c->gate->timeout_ms, "gates.<name>.timeout");
-	else if (!strcmp(key, "worktree"))
-		get_gate_worktree(c, v);
-	else
-		unknown(c, k, "a gate", "command, timeout, worktree");
 }
 
 static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
@@ -732,14 +687,16 @@ static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_
 	cfg->gates = g;
 	g = &cfg->gates[cfg->ngates++];
 	memset(g, 0, sizeof(*g));
-	g->timeout_ms = 10 * 60 * 1000;
 	if (!(g->name = strdup(key))) {
 		oom(c);
 		return;
 	}
+	c->gate = g;
+	apply_defaults(c, B_GATE);
+	c->gate = NULL;
 	if (v && v->type == YAML_MAPPING_NODE) {
 		c->gate = g;
-		each_pair(c, v, "a gate", gate_opt_pair);
+		walk_section(c, v, &(struct section){"gates.<name>", "a gate", "a gate", 0});
 		c->gate = NULL;
 		if (!g->argv)
 			problem(c, v, "gate '%s' has no command; add 'command: [prog, args...]'",
@@ -1041,56 +998,6 @@ static void check_reviewer_name(struct ctx *c, const yaml_node_t *v, const char 
 	}
 }
 
-static void reviewer_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	struct sl_config *cfg = c->cfg;
-	const char *s = scalar(v);
-
-	if (!strcmp(key, "mode")) {
-		if (s && !strcmp(s, "manual"))
-			cfg->reviewer.mode = SL_REVIEWER_MANUAL;
-		else if (s && !strcmp(s, "http"))
-			cfg->reviewer.mode = SL_REVIEWER_HTTP;
-		else if (s && !strcmp(s, "command"))
-			cfg->reviewer.mode = SL_REVIEWER_COMMAND;
-		else
-			problem(c, v, "reviewer.mode must be manual, http or command, not '%s'",
-			        s ? s : "(a list or mapping)");
-	} else if (!strcmp(key, "protocol")) {
-		if (s && !strcmp(s, "sluice"))
-			cfg->reviewer.protocol = SL_PROTOCOL_SLUICE;
-		else if (s && !strcmp(s, "openai"))
-			cfg->reviewer.protocol = SL_PROTOCOL_OPENAI;
-		else
-			problem(c, v, "reviewer.protocol must be sluice or openai, not '%s'",
-			        s ? s : "(a list or mapping)");
-	} else if (!strcmp(key, "url")) {
-		if (get_str(c, v, &cfg->reviewer.url, "reviewer.url") == 0)
-			url_check(c, v, "reviewer.url", s);
-	} else if (!strcmp(key, "model")) {
-		get_str(c, v, &cfg->reviewer.model, "reviewer.model");
-	} else if (!strcmp(key, "token_env")) {
-		get_str(c, v, &cfg->reviewer.token_env, "reviewer.token_env");
-	} else if (!strcmp(key, "timeout")) {
-		get_duration(c, v, &cfg->reviewer.timeout_ms, "reviewer.timeout");
-	} else if (!strcmp(key, "connect_timeout")) {
-		get_duration(c, v, &cfg->reviewer.connect_timeout_ms, "reviewer.connect_timeout");
-	} else if (!strcmp(key, "retries")) {
-		get_int(c, v, &cfg->reviewer.retries, 0, 100, "reviewer.retries");
-	} else if (!strcmp(key, "command")) {
-		get_argv(c, v, &cfg->reviewer.command, "reviewer.command");
-	} else if (!strcmp(key, "max_reply")) {
-		get_size(c, v, &cfg->reviewer.max_reply, "reviewer.max_reply");
-	} else if (!strcmp(key, "name")) {
-		if (get_str(c, v, &cfg->reviewer.name, "reviewer.name") == 0)
-			check_reviewer_name(c, v, cfg->reviewer.name);
-	} else {
-		unknown(c, k, "reviewer",
-		        "mode, url, protocol, model, token_env, timeout, connect_timeout, retries, "
-		        "command, max_reply, name");
-	}
-}
-
 static int merge_var_known(const char *name, void *data)
 {
 	(void)data;
@@ -1099,196 +1006,45 @@ static int merge_var_known(const char *name, void *data)
 	       !strcmp(name, "reviewer");
 }
 
-static void merge_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	struct sl_config *cfg = c->cfg;
-
-	if (!strcmp(key, "resolver")) {
-		if (get_str(c, v, &cfg->merge.resolver, "merge.resolver") == 0 &&
-		    strcmp(cfg->merge.resolver, "builder") && strcmp(cfg->merge.resolver, "none"))
-			problem(c, v, "merge.resolver must be builder or none, not '%s'",
-			        cfg->merge.resolver);
-	} else if (!strcmp(key, "resolve_attempts")) {
-		get_int(c, v, &cfg->merge.resolve_attempts, 0, 100, "merge.resolve_attempts");
-	} else if (!strcmp(key, "verify")) {
-		get_bool(c, v, &cfg->merge.verify, "merge.verify");
-	} else if (!strcmp(key, "message")) {
-		if (get_str(c, v, &cfg->merge.message, "merge.message") == 0) {
-			struct sl_err e = SL_ERR_INIT;
-			/* a commit message: every single brace must be a variable */
-			if (sl_template_check_braces(cfg->merge.message, "merge.message", &e) != 0)
-				problem(c, v, "%s", e.msg);
-			else
-				check_template(c, v, cfg->merge.message, merge_var_known, NULL,
-				               "merge.message");
-		}
-	} else if (!strcmp(key, "gates")) {
-		if (get_strv(c, v, &cfg->merge.gates, "merge.gates", " of gate names, e.g. [test]") == 0)
-			c->merge_gates = v;
-	} else if (!strcmp(key, "train_depth")) {
-		get_int(c, v, &cfg->merge.train_depth, 1, SL_JOBS_MAX, "merge.train_depth");
-	} else if (!strcmp(key, "keep_ignored")) {
-		get_paths(c, v, &cfg->merge.keep_ignored, "merge.keep_ignored");
-	} else {
-		unknown(c, k, "merge",
-		        "resolver, resolve_attempts, verify, message, gates, train_depth, "
-		        "keep_ignored");
-	}
-}
-
-static void gc_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	if (!strcmp(key, "keep_last"))
-		get_int(c, v, &c->cfg->gc.keep_last, 0, 1000000, "gc.keep_last");
-	else if (!strcmp(key, "keep_failed"))
-		get_int(c, v, &c->cfg->gc.keep_failed, 0, 1000000, "gc.keep_failed");
-	else if (!strcmp(key, "keep_failed_for"))
-		get_duration(c, v, &c->cfg->gc.keep_failed_ms, "gc.keep_failed_for");
-	else
-		unknown(c, k, "gc", "keep_last, keep_failed, keep_failed_for");
-}
-
-/* commit.name, commit.email: what git would take in a signature (core/repo.h). */
-static void commit_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	char **out = !strcmp(key, "name") ? &c->cfg->commit.name :
-		     !strcmp(key, "email") ? &c->cfg->commit.email : NULL;
-	char name[32];
-
-	if (!out) {
-		unknown(c, k, "commit", "name, email");
-		return;
-	}
-	snprintf(name, sizeof(name), "commit.%s", key);
-	if (get_str(c, v, out, name) == 0 && !sl_identity_valid(*out))
-		problem(c, v, "'%s' must be one line of at most %d bytes without '<' or '>', "
-		        "not '%.100s'", name, SL_IDENTITY_MAX - 1, *out);
-}
-
-static void notify_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	struct sl_config *cfg = c->cfg;
-	const char *s = scalar(v);
-
-	if (!strcmp(key, "command")) {
-		get_argv(c, v, &cfg->notify.command, "notify.command");
-	} else if (!strcmp(key, "url")) {
-		if (get_str(c, v, &cfg->notify.url, "notify.url") == 0)
-			url_check(c, v, "notify.url", s);
-	} else if (!strcmp(key, "timeout")) {
-		get_duration(c, v, &cfg->notify.timeout_ms, "notify.timeout");
-	} else if (!strcmp(key, "retry_for")) {
-		get_duration(c, v, &cfg->notify.retry_for_ms, "notify.retry_for");
-	} else if (!strcmp(key, "tries")) {
-		get_int(c, v, &cfg->notify.tries, 1, 100, "notify.tries");
-	} else {
-		unknown(c, k, "notify", "command, url, timeout, retry_for, tries");
-	}
-}
-
-/* ---- executor: (docs/scale-out.md, What stays on the sluice host, what goes to a job) -------- */
+/* ---- executor: (DESIGN.md section 14, docs/scale-out.md) ---------------- */
 
 /* A value the engine's CLI or the job's shell gets as one word: no control character, no leading '-'. */
-static void get_word(struct ctx *c, yaml_node_t *v, char **out, const char *key)
+static int get_word(struct ctx *c, yaml_node_t *v, char **out, const char *key)
 {
 	if (get_str(c, v, out, key) != 0)
-		return;
+		return -1;
 	for (const unsigned char *p = (const unsigned char *)*out; *p; p++)
 		if (*p < 0x20 || *p == 0x7f) {
 			problem(c, v, "'%s' must be one line of text without control characters", key);
-			return;
+			return -1;
 		}
-	if (!**out || **out == '-')
+	if (!**out || **out == '-') {
 		problem(c, v, "'%s' must not be empty or start with '-' (it is given to the "
 		        "engine's CLI as a value)", key);
+		return -1;
+	}
+	return 0;
 }
 
-static void slurm_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+/* executor.kind; it and executor.remote are where executor_check() points. */
+static void executor_kind(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	struct sl_config *cfg = c->cfg;
-
-	if (!strcmp(key, "partition"))
-		get_word(c, v, &cfg->executor.slurm.partition, "executor.slurm.partition");
-	else if (!strcmp(key, "account"))
-		get_word(c, v, &cfg->executor.slurm.account, "executor.slurm.account");
-	else if (!strcmp(key, "qos"))
-		get_word(c, v, &cfg->executor.slurm.qos, "executor.slurm.qos");
-	else if (!strcmp(key, "cpus"))
-		get_int(c, v, &cfg->executor.slurm.cpus, 1, 4096, "executor.slurm.cpus");
-	else if (!strcmp(key, "memory"))
-		get_word(c, v, &cfg->executor.slurm.memory, "executor.slurm.memory");
-	else if (!strcmp(key, "options"))
-		get_strv(c, v, &cfg->executor.slurm.options, "executor.slurm.options",
-		         " of sbatch options, one argument each, e.g. [--constraint=gpu]");
-	else
-		unknown(c, k, "executor.slurm", "partition, account, qos, cpus, memory, options");
-}
-
-static void k8s_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	struct sl_config *cfg = c->cfg;
-
-	if (!strcmp(key, "namespace"))
-		get_word(c, v, &cfg->executor.kubernetes.namespace_, "executor.kubernetes.namespace");
-	else if (!strcmp(key, "context"))
-		get_word(c, v, &cfg->executor.kubernetes.context, "executor.kubernetes.context");
-	else if (!strcmp(key, "image"))
-		get_word(c, v, &cfg->executor.kubernetes.image, "executor.kubernetes.image");
-	else if (!strcmp(key, "cpu"))
-		get_word(c, v, &cfg->executor.kubernetes.cpu, "executor.kubernetes.cpu");
-	else if (!strcmp(key, "memory"))
-		get_word(c, v, &cfg->executor.kubernetes.memory, "executor.kubernetes.memory");
-	else if (!strcmp(key, "service_account"))
-		get_word(c, v, &cfg->executor.kubernetes.service_account,
-		         "executor.kubernetes.service_account");
-	else if (!strcmp(key, "git_secret"))
-		get_word(c, v, &cfg->executor.kubernetes.git_secret, "executor.kubernetes.git_secret");
-	else if (!strcmp(key, "kubectl"))
-		get_word(c, v, &cfg->executor.kubernetes.kubectl, "executor.kubernetes.kubectl");
-	else
-		unknown(c, k, "executor.kubernetes", "namespace, context, image, cpu, memory, "
-		        "service_account, git_secret, kubectl");
-}
-
-static void executor_kind(struct ctx *c, yaml_node_t *v)
-{
+	enum sl_executor_kind *kind = at;
 	char *s = NULL;
 
+	(void)row;
+	c->executor = v;
 	if (get_str(c, v, &s, "executor.kind") != 0)
 		return;
 	if (!strcmp(s, "local"))
-		c->cfg->executor.kind = SL_EXEC_LOCAL;
+		*kind = SL_EXEC_LOCAL;
 	else if (!strcmp(s, "slurm"))
-		c->cfg->executor.kind = SL_EXEC_SLURM;
+		*kind = SL_EXEC_SLURM;
 	else if (!strcmp(s, "kubernetes"))
-		c->cfg->executor.kind = SL_EXEC_KUBERNETES;
+		*kind = SL_EXEC_KUBERNETES;
 	else
 		problem(c, v, "'executor.kind' must be local, slurm or kubernetes, not '%.100s'", s);
 	free(s);
-}
-
-static void executor_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	struct sl_config *cfg = c->cfg;
-
-	if (!strcmp(key, "kind"))
-		executor_kind(c, v);
-	else if (!strcmp(key, "remote"))
-		get_word(c, v, &cfg->executor.remote, "executor.remote");
-	else if (!strcmp(key, "poll"))
-		get_duration(c, v, &cfg->executor.poll_ms, "executor.poll"); /* 1s at least */
-	else if (!strcmp(key, "workdir"))
-		get_word(c, v, &cfg->executor.workdir, "executor.workdir");
-	else if (!strcmp(key, "git"))
-		get_word(c, v, &cfg->executor.git, "executor.git");
-	else if (!strcmp(key, "slurm"))
-		each_pair(c, v, "executor.slurm", slurm_pair);
-	else if (!strcmp(key, "kubernetes"))
-		each_pair(c, v, "executor.kubernetes", k8s_pair);
-	else
-		unknown(c, k, "executor", "kind, remote, poll, workdir, git, slurm, kubernetes");
-	if (!strcmp(key, "kind") || !strcmp(key, "remote"))
-		c->executor = v;
 }
 
 /* A remote kind needs a remote (and kubernetes an image). */
@@ -1358,48 +1114,393 @@ const char *sl_config_target_problem(const char *t)
 	return NULL;
 }
 
-static void target_check(struct ctx *c, yaml_node_t *v)
-{
-	const char *why;
+/* ---- the hooks of the rows whose value has its own shape or check ------ */
 
-	if (get_str(c, v, &c->cfg->target, "target") < 0)
-		return;
-	if ((why = sl_config_target_problem(c->cfg->target)) != NULL)
-		problem(c, v, "target '%.200s' %s", c->cfg->target, why); /* the reason, not cut */
+static void check_target(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	const char *t = *(char **)at, *why;
+
+	(void)row;
+	if ((why = sl_config_target_problem(t)) != NULL)
+		problem(c, v, "target '%.200s' %s", t, why); /* the reason, not cut */
 }
 
-static void top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+static void check_inbox(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	if (!strcmp(key, "target"))
-		target_check(c, v);
-	else if (!strcmp(key, "queue"))
-		each_pair(c, v, "queue", queue_pair);
-	else if (!strcmp(key, "builder"))
-		each_pair(c, v, "builder", builder_pair);
-	else if (!strcmp(key, "builders"))
-		builders_map(c, v);
-	else if (!strcmp(key, "worktree"))
-		each_pair(c, v, "worktree", worktree_pair);
-	else if (!strcmp(key, "gates"))
-		each_pair(c, v, "gates", gate_pair);
-	else if (!strcmp(key, "retry"))
-		c->retry_node = v;
-	else if (!strcmp(key, "reviewer"))
-		each_pair(c, v, "reviewer", reviewer_pair);
-	else if (!strcmp(key, "merge"))
-		each_pair(c, v, "merge", merge_pair);
-	else if (!strcmp(key, "gc"))
-		each_pair(c, v, "gc", gc_pair);
-	else if (!strcmp(key, "commit"))
-		each_pair(c, v, "commit", commit_pair);
-	else if (!strcmp(key, "notify"))
-		each_pair(c, v, "notify", notify_pair);
-	else if (!strcmp(key, "executor"))
-		each_pair(c, v, "executor", executor_pair);
+	(void)row;
+	if (!sl_path_is_safe_relative(*(char **)at))
+		problem(c, v, "'queue.inbox' must be a directory relative to the repository root "
+		        "without '..', not '%s'", *(char **)at);
+}
+
+static void check_preset(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row;
+	if (!sl_config_preset_known(*(char **)at))
+		problem(c, v, "unknown %s '%s'; use claude-code, codex, aider or gemini, or write "
+		        "builder.command", builder_key(c, "preset"), *(char **)at);
+}
+
+/* Where builder.agent, merge.gates and executor.kind/remote are, for the checks after the walk. */
+static void remember(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)at;
+	if (!strcmp(row->key, "builder.agent"))
+		c->builder_agent = v;
+	else if (!strcmp(row->key, "merge.gates"))
+		c->merge_gates = v;
+}
+
+static void read_remote(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	c->executor = v;
+	get_word(c, v, at, row->key);
+}
+
+static void read_env(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row, (void)at;
+	each_pair(c, v, builder_key(c, "env"), env_pair);
+}
+
+static void read_builders(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row, (void)at;
+	builders_map(c, v);
+}
+
+static void read_gates(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row, (void)at;
+	each_pair(c, v, "gates", gate_pair);
+}
+
+static void read_retry(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row, (void)at;
+	c->retry_node = v; /* walked after the gates, which it names */
+}
+
+static void check_url(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	url_check(c, v, row->key, *(char **)at);
+}
+
+static void check_name(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row;
+	check_reviewer_name(c, v, *(char **)at);
+}
+
+/* reviewer.mode, reviewer.protocol: a word of row->hint ("a, b or c"), its index stored. */
+static void get_choice(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	const char *s = scalar(v), *w = row->hint;
+	int i = 0;
+	size_t len;
+
+	for (; s && *w; w += len + strspn(w + len, ", ")) {
+		len = strcspn(w, ", ");
+		if (len == 2 && !strncmp(w, "or", 2))
+			continue;
+		if (strlen(s) == len && !strncmp(s, w, len)) {
+			*(int *)at = i;
+			return;
+		}
+		i++;
+	}
+	problem(c, v, "%s must be %s, not '%s'", row->key, row->hint,
+	        s ? s : "(a list or mapping)");
+}
+
+static void check_resolver(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	const char *s = *(char **)at;
+
+	(void)row;
+	if (strcmp(s, "builder") && strcmp(s, "none"))
+		problem(c, v, "merge.resolver must be builder or none, not '%s'", s);
+}
+
+static void check_message(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	struct sl_err e = SL_ERR_INIT;
+	const char *msg = *(char **)at;
+
+	(void)row;
+	/* a commit message: every single brace must be a variable */
+	if (sl_template_check_braces(msg, "merge.message", &e) != 0)
+		problem(c, v, "%s", e.msg);
 	else
-		unknown(c, k, NULL,
-		        "target, queue, builder, builders, worktree, gates, retry, reviewer, merge, "
-		        "commit, gc, notify, executor");
+		check_template(c, v, msg, merge_var_known, NULL, "merge.message");
+}
+
+/* commit.name, commit.email: what git would take in a signature (core/repo.h). */
+static void check_identity(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	if (!sl_identity_valid(*(char **)at))
+		problem(c, v, "'%s' must be one line of at most %d bytes without '<' or '>', "
+		        "not '%.100s'", row->key, SL_IDENTITY_MAX - 1, *(char **)at);
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+#define CFG(f) .base = B_CONFIG, .off = offsetof(struct sl_config, f)
+#define BLD(f) .base = B_BUILDER, .off = offsetof(struct sl_builder, f)
+#define GATE(f) .base = B_GATE, .off = offsetof(struct sl_gate, f)
+
+/*
+ * Every key of config.yaml (docs/config.md), in the order the "known keys"
+ * of a message list them. A section's keys follow its row.
+ */
+static const struct setting rows[] = {
+	{.key = "target", .type = T_STR, CFG(target), .check = check_target},
+	{.key = "queue", .type = T_SECTION},
+	{.key = "queue.inbox", .type = T_STR, CFG(queue.inbox), .def = "work_orders",
+	 .check = check_inbox},
+	{.key = "queue.jobs", .type = T_INT, CFG(queue.jobs), .def = "2", .min = 1,
+	 .max = SL_JOBS_MAX},
+	{.key = "queue.allow_overlap", .type = T_BOOL, CFG(queue.allow_overlap), .def = "false"},
+	{.key = "queue.overlap", .type = T_ENUM, CFG(queue.overlap_fatal), .def = "resolve",
+	 .read = get_overlap},
+	{.key = "builder", .type = T_SECTION},
+	{.key = "builder.command", .type = T_ARGV, BLD(command)},
+	{.key = "builder.preset", .type = T_STR, BLD(preset), .check = check_preset},
+	{.key = "builder.agent", .type = T_STR, BLD(agent), .check = remember,
+	 .flags = F_TOP_ONLY},
+	{.key = "builder.timeout", .type = T_DUR, BLD(timeout_ms), .def = "30m"},
+	{.key = "builder.env", .type = T_STRV, BLD(env), .read = read_env},
+	{.key = "builder.log_max", .type = T_SIZE, BLD(log_max), .def = "10MiB",
+	 .flags = F_TOP_ONLY},
+	{.key = "builders", .type = T_HOOK, .read = read_builders},
+	{.key = "worktree", .type = T_SECTION},
+	{.key = "worktree.share", .type = T_PATHS, CFG(worktree.share)},
+	{.key = "worktree.copy", .type = T_PATHS, CFG(worktree.copy)},
+	{.key = "worktree.setup", .type = T_ARGV, CFG(worktree.setup)},
+	{.key = "worktree.setup_timeout", .type = T_DUR, CFG(worktree.setup_timeout_ms),
+	 .def = "10m"},
+	{.key = "worktree.hooks", .type = T_BOOL, CFG(worktree.hooks), .def = "false"},
+	{.key = "worktree.pool", .type = T_INT, CFG(worktree.pool), .def = "2", .max = 64},
+	{.key = "worktree.recycle", .type = T_ENUM, CFG(worktree.keep_ignored), .def = "clean",
+	 .read = get_recycle},
+	{.key = "worktree.keep_failed", .type = T_BOOL, CFG(worktree.keep_failed), .def = "true"},
+	{.key = "worktree.mode", .type = T_ENUM, CFG(worktree.mode), .def = "read-write",
+	 .read = get_worktree_mode},
+	{.key = "gates", .type = T_HOOK, .read = read_gates},
+	{.key = "gates.<name>.command", .type = T_ARGV, GATE(argv)},
+	{.key = "gates.<name>.timeout", .type = T_DUR, GATE(timeout_ms), .def = "10m"},
+	{.key = "gates.<name>.worktree", .type = T_ENUM, .base = B_GATE, .def = "read-write",
+	 .read = get_gate_worktree},
+	{.key = "retry", .type = T_HOOK, .read = read_retry},
+	{.key = "reviewer", .type = T_SECTION},
+	{.key = "reviewer.mode", .type = T_ENUM, CFG(reviewer.mode), .def = "manual",
+	 .hint = "manual, http or command", .read = get_choice},
+	{.key = "reviewer.url", .type = T_STR, CFG(reviewer.url), .check = check_url},
+	{.key = "reviewer.protocol", .type = T_ENUM, CFG(reviewer.protocol), .def = "sluice",
+	 .hint = "sluice or openai", .read = get_choice},
+	{.key = "reviewer.model", .type = T_STR, CFG(reviewer.model)},
+	{.key = "reviewer.token_env", .type = T_STR, CFG(reviewer.token_env)},
+	{.key = "reviewer.timeout", .type = T_DUR, CFG(reviewer.timeout_ms), .def = "120s"},
+	{.key = "reviewer.connect_timeout", .type = T_DUR, CFG(reviewer.connect_timeout_ms),
+	 .def = "10s"},
+	{.key = "reviewer.retries", .type = T_INT, CFG(reviewer.retries), .def = "3", .max = 100},
+	{.key = "reviewer.command", .type = T_ARGV, CFG(reviewer.command)},
+	{.key = "reviewer.max_reply", .type = T_SIZE, CFG(reviewer.max_reply), .def = "1MiB"},
+	{.key = "reviewer.name", .type = T_STR, CFG(reviewer.name), .check = check_name},
+	{.key = "merge", .type = T_SECTION},
+	{.key = "merge.resolver", .type = T_STR, CFG(merge.resolver), .def = "builder",
+	 .check = check_resolver},
+	{.key = "merge.resolve_attempts", .type = T_INT, CFG(merge.resolve_attempts), .def = "2",
+	 .max = 100},
+	{.key = "merge.verify", .type = T_BOOL, CFG(merge.verify), .def = "true"},
+	{.key = "merge.message", .type = T_STR, CFG(merge.message),
+	 .def = "Merge {work_order.id}: {work_order.title}", .check = check_message},
+	{.key = "merge.gates", .type = T_STRV, CFG(merge.gates), .hint = " of gate names, e.g. [test]",
+	 .check = remember},
+	{.key = "merge.train_depth", .type = T_INT, CFG(merge.train_depth), .min = 1,
+	 .max = SL_JOBS_MAX}, /* default queue.jobs: fill_late_defaults() */
+	{.key = "merge.keep_ignored", .type = T_PATHS, CFG(merge.keep_ignored)},
+	{.key = "commit", .type = T_SECTION},
+	{.key = "commit.name", .type = T_STR, CFG(commit.name), .check = check_identity},
+	{.key = "commit.email", .type = T_STR, CFG(commit.email), .check = check_identity},
+	{.key = "gc", .type = T_SECTION},
+	{.key = "gc.keep_last", .type = T_INT, CFG(gc.keep_last), .def = "20", .max = 1000000},
+	{.key = "gc.keep_failed", .type = T_INT, CFG(gc.keep_failed), .def = "5", .max = 1000000},
+	{.key = "gc.keep_failed_for", .type = T_DUR, CFG(gc.keep_failed_ms), .def = "7d"},
+	{.key = "notify", .type = T_SECTION},
+	{.key = "notify.command", .type = T_ARGV, CFG(notify.command)},
+	{.key = "notify.url", .type = T_STR, CFG(notify.url), .check = check_url},
+	{.key = "notify.timeout", .type = T_DUR, CFG(notify.timeout_ms), .def = "10s"},
+	{.key = "notify.retry_for", .type = T_DUR, CFG(notify.retry_for_ms), .def = "24h"},
+	{.key = "notify.tries", .type = T_INT, CFG(notify.tries), .min = 1,
+	 .max = 100}, /* deprecated: notify.retry_for decides; 0 when not given */
+	{.key = "executor", .type = T_SECTION},
+	{.key = "executor.kind", .type = T_ENUM, CFG(executor.kind), .def = "local",
+	 .read = executor_kind},
+	{.key = "executor.remote", .type = T_WORD, CFG(executor.remote), .read = read_remote},
+	{.key = "executor.poll", .type = T_DUR, CFG(executor.poll_ms), .def = "2s"},
+	{.key = "executor.workdir", .type = T_WORD, CFG(executor.workdir)},
+	{.key = "executor.git", .type = T_WORD, CFG(executor.git)},
+	{.key = "executor.slurm", .type = T_SECTION},
+	{.key = "executor.slurm.partition", .type = T_WORD, CFG(executor.slurm.partition)},
+	{.key = "executor.slurm.account", .type = T_WORD, CFG(executor.slurm.account)},
+	{.key = "executor.slurm.qos", .type = T_WORD, CFG(executor.slurm.qos)},
+	{.key = "executor.slurm.cpus", .type = T_INT, CFG(executor.slurm.cpus), .min = 1,
+	 .max = 4096},
+	{.key = "executor.slurm.memory", .type = T_WORD, CFG(executor.slurm.memory)},
+	{.key = "executor.slurm.options", .type = T_STRV, CFG(executor.slurm.options),
+	 .hint = " of sbatch options, one argument each, e.g. [--constraint=gpu]"},
+	{.key = "executor.kubernetes", .type = T_SECTION},
+	{.key = "executor.kubernetes.namespace", .type = T_WORD,
+	 CFG(executor.kubernetes.namespace_)},
+	{.key = "executor.kubernetes.context", .type = T_WORD, CFG(executor.kubernetes.context)},
+	{.key = "executor.kubernetes.image", .type = T_WORD, CFG(executor.kubernetes.image)},
+	{.key = "executor.kubernetes.cpu", .type = T_WORD, CFG(executor.kubernetes.cpu)},
+	{.key = "executor.kubernetes.memory", .type = T_WORD, CFG(executor.kubernetes.memory)},
+	{.key = "executor.kubernetes.service_account", .type = T_WORD,
+	 CFG(executor.kubernetes.service_account)},
+	{.key = "executor.kubernetes.git_secret", .type = T_WORD,
+	 CFG(executor.kubernetes.git_secret)},
+	{.key = "executor.kubernetes.kubectl", .type = T_WORD, CFG(executor.kubernetes.kubectl)},
+};
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+/* ---- the walker --------------------------------------------------------- */
+
+static const char *leaf(const char *key)
+{
+	const char *dot = strrchr(key, '.');
+
+	return dot ? dot + 1 : key;
+}
+
+/* 1 when row is a key of section sec (named `name`, or any when NULL). */
+static int row_in(const struct setting *row, const struct section *sec, const char *name)
+{
+	size_t n = strlen(sec->name);
+	const char *rest = row->key;
+
+	if (sec->named && (row->flags & F_TOP_ONLY))
+		return 0;
+	if (n && (strncmp(rest, sec->name, n) || rest[n] != '.'))
+		return 0;
+	rest += n ? n + 1 : 0;
+	return !strchr(rest, '.') && (!name || !strcmp(rest, name));
+}
+
+static void *row_at(struct ctx *c, const struct setting *row)
+{
+	char *base = row->base == B_BUILDER ? (char *)cur_builder(c)
+	             : row->base == B_GATE  ? (char *)c->gate
+	                                    : (char *)c->cfg;
+
+	return base + row->off;
+}
+
+static int read_value(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at,
+                      const char *key)
+{
+	switch (row->type) {
+	case T_STR: return get_str(c, v, at, key);
+	case T_WORD: return get_word(c, v, at, key);
+	case T_INT: return get_int(c, v, at, row->min, row->max, key);
+	case T_BOOL: return get_bool(c, v, at, key);
+	case T_DUR: return get_duration(c, v, at, key);
+	case T_SIZE: return get_size(c, v, at, key);
+	case T_ARGV: return get_argv(c, v, at, key);
+	case T_PATHS: return get_paths(c, v, at, key);
+	case T_STRV: return get_strv(c, v, at, key, row->hint);
+	default: return -1;
+	}
+}
+
+static void read_setting(struct ctx *c, const struct setting *row, yaml_node_t *v)
+{
+	void *at = row_at(c, row);
+	const char *key = row->base == B_BUILDER ? builder_key(c, leaf(row->key)) : row->key;
+
+	if (row->type == T_SECTION)
+		walk_section(c, v, &(struct section){row->key, row->key, row->key, 0});
+	else if (row->read)
+		row->read(c, row, v, at);
+	else if (read_value(c, row, v, at, key) == 0 && row->check)
+		row->check(c, row, v, at);
+}
+
+static void table_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	char known[256];
+	size_t len = 0;
+
+	for (size_t i = 0; i < NROWS; i++)
+		if (row_in(&rows[i], c->sec, key)) {
+			read_setting(c, &rows[i], v);
+			return;
+		}
+	known[0] = '\0';
+	for (size_t i = 0; i < NROWS && len < sizeof(known); i++)
+		if (row_in(&rows[i], c->sec, NULL))
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+			                        len ? ", " : "", leaf(rows[i].key));
+	unknown(c, k, c->sec->label, known);
+}
+
+static void walk_section(struct ctx *c, yaml_node_t *v, const struct section *sec)
+{
+	const struct section *outer = c->sec;
+
+	c->sec = sec;
+	each_pair(c, v, sec->what, table_pair);
+	c->sec = outer;
+}
+
+/* The defaults of the rows on `base`, read as if config.yaml said them. */
+static void apply_defaults(struct ctx *c, enum set_base base)
+{
+	yaml_node_t n;
+	char text[64];
+
+	for (size_t i = 0; i < NROWS; i++) {
+		if (rows[i].base != base || !rows[i].def)
+			continue;
+		snprintf(text, sizeof(text), "%s", rows[i].def);
+		memset(&n, 0, sizeof(n));
+		n.type = YAML_SCALAR_NODE;
+		n.data.scalar.value = (yaml_char_t *)text;
+		n.data.scalar.length = strlen(text);
+		n.data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+		read_setting(c, &rows[i], &n);
+	}
+}
+
+int sl_config_key(size_t i, struct sl_config_key *out)
+{
+	static const char *const types[] = {"section", "text", "word", "number", "bool",
+	                                    "duration", "size", "argv", "paths", "list",
+	                                    "choice", "custom"};
+
+	if (i >= NROWS)
+		return -1;
+	out->key = rows[i].key;
+	out->type = types[rows[i].type];
+	out->def = rows[i].def;
+	out->min = rows[i].min;
+	out->max = rows[i].max;
+	return 0;
+}
+
+/* Free what the rows on `base` hold at base `p`. */
+static void free_rows(void *p, enum set_base base)
+{
+	for (size_t i = 0; i < NROWS; i++) {
+		void *at = (char *)p + rows[i].off;
+		if (rows[i].base != base || rows[i].type == T_SECTION || rows[i].type == T_HOOK)
+			continue;
+		if (rows[i].type == T_STR || rows[i].type == T_WORD)
+			free(*(char **)at);
+		else if (rows[i].type == T_ARGV || rows[i].type == T_PATHS || rows[i].type == T_STRV)
+			sl_strv_free(*(sl_strv *)at);
+	}
 }
 
 /* Every name of merge.gates is a configured gate. */
@@ -1461,31 +1562,12 @@ static void cross_check(struct ctx *c)
 
 static int set_defaults(struct sl_config *cfg)
 {
+	struct ctx c = {.path = "(defaults)", .cfg = cfg};
+
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->queue.jobs = 2;
-	cfg->builder.timeout_ms = 30 * 60 * 1000;
-	cfg->builder.log_max = (size_t)10 << 20;
-	cfg->worktree.setup_timeout_ms = 10 * 60 * 1000;
-	cfg->worktree.pool = 2;
-	cfg->worktree.keep_failed = 1;
-	cfg->reviewer.timeout_ms = 120 * 1000;
-	cfg->reviewer.connect_timeout_ms = 10 * 1000;
-	cfg->reviewer.retries = 3;
-	cfg->reviewer.max_reply = (size_t)1 << 20;
-	cfg->merge.resolve_attempts = 2;
-	cfg->merge.verify = 1;
-	cfg->gc.keep_last = 20;
-	cfg->gc.keep_failed = 5;
-	cfg->gc.keep_failed_ms = (int64_t)7 * 24 * 3600 * 1000;
-	cfg->executor.poll_ms = 2000;
-	cfg->notify.timeout_ms = 10 * 1000;
-	cfg->notify.retry_for_ms = 24 * 3600 * 1000;
-	cfg->notify.tries = 0; /* deprecated: notify.retry_for decides */
-	if (!(cfg->queue.inbox = strdup("work_orders")) ||
-	    !(cfg->merge.resolver = strdup("builder")) ||
-	    !(cfg->merge.message = strdup("Merge {work_order.id}: {work_order.title}")))
-		return -1;
-	return 0;
+	apply_defaults(&c, B_CONFIG);
+	apply_defaults(&c, B_BUILDER); /* builder:'s, c.bld being NULL */
+	return c.count ? -1 : 0;
 }
 
 static int fill_late_defaults(struct sl_config *cfg)
@@ -1530,7 +1612,7 @@ static int walk(struct sl_config *cfg, const char *path, const char *data, size_
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ctx c = {path, &doc, problems, 0, cfg, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "", NULL};
+	struct ctx c = {.path = path, .doc = &doc, .problems = problems, .cfg = cfg};
 	yaml_node_t *root;
 
 	if (!yaml_parser_initialize(&parser))
@@ -1543,7 +1625,7 @@ static int walk(struct sl_config *cfg, const char *path, const char *data, size_
 	}
 	c.root = root = yaml_document_get_root_node(&doc);
 	if (root && !is_null(root))
-		each_pair(&c, root, "the configuration", top_pair);
+		walk_section(&c, root, &(struct section){"", "the configuration", NULL, 0});
 	if (c.retry_node)
 		retry_list(&c, c.retry_node);
 	retry_check(&c, c.retry_node ? c.retry_node : root);
@@ -1640,26 +1722,6 @@ out:
 	return n;
 }
 
-static void executor_free(struct sl_config *cfg)
-{
-	free(cfg->executor.remote);
-	free(cfg->executor.workdir);
-	free(cfg->executor.git);
-	free(cfg->executor.slurm.partition);
-	free(cfg->executor.slurm.account);
-	free(cfg->executor.slurm.qos);
-	free(cfg->executor.slurm.memory);
-	sl_strv_free(cfg->executor.slurm.options);
-	free(cfg->executor.kubernetes.namespace_);
-	free(cfg->executor.kubernetes.context);
-	free(cfg->executor.kubernetes.image);
-	free(cfg->executor.kubernetes.cpu);
-	free(cfg->executor.kubernetes.memory);
-	free(cfg->executor.kubernetes.service_account);
-	free(cfg->executor.kubernetes.git_secret);
-	free(cfg->executor.kubernetes.kubectl);
-}
-
 void sl_config_free(struct sl_config *cfg)
 {
 	size_t i;
@@ -1667,25 +1729,16 @@ void sl_config_free(struct sl_config *cfg)
 	if (!cfg)
 		return;
 	free(cfg->path);
-	free(cfg->target);
-	free(cfg->queue.inbox);
-	sl_strv_free(cfg->builder.command);
-	free(cfg->builder.preset);
-	sl_strv_free(cfg->builder.env);
-	free(cfg->builder.agent);
+	free_rows(cfg, B_CONFIG);
+	free_rows(&cfg->builder, B_BUILDER);
 	for (i = 0; i < cfg->nbuilders; i++) {
 		free(cfg->builders[i].name);
-		sl_strv_free(cfg->builders[i].command);
-		free(cfg->builders[i].preset);
-		sl_strv_free(cfg->builders[i].env);
+		free_rows(&cfg->builders[i], B_BUILDER);
 	}
 	free(cfg->builders);
-	sl_strv_free(cfg->worktree.share);
-	sl_strv_free(cfg->worktree.copy);
-	sl_strv_free(cfg->worktree.setup);
 	for (i = 0; i < cfg->ngates; i++) {
 		free(cfg->gates[i].name);
-		sl_strv_free(cfg->gates[i].argv);
+		free_rows(&cfg->gates[i], B_GATE);
 	}
 	free(cfg->gates);
 	sl_strv_free(cfg->read_only_gates);
@@ -1698,20 +1751,6 @@ void sl_config_free(struct sl_config *cfg)
 		sl_strv_free(cfg->retry[i].with);
 	}
 	free(cfg->retry);
-	executor_free(cfg);
-	free(cfg->reviewer.url);
-	free(cfg->reviewer.model);
-	free(cfg->reviewer.token_env);
-	sl_strv_free(cfg->reviewer.command);
-	free(cfg->reviewer.name);
-	free(cfg->merge.resolver);
-	free(cfg->merge.message);
-	free(cfg->commit.name);
-	free(cfg->commit.email);
-	sl_strv_free(cfg->merge.gates);
-	sl_strv_free(cfg->merge.keep_ignored);
-	sl_strv_free(cfg->notify.command);
-	free(cfg->notify.url);
 	free(cfg);
 }
 

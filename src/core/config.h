@@ -274,4 +274,19 @@ const struct sl_builder *sl_config_builder_named(const struct sl_config *cfg, co
  */
 int sl_config_warnings(const struct sl_config *cfg, struct sl_buf *out);
 
+/*
+ * The keys config.yaml knows (docs/config.md), one row of the table the
+ * walk reads them by: its dotted key ("merge.train_depth", "gates.<name>.timeout"),
+ * its type ("number", "duration", "section", ...), its default as the file
+ * would write it (NULL: none, or set late), and a number's range.
+ */
+struct sl_config_key {
+	const char *key;
+	const char *type;
+	const char *def;
+	int min, max;
+};
+/* The i-th key into out: 0, or -1 past the last. */
+int sl_config_key(size_t i, struct sl_config_key *out);
+
 #endif
