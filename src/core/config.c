@@ -1006,7 +1006,7 @@ static int merge_var_known(const char *name, void *data)
 	       !strcmp(name, "reviewer");
 }
 
-/* ---- executor: (DESIGN.md section 14, docs/scale-out.md) ---------------- */
+/* ---- executor: (docs/scale-out.md) ---------------- */
 
 /* A value the engine's CLI or the job's shell gets as one word: no control character, no leading '-'. */
 static int get_word(struct ctx *c, yaml_node_t *v, char **out, const char *key)
