@@ -27,49 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
-{
-	char *entry = worktree_entry_path(ctx->repo.gitdir, run_id, NULL);
-	char *wt = runner__worktree_path(ctx, run_id);
-	int error;
-
-	if (!wt || !entry)
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if ((error = sl_rm_rf(wt, err)) == 0)
-		error = sl_rm_rf(entry, err);
-	free(wt);
-	free(entry);
-	return error;
-}
-
-int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *const *excluded,
-			    int force, int delete_branch, int *deleted, struct sl_err *err)
-{
-	int pooled = 0, error;
-
-	runner__train_checkout_drop(ctx, run_id); /* the merge gates' checkout a kill left */
-	error = worktree_pool_put(ctx->repo.root, run_id, (size_t)ctx->cfg->worktree.pool,
-				  excluded, force, delete_branch, &pooled, deleted, err);
-	if (error == SL_ECONFLICT)
-		return error; /* changes in it, not forced: worktree_remove() would refuse too */
-	if (error) {
-		sl_log(SL_LOG_WARN, "run %s: its worktree could not go to the pool, so it is "
-		       "removed: %s", run_id, err->msg);
-		sl_err_clear(err);
-	}
-	if (pooled) {
-		sl_log(SL_LOG_INFO, "run %s: its worktree went to the pool", run_id);
-		return 0;
-	}
-	return worktree_remove(ctx->repo.root, run_id, excluded, force, delete_branch, deleted,
-			       err);
-}
-
-char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id)
-{
-	return sl_repo_run_path(&ctx->repo, run_id, "worktree");
-}
-
 /* Remove lock files that only a dead sluice process of this run could have left. */
 static void remove_lock(const char *path, const char *run_id)
 {

@@ -117,7 +117,7 @@ char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id);
 
 
 /*
- * The run state machine, inside the runner module (DESIGN.md section 5).
+ * The run state machine, inside the runner module (docs/ARCHITECTURE.md).
  * Each step handler works on a run in one state and moves it on:
  * it returns STEP_NEXT (the state changed, go on), STEP_STOP (the run waits
  * for a later tick or a person) or a negative error (the run keeps its
@@ -161,6 +161,10 @@ int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err 
 int step__tree_of(struct step *s, const char *commit_hex, char tree_hex[41], struct sl_err *err);
 /* The target branch's tip, hex. */
 int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err);
+/* The work order's fields (an object, {} when there are none); *title its title (new) when asked. */
+json_t *step__wo_fields(struct step *s, const char *wo_id, char **title);
+/* The comments of the run's review.json (new string), NULL when there are none. */
+char *step__review_comments(struct step *s);
 /* The shared/copied paths that snapshots and cleanliness checks leave out. */
 const char *const *step__excluded(struct step *s);
 /*
@@ -228,7 +232,7 @@ int step__commit_resolution(struct step *s, const char *message, char head[41],
  * step__merge_msg_release().
  */
 /*
- * Jobs on an engine (step_job.c, build/exec.h). step__remote: 1 when the
+ * Jobs on an engine (runner/jobs.c, build/exec.h). step__remote: 1 when the
  * run's builder and gates run as jobs (executor.kind is not local, and the
  * run has a worktree). step__job_init: the job context of the run's
  * current attempt (base: its worktree's HEAD; theirs: MERGE_HEAD of a
@@ -318,6 +322,17 @@ int step__person_resolved(struct step *s);
 int step__holds(struct step *s, const char *head, const char *tip);
 
 /*
+ * A run's worktree (runner/worktrees.c). step__set_base: the base, the
+ * target's tip, once (a target that is gone: SL_EINVALID).
+ * step__prepare_worktree: under the repository lock, the base, the worktree
+ * (*reused: 1 kept, 2 from the pool), worktree.share and .copy; SL_EINVALID
+ * for what is final. step__run_setup: worktree.setup in it.
+ */
+int step__set_base(struct step *s, struct sl_err *err);
+int step__prepare_worktree(struct step *s, int *reused, struct sl_err *err);
+int step__run_setup(struct step *s, struct sl_err *err);
+
+/*
  * The run's worktree made again on its branch (as it is: nothing moves),
  * with worktree.share, .copy and .setup, when it is gone (a person removed
  * it): for the merge train's gates. An error leaves the run as it is.
@@ -325,10 +340,11 @@ int step__holds(struct step *s, const char *head, const char *tip);
 int step__worktree_again(struct step *s, struct sl_err *err);
 
 /*
- * Report runs (step_report.c): the run's worktree mode (its work order's
+ * The run's worktree mode (runner/worktrees.c) (its work order's
  * `worktree:`, else worktree.mode; read-write for a resolution).
  */
 enum sl_worktree_mode step__worktree_mode(struct step *s);
+/* Report runs (runner/report.c). */
 struct reviewer_verdict;
 struct sl_proc_result;
 /*

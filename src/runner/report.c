@@ -22,25 +22,6 @@
 
 #define REPORT_READ_MAX ((size_t)1 << 20)
 
-enum sl_worktree_mode step__worktree_mode(struct step *s)
-{
-	struct store_wo wo = STORE_WO_INIT;
-	struct sl_err err = SL_ERR_INIT;
-	enum sl_worktree_mode m = s->ctx->cfg->worktree.mode;
-	json_t *fields = NULL;
-
-	if (s->run.mode == RUN_MODE_RESOLVE)
-		return SL_WORKTREE_READ_WRITE;
-	if (store_wo_get(s->ctx->st, s->run.work_order_id, &wo, &err) == 0 && wo.fields_json)
-		fields = json_loads(wo.fields_json, 0, NULL);
-	/* the field was checked when the work order came in: another value is the default's */
-	if (sl_worktree_mode_parse(json_string_value(json_object_get(fields, "worktree")), &m) != 0)
-		m = s->ctx->cfg->worktree.mode;
-	json_decref(fields);
-	store_wo_release(&wo);
-	return m;
-}
-
 static void guard_opts(struct step *s, struct worktree_guard_opts *o, char *entry,
 		       char *index, char *patch)
 {
