@@ -119,14 +119,20 @@ char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id);
 /*
  * The run state machine, inside the runner module (docs/ARCHITECTURE.md).
  * Each step handler works on a run in one state and moves it on:
- * it returns STEP_NEXT (the state changed, go on), STEP_STOP (the run waits
- * for a later tick or a person) or a negative error (the run keeps its
- * state; the error is logged and the next tick tries again).
+ * it returns an enum step_result or a negative error (the run keeps its
+ * state; the error is logged and the next tick tries again). A function
+ * that returns "a step result or an error" is int; each value that is not
+ * an error is named here, never a bare number.
  */
 #include <jansson.h>
 
-#define STEP_NEXT 0
-#define STEP_STOP 1
+enum step_result {
+	STEP_NEXT = 0,      /* the state changed, go on */
+	STEP_STOP = 1,      /* the run waits for a later tick or a person */
+	STEP_WAIT = 2,      /* the train: look again in a moment (a car ahead is carried by a live process) */
+	STEP_AGAIN = 3,     /* the train: look again now (the car was tested, parked or rebuilt) */
+	STEP_SENT_BACK = 4, /* a landing's check sent the run back (gating, reviewing or approved) */
+};
 
 struct step {
 	struct sl_ctx *ctx;
@@ -268,7 +274,6 @@ void step__merge_msg_release(struct step_merge_msg *mm);
  * holds; STEP_SENT_BACK when the run was sent back (gating or reviewing),
  * STEP_STOP when it failed, or an error.
  */
-#define STEP_SENT_BACK 2
 int step__approval_holds(struct step *s, struct sl_err *err);
 
 /*
@@ -325,10 +330,12 @@ int step__holds(struct step *s, const char *head, const char *tip);
  * A run's worktree (runner/worktrees.c). step__set_base: the base, the
  * target's tip, once (a target that is gone: SL_EINVALID).
  * step__prepare_worktree: under the repository lock, the base, the worktree
- * (*reused: 1 kept, 2 from the pool), worktree.share and .copy; SL_EINVALID
+ * (*reused: enum step_worktree_from), worktree.share and .copy; SL_EINVALID
  * for what is final. step__run_setup: worktree.setup in it.
  */
 int step__set_base(struct step *s, struct sl_err *err);
+/* Where step__prepare_worktree's worktree came from (*reused). */
+enum step_worktree_from { STEP_WT_FRESH = 0, STEP_WT_KEPT = 1, STEP_WT_POOL = 2 };
 int step__prepare_worktree(struct step *s, int *reused, struct sl_err *err);
 int step__run_setup(struct step *s, struct sl_err *err);
 

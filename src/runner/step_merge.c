@@ -116,10 +116,9 @@ static int found_merge(struct step *s, struct merge_commit_result *mr, struct sl
  * worktree holds new changes (someone worked there after the review), they
  * are committed and recorded, and the run goes through gates and review
  * again: nothing unreviewed is merged, and nothing is lost by deleting the
- * branch after the merge. Returns 0 when nothing changed, SENT_BACK when it
+ * branch after the merge. Returns 0 when nothing changed, STEP_SENT_BACK when it
  * sent the run back, STEP_STOP when the run failed, or an error.
  */
-#define SENT_BACK STEP_SENT_BACK
 /* What the guard of a landing needs: the run, and the car's commit it lands (or NULL). */
 struct landing_guard {
 	struct step *s;

@@ -145,6 +145,6 @@ int step_prepare(struct step *s, struct sl_err *err)
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;
 	return step__move(s, RUN_BUILDING, err, "attempt %d: %s at %.12s", s->run.attempt,
-			  reused == 2 ? "worktree from the pool" :
+			  reused == STEP_WT_POOL ? "worktree from the pool" :
 			  reused ? "worktree reused" : "worktree ready", s->run.base_commit);
 }

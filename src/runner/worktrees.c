@@ -191,7 +191,7 @@ static int create_worktree(struct step *s, int *reused, int pool, struct sl_err 
 
 	sl_fault("prepare.before_worktree_add");
 	if (taken_before(s) || (pool && from_pool(s))) {
-		*reused = 2;
+		*reused = STEP_WT_POOL;
 		return 0;
 	}
 	error = worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
@@ -259,11 +259,11 @@ int step__prepare_worktree(struct step *s, int *reused, struct sl_err *err)
 		if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 			return error;
 		if ((error = step__set_base(s, err)) != 0 ||
-		    (error = create_worktree(s, reused, tries == 0, err)) != 0 || *reused != 2)
+		    (error = create_worktree(s, reused, tries == 0, err)) != 0 || *reused != STEP_WT_POOL)
 			break;
 		sl_lock_release(&lock);
 		if (reset_pooled(s) != 0) {
-			*reused = 0;
+			*reused = STEP_WT_FRESH;
 			continue; /* dropped: a fresh one */
 		}
 		if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
