@@ -1,11 +1,14 @@
 /*
  * What a landing checks and writes, for the merge and the train alike: the
  * approval still holds (nothing changed since the review), the merge
- * commit's message, trailers and identity, whether a head holds a tip.
+ * commit's message, trailers and identity, whether a head holds a tip;
+ * before it, the newest merged run sealed (a killed merge's manifest), and
+ * after it, a merged run's branch deleted.
  */
 #include "runner/runner_int.h"
 #include "store/store.h"
 #include "worktree/worktree.h"
+#include "artifact/artifact.h"
 #include "merge/merge.h"
 #include "core/fs.h"
 #include "core/fault.h"
@@ -13,9 +16,11 @@
 #include "core/template.h"
 #include "core/log.h"
 
+#include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct message_vars {
 	struct step *s;
@@ -166,4 +171,73 @@ int step__holds(struct step *s, const char *head, const char *tip)
 		yes = git_oid_equal(&h, &t) || git_graph_descendant_of(repo, &h, &t) == 1;
 	git_repository_free(repo);
 	return yes;
+}
+
+/*
+ * A run merged by a process killed before it wrote manifest.json: seal it
+ * now, under the repository lock, before anything else merges (so the
+ * chain stays in merge order). Only the newest merged run can be in that
+ * window, as every merge seals it first (runner__seal_newest); an older
+ * run without a manifest is a finding for `sluice audit`, never something
+ * to paper over.
+ */
+int runner__seal(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
+		 struct sl_lock *lock, struct sl_err *err)
+{
+	const char *id = artifact_unsealed_newest(&ctx->repo, runs, n);
+	int error = 0;
+
+	if (id && (!lock || (error = runner__lock_repo(ctx, lock, err)) == 0) &&
+	    (error = artifact_manifest_write(&ctx->repo, ctx->st, id, err)) == 0)
+		sl_log(SL_LOG_WARN, "run %s merged without a manifest (interrupted); sealed it now",
+		       id);
+	return error;
+}
+
+void runner__seal_newest(struct sl_ctx *ctx)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct store_run *runs = NULL;
+	size_t n = 0;
+
+	if (store_chain_newest_merged(ctx->st, &runs, &n, &err) != 0 ||
+	    runner__seal(ctx, runs, n, NULL, &err) != 0)
+		sl_log(SL_LOG_WARN, "cannot seal the run merged before: %s", err.msg);
+	store_runs_free(runs, n);
+}
+
+/*
+ * The branch of a merged run, left behind by a crash after its worktree
+ * went, or by a worktree whose HEAD was detached: see runner_int.h.
+ */
+void runner__delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
+				  const struct store_run *run)
+{
+	git_repository *own = NULL;
+	git_reference *ref = NULL;
+	git_oid target;
+	char *name, *lock;
+
+	if (!repo && git_repository_open(&own, ctx->repo.root) == 0)
+		repo = own;
+	if (!run->branch_name || !repo ||
+	    !(name = sl_path_fmt("refs/heads/%s", run->branch_name))) {
+		git_repository_free(own);
+		return;
+	}
+	/* a lock on a merged run's branch is one a killed sluice left (we hold the repo lock) */
+	if ((lock = sl_path_fmt("%s/%s.lock", ctx->repo.gitdir, name)))
+		unlink(lock);
+	free(lock);
+	if (git_reference_lookup(&ref, repo, name) == 0 &&
+	    git_reference_name_to_id(&target, repo, ctx->target_ref) == 0 &&
+	    git_reference_target(ref) &&
+	    (git_oid_equal(&target, git_reference_target(ref)) ||
+	     git_graph_descendant_of(repo, &target, git_reference_target(ref)) == 1) &&
+	    git_branch_is_checked_out(ref) == 0 && git_reference_delete(ref) == 0)
+		sl_log(SL_LOG_INFO, "deleted the branch '%s' of merged run %s", run->branch_name,
+		       run->id);
+	git_reference_free(ref);
+	git_repository_free(own);
+	free(name);
 }

@@ -42,14 +42,6 @@ static int resolution_failed(struct step *s, const char *why, struct sl_err *err
 			  used, why);
 }
 
-static int has_validator(const struct sl_config *cfg)
-{
-	for (size_t i = 0; i < cfg->nretry; i++)
-		if (cfg->retry[i].kind == SL_RETRY_VALIDATE)
-			return 1;
-	return 0;
-}
-
 /* The retry decision; validators get the failed attempt's prompt variables (build.h). */
 static int decide(struct step *s, const struct build_retry_state *rs, const char *const *failed,
 		  int builder_exit, const char *why, struct build_retry_decision *d,
@@ -63,7 +55,7 @@ static int decide(struct step *s, const struct build_retry_state *rs, const char
 	char *diff = NULL, *comments = NULL, *scratch = NULL;
 	int error = 0;
 
-	if (!has_validator(s->ctx->cfg))
+	if (!build_retry_validates(s->ctx->cfg))
 		return build_retry_decide(s->ctx->cfg, rs, s->run.attempt, failed, builder_exit, d,
 					  err);
 	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
@@ -95,22 +87,6 @@ static int decide(struct step *s, const struct build_retry_state *rs, const char
 	return error;
 }
 
-/*
- * The decision part of d->reason ("no retry rules", "retrying as attempt 2
- * of 3"): its first part says again what failed on which attempt, which
- * `why` says already ("gate 'test' failed on attempt 1; gate 'test' failed
- * on attempt 1; no retry rules" was the reason before).
- */
-static const char *decision_of(const struct build_retry_decision *d, int attempt)
-{
-	char mark[48];
-	const char *p;
-
-	snprintf(mark, sizeof(mark), " on attempt %d; ", attempt);
-	p = strstr(d->reason, mark);
-	return p ? p + strlen(mark) : d->reason;
-}
-
 int step__retry_or_fail(struct step *s, const char *const *failed, int builder_exit,
 			const char *why, struct sl_err *err)
 {
@@ -126,7 +102,7 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 		return error;
 	if (!d.retry)
 		return step__fail(s, RUN_FAILED, err, "%s; %s", why,
-				  decision_of(&d, s->run.attempt));
+				  build_retry_decision_words(&d, s->run.attempt));
 	if ((error = build_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0 ||
 	    (error = build_validate_record(s->ctx->st, s->run.id, s->run.work_order_id,
 					   run_state_name(s->run.state), d.verdicts, err)) != 0)
@@ -135,5 +111,5 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;
 	return step__move(s, RUN_BUILDING, err, "attempt %d: %s; %s", d.next_attempt, why,
-			  decision_of(&d, s->run.attempt));
+			  build_retry_decision_words(&d, s->run.attempt));
 }

@@ -86,24 +86,28 @@ int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_e
 int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *const *excluded,
 			    int force, int delete_branch, int *deleted, struct sl_err *err);
 
+/* Who a person's command is recorded as: ctx->actor (sluice serve says so), else the user. */
+const char *runner__who(const struct sl_ctx *ctx);
+
 /*
  * Delete the branch the store names for merged run `run` when its tip is in
  * the target's history (nothing lost) and no worktree has it checked out.
  * By the store's name, not the worktree's HEAD, which a builder can detach.
- * `repo` may be NULL (opened here). Hold the repository lock.
+ * `repo` may be NULL (opened here). Hold the repository lock. (runner/land.c)
  */
-/* Who a person's command is recorded as: ctx->actor (sluice serve says so), else the user. */
-const char *runner__who(const struct sl_ctx *ctx);
-
 void runner__delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 				  const struct store_run *run);
 
 /*
  * Seal the newest merged run when a killed merge left it without
  * manifest.json, so that the chain stays in merge order. Hold the repository
- * lock; every merge calls it first. Failures are logged.
+ * lock; every merge calls it first. Failures are logged. runner__seal: the
+ * same for the merged runs of `runs`, taking `lock` (when not NULL) only
+ * when there is one to seal. (runner/land.c)
  */
 void runner__seal_newest(struct sl_ctx *ctx);
+int runner__seal(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
+		 struct sl_lock *lock, struct sl_err *err);
 
 /*
  * What a killed sluice process left of a run whose lock is now held: the
