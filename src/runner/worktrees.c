@@ -42,75 +42,22 @@ int step__run_setup(struct step *s, struct sl_err *err)
 	return error;
 }
 
-/* <gitdir>/worktrees/<run id>: the run worktree's entry (new string). */
-static char *entry_path(struct step *s)
-{
-	return worktree_entry_path(s->ctx->repo.gitdir, s->run.id, NULL);
-}
-
-/* 1 when a folder holds nothing, or nothing but a .git file: no work in it. */
-static int only_git_file(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int empty = d != NULL;
-
-	while (d && (de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, ".git"))
-			empty = 0;
-	if (d)
-		closedir(d);
-	return empty;
-}
-
 /*
  * The worktree folder exists but is no worktree of this run: a creation
- * killed half way (libgit2 wrote the entry and the .git file, the checkout
- * did not finish). Called with the repository lock held. A folder with
- * nothing but its .git file goes; anything else is kept beside the run as
- * worktree.broken-<time> (not an artifact), and said so: never lose a file.
+ * killed half way. Called with the repository lock held. Set aside
+ * (worktree_set_aside()), a folder with work in it kept beside the run as
+ * worktree.broken-<time> (not an artifact), and said so.
  */
 static int set_aside_half_made(struct step *s, struct sl_err *err)
 {
-	char *aside = NULL;
-	int error = 0;
+	char *kept = NULL;
+	int error = worktree_set_aside(s->ctx->repo.gitdir, s->run.id, s->wt, s->run_dir, &kept,
+				       err);
 
-	char *entry = entry_path(s);
-
-	if (sl_path_exists(s->wt)) {
-		if (!(aside = sl_path_fmt("%s/worktree.broken-%lld", s->run_dir,
-					  (long long)sl_now_ms()))) {
-			free(entry);
-			return sl_err_set(err, SL_ERROR, "out of memory");
-		}
-		if (rename(s->wt, aside) < 0) {
-			free(entry);
-			free(aside);
-			return sl_err_sys(err, errno, "cannot move the broken worktree '%s' aside",
-					  s->wt);
-		}
-		if (only_git_file(aside))
-			error = sl_rm_rf(aside, err);
-		else /* it may hold a builder's files: keep them, beside the run */
-			sl_log(SL_LOG_WARN, "run %s: a broken worktree was kept as '%s'", s->run.id,
-			       aside);
-	}
-	/* the .git/worktrees entry is named after this run: nobody else's */
-	if (!error && entry)
-		error = sl_rm_rf(entry, err);
-	free(entry);
-	free(aside);
+	if (kept)
+		sl_log(SL_LOG_WARN, "run %s: a broken worktree was kept as '%s'", s->run.id, kept);
+	free(kept);
 	return error;
-}
-
-/* A worktree of this run that is there in part: its folder or its entry in .git/worktrees. */
-static int half_made(struct step *s)
-{
-	char *entry = entry_path(s);
-	int some = sl_path_exists(s->wt) || (entry && sl_path_exists(entry));
-
-	free(entry);
-	return some;
 }
 
 /*
@@ -196,7 +143,8 @@ static int create_worktree(struct step *s, int *reused, int pool, struct sl_err 
 	}
 	error = worktree_create(s->ctx->repo.root, s->run.id, s->run.branch_name,
 				       s->run.base_commit, NULL, reused, err);
-	if ((error == SL_EEXISTS || error == SL_ERROR) && half_made(s)) {
+	if ((error == SL_EEXISTS || error == SL_ERROR) &&
+	    worktree_half_made(s->ctx->repo.gitdir, s->run.id, s->wt)) {
 		/* a creation cut off by a crash: set it aside and make it again */
 		sl_err_clear(err);
 		if ((error = set_aside_half_made(s, err)) == 0)
