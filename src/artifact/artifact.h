@@ -93,6 +93,16 @@ void artifact_chain_release(struct artifact_chain *c);
 /* <runs_dir>/<run_id>.gc, the tombstone path (new string, the caller's). */
 char *artifact_tombstone_path(const struct sl_repo *repo, const char *run_id);
 
+/*
+ * The newest merged run of runs (by finished_ms) when it has neither
+ * manifest.json nor a tombstone: the one a merge killed before its
+ * manifest left (its id, borrowed from runs), else NULL. An older merged
+ * run without a manifest is never named: that is a finding for the audit.
+ */
+struct store_run;
+const char *artifact_unsealed_newest(const struct sl_repo *repo, const struct store_run *runs,
+				     size_t n);
+
 
 /*
  * sluice audit (docs/audit.md, What `sluice audit` checks): prove that what was reviewed is what

@@ -327,6 +327,16 @@ int build_retry_decide(const struct sl_config *cfg, const struct build_retry_sta
 			int attempt_failed, const char *const *failed, int builder_exit,
 			struct build_retry_decision *d, struct sl_err *err);
 
+/*
+ * The words of d->reason after what failed ("no retry rules", "retrying as
+ * attempt 2 of 3"): what failed on which attempt is said by the caller's
+ * own reason already. All of d->reason when it has no " on attempt N; ".
+ */
+const char *build_retry_decision_words(const struct build_retry_decision *d, int attempt);
+
+/* 1 when a rule of cfg->retry asks a validator (the decision then needs its context). */
+int build_retry_validates(const struct sl_config *cfg);
+
 /* The overrides of a state (borrowed from cfg). */
 void build_retry_overrides(const struct sl_config *cfg, const struct build_retry_state *st,
 			    struct build_retry_overrides *out);

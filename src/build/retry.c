@@ -301,3 +301,25 @@ int build_retry_forget(struct store *st, const char *run_id, const char *run_dir
 	free(path);
 	return store_retry_clear(st, run_id, err);
 }
+
+/*
+ * "gate 'test' failed on attempt 1; gate 'test' failed on attempt 1; no
+ * retry rules" was a run's reason before the runner took only these words.
+ */
+const char *build_retry_decision_words(const struct build_retry_decision *d, int attempt)
+{
+	char mark[48];
+	const char *p;
+
+	snprintf(mark, sizeof(mark), " on attempt %d; ", attempt);
+	p = strstr(d->reason, mark);
+	return p ? p + strlen(mark) : d->reason;
+}
+
+int build_retry_validates(const struct sl_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nretry; i++)
+		if (cfg->retry[i].kind == SL_RETRY_VALIDATE)
+			return 1;
+	return 0;
+}

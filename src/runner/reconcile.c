@@ -27,49 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
-{
-	char *entry = worktree_entry_path(ctx->repo.gitdir, run_id, NULL);
-	char *wt = runner__worktree_path(ctx, run_id);
-	int error;
-
-	if (!wt || !entry)
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if ((error = sl_rm_rf(wt, err)) == 0)
-		error = sl_rm_rf(entry, err);
-	free(wt);
-	free(entry);
-	return error;
-}
-
-int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *const *excluded,
-			    int force, int delete_branch, int *deleted, struct sl_err *err)
-{
-	int pooled = 0, error;
-
-	runner__train_checkout_drop(ctx, run_id); /* the merge gates' checkout a kill left */
-	error = worktree_pool_put(ctx->repo.root, run_id, (size_t)ctx->cfg->worktree.pool,
-				  excluded, force, delete_branch, &pooled, deleted, err);
-	if (error == SL_ECONFLICT)
-		return error; /* changes in it, not forced: worktree_remove() would refuse too */
-	if (error) {
-		sl_log(SL_LOG_WARN, "run %s: its worktree could not go to the pool, so it is "
-		       "removed: %s", run_id, err->msg);
-		sl_err_clear(err);
-	}
-	if (pooled) {
-		sl_log(SL_LOG_INFO, "run %s: its worktree went to the pool", run_id);
-		return 0;
-	}
-	return worktree_remove(ctx->repo.root, run_id, excluded, force, delete_branch, deleted,
-			       err);
-}
-
-char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id)
-{
-	return sl_repo_run_path(&ctx->repo, run_id, "worktree");
-}
-
 /* Remove lock files that only a dead sluice process of this run could have left. */
 static void remove_lock(const char *path, const char *run_id)
 {
@@ -246,104 +203,14 @@ out:
 	return orphans;
 }
 
-/*
- * A run merged by a process killed before it wrote manifest.json: seal it
- * now, under the repository lock, before anything else merges (so the
- * chain stays in merge order). Only the newest merged run can be in that
- * window, as every merge seals it first (runner__seal_newest); an older
- * run without a manifest is a finding for `sluice audit`, never something
- * to paper over.
- */
-static int seal_in(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
-		   struct sl_lock *lock, struct sl_err *err)
-{
-	const struct store_run *newest = NULL;
-	char *manifest = NULL, *tomb = NULL;
-	size_t i;
-	int error = 0;
-
-	for (i = 0; i < n; i++)
-		if (runs[i].state == RUN_MERGED &&
-		    (!newest || runs[i].finished_ms > newest->finished_ms))
-			newest = &runs[i];
-	if (!newest)
-		return 0;
-	manifest = sl_repo_run_path(&ctx->repo, newest->id, "manifest.json");
-	tomb = artifact_tombstone_path(&ctx->repo, newest->id);
-	if (manifest && tomb && !sl_path_exists(manifest) && !sl_path_exists(tomb) &&
-	    (!lock || (error = runner__lock_repo(ctx, lock, err)) == 0) &&
-	    (error = artifact_manifest_write(&ctx->repo, ctx->st, newest->id, err)) == 0)
-		sl_log(SL_LOG_WARN, "run %s merged without a manifest (interrupted); sealed it now",
-		       newest->id);
-	free(manifest);
-	free(tomb);
-	return error;
-}
-
 static int seal_merged(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
 		       struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
-	int error = seal_in(ctx, runs, n, &lock, err);
+	int error = runner__seal(ctx, runs, n, &lock, err);
 
 	sl_lock_release(&lock);
 	return error;
-}
-
-void runner__seal_newest(struct sl_ctx *ctx)
-{
-	struct sl_err err = SL_ERR_INIT;
-	struct store_run *runs = NULL;
-	size_t n = 0;
-
-	if (store_chain_newest_merged(ctx->st, &runs, &n, &err) != 0 ||
-	    seal_in(ctx, runs, n, NULL, &err) != 0)
-		sl_log(SL_LOG_WARN, "cannot seal the run merged before: %s", err.msg);
-	store_runs_free(runs, n);
-}
-
-/*
- * Finish the cleanup a crash interrupted: a merged or abandoned run whose
- * worktree is still there (its work is on the target or saved on its
- * branch) loses the worktree; a merged run loses its branch too. A dirty
- * worktree is left alone and reported. Stale .git/worktrees entries of
- * known runs whose directory is gone are pruned after git's grace period;
- * the user's own worktree entries are never touched.
- */
-/*
- * The branch of a merged run, left behind by a crash after its worktree
- * went, or by a worktree whose HEAD was detached: see runner_int.h.
- */
-void runner__delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
-				  const struct store_run *run)
-{
-	git_repository *own = NULL;
-	git_reference *ref = NULL;
-	git_oid target;
-	char *name, *lock;
-
-	if (!repo && git_repository_open(&own, ctx->repo.root) == 0)
-		repo = own;
-	if (!run->branch_name || !repo ||
-	    !(name = sl_path_fmt("refs/heads/%s", run->branch_name))) {
-		git_repository_free(own);
-		return;
-	}
-	/* a lock on a merged run's branch is one a killed sluice left (we hold the repo lock) */
-	if ((lock = sl_path_fmt("%s/%s.lock", ctx->repo.gitdir, name)))
-		unlink(lock);
-	free(lock);
-	if (git_reference_lookup(&ref, repo, name) == 0 &&
-	    git_reference_name_to_id(&target, repo, ctx->target_ref) == 0 &&
-	    git_reference_target(ref) &&
-	    (git_oid_equal(&target, git_reference_target(ref)) ||
-	     git_graph_descendant_of(repo, &target, git_reference_target(ref)) == 1) &&
-	    git_branch_is_checked_out(ref) == 0 && git_reference_delete(ref) == 0)
-		sl_log(SL_LOG_INFO, "deleted the branch '%s' of merged run %s", run->branch_name,
-		       run->id);
-	git_reference_free(ref);
-	git_repository_free(own);
-	free(name);
 }
 
 /*
@@ -607,6 +474,14 @@ out:
 	free(wt);
 }
 
+/*
+ * Finish the cleanup a crash interrupted: a merged or abandoned run whose
+ * worktree is still there (its work is on the target or saved on its
+ * branch) loses the worktree; a merged run loses its branch too. A dirty
+ * worktree is left alone and reported. Stale .git/worktrees entries of
+ * known runs whose directory is gone are pruned after git's grace period;
+ * the user's own worktree entries are never touched.
+ */
 static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
 {
 	struct known_runs known = { runs, n };

@@ -86,24 +86,28 @@ int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_e
 int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *const *excluded,
 			    int force, int delete_branch, int *deleted, struct sl_err *err);
 
+/* Who a person's command is recorded as: ctx->actor (sluice serve says so), else the user. */
+const char *runner__who(const struct sl_ctx *ctx);
+
 /*
  * Delete the branch the store names for merged run `run` when its tip is in
  * the target's history (nothing lost) and no worktree has it checked out.
  * By the store's name, not the worktree's HEAD, which a builder can detach.
- * `repo` may be NULL (opened here). Hold the repository lock.
+ * `repo` may be NULL (opened here). Hold the repository lock. (runner/land.c)
  */
-/* Who a person's command is recorded as: ctx->actor (sluice serve says so), else the user. */
-const char *runner__who(const struct sl_ctx *ctx);
-
 void runner__delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 				  const struct store_run *run);
 
 /*
  * Seal the newest merged run when a killed merge left it without
  * manifest.json, so that the chain stays in merge order. Hold the repository
- * lock; every merge calls it first. Failures are logged.
+ * lock; every merge calls it first. Failures are logged. runner__seal: the
+ * same for the merged runs of `runs`, taking `lock` (when not NULL) only
+ * when there is one to seal. (runner/land.c)
  */
 void runner__seal_newest(struct sl_ctx *ctx);
+int runner__seal(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
+		 struct sl_lock *lock, struct sl_err *err);
 
 /*
  * What a killed sluice process left of a run whose lock is now held: the
@@ -117,16 +121,22 @@ char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id);
 
 
 /*
- * The run state machine, inside the runner module (docs/design.md, Runs and their states).
+ * The run state machine, inside the runner module (docs/ARCHITECTURE.md).
  * Each step handler works on a run in one state and moves it on:
- * it returns STEP_NEXT (the state changed, go on), STEP_STOP (the run waits
- * for a later tick or a person) or a negative error (the run keeps its
- * state; the error is logged and the next tick tries again).
+ * it returns an enum step_result or a negative error (the run keeps its
+ * state; the error is logged and the next tick tries again). A function
+ * that returns "a step result or an error" is int; each value that is not
+ * an error is named here, never a bare number.
  */
 #include <jansson.h>
 
-#define STEP_NEXT 0
-#define STEP_STOP 1
+enum step_result {
+	STEP_NEXT = 0,      /* the state changed, go on */
+	STEP_STOP = 1,      /* the run waits for a later tick or a person */
+	STEP_WAIT = 2,      /* the train: look again in a moment (a car ahead is carried by a live process) */
+	STEP_AGAIN = 3,     /* the train: look again now (the car was tested, parked or rebuilt) */
+	STEP_SENT_BACK = 4, /* a landing's check sent the run back (gating, reviewing or approved) */
+};
 
 struct step {
 	struct sl_ctx *ctx;
@@ -161,6 +171,10 @@ int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err 
 int step__tree_of(struct step *s, const char *commit_hex, char tree_hex[41], struct sl_err *err);
 /* The target branch's tip, hex. */
 int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err);
+/* The work order's fields (an object, {} when there are none); *title its title (new) when asked. */
+json_t *step__wo_fields(struct step *s, const char *wo_id, char **title);
+/* The comments of the run's review.json (new string), NULL when there are none. */
+char *step__review_comments(struct step *s);
 /* The shared/copied paths that snapshots and cleanliness checks leave out. */
 const char *const *step__excluded(struct step *s);
 /*
@@ -228,7 +242,7 @@ int step__commit_resolution(struct step *s, const char *message, char head[41],
  * step__merge_msg_release().
  */
 /*
- * Jobs on an engine (step_job.c, build/exec.h). step__remote: 1 when the
+ * Jobs on an engine (runner/jobs.c, build/exec.h). step__remote: 1 when the
  * run's builder and gates run as jobs (executor.kind is not local, and the
  * run has a worktree). step__job_init: the job context of the run's
  * current attempt (base: its worktree's HEAD; theirs: MERGE_HEAD of a
@@ -264,7 +278,6 @@ void step__merge_msg_release(struct step_merge_msg *mm);
  * holds; STEP_SENT_BACK when the run was sent back (gating or reviewing),
  * STEP_STOP when it failed, or an error.
  */
-#define STEP_SENT_BACK 2
 int step__approval_holds(struct step *s, struct sl_err *err);
 
 /*
@@ -318,6 +331,19 @@ int step__person_resolved(struct step *s);
 int step__holds(struct step *s, const char *head, const char *tip);
 
 /*
+ * A run's worktree (runner/worktrees.c). step__set_base: the base, the
+ * target's tip, once (a target that is gone: SL_EINVALID).
+ * step__prepare_worktree: under the repository lock, the base, the worktree
+ * (*reused: enum step_worktree_from), worktree.share and .copy; SL_EINVALID
+ * for what is final. step__run_setup: worktree.setup in it.
+ */
+int step__set_base(struct step *s, struct sl_err *err);
+/* Where step__prepare_worktree's worktree came from (*reused). */
+enum step_worktree_from { STEP_WT_FRESH = 0, STEP_WT_KEPT = 1, STEP_WT_POOL = 2 };
+int step__prepare_worktree(struct step *s, int *reused, struct sl_err *err);
+int step__run_setup(struct step *s, struct sl_err *err);
+
+/*
  * The run's worktree made again on its branch (as it is: nothing moves),
  * with worktree.share, .copy and .setup, when it is gone (a person removed
  * it): for the merge train's gates. An error leaves the run as it is.
@@ -325,10 +351,11 @@ int step__holds(struct step *s, const char *head, const char *tip);
 int step__worktree_again(struct step *s, struct sl_err *err);
 
 /*
- * Report runs (step_report.c): the run's worktree mode (its work order's
+ * The run's worktree mode (runner/worktrees.c) (its work order's
  * `worktree:`, else worktree.mode; read-write for a resolution).
  */
 enum sl_worktree_mode step__worktree_mode(struct step *s);
+/* Report runs (runner/report.c). */
 struct reviewer_verdict;
 struct sl_proc_result;
 /*

@@ -14,16 +14,6 @@
 
 #define ARTIFACT_READ_MAX ((size_t)64 << 20)
 
-static char *review_comments(struct step *s)
-{
-	json_t *r = step__read_json(s, "review.json");
-	const char *c = r ? json_string_value(json_object_get(r, "comments")) : NULL;
-	char *out = c ? strdup(c) : NULL;
-
-	json_decref(r);
-	return out;
-}
-
 /* Render attempts/<n>/prompt.md for the attempt about to run. */
 static int write_prompt(struct step *s, const struct build_retry_overrides *ov, char **path,
 			struct sl_err *err)
@@ -58,7 +48,7 @@ static int write_prompt(struct step *s, const struct build_retry_overrides *ov, 
 		pc.conflict = conflict;
 	} else if (s->run.attempt > 1) {
 		diff = step__read(s, "diff.patch", ARTIFACT_READ_MAX);
-		comments = review_comments(s);
+		comments = step__review_comments(s);
 		if (build_gates_load(s->run_dir, &gates, &ignored) == 0)
 			pc.gates = &gates;
 		else if (ignored.code != SL_ENOTFOUND) /* too big, a link, not JSON */
@@ -90,7 +80,7 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 	char *cwd = NULL, base[41], theirs[41];
 	int error;
 
-	/* executor.kind slurm or kubernetes: the builder runs as a job (step_job.c) */
+	/* executor.kind slurm or kubernetes: the builder runs as a job (runner/jobs.c) */
 	if (step__remote(s)) {
 		if ((error = step__job_init(s, "build", &r, base, theirs, err)) != 0)
 			return error;
@@ -99,7 +89,7 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 		bo.branch = s->run.branch_name;
 	}
 
-	/* read-only and none runs: the worktree put back, or an empty folder (step_report.c) */
+	/* read-only and none runs: the worktree put back, or an empty folder (runner/report.c) */
 	if (m != SL_WORKTREE_READ_WRITE && (error = step__report_before(s, m, prompt, &cwd, err)))
 		return error;
 	bo.worktree_mode = sl_worktree_mode_name(m);
@@ -139,34 +129,6 @@ static int snapshot(struct step *s, char head[41], struct sl_err *err)
 		error = step__snapshot(s, msg, 0, head, &committed, err);
 	}
 	sl_lock_release(&lock);
-	return error;
-}
-
-int step__record_diff(struct step *s, const char *head, struct sl_err *err)
-{
-	struct worktree_file_changes fc = WORKTREE_FILE_CHANGES_INIT;
-	struct store_file_change *sf = NULL;
-	char *patch = step__path(s, "diff.patch"), *files = step__path(s, "files_changed.json");
-	size_t i;
-	int error;
-
-	if ((error = worktree_diff_write(s->ctx->repo.root, s->run.base_commit, head, patch, files,
-				       &fc, err)) != 0)
-		goto out;
-	if (!(sf = calloc(fc.n + 1, sizeof(*sf)))) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < fc.n; i++) {
-		sf[i].status = fc.v[i].status;
-		sf[i].path = fc.v[i].path;
-	}
-	error = store_files_changed_set(s->ctx->st, s->run.id, sf, fc.n, err);
-out:
-	worktree_file_changes_release(&fc);
-	free(sf);
-	free(patch);
-	free(files);
 	return error;
 }
 
@@ -481,131 +443,4 @@ out:
 	free(failed);
 	build_gate_results_release(&gr);
 	return error;
-}
-
-/*
- * In resolve mode a failure spends one resolution attempt of the builder;
- * a person's resolution that fails goes back to the person, said so.
- */
-static int resolution_failed(struct step *s, const char *why, struct sl_err *err)
-{
-	char n[16], msg[SL_ERR_MSG_MAX + 256];
-	int used = s->run.resolve_attempts + 1, error;
-
-	if (step__person_resolved(s)) {
-		snprintf(msg, sizeof(msg), "a person resolved the conflict on attempt %d, but it "
-			 "failed (%s); a person must decide: see 'sluice show %s'", s->run.attempt,
-			 why, s->run.id);
-		return step__to_person(s, 0, msg, err);
-	}
-	snprintf(n, sizeof(n), "%d", used);
-	if ((error = step__set(s, err, "resolve_attempts", n, NULL)) != 0)
-		return error;
-	if (used >= s->ctx->cfg->merge.resolve_attempts) {
-		snprintf(msg, sizeof(msg), "the builder could not resolve the conflict in %d "
-			 "attempt%s (%s); a person must decide: see 'sluice show %s'", used,
-			 used == 1 ? "" : "s", why, s->run.id);
-		return step__to_person(s, 1, msg, err);
-	}
-	return step__move(s, RUN_RESOLVING, err, "resolution attempt %d failed (%s); trying again",
-			  used, why);
-}
-
-static int has_validator(const struct sl_config *cfg)
-{
-	for (size_t i = 0; i < cfg->nretry; i++)
-		if (cfg->retry[i].kind == SL_RETRY_VALIDATE)
-			return 1;
-	return 0;
-}
-
-/* The retry decision; validators get the failed attempt's prompt variables (build.h). */
-static int decide(struct step *s, const struct build_retry_state *rs, const char *const *failed,
-		  int builder_exit, const char *why, struct build_retry_decision *d,
-		  struct sl_err *err)
-{
-	struct build_validate_ctx vc = { 0 };
-	struct build_prompt_ctx pc = BUILD_PROMPT_CTX_INIT;
-	struct build_gate_results gates = BUILD_GATE_RESULTS_INIT;
-	struct store_wo wo = STORE_WO_INIT;
-	struct store_wo_fields fields = { 0 };
-	struct sl_err ignored = SL_ERR_INIT;
-	char *diff = NULL, *comments = NULL, *scratch = NULL;
-	int error = 0;
-
-	if (!has_validator(s->ctx->cfg))
-		return build_retry_decide(s->ctx->cfg, rs, s->run.attempt, failed, builder_exit, d,
-					  err);
-	if ((error = store_wo_get(s->ctx->st, s->run.work_order_id, &wo, err)) != 0)
-		return error;
-	store_wo_fields_parse(wo.id, wo.fields_json, &fields, &ignored); /* logged there */
-	sl_err_clear(&ignored);
-	pc.work_order = fields.all;
-	pc.attempt = s->run.attempt;
-	pc.error = why;
-	pc.diff = diff = step__read(s, "diff.patch", ARTIFACT_READ_MAX);
-	pc.review_comments = comments = review_comments(s);
-	if (build_gates_load(s->run_dir, &gates, &ignored) == 0)
-		pc.gates = &gates;
-	vc.run_id = s->run.id;
-	vc.work_order_id = s->run.work_order_id;
-	vc.run_dir = s->run_dir;
-	/* where the builder worked: a `worktree: none` run has its scratch/ folder, no worktree */
-	if (step__worktree_mode(s) == SL_WORKTREE_NONE && !(scratch = step__path(s, "scratch")))
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-	vc.worktree = scratch ? scratch : s->wt;
-	vc.vars = &pc;
-	if (!error)
-		error = build_retry_decide_validated(s->ctx->cfg, rs, s->run.attempt, failed,
-						     builder_exit, &vc, d, err);
-	store_wo_fields_release(&fields);
-	build_gate_results_release(&gates);
-	store_wo_release(&wo);
-	free(diff);
-	free(comments);
-	free(scratch);
-	return error;
-}
-
-/*
- * The decision part of d->reason ("no retry rules", "retrying as attempt 2
- * of 3"): its first part says again what failed on which attempt, which
- * `why` says already ("gate 'test' failed on attempt 1; gate 'test' failed
- * on attempt 1; no retry rules" was the reason before).
- */
-static const char *decision_of(const struct build_retry_decision *d, int attempt)
-{
-	char mark[48];
-	const char *p;
-
-	snprintf(mark, sizeof(mark), " on attempt %d; ", attempt);
-	p = strstr(d->reason, mark);
-	return p ? p + strlen(mark) : d->reason;
-}
-
-int step__retry_or_fail(struct step *s, const char *const *failed, int builder_exit,
-			const char *why, struct sl_err *err)
-{
-	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
-	struct build_retry_decision d;
-	char n[16];
-	int error;
-
-	if (s->run.mode == RUN_MODE_RESOLVE)
-		return resolution_failed(s, why, err);
-	if ((error = build_retry_load(s->ctx->st, s->run.id, &rs, err)) != 0 ||
-	    (error = decide(s, &rs, failed, builder_exit, why, &d, err)) != 0)
-		return error;
-	if (!d.retry)
-		return step__fail(s, RUN_FAILED, err, "%s; %s", why,
-				  decision_of(&d, s->run.attempt));
-	if ((error = build_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0 ||
-	    (error = build_validate_record(s->ctx->st, s->run.id, s->run.work_order_id,
-					   run_state_name(s->run.state), d.verdicts, err)) != 0)
-		return error;
-	snprintf(n, sizeof(n), "%d", d.next_attempt);
-	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
-		return error;
-	return step__move(s, RUN_BUILDING, err, "attempt %d: %s; %s", d.next_attempt, why,
-			  decision_of(&d, s->run.attempt));
 }

@@ -25,7 +25,7 @@
 static const struct run_state_info states[RUN_STATE_COUNT] = {
 	[RUN_QUEUED] = { "queued", 0, 0, 1, 0, 0, RUN_STEP_START,
 			 OPEN | S(PREPARING) | S(FAILED) },
-	/* gating: a gates job a killed tick left is followed again (runner/step_job.c) */
+	/* gating: a gates job a killed tick left is followed again (runner/jobs.c) */
 	[RUN_PREPARING] = { "preparing", 0, 1, 0, 0, 0, RUN_STEP_PREPARE,
 			    OPEN | S(BUILDING) | S(GATING) | S(FAILED) | S(INTERRUPTED) },
 	[RUN_BUILDING] = { "building", 0, 1, 0, 0, 0, RUN_STEP_BUILD,

@@ -43,6 +43,17 @@ int worktree_name_valid(const char *name);
 char *worktree_entry_path(const char *gitdir, const char *name, const char *file);
 
 /*
+ * A creation of worktree `name` at `wt` killed half way (aside.c).
+ * worktree_half_made: 1 when its folder or its entry is there.
+ * worktree_set_aside: a folder with nothing but its .git file goes; any
+ * other is kept as <aside_dir>/worktree.broken-<ms> (*kept: that path, the
+ * caller's; else NULL); the entry is removed.
+ */
+int worktree_half_made(const char *gitdir, const char *name, const char *wt);
+int worktree_set_aside(const char *gitdir, const char *name, const char *wt,
+		       const char *aside_dir, char **kept, struct sl_err *err);
+
+/*
  * Add a worktree entry `name` at `path` (absolute; its parent is created)
  * on local branch `branch`. A missing branch is created at `base_oid_hex`
  * (40 hex digits; may be NULL only when the branch exists); an existing one

@@ -22,25 +22,6 @@
 
 #define REPORT_READ_MAX ((size_t)1 << 20)
 
-enum sl_worktree_mode step__worktree_mode(struct step *s)
-{
-	struct store_wo wo = STORE_WO_INIT;
-	struct sl_err err = SL_ERR_INIT;
-	struct store_wo_fields fields = { 0 };
-	enum sl_worktree_mode m = s->ctx->cfg->worktree.mode;
-
-	if (s->run.mode == RUN_MODE_RESOLVE)
-		return SL_WORKTREE_READ_WRITE;
-	if (store_wo_get(s->ctx->st, s->run.work_order_id, &wo, &err) == 0)
-		store_wo_fields_parse(wo.id, wo.fields_json, &fields, &err); /* logged there */
-	/* the field was checked when the work order came in: another value is the default's */
-	if (sl_worktree_mode_parse(fields.worktree, &m) != 0)
-		m = s->ctx->cfg->worktree.mode;
-	store_wo_fields_release(&fields);
-	store_wo_release(&wo);
-	return m;
-}
-
 static void guard_opts(struct step *s, struct worktree_guard_opts *o, char *entry,
 		       char *index, char *patch)
 {

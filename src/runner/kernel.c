@@ -318,3 +318,31 @@ int step__run_dir_linked(struct step *s, struct sl_err *err)
 		close(fd);
 	return 0;
 }
+
+json_t *step__wo_fields(struct step *s, const char *wo_id, char **title)
+{
+	struct store_wo wo = STORE_WO_INIT;
+	struct store_wo_fields f = { 0 };
+	struct sl_err err = SL_ERR_INIT;
+	json_t *j;
+
+	if (store_wo_get(s->ctx->st, wo_id, &wo, &err) != 0)
+		return json_object();
+	store_wo_fields_parse(wo.id, wo.fields_json, &f, &err); /* logged there */
+	j = f.all ? json_incref(f.all) : json_object();
+	if (title)
+		*title = wo.title ? strdup(wo.title) : NULL;
+	store_wo_fields_release(&f);
+	store_wo_release(&wo);
+	return j;
+}
+
+char *step__review_comments(struct step *s)
+{
+	json_t *r = step__read_json(s, "review.json");
+	const char *c = r ? json_string_value(json_object_get(r, "comments")) : NULL;
+	char *out = c ? strdup(c) : NULL;
+
+	json_decref(r);
+	return out;
+}
