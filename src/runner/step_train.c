@@ -21,6 +21,7 @@
 #include "build/build.h"
 #include "artifact/artifact.h"
 #include "merge/merge.h"
+#include "train/train.h"
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/lock.h"
@@ -32,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define TRAIN_POLL_MS 100
@@ -65,36 +65,10 @@ static void train_release(struct train *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/*
- * A red car's (or a conflicting car's) verdict is its own when it was
- * tested on the target's tip or on a green car ahead: then it leaves the
- * line. Tested on a speculation not known good (the car ahead untested,
- * red, gone without landing; a tip that moved since), it stays in its
- * place and is built again there when what it stands on changes.
- */
-static int verdict_holds(const struct train *t, const struct store_car *c)
-{
-	size_t i;
-
-	if (!c->base || !strcmp(c->base, t->tip))
-		return 1;
-	for (i = 0; c->ahead && i < t->n; i++)
-		if (!strcmp(t->cars[i].run_id, c->ahead))
-			return t->cars[i].status == TRAIN_GREEN && t->cars[i].commit &&
-			       !strcmp(t->cars[i].commit, c->base);
-	return 0;
-}
-
+/* The car is in the line (train/train.h, train_in_line()). */
 static int in_line(const struct train *t, const struct store_car *c)
 {
-	return (c->status != TRAIN_RED && c->status != TRAIN_CONFLICT) || !verdict_holds(t, c);
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
+	return train_in_line(t->cars, t->n, t->tip, c);
 }
 
 static int set_str(char **dst, const char *src)
@@ -330,48 +304,39 @@ static int plan(struct step *s, struct train *t, struct sl_err *err)
 	return 0;
 }
 
-static void locate(struct train *t, const char *run_id, struct where *w)
+/* Whether a live process carries each car (its tester): *alive, the caller's to free. */
+static int *testers_alive(const struct train *t)
 {
+	int *alive = calloc(t->n ? t->n : 1, sizeof(*alive));
 	size_t i;
 
-	memset(w, 0, sizeof(*w));
-	for (i = 0; i < t->n; i++) {
-		struct store_car *c = &t->cars[i];
-		int line = in_line(t, c);
-		if (!strcmp(c->run_id, run_id)) {
-			w->me = c;
-			w->pos = line ? w->total + 1 : 0;
-		} else if (!w->me && line) {
-			w->ahead = c;
-			w->live_ahead |= c->tester && sl_owner_alive(c->tester);
-		}
-		w->total += line;
-	}
+	for (i = 0; alive && i < t->n; i++)
+		alive[i] = t->cars[i].tester && sl_owner_alive(t->cars[i].tester);
+	return alive;
 }
 
-/*
- * The tail of a car's "in the train: car k of M" reason for what it is now
- * (into buf), as its worker would say it; "" to keep the tail as it is
- * (under test, or out of the line waiting for the cars ahead).
- */
+static void locate(struct train *t, const char *run_id, struct where *w)
+{
+	struct train_where tw;
+	int *alive = testers_alive(t);
+
+	train_locate(t->cars, t->n, alive, t->tip, run_id, &tw);
+	free(alive);
+	memset(w, 0, sizeof(*w));
+	w->me = tw.me < t->n ? &t->cars[tw.me] : NULL;
+	w->ahead = tw.ahead < t->n ? &t->cars[tw.ahead] : NULL;
+	w->pos = tw.pos;
+	w->total = tw.total;
+	w->live_ahead = tw.live_ahead;
+}
+
+/* car c's reason's tail (train_car_tail()), with the work order of the car it is built on */
 static void car_tail(struct step *s, const struct store_car *c, int pos, char *buf, size_t n)
 {
 	char wo[128];
 
-	buf[0] = '\0';
-	if (c->status == TRAIN_WAITING)
-		snprintf(buf, n, ", waits for a place (merge.train_depth %d)",
-			 s->ctx->cfg->merge.train_depth);
-	else if (c->status == TRAIN_PENDING)
-		snprintf(buf, n, ", built on top of %s; waits to be tested",
-			 wo_of(s, c->ahead, wo, sizeof(wo)));
-	else if (c->status == TRAIN_GREEN && pos > 1)
-		snprintf(buf, n, ", green in %.1f s; waits for %s to land",
-			 (double)(c->tested_ms - c->started_ms) / 1000.0,
-			 wo_of(s, c->ahead, wo, sizeof(wo)));
-	else if (c->status == TRAIN_GREEN)
-		snprintf(buf, n, ", green in %.1f s; lands next",
-			 (double)(c->tested_ms - c->started_ms) / 1000.0);
+	train_car_tail(c, pos, s->ctx->cfg->merge.train_depth, wo_of(s, c->ahead, wo, sizeof(wo)),
+		       buf, n);
 }
 
 /*
@@ -822,76 +787,80 @@ static int own_red(struct step *s, const struct store_car *me, struct sl_err *er
 	return error;
 }
 
-/*
- * The car is out of the line (red, or in conflict with the car ahead). With
- * cars still ahead of it in the line, it waits for them. Then, failed on
- * the target's real tip: it leaves the train for the resolution; failed on
- * a speculation that did not land as tested: built again on the tip.
- */
-static int out_of_line(struct step *s, struct train *t, const struct where *w,
-		       struct sl_err *err)
+/* Out of the line on a speculation: parked, to be built again on the tip. */
+static int park_me(struct step *s, struct store_car *me, struct sl_err *err)
 {
-	struct store_car *me = w->me;
-	char names[128];
+	struct sl_lock lock = SL_LOCK_INIT;
 	int error;
 
-	if (w->ahead) /* in the line ahead of it: wait for them to land or leave */
-		return say(s, err, "in the train: %s on top of %s; waits for the cars ahead to "
-			   "land or leave", me->status == TRAIN_RED ? "merge gates failed" :
-			   "merge conflict", wo_of(s, me->ahead, names, sizeof(names)))
-			       ?: (w->live_ahead ? T_WAIT : STEP_STOP);
-	if (!me->base || strcmp(me->base, t->tip)) {
-		struct sl_lock lock = SL_LOCK_INIT;
-		if ((error = runner__lock_repo(s->ctx, &lock, err)) == 0)
-			error = park(s, me, err);
-		sl_lock_release(&lock);
-		return error ? error : T_AGAIN;
-	}
+	if ((error = runner__lock_repo(s->ctx, &lock, err)) == 0)
+		error = park(s, me, err);
+	sl_lock_release(&lock);
+	return error ? error : T_AGAIN;
+}
+
+/* Out of the line on the target's real tip: the train is left for the resolution. */
+static int leave_for(struct step *s, enum train_action a, const struct store_car *me,
+		     struct sl_err *err)
+{
+	int error;
+
 	if ((error = leave(s, err)) != 0)
 		return error;
-	if (me->status == TRAIN_CONFLICT)
+	if (a == TRAIN_DO_LEAVE_CONFLICT)
 		return step__on_conflict(s, me->base, "found by the merge train", err);
-	/* the car's base is the run's head or behind it: the target has nothing new */
-	if (reaches(s, s->run.head_commit, me->base))
+	if (a == TRAIN_DO_OWN_RED)
 		return own_red(s, me, err);
 	return step__on_semantic(s, me->base, me->gates_json, err);
 }
 
+/* The train's state as train_decide() reads it (alive: the caller's to free). */
+static void decide_state(struct step *s, struct train *t, const struct where *w,
+			 struct train_state *st, char *mine, char *ahead, size_t n)
+{
+	memset(st, 0, sizeof(*st));
+	st->cars = t->cars;
+	st->n = t->n;
+	st->alive = testers_alive(t);
+	st->tip = t->tip;
+	st->me = s->run.id;
+	/* a git walk, only where the decision reads it: out of the line, nothing ahead */
+	st->head_in_base = !w->pos && !w->ahead && reaches(s, s->run.head_commit, w->me->base);
+	st->holds = s->run.head_commit && w->me->head && !strcmp(s->run.head_commit, w->me->head);
+	st->target = s->ctx->cfg->target;
+	st->train_depth = s->ctx->cfg->merge.train_depth;
+	st->my_ahead_name = wo_of(s, w->me->ahead, mine, n);
+	st->line_ahead_name = wo_of(s, w->ahead ? w->ahead->run_id : NULL, ahead, n);
+}
+
 /*
- * What the run's car does now, from where it is: STEP_NEXT (the run moved:
- * merging to land, or resolving), T_WAIT, T_AGAIN, STEP_STOP (a later tick
- * goes on), or an error.
+ * What the run's car does now (train_decide(), train/train.h), applied:
+ * STEP_NEXT (the run moved: merging to land, or resolving), T_WAIT,
+ * T_AGAIN, STEP_STOP (a later tick goes on), or an error.
  */
 static int decide(struct step *s, struct train *t, const struct where *w, struct sl_err *err)
 {
-	char wo[128];
+	struct train_state st;
+	struct train_decision d;
+	char mine[128], ahead[128];
 
-	if (!in_line(t, w->me))
-		return out_of_line(s, t, w, err);
-	if (w->me->status == TRAIN_RED || w->me->status == TRAIN_CONFLICT)
-		return say(s, err, "in the train: car %d of %d, %s on top of %s, which is not known "
-			   "good yet; waits for it", w->pos, w->total,
-			   w->me->status == TRAIN_RED ? "merge gates failed" : "merge conflict",
-			   wo_of(s, w->me->ahead, wo, sizeof(wo)))
-			       ?: (w->live_ahead ? T_WAIT : STEP_STOP);
-	if (w->me->status == TRAIN_WAITING)
-		return say(s, err, "in the train: car %d of %d, waits for a place "
-			   "(merge.train_depth %d)", w->pos, w->total,
-			   s->ctx->cfg->merge.train_depth) ?: (w->live_ahead ? T_WAIT : STEP_STOP);
-	if (w->me->status == TRAIN_PENDING ||
-	    (w->me->status == TRAIN_TESTING && !(w->me->tester && sl_owner_alive(w->me->tester))))
+	decide_state(s, t, w, &st, mine, ahead, sizeof(mine));
+	train_decide(&st, &d);
+	free((int *)st.alive);
+	switch (d.action) {
+	case TRAIN_DO_LAND:
+		return step__move(s, RUN_MERGING, err, "%s", d.why);
+	case TRAIN_DO_TEST:
 		return test_car(s, w, err);
-	if (w->me->status == TRAIN_TESTING)
-		return say(s, err, "in the train: car %d of %d, being tested by another process",
-			   w->pos, w->total) ?: STEP_STOP;
-	if (w->pos == 1 && !strcmp(w->me->base, t->tip))
-		return step__move(s, RUN_MERGING, err, "landing the tested merge %.12s on %s",
-				  w->me->commit, s->ctx->cfg->target);
-	return say(s, err, "in the train: car %d of %d, green in %.1f s; waits for %s to land",
-		   w->pos, w->total,
-		   (double)(w->me->tested_ms - w->me->started_ms) / 1000.0,
-		   wo_of(s, w->ahead ? w->ahead->run_id : NULL, wo, sizeof(wo)))
-		       ?: (w->live_ahead ? T_WAIT : STEP_STOP);
+	case TRAIN_DO_WAIT:
+		return say(s, err, "%s", d.why) ?: T_WAIT;
+	case TRAIN_DO_STOP:
+		return say(s, err, "%s", d.why) ?: STEP_STOP;
+	case TRAIN_DO_PARK:
+		return park_me(s, w->me, err);
+	default:
+		return leave_for(s, d.action, w->me, err);
+	}
 }
 
 /*
@@ -1189,7 +1158,7 @@ int step_train(struct step *s, struct sl_err *err)
 		if (error == T_WAIT && (sl_now_ms() > until || runner__let_go_asked(s->ctx, s->run.id)))
 			error = STEP_STOP; /* a person's command asked for the run (human.c) */
 		else if (error == T_WAIT)
-			sleep_ms(TRAIN_POLL_MS);
+			sl_sleep_ms(TRAIN_POLL_MS);
 	} while (error == T_WAIT || error == T_AGAIN);
 	if (error == STEP_STOP)
 		let_go(s);

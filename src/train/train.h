@@ -1,0 +1,82 @@
+#ifndef SLUICE_TRAIN_H
+#define SLUICE_TRAIN_H
+
+/*
+ * The merge train's decision (docs/ARCHITECTURE.md, The merge train): what
+ * one run's car does next, from the train's state alone. A pure function:
+ * no store, no git, no clock, no process check; what those would tell is
+ * computed by the caller (the runner, src/runner/step_train.c) and passed
+ * in struct train_state, and the caller applies the move.
+ */
+#include "store/store.h"
+
+#include <stddef.h>
+
+enum train_action {
+	TRAIN_DO_LAND,           /* front car, green on the tip: land it (the run moves to merging) */
+	TRAIN_DO_TEST,           /* pending, or testing with no live tester: test the car here */
+	TRAIN_DO_WAIT,           /* say the reason, look again in a moment (a live car ahead) */
+	TRAIN_DO_STOP,           /* say the reason, a later tick goes on */
+	TRAIN_DO_PARK,           /* out of the line on a speculation: built again on the tip */
+	TRAIN_DO_LEAVE_CONFLICT, /* out of the line on the tip, in conflict: resolution */
+	TRAIN_DO_LEAVE_SEMANTIC, /* out of the line on the tip, red with something new there */
+	TRAIN_DO_OWN_RED         /* out of the line on the tip, red on its own merge */
+};
+
+struct train_state {
+	const struct store_car *cars; /* the train, in order */
+	size_t n;
+	const int *alive;   /* alive[i]: a live process carries car i (its tester) */
+	const char *tip;    /* the target's tip (hex) */
+	const char *me;     /* the run whose car decides */
+	int head_in_base;   /* the run's head is its car's base or behind it */
+	int holds;          /* the run is still approved, with the car's head */
+	const char *target; /* the target branch, for the reason */
+	int train_depth;    /* merge.train_depth, for the reason */
+	const char *my_ahead_name;   /* the work order of the car my car was built on */
+	const char *line_ahead_name; /* the work order of the car right ahead in the line */
+};
+
+/* Where a car stands in the line (cars red or in conflict on their own verdict are out). */
+struct train_where {
+	size_t me;       /* index of the run's car; n when it is not in the train */
+	size_t ahead;    /* index of the car right ahead in the line; n when none */
+	int pos;         /* 1-based place in the line; 0: out of it */
+	int total;       /* cars in the line */
+	int live_ahead;  /* a live process carries a car ahead of it */
+};
+
+struct train_decision {
+	enum train_action action;
+	struct train_where where;
+	char why[512]; /* the run's reason, as a person reads it ("" for TEST and the leaves) */
+};
+
+/*
+ * 1 when car c's verdict (red, conflict) is its own: tested on the tip or
+ * on a green car ahead. Otherwise it stays in its place to be rebuilt.
+ */
+int train_verdict_holds(const struct store_car *cars, size_t n, const char *tip,
+			const struct store_car *c);
+
+/* 1 when car c is in the line. */
+int train_in_line(const struct store_car *cars, size_t n, const char *tip,
+		  const struct store_car *c);
+
+/* Where run `me`'s car stands (alive may be NULL: nothing live). */
+void train_locate(const struct store_car *cars, size_t n, const int *alive, const char *tip,
+		  const char *me, struct train_where *w);
+
+/*
+ * The tail of a car's "in the train: car k of M" reason for what it is now
+ * (into buf), as its worker would say it; "" to keep the tail as it is
+ * (under test, or out of the line waiting for the cars ahead). ahead_name:
+ * the work order of the car it is built on (the target's name when none).
+ */
+void train_car_tail(const struct store_car *c, int pos, int train_depth, const char *ahead_name,
+		    char *buf, size_t n);
+
+/* What the run's car does now, and why. -1 when the run has no car in the train. */
+int train_decide(const struct train_state *st, struct train_decision *d);
+
+#endif
