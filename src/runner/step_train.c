@@ -38,9 +38,6 @@
 #define TRAIN_POLL_MS 100
 #define TRAIN_WAIT_MAX_MS ((int64_t)30 * 60 * 1000)
 #define RIVALS_MAX 64
-/* What the car does next, besides STEP_NEXT (the run moved on) and STEP_STOP: */
-#define T_WAIT 2  /* look again in a moment (a car ahead is carried by a live process) */
-#define T_AGAIN 3 /* look again now (the car was tested, parked or rebuilt) */
 
 struct train {
 	struct store_car *cars;
@@ -693,7 +690,7 @@ static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 out:
 	build_gate_results_release(&gr);
 	free(commit);
-	return error < 0 ? error : T_AGAIN;
+	return error < 0 ? error : STEP_AGAIN;
 }
 
 /* This process no longer carries the car: the cars behind it stop waiting for it. */
@@ -796,7 +793,7 @@ static int park_me(struct step *s, struct store_car *me, struct sl_err *err)
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) == 0)
 		error = park(s, me, err);
 	sl_lock_release(&lock);
-	return error ? error : T_AGAIN;
+	return error ? error : STEP_AGAIN;
 }
 
 /* Out of the line on the target's real tip: the train is left for the resolution. */
@@ -835,8 +832,8 @@ static void decide_state(struct step *s, struct train *t, const struct where *w,
 
 /*
  * What the run's car does now (train_decide(), train/train.h), applied:
- * STEP_NEXT (the run moved: merging to land, or resolving), T_WAIT,
- * T_AGAIN, STEP_STOP (a later tick goes on), or an error.
+ * STEP_NEXT (the run moved: merging to land, or resolving), STEP_WAIT,
+ * STEP_AGAIN, STEP_STOP (a later tick goes on), or an error.
  */
 static int decide(struct step *s, struct train *t, const struct where *w, struct sl_err *err)
 {
@@ -853,7 +850,7 @@ static int decide(struct step *s, struct train *t, const struct where *w, struct
 	case TRAIN_DO_TEST:
 		return test_car(s, w, err);
 	case TRAIN_DO_WAIT:
-		return say(s, err, "%s", d.why) ?: T_WAIT;
+		return say(s, err, "%s", d.why) ?: STEP_WAIT;
 	case TRAIN_DO_STOP:
 		return say(s, err, "%s", d.why) ?: STEP_STOP;
 	case TRAIN_DO_PARK:
@@ -939,7 +936,7 @@ static int landed_how(struct step *s, const char *tip, struct runner_target_aler
 	return rc == 1 ? LANDED_HELD : LANDED_ACCEPTED;
 }
 
-/* What the run does when its head is on the target (landed_how's `how`); T_AGAIN: not there. */
+/* What the run does when its head is on the target (landed_how's `how`); STEP_AGAIN: not there. */
 static int on_landed(struct step *s, int how, const struct runner_target_alert *a,
 		     struct sl_err *err)
 {
@@ -951,7 +948,7 @@ static int on_landed(struct step *s, int how, const struct runner_target_alert *
 		return step__move(s, RUN_MERGING, err, "on '%s' by a move sluice did not make, "
 				  "accepted; recording it", t);
 	if (how != LANDED_HELD)
-		return how < 0 ? how : T_AGAIN;
+		return how < 0 ? how : STEP_AGAIN;
 	return say(s, err, "merge held: the target '%s' carries commit %.12s from run %s that "
 		   "sluice did not land (unreviewed); reset '%s' to before it or run 'sluice "
 		   "accept-target %s'", t, a->commit, a->run[0] ? a->run : "(unknown)", t,
@@ -1146,20 +1143,20 @@ int step_train(struct step *s, struct sl_err *err)
 
 	if ((error = restore_branch(s, err)) != 0 || (error = step__approval_holds(s, err)) != 0)
 		return error == STEP_SENT_BACK ? STEP_NEXT : error;
-	if ((error = landed_before(s, err)) != T_AGAIN)
+	if ((error = landed_before(s, err)) != STEP_AGAIN)
 		return error;
 	if ((error = join_train(s, err)) != 0)
 		return error;
 	do {
 		if ((error = train_read(s, &t, &w, err)) == 0 &&
-		    (error = on_landed(s, landed_how(s, t.tip, &a, err), &a, err)) == T_AGAIN)
+		    (error = on_landed(s, landed_how(s, t.tip, &a, err), &a, err)) == STEP_AGAIN)
 			error = decide(s, &t, &w, err);
 		train_release(&t);
-		if (error == T_WAIT && (sl_now_ms() > until || runner__let_go_asked(s->ctx, s->run.id)))
+		if (error == STEP_WAIT && (sl_now_ms() > until || runner__let_go_asked(s->ctx, s->run.id)))
 			error = STEP_STOP; /* a person's command asked for the run (human.c) */
-		else if (error == T_WAIT)
+		else if (error == STEP_WAIT)
 			sl_sleep_ms(TRAIN_POLL_MS);
-	} while (error == T_WAIT || error == T_AGAIN);
+	} while (error == STEP_WAIT || error == STEP_AGAIN);
 	if (error == STEP_STOP)
 		let_go(s);
 	return error;

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CHECKOUT_NAME "worktree-train" /* "worktree*": not an artifact (step.c) */
+#define CHECKOUT_NAME "worktree-train" /* "worktree*": not an artifact (kernel.c) */
 
 void runner__train_checkout_drop(struct sl_ctx *ctx, const char *run_id)
 {
