@@ -1,11 +1,10 @@
 /*
- * The slurm executor (exec.h): sbatch --parsable, scontrol show job,
+ * The slurm executor (executor.h): sbatch --parsable, scontrol show job,
  * scancel. No accounting database is needed: a job's state comes from
  * `scontrol show job` while Slurm keeps it (MinJobAge), and a job Slurm no
  * longer knows is lost unless its result reached the remote (exec_job.c).
  */
-#include "build/build.h"
-#include "build/build_int.h"
+#include "executor/executor_int.h"
 #include "core/fs.h"
 #include "core/proc.h"
 
@@ -308,7 +307,7 @@ int exec_slurm_log(const struct sl_config *cfg, const char *id, struct sl_buf *o
 	 */
 	{
 		size_t room = (out->max ? out->max : SLURM_OUT_MAX) - out->len;
-		char *tail = build__tail_file(path, room > 64 ? room - 64 : room);
+		char *tail = sl_tail_file(path, room > 64 ? room - 64 : room);
 		if (!tail || !*tail)
 			error = sl_err_set(err, SL_ENOTFOUND, "job %s's output %s is empty or cannot "
 					   "be read here", id, path);
