@@ -10,8 +10,10 @@
 #include "core/proc.h"
 #include "core/time.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +109,17 @@ static int out_int(const char *repo, const char *out, const char *path, int def)
 	int v = def;
 
 	sl_buf_init(&b, 64);
-	if (exec_out_file(repo, out, path, &b, &e) == 0 && b.len)
-		v = atoi(sl_buf_cstr(&b));
+	if (exec_out_file(repo, out, path, &b, &e) == 0 && b.len) {
+		const char *s = sl_buf_cstr(&b);
+		char *end;
+		long l;
+
+		errno = 0;
+		l = strtol(s, &end, 10);
+		/* no number, or none an int holds: the default, as when absent */
+		if (end != s && !errno && l >= INT_MIN && l <= INT_MAX)
+			v = (int)l;
+	}
 	sl_buf_release(&b);
 	return v;
 }

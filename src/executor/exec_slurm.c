@@ -9,6 +9,7 @@
 #include "core/proc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,19 @@ static const char *const slurm_running[] = { "RUNNING", "COMPLETING", "SUSPENDED
 static const char *const slurm_pending[] = { "PENDING", "REQUEUED", "REQUEUE_HOLD",
 					     "REQUEUE_FED", "RESV_DEL_HOLD", NULL };
 
+/*
+ * The status of ExitCode=<status>:<signal>: 0 when it names none (the state
+ * then says whether the job failed), 1 for a number no status can be.
+ */
+static int exit_status(const char *code)
+{
+	long l;
+
+	errno = 0;
+	l = strtol(code, NULL, 10);
+	return errno || l < INT_MIN || l > INT_MAX ? 1 : (int)l;
+}
+
 static int in_list(const char *s, const char *const *v)
 {
 	for (; *v; v++)
@@ -171,7 +185,7 @@ int exec_slurm_parse(const char *line, struct exec_status *st, struct sl_err *er
 	} else if (!strcmp(state, "COMPLETED") || !strcmp(state, "FAILED")) {
 		/* ExitCode=<status>:<signal> of the batch script */
 		st->state = EXEC_DONE;
-		st->exit_code = atoi(code);
+		st->exit_code = exit_status(code);
 		if (!strcmp(state, "FAILED") && !st->exit_code)
 			st->exit_code = 1;
 		snprintf(st->detail, sizeof(st->detail), "%s, ExitCode=%s", state, code);
