@@ -16,18 +16,19 @@ const char *cli_esc_lines(const char *s, int keep_lines)
 	static char *ring[16];
 	static unsigned next;
 	const unsigned char *p = (const unsigned char *)(s ? s : ""), *end;
-	size_t n = strlen((const char *)p), o = 0, l;
+	size_t n = strlen((const char *)p), o = 0, l, cap;
 	unsigned long cp;
 	char *out;
 
 	if (!keep_lines) /* a trailing line break ends the line: no need to show it */
 		while (n && (p[n - 1] == '\n' || p[n - 1] == '\r'))
 			n--;
-	if (!(out = malloc(n * 6 + 1)))
+	cap = n * 6 + 1;
+	if (!(out = malloc(cap)))
 		return "(out of memory)";
 	for (end = p + n; p < end; p += l) {
 		if (!(l = sl_utf8_seq(p, 4, &cp))) { /* not UTF-8: the byte, in hex */
-			o += (size_t)sprintf(out + o, "\\x%02x", *p);
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", *p);
 			l = 1;
 		} else if (keep_lines && (cp == '\n' || cp == '\t')) {
 			out[o++] = (char)cp;
@@ -36,9 +37,9 @@ const char *cli_esc_lines(const char *s, int keep_lines)
 			out[o++] = cp == '\n' ? 'n' : cp == '\t' ? 't' : 'r';
 		} else if (sl_utf8_hidden(cp)) {
 			if (cp < 0x80)
-				o += (size_t)sprintf(out + o, "\\x%02lx", cp);
+				o += (size_t)snprintf(out + o, cap - o, "\\x%02lx", cp);
 			else
-				o += (size_t)sprintf(out + o, "\\u%04lx", cp);
+				o += (size_t)snprintf(out + o, cap - o, "\\u%04lx", cp);
 		} else {
 			memcpy(out + o, p, l);
 			o += l;

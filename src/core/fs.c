@@ -492,3 +492,44 @@ int sl_path_is_safe_relative(const char *path)
 	}
 	return 1;
 }
+
+void sl_append_file(const char *path, const void *data, size_t len)
+{
+	struct sl_err e = SL_ERR_INIT;
+	int fd = -1;
+
+	if (sl_open_file(path, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
+		return;
+	if (write(fd, data, len) < 0) {
+		/* best effort: the outcome is recorded elsewhere */
+	}
+	close(fd);
+}
+
+char *sl_tail_file(const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	char *buf = NULL;
+	size_t want, got = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		goto out;
+	want = (size_t)st.st_size > max ? max : (size_t)st.st_size;
+	if (!(buf = malloc(want + 1)))
+		goto out;
+	while (got < want) {
+		ssize_t r = pread(fd, buf + got, want - got, st.st_size - (off_t)want + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+out:
+	if (fd >= 0)
+		close(fd);
+	return buf ? buf : strdup("");
+}

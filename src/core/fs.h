@@ -96,4 +96,17 @@ char *sl_path_strip_slash(const char *p);
  */
 int sl_path_is_safe_relative(const char *path);
 
+/*
+ * Append len bytes to a log (created 0644, under the guard's rules): best
+ * effort, for logs whose outcome is recorded elsewhere (the builder's, a
+ * job's engine log).
+ */
+void sl_append_file(const char *path, const void *data, size_t len);
+
+/*
+ * The last `max` bytes of a file, a new string (the caller's, free()): ""
+ * when it cannot be read, never through a link; NULL on out-of-memory.
+ */
+char *sl_tail_file(const char *path, size_t max);
+
 #endif

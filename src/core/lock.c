@@ -32,7 +32,7 @@ int sl_lock_acquire(struct sl_lock *lock, const char *path, int64_t timeout_ms,
 					  "'%s' is held by another sluice process; try again later",
 					  path);
 		}
-		usleep(20000);
+		sl_sleep_ms(20);
 	}
 	lock->fd = fd;
 	return 0;

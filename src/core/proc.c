@@ -730,7 +730,7 @@ void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res)
 /* [*start, *end): this process's original environment block, as the kernel shows it. */
 static int env_block(char **start, char **end)
 {
-	char buf[4096], *p, *tok, *save = NULL;
+	char buf[4096], *p, *tok;
 	unsigned long long v[2] = { 0, 0 };
 	ssize_t n;
 	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field;
@@ -745,10 +745,12 @@ static int env_block(char **start, char **end)
 	if (!(p = strrchr(buf, ')')))
 		return -1;
 	/* after "(comm)" comes field 3; env_start and env_end are fields 50 and 51 */
-	for (field = 3, tok = strtok_r(p + 1, " \n", &save); tok && field <= 51;
-	     field++, tok = strtok_r(NULL, " \n", &save))
+	for (field = 3, tok = p + 1 + strspn(p + 1, " \n"); *tok && field <= 51;
+	     field++, tok += strspn(tok, " \n")) {
 		if (field >= 50)
 			v[field - 50] = strtoull(tok, NULL, 10);
+		tok += strcspn(tok, " \n");
+	}
 	if (!v[0] || v[1] <= v[0] || v[1] - v[0] > ((unsigned long long)64 << 20))
 		return -1;
 	*start = (char *)(uintptr_t)v[0];
@@ -958,10 +960,7 @@ int sl_proc_wait_any(const int *pids, size_t n, int64_t timeout_ms, size_t *whic
 	if (i == n)
 		return 0;
 	while ((rc = reap_any(pids, n, which, res, err)) == 0 && (now = sl_mono_ms()) < until) {
-		int64_t ms = until - now < SPAWN_SLICE_MS ? until - now : SPAWN_SLICE_MS;
-		struct timespec ts = { 0, (long)ms * 1000000L };
-
-		nanosleep(&ts, NULL);
+		sl_sleep_ms(until - now < SPAWN_SLICE_MS ? until - now : SPAWN_SLICE_MS);
 	}
 	return rc;
 }

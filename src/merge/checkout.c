@@ -786,19 +786,21 @@ static int checkout_write(struct co *c, int dry)
  */
 static char *side_path(const char *lock)
 {
-	char *p = malloc(strlen(lock) + sizeof(".sluice"));
+	size_t n = strlen(lock) + sizeof(".sluice");
+	char *p = malloc(n);
 
 	if (p)
-		sprintf(p, "%s.sluice", lock);
+		snprintf(p, n, "%s.sluice", lock);
 	return p;
 }
 
 static void unlink_side_lock(const char *side)
 {
-	char *p = malloc(strlen(side) + sizeof(".lock"));
+	size_t n = strlen(side) + sizeof(".lock");
+	char *p = malloc(n);
 
 	if (p) {
-		sprintf(p, "%s.lock", side);
+		snprintf(p, n, "%s.lock", side);
 		unlink(p);
 	}
 	free(p);

@@ -7,6 +7,7 @@
 #include "core/fault.h"
 #include "core/lock.h"
 #include "core/repo.h"
+#include "core/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,9 +161,7 @@ static int already_merged(struct mc *m, const git_commit *tip, struct sl_err *er
 
 static void short_sleep(int attempt)
 {
-	struct timespec ts = { 0, 10000000L << attempt }; /* 10, 20, 40, 80, 160 ms */
-
-	nanosleep(&ts, NULL);
+	sl_sleep_ms((int64_t)10 << attempt); /* 10, 20, 40, 80, 160 ms */
 }
 
 /* CAS the target from tip to the new commit, retrying a locked ref briefly; 1: it moved. */

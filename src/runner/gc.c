@@ -309,11 +309,11 @@ static int verify_gone(struct sl_ctx *ctx, git_repository *git, struct runner_gc
 	char *dir = sl_repo_run_path(&ctx->repo, it->run, NULL);
 
 	if (dir && sl_path_exists(dir))
-		strcat(what, " its folder");
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), " its folder");
 	if (it->branch && branch_exists(git, it->branch))
-		strcat(what, " its branch");
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), " its branch");
 	if (worktree_entry_exists(ctx, it->run))
-		strcat(what, " its worktree entry");
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), " its worktree entry");
 	free(dir);
 	if (!what[0])
 		return 0;

@@ -1,9 +1,9 @@
 /* The human commands: approve, reject, request-changes, retry, abandon (docs/design.md, Commands). */
 #include "store/store.h"
 #include "runner/runner_int.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "worktree/worktree.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "reviewer/reviewer.h"
 #include "merge/merge.h"
 #include "core/fs.h"

@@ -43,7 +43,7 @@ int runner__ready(struct sl_ctx *ctx, const char *only_wo, struct runner_ready *
 		if (!it->may_start || !it->content_hash)
 			continue;
 		v[len].id = strdup(it->id);
-		strncpy(v[len].hash, it->content_hash, sizeof(v[len].hash) - 1);
+		snprintf(v[len].hash, sizeof(v[len].hash), "%s", it->content_hash);
 		/* "ready: new revision of a done work order (...)": the run's first reason */
 		if (it->reason && strcmp(it->reason, it->state))
 			v[len].why = strdup(it->reason);

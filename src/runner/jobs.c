@@ -7,7 +7,7 @@
  */
 #include "runner/runner_int.h"
 #include "store/store.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/git.h"

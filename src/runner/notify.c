@@ -24,7 +24,7 @@
  * sl_url_safe() (core/url.h), scheme://host[:port]/ alone.
  */
 #include "runner/runner_int.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "reviewer/reviewer.h"
 #include "store/store.h"
 #include "core/fs.h"
@@ -83,7 +83,7 @@ static void snippet(char *out, size_t n, const char *s)
 	out[i] = '\0';
 }
 
-/* The notifier's environment: SLUICE_* added; less git's list and the reviewer's token (build_env_drop). */
+/* The notifier's environment: SLUICE_* added; less git's list and the reviewer's token (exec_env_drop). */
 static int command_env(const struct sl_ctx *ctx, const struct store_notify *n, char **add,
 		       sl_strv *drop)
 {
@@ -94,7 +94,7 @@ static int command_env(const struct sl_ctx *ctx, const struct store_notify *n, c
 	    asprintf(&add[2], "SLUICE_WORK_ORDER_ID=%s", n->work_order_id) < 0 ||
 	    asprintf(&add[3], "SLUICE_REPO=%s", ctx->repo.root) < 0)
 		return -1;
-	return build_env_drop(drop, ctx->cfg, (const char *const *)add, &err) < 0 ? -1 : 0;
+	return exec_env_drop(drop, ctx->cfg, (const char *const *)add, &err) < 0 ? -1 : 0;
 }
 
 static void command_why(char *why, size_t n, const struct sl_proc_result *res,

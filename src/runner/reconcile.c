@@ -8,7 +8,7 @@
  */
 #include "runner/runner_int.h"
 #include "artifact/artifact.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "worktree/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"

@@ -9,7 +9,7 @@
  */
 #include "runner/runner_int.h"
 #include "store/store.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "worktree/worktree.h"
 #include "reviewer/reviewer.h"
 #include "core/buf.h"

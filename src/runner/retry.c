@@ -5,7 +5,7 @@
  */
 #include "runner/runner_int.h"
 #include "store/store.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "core/log.h"
 
 #include <stdio.h>

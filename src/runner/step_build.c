@@ -1,7 +1,7 @@
 /* The building and gating states: prompt, builder, snapshot, diff, gates, retry rules. */
 #include "runner/runner_int.h"
 #include "store/store.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "worktree/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"

@@ -18,7 +18,7 @@
 #include "runner/runner_int.h"
 #include "store/store.h"
 #include "worktree/worktree.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "artifact/artifact.h"
 #include "merge/merge.h"
 #include "train/train.h"

@@ -80,7 +80,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (!e->pending.len && sl_now_ms() - e->wrote_ms >= SSE_PING_MS)
 			sl_buf_puts(&e->pending, ": ping\n\n"); /* finds a client that went away */
 		if (!e->pending.len)
-			usleep(SSE_POLL_MS * 1000);
+			sl_sleep_ms(SSE_POLL_MS);
 	}
 }
 

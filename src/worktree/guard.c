@@ -78,27 +78,13 @@ static int git_in(const char *wt, const struct guard_env *g, const char *const *
 	return 0;
 }
 
-static int is_excluded(const char *path, const char *const *excluded)
-{
-	size_t n;
-
-	for (; excluded && *excluded; excluded++) {
-		n = strlen(*excluded);
-		while (n > 1 && (*excluded)[n - 1] == '/')
-			n--;
-		if (!strncmp(path, *excluded, n) && (path[n] == '\0' || path[n] == '/'))
-			return 1;
-	}
-	return 0;
-}
-
 /* One changed path: counted, kept in the list (bounded), added to the pathspec. */
 static int add_path(struct worktree_guard *out, struct sl_buf *spec, const char *p,
 		    const char *const *excluded)
 {
 	size_t i;
 
-	if (!*p || is_excluded(p, excluded))
+	if (!*p || worktree__is_excluded(p, excluded))
 		return 0;
 	for (i = 0; out->paths && out->paths[i]; i++)
 		if (!strcmp(out->paths[i], p))

@@ -234,7 +234,8 @@ static int detach_head(const struct pool *p, const char *name, struct sl_err *er
 		error = sl_err_set(err, SL_EINVALID, "worktree '%s' has a HEAD git cannot read", name);
 	if (!error) {
 		git_oid_tostr(text, GIT_OID_HEXSZ + 1, &oid);
-		strcat(text, "\n");
+		text[GIT_OID_HEXSZ] = '\n';
+		text[GIT_OID_HEXSZ + 1] = '\0';
 		error = sl_write_file_atomic(path, text, strlen(text), err);
 	}
 	free(line);

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int is_excluded(const char *path, const char *const *excluded)
+int worktree__is_excluded(const char *path, const char *const *excluded)
 {
 	size_t n;
 
@@ -113,7 +113,7 @@ int worktree_changes(const char *wt_path, const char *const *excluded,
 	n = git_status_list_entrycount(st);
 	for (i = 0; i < n; i++) {
 		p = entry_path(git_status_byindex(st, i));
-		if (!p || is_excluded(p, excluded))
+		if (!p || worktree__is_excluded(p, excluded))
 			continue;
 		if (!out->count++ && !(out->first = strdup(p)))
 			error = sl_err_set(err, SL_ERROR, "out of memory");
@@ -205,7 +205,7 @@ static int skip_excluded(const char *path, const char *matched, void *payload)
 	(void)matched;
 	if (n && path[n - 1] == '/')
 		return 1;
-	if (is_excluded(path, w->excluded))
+	if (worktree__is_excluded(path, w->excluded))
 		return 1;
 	if (!merge_path_converted(w->repo, path)) /* git runs its filters (stage_filtered) */
 		return 0;
@@ -391,7 +391,7 @@ static int clean_untracked(git_repository *repo, const char *wt, const char *con
 	for (i = 0; i < n; i++) {
 		e = git_status_byindex(st, i);
 		p = entry_path(e);
-		if ((e->status & GIT_STATUS_WT_NEW) && p && !is_excluded(p, excluded))
+		if ((e->status & GIT_STATUS_WT_NEW) && p && !worktree__is_excluded(p, excluded))
 			remove_untracked(wt, p);
 	}
 	git_status_list_free(st);

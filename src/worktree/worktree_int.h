@@ -34,6 +34,12 @@ int worktree__get_branch(git_reference **out, int *created, git_repository *repo
 /* chmod -R u+w under `path` (a directory, not a link), never through a link. */
 int worktree__make_writable(const char *path, struct sl_err *err);
 
+/*
+ * 1 when path (relative to the worktree) is one of `excluded` (a
+ * NULL-terminated list of paths, a trailing '/' ignored) or below one.
+ */
+int worktree__is_excluded(const char *path, const char *const *excluded);
+
 /* SL_ECONFLICT when the worktree has changes `git status` would show (but `excluded`). */
 int worktree__refuse_dirty(const char *path, const char *const *excluded, struct sl_err *err);
 

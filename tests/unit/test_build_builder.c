@@ -20,7 +20,7 @@
 #include "core/config.h"
 #include "core/fs.h"
 #include "core/proc.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "test_helpers.h"
 
 static char tmpdir[] = "/tmp/sl-builder-XXXXXX";

@@ -19,8 +19,8 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/fs.h"
-#include "build/build.h"
-#include "build/build_int.h"
+#include "executor/executor_int.h"
+#include "builder/builder.h"
 #include "test_helpers.h"
 
 static void expect_slurm(const char *line, enum exec_state state, int exit_code,

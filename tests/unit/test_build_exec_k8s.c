@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build/build.h"
+#include "executor/executor_int.h"
 #include "core/buf.h"
 #include "core/config.h"
 #include "test_helpers.h"

@@ -13,7 +13,7 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/fs.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "test_helpers.h"
 
 static char tmpdir[] = "/tmp/sl-gates-XXXXXX";

@@ -12,7 +12,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
-#include "build/build.h"
+#include "builder/builder.h"
 
 static const char wo_text[] =
 	"---\n"

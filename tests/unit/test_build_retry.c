@@ -17,7 +17,7 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/fs.h"
-#include "build/build.h"
+#include "builder/builder.h"
 #include "store/store.h"
 #include "test_helpers.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/config.h"
-#include "build/build.h"
+#include "builder/builder.h"
 
 static void test_words_after_what_failed(void **state)
 {

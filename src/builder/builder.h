@@ -1,5 +1,5 @@
-#ifndef SL_BUILD_H
-#define SL_BUILD_H
+#ifndef SL_BUILDER_H
+#define SL_BUILDER_H
 /*
  * The builder process (docs/builders.md, The builder contract): the
  * configured argv (builder.command, a preset, or a retry override) run in
@@ -10,6 +10,7 @@
 #include "core/err.h"
 #include "core/proc.h"
 #include "store/store.h"
+#include "executor/executor.h"
 
 /*
  * The file in a run's folder naming the builder's or a gate's process group
@@ -33,7 +34,7 @@ struct build_opts {
 	const char *session;       /* "new" or "keep" ($SLUICE_SESSION); NULL: "new" */
 	int64_t kill_grace_ms;     /* SIGTERM -> SIGKILL; 0: 2 s */
 	/*
-	 * executor.kind slurm or kubernetes (build/exec.h): the run's job, or
+	 * executor.kind slurm or kubernetes (executor/executor.h): the run's job, or
 	 * NULL: the builder runs here. job_out says how the job ended (lost,
 	 * cancelled); res then describes the builder inside it.
 	 */
@@ -54,16 +55,6 @@ struct build_opts {
  * is S, any other argv its words quoted for a POSIX shell. NULL: no memory.
  */
 char *build_gate_commands(const struct sl_config *cfg);
-
-/*
- * The names removed from the environment of the builder and the gates:
- * the reviewer's token variable (cfg->reviewer.token_env) and the one list
- * of core/git.h (GIT_DIR & co., GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT,
- * ...) less what builder.c keeps for them (builders and notifiers alike) on purpose and less the names
- * `add` sets (their own entries, "K=V"). *out is the caller's: sl_strv_free().
- */
-int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const *add,
-		   struct sl_err *err);
 
 int build_argv(sl_strv *out, const struct sl_config *cfg, const char *const *argv_override,
 			struct sl_err *err);
@@ -117,7 +108,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 
 /* The pseudo-gate of an attempt whose builder changed nothing (beside "builder"). */
 #define BUILD_NO_CHANGE "no-change"
-/* The pseudo-gate of a builder or gates job the engine lost (`not: gate.job`, build/exec.h). */
+/* The pseudo-gate of a builder or gates job the engine lost (`not: gate.job`, executor/executor.h). */
 #define BUILD_JOB "job"
 /* The pseudo-gate of a read-only attempt whose builder wrote (`not: gate.no_write`). */
 #define BUILD_NO_WRITE "no_write"
@@ -158,7 +149,7 @@ int build_gates_run_sub(const struct sl_config *cfg, const char *wt, const char 
 			const char *sub, struct build_gate_results *out, struct sl_err *err);
 
 /*
- * The same as a job (executor.kind slurm or kubernetes, build/exec.h): the
+ * The same as a job (executor.kind slurm or kubernetes, executor/executor.h): the
  * same results and artifacts, the gates' leftovers put into wt unless
  * job->purpose is "train". job_out->lost or ->cancelled: no gate result
  * (out->n 0, all_passed 0), job_out->why says why.
@@ -411,167 +402,5 @@ int build_retry_decide_validated(const struct sl_config *cfg, const struct build
 				 int attempt_failed, const char *const *failed, int builder_exit,
 				 const struct build_validate_ctx *vc,
 				 struct build_retry_decision *d, struct sl_err *err);
-
-/* ==== Executors ==== */
-#include <stddef.h>
-#include "core/buf.h"
-
-/*
- * Executors (docs/scale-out.md, What stays on the sluice host, what goes to a job): where builders and
- * gate jobs run. `local` is today's process group of the worker
- * (build/builder.c, build/gates.c: nothing here). `slurm` and `kubernetes`
- * run a job script (exec_script.c) on an engine people already run, each a
- * thin wrapper over the engine's own CLI:
- *
- *   verb     slurm                           kubernetes
- *   submit   sbatch --parsable               kubectl create -f - (a batch/v1 Job)
- *   poll     scontrol show job -o / squeue   kubectl get job NAME -o json
- *   cancel   scancel                         kubectl delete job NAME
- *   log      the job's output file           kubectl logs job/NAME
- *
- * The workspace moves by git (exec_remote.c): what a job needs is pushed
- * under refs/sluice/runs/<id>/a<N>/ to executor.remote, the job fetches it
- * into a clone of its own and pushes its result and its log back there,
- * under refs of that attempt alone (a job the engine gave up may still run
- * and push: nothing it pushes is read for a later attempt).
- *
- * A handle names a job for the engine: "slurm:<jobid>" or
- * "kubernetes:<namespace>/<name>". It is recorded in the store (table
- * jobs) before the poll starts, so a later tick finds the job of a killed
- * one and asks the engine about it.
- */
-
-struct store;
-
-#define EXEC_HANDLE_MAX 256
-
-/* What to run: a POSIX sh script, the same for every engine. */
-struct exec_job {
-	const char *name;     /* the engine's job name: "sluice-<run>-a<N>-build" ([a-z0-9-]) */
-	const char *run_id;   /* labels */
-	const char *work_order_id;
-	const char *script;   /* the job (exec_script.c) */
-	int64_t timeout_ms;   /* the engine's time limit; 0: none */
-	const char *const *env_drop; /* names kept from the engine CLI's environment (slurm's
-	                                --export=ALL would pass them on): the reviewer token's */
-};
-
-enum exec_state {
-	EXEC_PENDING = 0, /* waiting for a node */
-	EXEC_RUNNING,
-	EXEC_DONE,        /* ended by itself: see exit_code (0: success) */
-	EXEC_LOST,        /* ended by the engine or a person: node failure, cancelled, deadline,
-	                     deleted, preempted, or unknown to the engine: see detail */
-};
-
-struct exec_status {
-	enum exec_state state;
-	int exit_code;      /* EXEC_DONE: the script's exit status */
-	char detail[256];   /* the engine's words: "NODE_FAIL (NodeDown)", "CANCELLED" */
-};
-
-/*
- * One job of a run, from submit to its result (exec_job.c): the inputs
- * pushed, the job submitted and recorded, polled until it ends, its out
- * and result fetched. A job of the same run, attempt and purpose recorded
- * open (a tick killed while it ran) is polled again, never submitted twice.
- */
-struct exec_run {
-	struct store *st;
-	const char *repo_root;    /* sluice's repository: pushes and fetches run there */
-	const char *run_id;
-	const char *work_order_id;
-	int attempt;
-	const char *purpose;      /* "build", "gates", "train" */
-	const char *base;         /* the commit pushed as <refs>/base (build) or <refs>/head */
-	const char *theirs;       /* resolve mode: the target's tip, pushed as <refs>/theirs */
-	const char *input_dir;    /* its files become <refs>/input (prompt.md, copy/...) */
-	const char *state_name;   /* the run's state, for its events */
-	const char *engine_log;   /* a job that never reported: the engine's log appended here */
-};
-
-struct exec_outcome {
-	int lost;                 /* 1: the engine lost it or it never reported: see why */
-	char why[1024];           /* lost: the engine's words; else "" */
-	char result[41];          /* the result commit (its tree is the worktree's files) */
-	char out[41];             /* the out commit (logs, exit codes) */
-	char handle[EXEC_HANDLE_MAX];
-	int cancelled;            /* 1: a person cancelled it (sluice abandon): stop */
-	int64_t job_id;           /* its row (table jobs): ended once its result is taken */
-	char ended[512];          /* how it ended, for that row: "ended: COMPLETED, ...; result X" */
-};
-
-/* The kind's name ("local", "slurm", "kubernetes"). */
-const char *exec_kind_name(enum sl_executor_kind k);
-
-/* 1 when builders and gates of cfg run as jobs (executor.kind is not local). */
-int exec_remote(const struct sl_config *cfg);
-
-/* Submit: *handle (n bytes) names the job. SL_ENOTFOUND when the engine's CLI is missing. */
-int exec_submit(const struct sl_config *cfg, const struct exec_job *job, char *handle, size_t n,
-		struct sl_err *err);
-
-/* Ask the engine: an error only when it cannot be asked (st says nothing then). */
-int exec_poll(const struct sl_config *cfg, const char *handle, struct exec_status *st,
-	      struct sl_err *err);
-
-/* End the job (a job already ended or unknown is no error). */
-int exec_cancel(const struct sl_config *cfg, const char *handle, struct sl_err *err);
-
-/* The engine's own log of the job (its output), bounded by out's max. */
-int exec_log(const struct sl_config *cfg, const char *handle, struct sl_buf *out,
-	     struct sl_err *err);
-
-/*
- * A job is recorded before it is submitted, under the handle "<kind>:?<name>"
- * (exec_pending()): a sluice killed between the engine's answer and the
- * record of its id leaves that, and exec_find() finds the job by its name.
- * exec_cancel() of a pending handle cancels by the name; exec_poll() and
- * exec_log() refuse it.
- */
-int exec_pending(const struct sl_config *cfg, const char *name, char *handle, size_t n);
-/* The name of a pending handle, or NULL for a handle the engine gave. */
-const char *exec_pending_name(const char *handle);
-/*
- * The job the engine knows under `name` (any state it still keeps): 1 and
- * *handle, 0 when none. More than one (never expected): the newest, the
- * others cancelled.
- */
-int exec_find(const struct sl_config *cfg, const char *name, char *handle, size_t n,
-	      struct sl_err *err);
-
-/* ---- back ends (one file each); handle without its "kind:" prefix ---- */
-int exec_slurm_submit(const struct sl_config *cfg, const struct exec_job *job, char *id,
-		      size_t n, struct sl_err *err);
-int exec_slurm_poll(const struct sl_config *cfg, const char *id, struct exec_status *st,
-		    struct sl_err *err);
-int exec_slurm_cancel(const struct sl_config *cfg, const char *id, struct sl_err *err);
-int exec_slurm_find(const struct sl_config *cfg, const char *name, char *id, size_t n,
-		    struct sl_err *err);
-int exec_slurm_log(const struct sl_config *cfg, const char *id, struct sl_buf *out,
-		   struct sl_err *err);
-
-int exec_k8s_submit(const struct sl_config *cfg, const struct exec_job *job, char *id, size_t n,
-		    struct sl_err *err);
-int exec_k8s_poll(const struct sl_config *cfg, const char *id, struct exec_status *st,
-		  struct sl_err *err);
-int exec_k8s_cancel(const struct sl_config *cfg, const char *id, struct sl_err *err);
-int exec_k8s_find(const struct sl_config *cfg, const char *name, char *id, size_t n,
-		  struct sl_err *err);
-int exec_k8s_log(const struct sl_config *cfg, const char *id, struct sl_buf *out,
-		 struct sl_err *err);
-
-/*
- * The pure halves of the kubernetes back end, for its tests: the Job
- * manifest of `job` (a new JSON object, the caller's), and the state of a
- * Job from `kubectl get job -o json` output (len bytes).
- */
-struct json_t;
-struct json_t *exec_k8s_manifest(const struct sl_config *cfg, const struct exec_job *job);
-int exec_k8s_parse(const char *json, size_t len, struct exec_status *st, struct sl_err *err);
-
-/* The state of a Slurm job from `scontrol show job -o ID` output (one line). */
-int exec_slurm_parse(const char *line, struct exec_status *st, struct sl_err *err);
-
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * The job script (exec.h): one POSIX sh script for every engine, the whole
+ * The job script (executor.h): one POSIX sh script for every engine, the whole
  * job. It needs sh, git and coreutils on the worker (and the agent's CLI),
  * never sluice. What it does, in a fresh folder under $TMPDIR:
  *
@@ -19,7 +19,7 @@
  * fetch, 73 cannot commit, 74 cannot push; else 0 (the builder's own exit
  * is in out/exit).
  */
-#include "build/build_int.h"
+#include "executor/executor_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,7 +204,7 @@ static void script_gates(struct sl_buf *b, const struct exec_script *o)
 	sl_buf_puts(b, "mkdir \"$top/run/gates\" \"$top/out/gates\" || exit 70\n"
 		    "log=\"$top/out/setup.log\"\n: >\"$log\"\nsetup_failed=\n");
 	script_setup(b, o);
-	for (const char *const *h = build_hooks_env(o->cfg); *h; h++) {
+	for (const char *const *h = exec_hooks_env(o->cfg); *h; h++) {
 		sl_buf_puts(b, "export ");
 		q(b, *h);
 		sl_buf_puts(b, "\n");

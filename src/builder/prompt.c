@@ -1,5 +1,5 @@
-/* The builder's prompt (prompt.h): build mode, template overrides, resolve mode. */
-#include "build/build.h"
+/* The builder's prompt (builder.h): build mode, template overrides, resolve mode. */
+#include "builder/builder.h"
 #include "core/fs.h"
 #include "core/template.h"
 

@@ -1,6 +1,6 @@
 /* The builder process (builder.h). */
 #include "core/fs.h"
-#include "build/build_int.h"
+#include "builder/builder_int.h"
 #include "core/git.h"
 #include "core/time.h"
 
@@ -10,41 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char *const hooks_off[] = {
-	"GIT_CONFIG_COUNT=1",
-	"GIT_CONFIG_KEY_0=core.hooksPath",
-	"GIT_CONFIG_VALUE_0=/dev/null",
-	NULL,
-};
-
-static const char *const hooks_on[] = { NULL };
-
-/*
- * What the builder and the gates keep of the one list of variables dropped
- * for git (core/git.h): they are the user's agent and checks, not a git of
- * sluice's. Their own git may page, diff with the user's tool, reach a
- * remote the user's way (dependencies over ssh), and read the user's
- * configuration files where the user keeps them (GIT_CONFIG_GLOBAL: the
- * identity of the agent's commits). What they lose with sluice's git:
- * where the repository is (GIT_DIR & co.: the main checkout, when sluice
- * runs from a git hook or alias) and configuration from the environment
- * (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT and its keys: a `git -c` above
- * sluice, which would beat the hooks triple below).
- */
-static const char *const builder_keeps[] = {
-	"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
-	"GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_PAGER", "PAGER",
-	"GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
-	"GIT_ATTR_SOURCE", "GIT_REPLACE_REF_BASE", NULL,
-};
-
-#define DROP_MAX 48
-
-const char *const *build_hooks_env(const struct sl_config *cfg)
-{
-	return cfg->worktree.hooks ? hooks_on : hooks_off;
-}
 
 /* The builder an agent name means: an entry of builders:, or NULL (a preset, or builder:). */
 static const struct sl_builder *named_of(const struct sl_config *cfg, const char *agent)
@@ -105,27 +70,6 @@ void build_agent_of(const struct sl_config *cfg, const char *const *argv_overrid
 	}
 	/* a command of the user's decides itself ($SLUICE_SESSION) */
 	out->resumes = !preset || sl_config_preset_resumes(preset);
-}
-
-int build_env_drop(sl_strv *out, const struct sl_config *cfg, const char *const *add,
-		   struct sl_err *err)
-{
-	const char *drop[DROP_MAX];
-	size_t n = 0, len = sl_git_env_drop_but(drop, DROP_MAX, builder_keeps, add);
-
-	if (!(*out = calloc(len + 2, sizeof(char *))))
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	for (size_t i = 0; i < len; i++)
-		if (!((*out)[n++] = strdup(drop[i])))
-			goto oom;
-	if (cfg->reviewer.token_env && cfg->reviewer.token_env[0])
-		if (!((*out)[n++] = strdup(cfg->reviewer.token_env)))
-			goto oom;
-	return 0;
-oom:
-	sl_strv_free(*out);
-	*out = NULL;
-	return sl_err_set(err, SL_ERROR, "out of memory");
 }
 
 /* Whether a gate's word needs quoting for a POSIX shell. */
@@ -231,7 +175,7 @@ int build__env(sl_strv env, size_t cap, const struct build_opts *o)
 	for (char **e = named ? named->env : NULL; e && *e && n < cap; e++)
 		if (!(env[n++] = strdup(*e)))
 			return SL_ERROR;
-	for (const char *const *h = build_hooks_env(o->cfg); *h && n < cap; h++)
+	for (const char *const *h = exec_hooks_env(o->cfg); *h && n < cap; h++)
 		if (!(env[n++] = strdup(*h)))
 			return SL_ERROR;
 	return 0;
@@ -258,22 +202,9 @@ static void describe_argv(char *out, size_t n, const char *const *argv)
 	}
 }
 
-void build__append(const char *log, const char *data, size_t len)
-{
-	struct sl_err e = SL_ERR_INIT;
-	int fd = -1;
-
-	if (sl_open_file(log, O_WRONLY | O_APPEND | O_CREAT, 0644, &fd, &e) < 0)
-		return;
-	if (write(fd, data, len) < 0) {
-		/* the log is best effort; the run's outcome is recorded elsewhere */
-	}
-	close(fd);
-}
-
 static void log_line(const char *log, const char *line)
 {
-	build__append(log, line, strlen(line));
+	sl_append_file(log, line, strlen(line));
 }
 
 static void log_header(const char *log, const struct build_opts *o,
@@ -342,7 +273,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 		goto out;
 	}
 	/* what it sets itself (builder.env, the hooks triple) it keeps */
-	if ((error = build_env_drop(&drop, o->cfg, (const char *const *)env, err)) < 0)
+	if ((error = exec_env_drop(&drop, o->cfg, (const char *const *)env, err)) < 0)
 		goto out;
 	log_header(log, o, (const char *const *)argv);
 	po.argv = (const char *const *)argv;

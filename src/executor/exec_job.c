@@ -1,8 +1,8 @@
 /*
- * One job of a run on an engine (exec_int.h): push its inputs to
+ * One job of a run on an engine (executor.h): push its inputs to
  * executor.remote, submit, record, poll until it ends, fetch what it pushed.
  */
-#include "build/build_int.h"
+#include "executor/executor_int.h"
 #include "store/store.h"
 #include "core/fault.h"
 #include "core/fs.h"
@@ -220,7 +220,7 @@ static int submit_recorded(const struct sl_config *cfg, const struct exec_run *r
 	int error;
 
 	job_name(r, name, sizeof(name));
-	if ((error = build_env_drop(&drop, cfg, NULL, err)) != 0)
+	if ((error = exec_env_drop(&drop, cfg, NULL, err)) != 0)
 		return error;
 	job.name = name;
 	job.run_id = r->run_id;
@@ -381,7 +381,7 @@ static void keep_engine_log(const struct sl_config *cfg, const struct exec_run *
 	sl_buf_addf(&log, "\n==== sluice: the engine's log of job %s ====\n", handle);
 	if (exec_log(cfg, handle, &log, &e) != 0)
 		sl_buf_addf(&log, "(the engine's log of %s cannot be read here: %s)\n", handle, e.msg);
-	build__append(r->engine_log, sl_buf_cstr(&log), log.len);
+	sl_append_file(r->engine_log, sl_buf_cstr(&log), log.len);
 	sl_buf_release(&log);
 }
 

@@ -1,15 +1,15 @@
 /*
- * The slurm executor (exec.h): sbatch --parsable, scontrol show job,
+ * The slurm executor (executor.h): sbatch --parsable, scontrol show job,
  * scancel. No accounting database is needed: a job's state comes from
  * `scontrol show job` while Slurm keeps it (MinJobAge), and a job Slurm no
  * longer knows is lost unless its result reached the remote (exec_job.c).
  */
-#include "build/build.h"
-#include "build/build_int.h"
+#include "executor/executor_int.h"
 #include "core/fs.h"
 #include "core/proc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +146,19 @@ static const char *const slurm_running[] = { "RUNNING", "COMPLETING", "SUSPENDED
 static const char *const slurm_pending[] = { "PENDING", "REQUEUED", "REQUEUE_HOLD",
 					     "REQUEUE_FED", "RESV_DEL_HOLD", NULL };
 
+/*
+ * The status of ExitCode=<status>:<signal>: 0 when it names none (the state
+ * then says whether the job failed), 1 for a number no status can be.
+ */
+static int exit_status(const char *code)
+{
+	long l;
+
+	errno = 0;
+	l = strtol(code, NULL, 10);
+	return errno || l < INT_MIN || l > INT_MAX ? 1 : (int)l;
+}
+
 static int in_list(const char *s, const char *const *v)
 {
 	for (; *v; v++)
@@ -172,7 +185,7 @@ int exec_slurm_parse(const char *line, struct exec_status *st, struct sl_err *er
 	} else if (!strcmp(state, "COMPLETED") || !strcmp(state, "FAILED")) {
 		/* ExitCode=<status>:<signal> of the batch script */
 		st->state = EXEC_DONE;
-		st->exit_code = atoi(code);
+		st->exit_code = exit_status(code);
 		if (!strcmp(state, "FAILED") && !st->exit_code)
 			st->exit_code = 1;
 		snprintf(st->detail, sizeof(st->detail), "%s, ExitCode=%s", state, code);
@@ -308,7 +321,7 @@ int exec_slurm_log(const struct sl_config *cfg, const char *id, struct sl_buf *o
 	 */
 	{
 		size_t room = (out->max ? out->max : SLURM_OUT_MAX) - out->len;
-		char *tail = build__tail_file(path, room > 64 ? room - 64 : room);
+		char *tail = sl_tail_file(path, room > 64 ? room - 64 : room);
 		if (!tail || !*tail)
 			error = sl_err_set(err, SL_ENOTFOUND, "job %s's output %s is empty or cannot "
 					   "be read here", id, path);

@@ -1,5 +1,5 @@
-/* Retry rules (retry.h). */
-#include "build/build.h"
+/* Retry rules (builder.h). */
+#include "builder/builder.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/json.h"

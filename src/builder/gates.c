@@ -1,5 +1,5 @@
-/* Gates (gates.h): run every configured gate, record gates.json and logs. */
-#include "build/build_int.h"
+/* Gates (builder.h): run every configured gate, record gates.json and logs. */
+#include "builder/builder_int.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/json.h"
@@ -16,35 +16,6 @@
 #include <unistd.h>
 
 #define GATES_LOG_DEFAULT_MAX ((size_t)10 << 20)
-
-/* The last `max` bytes of a file, a new string ("" when unreadable). */
-char *build__tail_file(const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	struct stat st;
-	char *buf = NULL;
-	size_t want, got = 0;
-
-	if (fd < 0 || fstat(fd, &st) < 0)
-		goto out;
-	want = (size_t)st.st_size > max ? max : (size_t)st.st_size;
-	if (!(buf = malloc(want + 1)))
-		goto out;
-	while (got < want) {
-		ssize_t r = pread(fd, buf + got, want - got, st.st_size - (off_t)want + (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-out:
-	if (fd >= 0)
-		close(fd);
-	return buf ? buf : strdup("");
-}
 
 int build__gate_name_ok(const char *name)
 {
@@ -73,10 +44,10 @@ static int gate_env_init(struct gate_env *ge, const struct sl_config *cfg, const
 		ge->add[n - 1] = NULL;
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	}
-	for (const char *const *h = build_hooks_env(cfg); *h; h++)
+	for (const char *const *h = exec_hooks_env(cfg); *h; h++)
 		if (!(ge->add[n++] = strdup(*h)))
 			return sl_err_set(err, SL_ERROR, "out of memory");
-	return build_env_drop(&ge->drop, cfg, (const char *const *)ge->add, err);
+	return exec_env_drop(&ge->drop, cfg, (const char *const *)ge->add, err);
 }
 
 static void gate_env_release(struct gate_env *ge)
@@ -146,7 +117,7 @@ static int run_one(const struct sl_config *cfg, const struct sl_gate *g, const c
 		r->duration_ms = res.duration_ms;
 		r->passed = res.exit_code == 0 && !res.timed_out;
 	}
-	r->output = build__tail_file(path, BUILD_GATE_TAIL);
+	r->output = sl_tail_file(path, BUILD_GATE_TAIL);
 out:
 	gate_env_release(&ge);
 	free(path);
@@ -387,7 +358,7 @@ static int load_one(const char *run_dir, json_t *o, struct build_gate_result *r)
 	r->duration_ms = json_integer_value(json_object_get(o, "duration_ms"));
 	if (!(path = sl_path_join(run_dir, log)))
 		return SL_ERROR;
-	r->output = build__tail_file(path, BUILD_GATE_TAIL);
+	r->output = sl_tail_file(path, BUILD_GATE_TAIL);
 	free(path);
 	return 0;
 }

@@ -1,5 +1,5 @@
-/* Validator conditions of the retry rules (build.h): run one, keep its verdict. */
-#include "build/build_int.h"
+/* Validator conditions of the retry rules (builder.h): run one, keep its verdict. */
+#include "builder/builder_int.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -114,10 +114,10 @@ static int set_env(struct vrun *v, const struct sl_config *cfg, struct sl_err *e
 		v->add[n - 1] = NULL;
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	}
-	for (const char *const *h = build_hooks_env(cfg); *h && n < 9; h++)
+	for (const char *const *h = exec_hooks_env(cfg); *h && n < 9; h++)
 		if (!(v->add[n++] = strdup(*h)))
 			return sl_err_set(err, SL_ERROR, "out of memory");
-	return build_env_drop(&v->drop, cfg, (const char *const *)v->add, err);
+	return exec_env_drop(&v->drop, cfg, (const char *const *)v->add, err);
 }
 
 static void vrun_release(struct vrun *v)

@@ -1,18 +1,19 @@
 /*
- * The builder and the gates as jobs (exec.h): what build_run and
+ * The builder and the gates as jobs (executor/executor.h): what build_run and
  * build_gates_run_sub do here, done by the job script on a worker, with
  * the same artifacts afterwards (builder.log, summary.md, gates.json,
  * gates/<name>.log) and the job's files put into the run's worktree.
  */
-#include "build/build_int.h"
-#include "build/build_int.h"
+#include "builder/builder_int.h"
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/proc.h"
 #include "core/time.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,8 +109,17 @@ static int out_int(const char *repo, const char *out, const char *path, int def)
 	int v = def;
 
 	sl_buf_init(&b, 64);
-	if (exec_out_file(repo, out, path, &b, &e) == 0 && b.len)
-		v = atoi(sl_buf_cstr(&b));
+	if (exec_out_file(repo, out, path, &b, &e) == 0 && b.len) {
+		const char *s = sl_buf_cstr(&b);
+		char *end;
+		long l;
+
+		errno = 0;
+		l = strtol(s, &end, 10);
+		/* no number, or none an int holds: the default, as when absent */
+		if (end != s && !errno && l >= INT_MIN && l <= INT_MAX)
+			v = (int)l;
+	}
 	sl_buf_release(&b);
 	return v;
 }
@@ -126,7 +136,7 @@ static void out_copy(const char *repo, const char *out, const char *path, const 
 		if (replace)
 			sl_write_file(dest, sl_buf_cstr(&b), b.len, &e);
 		else
-			build__append(dest, sl_buf_cstr(&b), b.len);
+			sl_append_file(dest, sl_buf_cstr(&b), b.len);
 	}
 	sl_buf_release(&b);
 }
@@ -177,7 +187,7 @@ int build__run_job(const struct build_opts *o, struct sl_proc_result *res, struc
 	r.engine_log = log;
 	snprintf(line, sizeof(line), "==== sluice: attempt %d (%s) as a %s job ====\n", o->attempt,
 		 run_mode_name(o->mode), exec_kind_name(o->cfg->executor.kind));
-	build__append(log, line, strlen(line));
+	sl_append_file(log, line, strlen(line));
 	error = exec_job_run(o->cfg, &r, sl_buf_cstr(&script), build__timeout(o) +
 			     (o->cfg->worktree.setup ? o->cfg->worktree.setup_timeout_ms : 0) +
 			     JOB_MARGIN_MS, o->job_out, err);
@@ -190,7 +200,7 @@ int build__run_job(const struct build_opts *o, struct sl_proc_result *res, struc
 		 o->attempt, o->job_out->handle[0] ? o->job_out->handle : "not submitted",
 		 error ? err->msg : o->job_out->lost ? o->job_out->why
 		 : o->job_out->cancelled ? "cancelled" : how);
-	build__append(log, line, strlen(line));
+	sl_append_file(log, line, strlen(line));
 out:
 	sl_strv_free(argv);
 	sl_strv_free(env);
@@ -240,7 +250,7 @@ static int take_gate(const struct sl_config *cfg, const struct sl_gate *g, const
 	snprintf(f, sizeof(f), "gates/%s.log", g->name);
 	out_copy(repo, out, f, path, (cfg->builder.log_max ? cfg->builder.log_max : (size_t)10 << 20)
 		 + 4096, 1);
-	r->output = build__tail_file(path, BUILD_GATE_TAIL);
+	r->output = sl_tail_file(path, BUILD_GATE_TAIL);
 	free(path);
 	snprintf(f, sizeof(f), "gates/%s.exit", g->name);
 	r->exit_code = out_int(repo, out, f, 127);

@@ -1,5 +1,5 @@
 /*
- * The kubernetes back end of the executor (build.h, docs/scale-out.md): one
+ * The kubernetes back end of the executor (executor.h, docs/scale-out.md): one
  * batch/v1 Job a job, made, asked about, deleted and read through kubectl.
  *
  * The Job runs the job script (exec_script.c) as `sh -c SCRIPT` in one
@@ -10,7 +10,7 @@
  * with the reason PodFailurePolicy, told apart from the script's own failure
  * (BackoffLimitExceeded). Nothing of sluice's environment goes into the Job.
  */
-#include "build/build.h"
+#include "executor/executor_int.h"
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/err.h"

@@ -1,5 +1,5 @@
-/* Executors (exec.h): the dispatch on a handle's kind. */
-#include "build/build.h"
+/* Executors (executor.h): the dispatch on a handle's kind. */
+#include "executor/executor_int.h"
 #include "core/fs.h"
 
 #include <stdio.h>
