@@ -17,7 +17,7 @@ char *merge_run_of_message(const char *message)
 	size_t i;
 
 	if (message && git_message_trailers(&arr, message) == 0)
-		for (i = arr.count; i-- > 0 && !run;) /* the last one counts */
+		for (i = 0; i < arr.count && !run; i++) /* the first one counts */
 			if (!strcmp(arr.trailers[i].key, MERGE_TRAILER_RUN))
 				run = strdup(arr.trailers[i].value);
 	git_message_trailer_array_free(&arr);
