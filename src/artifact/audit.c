@@ -2,6 +2,7 @@
 #include "artifact/artifact.h"
 #include "worktree/worktree.h"
 #include "store/store.h"
+#include "merge/merge.h"
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/sha256.h"
@@ -273,7 +274,7 @@ static void check_trailers(struct audit *a, const git_commit *c, const char *mc)
 {
 	git_message_trailer_array arr = { 0 };
 	const char *want[3][2] = { { "Work-Order", a->run->work_order_id },
-				   { "Sluice-Run", a->run->id },
+				   { MERGE_TRAILER_RUN, a->run->id },
 				   { "Reviewed-by", a->run->reviewer } };
 	size_t i;
 
@@ -708,19 +709,16 @@ static int unreviewed(struct audit *a, const struct artifact_runset *set, const 
 static void check_line_commit(struct audit *a, const struct artifact_runset *set,
 			      const git_commit *c, int from_runs, int person)
 {
-	git_message_trailer_array arr = { 0 };
-	const char *sr;
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GIT_OID_HEXSZ + 1], *sr;
 
 	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
-	if (git_message_trailers(&arr, git_commit_message(c)) == 0 &&
-	    (sr = artifact_trailer(&arr, "Sluice-Run")) != NULL)
+	if ((sr = merge_run_of_message(git_commit_message(c))) != NULL)
 		check_sluice_merge(a, c, hex, sr);
 	else if (from_runs && !unreviewed(a, set, c, hex) && person)
 		add_note(a, "person", a->ctx->cfg->target, hex,
-			 "a person's commit (no Sluice-Run: trailer): no gate record");
+			 "a person's commit (no " MERGE_TRAILER_RUN ": trailer): no gate record");
 	git_error_clear();
-	git_message_trailer_array_free(&arr);
+	free(sr);
 }
 
 /* Where the line's Sluice-Run check may stop: the oldest run's base, when there is one. */

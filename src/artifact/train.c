@@ -7,6 +7,7 @@
 #include "artifact/artifact_int.h"
 #include "worktree/worktree.h"
 #include "store/store.h"
+#include "merge/merge.h"
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/time.h"
@@ -261,34 +262,16 @@ json_t *artifact_train_json(struct sl_ctx *ctx, const char *run_id, const char *
 
 json_t *artifact_rivals_between(struct sl_ctx *ctx, const char *tip, const char *base)
 {
-	git_repository *repo = NULL;
-	git_revwalk *walk = NULL;
-	git_commit *c = NULL;
-	git_oid t, b, id;
+	struct merge_landings_opts o = { .tip = tip, .base = base, .max_commits = 1000 };
+	struct merge_run_landing *v = NULL;
+	struct sl_err err = SL_ERR_INIT;
 	json_t *ids = json_array();
-	int n = 0;
+	size_t n = 0, i;
 
-	if (!tip || git_oid_fromstr(&t, tip) != 0 ||
-	    git_repository_open(&repo, ctx->repo.root) != 0 || git_revwalk_new(&walk, repo) != 0 ||
-	    git_revwalk_push(walk, &t) != 0 ||
-	    (base && (git_oid_fromstr(&b, base) != 0 || git_revwalk_hide(walk, &b) != 0)))
-		goto out;
-	git_revwalk_simplify_first_parent(walk);
-	while (n++ < 1000 && !git_revwalk_next(&id, walk)) {
-		git_message_trailer_array arr = { 0 };
-		const char *run;
-
-		if (git_commit_lookup(&c, repo, &id) == 0 &&
-		    git_message_trailers(&arr, git_commit_message(c)) == 0 &&
-		    (run = artifact_trailer(&arr, "Sluice-Run")) != NULL)
-			json_array_append_new(ids, worktree_diff_json_text(run, strlen(run)));
-		git_message_trailer_array_free(&arr);
-		git_commit_free(c);
-		c = NULL;
-	}
-out:
-	git_error_clear();
-	git_revwalk_free(walk);
-	git_repository_free(repo);
+	if (tip && merge_landings_between(ctx->repo.root, &o, &v, &n, &err) != 0)
+		sl_err_clear(&err);
+	for (i = 0; i < n; i++)
+		json_array_append_new(ids, worktree_diff_json_text(v[i].run, strlen(v[i].run)));
+	merge_run_landings_free(v, n);
 	return ids;
 }

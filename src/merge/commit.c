@@ -77,7 +77,7 @@ static int build_message(struct sl_buf *msg, const struct merge_commit_opts *o, 
 	for (p = msg->ptr; p && *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
-	error |= sl_buf_addf(msg, "\n\nWork-Order: %s\nSluice-Run: %s\nReviewed-by: %s\n",
+	error |= sl_buf_addf(msg, "\n\nWork-Order: %s\n" MERGE_TRAILER_RUN ": %s\nReviewed-by: %s\n",
 			     o->work_order_id, o->run_id, o->reviewer);
 	if (o->resolved_with && *o->resolved_with)
 		error |= sl_buf_addf(msg, "Resolved-with: %s\n", o->resolved_with);

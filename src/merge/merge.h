@@ -375,4 +375,45 @@ int merge_blame_landings(const char *repo_path, const char *tip, const char *hea
 			 size_t *nout, struct sl_err *err);
 void merge_landings_free(struct merge_landing *v, size_t n);
 
+/* ---- landings (merge/landings.c) ------------------------------------------ */
+
+/*
+ * The trailer that names the run a merge commit landed: written by
+ * merge_commit (merge/commit.c), read by merge_landings_between and every
+ * other reader (docs/ARCHITECTURE.md, "merge"). Spelled here only.
+ */
+#define MERGE_TRAILER_RUN "Sluice-Run"
+
+/* What merge_landings_between walks and keeps. Zero means "no limit" / "off". */
+struct merge_landings_opts {
+	const char *tip;      /* the commit (hex) whose first-parent line is walked */
+	const char *base;     /* a commit (hex) the walk stops at (hidden), or NULL: the whole line */
+	size_t max_commits;   /* commits walked at most */
+	size_t max_found;     /* landings kept at most */
+	int merges_only;      /* only merges (two parents) are landings */
+	int persons;          /* also keep the commits without the trailer (run NULL) */
+	const char *skip_run; /* a run left out, or NULL */
+};
+
+/* One commit of the line: the run it landed (NULL: a person's commit), author, subject. */
+struct merge_run_landing {
+	char commit[GIT_OID_HEXSZ + 1];
+	char *run;
+	char *author;  /* "Name <email>" */
+	char *subject; /* the message's first line */
+};
+
+/*
+ * Which runs landed between o->base and o->tip: the MERGE_TRAILER_RUN
+ * trailers of tip's first-parent line down to base, newest first, with the
+ * filters and limits of `o`. *out (n entries) is the caller's, freed with
+ * merge_run_landings_free; on error *out is NULL and *n 0.
+ */
+int merge_landings_between(const char *repo_root, const struct merge_landings_opts *o,
+			   struct merge_run_landing **out, size_t *n, struct sl_err *err);
+void merge_run_landings_free(struct merge_run_landing *v, size_t n);
+
+/* The run a commit message's MERGE_TRAILER_RUN trailer names (a new string), or NULL. */
+char *merge_run_of_message(const char *message);
+
 #endif

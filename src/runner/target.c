@@ -68,17 +68,17 @@ static int landing_intended(struct watch *w, const git_commit *c, const char *id
  */
 static int pending_landing(struct watch *w, const git_commit *c)
 {
-	git_message_trailer_array arr = { 0 };
 	struct store_run r;
 	struct sl_err err = SL_ERR_INIT;
 	git_commit *p2 = NULL;
-	const char *id;
+	char *id = NULL;
 	int yes = 0;
 
 	memset(&r, 0, sizeof(r));
-	if (git_commit_parentcount(c) != 2 || git_message_trailers(&arr, git_commit_message(c)))
+	if (git_commit_parentcount(c) != 2)
 		goto out;
-	if (!(id = artifact_trailer(&arr, "Sluice-Run")) || store_run_get(w->ctx->st, id, &r, &err) ||
+	if (!(id = merge_run_of_message(git_commit_message(c))) ||
+	    store_run_get(w->ctx->st, id, &r, &err) ||
 	    strcmp(r.id, id) || git_commit_parent(&p2, c, 1))
 		goto out;
 	yes = (r.state == RUN_APPROVED || r.state == RUN_MERGING || r.state == RUN_MERGED) &&
@@ -90,7 +90,7 @@ out:
 	git_error_clear();
 	git_commit_free(p2);
 	store_run_release(&r);
-	git_message_trailer_array_free(&arr);
+	free(id);
 	return yes;
 }
 
@@ -102,22 +102,21 @@ out:
  */
 static int car_of(struct watch *w, const git_commit *c, char *run, size_t n)
 {
-	git_message_trailer_array arr = { 0 };
 	struct store_run r;
 	struct sl_err err = SL_ERR_INIT;
-	const char *id;
+	char *id = NULL;
 	int yes = 0;
 
 	memset(&r, 0, sizeof(r));
-	if (git_commit_parentcount(c) == 2 && !git_message_trailers(&arr, git_commit_message(c)) &&
-	    (id = artifact_trailer(&arr, "Sluice-Run")) && !store_run_get(w->ctx->st, id, &r, &err)) {
+	if (git_commit_parentcount(c) == 2 && (id = merge_run_of_message(git_commit_message(c))) &&
+	    !store_run_get(w->ctx->st, id, &r, &err)) {
 		yes = 1;
 		if (run)
 			snprintf(run, n, "%s", r.id);
 	}
 	git_error_clear();
 	store_run_release(&r);
-	git_message_trailer_array_free(&arr);
+	free(id);
 	return yes;
 }
 
