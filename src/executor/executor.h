@@ -1,7 +1,7 @@
 #ifndef SL_EXECUTOR_H
 #define SL_EXECUTOR_H
 /*
- * Executors (DESIGN.md section 14, docs/scale-out.md): where builders and
+ * Executors (docs/scale-out.md): where builders and
  * gate jobs run. `local` is today's process group of the worker
  * (builder/builder.c, builder/gates.c: nothing here). `slurm` and `kubernetes`
  * run a job script (exec_script.c) on an engine people already run, each a
