@@ -38,6 +38,8 @@ there is any (0 when none, 2 on a usage error). The rules:
   design    no file under src/ or schema/ cites DESIGN.md, the design brief
             that is not in the repository: comments cite docs/ ("docs/design.md,
             The merge train"); cite.py at the top of the checkout rewrites them
+  trailer   the landing trailer's name, "Sluice-Run", is a literal only in
+            src/merge/merge.h (MERGE_TRAILER_RUN): one writer, one reader
 """
 import os
 import re
@@ -468,6 +470,22 @@ def check_design(root):
                                   "cite the docs/ page and section (python3 cite.py)")
 
 
+TRAILER_HOME = "src/merge/merge.h"
+
+
+def check_trailer(root, files):
+    """The landing trailer's name is spelled once: "Sluice-Run" as a literal
+    of its own only in merge/merge.h (MERGE_TRAILER_RUN), which the one
+    writer (merge/commit.c) and the one reader (merge/landings.c) use."""
+    for rel in files:
+        if rel == TRAILER_HOME:
+            continue
+        for line, lit in string_literals(read(root, rel)):
+            if lit == "Sluice-Run":
+                violation(rel, line, 'spells the trailer "Sluice-Run": use MERGE_TRAILER_RUN '
+                          "(merge/merge.h)")
+
+
 def main(argv):
     if len(argv) > 2 or (len(argv) == 2 and argv[1].startswith("-")):
         print("usage: shape.py [SOURCE_DIR]", file=sys.stderr)
@@ -483,6 +501,7 @@ def main(argv):
     check_warning(root)
     check_paths(root, files)
     check_design(root)
+    check_trailer(root, files)
     for v in violations:
         print(v)
     print("shape: %d violation%s" % (len(violations), "" if len(violations) == 1 else "s"))

@@ -1275,41 +1275,24 @@ int step__train_landed(struct step *s, const struct merge_commit_result *mr, str
 int step__rivals_between(struct step *s, const char *tip, const char *base, char ***ids,
 			 struct sl_err *err)
 {
-	git_repository *repo = NULL;
-	git_revwalk *walk = NULL;
-	git_oid t, b, id;
-	char **v = calloc(RIVALS_MAX + 1, sizeof(*v));
-	size_t n = 0;
-	int rc;
+	struct merge_landings_opts o = { .tip = tip, .base = base, .max_found = RIVALS_MAX,
+					 .merges_only = 1, .skip_run = s->run.id };
+	struct merge_run_landing *v = NULL;
+	char **out;
+	size_t n = 0, i;
+	int error;
 
 	*ids = NULL;
-	if (!v)
+	if ((error = merge_landings_between(s->ctx->repo.root, &o, &v, &n, err)) != 0)
+		return error;
+	if (!(out = calloc(n + 1, sizeof(*out)))) {
+		merge_run_landings_free(v, n);
 		return sl_err_set(err, SL_ERROR, "out of memory");
-	if ((rc = git_oid_fromstr(&t, tip)) || (rc = git_oid_fromstr(&b, base)) ||
-	    (rc = git_repository_open(&repo, s->ctx->repo.root)) ||
-	    (rc = git_revwalk_new(&walk, repo)) || (rc = git_revwalk_push(walk, &t)) ||
-	    (rc = git_revwalk_hide(walk, &b)))
-		goto out;
-	git_revwalk_simplify_first_parent(walk);
-	while (n < RIVALS_MAX && git_revwalk_next(&id, walk) == 0) {
-		git_commit *c = NULL;
-		git_message_trailer_array arr = { 0 };
-		const char *run;
-		if (git_commit_lookup(&c, repo, &id) == 0 && git_commit_parentcount(c) == 2 &&
-		    git_message_trailers(&arr, git_commit_message(c)) == 0 &&
-		    (run = artifact_trailer(&arr, "Sluice-Run")) && strcmp(run, s->run.id))
-			v[n] = strdup(run), n += v[n] != NULL;
-		git_message_trailer_array_free(&arr);
-		git_commit_free(c);
 	}
-out:
-	git_revwalk_free(walk);
-	git_repository_free(repo);
-	if (rc) {
-		free(v);
-		return sl_err_git(err, rc, "cannot walk '%s' for the runs it landed", tip);
-	}
-	*ids = v;
+	for (i = 0; i < n; i++)
+		out[i] = v[i].run, v[i].run = NULL;
+	merge_run_landings_free(v, n);
+	*ids = out;
 	return 0;
 }
 
