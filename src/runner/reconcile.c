@@ -7,6 +7,7 @@
  * .git/index.lock is never touched.
  */
 #include "runner/runner_int.h"
+#include "train/train.h"
 #include "artifact/artifact.h"
 #include "builder/builder.h"
 #include "worktree/worktree.h"
@@ -501,8 +502,8 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 		cleanup_run(ctx, repo, &runs[i], &kept_failed);
 	recover_pool(ctx);
 	recover_checkout(ctx);
-	runner__train_tidy(ctx, runs, n);
-	runner__train_checkouts_prune(ctx);
+	train_tidy(ctx, runs, n);
+	train_checkouts_prune(ctx);
 	git_repository_free(repo);
 	remove_stale_ref_locks(ctx);
 	remove_dead_tmp(ctx);

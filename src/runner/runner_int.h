@@ -50,17 +50,6 @@ int runner__lock_run_asking(struct sl_ctx *ctx, const char *run_id, int64_t time
 			    struct sl_lock *lock, struct sl_err *err);
 int runner__let_go_asked(struct sl_ctx *ctx, const char *run_id);
 
-/*
- * The merge gates' checkout of a car (runner/train_checkout.c): a worktree
- * of its own detached at `commit` (*out, the caller's path), with the
- * config's kept paths and nothing else of the run's worktree `run_wt`.
- * runner__train_checkout_drop removes it (and a killed sluice's).
- */
-int runner__train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
-			   const char *commit, char **out, struct sl_err *err);
-void runner__train_checkout_drop(struct sl_ctx *ctx, const char *run_id);
-/* git's entries of merge gates' checkouts a kill left half made or half removed, removed. */
-void runner__train_checkouts_prune(struct sl_ctx *ctx);
 
 /* Write a JSON document as a run artifact (atomically). */
 struct json_t;
@@ -292,13 +281,6 @@ struct store_car;
 struct merge_commit_result;
 int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err);
 int step__train_landed(struct step *s, const struct merge_commit_result *mr, struct sl_err *err);
-/*
- * Take the cars of runs that are no longer approved or landing (abandoned,
- * sent back, merged before a crash) out of the train, their refs deleted,
- * and remove the lock files a killed sluice left under refs/sluice/train/.
- * Hold the repository lock; runs: every run of the store.
- */
-void runner__train_tidy(struct sl_ctx *ctx, const struct store_run *runs, size_t n);
 /* The runs landed on tip's first-parent line since base, newest first (*ids NULL-terminated). */
 int step__rivals_between(struct step *s, const char *tip, const char *base, char ***ids,
 			 struct sl_err *err);

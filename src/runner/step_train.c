@@ -28,7 +28,6 @@
 #include "core/log.h"
 #include "core/time.h"
 
-#include <dirent.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,45 +78,6 @@ static int set_str(char **dst, const char *src)
 	return 0;
 }
 
-/*
- * refs/sluice/train/<run-id> at `commit`, or deleted (commit NULL): git gc
- * keeps the car. Only sluice writes these refs, always under the
- * repository lock (which the caller holds): a lock file of one is what a
- * killed sluice left, and is removed first.
- */
-static int car_ref(struct sl_ctx *ctx, const char *run_id, const char *commit, struct sl_err *err)
-{
-	git_repository *repo = NULL;
-	git_reference *ref = NULL;
-	char *name = sl_path_fmt("refs/sluice/train/%s", run_id);
-	char *lock = sl_path_fmt("%s/refs/sluice/train/%s.lock", ctx->repo.gitdir, run_id);
-	git_oid oid;
-	int rc;
-
-	if (!name || !lock) {
-		free(name);
-		free(lock);
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	}
-	if (unlink(lock) == 0)
-		sl_log(SL_LOG_WARN, "removed '%s', left by a killed sluice", lock);
-	free(lock);
-	if ((rc = git_repository_open(&repo, ctx->repo.root)) == 0) {
-		if (commit && (rc = git_oid_fromstr(&oid, commit)) == 0)
-			rc = git_reference_create(&ref, repo, name, &oid, 1, "sluice: merge train car");
-		else if (!commit && (rc = git_reference_lookup(&ref, repo, name)) == 0)
-			rc = git_reference_delete(ref);
-		if (rc == GIT_ENOTFOUND && !commit)
-			rc = 0;
-	}
-	git_reference_free(ref);
-	git_repository_free(repo);
-	free(name);
-	return rc < 0 ? sl_err_git(err, rc, "cannot %s the merge train's ref of run '%s'",
-				   commit ? "write" : "delete", run_id)
-		      : 0;
-}
-
 static int train_load(struct step *s, struct train *t, struct sl_err *err)
 {
 	int error;
@@ -143,7 +103,7 @@ static int park(struct step *s, struct store_car *c, struct sl_err *err)
 	c->started_ms = c->tested_ms = 0;
 	if ((error = store_train_put(s->ctx->st, c, err)) != 0)
 		return error;
-	return car_ref(s->ctx, c->run_id, NULL, err);
+	return train_car_ref(s->ctx, c->run_id, NULL, err);
 }
 
 /*
@@ -186,7 +146,7 @@ static int record_build(struct step *s, struct store_car *c, const char *onto, c
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	c->started_ms = c->tested_ms = 0;
 	if ((error = store_train_put(s->ctx->st, c, err)) != 0 ||
-	    (error = car_ref(s->ctx, c->run_id, c->commit, err)) != 0)
+	    (error = train_car_ref(s->ctx, c->run_id, c->commit, err)) != 0)
 		return error;
 	if (rebuilt && !conflict)
 		say_rebuilt(s, c);
@@ -249,7 +209,7 @@ static int car_run(struct step *s, const struct store_car *c, struct store_run *
 	if (keep)
 		return 1;
 	if ((error = store_train_leave(s->ctx->st, c->run_id, err)) != 0 ||
-	    (error = car_ref(s->ctx, c->run_id, NULL, err)) != 0)
+	    (error = train_car_ref(s->ctx, c->run_id, NULL, err)) != 0)
 		return error;
 	return 0;
 }
@@ -512,7 +472,7 @@ static int train_gates_job(struct step *s, const struct sl_config *c, const char
 }
 
 /*
- * The merge gates on `commit`, in a checkout of its own (train_checkout.c:
+ * The merge gates on `commit`, in a checkout of its own (train/checkout.c:
  * nothing the builder left in the run's worktree but merge.keep_ignored),
  * their output under <run>/train/; the run's worktree is not touched.
  */
@@ -544,9 +504,9 @@ static int run_merge_gates(struct step *s, const char *commit, struct build_gate
 			   "merge gates: %s", why);
 		goto out;
 	}
-	if ((error = runner__train_checkout(s->ctx, s->run.id, s->wt, commit, &where, err)) == 0)
+	if ((error = train_checkout(s->ctx, s->run.id, s->wt, commit, &where, err)) == 0)
 		error = build_gates_run_sub(&c, where, s->run_dir, "train", gr, err);
-	runner__train_checkout_drop(s->ctx, s->run.id);
+	train_checkout_drop(s->ctx, s->run.id);
 out:
 	free(where);
 	free(subset);
@@ -744,7 +704,7 @@ static int leave(struct step *s, struct sl_err *err)
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
 	if ((error = store_train_leave(s->ctx->st, s->run.id, err)) == 0)
-		error = car_ref(s->ctx, s->run.id, NULL, err);
+		error = train_car_ref(s->ctx, s->run.id, NULL, err);
 	sl_lock_release(&lock);
 	return error;
 }
@@ -878,7 +838,7 @@ static int restore_branch(struct step *s, struct sl_err *err)
 			runner__end_leftovers(s->ctx, &s->run);
 		store_car_release(&c);
 	}
-	runner__train_checkout_drop(s->ctx, s->run.id); /* the gates' checkout of a killed sluice */
+	train_checkout_drop(s->ctx, s->run.id); /* the gates' checkout of a killed sluice */
 	if (!sl_path_exists(s->wt))
 		return 0;
 	if (git_repository_open(&repo, s->wt) == 0)
@@ -1194,31 +1154,6 @@ int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 	return error ? error : STEP_SENT_BACK;
 }
 
-/* train.json: what was tested and landed (docs/design.md, The merge train), from the car's record. */
-static json_t *train_record(const struct store_car *c, const struct merge_commit_result *mr)
-{
-	char commit[41], tree[41], base[41];
-	json_t *gates = c->gates_json ? json_loads(c->gates_json, 0, NULL) : json_array();
-	json_t *g;
-	int64_t ms = 0;
-	size_t i;
-
-	git_oid_tostr(commit, sizeof(commit), &mr->commit);
-	git_oid_tostr(tree, sizeof(tree), &mr->tree);
-	git_oid_tostr(base, sizeof(base), &mr->tip);
-	json_array_foreach(gates, i, g) {
-		ms += json_integer_value(json_object_get(g, "duration_ms"));
-		json_object_del(g, "output");
-	}
-	return json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:o, s:b, s:I, s:I, s:I}",
-			 "commit", commit, "tree", tree, "base", base, "head", c->head, "ahead",
-			 c->ahead, "tested_commit", c->commit, "tested_base", c->base, "gates",
-			 gates ? gates : json_array(), "green",
-			 c->status == TRAIN_GREEN && !strcmp(c->commit ? c->commit : "", commit),
-			 "tested_ms", (json_int_t)c->tested_ms, "started_ms",
-			 (json_int_t)c->started_ms, "gates_ms", (json_int_t)ms);
-}
-
 /* The cars behind a landing told their new places (best effort). */
 static void retell_landed(struct step *s)
 {
@@ -1254,12 +1189,12 @@ int step__train_landed(struct step *s, const struct merge_commit_result *mr, str
 	} else if (error) {
 		return error;
 	}
-	if (!(j = train_record(&c, mr)))
+	if (!(j = train_record_json(&c, mr)))
 		error = sl_err_set(err, SL_ERROR, "cannot build train.json");
 	else
 		error = step__write_json(s, "train.json", j, err);
 	json_decref(j);
-	if (!error && c.run_id && car_ref(s->ctx, s->run.id, NULL, &e2) != 0)
+	if (!error && c.run_id && train_car_ref(s->ctx, s->run.id, NULL, &e2) != 0)
 		sl_log(SL_LOG_WARN, "run %s landed; its train ref stays: %s", s->run.id, e2.msg);
 	store_car_release(&c);
 	if (!error)
@@ -1296,52 +1231,3 @@ int step__rivals_between(struct step *s, const char *tip, const char *base, char
 	return 0;
 }
 
-/* Lock files under refs/sluice/train/: a killed sluice's (the repository lock is held). */
-static void remove_car_ref_locks(struct sl_ctx *ctx)
-{
-	char *dir = sl_path_join(ctx->repo.gitdir, "refs/sluice/train"), *path;
-	struct dirent *de;
-	DIR *d;
-
-	if (dir && (d = opendir(dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			size_t len = strlen(de->d_name);
-			if (len > 5 && !strcmp(de->d_name + len - 5, ".lock") &&
-			    (path = sl_path_join(dir, de->d_name)) != NULL) {
-				if (unlink(path) == 0)
-					sl_log(SL_LOG_WARN, "removed '%s', left by a killed sluice", path);
-				free(path);
-			}
-		}
-		closedir(d);
-	}
-	free(dir);
-}
-
-void runner__train_tidy(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
-{
-	struct store_car *cars = NULL;
-	struct sl_err err = SL_ERR_INIT;
-	size_t nc = 0, i, j;
-
-	remove_car_ref_locks(ctx);
-	if (store_train_list(ctx->st, ctx->target_ref, &cars, &nc, &err) != 0) {
-		sl_log(SL_LOG_WARN, "cannot read the merge train: %s", err.msg);
-		return;
-	}
-	for (i = 0; i < nc; i++) {
-		for (j = 0; j < n && strcmp(runs[j].id, cars[i].run_id); j++)
-			;
-		if (j < n && (runs[j].state == RUN_APPROVED || runs[j].state == RUN_MERGING))
-			continue;
-		if (store_train_leave(ctx->st, cars[i].run_id, &err) != 0 ||
-		    car_ref(ctx, cars[i].run_id, NULL, &err) != 0)
-			sl_log(SL_LOG_WARN, "cannot take run %s out of the merge train: %s",
-			       cars[i].run_id, err.msg);
-		else
-			sl_log(SL_LOG_INFO, "took run %s out of the merge train (%s)", cars[i].run_id,
-			       j < n ? run_state_name(runs[j].state) : "no such run");
-		sl_err_clear(&err);
-	}
-	store_cars_free(cars, nc);
-}

@@ -4,6 +4,7 @@
  * retired to the pool or removed.
  */
 #include "runner/runner_int.h"
+#include "train/train.h"
 #include "store/store.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"
@@ -266,7 +267,7 @@ int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *
 {
 	int pooled = 0, error;
 
-	runner__train_checkout_drop(ctx, run_id); /* the merge gates' checkout a kill left */
+	train_checkout_drop(ctx, run_id); /* the merge gates' checkout a kill left */
 	error = worktree_pool_put(ctx->repo.root, run_id, (size_t)ctx->cfg->worktree.pool,
 				  excluded, force, delete_branch, &pooled, deleted, err);
 	if (error == SL_ECONFLICT)

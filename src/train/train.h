@@ -79,4 +79,47 @@ void train_car_tail(const struct store_car *c, int pos, int train_depth, const c
 /* What the run's car does now, and why. -1 when the run has no car in the train. */
 int train_decide(const struct train_state *st, struct train_decision *d);
 
+
+/* ---- The cars outside the decision (train/cars.c, train/checkout.c) ---- */
+struct sl_ctx;
+struct merge_commit_result;
+struct json_t;
+
+/*
+ * refs/sluice/train/<run-id> at `commit`, or deleted (commit NULL): git gc
+ * keeps the car. Only sluice writes these refs, under the repository lock
+ * (the caller holds it); a lock file of one a killed sluice left is removed
+ * first.
+ */
+int train_car_ref(struct sl_ctx *ctx, const char *run_id, const char *commit,
+		  struct sl_err *err);
+
+/*
+ * train.json of a landing, from the store's car `c` (never from a file a
+ * builder can write) and what landed (`mr`): "green" only when the car was
+ * green on exactly the commit that landed. A new reference, or NULL.
+ */
+struct json_t *train_record_json(const struct store_car *c, const struct merge_commit_result *mr);
+
+/*
+ * At the start of a tick (the repository lock held): lock files under
+ * refs/sluice/train/ a killed sluice left removed; the cars of runs (of
+ * `runs`, the store's) that are no longer approved or merging leave the
+ * train with their refs. Failures are logged.
+ */
+void train_tidy(struct sl_ctx *ctx, const struct store_run *runs, size_t n);
+
+/*
+ * The merge gates' checkout of a car (train/checkout.c): a worktree of its
+ * own detached at `commit` (*out, the caller's path), with the config's
+ * kept paths and nothing else of the run's worktree `run_wt`.
+ * train_checkout_drop removes it (and a killed sluice's);
+ * train_checkouts_prune removes git's entries of such checkouts a kill
+ * left half made or half removed.
+ */
+int train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
+		   const char *commit, char **out, struct sl_err *err);
+void train_checkout_drop(struct sl_ctx *ctx, const char *run_id);
+void train_checkouts_prune(struct sl_ctx *ctx);
+
 #endif

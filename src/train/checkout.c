@@ -10,7 +10,9 @@
  * builds there again). Made fresh for each test, removed after it, and a
  * killed sluice's is removed by the next test.
  */
-#include "runner/runner_int.h"
+#include "train/train.h"
+#include "core/ctx.h"
+#include "core/repo.h"
 #include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/git.h"
@@ -24,7 +26,7 @@
 
 #define CHECKOUT_NAME "worktree-train" /* "worktree*": not an artifact (kernel.c) */
 
-void runner__train_checkout_drop(struct sl_ctx *ctx, const char *run_id)
+void train_checkout_drop(struct sl_ctx *ctx, const char *run_id)
 {
 	char *path = sl_repo_run_path(&ctx->repo, run_id, CHECKOUT_NAME);
 	struct sl_err err = SL_ERR_INIT;
@@ -156,7 +158,7 @@ out:
 	return stale;
 }
 
-void runner__train_checkouts_prune(struct sl_ctx *ctx)
+void train_checkouts_prune(struct sl_ctx *ctx)
 {
 	char *dir = sl_path_join(ctx->repo.gitdir, "worktrees"), *entry;
 	struct sl_err err = SL_ERR_INIT;
@@ -224,7 +226,7 @@ static int keep(struct sl_ctx *ctx, const char *run_wt, const char *path, struct
 	return error;
 }
 
-int runner__train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
+int train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
 			   const char *commit, char **out, struct sl_err *err)
 {
 	struct sl_git_opts o = SL_GIT_OPTS_INIT;
@@ -236,7 +238,7 @@ int runner__train_checkout(struct sl_ctx *ctx, const char *run_id, const char *r
 	*out = NULL;
 	if (!path)
 		return sl_err_set(err, SL_ERROR, "out of memory");
-	runner__train_checkout_drop(ctx, run_id);
+	train_checkout_drop(ctx, run_id);
 	o.cwd = ctx->repo.root;
 	o.what = "git worktree add";
 	if ((error = sl_git_run(&o, args, &res, err)) == 0 &&
@@ -244,7 +246,7 @@ int runner__train_checkout(struct sl_ctx *ctx, const char *run_id, const char *r
 		*out = path;
 		return 0;
 	}
-	runner__train_checkout_drop(ctx, run_id);
+	train_checkout_drop(ctx, run_id);
 	free(path);
 	return error;
 }
