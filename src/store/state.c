@@ -23,45 +23,47 @@
 #define RETRY (S(BUILDING) | S(RESOLVING) | S(MERGE_CONFLICT) | S(FAILED))
 
 static const struct run_state_info states[RUN_STATE_COUNT] = {
-	[RUN_QUEUED] = { "queued", 0, 0, 1, 0, 0, RUN_STEP_START,
-			 OPEN | S(PREPARING) | S(FAILED) },
+	[RUN_QUEUED] = { .name = "queued", .runnable = 1, .step = RUN_STEP_START,
+		.next = OPEN | S(PREPARING) | S(FAILED) },
 	/* gating: a gates job a killed tick left is followed again (runner/jobs.c) */
-	[RUN_PREPARING] = { "preparing", 0, 1, 0, 0, 0, RUN_STEP_PREPARE,
-			    OPEN | S(BUILDING) | S(GATING) | S(FAILED) | S(INTERRUPTED) },
-	[RUN_BUILDING] = { "building", 0, 1, 0, 0, 0, RUN_STEP_BUILD,
-			   OPEN | RETRY | S(GATING) | S(INTERRUPTED) |
-				   S(REVIEWING) /* a report: no gates */ },
-	[RUN_GATING] = { "gating", 0, 1, 0, 0, 0, RUN_STEP_GATE,
-			 OPEN | RETRY | S(REVIEWING) | S(INTERRUPTED) },
-	[RUN_REVIEWING] = { "reviewing", 0, 0, 1, 0, 1, RUN_STEP_REVIEW,
-			    OPEN | RETRY | S(APPROVED) | S(AWAITING_REVIEW) | S(REJECTED) |
-				    S(REPORTED) },
+	[RUN_PREPARING] = { .name = "preparing", .active = 1, .step = RUN_STEP_PREPARE,
+		.next = OPEN | S(BUILDING) | S(GATING) | S(FAILED) | S(INTERRUPTED) },
+	[RUN_BUILDING] = { .name = "building", .active = 1, .step = RUN_STEP_BUILD,
+		.next = OPEN | RETRY | S(GATING) | S(INTERRUPTED) | S(REVIEWING) /* a report: no gates */ },
+	[RUN_GATING] = { .name = "gating", .active = 1, .step = RUN_STEP_GATE,
+		.next = OPEN | RETRY | S(REVIEWING) | S(INTERRUPTED) },
+	[RUN_REVIEWING] = { .name = "reviewing", .runnable = 1, .waits = 1, .step = RUN_STEP_REVIEW,
+		.next = OPEN | RETRY | S(APPROVED) | S(AWAITING_REVIEW) | S(REJECTED) | S(REPORTED) },
 	/* queued, resolving, merge_conflict: a person asked for changes (the retry rules) */
-	[RUN_AWAITING_REVIEW] = { "awaiting_review", 0, 0, 0, 1, 1, RUN_STEP_NONE,
-				  OPEN | S(APPROVED) | S(REJECTED) | S(FAILED) | S(REPORTED) |
-					  S(QUEUED) | S(RESOLVING) | S(MERGE_CONFLICT) },
+	[RUN_AWAITING_REVIEW] = { .name = "awaiting_review", .needs_person = 1, .waits = 1, .step = RUN_STEP_NONE,
+		.next = OPEN | S(APPROVED) | S(REJECTED) | S(FAILED) | S(REPORTED) | S(QUEUED) |
+			S(RESOLVING) | S(MERGE_CONFLICT) },
 	/* approved: in the merge train (docs/design.md, The merge train) until it lands or leaves */
 	/* building: red on its own merge with nothing new on the target (the retry rules) */
-	[RUN_APPROVED] = { "approved", 0, 0, 1, 0, 1, RUN_STEP_LAND,
-			   OPEN | S(MERGING) | S(GATING) | S(REVIEWING) | S(RESOLVING) |
-				   S(MERGE_CONFLICT) | S(FAILED) | S(BUILDING) },
-	[RUN_MERGING] = { "merging", 0, 1, 0, 0, 0, RUN_STEP_MERGE,
-			  OPEN | S(MERGED) | S(APPROVED) | S(GATING) | S(REVIEWING) |
-				  S(RESOLVING) | S(MERGE_CONFLICT) | S(FAILED) | S(INTERRUPTED) },
-	[RUN_MERGED] = { "merged", 1, 0, 0, 0, 0, RUN_STEP_NONE, 0 },
+	[RUN_APPROVED] = { .name = "approved", .runnable = 1, .waits = 1, .step = RUN_STEP_LAND,
+		.next = OPEN | S(MERGING) | S(GATING) | S(REVIEWING) | S(RESOLVING) | S(MERGE_CONFLICT) |
+			S(FAILED) | S(BUILDING) },
+	[RUN_MERGING] = { .name = "merging", .active = 1, .step = RUN_STEP_MERGE,
+		.next = OPEN | S(MERGED) | S(APPROVED) | S(GATING) | S(REVIEWING) | S(RESOLVING) |
+			S(MERGE_CONFLICT) | S(FAILED) | S(INTERRUPTED) },
+	[RUN_MERGED] = { .name = "merged", .final = 1, .step = RUN_STEP_NONE,
+		.next = 0 },
 	/* gating: a person's resolution (runner/human.c) goes through the run's gates */
-	[RUN_RESOLVING] = { "resolving", 0, 1, 1, 0, 0, RUN_STEP_RESOLVE,
-			    OPEN | S(BUILDING) | S(GATING) | S(MERGE_CONFLICT) | S(FAILED) |
-				    S(INTERRUPTED) },
-	[RUN_MERGE_CONFLICT] = { "merge_conflict", 0, 0, 0, 1, 1, RUN_STEP_NONE,
-				 OPEN | S(RESOLVING) | S(REVIEWING) | S(FAILED) },
-	[RUN_REJECTED] = { "rejected", 1, 0, 0, 0, 0, RUN_STEP_NONE, S(QUEUED) },
-	[RUN_FAILED] = { "failed", 1, 0, 0, 0, 0, RUN_STEP_NONE, S(QUEUED) },
-	[RUN_ABANDONED] = { "abandoned", 1, 0, 0, 0, 0, RUN_STEP_NONE, 0 },
-	[RUN_INTERRUPTED] = { "interrupted", 0, 0, 0, 0, 0, RUN_STEP_NONE,
-			      OPEN | S(QUEUED) | S(APPROVED) | S(RESOLVING) },
+	[RUN_RESOLVING] = { .name = "resolving", .active = 1, .runnable = 1, .step = RUN_STEP_RESOLVE,
+		.next = OPEN | S(BUILDING) | S(GATING) | S(MERGE_CONFLICT) | S(FAILED) | S(INTERRUPTED) },
+	[RUN_MERGE_CONFLICT] = { .name = "merge_conflict", .needs_person = 1, .waits = 1, .step = RUN_STEP_NONE,
+		.next = OPEN | S(RESOLVING) | S(REVIEWING) | S(FAILED) },
+	[RUN_REJECTED] = { .name = "rejected", .final = 1, .step = RUN_STEP_NONE,
+		.next = S(QUEUED) },
+	[RUN_FAILED] = { .name = "failed", .final = 1, .step = RUN_STEP_NONE,
+		.next = S(QUEUED) },
+	[RUN_ABANDONED] = { .name = "abandoned", .final = 1, .step = RUN_STEP_NONE,
+		.next = 0 },
+	[RUN_INTERRUPTED] = { .name = "interrupted", .step = RUN_STEP_NONE,
+		.next = OPEN | S(QUEUED) | S(APPROVED) | S(RESOLVING) },
 	/* a read-only or none run (worktree mode) whose report was approved: it never merges */
-	[RUN_REPORTED] = { "reported", 1, 0, 0, 0, 0, RUN_STEP_NONE, 0 },
+	[RUN_REPORTED] = { .name = "reported", .final = 1, .step = RUN_STEP_NONE,
+		.next = 0 },
 };
 
 #undef S
