@@ -1,5 +1,5 @@
 #!/bin/sh
-# Executors (issue 17, DESIGN.md section 14): N work orders (20) with a
+# Executors (issue 17, docs/scale-out.md, What stays on the sluice host, what goes to a job): N work orders (20) with a
 # gate that sleeps GATE seconds (5), landed by sluice with the builders and
 # gates as local processes (executor.kind local, queue.jobs 2), and as Slurm
 # jobs on a private one-node cluster (tests/slurm/cluster.sh; executor.kind

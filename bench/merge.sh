@@ -1,5 +1,5 @@
 #!/bin/sh
-# sluice merge-preview vs git merge-tree on a generated repository (DESIGN.md 12).
+# sluice merge-preview vs git merge-tree on a generated repository (docs/design.md, Benchmarks).
 #
 #   SLUICE=path/to/sluice bench/merge.sh [FILES] [RUNS]     (default 10000 files, 11 runs)
 #

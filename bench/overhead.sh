@@ -1,5 +1,5 @@
 #!/bin/sh
-# Per-run service overhead (DESIGN.md section 12): everything sluice does for
+# Per-run service overhead (docs/design.md, Benchmarks): everything sluice does for
 # a run but the builder, the gates and the reviewer. N work orders go through
 # one `sluice tick --jobs 1` end to end: worktree, build (a builder that
 # appends a line to f1.txt), snapshot commit, diff.patch, review (a command

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Queue scale (DESIGN.md section 12): ingest and order N work orders (10,000
+# Queue scale (docs/design.md, Benchmarks): ingest and order N work orders (10,000
 # by default, a tenth of them depending on an earlier one) with
 # `sluice queue --json`, cold (empty store) and warm (nothing changed), and
 # after 100 files changed; compare with git doing the same amount of file

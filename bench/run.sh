@@ -1,5 +1,5 @@
 #!/bin/sh
-# The benchmarks of issue 14 in one command (DESIGN.md section 12): sluice
+# The benchmarks of issue 14 in one command (docs/design.md, Benchmarks): sluice
 # against the git CLI doing the same work, in the same run, as medians and
 # ratios, printed as markdown tables for bench/RESULTS.md.
 #

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The merge train's throughput (issue 12, DESIGN.md section 7b): N approved
+# The merge train's throughput (issue 12, docs/design.md, The merge train): N approved
 # runs, each adding a file of its own, and a merge gate that takes GATE
 # seconds (`sleep`), landed by sluice with merge.train_depth 1 and 4
 # (queue.jobs 4), and by a plain serial loop of git commands: merge, test,
