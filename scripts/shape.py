@@ -38,6 +38,8 @@ there is any (0 when none, 2 on a usage error). The rules:
   design    no file under src/ or schema/ cites DESIGN.md, the design brief
             that is not in the repository: comments cite docs/ ("docs/design.md,
             The merge train"); cite.py at the top of the checkout rewrites them
+  banned    no call in src/ of a function core/banned.h bans (strcpy, sprintf,
+            atoi, localtime...; the compiler refuses them too, this names them)
   trailer   the landing trailer's name, "Sluice-Run", is a literal only in
             src/merge/merge.h (MERGE_TRAILER_RUN): one writer, one reader
 """
@@ -486,6 +488,25 @@ def check_trailer(root, files):
                           "(merge/merge.h)")
 
 
+BANNED_HEADER = "src/core/banned.h"
+BANNED = ("strcpy", "strcat", "strncpy", "strncat", "strtok", "strtok_r", "sprintf", "vsprintf",
+          "gmtime", "localtime", "ctime", "ctime_r", "asctime", "asctime_r", "mktemp",
+          "atoi", "atol", "atoll", "atof")
+BANNED_CALL = re.compile(r"\b(%s)\s*\(" % "|".join(BANNED))
+
+
+def check_banned(root, files):
+    """The functions core/banned.h makes compile errors (as git's banned.h),
+    named here with file and line: no call of them in src/."""
+    for rel in files:
+        if rel == BANNED_HEADER:
+            continue
+        code = blank_comments_and_strings(read(root, rel))
+        for m in BANNED_CALL.finditer(code):
+            violation(rel, code.count("\n", 0, m.start()) + 1,
+                      "calls %s(), which core/banned.h bans: see there what to use" % m.group(1))
+
+
 def main(argv):
     if len(argv) > 2 or (len(argv) == 2 and argv[1].startswith("-")):
         print("usage: shape.py [SOURCE_DIR]", file=sys.stderr)
@@ -502,6 +523,7 @@ def main(argv):
     check_paths(root, files)
     check_design(root)
     check_trailer(root, files)
+    check_banned(root, files)
     for v in violations:
         print(v)
     print("shape: %d violation%s" % (len(violations), "" if len(violations) == 1 else "s"))
