@@ -17,7 +17,9 @@
 #include "core/fs.h"
 #include "core/git.h"
 #include "core/log.h"
+#include "core/lock.h"
 #include "core/time.h"
+#include "store/store.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -51,8 +53,11 @@ void train_checkout_drop(struct sl_ctx *ctx, const char *run_id)
  * names a <run>/worktree-train that is gone, or it has no gitdir and no
  * "locked" (git writes "locked" right after making the entry, while it
  * adds, and gitdir next) but other files (a removal cut short), or none
- * and has not changed for AGE_MS (a folder git has just made is empty);
- * or git's own "locked" still says "initializing" after ADD_MS: a `git
+ * and has not changed for AGE_MS (a folder git has just made is empty),
+ * or none while no tester of the train is alive (only a tester adds, and it
+ * is named in the store under the repository's lock before it does: a
+ * whole tick killed between git's mkdir and its "locked" leaves an empty
+ * entry that the very next tick must not wait out); or git's own "locked" still says "initializing" after ADD_MS: a `git
  * worktree add` killed before it finished (git writes commondir and HEAD
  * after that lock and removes it last). Such an entry makes every later
  * `git worktree add` die ("failed to read .../commondir"), and git's prune
@@ -119,7 +124,25 @@ static int add_cut_short(const char *locked, const struct stat *st, const char *
 	return cut;
 }
 
-static int train_entry_stale(struct sl_ctx *ctx, const char *entry)
+/* 1 when no car of the train has a live tester (so none adds a checkout now); 0 when one may. */
+static int testers_gone(struct sl_ctx *ctx)
+{
+	struct store_car *cars = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+	int gone;
+
+	if (!ctx->st || store_train_list(ctx->st, ctx->target_ref, &cars, &n, &err) != 0) {
+		sl_err_clear(&err);
+		return 0;
+	}
+	for (i = 0, gone = 1; gone && i < n; i++)
+		gone = !(cars[i].tester && sl_owner_alive(cars[i].tester));
+	store_cars_free(cars, n);
+	return gone;
+}
+
+static int train_entry_stale(struct sl_ctx *ctx, const char *entry, int *gone)
 {
 	char *gitdir = sl_path_join(entry, "gitdir"), *locked = sl_path_join(entry, "locked");
 	char *runs = sl_path_join(ctx->repo.root, ".system/runs/");
@@ -147,8 +170,10 @@ static int train_entry_stale(struct sl_ctx *ctx, const char *entry)
 		free(p);
 	} else {
 		/* files but no gitdir: half removed; empty: just made (or emptied) */
-		stale = !dir_empty(entry) || sl_now_ms() - ((int64_t)st.st_mtim.tv_sec * 1000 +
-							    st.st_mtim.tv_nsec / 1000000) > AGE_MS;
+		stale = !dir_empty(entry) || sl_now_ms() - mtime_ms(&st) > AGE_MS;
+		if (!stale && *gone < 0)
+			*gone = testers_gone(ctx);
+		stale = stale || *gone == 1;
 	}
 out:
 	sl_buf_release(&b);
@@ -163,6 +188,7 @@ void train_checkouts_prune(struct sl_ctx *ctx)
 	char *dir = sl_path_join(ctx->repo.gitdir, "worktrees"), *entry;
 	struct sl_err err = SL_ERR_INIT;
 	struct dirent *de;
+	int gone = -1; /* testers_gone(), read once when needed */
 	DIR *d;
 
 	if (!dir || !(d = opendir(dir))) {
@@ -173,7 +199,7 @@ void train_checkouts_prune(struct sl_ctx *ctx)
 		if (strncmp(de->d_name, CHECKOUT_NAME, strlen(CHECKOUT_NAME)) ||
 		    !(entry = sl_path_join(dir, de->d_name)))
 			continue;
-		if (train_entry_stale(ctx, entry) && sl_rm_rf(entry, &err) == 0)
+		if (train_entry_stale(ctx, entry, &gone) && sl_rm_rf(entry, &err) == 0)
 			sl_log(SL_LOG_INFO, "removed git's entry '%s' of a merge gates' checkout "
 			       "that a killed sluice left", de->d_name);
 		sl_err_clear(&err);

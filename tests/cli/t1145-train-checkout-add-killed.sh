@@ -53,4 +53,17 @@ test_expect_success 'a lock git took a moment ago (an add under way) is left alo
 	test -e r/.git/worktrees/worktree-train/locked
 '
 
+# A whole tick killed between git's mkdir of the entry and its "locked"
+# leaves the entry empty (t0803 under load: left behind when the queue
+# settled within a second). Only a tester adds a checkout, and it is named
+# in the store first: with none alive the next tick removes it, however new.
+test_expect_success 'an empty entry, new, with no tester alive, is removed by the next tick' '
+	rm -rf r && sluice_repo r "$(approve_reviewer_config)" "gates:" "  g: [\"true\"]" &&
+	mkdir -p r/.git/worktrees/worktree-train2 &&
+	touch -d "+1 hour" r/.git/worktrees/worktree-train2 &&
+	sluice -C r tick >tick.out 2>&1 &&
+	! test -e r/.git/worktrees/worktree-train2 &&
+	git -C r worktree prune -n >prune.out 2>&1 && ! test -s prune.out
+'
+
 test_done
