@@ -38,11 +38,6 @@
 #define TRAIN_WAIT_MAX_MS ((int64_t)30 * 60 * 1000)
 #define RIVALS_MAX 64
 
-struct train {
-	struct store_car *cars;
-	size_t n;
-	char tip[41];
-};
 
 /* Where the run's car stands in the line (cars red or in conflict are out of it). */
 struct where {
@@ -53,229 +48,77 @@ struct where {
 	int live_ahead;                /* a live process carries a car ahead of it */
 };
 
-static const char *wo_of(struct step *s, const char *run_id, char *buf, size_t n);
-
-static void train_release(struct train *t)
+/* What the train module calls back in the runner (train/train.h, struct train_ops). */
+static int ops_lock(void *arg, struct sl_lock *lock, struct sl_err *err)
 {
-	store_cars_free(t->cars, t->n);
-	memset(t, 0, sizeof(*t));
+	return runner__lock_repo(((struct step *)arg)->ctx, lock, err);
 }
 
-/* The car is in the line (train/train.h, train_in_line()). */
-static int in_line(const struct train *t, const struct store_car *c)
+static int ops_merge_opts(void *arg, const struct store_run *r, struct merge_commit_opts *o,
+			  void **held, struct sl_err *err)
 {
-	return train_in_line(t->cars, t->n, t->tip, c);
+	struct step_merge_msg *mm = malloc(sizeof(*mm));
+	struct step other;
+
+	*held = mm;
+	if (!mm)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	*mm = (struct step_merge_msg)STEP_MERGE_MSG_INIT;
+	memset(&other, 0, sizeof(other));
+	other.ctx = ((struct step *)arg)->ctx;
+	other.run = *r; /* borrowed: never released here */
+	return step__merge_msg(&other, mm, o, err);
 }
 
-static int set_str(char **dst, const char *src)
+static void ops_merge_release(void *held)
 {
-	char *n = src ? strdup(src) : NULL;
-
-	if (src && !n)
-		return -1;
-	free(*dst);
-	*dst = n;
-	return 0;
+	if (held)
+		step__merge_msg_release(held);
+	free(held);
 }
 
-static int train_load(struct step *s, struct train *t, struct sl_err *err)
-{
-	int error;
-
-	memset(t, 0, sizeof(*t));
-	if ((error = step__target_tip(s, t->tip, err)) != 0)
-		return error;
-	return store_train_list(s->ctx->st, s->ctx->target_ref, &t->cars, &t->n, err);
-}
-
-/* Back to waiting: no commit, no result (beyond merge.train_depth, or to be built on the tip). */
-static int park(struct step *s, struct store_car *c, struct sl_err *err)
-{
-	int error;
-
-	c->status = TRAIN_WAITING;
-	set_str(&c->base, NULL);
-	set_str(&c->commit, NULL);
-	set_str(&c->tree, NULL);
-	set_str(&c->ahead, NULL);
-	set_str(&c->tester, NULL);
-	set_str(&c->gates_json, NULL);
-	c->started_ms = c->tested_ms = 0;
-	if ((error = store_train_put(s->ctx->st, c, err)) != 0)
-		return error;
-	return train_car_ref(s->ctx, c->run_id, NULL, err);
-}
-
-/*
- * A car built again (the target moved, a car ahead left or changed): its
- * run's reason says so, as an event, whichever worker planned it. Best
- * effort: the car's own worker says what it does next anyway.
- */
-static void say_rebuilt(struct step *s, const struct store_car *c)
+static void ops_reload(void *arg)
 {
 	struct sl_err err = SL_ERR_INIT;
-	char why[512], wo[128];
 
-	if (c->ahead)
-		snprintf(why, sizeof(why), "in the train: rebuilt on top of %s",
-			 wo_of(s, c->ahead, wo, sizeof(wo)));
-	else
-		snprintf(why, sizeof(why), "in the train: rebuilt on the new tip of %s",
-			 s->ctx->cfg->target);
-	if (store_run_transition(s->ctx->st, c->run_id, RUN_APPROVED, RUN_APPROVED, why, 0,
-				 &err) != 0)
-		sl_log(SL_LOG_INFO, "run %s: %s (%s)", c->run_id, why, err.msg);
-	if (!strcmp(c->run_id, s->run.id))
-		step__reload(s, &err);
+	step__reload(arg, &err);
 }
 
-/* Record the merge result of car c on `onto`: pending with its commit, or in conflict. */
-static int record_build(struct step *s, struct store_car *c, const char *onto, const char *ahead,
-			const struct merge_commit_result *mr, int conflict, struct sl_err *err)
+static const struct train_ops *ops_of(struct step *s, struct train_ops *ops, struct train_run *tr)
 {
-	char commit[41], tree[41];
-	int error, rebuilt = c->commit != NULL;
-
-	git_oid_tostr(commit, sizeof(commit), &mr->commit);
-	git_oid_tostr(tree, sizeof(tree), &mr->tree);
-	c->status = conflict ? TRAIN_CONFLICT : TRAIN_PENDING;
-	if (set_str(&c->base, onto) || set_str(&c->ahead, ahead) ||
-	    set_str(&c->commit, conflict ? NULL : commit) ||
-	    set_str(&c->tree, conflict ? NULL : tree) || set_str(&c->tester, NULL) ||
-	    set_str(&c->gates_json, NULL))
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	c->started_ms = c->tested_ms = 0;
-	if ((error = store_train_put(s->ctx->st, c, err)) != 0 ||
-	    (error = train_car_ref(s->ctx, c->run_id, c->commit, err)) != 0)
-		return error;
-	if (rebuilt && !conflict)
-		say_rebuilt(s, c);
-	sl_fault(conflict ? NULL : "train.after_car");
-	return 0;
+	ops->arg = s;
+	ops->lock_repo = ops_lock;
+	ops->merge_opts = ops_merge_opts;
+	ops->merge_opts_release = ops_merge_release;
+	ops->reload = ops_reload;
+	tr->ctx = s->ctx;
+	tr->run = &s->run;
+	tr->run_dir = s->run_dir;
+	tr->wt = s->wt;
+	return ops;
 }
 
-/*
- * Make car c's merge commit on `onto` (the car ahead's commit or the tip);
- * r is the car's run. 0 built (or in conflict), 1 its head is in `onto`
- * already (it landed; its worker records that), or an error.
- */
-static int build_car(struct step *s, struct store_run *r, struct store_car *c, const char *onto,
-		     const char *ahead, struct sl_err *err)
+static int load(struct step *s, struct train *t, struct sl_err *err)
 {
-	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
-	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
-	struct step_merge_msg mm = STEP_MERGE_MSG_INIT;
-	struct step other;
-	int error, rc;
-
-	memset(&other, 0, sizeof(other));
-	other.ctx = s->ctx;
-	other.run = *r; /* borrowed: never released here */
-	if ((error = step__merge_msg(&other, &mm, &o, err)) != 0)
-		goto out;
-	o.head = c->head;
-	rc = merge_build(s->ctx->repo.root, &o, onto, &mr, err);
-	if (rc == SL_EEXISTS) {
-		sl_err_clear(err);
-		error = 1;
-	} else if (rc == 0 || (rc == SL_ECONFLICT && mr.status == MERGE_CONFLICT)) {
-		sl_err_clear(err);
-		error = record_build(s, c, onto, ahead, &mr, rc != 0, err);
-	} else {
-		error = rc;
-	}
-out:
-	merge_commit_result_release(&mr);
-	step__merge_msg_release(&mm);
-	return error;
-}
-
-/*
- * The run row of car c (*r, the caller's), and 1 when the car belongs in
- * the train: its run is approved or landing, with the car's head. A car of
- * a run that went elsewhere (abandoned, sent back, merged) is taken out.
- */
-static int car_run(struct step *s, const struct store_car *c, struct store_run *r,
-		   struct sl_err *err)
-{
-	int error, keep;
-
-	memset(r, 0, sizeof(*r));
-	if ((error = store_run_get(s->ctx->st, c->run_id, r, err)) != 0 && error != SL_ENOTFOUND)
-		return error;
-	sl_err_clear(err);
-	keep = !error && (r->state == RUN_APPROVED || r->state == RUN_MERGING) && r->head_commit &&
-	       c->head && !strcmp(r->head_commit, c->head);
-	if (keep)
-		return 1;
-	if ((error = store_train_leave(s->ctx->st, c->run_id, err)) != 0 ||
-	    (error = train_car_ref(s->ctx, c->run_id, NULL, err)) != 0)
-		return error;
-	return 0;
-}
-
-/* One car of the plan: 1 when it extends the line (*onto is its commit now), 0 when not. */
-static int plan_car(struct step *s, struct store_car *c, int pos, const char **onto,
-		    const char **ahead, struct sl_err *err)
-{
-	struct store_run r;
+	char tip[41];
 	int error;
 
-	if ((error = car_run(s, c, &r, err)) <= 0) {
-		store_run_release(&r);
-		return error < 0 ? error : 0;
-	}
-	error = 0;
-	if (c->status == TRAIN_CONFLICT && c->base && !strcmp(c->base, *onto)) {
-		store_run_release(&r); /* waits in its place for the car ahead: built again later */
-		return 0;
-	}
-	if (pos > s->ctx->cfg->merge.train_depth)
-		error = c->status == TRAIN_WAITING ? 0 : park(s, c, err);
-	else if (c->status == TRAIN_WAITING || !c->commit || !c->base || strcmp(c->base, *onto))
-		error = build_car(s, &r, c, *onto, *ahead, err);
-	store_run_release(&r);
-	if (error)
-		return error < 0 ? error : 0;
-	if (pos > s->ctx->cfg->merge.train_depth || c->status == TRAIN_CONFLICT)
-		return pos > s->ctx->cfg->merge.train_depth; /* waits: still in the line */
-	*onto = c->commit;
-	*ahead = c->run_id;
-	return 1;
+	memset(t, 0, sizeof(*t));
+	if ((error = step__target_tip(s, tip, err)) != 0)
+		return error;
+	return train_load(s->ctx, tip, t, err);
 }
 
-/* Bring every car in the line onto its place: hold the repository lock. */
-static int plan(struct step *s, struct train *t, struct sl_err *err)
+/* The work order of run `run_id` (into buf), for a reason a person reads. */
+static const char *wo_of(struct step *s, const char *run_id, char *buf, size_t n)
 {
-	const char *onto = t->tip, *ahead = NULL;
-	size_t i;
-	int pos = 0, rc;
-
-	for (i = 0; i < t->n; i++) {
-		if (!in_line(t, &t->cars[i]))
-			continue;
-		if ((rc = plan_car(s, &t->cars[i], pos + 1, &onto, &ahead, err)) < 0)
-			return rc;
-		pos += rc;
-	}
-	return 0;
-}
-
-/* Whether a live process carries each car (its tester): *alive, the caller's to free. */
-static int *testers_alive(const struct train *t)
-{
-	int *alive = calloc(t->n ? t->n : 1, sizeof(*alive));
-	size_t i;
-
-	for (i = 0; alive && i < t->n; i++)
-		alive[i] = t->cars[i].tester && sl_owner_alive(t->cars[i].tester);
-	return alive;
+	return train_wo_of(s->ctx, run_id, buf, n);
 }
 
 static void locate(struct train *t, const char *run_id, struct where *w)
 {
 	struct train_where tw;
-	int *alive = testers_alive(t);
+	int *alive = train_testers_alive(t);
 
 	train_locate(t->cars, t->n, alive, t->tip, run_id, &tw);
 	free(alive);
@@ -287,71 +130,22 @@ static void locate(struct train *t, const char *run_id, struct where *w)
 	w->live_ahead = tw.live_ahead;
 }
 
-/* car c's reason's tail (train_car_tail()), with the work order of the car it is built on */
-static void car_tail(struct step *s, const struct store_car *c, int pos, char *buf, size_t n)
-{
-	char wo[128];
-
-	train_car_tail(c, pos, s->ctx->cfg->merge.train_depth, wo_of(s, c->ahead, wo, sizeof(wo)),
-		       buf, n);
-}
-
-/*
- * Car c's run is told its place (pos of total) again when its reason
- * names another: a worker that stopped waiting left it as it was while
- * cars joined, landed or left (best effort, as an event).
- */
-static void retell_car(struct step *s, const struct store_car *c, int pos, int total)
-{
-	static const char head[] = "in the train: car ";
-	struct store_run r;
-	struct sl_err err = SL_ERR_INIT;
-	char why[1024], tail[512];
-	int k = 0, m = 0, at = 0;
-
-	if (store_run_get(s->ctx->st, c->run_id, &r, &err) != 0)
-		return;
-	car_tail(s, c, pos, tail, sizeof(tail));
-	if (r.state == RUN_APPROVED && r.reason && !strncmp(r.reason, head, sizeof(head) - 1) &&
-	    sscanf(r.reason + sizeof(head) - 1, "%d of %d%n", &k, &m, &at) == 2 && at > 0) {
-		snprintf(why, sizeof(why), "%s%d of %d%s", head, pos, total,
-			 tail[0] ? tail : r.reason + sizeof(head) - 1 + at);
-		if (strcmp(why, r.reason) &&
-		    store_run_transition(s->ctx->st, c->run_id, RUN_APPROVED, RUN_APPROVED, why, 0,
-					 &err) != 0)
-			sl_log(SL_LOG_INFO, "run %s: %s (%s)", c->run_id, why, err.msg);
-		if (!strcmp(c->run_id, s->run.id))
-			step__reload(s, &err);
-	}
-	store_run_release(&r);
-}
-
-/* Every car in the line (but `skip`'s, landing now) told its place (retell_car). */
-static void retell(struct step *s, const struct train *t, const char *skip)
-{
-	size_t i;
-	int pos = 0, total = 0;
-
-	for (i = 0; i < t->n; i++)
-		total += in_line(t, &t->cars[i]) && (!skip || strcmp(t->cars[i].run_id, skip));
-	for (i = 0; i < t->n; i++)
-		if (in_line(t, &t->cars[i]) && (!skip || strcmp(t->cars[i].run_id, skip)))
-			retell_car(s, &t->cars[i], ++pos, total);
-}
-
 /* Under the repository lock: the train, planned, and where the run's car is in it. */
 static int train_read(struct step *s, struct train *t, struct where *w, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
+	struct train_ops ops;
+	struct train_run tr;
 	int error;
 
 	memset(t, 0, sizeof(*t));
+	ops_of(s, &ops, &tr);
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
-	if ((error = train_load(s, t, err)) == 0 && (error = plan(s, t, err)) == 0) {
+	if ((error = load(s, t, err)) == 0 && (error = train_plan(&tr, &ops, t, err)) == 0) {
 		train_release(t); /* read again: the plan removed, parked and rebuilt cars */
-		if ((error = train_load(s, t, err)) == 0)
-			retell(s, t, NULL);
+		if ((error = load(s, t, err)) == 0)
+			train_retell(&tr, &ops, t, NULL);
 	}
 	sl_lock_release(&lock);
 	if (error)
@@ -360,25 +154,6 @@ static int train_read(struct step *s, struct train *t, struct where *w, struct s
 	if (!w->me)
 		return sl_err_set(err, SL_ENOTFOUND, "run '%s' left the merge train", s->run.id);
 	return 0;
-}
-
-/* The work order of run `run_id` (into buf), for a reason a person reads. */
-static const char *wo_of(struct step *s, const char *run_id, char *buf, size_t n)
-{
-	struct store_run r;
-	struct sl_err err = SL_ERR_INIT;
-
-	if (!run_id) {
-		snprintf(buf, n, "%s", s->ctx->cfg->target);
-		return buf;
-	}
-	if (store_run_get(s->ctx->st, run_id, &r, &err) != 0) {
-		snprintf(buf, n, "run %.12s", run_id);
-		return buf;
-	}
-	snprintf(buf, n, "%s", r.work_order_id);
-	store_run_release(&r);
-	return buf;
 }
 
 /* The run's reason, as an event when it changed (approved -> approved). */
@@ -399,222 +174,22 @@ static int say(struct step *s, struct sl_err *err, const char *fmt, ...)
 	return error == STEP_NEXT ? 0 : error;
 }
 
-/* 1 when gate i runs on the merge train's cars (merge.gates; default: every gate). */
-static int merge_gate(const struct sl_config *cfg, size_t i)
+/* The run's worktree made again (train_run_gates()). */
+static int wt_again(void *arg, struct sl_err *err)
 {
-	size_t k;
-
-	if (!cfg->merge.gates)
-		return 1; /* default: every gate */
-	for (k = 0; cfg->merge.gates[k]; k++)
-		if (!strcmp(cfg->merge.gates[k], cfg->gates[i].name))
-			return 1;
-	return 0;
-}
-
-/* "a, b" of the merge gates, for reasons ("none" without one). */
-static void gate_names(const struct sl_config *cfg, char *buf, size_t n)
-{
-	size_t i, used = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < cfg->ngates && used < n; i++)
-		if (merge_gate(cfg, i))
-			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
-						 cfg->gates[i].name);
-	if (!buf[0])
-		snprintf(buf, n, "none");
-}
-
-/* cfg with only the gates merge.gates names (borrowed strings): *subset is the caller's to free. */
-static struct sl_config merge_gates_cfg(const struct sl_config *cfg, struct sl_gate **subset)
-{
-	struct sl_config c = *cfg;
-	size_t i;
-
-	*subset = calloc(cfg->ngates + 1, sizeof(**subset));
-	c.gates = *subset;
-	c.ngates = 0;
-	for (i = 0; *subset && i < cfg->ngates; i++)
-		if (merge_gate(cfg, i))
-			(*subset)[c.ngates++] = cfg->gates[i];
-	return c;
-}
-
-/*
- * The merge gates as a job (executor.kind slurm or kubernetes) on the car's
- * commit, pushed as refs/sluice/train/<id>/<commit>/head: a job lost or
- * cancelled is an error, and the train tries the car again next tick.
- */
-static int train_gates_job(struct step *s, const struct sl_config *c, const char *commit,
-			   struct build_gate_results *gr, struct sl_err *err)
-{
-	struct exec_run r;
-	struct exec_outcome oc;
-	int error;
-
-	memset(&r, 0, sizeof(r));
-	r.st = s->ctx->st;
-	r.repo_root = s->ctx->repo.root;
-	r.run_id = s->run.id;
-	r.work_order_id = s->run.work_order_id;
-	r.attempt = s->run.attempt;
-	r.purpose = "train";
-	r.base = commit;
-	r.state_name = run_state_name(s->run.state);
-	if ((error = build_gates_run_job(c, s->wt, s->run_dir, "train", s->run.branch_name, &r, &oc,
-					 gr, err)) != 0)
-		return error;
-	if (oc.lost || oc.cancelled)
-		return sl_err_set(err, SL_ETRANSIENT, "the merge gates job on %.12s did not end: %s; "
-				  "the train tries again", commit, oc.cancelled ? "cancelled" : oc.why);
-	return 0;
-}
-
-/*
- * The merge gates on `commit`, in a checkout of its own (train/checkout.c:
- * nothing the builder left in the run's worktree but merge.keep_ignored),
- * their output under <run>/train/; the run's worktree is not touched.
- */
-static int run_merge_gates(struct step *s, const char *commit, struct build_gate_results *gr,
-			   struct sl_err *err)
-{
-	struct sl_gate *subset = NULL;
-	struct sl_config c = merge_gates_cfg(s->ctx->cfg, &subset);
-	char *where = NULL;
-	int error;
-
-	if (!subset) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	if (!c.ngates) { /* no merge gate: the train only serializes the merges */
-		error = build_gates_run_sub(&c, s->wt, s->run_dir, "train", gr, err);
-		goto out;
-	}
-	if (step__remote(s)) { /* a job on the car's commit: no checkout here */
-		error = train_gates_job(s, &c, commit, gr, err);
-		goto out;
-	}
-	if (!sl_path_exists(s->wt) && (error = step__worktree_again(s, err)) != 0) {
-		char why[SL_ERR_MSG_MAX];
-		snprintf(why, sizeof(why), "%s", err->msg);
-		sl_err_clear(err);
-		sl_err_set(err, error, "the run's worktree is gone and cannot be made again for the "
-			   "merge gates: %s", why);
-		goto out;
-	}
-	if ((error = train_checkout(s->ctx, s->run.id, s->wt, commit, &where, err)) == 0)
-		error = build_gates_run_sub(&c, where, s->run_dir, "train", gr, err);
-	train_checkout_drop(s->ctx, s->run.id);
-out:
-	free(where);
-	free(subset);
-	return error;
-}
-
-/* The results as stored with the car: gates.json's array, each failed gate with its output's tail. */
-static char *results_json(const struct build_gate_results *gr)
-{
-	json_t *arr = build_gates_json(gr);
-	char *text;
-	size_t i;
-
-	for (i = 0; arr && i < gr->n; i++)
-		if (!gr->v[i].passed)
-			json_object_set_new(json_array_get(arr, i), "output",
-					    worktree_diff_json_text(gr->v[i].output ? gr->v[i].output : "",
-								    gr->v[i].output ? strlen(gr->v[i].output) : 0));
-	text = arr ? json_dumps(arr, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	json_decref(arr);
-	return text;
-}
-
-/* Under the lock: mark the car (still `commit`) as tested by this process. 1: it changed meanwhile. */
-static int claim_test(struct step *s, const char *commit, const char *owner, struct sl_err *err)
-{
-	struct sl_lock lock = SL_LOCK_INIT;
-	struct store_car c;
-	int error;
-
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	if ((error = store_train_get(s->ctx->st, s->run.id, &c, err)) == 0) {
-		if (!c.commit || strcmp(c.commit, commit) ||
-		    (c.status != TRAIN_PENDING && c.status != TRAIN_TESTING)) {
-			error = 1;
-		} else {
-			c.status = TRAIN_TESTING;
-			c.started_ms = sl_now_ms();
-			if (set_str(&c.tester, owner))
-				error = sl_err_set(err, SL_ERROR, "out of memory");
-			else
-				error = store_train_put(s->ctx->st, &c, err);
-		}
-	}
-	store_car_release(&c);
-	sl_lock_release(&lock);
-	return error;
-}
-
-/* Under the lock: the result, when the car is still the one tested, by this process. */
-static int record_result(struct step *s, const char *commit, const char *owner,
-			 const struct build_gate_results *gr, struct sl_err *err)
-{
-	struct sl_lock lock = SL_LOCK_INIT;
-	struct store_car c;
-	char *results = results_json(gr);
-	int error;
-
-	if (!results)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) == 0 &&
-	    (error = store_train_get(s->ctx->st, s->run.id, &c, err)) == 0) {
-		if (c.status == TRAIN_TESTING && c.commit && !strcmp(c.commit, commit) && c.tester &&
-		    !strcmp(c.tester, owner)) {
-			c.status = gr->all_passed ? TRAIN_GREEN : TRAIN_RED;
-			c.tested_ms = sl_now_ms();
-			free(c.gates_json);
-			c.gates_json = results;
-			results = NULL;
-			error = store_train_put(s->ctx->st, &c, err);
-			sl_fault(error ? NULL : "train.after_result");
-		}
-		store_car_release(&c);
-	}
-	sl_lock_release(&lock);
-	free(results);
-	return error;
-}
-
-static int64_t gates_ms(const struct build_gate_results *gr)
-{
-	int64_t ms = 0;
-	size_t i;
-
-	for (i = 0; i < gr->n; i++)
-		ms += gr->v[i].duration_ms;
-	return ms;
-}
-
-/* 1 when merge.gates selects at least one configured gate. */
-static int has_merge_gates(const struct sl_config *cfg)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->ngates; i++)
-		if (merge_gate(cfg, i))
-			return 1;
-	return 0;
+	return step__worktree_again(arg, err);
 }
 
 /* Test the run's car (pending, or testing by a process that is gone). */
 static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 {
 	struct build_gate_results gr = BUILD_GATE_RESULTS_INIT;
+	struct train_ops ops;
+	struct train_run tr;
 	char owner[64], names[256], ahead[128], *commit = strdup(w->me->commit);
-	int error, gates = has_merge_gates(s->ctx->cfg);
+	int error, gates = train_has_merge_gates(s->ctx->cfg);
 
+	ops_of(s, &ops, &tr);
 	sl_owner_self(owner, sizeof(owner));
 	if (!commit)
 		return sl_err_set(err, SL_ERROR, "out of memory");
@@ -627,26 +202,26 @@ static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 		free(commit);
 		return error == STEP_SENT_BACK ? STEP_NEXT : error;
 	}
-	if ((error = claim_test(s, commit, owner, err)) != 0)
+	if ((error = train_claim_test(&tr, &ops, commit, owner, err)) != 0)
 		goto out; /* 1: rebuilt meanwhile, decide again */
 	if (!gates) { /* no merge gate: the train only serializes the landings */
-		error = record_result(s, commit, owner, &gr, err);
+		error = train_record_result(&tr, &ops, commit, owner, &gr, err);
 		goto out;
 	}
-	gate_names(s->ctx->cfg, names, sizeof(names));
+	train_gate_names(s->ctx->cfg, names, sizeof(names));
 	if ((error = say(s, err, "in the train: car %d of %d, testing on top of %s (gates: %s)",
 			 w->pos, w->total, w->ahead ? wo_of(s, w->ahead->run_id, ahead, sizeof(ahead))
 						    : s->ctx->cfg->target, names)) != 0 ||
-	    (error = run_merge_gates(s, commit, &gr, err)) != 0)
+	    (error = train_run_gates(&tr, commit, step__remote(s), wt_again, s, &gr, err)) != 0)
 		goto out;
 	sl_fault("train.after_gates");
 	/* the gates can write in the run folder: what sluice wrote there, from git again */
 	step__sanitize_run_dir(s);
 	if ((error = step__record_diff(s, s->run.head_commit, err)) == 0)
-		error = record_result(s, commit, owner, &gr, err);
+		error = train_record_result(&tr, &ops, commit, owner, &gr, err);
 	if (!error)
 		sl_log(SL_LOG_INFO, "run %s: merge gates %s on %.12s in %.1f s", s->run.id,
-		       gr.all_passed ? "green" : "red", commit, gates_ms(&gr) / 1000.0);
+		       gr.all_passed ? "green" : "red", commit, train_gates_ms(&gr) / 1000.0);
 out:
 	build_gate_results_release(&gr);
 	free(commit);
@@ -666,7 +241,8 @@ static void let_go(struct step *s)
 		return;
 	if (store_train_get(s->ctx->st, s->run.id, &c, &err) == 0) {
 		if (c.tester && !strcmp(c.tester, owner) && c.status != TRAIN_TESTING) {
-			set_str(&c.tester, NULL);
+			free(c.tester);
+			c.tester = NULL;
 			store_train_put(s->ctx->st, &c, &err);
 		}
 		store_car_release(&c);
@@ -751,7 +327,7 @@ static int park_me(struct step *s, struct store_car *me, struct sl_err *err)
 	int error;
 
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) == 0)
-		error = park(s, me, err);
+		error = train_park(s->ctx, me, err);
 	sl_lock_release(&lock);
 	return error ? error : STEP_AGAIN;
 }
@@ -778,7 +354,7 @@ static void decide_state(struct step *s, struct train *t, const struct where *w,
 	memset(st, 0, sizeof(*st));
 	st->cars = t->cars;
 	st->n = t->n;
-	st->alive = testers_alive(t);
+	st->alive = train_testers_alive(t);
 	st->tip = t->tip;
 	st->me = s->run.id;
 	/* a git walk, only where the decision reads it: out of the line, nothing ahead */
@@ -1122,6 +698,7 @@ int step_train(struct step *s, struct sl_err *err)
 	return error;
 }
 
+
 int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 {
 	struct runner_target_alert a;
@@ -1159,9 +736,12 @@ static void retell_landed(struct step *s)
 {
 	struct train t;
 	struct sl_err e = SL_ERR_INIT;
+	struct train_ops ops;
+	struct train_run tr;
 
-	if (train_load(s, &t, &e) == 0)
-		retell(s, &t, s->run.id);
+	ops_of(s, &ops, &tr);
+	if (load(s, &t, &e) == 0)
+		train_retell(&tr, &ops, &t, s->run.id);
 	train_release(&t);
 }
 
@@ -1230,4 +810,3 @@ int step__rivals_between(struct step *s, const char *tip, const char *base, char
 	*ids = out;
 	return 0;
 }
-
