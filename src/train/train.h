@@ -213,4 +213,78 @@ int train_run_gates(const struct train_run *tr, const char *commit, int remote,
 /* The merge gates' time of gr, in milliseconds. */
 int64_t train_gates_ms(const struct build_gate_results *gr);
 
+/* ---- The landing (train/landing.c) ---- */
+
+/* 1 when commit `from` is `to` or descends from it (both hex), 0 when not or unknown. */
+int train_reaches(const char *repo_root, const char *from, const char *to);
+
+/* 1 when the store holds sluice's intent to land run_id's green car, and `tip` has it. */
+int train_landing_ours(struct sl_ctx *ctx, const char *run_id, const char *tip);
+
+/*
+ * The run landed as mr->commit (hold the repository lock): its train.json,
+ * from the store's car (a run without one: a landing sluice did not test),
+ * given to write(); then the car's ref goes (the row stays until the run is
+ * merged). Failing to delete the ref is logged.
+ */
+int train_landed(struct sl_ctx *ctx, const char *run_id, const struct merge_commit_result *mr,
+		 int (*write)(void *arg, struct json_t *j, struct sl_err *err), void *arg,
+		 struct sl_err *err);
+
+/* ---- The run's own car in the line (train/line.c; each takes the repository lock) ---- */
+
+/* Out of the train, its ref deleted. */
+int train_leave(const struct train_run *tr, const struct train_ops *ops, struct sl_err *err);
+
+/* Out of the line on a speculation: parked (train_park()), to be built again on the tip. */
+int train_park_mine(const struct train_run *tr, const struct train_ops *ops, struct store_car *me,
+		    struct sl_err *err);
+
+/* This process no longer carries the car: the cars behind it stop waiting for it (best effort). */
+void train_let_go(const struct train_run *tr, const struct train_ops *ops);
+
+/* 1 when car c still stands for its run (approved or landing, with the car's head). */
+int train_car_holds(struct sl_ctx *ctx, const struct store_car *c);
+
+/*
+ * The train's state as train_decide() reads it for tr's run, whose car `me`
+ * stands at place pos (0: out of the line) behind `ahead` (NULL: none):
+ * st->alive is the caller's to free; names hold the work orders it names.
+ */
+void train_state_of(const struct train_run *tr, const struct train *t, const struct store_car *me,
+		    const struct store_car *ahead, int pos, struct train_state *st,
+		    char names[2][128]);
+
+/*
+ * A car red on its own merge, with nothing new on the target: the names of
+ * its failed gates (into failed, at most max - 1, NULL after them: they
+ * point into the returned document, the caller's to json_decref()) and the
+ * run's reason (into reason).
+ */
+struct json_t *train_own_red(const struct store_car *me, const char **failed, size_t max,
+			     char *reason, size_t reason_n);
+
+/* ---- Joining with queue.overlap: fatal, and the rivals (train/join.c) ---- */
+
+/*
+ * The run whose landings `tip` holds and `base` does not (the Sluice-Run
+ * trailers on tip's first-parent line down to base, skip_run's left out),
+ * newest first, at most 64: a semantic conflict's rivals. *ids
+ * (NULL-terminated) is the caller's.
+ */
+int train_rivals_between(struct sl_ctx *ctx, const char *skip_run, const char *tip,
+			 const char *base, char ***ids, struct sl_err *err);
+
+/*
+ * The run that changed a file `run` changed first (*rival, the caller's),
+ * with the files (*paths, the caller's): one that landed on the target
+ * `tip` since `run` last met it, or a car already in the train; *landed says
+ * which. 0 with *rival NULL when there is none. Hold the repository lock.
+ */
+int train_first_overlap(struct sl_ctx *ctx, const struct store_run *run, const char *tip,
+			char **rival, char ***paths, int *landed, struct sl_err *err);
+
+/* "'a.txt', 'b.txt', 'c.txt' and 4 more" of paths (into buf). */
+void train_some_paths(const char *const *paths, char *buf, size_t n);
+
 #endif
