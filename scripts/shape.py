@@ -51,11 +51,6 @@ MAX_SHARE = 0.25
 MAX_FUNCTION_LINES = 60
 DISPATCHER = "src/runner/advance.c"
 STEP_FILE = re.compile(r"^src/runner/step_[a-z_]+\.c$")
-# Calls between step files that wait for the train's move to src/train/ (issue
-# 27, item 1): the landing step asks the train for its car and tells it the
-# run landed. Remove each entry when its function leaves step_train.c.
-STEP_CALLS_PENDING = {("src/runner/step_merge.c", "step__landing_car"),
-                      ("src/runner/step_merge.c", "step__train_landed")}
 STATE_TABLE = "src/store/state.c"
 # A comment with this, on the line of a literal that happens to spell a state
 # but is no state (a JSON key, a word of a message) or at the start of its
@@ -318,7 +313,7 @@ def check_steps(root, files):
         code = blank_comments_and_strings(read(root, rel))
         for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", code):
             other = owner.get(m.group(1))
-            if other and other != rel and (rel, m.group(1)) not in STEP_CALLS_PENDING:
+            if other and other != rel:
                 violation(rel, code.count("\n", 0, m.start()) + 1,
                           "a step calls %s() of the step file %s" % (m.group(1), other))
 

@@ -270,7 +270,7 @@ void step__merge_msg_release(struct step_merge_msg *mm);
 int step__approval_holds(struct step *s, struct sl_err *err);
 
 /*
- * The merge train (runner/step_train.c). step__landing_car: 0 with the
+ * The merge train (runner/landing.c). step__landing_car: 0 with the
  * run's green car that is to land now (*car the caller's:
  * store_car_release(); zeroed when the head is on the target already, a
  * landing cut short), or STEP_SENT_BACK when the run went back to approved
@@ -281,6 +281,27 @@ struct store_car;
 struct merge_commit_result;
 int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err);
 int step__train_landed(struct step *s, const struct merge_commit_result *mr, struct sl_err *err);
+/*
+ * The train module's view of a run's step (step__train_ops: its callbacks,
+ * *tr the step's run), the train read at the target's tip now, and how the
+ * run's head came onto the target `tip` (enum step_landed, or an error;
+ * *a: the target's alarm when held). runner/landing.c.
+ */
+struct train;
+struct train_ops;
+struct train_run;
+struct runner_target_alert;
+enum step_landed {
+	LANDED_NOT,      /* it is not on the target */
+	LANDED_OURS,     /* sluice's landing of its green car, cut short by a crash */
+	LANDED_HELD,     /* someone else put it there: the target's alarm holds every merge */
+	LANDED_ACCEPTED, /* someone else put it there, and a person accepted it */
+};
+const struct train_ops *step__train_ops(struct step *s, struct train_ops *ops,
+					struct train_run *tr);
+int step__train_load(struct step *s, struct train *t, struct sl_err *err);
+int step__landed_how(struct step *s, const char *tip, struct runner_target_alert *a,
+		     struct sl_err *err);
 /* The runs landed on tip's first-parent line since base, newest first (*ids NULL-terminated). */
 int step__rivals_between(struct step *s, const char *tip, const char *base, char ***ids,
 			 struct sl_err *err);

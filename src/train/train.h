@@ -122,4 +122,169 @@ int train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
 void train_checkout_drop(struct sl_ctx *ctx, const char *run_id);
 void train_checkouts_prune(struct sl_ctx *ctx);
 
+
+/* ---- The plan and the car's test (train/plan.c, train/test.c) ---- */
+struct sl_lock;
+struct merge_commit_opts;
+struct build_gate_results;
+struct sl_config;
+
+/* The train of a target: its cars in order, and the target's tip they were read at. */
+struct train {
+	struct store_car *cars;
+	size_t n;
+	char tip[41];
+};
+
+/* The run whose worker works the train, as the runner holds it (borrowed). */
+struct train_run {
+	struct sl_ctx *ctx;
+	const struct store_run *run; /* the row as last read: reload() reads it again */
+	const char *run_dir;
+	const char *wt;
+};
+
+/* What stays in the runner, called back by the train (arg: the runner's). */
+struct train_ops {
+	void *arg;
+	/* the repository lock (.system/lock) */
+	int (*lock_repo)(void *arg, struct sl_lock *lock, struct sl_err *err);
+	/* the merge commit's message and identity of run r's car, into o; *held for release */
+	int (*merge_opts)(void *arg, const struct store_run *r, struct merge_commit_opts *o,
+			  void **held, struct sl_err *err);
+	void (*merge_opts_release)(void *held);
+	/* the run's row changed under it (its reason, as an event): read it again */
+	void (*reload)(void *arg);
+};
+
+void train_release(struct train *t);
+
+/* The cars of the train of ctx->target_ref, read at tip (t->tip). */
+int train_load(struct sl_ctx *ctx, const char *tip, struct train *t, struct sl_err *err);
+
+/*
+ * Bring every car in the line onto its place (hold the repository lock):
+ * cars of runs that went elsewhere leave, cars beyond merge.train_depth are
+ * parked, cars on a stale base are built again on the car ahead (car 1: on
+ * t->tip) and their runs told so.
+ */
+int train_plan(const struct train_run *tr, const struct train_ops *ops, struct train *t,
+	       struct sl_err *err);
+
+/* Car c back to waiting: no commit, no result, no ref (hold the repository lock). */
+int train_park(struct sl_ctx *ctx, struct store_car *c, struct sl_err *err);
+
+/* Every car in the line (but `skip`'s, landing now) told its place (best effort). */
+void train_retell(const struct train_run *tr, const struct train_ops *ops, const struct train *t,
+		  const char *skip);
+
+/* The work order of run `run_id` (into buf; the target's name for NULL), for a reason. */
+const char *train_wo_of(struct sl_ctx *ctx, const char *run_id, char *buf, size_t n);
+
+/* Whether a live process carries each car (its tester): the caller's to free. */
+int *train_testers_alive(const struct train *t);
+
+/* 1 when merge.gates selects at least one configured gate; "a, b" of them ("none"). */
+int train_has_merge_gates(const struct sl_config *cfg);
+void train_gate_names(const struct sl_config *cfg, char *buf, size_t n);
+
+/*
+ * Under the repository lock: the car of tr's run (still `commit`) marked as
+ * tested by `owner`, 1 when it changed meanwhile (train_claim_test); the
+ * gates' result recorded when the car is still the one `owner` tests
+ * (train_record_result).
+ */
+int train_claim_test(const struct train_run *tr, const struct train_ops *ops, const char *commit,
+		     const char *owner, struct sl_err *err);
+int train_record_result(const struct train_run *tr, const struct train_ops *ops,
+			const char *commit, const char *owner, const struct build_gate_results *gr,
+			struct sl_err *err);
+
+/*
+ * The merge gates on `commit` (into gr), their output under <run>/train/:
+ * none configured, the gates' step alone; executor.kind remote, a job on the
+ * commit (remote: 1); else in a checkout of its own (train_checkout()). The
+ * run's worktree is not touched; wt_ready makes it again when it is gone.
+ */
+int train_run_gates(const struct train_run *tr, const char *commit, int remote,
+		    int (*wt_ready)(void *arg, struct sl_err *err), void *arg,
+		    struct build_gate_results *gr, struct sl_err *err);
+
+/* The merge gates' time of gr, in milliseconds. */
+int64_t train_gates_ms(const struct build_gate_results *gr);
+
+/* ---- The landing (train/landing.c) ---- */
+
+/* 1 when commit `from` is `to` or descends from it (both hex), 0 when not or unknown. */
+int train_reaches(const char *repo_root, const char *from, const char *to);
+
+/* 1 when the store holds sluice's intent to land run_id's green car, and `tip` has it. */
+int train_landing_ours(struct sl_ctx *ctx, const char *run_id, const char *tip);
+
+/*
+ * The run landed as mr->commit (hold the repository lock): its train.json,
+ * from the store's car (a run without one: a landing sluice did not test),
+ * given to write(); then the car's ref goes (the row stays until the run is
+ * merged). Failing to delete the ref is logged.
+ */
+int train_landed(struct sl_ctx *ctx, const char *run_id, const struct merge_commit_result *mr,
+		 int (*write)(void *arg, struct json_t *j, struct sl_err *err), void *arg,
+		 struct sl_err *err);
+
+/* ---- The run's own car in the line (train/line.c; each takes the repository lock) ---- */
+
+/* Out of the train, its ref deleted. */
+int train_leave(const struct train_run *tr, const struct train_ops *ops, struct sl_err *err);
+
+/* Out of the line on a speculation: parked (train_park()), to be built again on the tip. */
+int train_park_mine(const struct train_run *tr, const struct train_ops *ops, struct store_car *me,
+		    struct sl_err *err);
+
+/* This process no longer carries the car: the cars behind it stop waiting for it (best effort). */
+void train_let_go(const struct train_run *tr, const struct train_ops *ops);
+
+/* 1 when car c still stands for its run (approved or landing, with the car's head). */
+int train_car_holds(struct sl_ctx *ctx, const struct store_car *c);
+
+/*
+ * The train's state as train_decide() reads it for tr's run, whose car `me`
+ * stands at place pos (0: out of the line) behind `ahead` (NULL: none):
+ * st->alive is the caller's to free; names hold the work orders it names.
+ */
+void train_state_of(const struct train_run *tr, const struct train *t, const struct store_car *me,
+		    const struct store_car *ahead, int pos, struct train_state *st,
+		    char names[2][128]);
+
+/*
+ * A car red on its own merge, with nothing new on the target: the names of
+ * its failed gates (into failed, at most max - 1, NULL after them: they
+ * point into the returned document, the caller's to json_decref()) and the
+ * run's reason (into reason).
+ */
+struct json_t *train_own_red(const struct store_car *me, const char **failed, size_t max,
+			     char *reason, size_t reason_n);
+
+/* ---- Joining with queue.overlap: fatal, and the rivals (train/join.c) ---- */
+
+/*
+ * The run whose landings `tip` holds and `base` does not (the Sluice-Run
+ * trailers on tip's first-parent line down to base, skip_run's left out),
+ * newest first, at most 64: a semantic conflict's rivals. *ids
+ * (NULL-terminated) is the caller's.
+ */
+int train_rivals_between(struct sl_ctx *ctx, const char *skip_run, const char *tip,
+			 const char *base, char ***ids, struct sl_err *err);
+
+/*
+ * The run that changed a file `run` changed first (*rival, the caller's),
+ * with the files (*paths, the caller's): one that landed on the target
+ * `tip` since `run` last met it, or a car already in the train; *landed says
+ * which. 0 with *rival NULL when there is none. Hold the repository lock.
+ */
+int train_first_overlap(struct sl_ctx *ctx, const struct store_run *run, const char *tip,
+			char **rival, char ***paths, int *landed, struct sl_err *err);
+
+/* "'a.txt', 'b.txt', 'c.txt' and 4 more" of paths (into buf). */
+void train_some_paths(const char *const *paths, char *buf, size_t n);
+
 #endif

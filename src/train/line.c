@@ -1,0 +1,120 @@
+/*
+ * A car's place in the line, changed by its own run's worker under the
+ * repository lock (docs/ARCHITECTURE.md, The merge train): out of the train,
+ * parked to be built again on the tip, or let go by a worker that stops
+ * carrying it.
+ */
+#include "train/train.h"
+#include "train/train_int.h"
+#include "store/store.h"
+#include "core/ctx.h"
+#include "core/config.h"
+#include "core/lock.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+int train_leave(const struct train_run *tr, const struct train_ops *ops, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error;
+
+	if ((error = ops->lock_repo(ops->arg, &lock, err)) != 0)
+		return error;
+	if ((error = store_train_leave(tr->ctx->st, tr->run->id, err)) == 0)
+		error = train_car_ref(tr->ctx, tr->run->id, NULL, err);
+	sl_lock_release(&lock);
+	return error;
+}
+
+int train_park_mine(const struct train_run *tr, const struct train_ops *ops, struct store_car *me,
+		    struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	int error;
+
+	if ((error = ops->lock_repo(ops->arg, &lock, err)) == 0)
+		error = train_park(tr->ctx, me, err);
+	sl_lock_release(&lock);
+	return error;
+}
+
+void train_let_go(const struct train_run *tr, const struct train_ops *ops)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	struct store_car c;
+	char owner[64];
+
+	sl_owner_self(owner, sizeof(owner));
+	if (ops->lock_repo(ops->arg, &lock, &err) != 0)
+		return;
+	if (store_train_get(tr->ctx->st, tr->run->id, &c, &err) == 0) {
+		if (c.tester && !strcmp(c.tester, owner) && c.status != TRAIN_TESTING) {
+			train__set_str(&c.tester, NULL);
+			store_train_put(tr->ctx->st, &c, &err);
+		}
+		store_car_release(&c);
+	}
+	sl_lock_release(&lock);
+}
+
+int train_car_holds(struct sl_ctx *ctx, const struct store_car *c)
+{
+	struct store_run r;
+	struct sl_err e = SL_ERR_INIT;
+	int holds;
+
+	if (store_run_get(ctx->st, c->run_id, &r, &e) != 0)
+		return 0;
+	holds = (r.state == RUN_APPROVED || r.state == RUN_MERGING) && r.head_commit && c->head &&
+		!strcmp(r.head_commit, c->head);
+	store_run_release(&r);
+	return holds;
+}
+
+void train_state_of(const struct train_run *tr, const struct train *t, const struct store_car *me,
+		    const struct store_car *ahead, int pos, struct train_state *st,
+		    char names[2][128])
+{
+	const struct store_run *r = tr->run;
+
+	memset(st, 0, sizeof(*st));
+	st->cars = t->cars;
+	st->n = t->n;
+	st->alive = train_testers_alive(t);
+	st->tip = t->tip;
+	st->me = r->id;
+	/* a git walk, only where the decision reads it: out of the line, nothing ahead */
+	st->head_in_base = !pos && !ahead && train_reaches(tr->ctx->repo.root, r->head_commit,
+							    me->base);
+	st->holds = r->head_commit && me->head && !strcmp(r->head_commit, me->head);
+	st->target = tr->ctx->cfg->target;
+	st->train_depth = tr->ctx->cfg->merge.train_depth;
+	st->my_ahead_name = train_wo_of(tr->ctx, me->ahead, names[0], sizeof(names[0]));
+	st->line_ahead_name = train_wo_of(tr->ctx, ahead ? ahead->run_id : NULL, names[1],
+					  sizeof(names[1]));
+}
+
+json_t *train_own_red(const struct store_car *me, const char **failed, size_t max, char *reason,
+		      size_t reason_n)
+{
+	json_t *all = json_loads(me->gates_json ? me->gates_json : "[]", 0, NULL), *g;
+	char why[512];
+	size_t i, n = 0, len = 0;
+
+	why[0] = '\0';
+	json_array_foreach(all, i, g)
+		if (!json_is_true(json_object_get(g, "passed")) && n + 1 < max &&
+		    json_string_value(json_object_get(g, "name"))) {
+			failed[n++] = json_string_value(json_object_get(g, "name"));
+			len += (size_t)snprintf(why + len, len < sizeof(why) ? sizeof(why) - len : 0,
+						"%s'%s'", n > 1 ? ", " : "", failed[n - 1]);
+		}
+	if (len >= sizeof(why))
+		why[sizeof(why) - 1] = '\0';
+	snprintf(reason, reason_n, "the merge gates failed on its own merge on top of %.12s, with "
+		 "nothing new there to resolve against: gate %s", me->base, n ? why : "?");
+	return all;
+}

@@ -1,0 +1,297 @@
+/*
+ * The merge train's plan (docs/ARCHITECTURE.md, The merge train): any
+ * worker brings every car in the line onto its place under the repository
+ * lock. Car 1's merge commit is made on the target's tip, each car behind on
+ * the car ahead, kept under refs/sluice/train/<run-id>; a car beyond
+ * merge.train_depth waits without a commit. A car built again tells its run
+ * so, and every car in the line is told its place.
+ */
+#include "train/train.h"
+#include "train/train_int.h"
+#include "core/ctx.h"
+#include "merge/merge.h"
+#include "store/store.h"
+#include "core/config.h"
+#include "core/fault.h"
+#include "core/lock.h"
+#include "core/log.h"
+
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int train__set_str(char **dst, const char *src)
+{
+	char *n = src ? strdup(src) : NULL;
+
+	if (src && !n)
+		return -1;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+void train_release(struct train *t)
+{
+	store_cars_free(t->cars, t->n);
+	memset(t, 0, sizeof(*t));
+}
+
+int train_load(struct sl_ctx *ctx, const char *tip, struct train *t, struct sl_err *err)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->tip, sizeof(t->tip), "%s", tip);
+	return store_train_list(ctx->st, ctx->target_ref, &t->cars, &t->n, err);
+}
+
+const char *train_wo_of(struct sl_ctx *ctx, const char *run_id, char *buf, size_t n)
+{
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+
+	if (!run_id) {
+		snprintf(buf, n, "%s", ctx->cfg->target);
+		return buf;
+	}
+	if (store_run_get(ctx->st, run_id, &r, &err) != 0) {
+		snprintf(buf, n, "run %.12s", run_id);
+		return buf;
+	}
+	snprintf(buf, n, "%s", r.work_order_id);
+	store_run_release(&r);
+	return buf;
+}
+
+int *train_testers_alive(const struct train *t)
+{
+	int *alive = calloc(t->n ? t->n : 1, sizeof(*alive));
+	size_t i;
+
+	for (i = 0; alive && i < t->n; i++)
+		alive[i] = t->cars[i].tester && sl_owner_alive(t->cars[i].tester);
+	return alive;
+}
+
+int train_park(struct sl_ctx *ctx, struct store_car *c, struct sl_err *err)
+{
+	int error;
+
+	c->status = TRAIN_WAITING;
+	train__set_str(&c->base, NULL);
+	train__set_str(&c->commit, NULL);
+	train__set_str(&c->tree, NULL);
+	train__set_str(&c->ahead, NULL);
+	train__set_str(&c->tester, NULL);
+	train__set_str(&c->gates_json, NULL);
+	c->started_ms = c->tested_ms = 0;
+	if ((error = store_train_put(ctx->st, c, err)) != 0)
+		return error;
+	return train_car_ref(ctx, c->run_id, NULL, err);
+}
+
+/* The run's reason (as an event) changed: the worker's own run is read again. */
+static void told(const struct train_run *tr, const struct train_ops *ops, const char *run_id)
+{
+	if (!strcmp(run_id, tr->run->id) && ops->reload)
+		ops->reload(ops->arg);
+}
+
+/*
+ * A car built again (the target moved, a car ahead left or changed): its
+ * run's reason says so, as an event, whichever worker planned it. Best
+ * effort: the car's own worker says what it does next anyway.
+ */
+static void say_rebuilt(const struct train_run *tr, const struct train_ops *ops,
+			const struct store_car *c)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char why[512], wo[128];
+
+	if (c->ahead)
+		snprintf(why, sizeof(why), "in the train: rebuilt on top of %s",
+			 train_wo_of(tr->ctx, c->ahead, wo, sizeof(wo)));
+	else
+		snprintf(why, sizeof(why), "in the train: rebuilt on the new tip of %s",
+			 tr->ctx->cfg->target);
+	if (store_run_transition(tr->ctx->st, c->run_id, RUN_APPROVED, RUN_APPROVED, why, 0,
+				 &err) != 0)
+		sl_log(SL_LOG_INFO, "run %s: %s (%s)", c->run_id, why, err.msg);
+	told(tr, ops, c->run_id);
+}
+
+/* Record the merge result of car c on `onto`: pending with its commit, or in conflict. */
+static int record_build(const struct train_run *tr, const struct train_ops *ops,
+			struct store_car *c, const char *onto, const char *ahead,
+			const struct merge_commit_result *mr, int conflict, struct sl_err *err)
+{
+	char commit[41], tree[41];
+	int error, rebuilt = c->commit != NULL;
+
+	git_oid_tostr(commit, sizeof(commit), &mr->commit);
+	git_oid_tostr(tree, sizeof(tree), &mr->tree);
+	c->status = conflict ? TRAIN_CONFLICT : TRAIN_PENDING;
+	if (train__set_str(&c->base, onto) || train__set_str(&c->ahead, ahead) ||
+	    train__set_str(&c->commit, conflict ? NULL : commit) ||
+	    train__set_str(&c->tree, conflict ? NULL : tree) || train__set_str(&c->tester, NULL) ||
+	    train__set_str(&c->gates_json, NULL))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	c->started_ms = c->tested_ms = 0;
+	if ((error = store_train_put(tr->ctx->st, c, err)) != 0 ||
+	    (error = train_car_ref(tr->ctx, c->run_id, c->commit, err)) != 0)
+		return error;
+	if (rebuilt && !conflict)
+		say_rebuilt(tr, ops, c);
+	sl_fault(conflict ? NULL : "train.after_car");
+	return 0;
+}
+
+/*
+ * Make car c's merge commit on `onto` (the car ahead's commit or the tip);
+ * r is the car's run. 0 built (or in conflict), 1 its head is in `onto`
+ * already (it landed; its worker records that), or an error.
+ */
+static int build_car(const struct train_run *tr, const struct train_ops *ops,
+		     const struct store_run *r, struct store_car *c, const char *onto,
+		     const char *ahead, struct sl_err *err)
+{
+	struct merge_commit_opts o = MERGE_COMMIT_OPTS_INIT;
+	struct merge_commit_result mr = MERGE_COMMIT_RESULT_INIT;
+	void *held = NULL;
+	int error, rc;
+
+	if ((error = ops->merge_opts(ops->arg, r, &o, &held, err)) != 0)
+		goto out;
+	o.head = c->head;
+	rc = merge_build(tr->ctx->repo.root, &o, onto, &mr, err);
+	if (rc == SL_EEXISTS) {
+		sl_err_clear(err);
+		error = 1;
+	} else if (rc == 0 || (rc == SL_ECONFLICT && mr.status == MERGE_CONFLICT)) {
+		sl_err_clear(err);
+		error = record_build(tr, ops, c, onto, ahead, &mr, rc != 0, err);
+	} else {
+		error = rc;
+	}
+out:
+	merge_commit_result_release(&mr);
+	ops->merge_opts_release(held);
+	return error;
+}
+
+/*
+ * The run row of car c (*r, the caller's), and 1 when the car belongs in
+ * the train: its run is approved or landing, with the car's head. A car of
+ * a run that went elsewhere (abandoned, sent back, merged) is taken out.
+ */
+static int car_run(struct sl_ctx *ctx, const struct store_car *c, struct store_run *r,
+		   struct sl_err *err)
+{
+	int error, keep;
+
+	memset(r, 0, sizeof(*r));
+	if ((error = store_run_get(ctx->st, c->run_id, r, err)) != 0 && error != SL_ENOTFOUND)
+		return error;
+	sl_err_clear(err);
+	keep = !error && (r->state == RUN_APPROVED || r->state == RUN_MERGING) && r->head_commit &&
+	       c->head && !strcmp(r->head_commit, c->head);
+	if (keep)
+		return 1;
+	if ((error = store_train_leave(ctx->st, c->run_id, err)) != 0 ||
+	    (error = train_car_ref(ctx, c->run_id, NULL, err)) != 0)
+		return error;
+	return 0;
+}
+
+/* One car of the plan: 1 when it extends the line (*onto is its commit now), 0 when not. */
+static int plan_car(const struct train_run *tr, const struct train_ops *ops, struct store_car *c,
+		    int pos, const char **onto, const char **ahead, struct sl_err *err)
+{
+	struct store_run r;
+	int error, depth = tr->ctx->cfg->merge.train_depth;
+
+	if ((error = car_run(tr->ctx, c, &r, err)) <= 0) {
+		store_run_release(&r);
+		return error < 0 ? error : 0;
+	}
+	error = 0;
+	if (c->status == TRAIN_CONFLICT && c->base && !strcmp(c->base, *onto)) {
+		store_run_release(&r); /* waits in its place for the car ahead: built again later */
+		return 0;
+	}
+	if (pos > depth)
+		error = c->status == TRAIN_WAITING ? 0 : train_park(tr->ctx, c, err);
+	else if (c->status == TRAIN_WAITING || !c->commit || !c->base || strcmp(c->base, *onto))
+		error = build_car(tr, ops, &r, c, *onto, *ahead, err);
+	store_run_release(&r);
+	if (error)
+		return error < 0 ? error : 0;
+	if (pos > depth || c->status == TRAIN_CONFLICT)
+		return pos > depth; /* waits: still in the line */
+	*onto = c->commit;
+	*ahead = c->run_id;
+	return 1;
+}
+
+int train_plan(const struct train_run *tr, const struct train_ops *ops, struct train *t,
+	       struct sl_err *err)
+{
+	const char *onto = t->tip, *ahead = NULL;
+	size_t i;
+	int pos = 0, rc;
+
+	for (i = 0; i < t->n; i++) {
+		if (!train_in_line(t->cars, t->n, t->tip, &t->cars[i]))
+			continue;
+		if ((rc = plan_car(tr, ops, &t->cars[i], pos + 1, &onto, &ahead, err)) < 0)
+			return rc;
+		pos += rc;
+	}
+	return 0;
+}
+
+/*
+ * Car c's run is told its place (pos of total) again when its reason
+ * names another: a worker that stopped waiting left it as it was while
+ * cars joined, landed or left (best effort, as an event).
+ */
+static void retell_car(const struct train_run *tr, const struct train_ops *ops,
+		       const struct store_car *c, int pos, int total)
+{
+	static const char head[] = "in the train: car ";
+	struct store_run r;
+	struct sl_err err = SL_ERR_INIT;
+	char why[1024], tail[512], wo[128];
+	int k = 0, m = 0, at = 0;
+
+	if (store_run_get(tr->ctx->st, c->run_id, &r, &err) != 0)
+		return;
+	train_car_tail(c, pos, tr->ctx->cfg->merge.train_depth,
+		       train_wo_of(tr->ctx, c->ahead, wo, sizeof(wo)), tail, sizeof(tail));
+	if (r.state == RUN_APPROVED && r.reason && !strncmp(r.reason, head, sizeof(head) - 1) &&
+	    sscanf(r.reason + sizeof(head) - 1, "%d of %d%n", &k, &m, &at) == 2 && at > 0) {
+		snprintf(why, sizeof(why), "%s%d of %d%s", head, pos, total,
+			 tail[0] ? tail : r.reason + sizeof(head) - 1 + at);
+		if (strcmp(why, r.reason) &&
+		    store_run_transition(tr->ctx->st, c->run_id, RUN_APPROVED, RUN_APPROVED, why, 0,
+					 &err) != 0)
+			sl_log(SL_LOG_INFO, "run %s: %s (%s)", c->run_id, why, err.msg);
+		told(tr, ops, c->run_id);
+	}
+	store_run_release(&r);
+}
+
+void train_retell(const struct train_run *tr, const struct train_ops *ops, const struct train *t,
+		  const char *skip)
+{
+	size_t i;
+	int pos = 0, total = 0;
+
+	for (i = 0; i < t->n; i++)
+		total += train_in_line(t->cars, t->n, t->tip, &t->cars[i]) &&
+			 (!skip || strcmp(t->cars[i].run_id, skip));
+	for (i = 0; i < t->n; i++)
+		if (train_in_line(t->cars, t->n, t->tip, &t->cars[i]) &&
+		    (!skip || strcmp(t->cars[i].run_id, skip)))
+			retell_car(tr, ops, &t->cars[i], ++pos, total);
+}

@@ -1,0 +1,226 @@
+/*
+ * A car's test (docs/ARCHITECTURE.md, The merge train): the merge gates
+ * (merge.gates; default every gate) on the car's merge commit, claimed and
+ * recorded under the repository lock by the process that tests it, so that
+ * a car rebuilt meanwhile keeps no stale result.
+ */
+#include "train/train.h"
+#include "train/train_int.h"
+#include "core/ctx.h"
+#include "executor/executor.h"
+#include "builder/builder.h"
+#include "worktree/worktree.h"
+#include "store/store.h"
+#include "core/config.h"
+#include "core/fault.h"
+#include "core/fs.h"
+#include "core/lock.h"
+#include "core/time.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 1 when gate i runs on the merge train's cars (merge.gates; default: every gate). */
+static int merge_gate(const struct sl_config *cfg, size_t i)
+{
+	size_t k;
+
+	if (!cfg->merge.gates)
+		return 1; /* default: every gate */
+	for (k = 0; cfg->merge.gates[k]; k++)
+		if (!strcmp(cfg->merge.gates[k], cfg->gates[i].name))
+			return 1;
+	return 0;
+}
+
+void train_gate_names(const struct sl_config *cfg, char *buf, size_t n)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < cfg->ngates && used < n; i++)
+		if (merge_gate(cfg, i))
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+						 cfg->gates[i].name);
+	if (!buf[0])
+		snprintf(buf, n, "none");
+}
+
+int train_has_merge_gates(const struct sl_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->ngates; i++)
+		if (merge_gate(cfg, i))
+			return 1;
+	return 0;
+}
+
+/* cfg with only the gates merge.gates names (borrowed strings): *subset is the caller's to free. */
+static struct sl_config merge_gates_cfg(const struct sl_config *cfg, struct sl_gate **subset)
+{
+	struct sl_config c = *cfg;
+	size_t i;
+
+	*subset = calloc(cfg->ngates + 1, sizeof(**subset));
+	c.gates = *subset;
+	c.ngates = 0;
+	for (i = 0; *subset && i < cfg->ngates; i++)
+		if (merge_gate(cfg, i))
+			(*subset)[c.ngates++] = cfg->gates[i];
+	return c;
+}
+
+/*
+ * The merge gates as a job (executor.kind slurm or kubernetes) on the car's
+ * commit, pushed as refs/sluice/train/<id>/<commit>/head: a job lost or
+ * cancelled is an error, and the train tries the car again next tick.
+ */
+static int gates_job(const struct train_run *tr, const struct sl_config *c, const char *commit,
+		     struct build_gate_results *gr, struct sl_err *err)
+{
+	struct exec_run r;
+	struct exec_outcome oc;
+	int error;
+
+	memset(&r, 0, sizeof(r));
+	r.st = tr->ctx->st;
+	r.repo_root = tr->ctx->repo.root;
+	r.run_id = tr->run->id;
+	r.work_order_id = tr->run->work_order_id;
+	r.attempt = tr->run->attempt;
+	r.purpose = "train";
+	r.base = commit;
+	r.state_name = run_state_name(tr->run->state);
+	if ((error = build_gates_run_job(c, tr->wt, tr->run_dir, "train", tr->run->branch_name, &r,
+					 &oc, gr, err)) != 0)
+		return error;
+	if (oc.lost || oc.cancelled)
+		return sl_err_set(err, SL_ETRANSIENT, "the merge gates job on %.12s did not end: %s; "
+				  "the train tries again", commit, oc.cancelled ? "cancelled" : oc.why);
+	return 0;
+}
+
+int train_run_gates(const struct train_run *tr, const char *commit, int remote,
+		    int (*wt_ready)(void *arg, struct sl_err *err), void *arg,
+		    struct build_gate_results *gr, struct sl_err *err)
+{
+	struct sl_gate *subset = NULL;
+	struct sl_config c = merge_gates_cfg(tr->ctx->cfg, &subset);
+	char *where = NULL;
+	int error;
+
+	if (!subset) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if (!c.ngates) { /* no merge gate: the train only serializes the merges */
+		error = build_gates_run_sub(&c, tr->wt, tr->run_dir, "train", gr, err);
+		goto out;
+	}
+	if (remote) { /* a job on the car's commit: no checkout here */
+		error = gates_job(tr, &c, commit, gr, err);
+		goto out;
+	}
+	if (!sl_path_exists(tr->wt) && (error = wt_ready(arg, err)) != 0) {
+		char why[SL_ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		sl_err_clear(err);
+		sl_err_set(err, error, "the run's worktree is gone and cannot be made again for the "
+			   "merge gates: %s", why);
+		goto out;
+	}
+	if ((error = train_checkout(tr->ctx, tr->run->id, tr->wt, commit, &where, err)) == 0)
+		error = build_gates_run_sub(&c, where, tr->run_dir, "train", gr, err);
+	train_checkout_drop(tr->ctx, tr->run->id);
+out:
+	free(where);
+	free(subset);
+	return error;
+}
+
+/* The results as stored with the car: gates.json's array, each failed gate with its output's tail. */
+static char *results_json(const struct build_gate_results *gr)
+{
+	json_t *arr = build_gates_json(gr);
+	char *text;
+	size_t i;
+
+	for (i = 0; arr && i < gr->n; i++)
+		if (!gr->v[i].passed)
+			json_object_set_new(json_array_get(arr, i), "output",
+					    worktree_diff_json_text(gr->v[i].output ? gr->v[i].output : "",
+								    gr->v[i].output ? strlen(gr->v[i].output) : 0));
+	text = arr ? json_dumps(arr, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(arr);
+	return text;
+}
+
+int train_claim_test(const struct train_run *tr, const struct train_ops *ops, const char *commit,
+		     const char *owner, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct store_car c;
+	int error;
+
+	if ((error = ops->lock_repo(ops->arg, &lock, err)) != 0)
+		return error;
+	if ((error = store_train_get(tr->ctx->st, tr->run->id, &c, err)) == 0) {
+		if (!c.commit || strcmp(c.commit, commit) ||
+		    (c.status != TRAIN_PENDING && c.status != TRAIN_TESTING)) {
+			error = 1;
+		} else {
+			c.status = TRAIN_TESTING;
+			c.started_ms = sl_now_ms();
+			if (train__set_str(&c.tester, owner))
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+			else
+				error = store_train_put(tr->ctx->st, &c, err);
+		}
+	}
+	store_car_release(&c);
+	sl_lock_release(&lock);
+	return error;
+}
+
+int train_record_result(const struct train_run *tr, const struct train_ops *ops,
+			const char *commit, const char *owner, const struct build_gate_results *gr,
+			struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct store_car c;
+	char *results = results_json(gr);
+	int error;
+
+	if (!results)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = ops->lock_repo(ops->arg, &lock, err)) == 0 &&
+	    (error = store_train_get(tr->ctx->st, tr->run->id, &c, err)) == 0) {
+		if (c.status == TRAIN_TESTING && c.commit && !strcmp(c.commit, commit) && c.tester &&
+		    !strcmp(c.tester, owner)) {
+			c.status = gr->all_passed ? TRAIN_GREEN : TRAIN_RED;
+			c.tested_ms = sl_now_ms();
+			free(c.gates_json);
+			c.gates_json = results;
+			results = NULL;
+			error = store_train_put(tr->ctx->st, &c, err);
+			sl_fault(error ? NULL : "train.after_result");
+		}
+		store_car_release(&c);
+	}
+	sl_lock_release(&lock);
+	free(results);
+	return error;
+}
+
+int64_t train_gates_ms(const struct build_gate_results *gr)
+{
+	int64_t ms = 0;
+	size_t i;
+
+	for (i = 0; i < gr->n; i++)
+		ms += gr->v[i].duration_ms;
+	return ms;
+}
