@@ -1,5 +1,6 @@
 #include "core/repo.h"
 #include "core/fs.h"
+#include "core/lock.h"
 
 #include <git2.h>
 #include <errno.h>
@@ -83,6 +84,27 @@ char *sl_repo_run_path(const struct sl_repo *repo, const char *run_id, const cha
 	if (asprintf(&out, "%s/%s%s%s", repo->runs_dir, run_id, name ? "/" : "", name ? name : "") < 0)
 		return NULL;
 	return out;
+}
+
+int sl_repo_lock(const struct sl_repo *repo, struct sl_lock *lock, struct sl_err *err)
+{
+	return sl_lock_acquire(lock, repo->lock_path, 10 * 60 * 1000, err);
+}
+
+int sl_repo_lock_run(const struct sl_repo *repo, const char *run_id, int64_t timeout_ms,
+		     struct sl_lock *lock, struct sl_err *err)
+{
+	char *dir = sl_repo_run_path(repo, run_id, NULL);
+	char *path = sl_repo_run_path(repo, run_id, "lock");
+	int error;
+
+	if (!dir || !path)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if ((error = sl_mkdir_p(dir, err)) == 0)
+		error = sl_lock_acquire(lock, path, timeout_ms, err);
+	free(dir);
+	free(path);
+	return error;
 }
 
 void sl_repo_release(struct sl_repo *repo)

@@ -6,6 +6,8 @@
  */
 #include "core/err.h"
 
+#include <stdint.h>
+
 struct sl_repo {
 	char *root;        /* absolute path of the main work tree */
 	char *gitdir;      /* absolute path of the common .git directory */
@@ -30,6 +32,19 @@ int sl_repo_require_init(const struct sl_repo *repo, struct sl_err *err);
 
 /* <runs_dir>/<run_id>[/<name>]: a new string, the caller's (free()). */
 char *sl_repo_run_path(const struct sl_repo *repo, const char *run_id, const char *name);
+
+/*
+ * The two locks (docs/design.md, Locks and crash recovery): the
+ * repository's (.system/lock, waited for up to 10 minutes) around git
+ * mutations of the service, and a run's (.system/runs/<id>/lock, its folder
+ * made if missing; timeout_ms 0: try once, SL_ELOCKED when held) held by
+ * the one process advancing that run. flocks the kernel drops when the
+ * process dies.
+ */
+struct sl_lock;
+int sl_repo_lock(const struct sl_repo *repo, struct sl_lock *lock, struct sl_err *err);
+int sl_repo_lock_run(const struct sl_repo *repo, const char *run_id, int64_t timeout_ms,
+		     struct sl_lock *lock, struct sl_err *err);
 
 void sl_repo_release(struct sl_repo *repo);
 

@@ -18,23 +18,13 @@
 
 int runner__lock_repo(struct sl_ctx *ctx, struct sl_lock *lock, struct sl_err *err)
 {
-	return sl_lock_acquire(lock, ctx->repo.lock_path, 10 * 60 * 1000, err);
+	return sl_repo_lock(&ctx->repo, lock, err);
 }
 
 int runner__lock_run(struct sl_ctx *ctx, const char *run_id, int64_t timeout_ms,
 		     struct sl_lock *lock, struct sl_err *err)
 {
-	char *dir = sl_repo_run_path(&ctx->repo, run_id, NULL);
-	char *path = sl_repo_run_path(&ctx->repo, run_id, "lock");
-	int error;
-
-	if (!dir || !path)
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if ((error = sl_mkdir_p(dir, err)) == 0)
-		error = sl_lock_acquire(lock, path, timeout_ms, err);
-	free(dir);
-	free(path);
-	return error;
+	return sl_repo_lock_run(&ctx->repo, run_id, timeout_ms, lock, err);
 }
 
 int runner__lock_run_asking(struct sl_ctx *ctx, const char *run_id, int64_t timeout_ms,
