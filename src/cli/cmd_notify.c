@@ -1,5 +1,6 @@
 /* sluice notify [--replay SEQ]: the notifications outbox, and one event sent again. */
 #include "cli/cli_runner.h"
+#include "notify/notify.h"
 #include "core/time.h"
 
 #include <errno.h>
@@ -108,7 +109,7 @@ static int replay(struct sl_ctx *ctx, long long seq)
 {
 	struct sl_err err = SL_ERR_INIT;
 
-	if (runner_notify_replay(ctx, (int64_t)seq, &err) != 0)
+	if (notify_replay(ctx, (int64_t)seq, &err) != 0)
 		return cli_report(&err);
 	printf("notification %lld sent again\n", seq);
 	return CLI_OK;

@@ -160,7 +160,7 @@ int reviewer_token_handoff(int *fd, struct sl_err *err);
 
 /*
  * One HTTP POST of a JSON body with no retry, for the rest of sluice (the
- * notifiers' URL, runner/notify.c), set up as the reviewer's requests are:
+ * notifiers' URL, notify/notify.c), set up as the reviewer's requests are:
  * Content-Type: application/json, no redirect followed, http and https
  * only, a connect and a total timeout, a reply of at most max_reply bytes
  * (0: 64 KiB) read and dropped. Never sends the reviewer's token.

@@ -6,6 +6,7 @@
  */
 #include "runner/runner.h"
 #include "runner/runner_int.h"
+#include "notify/notify.h"
 #include "store/store.h"
 #include "reviewer/reviewer.h"
 #include "core/fs.h"
@@ -417,7 +418,7 @@ static void notify(struct sl_ctx *ctx)
 {
 	struct sl_err err = SL_ERR_INIT;
 
-	if (runner_notify_deliver(ctx, &err) != 0)
+	if (notify_deliver(ctx, &err) != 0)
 		sl_log(SL_LOG_WARN, "cannot deliver the notifications: %s", err.msg);
 }
 

@@ -3,7 +3,7 @@
  * a row per move of a
  * run into merged, merge_conflict, rejected or failed, added in the move's
  * transaction (store_run_transition), delivered and marked by the runner
- * (runner/notify.c).
+ * (notify/notify.c).
  */
 #include "store/store.h"
 #include "store/store_int.h"

@@ -725,7 +725,7 @@ void store_cars_free(struct store_car *v, size_t n);
 
 /*
  * The notifications outbox (schema/db/005_notify.sql, 010_notify_retry.sql;
- * runner/notify.c delivers it): one row per move of a run into merged,
+ * notify/notify.c delivers it): one row per move of a run into merged,
  * merge_conflict, rejected or failed, added by store_run_transition() in the
  * move's own transaction. What the event says is kept as it was at the move.
  */

@@ -3,7 +3,7 @@
  * merge_conflict, rejected or failed is told to notify.command (the event
  * as one JSON object on its stdin) and to notify.url (the same JSON,
  * POSTed). The store keeps an outbox row per move, added in the move's own
- * transaction (store/notify.c); runner_notify_deliver() sends the pending
+ * transaction (store/notify.c); notify_deliver() sends the pending
  * rows at the end of every tick and marks them.
  *
  * A notifier never holds the queue up: it runs after the tick's work, each
@@ -17,14 +17,14 @@
  * next try, holds the later ones back for that channel. Delivery is at
  * least once: a tick killed between a notifier's success and the row's mark
  * delivers that event again; `sluice notify --replay SEQ` sends one again
- * on purpose (runner_notify_replay()).
+ * on purpose (notify_replay()).
  *
  * No message shows notify.url whole: it may carry a user, a password or a
  * token in its path or query. reviewer_post_once() names it by
  * sl_url_safe() (core/url.h), scheme://host[:port]/ alone.
  */
-#include "runner/runner_int.h"
-#include "builder/builder.h"
+#include "notify/notify.h"
+#include "executor/executor.h"
 #include "reviewer/reviewer.h"
 #include "store/store.h"
 #include "core/fs.h"
@@ -360,7 +360,7 @@ out:
 	return error;
 }
 
-int runner_notify_deliver(struct sl_ctx *ctx, struct sl_err *err)
+int notify_deliver(struct sl_ctx *ctx, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	int error;
@@ -395,7 +395,7 @@ static int replay_send(struct sl_ctx *ctx, struct store_notify *n, char *why, si
 	return failed ? -1 : 0;
 }
 
-int runner_notify_replay(struct sl_ctx *ctx, int64_t seq, struct sl_err *err)
+int notify_replay(struct sl_ctx *ctx, int64_t seq, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct store_notify n;
