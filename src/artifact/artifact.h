@@ -12,7 +12,7 @@
  *
  * Merge order: the key of a link is (merged_at of merge.json, run id).
  * "Previous" is the link with the greatest key among the other manifests
- * and gc tombstones (.system/runs/<id>.gc, written by runner_gc); the
+ * and gc tombstones (.system/runs/<id>.gc, written by system_gc_apply()); the
  * writer holds the repository lock, so the newest merge is the last link.
  * The writer reads it from the store's index of the chain (table
  * manifest_chain, one row per manifest, recorded before the file; a
@@ -133,7 +133,7 @@ const char *artifact_unsealed_newest(const struct sl_repo *repo, const struct st
  * base, that carries Sluice-Run: is that run's landing in the store and has
  * its manifest in the chain; back to the first tip sluice observed, every
  * other commit there is a landing, recorded as the user's, or from no run
- * (runner/target.h); a merge there that brings a run's commit not landed by
+ * (target/target.h); a merge there that brings a run's commit not landed by
  * sluice is a finding too.
  *
  * It only reads: the repository, the store and the run folders (the diff

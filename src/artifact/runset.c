@@ -1,6 +1,6 @@
 /*
  * The commits of the runs, each with its run: what the runs brought, as
- * opposed to the target history they started from (runner/target.h).
+ * opposed to the target history they started from (target/target.h).
  */
 #include "artifact/artifact_int.h"
 #include "store/store.h"

@@ -1,6 +1,7 @@
 /* sluice accept-target COMMIT: record commits on the target as the user's. */
 #include "cli/cli_runner.h"
 #include "runner/runner.h"
+#include "target/target.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ int cmd_accept_target(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
 	struct sl_ctx ctx = SL_CTX_INIT;
-	struct runner_target_alert a;
+	struct target_alert a;
 	struct sl_err err = SL_ERR_INIT;
 	size_t n = 0;
 	int c, rc, still;
@@ -38,7 +39,7 @@ int cmd_accept_target(struct cli *cli, int argc, char **argv)
 		return cli_usage("accept-target", "name one commit");
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
-	if ((still = runner_target_accept(&ctx, argv[optind], &n, &a, &err)) < 0) {
+	if ((still = target_accept(&ctx, argv[optind], &n, &a, &err)) < 0) {
 		rc = cli_report(&err);
 		goto out;
 	}

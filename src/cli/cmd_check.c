@@ -3,6 +3,7 @@
 #include "core/buf.h"
 #include "core/repo.h"
 #include "runner/runner.h"
+#include "system/system.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -77,7 +78,7 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage("check", "unexpected argument '%s'", argv[optind]);
 	if (sl_repo_find(&repo, cli->dir, &err) || sl_repo_require_init(&repo, &err) ||
-	    (n = runner_check(&repo, &problems, &nwo, &err)) < 0) {
+	    (n = system_check(&repo, &problems, &nwo, &err)) < 0) {
 		rc = cli_report(&err);
 		goto out;
 	}

@@ -1,6 +1,7 @@
 /* sluice gc: remove old finished runs. */
 #include "cli/cli_runner.h"
 #include "runner/runner.h"
+#include "system/system.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ struct gc_opts {
 };
 
 /* On a terminal, ask whether the runs that did not merge may go too. */
-static int ask_unmerged(const struct runner_gc_plan *plan)
+static int ask_unmerged(const struct system_gc_plan *plan)
 {
 	char line[32];
 	size_t i, n = 0;
@@ -59,7 +60,7 @@ static int ask_unmerged(const struct runner_gc_plan *plan)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-static int print_json(const struct gc_opts *o, const struct runner_gc_plan *plan,
+static int print_json(const struct gc_opts *o, const struct system_gc_plan *plan,
 		      size_t kept_unmerged, int64_t freed, int verified)
 {
 	json_t *a = json_array(), *doc;
@@ -67,7 +68,7 @@ static int print_json(const struct gc_opts *o, const struct runner_gc_plan *plan
 	int rc;
 
 	for (i = 0; i < plan->n; i++) {
-		const struct runner_gc_item *it = &plan->v[i];
+		const struct system_gc_item *it = &plan->v[i];
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:b, s:s?}", "run", it->run,
 						   "work_order", it->work_order, "state", it->state,
 						   "bytes", (json_int_t)it->bytes, "removed",
@@ -85,7 +86,7 @@ static int print_json(const struct gc_opts *o, const struct runner_gc_plan *plan
 	return rc;
 }
 
-static void print_pool(const struct gc_opts *o, const struct runner_gc_plan *plan)
+static void print_pool(const struct gc_opts *o, const struct system_gc_plan *plan)
 {
 	if (!plan->pool_slots)
 		return;
@@ -101,14 +102,14 @@ static void print_pool(const struct gc_opts *o, const struct runner_gc_plan *pla
 		       plan->pool_locked ? ", locked ones kept ('git worktree unlock' them)" : "");
 }
 
-static int print_text(const struct gc_opts *o, const struct runner_gc_plan *plan,
+static int print_text(const struct gc_opts *o, const struct system_gc_plan *plan,
 		      size_t kept_unmerged, int64_t freed)
 {
 	size_t i, removed = 0, failed = 0;
 	int64_t would = 0;
 
 	for (i = 0; i < plan->n; i++) {
-		const struct runner_gc_item *it = &plan->v[i];
+		const struct system_gc_item *it = &plan->v[i];
 		if (o->dry_run) {
 			printf("would remove %s  %-18s %-9s %lld bytes\n", it->run, it->work_order,
 			       it->state, (long long)it->bytes);
@@ -139,7 +140,7 @@ static int print_text(const struct gc_opts *o, const struct runner_gc_plan *plan
 static int gc(struct cli *cli, struct gc_opts *o)
 {
 	struct sl_ctx ctx = SL_CTX_INIT;
-	struct runner_gc_plan plan = RUNNER_GC_PLAN_INIT;
+	struct system_gc_plan plan = SYSTEM_GC_PLAN_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	size_t kept_unmerged = 0, i;
 	int64_t freed = 0;
@@ -149,13 +150,13 @@ static int gc(struct cli *cli, struct gc_opts *o)
 		return rc;
 	if (o->keep_last < 0)
 		o->keep_last = ctx.cfg->gc.keep_last;
-	if (runner_gc_plan(&ctx, o->keep_last, &plan, &err) != 0) {
+	if (system_gc_plan(&ctx, o->keep_last, &plan, &err) != 0) {
 		rc = cli_report(&err);
 		goto out;
 	}
 	if (!o->force && (o->dry_run || cli->json || !isatty(STDIN_FILENO) || !ask_unmerged(&plan)))
-		kept_unmerged = runner_gc_drop_unmerged(&plan);
-	if (!o->dry_run && runner_gc_apply(&ctx, &plan, &freed, &err) != 0) {
+		kept_unmerged = system_gc_drop_unmerged(&plan);
+	if (!o->dry_run && system_gc_apply(&ctx, &plan, &freed, &err) != 0) {
 		rc = cli_report(&err);
 		goto out;
 	}
@@ -168,7 +169,7 @@ static int gc(struct cli *cli, struct gc_opts *o)
 	else
 		rc = print_text(o, &plan, kept_unmerged, freed);
 out:
-	runner_gc_plan_release(&plan);
+	system_gc_plan_release(&plan);
 	runner_ctx_release(&ctx);
 	return rc;
 }

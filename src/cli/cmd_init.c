@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "core/repo.h"
 #include "runner/runner.h"
+#include "system/system.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ static void print_note(const char *line, void *data)
 	printf("%s\n", line);
 }
 
-static void print_done(const struct sl_repo *repo, const struct runner_init_result *res,
+static void print_done(const struct sl_repo *repo, const struct system_init_result *res,
 		       const char *inbox)
 {
 	if (res->changed && res->target)
@@ -63,8 +64,8 @@ int cmd_init(struct cli *cli, int argc, char **argv)
 	        {"target", required_argument, NULL, OPT_TARGET},
 	        {NULL, 0, NULL, 0},
 	};
-	struct runner_init_opts o = RUNNER_INIT_OPTS_INIT;
-	struct runner_init_result res = {0, NULL};
+	struct system_init_opts o = SYSTEM_INIT_OPTS_INIT;
+	struct system_init_result res = {0, NULL};
 	struct sl_repo repo = SL_REPO_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	int opt, rc = CLI_OK;
@@ -84,11 +85,11 @@ int cmd_init(struct cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage("init", "unexpected argument '%s'", argv[optind]);
-	if (sl_repo_find(&repo, cli->dir, &err) || runner_init(&repo, &o, &res, &err))
+	if (sl_repo_find(&repo, cli->dir, &err) || system_init(&repo, &o, &res, &err))
 		rc = cli_report(&err);
 	else
 		print_done(&repo, &res, o.inbox);
-	runner_init_result_release(&res);
+	system_init_result_release(&res);
 	sl_repo_release(&repo);
 	return rc;
 }

@@ -2,6 +2,8 @@
 #include "cli/cli_runner.h"
 #include "queue/queue.h"
 #include "runner/runner.h"
+#include "system/system.h"
+#include "target/target.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -111,10 +113,10 @@ static int one(struct cli *cli, struct sl_ctx *ctx, const char *name)
 }
 
 /* The target's unreviewed landing, if any (read only): JSON null or {commit, run, count}. */
-static json_t *target_alert(struct sl_ctx *ctx, struct runner_target_alert *a)
+static json_t *target_alert(struct sl_ctx *ctx, struct target_alert *a)
 {
 	struct sl_err err = SL_ERR_INIT;
-	int rc = runner_target_watch(ctx, NULL, 0, a, &err);
+	int rc = target_watch(ctx, NULL, 0, a, &err);
 
 	if (rc < 0) {
 		cli_error("cannot check the target '%s': %s", ctx->cfg->target, err.msg);
@@ -126,7 +128,7 @@ static json_t *target_alert(struct sl_ctx *ctx, struct runner_target_alert *a)
 			 "count", (json_int_t)a->count);
 }
 
-static void print_alert(struct sl_ctx *ctx, const struct runner_target_alert *a)
+static void print_alert(struct sl_ctx *ctx, const struct target_alert *a)
 {
 	printf("target %s: UNREVIEWED LANDING: it carries commit %s from run %s (%zu unreviewed "
 	       "commit%s) that sluice did not land; no run lands\n", ctx->cfg->target, a->commit,
@@ -157,12 +159,12 @@ static void human_size(char *out, size_t n, int64_t b)
 		snprintf(out, n, "%.1f %s", v, unit[i]);
 }
 
-/* What .system/ takes (runner_disk_usage()) as status --json's "disk". */
+/* What .system/ takes (system_disk_usage()) as status --json's "disk". */
 static json_t *disk_json(struct sl_ctx *ctx)
 {
-	struct runner_disk d;
+	struct system_disk d;
 
-	runner_disk_usage(ctx, &d);
+	system_disk_usage(ctx, &d);
 	return json_pack("{s:I, s:I, s:b}", "system_bytes", (json_int_t)d.bytes, "worktree_bytes",
 			 (json_int_t)d.worktree_bytes, "complete", d.complete);
 }
@@ -170,10 +172,10 @@ static json_t *disk_json(struct sl_ctx *ctx)
 /* The same, the summary's last line. */
 static void print_disk(struct sl_ctx *ctx)
 {
-	struct runner_disk d;
+	struct system_disk d;
 	char all[32], wt[32];
 
-	runner_disk_usage(ctx, &d);
+	system_disk_usage(ctx, &d);
 	human_size(all, sizeof(all), d.bytes);
 	human_size(wt, sizeof(wt), d.worktree_bytes);
 	printf("disk: .system/ %s%s, worktrees %s (gc.keep_failed bounds failed runs'; sluice gc "
@@ -198,7 +200,7 @@ static void print_people(const struct store_run *runs, size_t n)
 
 static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
-	struct runner_target_alert alert;
+	struct target_alert alert;
 	json_t *unreviewed = target_alert(ctx, &alert), *v;
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;

@@ -1,6 +1,7 @@
 /* sluice tick: one cron pass. Also the engine of `sluice run`. */
 #include "cli/cli_runner.h"
 #include "runner/runner.h"
+#include "target/target.h"
 #include "core/time.h"
 
 #include <getopt.h>
@@ -84,9 +85,9 @@ static void on_tick(void *data)
 /* An unreviewed landing on the target fails the tick, loudly. *json: null or {commit, run, count}. */
 static int report_target(struct sl_ctx *ctx, json_t **json)
 {
-	struct runner_target_alert a;
+	struct target_alert a;
 	struct sl_err err = SL_ERR_INIT;
-	int rc = runner_target_watch(ctx, NULL, 0, &a, &err);
+	int rc = target_watch(ctx, NULL, 0, &a, &err);
 
 	*json = json_null();
 	if (rc < 0)

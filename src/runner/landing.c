@@ -80,9 +80,9 @@ int step__train_load(struct step *s, struct train *t, struct sl_err *err)
  * holds the intent to land exactly the commit the target has (written
  * before the compare-and-swap, step_merge.c): a car moved onto the target by
  * a builder, a gate or a person, red, under test or green, is a move sluice
- * did not make, and the target's alarm (runner/target.c) holds it.
+ * did not make, and the target's alarm (target/target.c) holds it.
  */
-int step__landed_how(struct step *s, const char *tip, struct runner_target_alert *a,
+int step__landed_how(struct step *s, const char *tip, struct target_alert *a,
 		     struct sl_err *err)
 {
 	int rc;
@@ -92,14 +92,14 @@ int step__landed_how(struct step *s, const char *tip, struct runner_target_alert
 		return LANDED_NOT;
 	if (train_landing_ours(s->ctx, s->run.id, tip))
 		return LANDED_OURS;
-	if ((rc = runner_target_watch_locked(s->ctx, a, err)) < 0)
+	if ((rc = target_watch_locked(s->ctx, a, err)) < 0)
 		return rc;
 	return rc == 1 ? LANDED_HELD : LANDED_ACCEPTED;
 }
 
 int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 {
-	struct runner_target_alert a;
+	struct target_alert a;
 	char tip[41];
 	int error, how;
 

@@ -2,6 +2,7 @@
 #define SL_RUNNER_INT_H
 /* Shared inside the runner module only. */
 #include "runner/runner.h"
+#include "target/target.h"
 #include "store/store.h"
 #include "core/lock.h"
 
@@ -290,7 +291,7 @@ int step__train_landed(struct step *s, const struct merge_commit_result *mr, str
 struct train;
 struct train_ops;
 struct train_run;
-struct runner_target_alert;
+struct target_alert;
 enum step_landed {
 	LANDED_NOT,      /* it is not on the target */
 	LANDED_OURS,     /* sluice's landing of its green car, cut short by a crash */
@@ -300,7 +301,7 @@ enum step_landed {
 const struct train_ops *step__train_ops(struct step *s, struct train_ops *ops,
 					struct train_run *tr);
 int step__train_load(struct step *s, struct train *t, struct sl_err *err);
-int step__landed_how(struct step *s, const char *tip, struct runner_target_alert *a,
+int step__landed_how(struct step *s, const char *tip, struct target_alert *a,
 		     struct sl_err *err);
 /* The runs landed on tip's first-parent line since base, newest first (*ids NULL-terminated). */
 int step__rivals_between(struct step *s, const char *tip, const char *base, char ***ids,
@@ -404,11 +405,5 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
  */
 int runner_reconcile(struct sl_ctx *ctx, int *requeued, int *orphans, struct sl_err *err);
 
-/* The same under the repository lock, recording (what a tick does at its start and end). */
-int runner_target_watch_locked(struct sl_ctx *ctx, struct runner_target_alert *alert,
-			       struct sl_err *err);
-
-/* sluice landed `commit` (hex) on the target: the last observed tip. Hold the lock. */
-int runner_target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *err);
 
 #endif

@@ -63,7 +63,7 @@ static int merged(struct step *s, const struct merge_commit_result *mr, struct s
 	int error;
 
 	git_oid_tostr(commit, sizeof(commit), &mr->commit);
-	if (mr->attempts && runner_target_landed(s->ctx, commit, err) != 0) {
+	if (mr->attempts && target_landed(s->ctx, commit, err) != 0) {
 		/* the next observation finds this landing in the store (or pending) */
 		sl_log(SL_LOG_WARN, "run %s: cannot record the landing as the target's tip: %s",
 		       s->run.id, err->msg);
@@ -128,7 +128,7 @@ struct landing_guard {
 /*
  * Right before each landing, under the repository lock, with the tip the
  * target moves from: no landing while the target carries a commit from a
- * run that sluice did not land (runner/target.h). Then the intent: the
+ * run that sluice did not land (target/target.h). Then the intent: the
  * store names the car's commit as the one sluice lands now, before the
  * compare-and-swap, so that a crash right after it is told from a move by
  * someone else onto the same car (docs/RELIABILITY.md).
@@ -137,9 +137,9 @@ static int target_guard(void *data, const git_oid *tip, char *why, size_t n)
 {
 	struct landing_guard *g = data;
 	struct step *s = g->s;
-	struct runner_target_alert a;
+	struct target_alert a;
 	struct sl_err err = SL_ERR_INIT;
-	int rc = runner_target_watch(s->ctx, tip, 1, &a, &err);
+	int rc = target_watch(s->ctx, tip, 1, &a, &err);
 
 	if (rc == 0 && g->commit &&
 	    (rc = store_train_landing_set(s->ctx->st, s->run.id, g->commit, &err)) != 0) {

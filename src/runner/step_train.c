@@ -262,7 +262,7 @@ static int restore_branch(struct step *s, struct sl_err *err)
 }
 
 /* What the run does when its head is on the target (landed_how's `how`); STEP_AGAIN: not there. */
-static int on_landed(struct step *s, int how, const struct runner_target_alert *a,
+static int on_landed(struct step *s, int how, const struct target_alert *a,
 		     struct sl_err *err)
 {
 	const char *t = s->ctx->cfg->target;
@@ -283,7 +283,7 @@ static int on_landed(struct step *s, int how, const struct runner_target_alert *
 /* Where the run's head is, on the target's tip now: on_landed's answer. */
 static int landed_before(struct step *s, struct sl_err *err)
 {
-	struct runner_target_alert a;
+	struct target_alert a;
 	char tip[41];
 	int error;
 
@@ -350,7 +350,7 @@ static int join_train(struct step *s, struct sl_err *err)
 int step_train(struct step *s, struct sl_err *err)
 {
 	int64_t until = sl_now_ms() + TRAIN_WAIT_MAX_MS;
-	struct runner_target_alert a;
+	struct target_alert a;
 	struct train_ops ops;
 	struct train_run tr;
 	struct train t;

@@ -401,15 +401,15 @@ static int count_building(struct sl_ctx *ctx, struct sl_err *err)
 /*
  * Observe the target under the repository lock: a move sluice did not make
  * is recorded (the user's commits, or an unreviewed landing that holds
- * every merge; runner/target.h). A failure here is logged, not fatal: the
+ * every merge; target/target.h). A failure here is logged, not fatal: the
  * same check runs again right before each landing.
  */
 static void watch_target(struct sl_ctx *ctx)
 {
-	struct runner_target_alert a;
+	struct target_alert a;
 	struct sl_err err = SL_ERR_INIT;
 
-	if (runner_target_watch_locked(ctx, &a, &err) < 0)
+	if (target_watch_locked(ctx, &a, &err) < 0)
 		sl_log(SL_LOG_WARN, "cannot observe the target '%s': %s", ctx->cfg->target, err.msg);
 }
 

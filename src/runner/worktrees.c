@@ -249,16 +249,12 @@ int step__worktree_again(struct step *s, struct sl_err *err)
 
 int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 {
-	char *entry = worktree_entry_path(ctx->repo.gitdir, run_id, NULL);
 	char *wt = runner__worktree_path(ctx, run_id);
 	int error;
 
-	if (!wt || !entry)
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if ((error = sl_rm_rf(wt, err)) == 0)
-		error = sl_rm_rf(entry, err);
+	error = wt ? worktree_discard(ctx->repo.gitdir, wt, run_id, err)
+		   : sl_err_set(err, SL_ERROR, "out of memory");
 	free(wt);
-	free(entry);
 	return error;
 }
 

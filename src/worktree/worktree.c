@@ -39,6 +39,19 @@ char *worktree_entry_path(const char *gitdir, const char *name, const char *file
 	return sl_path_fmt("%s/worktrees/%s%s%s", gitdir, name, file ? "/" : "", file ? file : "");
 }
 
+int worktree_discard(const char *gitdir, const char *wt, const char *name, struct sl_err *err)
+{
+	char *entry = worktree_entry_path(gitdir, name, NULL);
+	int error;
+
+	if (!entry)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if ((error = sl_rm_rf(wt, err)) == 0)
+		error = sl_rm_rf(entry, err);
+	free(entry);
+	return error;
+}
+
 int worktree_branch_name_valid(const char *branch)
 {
 	char ref[512];

@@ -288,10 +288,11 @@ static inline long long query_int(struct store *st, const char *sql)
 #endif
 
 #ifdef SL_RUNNER_H
+#include "system/system.h" /* system_init(): `sluice init` */
 /*
  * A sluice repository for the runner tests (when runner/runner.h is included
  * first): a git repository with one commit on main in a temporary
- * directory, `sluice init` done (runner_init), a builder that writes the
+ * directory, `sluice init` done (system_init), a builder that writes the
  * file f-<work order id>, and `extra` appended to .system/config.yaml (a
  * reviewer, ...). Then runner_ctx_open() on it into t->ctx.
  */
@@ -303,8 +304,8 @@ struct test_sluice {
 
 static inline int test_sluice_setup(struct test_sluice *t, const char *tpl, const char *extra)
 {
-	struct runner_init_opts o = RUNNER_INIT_OPTS_INIT;
-	struct runner_init_result res = { 0, NULL };
+	struct system_init_opts o = SYSTEM_INIT_OPTS_INIT;
+	struct system_init_result res = { 0, NULL };
 	struct sl_repo r = SL_REPO_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	struct sl_ctx init = SL_CTX_INIT;
@@ -319,8 +320,8 @@ static inline int test_sluice_setup(struct test_sluice *t, const char *tpl, cons
 	   "git commit -qm base", t->repo, t->repo);
 	if (sl_repo_find(&r, t->repo, &err) != 0)
 		return -1;
-	rc = runner_init(&r, &o, &res, &err);
-	runner_init_result_release(&res);
+	rc = system_init(&r, &o, &res, &err);
+	system_init_result_release(&res);
 	sl_repo_release(&r);
 	snprintf(cfg, sizeof(cfg), "%s/.system/config.yaml", t->repo);
 	if (rc || !(f = fopen(cfg, "a")))

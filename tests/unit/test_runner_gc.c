@@ -1,8 +1,8 @@
 /*
- * gc (runner/gc.c) on real runs of a real repository: runner_gc_plan keeps
+ * gc (system/gc.c) on real runs of a real repository: system_gc_plan keeps
  * the newest keep_last finished runs and never lists a run that is not
- * finished; runner_gc_drop_unmerged leaves out the runs that did not merge;
- * runner_gc_apply removes worktree, branch and folder, writes the
+ * finished; system_gc_drop_unmerged leaves out the runs that did not merge;
+ * system_gc_apply removes worktree, branch and folder, writes the
  * tombstone, and leaves alone a run that is no longer finished or that
  * another process holds. (gc has no age rule: keep_last is the only one.)
  */
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "runner/runner.h"
+#include "system/system.h"
 #include "core/fs.h"
 #include "core/repo.h"
 #include "test_helpers.h"
@@ -70,7 +71,7 @@ static int teardown(void **state)
 }
 
 /* The plan's runs, "id,id,...", oldest first (static buffer). */
-static const char *ids(const struct runner_gc_plan *p)
+static const char *ids(const struct system_gc_plan *p)
 {
 	static char s[1024];
 	size_t i;
@@ -81,12 +82,12 @@ static const char *ids(const struct runner_gc_plan *p)
 	return s;
 }
 
-static void plan(int keep_last, struct runner_gc_plan *p)
+static void plan(int keep_last, struct system_gc_plan *p)
 {
 	struct sl_err err = SL_ERR_INIT;
 
-	if (runner_gc_plan(&T.ctx, keep_last, p, &err) != 0)
-		fail_msg("runner_gc_plan: %s", err.msg);
+	if (system_gc_plan(&T.ctx, keep_last, p, &err) != 0)
+		fail_msg("system_gc_plan: %s", err.msg);
 }
 
 static char *join(const char *a, const char *b, const char *c, const char *d)
@@ -100,7 +101,7 @@ static char *join(const char *a, const char *b, const char *c, const char *d)
 
 static void test_plan_keeps_the_newest_finished(void **state)
 {
-	struct runner_gc_plan p = RUNNER_GC_PLAN_INIT;
+	struct system_gc_plan p = SYSTEM_GC_PLAN_INIT;
 
 	/* keep none: every finished run, oldest first; the waiting one never */
 	plan(0, &p);
@@ -122,30 +123,30 @@ static void test_plan_keeps_the_newest_finished(void **state)
 	assert_int_equal(p.v[3].has_worktree, 0);
 
 	/* runs that did not merge are left out on request */
-	assert_int_equal(runner_gc_drop_unmerged(&p), 2);
+	assert_int_equal(system_gc_drop_unmerged(&p), 2);
 	assert_string_equal(ids(&p), join(M1, M2, NULL, NULL));
-	runner_gc_plan_release(&p);
+	system_gc_plan_release(&p);
 
 	/* keep the newest two finished (X1, R1) */
 	plan(2, &p);
 	assert_string_equal(ids(&p), join(M1, M2, NULL, NULL));
 	assert_int_equal(p.kept_finished, 2);
 	assert_int_equal(p.kept_active, 1);
-	runner_gc_plan_release(&p);
+	system_gc_plan_release(&p);
 
 	plan(3, &p);
 	assert_string_equal(ids(&p), M1);
-	runner_gc_plan_release(&p);
+	system_gc_plan_release(&p);
 
 	plan(4, &p);
 	assert_int_equal(p.n, 0);
 	assert_int_equal(p.kept_finished, 4);
-	runner_gc_plan_release(&p);
+	system_gc_plan_release(&p);
 }
 
 static void test_apply_removes_and_leaves_a_tombstone(void **state)
 {
-	struct runner_gc_plan p = RUNNER_GC_PLAN_INIT;
+	struct system_gc_plan p = SYSTEM_GC_PLAN_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	json_error_t jerr;
 	json_t *tomb;
@@ -156,7 +157,7 @@ static void test_apply_removes_and_leaves_a_tombstone(void **state)
 	plan(0, &p);
 	for (i = 0; i < p.n; i++)
 		bytes += p.v[i].bytes;
-	assert_int_equal(runner_gc_apply(&T.ctx, &p, &freed, &err), 0);
+	assert_int_equal(system_gc_apply(&T.ctx, &p, &freed, &err), 0);
 	for (i = 0; i < p.n; i++) {
 		if (!p.v[i].removed)
 			fail_msg("%s not removed: %s", p.v[i].run, p.v[i].error);
@@ -190,7 +191,7 @@ static void test_apply_removes_and_leaves_a_tombstone(void **state)
 	assert_true(json_is_null(json_object_get(tomb, "merge_commit")));
 	json_decref(tomb);
 	free(path);
-	runner_gc_plan_release(&p);
+	system_gc_plan_release(&p);
 
 	/* the run waiting for a person is all there */
 	a1 = sl_path_fmt("%s/.system/runs/%s/worktree/f-A1", T.repo, A1);
@@ -201,13 +202,13 @@ static void test_apply_removes_and_leaves_a_tombstone(void **state)
 	/* nothing left to remove */
 	plan(0, &p);
 	assert_int_equal(p.n, 0);
-	runner_gc_plan_release(&p);
+	system_gc_plan_release(&p);
 }
 
 /* Between plan and apply, R1 was retried and M1 is held by another process: both stay. */
 static void test_apply_leaves_a_run_in_use(void **state)
 {
-	struct runner_gc_plan p = RUNNER_GC_PLAN_INIT;
+	struct system_gc_plan p = SYSTEM_GC_PLAN_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char next[32], *lock;
 	int64_t freed = -1;
@@ -218,7 +219,7 @@ static void test_apply_leaves_a_run_in_use(void **state)
 	assert_int_equal(runner_retry(&T.ctx, R1, next, sizeof(next), &err), 0);
 	lock = sl_repo_run_path(&T.ctx.repo, M1, "lock");
 	holder = test_lock_holder(lock);
-	assert_int_equal(runner_gc_apply(&T.ctx, &p, &freed, &err), 0);
+	assert_int_equal(system_gc_apply(&T.ctx, &p, &freed, &err), 0);
 	test_lock_holder_end(holder);
 	free(lock);
 	assert_int_equal(p.v[0].removed, 0);
@@ -231,7 +232,7 @@ static void test_apply_leaves_a_run_in_use(void **state)
 	assert_int_equal(sh_in(T.repo, "test -d .system/runs/%s && test -d .system/runs/%s/worktree && "
 				       "! test -e .system/runs/%s.gc && ! test -e .system/runs/%s.gc",
 			       M1, R1, M1, R1), 0);
-	runner_gc_plan_release(&p);
+	system_gc_plan_release(&p);
 }
 
 int main(int argc, char **argv)

@@ -1,4 +1,4 @@
-/* runner_init: what `sluice init` does, told line by line through the note callback. */
+/* system_init: what `sluice init` does, told line by line through the note callback. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/repo.h"
-#include "runner/runner.h"
+#include "system/system.h"
 #include "test_helpers.h"
 
 static char tmp[PATH_MAX], repo[PATH_MAX + 16];
@@ -42,11 +42,11 @@ static void collect(const char *line, void *data)
 	sl_buf_puts(b, "\n");
 }
 
-/* runner_init in `repo` with the options; the notes into *notes (caller releases). */
+/* system_init in `repo` with the options; the notes into *notes (caller releases). */
 static int init_once(const char *target, const char *inbox, struct sl_buf *notes,
-		     struct runner_init_result *res, struct sl_err *err)
+		     struct system_init_result *res, struct sl_err *err)
 {
-	struct runner_init_opts o = RUNNER_INIT_OPTS_INIT;
+	struct system_init_opts o = SYSTEM_INIT_OPTS_INIT;
 	struct sl_repo r = SL_REPO_INIT;
 	int rc;
 
@@ -55,14 +55,14 @@ static int init_once(const char *target, const char *inbox, struct sl_buf *notes
 	o.note = collect;
 	o.data = notes;
 	assert_int_equal(sl_repo_find(&r, repo, err), 0);
-	rc = runner_init(&r, &o, res, err);
+	rc = system_init(&r, &o, res, err);
 	sl_repo_release(&r);
 	return rc;
 }
 
 static void test_first_then_nothing(void **state)
 {
-	struct runner_init_result res = { 0, NULL };
+	struct system_init_result res = { 0, NULL };
 	struct sl_buf notes = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 
@@ -77,7 +77,7 @@ static void test_first_then_nothing(void **state)
 			    "created .system/sluice.db\n"
 			    "added /.system/ to .git/info/exclude\n"
 			    "created work_orders\n");
-	runner_init_result_release(&res);
+	system_init_result_release(&res);
 	sl_buf_release(&notes);
 
 	/* again: nothing to do, nothing said */
@@ -102,7 +102,7 @@ static void test_first_then_nothing(void **state)
 /* A refusal creates nothing and says nothing. */
 static void test_refusals_touch_nothing(void **state)
 {
-	struct runner_init_result res = { 0, NULL };
+	struct system_init_result res = { 0, NULL };
 	struct sl_buf notes = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	char sys[PATH_MAX + 32];
@@ -118,7 +118,7 @@ static void test_refusals_touch_nothing(void **state)
 	assert_non_null(strstr(err.msg, "HEAD is detached"));
 	assert_false(sl_path_exists(sys));
 	assert_string_equal(sl_buf_cstr(&notes), "");
-	runner_init_result_release(&res);
+	system_init_result_release(&res);
 	sl_buf_release(&notes);
 }
 

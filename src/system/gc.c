@@ -1,10 +1,12 @@
 /* sluice gc: remove the worktrees, branches and folders of old finished runs. */
-#include "runner/runner.h"
+#include "system/system.h"
 #include "artifact/artifact.h"
-#include "runner/runner_int.h"
 #include "worktree/worktree.h"
+#include "store/store.h"
 #include "core/fs.h"
 #include "core/json.h"
+#include "core/lock.h"
+#include "core/log.h"
 #include "core/fault.h"
 #include "core/time.h"
 
@@ -36,9 +38,9 @@ static int64_t du(const char *path)
 	return du_total;
 }
 
-/* The state of one runner_disk_usage() walk (nftw passes no data). */
+/* The state of one system_disk_usage() walk (nftw passes no data). */
 static struct {
-	struct runner_disk *out;
+	struct system_disk *out;
 	size_t root_len;
 } disk;
 
@@ -66,14 +68,14 @@ static int disk_one(const char *path, const struct stat *st, int type, struct FT
 	disk.out->bytes += b;
 	if (strlen(path) > disk.root_len && is_worktree_path(path + disk.root_len + 1))
 		disk.out->worktree_bytes += b;
-	if (++disk.out->entries >= RUNNER_DISK_MAX_ENTRIES) {
+	if (++disk.out->entries >= SYSTEM_DISK_MAX_ENTRIES) {
 		disk.out->complete = 0;
 		return 1;
 	}
 	return 0;
 }
 
-void runner_disk_usage(const struct sl_ctx *ctx, struct runner_disk *out)
+void system_disk_usage(const struct sl_ctx *ctx, struct system_disk *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->complete = 1;
@@ -104,7 +106,7 @@ static int worktree_entry_exists(struct sl_ctx *ctx, const char *run_id)
 }
 
 static int fill_item(struct sl_ctx *ctx, git_repository *git, const struct store_run *r,
-		     struct runner_gc_item *it)
+		     struct system_gc_item *it)
 {
 	char *dir = sl_repo_run_path(&ctx->repo, r->id, NULL);
 	char *wt = sl_repo_run_path(&ctx->repo, r->id, "worktree");
@@ -127,7 +129,7 @@ static int fill_item(struct sl_ctx *ctx, git_repository *git, const struct store
 	return it->run && it->work_order && it->state ? 0 : SL_ERROR;
 }
 
-static void item_release(struct runner_gc_item *it)
+static void item_release(struct system_gc_item *it)
 {
 	free(it->run);
 	free(it->work_order);
@@ -137,9 +139,9 @@ static void item_release(struct runner_gc_item *it)
 	free(it->error);
 }
 
-static int plan_add(struct runner_gc_plan *plan, const struct runner_gc_item *it)
+static int plan_add(struct system_gc_plan *plan, const struct system_gc_item *it)
 {
-	struct runner_gc_item *v = realloc(plan->v, (plan->n + 1) * sizeof(*v));
+	struct system_gc_item *v = realloc(plan->v, (plan->n + 1) * sizeof(*v));
 
 	if (!v)
 		return SL_ERROR;
@@ -149,19 +151,19 @@ static int plan_add(struct runner_gc_plan *plan, const struct runner_gc_item *it
 }
 
 /* Runs come newest first: the plan lists the old ones oldest first. */
-static void plan_reverse(struct runner_gc_plan *plan)
+static void plan_reverse(struct system_gc_plan *plan)
 {
 	size_t i;
 
 	for (i = 0; i < plan->n / 2; i++) {
-		struct runner_gc_item t = plan->v[i];
+		struct system_gc_item t = plan->v[i];
 		plan->v[i] = plan->v[plan->n - 1 - i];
 		plan->v[plan->n - 1 - i] = t;
 	}
 }
 
 /* The worktree pool: gc empties it (what it holds can always be made again). */
-static int plan_pool(struct sl_ctx *ctx, struct runner_gc_plan *plan, struct sl_err *err)
+static int plan_pool(struct sl_ctx *ctx, struct system_gc_plan *plan, struct sl_err *err)
 {
 	struct worktree_pool_slot *v = NULL;
 	size_t n = 0, i;
@@ -177,11 +179,11 @@ static int plan_pool(struct sl_ctx *ctx, struct runner_gc_plan *plan, struct sl_
 	return 0;
 }
 
-int runner_gc_plan(struct sl_ctx *ctx, int keep_last, struct runner_gc_plan *plan,
+int system_gc_plan(struct sl_ctx *ctx, int keep_last, struct system_gc_plan *plan,
 		   struct sl_err *err)
 {
 	struct store_run *runs = NULL;
-	struct runner_gc_item it;
+	struct system_gc_item it;
 	git_repository *git = NULL;
 	size_t n = 0, i;
 	int error;
@@ -216,11 +218,11 @@ out:
 	store_runs_free(runs, n);
 	git_repository_free(git);
 	if (error)
-		runner_gc_plan_release(plan);
+		system_gc_plan_release(plan);
 	return error;
 }
 
-size_t runner_gc_drop_unmerged(struct runner_gc_plan *plan)
+size_t system_gc_drop_unmerged(struct system_gc_plan *plan)
 {
 	size_t i, kept = 0, dropped = 0;
 
@@ -236,7 +238,7 @@ size_t runner_gc_drop_unmerged(struct runner_gc_plan *plan)
 	return dropped;
 }
 
-void runner_gc_plan_release(struct runner_gc_plan *plan)
+void system_gc_plan_release(struct system_gc_plan *plan)
 {
 	size_t i;
 
@@ -260,7 +262,7 @@ static json_t *load_json(const char *dir, const char *name, char sha[65])
 }
 
 /* .system/runs/<id>.gc: what was there, so show and audit know. */
-static int write_tombstone(struct sl_ctx *ctx, const struct runner_gc_item *it,
+static int write_tombstone(struct sl_ctx *ctx, const struct system_gc_item *it,
 			   struct sl_err *err)
 {
 	char sha[65] = "", when[40], *path = artifact_tombstone_path(&ctx->repo, it->run);
@@ -303,7 +305,7 @@ static int delete_branch(git_repository *git, const char *branch, struct sl_err 
 }
 
 /* Is anything of the run still there? */
-static int verify_gone(struct sl_ctx *ctx, git_repository *git, struct runner_gc_item *it)
+static int verify_gone(struct sl_ctx *ctx, git_repository *git, struct system_gc_item *it)
 {
 	char what[256] = "";
 	char *dir = sl_repo_run_path(&ctx->repo, it->run, NULL);
@@ -324,13 +326,13 @@ static int verify_gone(struct sl_ctx *ctx, git_repository *git, struct runner_gc
 
 /* The shared and copied paths, which do not make a worktree dirty. */
 /* Still final, and nobody works on it (a `sluice retry` may have come in). */
-static int claim(struct sl_ctx *ctx, struct runner_gc_item *it, struct sl_lock *lock,
+static int claim(struct sl_ctx *ctx, struct system_gc_item *it, struct sl_lock *lock,
 		 struct sl_err *err)
 {
 	struct store_run r;
 	int error;
 
-	if (it->folder && (error = runner__lock_run(ctx, it->run, 0, lock, err)) != 0) {
+	if (it->folder && (error = sl_repo_lock_run(&ctx->repo, it->run, 0, lock, err)) != 0) {
 		sl_err_clear(err); /* sl_err_set keeps a message already there */
 		return sl_err_set(err, SL_ELOCKED, "run '%s' is in use by another sluice process; "
 				  "try gc again later", it->run);
@@ -344,7 +346,19 @@ static int claim(struct sl_ctx *ctx, struct runner_gc_item *it, struct sl_lock *
 	return error;
 }
 
-static int remove_item(struct sl_ctx *ctx, git_repository *git, struct runner_gc_item *it,
+/* The run's worktree folder and git's entry, without git (it no longer knows them). */
+static int discard(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
+{
+	char *wt = sl_repo_run_path(&ctx->repo, run_id, "worktree");
+	int error;
+
+	error = wt ? worktree_discard(ctx->repo.gitdir, wt, run_id, err)
+		   : sl_err_set(err, SL_ERROR, "out of memory");
+	free(wt);
+	return error;
+}
+
+static int remove_item(struct sl_ctx *ctx, git_repository *git, struct system_gc_item *it,
 		       struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -361,7 +375,7 @@ static int remove_item(struct sl_ctx *ctx, git_repository *git, struct runner_gc
 		/* git no longer knows it (a builder replaced its .git): its work is saved */
 		if (error && error != SL_ENOTFOUND && force) {
 			sl_err_clear(err);
-			error = runner__discard_worktree(ctx, it->run, err);
+			error = discard(ctx, it->run, err);
 		}
 		if (error == SL_ENOTFOUND) {
 			sl_err_clear(err);
@@ -379,7 +393,7 @@ out:
 	return error;
 }
 
-static void empty_pool(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed)
+static void empty_pool(struct sl_ctx *ctx, struct system_gc_plan *plan, int64_t *freed)
 {
 	struct sl_err e = SL_ERR_INIT;
 
@@ -389,7 +403,7 @@ static void empty_pool(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t 
 		*freed += plan->pool_bytes;
 }
 
-int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *freed,
+int system_gc_apply(struct sl_ctx *ctx, struct system_gc_plan *plan, int64_t *freed,
 		    struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -402,10 +416,10 @@ int runner_gc_apply(struct sl_ctx *ctx, struct runner_gc_plan *plan, int64_t *fr
 		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
 		goto out;
 	}
-	if ((error = runner__lock_repo(ctx, &lock, err)) != 0)
+	if ((error = sl_repo_lock(&ctx->repo, &lock, err)) != 0)
 		goto out;
 	for (i = 0; i < plan->n; i++) {
-		struct runner_gc_item *it = &plan->v[i];
+		struct system_gc_item *it = &plan->v[i];
 		struct sl_err e = SL_ERR_INIT;
 		if (remove_item(ctx, git, it, &e) != 0) {
 			it->error = strdup(e.msg);

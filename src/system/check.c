@@ -5,7 +5,7 @@
  * worktree.copy entries stay inside the repository and are not tracked.
  * src/cli/cmd_check.c parses and prints.
  */
-#include "runner/runner.h"
+#include "system/system.h"
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/fs.h"
@@ -241,7 +241,7 @@ static void check_programs(const struct sl_config *cfg, struct sl_buf *w)
 			     cfg->reviewer.command[0]);
 }
 
-int runner_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
+int system_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
                  struct sl_err *err)
 {
 	struct sl_buf cfgp = SL_BUF_INIT;

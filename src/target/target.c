@@ -2,12 +2,12 @@
  * Moves of the target branch that sluice did not make: observe the tip,
  * classify what it brings, stop landing on an unreviewed one (target.h).
  */
-#include "runner/runner.h"
+#include "target/target.h"
 #include "artifact/artifact.h"
-#include "runner/runner_int.h"
+#include "merge/merge.h"
 #include "store/store.h"
 #include "core/lock.h"
-#include "merge/merge.h"
+#include "core/repo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +224,7 @@ static const char *short_target(struct sl_ctx *ctx)
 	return ctx->cfg->target;
 }
 
-static int record_alert(struct watch *w, const struct runner_target_alert *a, const char *tip,
+static int record_alert(struct watch *w, const struct target_alert *a, const char *tip,
 			struct sl_err *err)
 {
 	char reason[1024];
@@ -281,7 +281,7 @@ static int record_clean(struct watch *w, const char *tip, struct sl_err *err)
 }
 
 static int observe(struct watch *w, const git_oid *tip, int record,
-		   struct runner_target_alert *alert, struct sl_err *err)
+		   struct target_alert *alert, struct sl_err *err)
 {
 	struct artifact_oids fresh = { NULL, 0, 0 };
 	char *root = NULL, *last = NULL, thex[GIT_OID_HEXSZ + 1];
@@ -342,8 +342,8 @@ out:
 	return error;
 }
 
-int runner_target_watch(struct sl_ctx *ctx, const git_oid *tip, int record,
-			struct runner_target_alert *alert, struct sl_err *err)
+int target_watch(struct sl_ctx *ctx, const git_oid *tip, int record,
+			struct target_alert *alert, struct sl_err *err)
 {
 	struct watch w;
 	git_oid now;
@@ -378,21 +378,21 @@ out:
 	return error;
 }
 
-int runner_target_watch_locked(struct sl_ctx *ctx, struct runner_target_alert *alert,
+int target_watch_locked(struct sl_ctx *ctx, struct target_alert *alert,
 			       struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	int error;
 
 	memset(alert, 0, sizeof(*alert));
-	if ((error = runner__lock_repo(ctx, &lock, err)) != 0)
+	if ((error = sl_repo_lock(&ctx->repo, &lock, err)) != 0)
 		return error;
-	error = runner_target_watch(ctx, NULL, 1, alert, err);
+	error = target_watch(ctx, NULL, 1, alert, err);
 	sl_lock_release(&lock);
 	return error;
 }
 
-int runner_target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *err)
+int target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *err)
 {
 	int error;
 
@@ -456,8 +456,8 @@ static int resolve_on_target(struct sl_ctx *ctx, git_repository *git, const char
 	return 0;
 }
 
-int runner_target_accept(struct sl_ctx *ctx, const char *commit, size_t *n,
-			 struct runner_target_alert *alert, struct sl_err *err)
+int target_accept(struct sl_ctx *ctx, const char *commit, size_t *n,
+			 struct target_alert *alert, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct artifact_oids all = { NULL, 0, 0 };
@@ -468,7 +468,7 @@ int runner_target_accept(struct sl_ctx *ctx, const char *commit, size_t *n,
 
 	*n = 0;
 	memset(alert, 0, sizeof(*alert));
-	if ((error = runner__lock_repo(ctx, &lock, err)) != 0)
+	if ((error = sl_repo_lock(&ctx->repo, &lock, err)) != 0)
 		return error;
 	if ((error = git_repository_open(&git, ctx->repo.root)) != 0) {
 		error = sl_err_git(err, error, "cannot open the repository '%s'", ctx->repo.root);
@@ -490,7 +490,7 @@ int runner_target_accept(struct sl_ctx *ctx, const char *commit, size_t *n,
 	    (all.n && (error = record_accepted(ctx, &all, git_oid_tostr_s(&id), err)) != 0))
 		goto out;
 	*n = all.n;
-	error = runner_target_watch(ctx, NULL, 1, alert, err);
+	error = target_watch(ctx, NULL, 1, alert, err);
 out:
 	free(all.v);
 	free(root);

@@ -5,7 +5,7 @@
  * piece is put back. src/cli/cmd_init.c parses and prints; each thing done
  * is told through the note callback as it is done (runner.h).
  */
-#include "runner/runner.h"
+#include "system/system.h"
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/fs.h"
@@ -27,7 +27,7 @@ struct init {
 	const char *target_opt;
 	char *target;
 	int changed;
-	const struct runner_init_opts *o;
+	const struct system_init_opts *o;
 	struct sl_err *err;
 };
 
@@ -262,8 +262,8 @@ static int init_all(struct init *in)
 	return error;
 }
 
-int runner_init(const struct sl_repo *repo, const struct runner_init_opts *o,
-		struct runner_init_result *res, struct sl_err *err)
+int system_init(const struct sl_repo *repo, const struct system_init_opts *o,
+		struct system_init_result *res, struct sl_err *err)
 {
 	struct init in;
 	int error;
@@ -281,7 +281,7 @@ int runner_init(const struct sl_repo *repo, const struct runner_init_opts *o,
 	return error;
 }
 
-void runner_init_result_release(struct runner_init_result *res)
+void system_init_result_release(struct system_init_result *res)
 {
 	free(res->target);
 	res->target = NULL;
