@@ -50,6 +50,11 @@ static void ops_reload(void *arg)
 	step__reload(arg, &err);
 }
 
+static int ops_tip(void *arg, char tip[41], struct sl_err *err)
+{
+	return step__target_tip(arg, tip, err);
+}
+
 const struct train_ops *step__train_ops(struct step *s, struct train_ops *ops, struct train_run *tr)
 {
 	ops->arg = s;
@@ -57,6 +62,7 @@ const struct train_ops *step__train_ops(struct step *s, struct train_ops *ops, s
 	ops->merge_opts = ops_merge_opts;
 	ops->merge_opts_release = ops_merge_release;
 	ops->reload = ops_reload;
+	ops->target_tip = ops_tip;
 	tr->ctx = s->ctx;
 	tr->run = &s->run;
 	tr->run_dir = s->run_dir;

@@ -37,62 +37,6 @@
 #define TRAIN_POLL_MS 100
 #define TRAIN_WAIT_MAX_MS ((int64_t)30 * 60 * 1000)
 
-/* Where the run's car stands in the line (cars red or in conflict are out of it). */
-struct where {
-	struct store_car *me;
-	const struct store_car *ahead; /* the car right ahead in the line, or NULL */
-	int pos;                       /* 1-based place in the line; 0: out of it */
-	int total;                     /* cars in the line */
-	int live_ahead;                /* a live process carries a car ahead of it */
-};
-
-/* The work order of run `run_id` (into buf), for a reason a person reads. */
-static const char *wo_of(struct step *s, const char *run_id, char *buf, size_t n)
-{
-	return train_wo_of(s->ctx, run_id, buf, n);
-}
-
-static void locate(struct train *t, const char *run_id, struct where *w)
-{
-	struct train_where tw;
-	int *alive = train_testers_alive(t);
-
-	train_locate(t->cars, t->n, alive, t->tip, run_id, &tw);
-	free(alive);
-	memset(w, 0, sizeof(*w));
-	w->me = tw.me < t->n ? &t->cars[tw.me] : NULL;
-	w->ahead = tw.ahead < t->n ? &t->cars[tw.ahead] : NULL;
-	w->pos = tw.pos;
-	w->total = tw.total;
-	w->live_ahead = tw.live_ahead;
-}
-
-/* Under the repository lock: the train, planned, and where the run's car is in it. */
-static int train_read(struct step *s, struct train *t, struct where *w, struct sl_err *err)
-{
-	struct sl_lock lock = SL_LOCK_INIT;
-	struct train_ops ops;
-	struct train_run tr;
-	int error;
-
-	memset(t, 0, sizeof(*t));
-	step__train_ops(s, &ops, &tr);
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	if ((error = step__train_load(s, t, err)) == 0 && (error = train_plan(&tr, &ops, t, err)) == 0) {
-		train_release(t); /* read again: the plan removed, parked and rebuilt cars */
-		if ((error = step__train_load(s, t, err)) == 0)
-			train_retell(&tr, &ops, t, NULL);
-	}
-	sl_lock_release(&lock);
-	if (error)
-		return error;
-	locate(t, s->run.id, w);
-	if (!w->me)
-		return sl_err_set(err, SL_ENOTFOUND, "run '%s' left the merge train", s->run.id);
-	return 0;
-}
-
 /* The run's reason, as an event when it changed (approved -> approved). */
 static int say(struct step *s, struct sl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -118,12 +62,13 @@ static int wt_again(void *arg, struct sl_err *err)
 }
 
 /* Test the run's car (pending, or testing by a process that is gone). */
-static int test_car(struct step *s, const struct where *w, struct sl_err *err)
+static int test_car(struct step *s, const struct train_state *st, const struct train_where *w,
+		    struct sl_err *err)
 {
 	struct build_gate_results gr = BUILD_GATE_RESULTS_INIT;
 	struct train_ops ops;
 	struct train_run tr;
-	char owner[64], names[256], ahead[128], *commit = strdup(w->me->commit);
+	char owner[64], names[256], why[1024], *commit = strdup(st->cars[w->me].commit);
 	int error, gates = train_has_merge_gates(s->ctx->cfg);
 
 	step__train_ops(s, &ops, &tr);
@@ -146,9 +91,8 @@ static int test_car(struct step *s, const struct where *w, struct sl_err *err)
 		goto out;
 	}
 	train_gate_names(s->ctx->cfg, names, sizeof(names));
-	if ((error = say(s, err, "in the train: car %d of %d, testing on top of %s (gates: %s)",
-			 w->pos, w->total, w->ahead ? wo_of(s, w->ahead->run_id, ahead, sizeof(ahead))
-						    : s->ctx->cfg->target, names)) != 0 ||
+	train_testing_reason(why, sizeof(why), w->pos, w->total, st->line_ahead_name, names);
+	if ((error = say(s, err, "%s", why)) != 0 ||
 	    (error = train_run_gates(&tr, commit, step__remote(s), wt_again, s, &gr, err)) != 0)
 		goto out;
 	sl_fault("train.after_gates");
@@ -205,32 +149,31 @@ static int leave_for(struct step *s, enum train_action a, const struct store_car
  * STEP_NEXT (the run moved: merging to land, or resolving), STEP_WAIT,
  * STEP_AGAIN, STEP_STOP (a later tick goes on), or an error.
  */
-static int decide(struct step *s, struct train *t, const struct where *w, struct sl_err *err)
+static int decide(struct step *s, struct train *t, struct train_names *nm, struct sl_err *err)
 {
 	struct train_state st;
 	struct train_decision d;
 	struct train_ops ops;
 	struct train_run tr;
-	char names[2][128];
+	struct train_where w;
+	int error;
 
 	step__train_ops(s, &ops, &tr);
-	train_state_of(&tr, t, w->me, w->ahead, w->pos, &st, names);
+	if (train_state_of(&tr, t, nm, &st, &w) != 0)
+		return sl_err_set(err, SL_ENOTFOUND, "run '%s' left the merge train", s->run.id);
 	train_decide(&st, &d);
+	if (d.action == TRAIN_DO_LAND)
+		error = step__move(s, RUN_MERGING, err, "%s", d.why);
+	else if (d.action == TRAIN_DO_TEST)
+		error = test_car(s, &st, &w, err);
+	else if (d.action == TRAIN_DO_WAIT || d.action == TRAIN_DO_STOP)
+		error = say(s, err, "%s", d.why) ?: d.action == TRAIN_DO_WAIT ? STEP_WAIT : STEP_STOP;
+	else if (d.action == TRAIN_DO_PARK)
+		error = train_park_mine(&tr, &ops, &t->cars[w.me], err) ?: STEP_AGAIN;
+	else
+		error = leave_for(s, d.action, &t->cars[w.me], err);
 	free((int *)st.alive);
-	switch (d.action) {
-	case TRAIN_DO_LAND:
-		return step__move(s, RUN_MERGING, err, "%s", d.why);
-	case TRAIN_DO_TEST:
-		return test_car(s, w, err);
-	case TRAIN_DO_WAIT:
-		return say(s, err, "%s", d.why) ?: STEP_WAIT;
-	case TRAIN_DO_STOP:
-		return say(s, err, "%s", d.why) ?: STEP_STOP;
-	case TRAIN_DO_PARK:
-		return train_park_mine(&tr, &ops, w->me, err) ?: STEP_AGAIN;
-	default:
-		return leave_for(s, d.action, w->me, err);
-	}
+	return error;
 }
 
 /*
@@ -242,15 +185,10 @@ static int decide(struct step *s, struct train *t, const struct where *w, struct
 static int restore_branch(struct step *s, struct sl_err *err)
 {
 	git_repository *repo = NULL;
-	struct store_car c;
-	struct sl_err e2 = SL_ERR_INIT;
 	int detached = 0;
 
-	if (store_train_get(s->ctx->st, s->run.id, &c, &e2) == 0) {
-		if (c.status == TRAIN_TESTING && !(c.tester && sl_owner_alive(c.tester)))
-			runner__end_leftovers(s->ctx, &s->run);
-		store_car_release(&c);
-	}
+	if (train_tester_gone(s->ctx, s->run.id))
+		runner__end_leftovers(s->ctx, &s->run);
 	train_checkout_drop(s->ctx, s->run.id); /* the gates' checkout of a killed sluice */
 	if (!sl_path_exists(s->wt))
 		return 0;
@@ -266,6 +204,7 @@ static int on_landed(struct step *s, int how, const struct target_alert *a,
 		     struct sl_err *err)
 {
 	const char *t = s->ctx->cfg->target;
+	char why[1024];
 
 	if (how == LANDED_OURS)
 		return step__move(s, RUN_MERGING, err, "landed before a crash; recording it");
@@ -274,10 +213,8 @@ static int on_landed(struct step *s, int how, const struct target_alert *a,
 				  "accepted; recording it", t);
 	if (how != LANDED_HELD)
 		return how < 0 ? how : STEP_AGAIN;
-	return say(s, err, "merge held: the target '%s' carries commit %.12s from run %s that "
-		   "sluice did not land (unreviewed); reset '%s' to before it or run 'sluice "
-		   "accept-target %s'", t, a->commit, a->run[0] ? a->run : "(unknown)", t,
-		   a->commit) ?: STEP_STOP;
+	train_held_reason(why, sizeof(why), t, a->commit, a->run);
+	return say(s, err, "%s", why) ?: STEP_STOP;
 }
 
 /* Where the run's head is, on the target's tip now: on_landed's answer. */
@@ -292,58 +229,17 @@ static int landed_before(struct step *s, struct sl_err *err)
 	return on_landed(s, step__landed_how(s, tip, &a, err), &a, err);
 }
 
-/*
- * queue.overlap: fatal. A run that changed a file another run changed
- * first fails instead of joining (STEP_STOP). The check and the join hold
- * the repository lock, so that of two runs approved at once one sees the
- * other.
- */
-static int join_unless_overlap(struct step *s, struct sl_err *err)
-{
-	struct sl_lock lock = SL_LOCK_INIT;
-	sl_strv paths = NULL;
-	char *rival = NULL, names[1024], wo[128], tip[41];
-	int error, joined, landed = 0;
-
-	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
-		return error;
-	if ((error = step__target_tip(s, tip, err)) == 0 &&
-	    (error = train_first_overlap(s->ctx, &s->run, tip, &rival, &paths, &landed, err)) == 0 &&
-	    !rival)
-		error = store_train_join(s->ctx->st, s->run.id, s->ctx->target_ref,
-					 s->run.head_commit, &joined, err);
-	sl_lock_release(&lock);
-	if (!error && rival) {
-		train_some_paths((const char *const *)paths, names, sizeof(names));
-		error = step__fail(s, RUN_FAILED, err, "queue.overlap is fatal: %s also changed by "
-				   "%s (run %s), which %s; nothing was merged",
-				   names, wo_of(s, rival, wo, sizeof(wo)), rival,
-				   landed ? "landed first" : "is ahead in the merge train");
-	}
-	free(rival);
-	sl_strv_free(paths);
-	return error;
-}
-
-/* Join the train (a car of this head already there stays as it is). */
+/* Join the train (train_join()); under queue.overlap: fatal a run that overlaps fails. */
 static int join_train(struct step *s, struct sl_err *err)
 {
-	struct store_car c;
-	int error, joined, same = 0;
+	struct train_ops ops;
+	struct train_run tr;
+	char why[1024];
+	int error;
 
-	if (s->ctx->cfg->queue.overlap_fatal) {
-		if ((error = store_train_get(s->ctx->st, s->run.id, &c, err)) == 0) {
-			same = c.head && s->run.head_commit && !strcmp(c.head, s->run.head_commit);
-			store_car_release(&c);
-		} else if (error != SL_ENOTFOUND) {
-			return error;
-		}
-		sl_err_clear(err);
-		if (!same)
-			return join_unless_overlap(s, err);
-	}
-	return store_train_join(s->ctx->st, s->run.id, s->ctx->target_ref, s->run.head_commit,
-				&joined, err);
+	if ((error = train_join(&tr, step__train_ops(s, &ops, &tr), why, sizeof(why), err)) == 1)
+		return step__fail(s, RUN_FAILED, err, "%s", why);
+	return error;
 }
 
 /* approved: join the merge train, and carry the run's car as far as it goes now. */
@@ -351,10 +247,10 @@ int step_train(struct step *s, struct sl_err *err)
 {
 	int64_t until = sl_now_ms() + TRAIN_WAIT_MAX_MS;
 	struct target_alert a;
+	struct train_names names = { .ctx = s->ctx };
 	struct train_ops ops;
 	struct train_run tr;
 	struct train t;
-	struct where w;
 	int error;
 
 	if ((error = restore_branch(s, err)) != 0 || (error = step__approval_holds(s, err)) != 0)
@@ -363,10 +259,11 @@ int step_train(struct step *s, struct sl_err *err)
 		return error;
 	if ((error = join_train(s, err)) != 0)
 		return error;
+	step__train_ops(s, &ops, &tr);
 	do {
-		if ((error = train_read(s, &t, &w, err)) == 0 &&
+		if ((error = train_planned(&tr, &ops, &t, err)) == 0 &&
 		    (error = on_landed(s, step__landed_how(s, t.tip, &a, err), &a, err)) == STEP_AGAIN)
-			error = decide(s, &t, &w, err);
+			error = decide(s, &t, &names, err);
 		train_release(&t);
 		if (error == STEP_WAIT && (sl_now_ms() > until || runner__let_go_asked(s->ctx, s->run.id)))
 			error = STEP_STOP; /* a person's command asked for the run (human.c) */
@@ -374,7 +271,7 @@ int step_train(struct step *s, struct sl_err *err)
 			sl_sleep_ms(TRAIN_POLL_MS);
 	} while (error == STEP_WAIT || error == STEP_AGAIN);
 	if (error == STEP_STOP)
-		train_let_go(&tr, step__train_ops(s, &ops, &tr));
+		train_let_go(&tr, &ops);
 	return error;
 }
 

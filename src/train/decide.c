@@ -146,6 +146,11 @@ int train_decide(const struct train_state *st, struct train_decision *d)
 	return 0;
 }
 
+int train_car_tail_names(const struct store_car *c, int pos)
+{
+	return c->status == TRAIN_PENDING || (c->status == TRAIN_GREEN && pos > 1);
+}
+
 void train_car_tail(const struct store_car *c, int pos, int train_depth, const char *ahead_name,
 		    char *buf, size_t n)
 {

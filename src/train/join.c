@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/ctx.h"
 #include "core/git.h"
+#include "core/lock.h"
 
 #include <git2.h>
 #include <stdio.h>
@@ -145,4 +146,53 @@ int train_rivals_between(struct sl_ctx *ctx, const char *skip_run, const char *t
 	merge_run_landings_free(v, n);
 	*ids = out;
 	return 0;
+}
+/* queue.overlap: fatal, under the repository lock: the check, and the join when no rival. */
+static int join_unless_overlap(const struct train_run *tr, const struct train_ops *ops,
+			       char *why, size_t n, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	sl_strv paths = NULL;
+	char *rival = NULL, names[1024], wo[128], tip[41];
+	int error, joined, landed = 0;
+
+	if ((error = ops->lock_repo(ops->arg, &lock, err)) != 0)
+		return error;
+	if ((error = ops->target_tip(ops->arg, tip, err)) == 0 &&
+	    (error = train_first_overlap(tr->ctx, tr->run, tip, &rival, &paths, &landed, err)) == 0 &&
+	    !rival)
+		error = store_train_join(tr->ctx->st, tr->run->id, tr->ctx->target_ref,
+					 tr->run->head_commit, &joined, err);
+	sl_lock_release(&lock);
+	if (!error && rival) {
+		train_some_paths((const char *const *)paths, names, sizeof(names));
+		train_overlap_reason(why, n, names, train_wo_of(tr->ctx, rival, wo, sizeof(wo)),
+				     rival, landed);
+		error = 1;
+	}
+	free(rival);
+	sl_strv_free(paths);
+	return error;
+}
+
+int train_join(const struct train_run *tr, const struct train_ops *ops, char *why, size_t n,
+	       struct sl_err *err)
+{
+	const struct store_run *r = tr->run;
+	struct store_car c;
+	int error, joined, same = 0;
+
+	if (tr->ctx->cfg->queue.overlap_fatal) {
+		if ((error = store_train_get(tr->ctx->st, r->id, &c, err)) == 0) {
+			same = c.head && r->head_commit && !strcmp(c.head, r->head_commit);
+			store_car_release(&c);
+		} else if (error != SL_ENOTFOUND) {
+			return error;
+		}
+		sl_err_clear(err);
+		if (!same)
+			return join_unless_overlap(tr, ops, why, n, err);
+	}
+	return store_train_join(tr->ctx->st, r->id, tr->ctx->target_ref, r->head_commit, &joined,
+				err);
 }

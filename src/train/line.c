@@ -74,27 +74,46 @@ int train_car_holds(struct sl_ctx *ctx, const struct store_car *c)
 	return holds;
 }
 
-void train_state_of(const struct train_run *tr, const struct train *t, const struct store_car *me,
-		    const struct store_car *ahead, int pos, struct train_state *st,
-		    char names[2][128])
+int train_state_of(const struct train_run *tr, const struct train *t, struct train_names *names,
+		   struct train_state *st, struct train_where *w)
 {
 	const struct store_run *r = tr->run;
+	const struct store_car *me, *ahead;
 
 	memset(st, 0, sizeof(*st));
+	train_locate(t->cars, t->n, NULL, t->tip, r->id, w); /* the place; liveness below */
+	if (w->me >= t->n)
+		return -1;
+	me = &t->cars[w->me];
+	ahead = w->ahead < t->n ? &t->cars[w->ahead] : NULL;
 	st->cars = t->cars;
 	st->n = t->n;
-	st->alive = train_testers_alive(t);
+	st->alive = train_testers_alive(t, w->me);
 	st->tip = t->tip;
 	st->me = r->id;
 	/* a git walk, only where the decision reads it: out of the line, nothing ahead */
-	st->head_in_base = !pos && !ahead && train_reaches(tr->ctx->repo.root, r->head_commit,
-							    me->base);
+	st->head_in_base = !w->pos && !ahead && train_reaches(tr->ctx->repo.root, r->head_commit,
+							       me->base);
 	st->holds = r->head_commit && me->head && !strcmp(r->head_commit, me->head);
 	st->target = tr->ctx->cfg->target;
 	st->train_depth = tr->ctx->cfg->merge.train_depth;
-	st->my_ahead_name = train_wo_of(tr->ctx, me->ahead, names[0], sizeof(names[0]));
-	st->line_ahead_name = train_wo_of(tr->ctx, ahead ? ahead->run_id : NULL, names[1],
-					  sizeof(names[1]));
+	st->my_ahead_name = train_name_of(names, me->ahead);
+	st->line_ahead_name = train_name_of(names, ahead ? ahead->run_id : NULL);
+	train_locate(t->cars, t->n, st->alive, t->tip, r->id, w);
+	return 0;
+}
+
+int train_tester_gone(struct sl_ctx *ctx, const char *run_id)
+{
+	struct store_car c;
+	struct sl_err err = SL_ERR_INIT;
+	int gone = 0;
+
+	if (store_train_get(ctx->st, run_id, &c, &err) == 0) {
+		gone = c.status == TRAIN_TESTING && !(c.tester && sl_owner_alive(c.tester));
+		store_car_release(&c);
+	}
+	return gone;
 }
 
 json_t *train_own_red(const struct store_car *me, const char **failed, size_t max, char *reason,

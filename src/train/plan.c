@@ -45,30 +45,54 @@ int train_load(struct sl_ctx *ctx, const char *tip, struct train *t, struct sl_e
 	return store_train_list(ctx->st, ctx->target_ref, &t->cars, &t->n, err);
 }
 
-const char *train_wo_of(struct sl_ctx *ctx, const char *run_id, char *buf, size_t n)
+/* The work order of run_id into buf: 0, or -1 when its row cannot be read ("run <id>"). */
+static int wo_read(struct sl_ctx *ctx, const char *run_id, char *buf, size_t n)
 {
 	struct store_run r;
 	struct sl_err err = SL_ERR_INIT;
 
-	if (!run_id) {
-		snprintf(buf, n, "%s", ctx->cfg->target);
-		return buf;
-	}
 	if (store_run_get(ctx->st, run_id, &r, &err) != 0) {
 		snprintf(buf, n, "run %.12s", run_id);
-		return buf;
+		return -1;
 	}
 	snprintf(buf, n, "%s", r.work_order_id);
 	store_run_release(&r);
+	return 0;
+}
+
+const char *train_wo_of(struct sl_ctx *ctx, const char *run_id, char *buf, size_t n)
+{
+	if (!run_id)
+		snprintf(buf, n, "%s", ctx->cfg->target);
+	else
+		wo_read(ctx, run_id, buf, n);
 	return buf;
 }
 
-int *train_testers_alive(const struct train *t)
+const char *train_name_of(struct train_names *c, const char *run_id)
+{
+	size_t i, k, max = sizeof(c->e) / sizeof(c->e[0]);
+
+	if (!run_id)
+		return train_wo_of(c->ctx, NULL, c->target, sizeof(c->target));
+	for (i = 0; i < max; i++)
+		if (c->e[i].run[0] && !strcmp(c->e[i].run, run_id))
+			return c->e[i].wo;
+	k = c->next++ % max;
+	c->e[k].run[0] = '\0';
+	/* kept only when the row was read: a failed read is tried again on the next look */
+	if (wo_read(c->ctx, run_id, c->e[k].wo, sizeof(c->e[k].wo)) == 0 &&
+	    strlen(run_id) < sizeof(c->e[k].run))
+		snprintf(c->e[k].run, sizeof(c->e[k].run), "%s", run_id);
+	return c->e[k].wo;
+}
+
+int *train_testers_alive(const struct train *t, size_t upto)
 {
 	int *alive = calloc(t->n ? t->n : 1, sizeof(*alive));
 	size_t i;
 
-	for (i = 0; alive && i < t->n; i++)
+	for (i = 0; alive && i < t->n && i <= upto; i++)
 		alive[i] = t->cars[i].tester && sl_owner_alive(t->cars[i].tester);
 	return alive;
 }
@@ -266,10 +290,13 @@ static void retell_car(const struct train_run *tr, const struct train_ops *ops,
 
 	if (store_run_get(tr->ctx->st, c->run_id, &r, &err) != 0)
 		return;
-	train_car_tail(c, pos, tr->ctx->cfg->merge.train_depth,
-		       train_wo_of(tr->ctx, c->ahead, wo, sizeof(wo)), tail, sizeof(tail));
 	if (r.state == RUN_APPROVED && r.reason && !strncmp(r.reason, head, sizeof(head) - 1) &&
 	    sscanf(r.reason + sizeof(head) - 1, "%d of %d%n", &k, &m, &at) == 2 && at > 0) {
+		/* the work order ahead read only for a tail that names it (every look of a wait) */
+		train_car_tail(c, pos, tr->ctx->cfg->merge.train_depth,
+			       train_car_tail_names(c, pos) ? train_wo_of(tr->ctx, c->ahead, wo, sizeof(wo))
+							    : NULL,
+			       tail, sizeof(tail));
 		snprintf(why, sizeof(why), "%s%d of %d%s", head, pos, total,
 			 tail[0] ? tail : r.reason + sizeof(head) - 1 + at);
 		if (strcmp(why, r.reason) &&
@@ -294,4 +321,41 @@ void train_retell(const struct train_run *tr, const struct train_ops *ops, const
 		if (train_in_line(t->cars, t->n, t->tip, &t->cars[i]) &&
 		    (!skip || strcmp(t->cars[i].run_id, skip)))
 			retell_car(tr, ops, &t->cars[i], ++pos, total);
+}
+
+/* The train's cars at the target's tip now (ops->target_tip()). */
+static int load_now(const struct train_run *tr, const struct train_ops *ops, struct train *t,
+		    struct sl_err *err)
+{
+	char tip[41];
+	int error;
+
+	memset(t, 0, sizeof(*t));
+	if ((error = ops->target_tip(ops->arg, tip, err)) != 0)
+		return error;
+	return train_load(tr->ctx, tip, t, err);
+}
+
+int train_planned(const struct train_run *tr, const struct train_ops *ops, struct train *t,
+		  struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	struct train_where w;
+	int error;
+
+	memset(t, 0, sizeof(*t));
+	if ((error = ops->lock_repo(ops->arg, &lock, err)) != 0)
+		return error;
+	if ((error = load_now(tr, ops, t, err)) == 0 && (error = train_plan(tr, ops, t, err)) == 0) {
+		train_release(t); /* read again: the plan removed, parked and rebuilt cars */
+		if ((error = load_now(tr, ops, t, err)) == 0)
+			train_retell(tr, ops, t, NULL);
+	}
+	sl_lock_release(&lock);
+	if (error)
+		return error;
+	train_locate(t->cars, t->n, NULL, t->tip, tr->run->id, &w);
+	if (w.me >= t->n)
+		return sl_err_set(err, SL_ENOTFOUND, "run '%s' left the merge train", tr->run->id);
+	return 0;
 }

@@ -76,6 +76,9 @@ void train_locate(const struct store_car *cars, size_t n, const int *alive, cons
 void train_car_tail(const struct store_car *c, int pos, int train_depth, const char *ahead_name,
 		    char *buf, size_t n);
 
+/* 1 when train_car_tail() of car c at pos names ahead_name (else it may be NULL). */
+int train_car_tail_names(const struct store_car *c, int pos);
+
 /* What the run's car does now, and why. -1 when the run has no car in the train. */
 int train_decide(const struct train_state *st, struct train_decision *d);
 
@@ -155,6 +158,8 @@ struct train_ops {
 	void (*merge_opts_release)(void *held);
 	/* the run's row changed under it (its reason, as an event): read it again */
 	void (*reload)(void *arg);
+	/* the target's tip now (hex) */
+	int (*target_tip)(void *arg, char tip[41], struct sl_err *err);
 };
 
 void train_release(struct train *t);
@@ -171,6 +176,14 @@ int train_load(struct sl_ctx *ctx, const char *tip, struct train *t, struct sl_e
 int train_plan(const struct train_run *tr, const struct train_ops *ops, struct train *t,
 	       struct sl_err *err);
 
+/*
+ * Under the repository lock: the train at the target's tip now, planned
+ * (train_plan()), read again and every car told its place (train_retell()).
+ * SL_ENOTFOUND when tr's run has no car in it (it left the train).
+ */
+int train_planned(const struct train_run *tr, const struct train_ops *ops, struct train *t,
+		  struct sl_err *err);
+
 /* Car c back to waiting: no commit, no result, no ref (hold the repository lock). */
 int train_park(struct sl_ctx *ctx, struct store_car *c, struct sl_err *err);
 
@@ -181,8 +194,30 @@ void train_retell(const struct train_run *tr, const struct train_ops *ops, const
 /* The work order of run `run_id` (into buf; the target's name for NULL), for a reason. */
 const char *train_wo_of(struct sl_ctx *ctx, const char *run_id, char *buf, size_t n);
 
-/* Whether a live process carries each car (its tester): the caller's to free. */
-int *train_testers_alive(const struct train *t);
+/*
+ * The work orders named in a waiting car's reasons, read from the store once
+ * for the worker's wait (a run's work order never changes): the look every
+ * 100 ms reads no run row for them again. Zeroed, then ctx set.
+ */
+struct train_names {
+	struct sl_ctx *ctx;
+	struct {
+		char run[64];
+		char wo[128];
+	} e[4];
+	char target[128];
+	size_t next;
+};
+
+/* train_wo_of() of run_id, from the cache when it was read before (NULL: the target's name). */
+const char *train_name_of(struct train_names *c, const char *run_id);
+
+/*
+ * Whether a live process carries each car (its tester), for the cars up to
+ * index `upto` (the decision reads no car behind the run's; theirs are 0):
+ * the caller's to free.
+ */
+int *train_testers_alive(const struct train *t, size_t upto);
 
 /* 1 when merge.gates selects at least one configured gate; "a, b" of them ("none"). */
 int train_has_merge_gates(const struct sl_config *cfg);
@@ -247,13 +282,16 @@ void train_let_go(const struct train_run *tr, const struct train_ops *ops);
 int train_car_holds(struct sl_ctx *ctx, const struct store_car *c);
 
 /*
- * The train's state as train_decide() reads it for tr's run, whose car `me`
- * stands at place pos (0: out of the line) behind `ahead` (NULL: none):
- * st->alive is the caller's to free; names hold the work orders it names.
+ * The train's state as train_decide() reads it for tr's run (its car's
+ * place in *w): the testers' liveness up to the run's car, the work orders
+ * it names through `names`, the one git walk only where the decision reads
+ * it. st->alive is the caller's to free. -1 when the run has no car.
  */
-void train_state_of(const struct train_run *tr, const struct train *t, const struct store_car *me,
-		    const struct store_car *ahead, int pos, struct train_state *st,
-		    char names[2][128]);
+int train_state_of(const struct train_run *tr, const struct train *t, struct train_names *names,
+		   struct train_state *st, struct train_where *w);
+
+/* 1 when run_id's car is under test by a process that is gone (a killed worker's). */
+int train_tester_gone(struct sl_ctx *ctx, const char *run_id);
 
 /*
  * A car red on its own merge, with nothing new on the target: the names of
@@ -286,5 +324,29 @@ int train_first_overlap(struct sl_ctx *ctx, const struct store_run *run, const c
 
 /* "'a.txt', 'b.txt', 'c.txt' and 4 more" of paths (into buf). */
 void train_some_paths(const char *const *paths, char *buf, size_t n);
+
+/*
+ * The run of tr joins the train (a car of its head already there stays as
+ * it is). Under queue.overlap: fatal a run that changed a file another run
+ * changed first does not join: 1, and why (into why) the run fails. The
+ * check and the join hold the repository lock, so that of two runs
+ * approved at once one sees the other.
+ */
+int train_join(const struct train_run *tr, const struct train_ops *ops, char *why, size_t n,
+	       struct sl_err *err);
+
+/* ---- The reasons a run shows outside train_decide() (train/words.c): pure ---- */
+
+/* The run's car under test: "in the train: car 2 of 3, testing on top of W1 (gates: a, b)". */
+void train_testing_reason(char *buf, size_t n, int pos, int total, const char *ahead_name,
+			  const char *gate_names);
+
+/* queue.overlap: fatal: paths (their words) also changed by rival (its work order `wo`). */
+void train_overlap_reason(char *buf, size_t n, const char *paths, const char *wo,
+			  const char *rival, int landed);
+
+/* The run's head is on the target by a move sluice did not make, held (unreviewed). */
+void train_held_reason(char *buf, size_t n, const char *target, const char *commit,
+		       const char *run);
 
 #endif
