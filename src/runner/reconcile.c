@@ -461,7 +461,7 @@ static void cleanup_run(struct sl_ctx *ctx, git_repository *repo, const struct s
 		rc = runner__retire_worktree(ctx, run->id, (const char *const *)ctx->excluded,
 					     failed, merged, &deleted, &err);
 		if (rc == SL_ENOTFOUND)
-			rc = runner__discard_worktree(ctx, run->id, &err);
+			rc = worktree_discard(ctx->repo.root, ctx->repo.gitdir, run->id, &err);
 		if (rc != 0)
 			sl_log(SL_LOG_WARN, "run %s is %s but its worktree stays: %s", run->id,
 			       run_state_name(run->state), err.msg);

@@ -58,15 +58,6 @@ int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const ch
 				struct json_t *json, struct sl_err *err);
 
 /*
- * Remove a final run's worktree folder that git no longer knows as a
- * worktree (its .git replaced or gone, its entry broken), and its
- * .git/worktrees entry. Only for runs whose work is saved on their branch
- * (merged, abandoned, or with diff.patch written). Links are removed, never
- * followed. Hold the repository lock.
- */
-int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
-
-/*
  * A finished run's worktree goes: into the worktree pool (worktree.pool)
  * when there is room and it is a plain run worktree, else removed
  * (worktree_remove). `force`, `delete_branch` and *deleted as for
@@ -291,7 +282,6 @@ int step__train_landed(struct step *s, const struct merge_commit_result *mr, str
 struct train;
 struct train_ops;
 struct train_run;
-struct target_alert;
 enum step_landed {
 	LANDED_NOT,      /* it is not on the target */
 	LANDED_OURS,     /* sluice's landing of its green car, cut short by a crash */

@@ -247,17 +247,6 @@ int step__worktree_again(struct step *s, struct sl_err *err)
 	return error;
 }
 
-int runner__discard_worktree(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
-{
-	char *wt = runner__worktree_path(ctx, run_id);
-	int error;
-
-	error = wt ? worktree_discard(ctx->repo.gitdir, wt, run_id, err)
-		   : sl_err_set(err, SL_ERROR, "out of memory");
-	free(wt);
-	return error;
-}
-
 int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *const *excluded,
 			    int force, int delete_branch, int *deleted, struct sl_err *err)
 {

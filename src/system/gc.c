@@ -33,8 +33,7 @@ static int du_one(const char *path, const struct stat *st, int type, struct FTW 
 static int64_t du(const char *path)
 {
 	du_total = 0;
-	if (nftw(path, du_one, 16, FTW_PHYS) != 0)
-		return du_total;
+	nftw(path, du_one, 16, FTW_PHYS); /* what it walked before an error counts */
 	return du_total;
 }
 
@@ -346,18 +345,6 @@ static int claim(struct sl_ctx *ctx, struct system_gc_item *it, struct sl_lock *
 	return error;
 }
 
-/* The run's worktree folder and git's entry, without git (it no longer knows them). */
-static int discard(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
-{
-	char *wt = sl_repo_run_path(&ctx->repo, run_id, "worktree");
-	int error;
-
-	error = wt ? worktree_discard(ctx->repo.gitdir, wt, run_id, err)
-		   : sl_err_set(err, SL_ERROR, "out of memory");
-	free(wt);
-	return error;
-}
-
 static int remove_item(struct sl_ctx *ctx, git_repository *git, struct system_gc_item *it,
 		       struct sl_err *err)
 {
@@ -375,7 +362,7 @@ static int remove_item(struct sl_ctx *ctx, git_repository *git, struct system_gc
 		/* git no longer knows it (a builder replaced its .git): its work is saved */
 		if (error && error != SL_ENOTFOUND && force) {
 			sl_err_clear(err);
-			error = discard(ctx, it->run, err);
+			error = worktree_discard(ctx->repo.root, ctx->repo.gitdir, it->run, err);
 		}
 		if (error == SL_ENOTFOUND) {
 			sl_err_clear(err);

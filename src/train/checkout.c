@@ -17,7 +17,6 @@
 #include "core/fs.h"
 #include "core/git.h"
 #include "core/log.h"
-#include "core/lock.h"
 #include "core/time.h"
 #include "store/store.h"
 
@@ -57,8 +56,9 @@ void train_checkout_drop(struct sl_ctx *ctx, const char *run_id)
  * or none while no tester of the train is alive (only a tester adds, and it
  * is named in the store under the repository's lock before it does: a
  * whole tick killed between git's mkdir and its "locked" leaves an empty
- * entry that the very next tick must not wait out); or git's own "locked" still says "initializing" after ADD_MS: a `git
- * worktree add` killed before it finished (git writes commondir and HEAD
+ * entry that the very next tick must not wait out); or git's own "locked"
+ * still says "initializing" after ADD_MS: a `git worktree add` killed
+ * before it finished (git writes commondir and HEAD
  * after that lock and removes it last). Such an entry makes every later
  * `git worktree add` die ("failed to read .../commondir"), and git's prune
  * never removes a locked entry.
@@ -137,7 +137,7 @@ static int testers_gone(struct sl_ctx *ctx)
 		return 0;
 	}
 	for (i = 0, gone = 1; gone && i < n; i++)
-		gone = !(cars[i].tester && sl_owner_alive(cars[i].tester));
+		gone = !train_tester_alive(&cars[i]);
 	store_cars_free(cars, n);
 	return gone;
 }

@@ -147,6 +147,7 @@ int train_rivals_between(struct sl_ctx *ctx, const char *skip_run, const char *t
 	*ids = out;
 	return 0;
 }
+
 /* queue.overlap: fatal, under the repository lock: the check, and the join when no rival. */
 static int join_unless_overlap(const struct train_run *tr, const struct train_ops *ops,
 			       char *why, size_t n, struct sl_err *err)

@@ -110,7 +110,7 @@ int train_tester_gone(struct sl_ctx *ctx, const char *run_id)
 	int gone = 0;
 
 	if (store_train_get(ctx->st, run_id, &c, &err) == 0) {
-		gone = c.status == TRAIN_TESTING && !(c.tester && sl_owner_alive(c.tester));
+		gone = c.status == TRAIN_TESTING && !train_tester_alive(&c);
 		store_car_release(&c);
 	}
 	return gone;

@@ -87,13 +87,18 @@ const char *train_name_of(struct train_names *c, const char *run_id)
 	return c->e[k].wo;
 }
 
+int train_tester_alive(const struct store_car *c)
+{
+	return c->tester && sl_owner_alive(c->tester);
+}
+
 int *train_testers_alive(const struct train *t, size_t upto)
 {
 	int *alive = calloc(t->n ? t->n : 1, sizeof(*alive));
 	size_t i;
 
 	for (i = 0; alive && i < t->n && i <= upto; i++)
-		alive[i] = t->cars[i].tester && sl_owner_alive(t->cars[i].tester);
+		alive[i] = train_tester_alive(&t->cars[i]);
 	return alive;
 }
 

@@ -219,6 +219,9 @@ const char *train_name_of(struct train_names *c, const char *run_id);
  */
 int *train_testers_alive(const struct train *t, size_t upto);
 
+/* 1 when a live process is named as car c's tester (core/lock.h's owner). */
+int train_tester_alive(const struct store_car *c);
+
 /* 1 when merge.gates selects at least one configured gate; "a, b" of them ("none"). */
 int train_has_merge_gates(const struct sl_config *cfg);
 void train_gate_names(const struct sl_config *cfg, char *buf, size_t n);

@@ -39,15 +39,18 @@ char *worktree_entry_path(const char *gitdir, const char *name, const char *file
 	return sl_path_fmt("%s/worktrees/%s%s%s", gitdir, name, file ? "/" : "", file ? file : "");
 }
 
-int worktree_discard(const char *gitdir, const char *wt, const char *name, struct sl_err *err)
+int worktree_discard(const char *repo_root, const char *gitdir, const char *run_id,
+		     struct sl_err *err)
 {
-	char *entry = worktree_entry_path(gitdir, name, NULL);
+	char *wt = sl_path_fmt("%s/.system/runs/%s/worktree", repo_root, run_id);
+	char *entry = worktree_entry_path(gitdir, run_id, NULL);
 	int error;
 
-	if (!entry)
+	if (!wt || !entry)
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 	else if ((error = sl_rm_rf(wt, err)) == 0)
 		error = sl_rm_rf(entry, err);
+	free(wt);
 	free(entry);
 	return error;
 }

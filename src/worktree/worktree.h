@@ -43,13 +43,15 @@ int worktree_name_valid(const char *name);
 char *worktree_entry_path(const char *gitdir, const char *name, const char *file);
 
 /*
- * Remove a final run's worktree folder `wt` that git no longer knows as a
- * worktree (its .git replaced or gone, its entry broken), and git's entry
- * of worktree `name`. Only for runs whose work is saved on their branch
- * (merged, abandoned, or with diff.patch written). Links are removed, never
- * followed. The caller holds the repository lock.
+ * Remove run `run_id`'s worktree folder (<repo_root>/.system/runs/<id>/worktree)
+ * that git no longer knows as a worktree (its .git replaced or gone, its
+ * entry broken), and git's entry of it in `gitdir`. Only for final runs
+ * whose work is saved on their branch (merged, abandoned, or with
+ * diff.patch written). Links are removed, never followed. The caller holds
+ * the repository lock.
  */
-int worktree_discard(const char *gitdir, const char *wt, const char *name, struct sl_err *err);
+int worktree_discard(const char *repo_root, const char *gitdir, const char *run_id,
+		     struct sl_err *err);
 
 /*
  * A creation of worktree `name` at `wt` killed half way (aside.c).
