@@ -539,6 +539,14 @@ wait_until() { # CONDITION [BOUND]
 	done
 }
 
+# The process PID runs (no such process, a zombie or a dead one does not).
+# /proc/PID/stat is read once: read twice, a process that ends between the
+# reads looked alive (t0240 under ASan) or not gone (t0940).
+proc_alive() { # PID
+	_pa=$(cat /proc/$1/stat 2>/dev/null) && test -n "$_pa" &&
+		! printf '%s\n' "$_pa" | sed "s/.*) //" | grep -q "^[ZX]"
+}
+
 # Wait (at most BOUND s, default 300) until FILE (a glob) exists.
 wait_for() { # GLOB [BOUND]
 	wait_until "ls $1 >/dev/null 2>&1" "${2:-300}"

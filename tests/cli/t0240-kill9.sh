@@ -66,9 +66,7 @@ for stage in preparing building gating reviewing; do
 done
 
 # Alive and not a zombie.
-# alive PID: running, not a zombie. /proc read once: a process that ends
-# between two reads made a `test -r` then `sed` say alive (seen under ASan).
-alive() { st=$(cat /proc/$1/stat 2>/dev/null) && test -n "$st" && ! printf '%s\n' "$st" | sed "s/.*) //" | grep -q "^Z"; }
+alive() { proc_alive "$1"; }
 
 test_expect_success 'kill -9 of sluice alone: the next tick ends the builder it left running' '
 	cat >"$BUILDERS/K-orphan.sh" <<-EOS &&

@@ -7,8 +7,7 @@ test_skip_unless_tool python3
 B="$FIXTURES/builders"
 
 # Alive and not a zombie (a zombie is dead; whether PID 1 reaps it is not ours).
-# /proc read once: a process ending between two reads must not read as alive (t0240)
-alive() { st=$(cat /proc/$1/stat 2>/dev/null) && test -n "$st" && ! printf '%s\n' "$st" | sed "s/.*) //" | grep -q "^Z"; }
+alive() { proc_alive "$1"; }
 
 test_expect_success 'setup' '
 	sluice_repo repo &&

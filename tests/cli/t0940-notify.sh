@@ -115,9 +115,7 @@ events() {
 }
 
 # 1 when process PID is gone: no such process, or a zombie not reaped yet.
-gone() { # PID
-	[ ! -e /proc/$1/stat ] || sed "s/.*) //" /proc/$1/stat 2>/dev/null | grep -q "^[ZX]"
-}
+gone() { ! proc_alive "$1"; }
 
 # The HTTP requests received so far.
 requests() {
