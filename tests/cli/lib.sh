@@ -539,6 +539,14 @@ wait_until() { # CONDITION [BOUND]
 	done
 }
 
+# For scripts/shape.py's tests: a fresh copy of what the check reads
+# (src/, schema/, CMakeLists.txt) in DIR.
+copy_tree() { # DIR
+	rm -rf "$1" && mkdir "$1" &&
+	cp -R "$SLUICE_SOURCE_DIR/src" "$SLUICE_SOURCE_DIR/schema" \
+		"$SLUICE_SOURCE_DIR/CMakeLists.txt" "$1/"
+}
+
 # The process PID runs (no such process, a zombie or a dead one does not).
 # /proc/PID/stat is read once: read twice, a process that ends between the
 # reads looked alive (t0240 under ASan) or not gone (t0940).

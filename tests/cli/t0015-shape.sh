@@ -9,13 +9,6 @@ command -v python3 >/dev/null 2>&1 || test_skip_all "no python3"
 
 SHAPE="$SLUICE_SOURCE_DIR/scripts/shape.py"
 
-# A fresh copy of what the check reads: src/, schema/, CMakeLists.txt.
-copy_tree() { # DIR
-	rm -rf "$1" && mkdir "$1" &&
-	cp -R "$SLUICE_SOURCE_DIR/src" "$SLUICE_SOURCE_DIR/schema" \
-		"$SLUICE_SOURCE_DIR/CMakeLists.txt" "$1/"
-}
-
 # Append a function NAME with N body lines to FILE; prints the line of its
 # signature.
 add_function() { # FILE NAME N

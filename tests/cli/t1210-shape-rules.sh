@@ -10,12 +10,6 @@ command -v python3 >/dev/null 2>&1 || test_skip_all "no python3"
 
 SHAPE="$SLUICE_SOURCE_DIR/scripts/shape.py"
 
-copy_tree() { # DIR
-	rm -rf "$1" && mkdir "$1" &&
-	cp -R "$SLUICE_SOURCE_DIR/src" "$SLUICE_SOURCE_DIR/schema" \
-		"$SLUICE_SOURCE_DIR/CMakeLists.txt" "$1/"
-}
-
 # Append to FILE a function NAME whose one body line is LINE; prints the
 # line number of that body line.
 add_function() { # FILE NAME LINE
