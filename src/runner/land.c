@@ -234,7 +234,8 @@ void runner__delete_merged_branch(struct sl_ctx *ctx, git_repository *repo,
 	    git_reference_target(ref) &&
 	    (git_oid_equal(&target, git_reference_target(ref)) ||
 	     git_graph_descendant_of(repo, &target, git_reference_target(ref)) == 1) &&
-	    git_branch_is_checked_out(ref) == 0 && git_reference_delete(ref) == 0)
+	    !worktree_branch_checked_out(git_repository_commondir(repo), name) &&
+	    git_reference_delete(ref) == 0)
 		sl_log(SL_LOG_INFO, "deleted the branch '%s' of merged run %s", run->branch_name,
 		       run->id);
 	git_reference_free(ref);

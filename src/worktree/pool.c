@@ -103,24 +103,10 @@ static void pool_close(struct pool *p)
 	p->repo = NULL;
 }
 
-/* The first line of a small file, without its newline; NULL if unreadable. */
-static char *read_line(const char *path)
-{
-	struct sl_buf b = SL_BUF_INIT;
-	struct sl_err e = SL_ERR_INIT;
-	char *line = NULL;
-
-	sl_buf_init(&b, 4096);
-	if (sl_read_file(&b, path, 4096, &e) == 0)
-		line = strndup(b.ptr ? b.ptr : "", strcspn(b.ptr ? b.ptr : "", "\r\n"));
-	sl_buf_release(&b);
-	return line;
-}
-
 /* 1 when the small file `path` holds `want` (one line; a trailing '/', as libgit2 writes, aside). */
 static int holds(const char *path, const char *want)
 {
-	char *line = read_line(path);
+	char *line = worktree__read_line(path);
 	size_t n = line ? strlen(line) : 0;
 	int same;
 
@@ -219,7 +205,7 @@ static int move_entry(const struct pool *p, const char *from, const char *to, st
 /* Entry `name`'s HEAD names the commit it was on (detached), not a branch. */
 static int detach_head(const struct pool *p, const char *name, struct sl_err *err)
 {
-	char *path = entry(p, name, "HEAD"), *line = path ? read_line(path) : NULL;
+	char *path = entry(p, name, "HEAD"), *line = path ? worktree__read_line(path) : NULL;
 	char text[GIT_OID_HEXSZ + 2];
 	git_oid oid;
 	int error = 0;
@@ -271,7 +257,7 @@ static void drop_intent(const char *root, const char *slot, const char *kind)
 /* An entry that names `dir` (or nothing that exists): ours to delete with it. */
 static int entry_is_for(const struct pool *p, const char *name, const char *dir)
 {
-	char *back = entry(p, name, "gitdir"), *line = back ? read_line(back) : NULL;
+	char *back = entry(p, name, "gitdir"), *line = back ? worktree__read_line(back) : NULL;
 	char *want = sl_path_fmt("%s/.git", dir);
 	int ours = !line || (want && !strcmp(line, want)) || !sl_path_exists(line);
 
@@ -308,7 +294,7 @@ out:
 static int slot_sound(const struct pool *p, const char *name, int *locked)
 {
 	char *dir = pool_path(p->root, name, NULL), *lock = entry(p, name, "locked");
-	char *head = entry(p, name, "HEAD"), *line = head ? read_line(head) : NULL;
+	char *head = entry(p, name, "HEAD"), *line = head ? worktree__read_line(head) : NULL;
 	int sound = dir && linked(p, dir, name) && line && strlen(line) == GIT_OID_HEXSZ;
 
 	*locked = lock && sl_path_exists(lock);
@@ -449,7 +435,7 @@ static int recover_intents(const struct pool *p, const char *kind, struct sl_err
 	if ((error = scan(p->root, kind, &slots, err)) != 0)
 		return error;
 	for (i = 0; !error && slots && slots[i]; i++) {
-		char *path = pool_path(p->root, slots[i], kind), *run = path ? read_line(path) : NULL;
+		char *path = pool_path(p->root, slots[i], kind), *run = path ? worktree__read_line(path) : NULL;
 		if (run && worktree_name_valid(run))
 			error = !strcmp(kind, ".take") ? undo_take(p, slots[i], run, err)
 						       : finish_put(p, slots[i], run, err);
@@ -1087,7 +1073,7 @@ int worktree__checkout_settings_record(git_repository *repo, const char *entry_d
 static int same_settings(const struct pool *p, const char *slot)
 {
 	char digest[SL_SHA256_HEX_LEN + 1], *path = entry(p, slot, CHECKOUT_MARK);
-	char *line = path ? read_line(path) : NULL;
+	char *line = path ? worktree__read_line(path) : NULL;
 	int same = line && checkout_settings(p->repo, digest) == 0 && !strcmp(line, digest);
 
 	free(path);
@@ -1099,7 +1085,7 @@ static int same_settings(const struct pool *p, const char *slot)
 static int same_attributes(const struct pool *p, const char *slot, const char *branch,
 			   const char *base_hex)
 {
-	char *head = entry(p, slot, "HEAD"), *line = head ? read_line(head) : NULL;
+	char *head = entry(p, slot, "HEAD"), *line = head ? worktree__read_line(head) : NULL;
 	git_reference *ref = NULL;
 	git_oid from, to;
 	int same = 0;
@@ -1433,7 +1419,7 @@ int worktree_pool_list(const char *repo_root, struct worktree_pool_slot **out, s
 	}
 	for (i = 0; i < k; i++) {
 		struct worktree_pool_slot *s = &(*out)[(*n)++];
-		char *head = entry(&p, slots[i], "HEAD"), *line = head ? read_line(head) : NULL;
+		char *head = entry(&p, slots[i], "HEAD"), *line = head ? worktree__read_line(head) : NULL;
 		s->name = strdup(slots[i]);
 		s->path = pool_path(repo_root, slots[i], NULL);
 		s->sound = slot_sound(&p, slots[i], &s->locked);

@@ -6,6 +6,7 @@
 #include "core/proc.h"
 
 #include <git2.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -53,6 +54,65 @@ int worktree_discard(const char *repo_root, const char *gitdir, const char *run_
 	free(wt);
 	free(entry);
 	return error;
+}
+
+char *worktree__read_line(const char *path)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err e = SL_ERR_INIT;
+	char *line = NULL;
+
+	sl_buf_init(&b, 4096);
+	if (sl_read_file(&b, path, 4096, &e) == 0)
+		line = strndup(b.ptr ? b.ptr : "", strcspn(b.ptr ? b.ptr : "", "\r\n"));
+	sl_buf_release(&b);
+	return line;
+}
+
+/* 1 when the HEAD file `head` is "ref: <refname>". */
+static int head_is(const char *head, const char *refname)
+{
+	char *line = head ? worktree__read_line(head) : NULL;
+	int is = line && !strncmp(line, "ref: ", 5) && !strcmp(line + 5, refname);
+
+	free(line);
+	return is;
+}
+
+/* Entry `name` of `gitdir`/worktrees: its HEAD is `refname` and its folder is there. */
+static int entry_checks_out(const char *gitdir, const char *name, const char *refname)
+{
+	char *head = worktree_entry_path(gitdir, name, "HEAD");
+	char *back = worktree_entry_path(gitdir, name, "gitdir");
+	char *dotgit = back && head_is(head, refname) ? worktree__read_line(back) : NULL;
+	char *slash = dotgit ? strrchr(dotgit, '/') : NULL;
+	int is = 0;
+
+	if (slash && slash != dotgit) {
+		*slash = '\0'; /* gitdir names <folder>/.git */
+		is = sl_path_exists(dotgit);
+	}
+	free(head);
+	free(back);
+	free(dotgit);
+	return is;
+}
+
+int worktree_branch_checked_out(const char *gitdir, const char *refname)
+{
+	char *head = sl_path_fmt("%s/HEAD", gitdir), *dir = sl_path_fmt("%s/worktrees", gitdir);
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	int is = head_is(head, refname);
+
+	while (!is && d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			is = entry_checks_out(gitdir, e->d_name, refname);
+	if (d)
+		closedir(d);
+	free(head);
+	free(dir);
+	return is;
 }
 
 int worktree_branch_name_valid(const char *branch)
@@ -150,7 +210,7 @@ int worktree__get_branch(git_reference **out, int *created, git_repository *repo
 	*created = 0;
 	rc = git_branch_lookup(out, repo, branch, GIT_BRANCH_LOCAL);
 	if (rc == 0) {
-		if (git_branch_is_checked_out(*out) == 1)
+		if (worktree_branch_checked_out(git_repository_commondir(repo), git_reference_name(*out)))
 			error = sl_err_set(err, SL_EEXISTS,
 					   "branch '%s' is already checked out in another worktree; "
 					   "use another branch or remove that worktree",
@@ -432,7 +492,9 @@ int worktree__delete_branch(git_repository *repo, const char *branch, struct sl_
 	int rc;
 
 	if ((rc = git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL)) == 0)
-		rc = git_branch_is_checked_out(ref) == 1 ? GIT_ELOCKED : git_reference_delete(ref);
+		rc = worktree_branch_checked_out(git_repository_commondir(repo), git_reference_name(ref))
+			     ? GIT_ELOCKED
+			     : git_reference_delete(ref);
 	git_reference_free(ref);
 	if (rc < 0 && rc != GIT_ENOTFOUND)
 		return sl_err_git(err, rc, "cannot delete branch '%s'", branch);
@@ -715,7 +777,8 @@ static int list_add_branch(struct worktree_list *l, git_reference *ref)
 	e->name = strdup(name);
 	if (oid)
 		git_oid_tostr(e->oid, sizeof(e->oid), oid);
-	e->has_worktree = git_branch_is_checked_out(ref) == 1;
+	e->has_worktree = worktree_branch_checked_out(
+		git_repository_commondir(git_reference_owner(ref)), git_reference_name(ref));
 	return e->name ? 0 : -1;
 }
 

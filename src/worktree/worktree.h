@@ -43,6 +43,18 @@ int worktree_name_valid(const char *name);
 char *worktree_entry_path(const char *gitdir, const char *name, const char *file);
 
 /*
+ * 1 when branch `refname` ("refs/heads/...") is the HEAD of the main
+ * checkout or of a linked worktree whose folder is there, in the common git
+ * directory `gitdir` (git_repository_commondir); 0 otherwise.
+ * Read from the HEAD files themselves, so an entry half made or half
+ * removed by another process (or junk a builder put in .git/worktrees)
+ * checks out nothing: libgit2 1.5's git_branch_is_checked_out answers 1
+ * for every branch while one entry cannot be opened (docs/RELIABILITY.md,
+ * "The worktree pool").
+ */
+int worktree_branch_checked_out(const char *gitdir, const char *refname);
+
+/*
  * Remove run `run_id`'s worktree folder (<repo_root>/.system/runs/<id>/worktree)
  * that git no longer knows as a worktree (its .git replaced or gone, its
  * entry broken), and git's entry of it in `gitdir`. Only for final runs

@@ -18,6 +18,9 @@ char *worktree__wt_branch(git_repository *repo, const char *name);
  * Delete local branch `branch` unless a worktree has it checked out: 1
  * deleted, 0 there was none, <0 an error (SL_ERROR with git's message).
  */
+/* The first line of a small file, without its newline (a new string); NULL if unreadable. */
+char *worktree__read_line(const char *path);
+
 int worktree__delete_branch(git_repository *repo, const char *branch, struct sl_err *err);
 
 /* Open the repository at `root` (no search upwards). */

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/fs.h"
@@ -213,6 +215,82 @@ static void test_remove(void **state)
 	free(path);
 }
 
+/*
+ * A half-made entry in .git/worktrees (a `git worktree add` running at the
+ * same moment, or an empty folder a builder made) is no checkout of any
+ * branch: libgit2 1.5's git_branch_is_checked_out says 1 for every branch
+ * then, which kept run branches from being deleted (and from being taken).
+ */
+static void test_half_made_entry_checks_out_nothing(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *path = NULL, *other = NULL;
+	int deleted = -1;
+
+	assert_int_equal(worktree_create(repo, "R7", "run/WO-7", base_oid(), &path, NULL, &err), 0);
+	sh("mkdir '%s/.git/worktrees/half' && mkdir '%s/.git/worktrees/junk' && "
+	   "echo gitdir >'%s/.git/worktrees/junk/commondir'", repo, repo, repo);
+	/* the branch another worktree has is still refused */
+	assert_int_equal(worktree_create(repo, "R8", "run/WO-7", base_oid(), &other, NULL, &err),
+			 SL_EEXISTS);
+	assert_non_null(strstr(err.msg, "already checked out"));
+	sl_err_clear(&err);
+	sh("git -C '%s' branch run/WO-9 main", repo);
+	assert_int_equal(worktree_create(repo, "R9", "run/WO-9", base_oid(), &other, NULL, &err), 0);
+	assert_int_equal(worktree_remove(repo, "R7", NULL, 0, 1, &deleted, &err), 0);
+	assert_int_equal(deleted, 1);
+	assert_string_equal(sh_line("git -C '%s' branch --list 'run/WO-7' | wc -l", repo), "0");
+	free(path);
+	free(other);
+}
+
+/*
+ * Another process adds and removes worktree entries (as a tester's `git
+ * worktree add` and `remove` do) while a branch is asked about: an entry
+ * that goes between git's listing and its opening never makes the branch
+ * "checked out".
+ */
+static void test_entries_churning_check_out_nothing(void **state)
+{
+	char entry[PATH_MAX + 64], file[PATH_MAX + 128], gitdir[PATH_MAX + 32];
+	const char *files[] = { "commondir", "gitdir", "HEAD" };
+	int i, k, yes = 0, status;
+	pid_t child;
+
+	sh("git -C '%s' branch run/WO-10 main", repo);
+	snprintf(gitdir, sizeof(gitdir), "%s/.git", repo);
+	snprintf(entry, sizeof(entry), "%s/.git/worktrees/churn", repo);
+	sh("mkdir -p '%s/.git/worktrees' '%s/churn-wt'", repo, tmp);
+	if ((child = fork()) == 0) {
+		for (i = 0; i < 20000; i++) {
+			if (mkdir(entry, 0777) != 0)
+				_exit(1);
+			for (k = 0; k < 3; k++) {
+				FILE *f;
+				snprintf(file, sizeof(file), "%s/%s", entry, files[k]);
+				if (!(f = fopen(file, "w")))
+					_exit(1);
+				fprintf(f, k == 0 ? "../..\n" : k == 1 ? "%s/churn-wt/.git\n" : "%s\n",
+					k == 1 ? tmp : "0123456789012345678901234567890123456789");
+				fclose(f);
+			}
+			for (k = 0; k < 3; k++) {
+				snprintf(file, sizeof(file), "%s/%s", entry, files[k]);
+				unlink(file);
+			}
+			rmdir(entry);
+		}
+		_exit(0);
+	}
+	assert_true(child > 0);
+	for (i = 0; i < 3000; i++)
+		yes += worktree_branch_checked_out(gitdir, "refs/heads/run/WO-10");
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	assert_int_equal(yes, 0);
+	assert_int_equal(worktree_branch_checked_out(gitdir, "refs/heads/main"), 1);
+}
+
 static void test_remove_force_keeps_branch(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -387,6 +465,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_path_exists_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_force_keeps_branch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_half_made_entry_checks_out_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_entries_churning_check_out_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_and_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_share_and_copy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exclude_system, setup, teardown),
