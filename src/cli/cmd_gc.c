@@ -35,6 +35,7 @@ static const char gc_help[] =
 
 struct gc_opts {
 	int keep_last;  /* -1: from the config */
+	int keep_given; /* --keep-last on the command line: the hint repeats it */
 	int dry_run;
 	int force;
 };
@@ -124,7 +125,10 @@ static int print_text(const struct gc_opts *o, const struct system_gc_plan *plan
 		}
 	}
 	print_pool(o, plan);
-	if (kept_unmerged)
+	if (kept_unmerged && o->keep_given)
+		printf("kept %zu run%s that did not merge; 'sluice gc --force --keep-last %d' "
+		       "removes them\n", kept_unmerged, kept_unmerged == 1 ? "" : "s", o->keep_last);
+	else if (kept_unmerged)
 		printf("kept %zu run%s that did not merge; 'sluice gc --force' removes them\n",
 		       kept_unmerged, kept_unmerged == 1 ? "" : "s");
 	if (o->dry_run)
@@ -181,7 +185,7 @@ int cmd_gc(struct cli *cli, int argc, char **argv)
 					      { "dry-run", no_argument, NULL, 'n' },
 					      { "force", no_argument, NULL, 'f' },
 					      { NULL, 0, NULL, 0 } };
-	struct gc_opts o = { -1, 0, 0 };
+	struct gc_opts o = { .keep_last = -1 };
 	char *end;
 	int c;
 
@@ -194,6 +198,7 @@ int cmd_gc(struct cli *cli, int argc, char **argv)
 			if (*end || end == optarg || v < 0 || v > 1000000)
 				return cli_usage("gc", "--keep-last wants a number, not '%s'", optarg);
 			o.keep_last = (int)v;
+			o.keep_given = 1;
 		} else if (c == 'n')
 			o.dry_run = 1;
 		else if (c == 'f')

@@ -32,7 +32,7 @@ test_expect_success 'gc --dry-run lists the oldest merged runs and removes nothi
 	(cd repo && ls .system/runs >../before && sluice gc --dry-run --keep-last 1 >../out &&
 	 ls .system/runs >../after) && test_cmp before after &&
 	(cd repo && for i in 1 2 3; do test_grep "^would remove $(run_of WO-$i)  WO-$i " ../out || exit 1; done) &&
-	test_grep "^kept 1 run that did not merge; .sluice gc --force. removes them$" out &&
+	test_grep "^kept 1 run that did not merge; .sluice gc --force --keep-last 1. removes them$" out &&
 	test_grep "^gc: would remove 3 runs and free [1-9][0-9]* bytes (dry run)$" out &&
 	test $(grep -c "^would remove" out) -eq 3
 '
@@ -86,9 +86,16 @@ test_expect_success 'on a terminal gc asks before removing a run that did not me
 	test_grep "kept 1 run that did not merge" out
 '
 
+test_expect_success 'the hint names the command that removes what was kept, --keep-last too' '
+	(cd repo && sluice gc --keep-last 0 </dev/null >../out) &&
+	test_grep "^kept 1 run that did not merge; .sluice gc --force --keep-last 0. removes them$" out &&
+	sed -n "s/^kept .*; .\(sluice gc .*\). removes them$/\1/p" out >hinted &&
+	echo "sluice gc --force --keep-last 0" >expect && test_cmp expect hinted
+'
+
 test_expect_success 'gc --force removes the failed run too; never the one awaiting review' '
 	(cd repo && f=$(run_of WO-F) && w=$(run_of WO-W) &&
-	 sluice gc --force --keep-last 0 >../out &&
+	 $(cat ../hinted) >../out &&
 	 test_grep "^removed $f  WO-F .*failed" ../out && test ! -e .system/runs/$f &&
 	 test -z "$(git branch --list "run/WO-F-*")" && test -z "$(git worktree list | grep $f)" &&
 	 test -d .system/runs/$w/worktree && test -n "$(git branch --list "run/WO-W-*")" &&
