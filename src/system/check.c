@@ -241,6 +241,23 @@ static void check_programs(const struct sl_config *cfg, struct sl_buf *w)
 			     cfg->reviewer.command[0]);
 }
 
+/*
+ * Which limit holds what (docs/config.md, "Which limit holds what"): a
+ * tick's worker processes, queue.jobs of them, build runs and test the
+ * train's cars alike, so a deeper train than that waits for a job.
+ */
+static void check_limits(const struct sl_config *cfg, struct sl_buf *w)
+{
+	int depth = cfg->merge.train_depth, jobs = cfg->queue.jobs;
+
+	if (jobs > 0 && depth > jobs)
+		sl_buf_addf(w, ".system/config.yaml: warning: merge.train_depth is %d but queue.jobs "
+			    "is %d: a tick's %d worker processes build runs and test the train's cars "
+			    "alike, so at most %d cars are tested at once; set queue.jobs to %d or "
+			    "more, or merge.train_depth to %d\n",
+			    depth, jobs, jobs, jobs, depth, jobs);
+}
+
 int system_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
                  struct sl_err *err)
 {
@@ -260,6 +277,7 @@ int system_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nw
 		struct sl_buf w = SL_BUF_INIT;
 		sl_config_warnings(cfg, &w);
 		check_programs(cfg, &w);
+		check_limits(cfg, &w);
 		add_relative(problems, sl_buf_cstr(&w), repo->root);
 		sl_buf_release(&w);
 	}
