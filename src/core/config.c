@@ -57,6 +57,8 @@ enum set_type { T_SECTION, T_STR, T_WORD, T_INT, T_BOOL, T_DUR, T_SIZE, T_ARGV, 
                 T_STRV, T_ENUM, T_HOOK };
 enum set_base { B_CONFIG, B_BUILDER, B_GATE };
 #define F_TOP_ONLY 1 /* builder: only, not an entry of builders: */
+#define F_TEXT 2     /* T_ENUM: "must be a text value" first */
+#define F_NOTE 4     /* remember() the node before reading it */
 
 struct setting;
 typedef void (*hook_fn)(struct ctx *c, const struct setting *s, yaml_node_t *v, void *at);
@@ -69,6 +71,8 @@ struct setting {
 	const char *def;  /* the default as config.yaml would write it, or NULL */
 	int min, max;     /* T_INT */
 	const char *hint; /* T_STRV: what the list holds, for its message */
+	const char *words; /* T_ENUM: "a|b|c", word i stored as min + i */
+	const char *msg;  /* T_ENUM: the problem, %s the value */
 	hook_fn read;     /* the whole read, or NULL: the type's */
 	hook_fn check;    /* after a good read, or NULL */
 	int flags;
@@ -264,6 +268,25 @@ bad:
 	return -1;
 }
 
+/* A word of row->words ("a|b|c"): its index plus row->min; F_TEXT: a text value first. */
+static int get_enum(struct ctx *c, const struct setting *row, yaml_node_t *v, int *out)
+{
+	const char *s = scalar(v), *w = row->words;
+	char *text = NULL;
+	size_t len;
+
+	if ((row->flags & F_TEXT) && get_str(c, v, &text, row->key) != 0)
+		return -1;
+	free(text);
+	for (int i = 0; s && *w; i++, w += len + (w[len] == '|')) {
+		len = strcspn(w, "|");
+		if (strlen(s) == len && !strncmp(s, w, len))
+			return *out = row->min + i, 0;
+	}
+	problem(c, v, row->msg, s ? s : "(a list or mapping)");
+	return -1;
+}
+
 /* A list of text items (an argv, a list of paths). */
 static int get_strv(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key,
                     const char *hint)
@@ -418,21 +441,6 @@ static void unknown(struct ctx *c, yaml_node_t *k, const char *section, const ch
 
 /* ---- sections ---------------------------------------------------------- */
 
-/* queue.overlap: resolve (the default) or fatal. */
-static void get_overlap(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	char *s = NULL;
-
-	(void)row;
-	if (get_str(c, v, &s, "queue.overlap") != 0)
-		return;
-	if (!strcmp(s, "fatal") || !strcmp(s, "resolve"))
-		*(int *)at = !strcmp(s, "fatal");
-	else
-		problem(c, v, "'queue.overlap' must be 'resolve' or 'fatal', not '%s'", s);
-	free(s);
-}
-
 /* The builder being read: an entry of `builders:`, or `builder:`. */
 static struct sl_builder *cur_builder(struct ctx *c)
 {
@@ -580,22 +588,6 @@ static void check_agent(struct ctx *c, const yaml_node_t *n, const char *name, c
 	problem(c, n, "unknown %s '%.100s'; known agents: %s", what, name, known);
 }
 
-static void get_recycle(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	char *s = NULL;
-
-	(void)row;
-	if (get_str(c, v, &s, "worktree.recycle") < 0)
-		return;
-	if (!strcmp(s, "keep-ignored") || !strcmp(s, "clean"))
-		*(int *)at = !strcmp(s, "keep-ignored");
-	else
-		problem(c, v, "unknown worktree.recycle '%s'; use clean (the default: a reused "
-			"worktree loses its ignored files too) or keep-ignored (node_modules/, "
-			"build/ and other ignored files stay from run to run)", s);
-	free(s);
-}
-
 static const char *const worktree_modes[] = { "read-write", "read-only", "none" };
 
 int sl_worktree_mode_parse(const char *name, enum sl_worktree_mode *out)
@@ -612,21 +604,6 @@ const char *sl_worktree_mode_name(enum sl_worktree_mode m)
 {
 	return (unsigned)m < sizeof(worktree_modes) / sizeof(worktree_modes[0]) ? worktree_modes[m]
 										  : "?";
-}
-
-static void get_worktree_mode(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	char *s = NULL;
-
-	(void)row;
-	if (get_str(c, v, &s, "worktree.mode") < 0)
-		return;
-	if (sl_worktree_mode_parse(s, at) != 0)
-		problem(c, v, "unknown worktree.mode '%.80s'; use " SL_WORKTREE_MODES
-			" (read-write, the default: the builder's changes are merged; read-only: "
-			"it may change nothing and the run ends in a report; none: it works in "
-			"an empty folder)", s);
-	free(s);
 }
 
 static int gate_name_ok(const char *s)
@@ -647,22 +624,16 @@ int sl_gate_read_only(const struct sl_config *cfg, const char *name)
 	return 0;
 }
 
-/* gates.<name>.worktree: read-write (the default) or read-only (the no_write guard after it). */
-static void get_gate_worktree(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+/* gates.<name>.worktree: read-only puts the gate on read_only_gates (the no_write guard after it). */
+static void read_gate_worktree(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	enum sl_worktree_mode m = SL_WORKTREE_READ_WRITE;
-	char *s = NULL;
+	int read_only = 0;
 
-	(void)row, (void)at;
-	if (get_str(c, v, &s, "gates.<name>.worktree") < 0)
-		return;
-	if (sl_worktree_mode_parse(s, &m) != 0 || m == SL_WORKTREE_NONE)
-		problem(c, v, "unknown gates.<name>.worktree '%.80s'; use read-write (the default) "
-			"or read-only (the gate must change no file: a write fails it)", s);
-	if (m == SL_WORKTREE_READ_ONLY && !sl_gate_read_only(c->cfg, c->gate->name) &&
+	(void)at;
+	if (get_enum(c, row, v, &read_only) == 0 && read_only &&
+	    !sl_gate_read_only(c->cfg, c->gate->name) &&
 	    sl_strv_push(&c->cfg->read_only_gates, c->gate->name) < 0)
 		oom(c);
-	free(s);
 }
 
 static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
@@ -1026,27 +997,6 @@ static int get_word(struct ctx *c, yaml_node_t *v, char **out, const char *key)
 	return 0;
 }
 
-/* executor.kind; it and executor.remote are where executor_check() points. */
-static void executor_kind(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	enum sl_executor_kind *kind = at;
-	char *s = NULL;
-
-	(void)row;
-	c->executor = v;
-	if (get_str(c, v, &s, "executor.kind") != 0)
-		return;
-	if (!strcmp(s, "local"))
-		*kind = SL_EXEC_LOCAL;
-	else if (!strcmp(s, "slurm"))
-		*kind = SL_EXEC_SLURM;
-	else if (!strcmp(s, "kubernetes"))
-		*kind = SL_EXEC_KUBERNETES;
-	else
-		problem(c, v, "'executor.kind' must be local, slurm or kubernetes, not '%.100s'", s);
-	free(s);
-}
-
 /* A remote kind needs a remote (and kubernetes an image). */
 static void executor_check(struct ctx *c)
 {
@@ -1145,16 +1095,12 @@ static void check_preset(struct ctx *c, const struct setting *row, yaml_node_t *
 static void remember(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	(void)at;
-	if (!strcmp(row->key, "builder.agent"))
+	if (!strncmp(row->key, "executor.", 9))
+		c->executor = v;
+	else if (!strcmp(row->key, "builder.agent"))
 		c->builder_agent = v;
 	else if (!strcmp(row->key, "merge.gates"))
 		c->merge_gates = v;
-}
-
-static void read_remote(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	c->executor = v;
-	get_word(c, v, at, row->key);
 }
 
 static void read_env(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
@@ -1190,27 +1136,6 @@ static void check_name(struct ctx *c, const struct setting *row, yaml_node_t *v,
 {
 	(void)row;
 	check_reviewer_name(c, v, *(char **)at);
-}
-
-/* reviewer.mode, reviewer.protocol: a word of row->hint ("a, b or c"), its index stored. */
-static void get_choice(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	const char *s = scalar(v), *w = row->hint;
-	int i = 0;
-	size_t len;
-
-	for (; s && *w; w += len + strspn(w + len, ", ")) {
-		len = strcspn(w, ", ");
-		if (len == 2 && !strncmp(w, "or", 2))
-			continue;
-		if (strlen(s) == len && !strncmp(s, w, len)) {
-			*(int *)at = i;
-			return;
-		}
-		i++;
-	}
-	problem(c, v, "%s must be %s, not '%s'", row->key, row->hint,
-	        s ? s : "(a list or mapping)");
 }
 
 static void check_resolver(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
@@ -1262,7 +1187,8 @@ static const struct setting rows[] = {
 	 .max = SL_JOBS_MAX},
 	{.key = "queue.allow_overlap", .type = T_BOOL, CFG(queue.allow_overlap), .def = "false"},
 	{.key = "queue.overlap", .type = T_ENUM, CFG(queue.overlap_fatal), .def = "resolve",
-	 .read = get_overlap},
+	 .words = "resolve|fatal", .flags = F_TEXT,
+	 .msg = "'queue.overlap' must be 'resolve' or 'fatal', not '%s'"},
 	{.key = "builder", .type = T_SECTION},
 	{.key = "builder.command", .type = T_ARGV, BLD(command)},
 	{.key = "builder.preset", .type = T_STR, BLD(preset), .check = check_preset},
@@ -1282,22 +1208,30 @@ static const struct setting rows[] = {
 	{.key = "worktree.hooks", .type = T_BOOL, CFG(worktree.hooks), .def = "false"},
 	{.key = "worktree.pool", .type = T_INT, CFG(worktree.pool), .def = "2", .max = 64},
 	{.key = "worktree.recycle", .type = T_ENUM, CFG(worktree.keep_ignored), .def = "clean",
-	 .read = get_recycle},
+	 .words = "clean|keep-ignored", .flags = F_TEXT,
+	 .msg = "unknown worktree.recycle '%s'; use clean (the default: a reused worktree loses "
+	        "its ignored files too) or keep-ignored (node_modules/, build/ and other ignored "
+	        "files stay from run to run)"},
 	{.key = "worktree.keep_failed", .type = T_BOOL, CFG(worktree.keep_failed), .def = "true"},
 	{.key = "worktree.mode", .type = T_ENUM, CFG(worktree.mode), .def = "read-write",
-	 .read = get_worktree_mode},
+	 .words = "read-write|read-only|none", .flags = F_TEXT,
+	 .msg = "unknown worktree.mode '%.80s'; use " SL_WORKTREE_MODES " (read-write, the "
+	        "default: the builder's changes are merged; read-only: it may change nothing and "
+	        "the run ends in a report; none: it works in an empty folder)"},
 	{.key = "gates", .type = T_HOOK, .read = read_gates},
 	{.key = "gates.<name>.command", .type = T_ARGV, GATE(argv)},
 	{.key = "gates.<name>.timeout", .type = T_DUR, GATE(timeout_ms), .def = "10m"},
 	{.key = "gates.<name>.worktree", .type = T_ENUM, .base = B_GATE, .def = "read-write",
-	 .read = get_gate_worktree},
+	 .words = "read-write|read-only", .flags = F_TEXT, .read = read_gate_worktree,
+	 .msg = "unknown gates.<name>.worktree '%.80s'; use read-write (the default) or "
+	        "read-only (the gate must change no file: a write fails it)"},
 	{.key = "retry", .type = T_HOOK, .read = read_retry},
 	{.key = "reviewer", .type = T_SECTION},
 	{.key = "reviewer.mode", .type = T_ENUM, CFG(reviewer.mode), .def = "manual",
-	 .hint = "manual, http or command", .read = get_choice},
+	 .words = "manual|http|command", .msg = "reviewer.mode must be manual, http or command, not '%s'"},
 	{.key = "reviewer.url", .type = T_STR, CFG(reviewer.url), .check = check_url},
 	{.key = "reviewer.protocol", .type = T_ENUM, CFG(reviewer.protocol), .def = "sluice",
-	 .hint = "sluice or openai", .read = get_choice},
+	 .words = "sluice|openai", .msg = "reviewer.protocol must be sluice or openai, not '%s'"},
 	{.key = "reviewer.model", .type = T_STR, CFG(reviewer.model)},
 	{.key = "reviewer.token_env", .type = T_STR, CFG(reviewer.token_env)},
 	{.key = "reviewer.timeout", .type = T_DUR, CFG(reviewer.timeout_ms), .def = "120s"},
@@ -1336,8 +1270,9 @@ static const struct setting rows[] = {
 	 .max = 100}, /* deprecated: notify.retry_for decides; 0 when not given */
 	{.key = "executor", .type = T_SECTION},
 	{.key = "executor.kind", .type = T_ENUM, CFG(executor.kind), .def = "local",
-	 .read = executor_kind},
-	{.key = "executor.remote", .type = T_WORD, CFG(executor.remote), .read = read_remote},
+	 .words = "local|slurm|kubernetes", .flags = F_TEXT | F_NOTE,
+	 .msg = "'executor.kind' must be local, slurm or kubernetes, not '%.100s'"},
+	{.key = "executor.remote", .type = T_WORD, CFG(executor.remote), .flags = F_NOTE},
 	{.key = "executor.poll", .type = T_DUR, CFG(executor.poll_ms), .def = "2s"},
 	{.key = "executor.workdir", .type = T_WORD, CFG(executor.workdir)},
 	{.key = "executor.git", .type = T_WORD, CFG(executor.git)},
@@ -1410,6 +1345,7 @@ static int read_value(struct ctx *c, const struct setting *row, yaml_node_t *v, 
 	case T_ARGV: return get_argv(c, v, at, key);
 	case T_PATHS: return get_paths(c, v, at, key);
 	case T_STRV: return get_strv(c, v, at, key, row->hint);
+	case T_ENUM: return get_enum(c, row, v, at);
 	default: return -1;
 	}
 }
@@ -1419,6 +1355,8 @@ static void read_setting(struct ctx *c, const struct setting *row, yaml_node_t *
 	void *at = row_at(c, row);
 	const char *key = row->base == B_BUILDER ? builder_key(c, leaf(row->key)) : row->key;
 
+	if (row->flags & F_NOTE)
+		remember(c, row, v, at);
 	if (row->type == T_SECTION)
 		walk_section(c, v, &(struct section){row->key, row->key, row->key, 0});
 	else if (row->read)
