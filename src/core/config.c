@@ -27,8 +27,6 @@
 
 /* ---- the walk ---------------------------------------------------------- */
 
-struct retry_walk;
-
 struct ctx {
 	const char *path;
 	yaml_document_t *doc;
@@ -38,7 +36,8 @@ struct ctx {
 	yaml_node_t *root;        /* for problems of the whole file */
 	yaml_node_t *retry_node;  /* walked after the gates, which it names */
 	struct sl_gate *gate;     /* the gate being read */
-	struct retry_walk *retry; /* the retry entry being read */
+	struct sl_retry_rule *rule; /* the retry entry being read */
+	int conditions;           /* the conditions it has */
 	yaml_node_t *merge_gates; /* merge.gates, checked after the gates */
 	yaml_node_t *executor;    /* executor.kind or .remote, for executor_check */
 	struct sl_builder *bld;   /* the entry of builders: being read, or NULL (builder:) */
@@ -55,10 +54,11 @@ struct ctx {
  */
 enum set_type { T_SECTION, T_STR, T_WORD, T_INT, T_BOOL, T_DUR, T_SIZE, T_ARGV, T_PATHS,
                 T_STRV, T_ENUM, T_HOOK };
-enum set_base { B_CONFIG, B_BUILDER, B_GATE };
+enum set_base { B_CONFIG, B_BUILDER, B_GATE, B_RETRY };
 #define F_TOP_ONLY 1 /* builder: only, not an entry of builders: */
 #define F_TEXT 2     /* T_ENUM: "must be a text value" first */
 #define F_NOTE 4     /* remember() the node before reading it */
+#define F_COND 8     /* a retry entry's condition: its kind is .cond */
 
 struct setting;
 typedef void (*hook_fn)(struct ctx *c, const struct setting *s, yaml_node_t *v, void *at);
@@ -73,6 +73,7 @@ struct setting {
 	const char *hint; /* T_STRV: what the list holds, for its message */
 	const char *words; /* T_ENUM: "a|b|c", word i stored as min + i */
 	const char *msg;  /* T_ENUM: the problem, %s the value */
+	int cond;         /* F_COND: the enum sl_retry_kind */
 	hook_fn read;     /* the whole read, or NULL: the type's */
 	hook_fn check;    /* after a good read, or NULL */
 	int flags;
@@ -679,12 +680,6 @@ static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_
 
 /* ---- retry ------------------------------------------------------------- */
 
-struct retry_walk {
-	struct sl_retry_rule *r;
-	int conditions;
-	yaml_node_t *entry;
-};
-
 static void check_template(struct ctx *c, const yaml_node_t *n, const char *tmpl,
                            sl_template_known fn, void *data, const char *where)
 {
@@ -694,48 +689,27 @@ static void check_template(struct ctx *c, const yaml_node_t *n, const char *tmpl
 		problem(c, n, "%s", e.msg);
 }
 
-static void retry_condition(struct ctx *c, const char *key, yaml_node_t *v)
+/* not: gate.<name> */
+static void read_not(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	struct sl_retry_rule *r = c->retry->r;
 	const char *s = scalar(v);
 
-	c->retry->conditions++;
-	if (!strcmp(key, "attempt")) {
-		r->kind = SL_RETRY_ATTEMPT;
-		get_int(c, v, &r->n, 1, 1000, "retry.attempt");
-	} else if (!strcmp(key, "exit")) {
-		r->kind = SL_RETRY_EXIT;
-		get_int(c, v, &r->n, 1, 1000, "retry.exit");
-	} else if (!s || strncmp(s, "gate.", 5) || !gate_name_ok(s + 5)) {
-		r->kind = SL_RETRY_NOT_GATE;
+	(void)row;
+	if (!s || strncmp(s, "gate.", 5) || !gate_name_ok(s + 5)) {
 		problem(c, v, "'not:' must name a gate as 'gate.<name>', not '%s'",
 		        s ? s : "(a list or mapping)");
-	} else {
-		r->kind = SL_RETRY_NOT_GATE;
-		free(r->gate);
-		if (!(r->gate = strdup(s + 5)))
-			oom(c);
-	}
-}
-
-/* agent: <name of builders: or preset>, session: new | keep. */
-static void retry_agent_pair(struct ctx *c, const char *key, yaml_node_t *v)
-{
-	struct sl_retry_rule *r = c->retry->r;
-	const char *s = scalar(v);
-
-	if (!strcmp(key, "session")) {
-		if (s && !strcmp(s, "new"))
-			r->session = SL_SESSION_NEW;
-		else if (s && !strcmp(s, "keep"))
-			r->session = SL_SESSION_KEEP;
-		else
-			problem(c, v, "'session' in a retry entry must be 'new' or 'keep', not '%.100s'",
-			        s ? s : "(a list or mapping)");
 		return;
 	}
-	if (get_str(c, v, &r->agent, "retry.agent") == 0)
-		check_agent(c, v, r->agent, "agent");
+	free(*(char **)at);
+	if (!(*(char **)at = strdup(s + 5)))
+		oom(c);
+}
+
+/* agent: <name of builders: or preset> */
+static void check_retry_agent(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row;
+	check_agent(c, v, *(char **)at, "agent");
 }
 
 /* ---- retry: validator conditions (validate, with, timeout) --------------- */
@@ -745,7 +719,7 @@ static void retry_agent_pair(struct ctx *c, const char *key, yaml_node_t *v)
 /* One input of 'with:': "<key>=<template>", the key a word, given once. */
 static void with_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
-	struct sl_retry_rule *r = c->retry->r;
+	struct sl_retry_rule *r = c->rule;
 	const char *s = scalar(v);
 	size_t len = strlen(key);
 	char *kv = NULL;
@@ -770,27 +744,31 @@ static void with_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_
 	free(kv);
 }
 
-static void retry_validate_pair(struct ctx *c, const char *key, yaml_node_t *v)
+/* An empty argv still marks the entry as a validator's. */
+static void read_validate(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	struct sl_retry_rule *r = c->retry->r;
+	sl_strv *argv = at;
 
-	if (!strcmp(key, "validate")) {
-		c->retry->conditions++;
-		r->kind = SL_RETRY_VALIDATE;
-		if (get_argv(c, v, &r->validate, "retry.validate") < 0 && !r->validate &&
-		    !(r->validate = calloc(1, sizeof(*r->validate))))
-			oom(c); /* an empty argv still marks the entry as a validator's */
-	} else if (!strcmp(key, "with")) {
-		if (!v || v->type != YAML_MAPPING_NODE)
-			problem(c, v, "'with' must be a mapping of inputs to templates, e.g. "
-			        "'with: {diff: \"{diff}\"}'");
-		else
-			each_pair(c, v, "with", with_pair);
-		if (!r->with && !(r->with = calloc(1, sizeof(*r->with))))
-			oom(c);
-	} else if (get_duration(c, v, &r->validate_timeout_ms, "retry.timeout") < 0) {
-		r->validate_timeout_ms = RETRY_VALIDATE_TIMEOUT_MS; /* given, though wrong */
-	}
+	if (get_argv(c, v, argv, row->key) < 0 && !*argv && !(*argv = calloc(1, sizeof(**argv))))
+		oom(c);
+}
+
+static void read_with(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row;
+	if (!v || v->type != YAML_MAPPING_NODE)
+		problem(c, v, "'with' must be a mapping of inputs to templates, e.g. "
+		        "'with: {diff: \"{diff}\"}'");
+	else
+		each_pair(c, v, "with", with_pair);
+	if (!*(sl_strv *)at && !(*(sl_strv *)at = calloc(1, sizeof(char *))))
+		oom(c);
+}
+
+static void read_timeout(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	if (get_duration(c, v, at, row->key) < 0)
+		*(int64_t *)at = RETRY_VALIDATE_TIMEOUT_MS; /* given, though wrong */
 }
 
 /* After an entry: 'with' and 'timeout' belong to a validator; its default timeout. */
@@ -818,37 +796,8 @@ static void retry_validate_check(struct ctx *c, yaml_node_t *n, const struct sl_
 	}
 }
 
-static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	struct sl_retry_rule *r = c->retry->r;
-	const char *s = scalar(v);
-
-	if (!strcmp(key, "attempt") || !strcmp(key, "exit") || !strcmp(key, "not")) {
-		retry_condition(c, key, v);
-	} else if (!strcmp(key, "builder")) {
-		get_argv(c, v, &r->builder, "retry.builder");
-	} else if (!strcmp(key, "prompt")) {
-		get_str(c, v, &r->prompt, "retry.prompt");
-	} else if (!strcmp(key, "worktree")) {
-		if (!s || strcmp(s, "reset"))
-			problem(c, v, "'worktree' in a retry entry can only be 'reset'");
-		else
-			r->worktree_reset = 1;
-	} else if (!strcmp(key, "validate") || !strcmp(key, "with") || !strcmp(key, "timeout")) {
-		retry_validate_pair(c, key, v);
-	} else if (!strcmp(key, "agent") || !strcmp(key, "session")) {
-		retry_agent_pair(c, key, v);
-	} else {
-		unknown(c, k, "a retry entry",
-		        "attempt, not, exit, validate, with, timeout, builder, agent, session, "
-		        "prompt, worktree");
-	}
-}
-
 static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
 {
-	struct retry_walk w = {r, 0, n};
-
 	memset(r, 0, sizeof(*r));
 	r->line = (int)n->start_mark.line + 1;
 	if (n->type != YAML_MAPPING_NODE) {
@@ -856,18 +805,19 @@ static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
 		        "each retry entry must be a mapping such as '- attempt: 2' or '- exit: 4'");
 		return;
 	}
-	c->retry = &w;
-	each_pair(c, n, "a retry entry", retry_pair);
-	c->retry = NULL;
+	c->rule = r;
+	c->conditions = 0;
+	walk_section(c, n, &(struct section){"retry", "a retry entry", "a retry entry", 0});
+	c->rule = NULL;
 	if (r->agent && r->builder)
 		problem(c, n, "a retry entry has both 'agent' and 'builder'; keep one (both say "
 		        "what builds from then on)");
 	retry_validate_finish(c, n, r);
-	if (w.conditions != 1)
+	if (c->conditions != 1)
 		problem(c, n,
 		        "a retry entry needs exactly one condition (attempt: N, not: gate.NAME, "
 		        "validate: [argv] or exit: N); this one has %d",
-		        w.conditions);
+		        c->conditions);
 }
 
 static void retry_list(struct ctx *c, yaml_node_t *n)
@@ -1173,6 +1123,7 @@ static void check_identity(struct ctx *c, const struct setting *row, yaml_node_t
 #define CFG(f) .base = B_CONFIG, .off = offsetof(struct sl_config, f)
 #define BLD(f) .base = B_BUILDER, .off = offsetof(struct sl_builder, f)
 #define GATE(f) .base = B_GATE, .off = offsetof(struct sl_gate, f)
+#define RETRY(f) .base = B_RETRY, .off = offsetof(struct sl_retry_rule, f)
 
 /*
  * Every key of config.yaml (docs/config.md), in the order the "known keys"
@@ -1297,6 +1248,24 @@ static const struct setting rows[] = {
 	{.key = "executor.kubernetes.git_secret", .type = T_WORD,
 	 CFG(executor.kubernetes.git_secret)},
 	{.key = "executor.kubernetes.kubectl", .type = T_WORD, CFG(executor.kubernetes.kubectl)},
+	/* an entry of the list retry: (docs/config.md, Retry); sl_config_key() stops here */
+	{.key = "retry.attempt", .type = T_INT, RETRY(n), .min = 1, .max = 1000, .flags = F_COND,
+	 .cond = SL_RETRY_ATTEMPT},
+	{.key = "retry.not", .type = T_STR, RETRY(gate), .read = read_not, .flags = F_COND,
+	 .cond = SL_RETRY_NOT_GATE},
+	{.key = "retry.exit", .type = T_INT, RETRY(n), .min = 1, .max = 1000, .flags = F_COND,
+	 .cond = SL_RETRY_EXIT},
+	{.key = "retry.validate", .type = T_ARGV, RETRY(validate), .read = read_validate,
+	 .flags = F_COND, .cond = SL_RETRY_VALIDATE},
+	{.key = "retry.with", .type = T_STRV, RETRY(with), .read = read_with},
+	{.key = "retry.timeout", .type = T_DUR, RETRY(validate_timeout_ms), .read = read_timeout},
+	{.key = "retry.builder", .type = T_ARGV, RETRY(builder)},
+	{.key = "retry.agent", .type = T_STR, RETRY(agent), .check = check_retry_agent},
+	{.key = "retry.session", .type = T_ENUM, RETRY(session), .words = "new|keep",
+	 .min = SL_SESSION_NEW, .msg = "'session' in a retry entry must be 'new' or 'keep', not '%.100s'"},
+	{.key = "retry.prompt", .type = T_STR, RETRY(prompt)},
+	{.key = "retry.worktree", .type = T_ENUM, RETRY(worktree_reset), .words = "reset", .min = 1,
+	 .msg = "'worktree' in a retry entry can only be 'reset'"},
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -1327,6 +1296,7 @@ static void *row_at(struct ctx *c, const struct setting *row)
 {
 	char *base = row->base == B_BUILDER ? (char *)cur_builder(c)
 	             : row->base == B_GATE  ? (char *)c->gate
+	             : row->base == B_RETRY ? (char *)c->rule
 	                                    : (char *)c->cfg;
 
 	return base + row->off;
@@ -1357,6 +1327,8 @@ static void read_setting(struct ctx *c, const struct setting *row, yaml_node_t *
 
 	if (row->flags & F_NOTE)
 		remember(c, row, v, at);
+	if (row->flags & F_COND)
+		c->conditions++, c->rule->kind = (enum sl_retry_kind)row->cond;
 	if (row->type == T_SECTION)
 		walk_section(c, v, &(struct section){row->key, row->key, row->key, 0});
 	else if (row->read)
@@ -1417,7 +1389,7 @@ int sl_config_key(size_t i, struct sl_config_key *out)
 	                                    "duration", "size", "argv", "paths", "list",
 	                                    "choice", "custom"};
 
-	if (i >= NROWS)
+	if (i >= NROWS || rows[i].base == B_RETRY)
 		return -1;
 	out->key = rows[i].key;
 	out->type = types[rows[i].type];
@@ -1680,14 +1652,8 @@ void sl_config_free(struct sl_config *cfg)
 	}
 	free(cfg->gates);
 	sl_strv_free(cfg->read_only_gates);
-	for (i = 0; i < cfg->nretry; i++) {
-		free(cfg->retry[i].gate);
-		sl_strv_free(cfg->retry[i].builder);
-		free(cfg->retry[i].agent);
-		free(cfg->retry[i].prompt);
-		sl_strv_free(cfg->retry[i].validate);
-		sl_strv_free(cfg->retry[i].with);
-	}
+	for (i = 0; i < cfg->nretry; i++)
+		free_rows(&cfg->retry[i], B_RETRY);
 	free(cfg->retry);
 	free(cfg);
 }
