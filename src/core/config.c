@@ -71,8 +71,8 @@ struct setting {
 	const char *def;  /* the default as config.yaml would write it, or NULL */
 	int min, max;     /* T_INT */
 	const char *hint; /* T_STRV: what the list holds, for its message */
-	const char *words; /* T_ENUM: "a|b|c", word i stored as min + i */
-	const char *msg;  /* T_ENUM: the problem, %s the value */
+	const char *words; /* T_ENUM: "a|b|c", word i stored as min + i; T_STR: the words it takes */
+	const char *msg;  /* .words: the problem, %s the value */
 	int cond;         /* F_COND: the enum sl_retry_kind */
 	hook_fn read;     /* the whole read, or NULL: the type's */
 	hook_fn check;    /* after a good read, or NULL */
@@ -108,15 +108,6 @@ static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 	sl_buf_puts(c->problems, "\n");
 }
 
-/* A URL that is no http(s) one, shown without what may be secret in it (core/url.h). */
-static void url_problem(struct ctx *c, const yaml_node_t *n, const char *key, const char *url)
-{
-	char safe[SL_URL_SAFE_MAX];
-
-	sl_url_safe(safe, sizeof(safe), url);
-	problem(c, n, "%s '%s' must start with http:// or https://", key, safe);
-}
-
 /*
  * The port of an http(s) URL, if it has one, is a number from 1 to 65535:
  * "http://host:80a/" was taken, and every delivery failed later.
@@ -142,20 +133,6 @@ static int url_port_ok(const char *url)
 		return 0;
 	port = strtol(colon + 1, &stop, 10);
 	return stop == end && port >= 1 && port <= 65535;
-}
-
-/* An http(s) URL's checks: its scheme, its port. */
-static void url_check(struct ctx *c, const yaml_node_t *n, const char *key, const char *url)
-{
-	char safe[SL_URL_SAFE_MAX];
-
-	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-		url_problem(c, n, key, url);
-	} else if (!url_port_ok(url)) {
-		sl_url_safe(safe, sizeof(safe), url);
-		problem(c, n, "%s '%s' has a port that is not a number from 1 to 65535; write "
-		        "http://HOST:PORT/ with digits, or leave the port out", key, safe);
-	}
 }
 
 static void oom(struct ctx *c)
@@ -269,23 +246,34 @@ bad:
 	return -1;
 }
 
-/* A word of row->words ("a|b|c"): its index plus row->min; F_TEXT: a text value first. */
+/* The index of s in row->words ("a|b|c"), or -1 (a problem: row->msg). */
+static int word_index(struct ctx *c, const struct setting *row, yaml_node_t *v, const char *s)
+{
+	const char *w = row->words;
+	size_t len;
+
+	for (int i = 0; s && *w; i++, w += len + (w[len] == '|')) {
+		len = strcspn(w, "|");
+		if (strlen(s) == len && !strncmp(s, w, len))
+			return i;
+	}
+	problem(c, v, row->msg, s ? s : "(a list or mapping)");
+	return -1;
+}
+
+/* T_ENUM: a word of row->words, its index plus row->min stored; F_TEXT: a text value first. */
 static int get_enum(struct ctx *c, const struct setting *row, yaml_node_t *v, int *out)
 {
-	const char *s = scalar(v), *w = row->words;
 	char *text = NULL;
-	size_t len;
+	int i;
 
 	if ((row->flags & F_TEXT) && get_str(c, v, &text, row->key) != 0)
 		return -1;
 	free(text);
-	for (int i = 0; s && *w; i++, w += len + (w[len] == '|')) {
-		len = strcspn(w, "|");
-		if (strlen(s) == len && !strncmp(s, w, len))
-			return *out = row->min + i, 0;
-	}
-	problem(c, v, row->msg, s ? s : "(a list or mapping)");
-	return -1;
+	if ((i = word_index(c, row, v, scalar(v))) < 0)
+		return -1;
+	*out = row->min + i;
+	return 0;
 }
 
 /* A list of text items (an argv, a list of paths). */
@@ -539,10 +527,11 @@ static void named_builder(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 		problem(c, v, "'builders.%s' needs exactly one of 'command' and 'preset'", key);
 }
 
-static void builders_map(struct ctx *c, yaml_node_t *v)
+static void read_builders(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	size_t n;
 
+	(void)row, (void)at;
 	if (!v || v->type != YAML_MAPPING_NODE) {
 		problem(c, v, "'builders' must be a mapping of names to builders, e.g. "
 		        "'builders: {fast: {preset: codex}}'");
@@ -905,20 +894,6 @@ int sl_reviewer_name_check(const char *name, size_t len)
 	return chars > SL_REVIEWER_NAME_MAX ? SL_NAME_TOO_LONG : SL_NAME_OK;
 }
 
-static void check_reviewer_name(struct ctx *c, const yaml_node_t *v, const char *name)
-{
-	switch (sl_reviewer_name_check(name, strlen(name))) {
-	case SL_NAME_CONTROL:
-		problem(c, v, "reviewer.name holds a control character (a newline, a tab, "
-		        "an escape); it becomes the Reviewed-by: trailer: write one line");
-		break;
-	case SL_NAME_TOO_LONG:
-		problem(c, v, "reviewer.name is longer than %d characters; it becomes the "
-		        "Reviewed-by: trailer: shorten it", SL_REVIEWER_NAME_MAX);
-		break;
-	}
-}
-
 static int merge_var_known(const char *name, void *data)
 {
 	(void)data;
@@ -1041,12 +1016,14 @@ static void check_preset(struct ctx *c, const struct setting *row, yaml_node_t *
 		        "builder.command", builder_key(c, "preset"), *(char **)at);
 }
 
-/* Where builder.agent, merge.gates and executor.kind/remote are, for the checks after the walk. */
+/* Where builder.agent, merge.gates, executor.kind/remote and retry are, for after the walk. */
 static void remember(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	(void)at;
 	if (!strncmp(row->key, "executor.", 9))
 		c->executor = v;
+	else if (!strcmp(row->key, "retry"))
+		c->retry_node = v;
 	else if (!strcmp(row->key, "builder.agent"))
 		c->builder_agent = v;
 	else if (!strcmp(row->key, "merge.gates"))
@@ -1059,42 +1036,39 @@ static void read_env(struct ctx *c, const struct setting *row, yaml_node_t *v, v
 	each_pair(c, v, builder_key(c, "env"), env_pair);
 }
 
-static void read_builders(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	(void)row, (void)at;
-	builders_map(c, v);
-}
-
 static void read_gates(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	(void)row, (void)at;
 	each_pair(c, v, "gates", gate_pair);
 }
 
-static void read_retry(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	(void)row, (void)at;
-	c->retry_node = v; /* walked after the gates, which it names */
-}
-
+/* An http(s) URL's checks, shown without what may be secret in it (core/url.h). */
 static void check_url(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	url_check(c, v, row->key, *(char **)at);
+	const char *url = *(char **)at;
+	char safe[SL_URL_SAFE_MAX];
+
+	sl_url_safe(safe, sizeof(safe), url);
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		problem(c, v, "%s '%s' must start with http:// or https://", row->key, safe);
+	else if (!url_port_ok(url))
+		problem(c, v, "%s '%s' has a port that is not a number from 1 to 65535; write "
+		        "http://HOST:PORT/ with digits, or leave the port out", row->key, safe);
 }
 
 static void check_name(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	(void)row;
-	check_reviewer_name(c, v, *(char **)at);
-}
-
-static void check_resolver(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	const char *s = *(char **)at;
-
-	(void)row;
-	if (strcmp(s, "builder") && strcmp(s, "none"))
-		problem(c, v, "merge.resolver must be builder or none, not '%s'", s);
+	switch (sl_reviewer_name_check(*(char **)at, strlen(*(char **)at))) {
+	case SL_NAME_CONTROL:
+		problem(c, v, "reviewer.name holds a control character (a newline, a tab, "
+		        "an escape); it becomes the Reviewed-by: trailer: write one line");
+		break;
+	case SL_NAME_TOO_LONG:
+		problem(c, v, "reviewer.name is longer than %d characters; it becomes the "
+		        "Reviewed-by: trailer: shorten it", SL_REVIEWER_NAME_MAX);
+		break;
+	}
 }
 
 static void check_message(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
@@ -1176,7 +1150,7 @@ static const struct setting rows[] = {
 	 .words = "read-write|read-only", .flags = F_TEXT, .read = read_gate_worktree,
 	 .msg = "unknown gates.<name>.worktree '%.80s'; use read-write (the default) or "
 	        "read-only (the gate must change no file: a write fails it)"},
-	{.key = "retry", .type = T_HOOK, .read = read_retry},
+	{.key = "retry", .type = T_HOOK, .flags = F_NOTE}, /* walked after the gates it names */
 	{.key = "reviewer", .type = T_SECTION},
 	{.key = "reviewer.mode", .type = T_ENUM, CFG(reviewer.mode), .def = "manual",
 	 .words = "manual|http|command", .msg = "reviewer.mode must be manual, http or command, not '%s'"},
@@ -1194,7 +1168,7 @@ static const struct setting rows[] = {
 	{.key = "reviewer.name", .type = T_STR, CFG(reviewer.name), .check = check_name},
 	{.key = "merge", .type = T_SECTION},
 	{.key = "merge.resolver", .type = T_STR, CFG(merge.resolver), .def = "builder",
-	 .check = check_resolver},
+	 .words = "builder|none", .msg = "merge.resolver must be builder or none, not '%s'"},
 	{.key = "merge.resolve_attempts", .type = T_INT, CFG(merge.resolve_attempts), .def = "2",
 	 .max = 100},
 	{.key = "merge.verify", .type = T_BOOL, CFG(merge.verify), .def = "true"},
@@ -1306,7 +1280,10 @@ static int read_value(struct ctx *c, const struct setting *row, yaml_node_t *v, 
                       const char *key)
 {
 	switch (row->type) {
-	case T_STR: return get_str(c, v, at, key);
+	case T_STR:
+		if (get_str(c, v, at, key) != 0)
+			return -1;
+		return row->words && word_index(c, row, v, *(char **)at) < 0 ? -1 : 0;
 	case T_WORD: return get_word(c, v, at, key);
 	case T_INT: return get_int(c, v, at, row->min, row->max, key);
 	case T_BOOL: return get_bool(c, v, at, key);

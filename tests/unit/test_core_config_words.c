@@ -80,6 +80,16 @@ static const struct {
 	{"retry:\n  - validate: []\n  - exit: 3\n",
 	 "config.yaml:2:15: 'retry.validate' is an empty list; give the program and its "
 	 "arguments\n"},
+	{"merge:\n  resolver: human\n",
+	 "config.yaml:2:13: merge.resolver must be builder or none, not 'human'\n"},
+	{"notify:\n  url: ftp://u:secret@h/\n",
+	 "config.yaml:2:8: notify.url 'ftp://h/' must start with http:// or https://\n"},
+	{"reviewer:\n  url: http://h:80a/\n",
+	 "config.yaml:2:8: reviewer.url 'http://h:80a/' has a port that is not a number from 1 "
+	 "to 65535; write http://HOST:PORT/ with digits, or leave the port out\n"},
+	{"reviewer:\n  name: \"a\\tb\"\n",
+	 "config.yaml:2:9: reviewer.name holds a control character (a newline, a tab, an "
+	 "escape); it becomes the Reviewed-by: trailer: write one line\n"},
 	{"retry:\n  - 5\n", "config.yaml:2:5: each retry entry must be a mapping such as '- "
 	 "attempt: 2' or '- exit: 4'\n"},
 };
