@@ -606,6 +606,15 @@ static int gate_name_ok(const char *s)
 	return 1;
 }
 
+/* 1 when `name` is a gate of gates: (read so far). */
+static int gate_known(const struct sl_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->ngates; i++)
+		if (!strcmp(cfg->gates[i].name, name))
+			return 1;
+	return 0;
+}
+
 int sl_gate_read_only(const struct sl_config *cfg, const char *name)
 {
 	for (char **g = cfg ? cfg->read_only_gates : NULL; g && *g && name; g++)
@@ -630,17 +639,15 @@ static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_
 {
 	struct sl_config *cfg = c->cfg;
 	struct sl_gate *g;
-	size_t i;
 
 	if (!gate_name_ok(key)) {
 		problem(c, k, "gate name '%s' may use only letters, digits, '_' and '-'", key);
 		return;
 	}
-	for (i = 0; i < cfg->ngates; i++)
-		if (!strcmp(cfg->gates[i].name, key)) {
-			problem(c, k, "gate '%s' is defined twice; keep one", key);
-			return;
-		}
+	if (gate_known(cfg, key)) {
+		problem(c, k, "gate '%s' is defined twice; keep one", key);
+		return;
+	}
 	if (!(g = realloc(cfg->gates, (cfg->ngates + 1) * sizeof(*g)))) {
 		oom(c);
 		return;
@@ -839,7 +846,7 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 	struct sl_config *cfg = c->cfg;
 	char **names = calloc(cfg->ngates + 1, sizeof(*names));
 	char where[64];
-	size_t i, j, exits = 0;
+	size_t i, exits = 0;
 
 	if (!names) {
 		oom(c);
@@ -853,16 +860,11 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 			exits++;
 		/* "builder", "review", "no_write", "job": the pseudo-gates of the retry rules (build/build.h) */
 		if (r->kind == SL_RETRY_NOT_GATE && r->gate && strcmp(r->gate, "builder") &&
-		    strcmp(r->gate, "review") && strcmp(r->gate, "no_write") && strcmp(r->gate, "job")) {
-			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)
-				;
-			if (j == cfg->ngates)
-				problem(c, n,
-				        "retry entry at line %d: 'not: gate.%s' names no configured "
-				        "gate (nor gate.builder, gate.review, gate.no_write or gate.job); define it under "
-				        "'gates' or fix the name",
-				        r->line, r->gate);
-		}
+		    strcmp(r->gate, "review") && strcmp(r->gate, "no_write") &&
+		    strcmp(r->gate, "job") && !gate_known(cfg, r->gate))
+			problem(c, n, "retry entry at line %d: 'not: gate.%s' names no configured "
+			        "gate (nor gate.builder, gate.review, gate.no_write or gate.job); "
+			        "define it under 'gates' or fix the name", r->line, r->gate);
 		retry_validate_check(c, n, r, names);
 		if (r->prompt) {
 			snprintf(where, sizeof(where), "the retry prompt at line %d", r->line);
@@ -1394,17 +1396,11 @@ static void free_rows(void *p, enum set_base base)
 static void merge_gates_check(struct ctx *c)
 {
 	struct sl_config *cfg = c->cfg;
-	size_t i, j;
 
-	for (i = 0; cfg->merge.gates && cfg->merge.gates[i]; i++) {
-		for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, cfg->merge.gates[i]); j++)
-			;
-		if (j == cfg->ngates)
-			problem(c, c->merge_gates,
-			        "merge.gates names '%.200s', which is no configured gate; define it "
-			        "under 'gates' or fix the name",
-			        cfg->merge.gates[i]);
-	}
+	for (size_t i = 0; cfg->merge.gates && cfg->merge.gates[i]; i++)
+		if (!gate_known(cfg, cfg->merge.gates[i]))
+			problem(c, c->merge_gates, "merge.gates names '%.200s', which is no configured "
+			        "gate; define it under 'gates' or fix the name", cfg->merge.gates[i]);
 }
 
 /* builder.agent names a known agent, and is the only way builder: says what builds. */
@@ -1536,27 +1532,14 @@ static int read_config(struct sl_buf *data, const char *path, struct sl_err *err
 int sl_config_load(struct sl_config **out, const char *path, struct sl_err *err)
 {
 	struct sl_buf data = SL_BUF_INIT, problems = SL_BUF_INIT;
-	struct sl_config *cfg = NULL;
-	int error = 0, n;
+	int error, n;
 
 	*out = NULL;
-	if ((error = read_config(&data, path, err)) != 0)
-		goto out;
-	if (!(cfg = calloc(1, sizeof(*cfg))) || set_defaults(cfg) < 0 ||
-	    !(cfg->path = strdup(path))) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	if ((n = walk(cfg, path, data.ptr ? data.ptr : "", data.len, &problems)) != 0) {
-		const char *msg = sl_buf_cstr(&problems);
-		error = sl_err_set(err, n < 0 ? SL_ERROR : SL_EINVALID, "%.*s",
-		                   (int)strcspn(msg, "\n"), n < 0 ? "out of memory" : msg);
-		goto out;
-	}
-	*out = cfg;
-	cfg = NULL;
-out:
-	sl_config_free(cfg);
+	if ((error = read_config(&data, path, err)) == 0 &&
+	    (n = sl_config_parse(out, path, data.ptr ? data.ptr : "", data.len, &problems, err)))
+		error = n < 0 ? n : sl_err_set(err, SL_EINVALID, "%.*s",
+		                               (int)strcspn(sl_buf_cstr(&problems), "\n"),
+		                               sl_buf_cstr(&problems));
 	sl_buf_release(&data);
 	sl_buf_release(&problems);
 	return error;
@@ -1565,19 +1548,10 @@ out:
 int sl_config_check(const char *path, struct sl_buf *problems, struct sl_err *err)
 {
 	struct sl_buf data = SL_BUF_INIT;
-	struct sl_config *cfg = calloc(1, sizeof(*cfg));
-	int n;
+	int n = read_config(&data, path, err);
 
-	if (!cfg || set_defaults(cfg) < 0) {
-		n = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	if ((n = read_config(&data, path, err)) != 0)
-		goto out;
-	if ((n = walk(cfg, path, data.ptr ? data.ptr : "", data.len, problems)) < 0)
-		n = sl_err_set(err, SL_ERROR, "out of memory");
-out:
-	sl_config_free(cfg);
+	if (n == 0)
+		n = sl_config_parse(NULL, path, data.ptr ? data.ptr : "", data.len, problems, err);
 	sl_buf_release(&data);
 	return n;
 }
