@@ -365,31 +365,24 @@ static int names_root(const char *p)
 
 static int get_paths(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key)
 {
-	size_t i;
-
 	if (get_strv(c, n, out, key, " of paths relative to the repository root") < 0)
 		return -1;
-	for (i = 0; (*out)[i]; i++)
-		if (names_private_dir((*out)[i])) {
-			problem(c, n,
-			        "'%s' entry '%s' names git's or sluice's own folder (.git, "
-			        ".system); share or copy files of the project only",
-			        key, (*out)[i]);
-			return -1;
-		} else if (names_root((*out)[i])) {
-			problem(c, n,
-			        "'%s' entry '%s' is the repository itself; name a file or folder "
-			        "in it (node_modules, .venv)",
-			        key, (*out)[i]);
-			return -1;
-		} else if (!sl_path_is_safe_relative((*out)[i])) {
-			problem(c, n,
-			        "'%s' entry '%s' is not a path inside the repository; use a "
-			        "relative "
-			        "path without '..'",
-			        key, (*out)[i]);
+	for (size_t i = 0; (*out)[i]; i++) {
+		const char *p = (*out)[i];
+		const char *why = names_private_dir(p)
+		        ? "names git's or sluice's own folder (.git, .system); share or copy files "
+		          "of the project only"
+		        : names_root(p) ? "is the repository itself; name a file or folder in it "
+		                          "(node_modules, .venv)"
+		        : !sl_path_is_safe_relative(p)
+		                ? "is not a path inside the repository; use a relative path "
+		                  "without '..'"
+		                : NULL;
+		if (why) {
+			problem(c, n, "'%s' entry '%s' %s", key, p, why);
 			return -1;
 		}
+	}
 	return 0;
 }
 
