@@ -48,9 +48,10 @@ struct ctx {
 
 /*
  * The settings: one row per key, read by one walker (walk_section()).
- * A row's value lives at `off` in the config, the builder being read, or
- * the gate being read; `read` replaces the reader of its type where the
+ * A row's value lives at `off` in the config, the builder, the gate or the
+ * retry entry being read; `read` replaces the reader of its type where the
  * shape or the message is the key's own, `check` runs after a good read.
+ * A setting of a few words says them (.words) and its problem (.msg).
  */
 enum set_type { T_SECTION, T_STR, T_WORD, T_INT, T_BOOL, T_DUR, T_SIZE, T_ARGV, T_PATHS,
                 T_STRV, T_ENUM, T_HOOK };
@@ -69,7 +70,7 @@ struct setting {
 	enum set_base base;
 	size_t off;
 	const char *def;  /* the default as config.yaml would write it, or NULL */
-	int min, max;     /* T_INT */
+	int min, max;     /* T_INT; .words: min is the first word's value */
 	const char *hint; /* T_STRV: what the list holds, for its message */
 	const char *words; /* T_ENUM: "a|b|c", word i stored as min + i; T_STR: the words it takes */
 	const char *msg;  /* .words: the problem, %s the value */
