@@ -27,8 +27,6 @@
 
 /* ---- the walk ---------------------------------------------------------- */
 
-struct retry_walk;
-
 struct ctx {
 	const char *path;
 	yaml_document_t *doc;
@@ -38,7 +36,8 @@ struct ctx {
 	yaml_node_t *root;        /* for problems of the whole file */
 	yaml_node_t *retry_node;  /* walked after the gates, which it names */
 	struct sl_gate *gate;     /* the gate being read */
-	struct retry_walk *retry; /* the retry entry being read */
+	struct sl_retry_rule *rule; /* the retry entry being read */
+	int conditions;           /* the conditions it has */
 	yaml_node_t *merge_gates; /* merge.gates, checked after the gates */
 	yaml_node_t *executor;    /* executor.kind or .remote, for executor_check */
 	struct sl_builder *bld;   /* the entry of builders: being read, or NULL (builder:) */
@@ -49,14 +48,18 @@ struct ctx {
 
 /*
  * The settings: one row per key, read by one walker (walk_section()).
- * A row's value lives at `off` in the config, the builder being read, or
- * the gate being read; `read` replaces the reader of its type where the
+ * A row's value lives at `off` in the config, the builder, the gate or the
+ * retry entry being read; `read` replaces the reader of its type where the
  * shape or the message is the key's own, `check` runs after a good read.
+ * A setting of a few words says them (.words) and its problem (.msg).
  */
 enum set_type { T_SECTION, T_STR, T_WORD, T_INT, T_BOOL, T_DUR, T_SIZE, T_ARGV, T_PATHS,
                 T_STRV, T_ENUM, T_HOOK };
-enum set_base { B_CONFIG, B_BUILDER, B_GATE };
+enum set_base { B_CONFIG, B_BUILDER, B_GATE, B_RETRY };
 #define F_TOP_ONLY 1 /* builder: only, not an entry of builders: */
+#define F_TEXT 2     /* T_ENUM: "must be a text value" first */
+#define F_NOTE 4     /* remember() the node before reading it */
+#define F_COND 8     /* a retry entry's condition: its kind is .cond */
 
 struct setting;
 typedef void (*hook_fn)(struct ctx *c, const struct setting *s, yaml_node_t *v, void *at);
@@ -67,8 +70,11 @@ struct setting {
 	enum set_base base;
 	size_t off;
 	const char *def;  /* the default as config.yaml would write it, or NULL */
-	int min, max;     /* T_INT */
+	int min, max;     /* T_INT; .words: min is the first word's value */
 	const char *hint; /* T_STRV: what the list holds, for its message */
+	const char *words; /* T_ENUM: "a|b|c", word i stored as min + i; T_STR: the words it takes */
+	const char *msg;  /* .words: the problem, %s the value */
+	int cond;         /* F_COND: the enum sl_retry_kind */
 	hook_fn read;     /* the whole read, or NULL: the type's */
 	hook_fn check;    /* after a good read, or NULL */
 	int flags;
@@ -103,15 +109,6 @@ static void problem(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 	sl_buf_puts(c->problems, "\n");
 }
 
-/* A URL that is no http(s) one, shown without what may be secret in it (core/url.h). */
-static void url_problem(struct ctx *c, const yaml_node_t *n, const char *key, const char *url)
-{
-	char safe[SL_URL_SAFE_MAX];
-
-	sl_url_safe(safe, sizeof(safe), url);
-	problem(c, n, "%s '%s' must start with http:// or https://", key, safe);
-}
-
 /*
  * The port of an http(s) URL, if it has one, is a number from 1 to 65535:
  * "http://host:80a/" was taken, and every delivery failed later.
@@ -137,20 +134,6 @@ static int url_port_ok(const char *url)
 		return 0;
 	port = strtol(colon + 1, &stop, 10);
 	return stop == end && port >= 1 && port <= 65535;
-}
-
-/* An http(s) URL's checks: its scheme, its port. */
-static void url_check(struct ctx *c, const yaml_node_t *n, const char *key, const char *url)
-{
-	char safe[SL_URL_SAFE_MAX];
-
-	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-		url_problem(c, n, key, url);
-	} else if (!url_port_ok(url)) {
-		sl_url_safe(safe, sizeof(safe), url);
-		problem(c, n, "%s '%s' has a port that is not a number from 1 to 65535; write "
-		        "http://HOST:PORT/ with digits, or leave the port out", key, safe);
-	}
 }
 
 static void oom(struct ctx *c)
@@ -264,6 +247,36 @@ bad:
 	return -1;
 }
 
+/* The index of s in row->words ("a|b|c"), or -1 (a problem: row->msg). */
+static int word_index(struct ctx *c, const struct setting *row, yaml_node_t *v, const char *s)
+{
+	const char *w = row->words;
+	size_t len;
+
+	for (int i = 0; s && *w; i++, w += len + (w[len] == '|')) {
+		len = strcspn(w, "|");
+		if (strlen(s) == len && !strncmp(s, w, len))
+			return i;
+	}
+	problem(c, v, row->msg, s ? s : "(a list or mapping)");
+	return -1;
+}
+
+/* T_ENUM: a word of row->words, its index plus row->min stored; F_TEXT: a text value first. */
+static int get_enum(struct ctx *c, const struct setting *row, yaml_node_t *v, int *out)
+{
+	char *text = NULL;
+	int i;
+
+	if ((row->flags & F_TEXT) && get_str(c, v, &text, row->key) != 0)
+		return -1;
+	free(text);
+	if ((i = word_index(c, row, v, scalar(v))) < 0)
+		return -1;
+	*out = row->min + i;
+	return 0;
+}
+
 /* A list of text items (an argv, a list of paths). */
 static int get_strv(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key,
                     const char *hint)
@@ -353,31 +366,24 @@ static int names_root(const char *p)
 
 static int get_paths(struct ctx *c, const yaml_node_t *n, sl_strv *out, const char *key)
 {
-	size_t i;
-
 	if (get_strv(c, n, out, key, " of paths relative to the repository root") < 0)
 		return -1;
-	for (i = 0; (*out)[i]; i++)
-		if (names_private_dir((*out)[i])) {
-			problem(c, n,
-			        "'%s' entry '%s' names git's or sluice's own folder (.git, "
-			        ".system); share or copy files of the project only",
-			        key, (*out)[i]);
-			return -1;
-		} else if (names_root((*out)[i])) {
-			problem(c, n,
-			        "'%s' entry '%s' is the repository itself; name a file or folder "
-			        "in it (node_modules, .venv)",
-			        key, (*out)[i]);
-			return -1;
-		} else if (!sl_path_is_safe_relative((*out)[i])) {
-			problem(c, n,
-			        "'%s' entry '%s' is not a path inside the repository; use a "
-			        "relative "
-			        "path without '..'",
-			        key, (*out)[i]);
+	for (size_t i = 0; (*out)[i]; i++) {
+		const char *p = (*out)[i];
+		const char *why = names_private_dir(p)
+		        ? "names git's or sluice's own folder (.git, .system); share or copy files "
+		          "of the project only"
+		        : names_root(p) ? "is the repository itself; name a file or folder in it "
+		                          "(node_modules, .venv)"
+		        : !sl_path_is_safe_relative(p)
+		                ? "is not a path inside the repository; use a relative path "
+		                  "without '..'"
+		                : NULL;
+		if (why) {
+			problem(c, n, "'%s' entry '%s' %s", key, p, why);
 			return -1;
 		}
+	}
 	return 0;
 }
 
@@ -417,21 +423,6 @@ static void unknown(struct ctx *c, yaml_node_t *k, const char *section, const ch
 }
 
 /* ---- sections ---------------------------------------------------------- */
-
-/* queue.overlap: resolve (the default) or fatal. */
-static void get_overlap(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	char *s = NULL;
-
-	(void)row;
-	if (get_str(c, v, &s, "queue.overlap") != 0)
-		return;
-	if (!strcmp(s, "fatal") || !strcmp(s, "resolve"))
-		*(int *)at = !strcmp(s, "fatal");
-	else
-		problem(c, v, "'queue.overlap' must be 'resolve' or 'fatal', not '%s'", s);
-	free(s);
-}
 
 /* The builder being read: an entry of `builders:`, or `builder:`. */
 static struct sl_builder *cur_builder(struct ctx *c)
@@ -530,10 +521,11 @@ static void named_builder(struct ctx *c, const char *key, yaml_node_t *k, yaml_n
 		problem(c, v, "'builders.%s' needs exactly one of 'command' and 'preset'", key);
 }
 
-static void builders_map(struct ctx *c, yaml_node_t *v)
+static void read_builders(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	size_t n;
 
+	(void)row, (void)at;
 	if (!v || v->type != YAML_MAPPING_NODE) {
 		problem(c, v, "'builders' must be a mapping of names to builders, e.g. "
 		        "'builders: {fast: {preset: codex}}'");
@@ -580,22 +572,6 @@ static void check_agent(struct ctx *c, const yaml_node_t *n, const char *name, c
 	problem(c, n, "unknown %s '%.100s'; known agents: %s", what, name, known);
 }
 
-static void get_recycle(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	char *s = NULL;
-
-	(void)row;
-	if (get_str(c, v, &s, "worktree.recycle") < 0)
-		return;
-	if (!strcmp(s, "keep-ignored") || !strcmp(s, "clean"))
-		*(int *)at = !strcmp(s, "keep-ignored");
-	else
-		problem(c, v, "unknown worktree.recycle '%s'; use clean (the default: a reused "
-			"worktree loses its ignored files too) or keep-ignored (node_modules/, "
-			"build/ and other ignored files stay from run to run)", s);
-	free(s);
-}
-
 static const char *const worktree_modes[] = { "read-write", "read-only", "none" };
 
 int sl_worktree_mode_parse(const char *name, enum sl_worktree_mode *out)
@@ -614,21 +590,6 @@ const char *sl_worktree_mode_name(enum sl_worktree_mode m)
 										  : "?";
 }
 
-static void get_worktree_mode(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	char *s = NULL;
-
-	(void)row;
-	if (get_str(c, v, &s, "worktree.mode") < 0)
-		return;
-	if (sl_worktree_mode_parse(s, at) != 0)
-		problem(c, v, "unknown worktree.mode '%.80s'; use " SL_WORKTREE_MODES
-			" (read-write, the default: the builder's changes are merged; read-only: "
-			"it may change nothing and the run ends in a report; none: it works in "
-			"an empty folder)", s);
-	free(s);
-}
-
 static int gate_name_ok(const char *s)
 {
 	if (!*s)
@@ -639,6 +600,15 @@ static int gate_name_ok(const char *s)
 	return 1;
 }
 
+/* 1 when `name` is a gate of gates: (read so far). */
+static int gate_known(const struct sl_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->ngates; i++)
+		if (!strcmp(cfg->gates[i].name, name))
+			return 1;
+	return 0;
+}
+
 int sl_gate_read_only(const struct sl_config *cfg, const char *name)
 {
 	for (char **g = cfg ? cfg->read_only_gates : NULL; g && *g && name; g++)
@@ -647,39 +617,31 @@ int sl_gate_read_only(const struct sl_config *cfg, const char *name)
 	return 0;
 }
 
-/* gates.<name>.worktree: read-write (the default) or read-only (the no_write guard after it). */
-static void get_gate_worktree(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+/* gates.<name>.worktree: read-only puts the gate on read_only_gates (the no_write guard after it). */
+static void read_gate_worktree(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	enum sl_worktree_mode m = SL_WORKTREE_READ_WRITE;
-	char *s = NULL;
+	int read_only = 0;
 
-	(void)row, (void)at;
-	if (get_str(c, v, &s, "gates.<name>.worktree") < 0)
-		return;
-	if (sl_worktree_mode_parse(s, &m) != 0 || m == SL_WORKTREE_NONE)
-		problem(c, v, "unknown gates.<name>.worktree '%.80s'; use read-write (the default) "
-			"or read-only (the gate must change no file: a write fails it)", s);
-	if (m == SL_WORKTREE_READ_ONLY && !sl_gate_read_only(c->cfg, c->gate->name) &&
+	(void)at;
+	if (get_enum(c, row, v, &read_only) == 0 && read_only &&
+	    !sl_gate_read_only(c->cfg, c->gate->name) &&
 	    sl_strv_push(&c->cfg->read_only_gates, c->gate->name) < 0)
 		oom(c);
-	free(s);
 }
 
 static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	struct sl_config *cfg = c->cfg;
 	struct sl_gate *g;
-	size_t i;
 
 	if (!gate_name_ok(key)) {
 		problem(c, k, "gate name '%s' may use only letters, digits, '_' and '-'", key);
 		return;
 	}
-	for (i = 0; i < cfg->ngates; i++)
-		if (!strcmp(cfg->gates[i].name, key)) {
-			problem(c, k, "gate '%s' is defined twice; keep one", key);
-			return;
-		}
+	if (gate_known(cfg, key)) {
+		problem(c, k, "gate '%s' is defined twice; keep one", key);
+		return;
+	}
 	if (!(g = realloc(cfg->gates, (cfg->ngates + 1) * sizeof(*g)))) {
 		oom(c);
 		return;
@@ -708,12 +670,6 @@ static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_
 
 /* ---- retry ------------------------------------------------------------- */
 
-struct retry_walk {
-	struct sl_retry_rule *r;
-	int conditions;
-	yaml_node_t *entry;
-};
-
 static void check_template(struct ctx *c, const yaml_node_t *n, const char *tmpl,
                            sl_template_known fn, void *data, const char *where)
 {
@@ -723,48 +679,27 @@ static void check_template(struct ctx *c, const yaml_node_t *n, const char *tmpl
 		problem(c, n, "%s", e.msg);
 }
 
-static void retry_condition(struct ctx *c, const char *key, yaml_node_t *v)
+/* not: gate.<name> */
+static void read_not(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	struct sl_retry_rule *r = c->retry->r;
 	const char *s = scalar(v);
 
-	c->retry->conditions++;
-	if (!strcmp(key, "attempt")) {
-		r->kind = SL_RETRY_ATTEMPT;
-		get_int(c, v, &r->n, 1, 1000, "retry.attempt");
-	} else if (!strcmp(key, "exit")) {
-		r->kind = SL_RETRY_EXIT;
-		get_int(c, v, &r->n, 1, 1000, "retry.exit");
-	} else if (!s || strncmp(s, "gate.", 5) || !gate_name_ok(s + 5)) {
-		r->kind = SL_RETRY_NOT_GATE;
+	(void)row;
+	if (!s || strncmp(s, "gate.", 5) || !gate_name_ok(s + 5)) {
 		problem(c, v, "'not:' must name a gate as 'gate.<name>', not '%s'",
 		        s ? s : "(a list or mapping)");
-	} else {
-		r->kind = SL_RETRY_NOT_GATE;
-		free(r->gate);
-		if (!(r->gate = strdup(s + 5)))
-			oom(c);
-	}
-}
-
-/* agent: <name of builders: or preset>, session: new | keep. */
-static void retry_agent_pair(struct ctx *c, const char *key, yaml_node_t *v)
-{
-	struct sl_retry_rule *r = c->retry->r;
-	const char *s = scalar(v);
-
-	if (!strcmp(key, "session")) {
-		if (s && !strcmp(s, "new"))
-			r->session = SL_SESSION_NEW;
-		else if (s && !strcmp(s, "keep"))
-			r->session = SL_SESSION_KEEP;
-		else
-			problem(c, v, "'session' in a retry entry must be 'new' or 'keep', not '%.100s'",
-			        s ? s : "(a list or mapping)");
 		return;
 	}
-	if (get_str(c, v, &r->agent, "retry.agent") == 0)
-		check_agent(c, v, r->agent, "agent");
+	free(*(char **)at);
+	if (!(*(char **)at = strdup(s + 5)))
+		oom(c);
+}
+
+/* agent: <name of builders: or preset> */
+static void check_retry_agent(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row;
+	check_agent(c, v, *(char **)at, "agent");
 }
 
 /* ---- retry: validator conditions (validate, with, timeout) --------------- */
@@ -774,7 +709,7 @@ static void retry_agent_pair(struct ctx *c, const char *key, yaml_node_t *v)
 /* One input of 'with:': "<key>=<template>", the key a word, given once. */
 static void with_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
-	struct sl_retry_rule *r = c->retry->r;
+	struct sl_retry_rule *r = c->rule;
 	const char *s = scalar(v);
 	size_t len = strlen(key);
 	char *kv = NULL;
@@ -799,27 +734,31 @@ static void with_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_
 	free(kv);
 }
 
-static void retry_validate_pair(struct ctx *c, const char *key, yaml_node_t *v)
+/* An empty argv still marks the entry as a validator's. */
+static void read_validate(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	struct sl_retry_rule *r = c->retry->r;
+	sl_strv *argv = at;
 
-	if (!strcmp(key, "validate")) {
-		c->retry->conditions++;
-		r->kind = SL_RETRY_VALIDATE;
-		if (get_argv(c, v, &r->validate, "retry.validate") < 0 && !r->validate &&
-		    !(r->validate = calloc(1, sizeof(*r->validate))))
-			oom(c); /* an empty argv still marks the entry as a validator's */
-	} else if (!strcmp(key, "with")) {
-		if (!v || v->type != YAML_MAPPING_NODE)
-			problem(c, v, "'with' must be a mapping of inputs to templates, e.g. "
-			        "'with: {diff: \"{diff}\"}'");
-		else
-			each_pair(c, v, "with", with_pair);
-		if (!r->with && !(r->with = calloc(1, sizeof(*r->with))))
-			oom(c);
-	} else if (get_duration(c, v, &r->validate_timeout_ms, "retry.timeout") < 0) {
-		r->validate_timeout_ms = RETRY_VALIDATE_TIMEOUT_MS; /* given, though wrong */
-	}
+	if (get_argv(c, v, argv, row->key) < 0 && !*argv && !(*argv = calloc(1, sizeof(**argv))))
+		oom(c);
+}
+
+static void read_with(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row;
+	if (!v || v->type != YAML_MAPPING_NODE)
+		problem(c, v, "'with' must be a mapping of inputs to templates, e.g. "
+		        "'with: {diff: \"{diff}\"}'");
+	else
+		each_pair(c, v, "with", with_pair);
+	if (!*(sl_strv *)at && !(*(sl_strv *)at = calloc(1, sizeof(char *))))
+		oom(c);
+}
+
+static void read_timeout(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	if (get_duration(c, v, at, row->key) < 0)
+		*(int64_t *)at = RETRY_VALIDATE_TIMEOUT_MS; /* given, though wrong */
 }
 
 /* After an entry: 'with' and 'timeout' belong to a validator; its default timeout. */
@@ -847,37 +786,8 @@ static void retry_validate_check(struct ctx *c, yaml_node_t *n, const struct sl_
 	}
 }
 
-static void retry_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
-{
-	struct sl_retry_rule *r = c->retry->r;
-	const char *s = scalar(v);
-
-	if (!strcmp(key, "attempt") || !strcmp(key, "exit") || !strcmp(key, "not")) {
-		retry_condition(c, key, v);
-	} else if (!strcmp(key, "builder")) {
-		get_argv(c, v, &r->builder, "retry.builder");
-	} else if (!strcmp(key, "prompt")) {
-		get_str(c, v, &r->prompt, "retry.prompt");
-	} else if (!strcmp(key, "worktree")) {
-		if (!s || strcmp(s, "reset"))
-			problem(c, v, "'worktree' in a retry entry can only be 'reset'");
-		else
-			r->worktree_reset = 1;
-	} else if (!strcmp(key, "validate") || !strcmp(key, "with") || !strcmp(key, "timeout")) {
-		retry_validate_pair(c, key, v);
-	} else if (!strcmp(key, "agent") || !strcmp(key, "session")) {
-		retry_agent_pair(c, key, v);
-	} else {
-		unknown(c, k, "a retry entry",
-		        "attempt, not, exit, validate, with, timeout, builder, agent, session, "
-		        "prompt, worktree");
-	}
-}
-
 static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
 {
-	struct retry_walk w = {r, 0, n};
-
 	memset(r, 0, sizeof(*r));
 	r->line = (int)n->start_mark.line + 1;
 	if (n->type != YAML_MAPPING_NODE) {
@@ -885,18 +795,19 @@ static void retry_entry(struct ctx *c, yaml_node_t *n, struct sl_retry_rule *r)
 		        "each retry entry must be a mapping such as '- attempt: 2' or '- exit: 4'");
 		return;
 	}
-	c->retry = &w;
-	each_pair(c, n, "a retry entry", retry_pair);
-	c->retry = NULL;
+	c->rule = r;
+	c->conditions = 0;
+	walk_section(c, n, &(struct section){"retry", "a retry entry", "a retry entry", 0});
+	c->rule = NULL;
 	if (r->agent && r->builder)
 		problem(c, n, "a retry entry has both 'agent' and 'builder'; keep one (both say "
 		        "what builds from then on)");
 	retry_validate_finish(c, n, r);
-	if (w.conditions != 1)
+	if (c->conditions != 1)
 		problem(c, n,
 		        "a retry entry needs exactly one condition (attempt: N, not: gate.NAME, "
 		        "validate: [argv] or exit: N); this one has %d",
-		        w.conditions);
+		        c->conditions);
 }
 
 static void retry_list(struct ctx *c, yaml_node_t *n)
@@ -929,7 +840,7 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 	struct sl_config *cfg = c->cfg;
 	char **names = calloc(cfg->ngates + 1, sizeof(*names));
 	char where[64];
-	size_t i, j, exits = 0;
+	size_t i, exits = 0;
 
 	if (!names) {
 		oom(c);
@@ -943,16 +854,11 @@ static void retry_check(struct ctx *c, yaml_node_t *n)
 			exits++;
 		/* "builder", "review", "no_write", "job": the pseudo-gates of the retry rules (build/build.h) */
 		if (r->kind == SL_RETRY_NOT_GATE && r->gate && strcmp(r->gate, "builder") &&
-		    strcmp(r->gate, "review") && strcmp(r->gate, "no_write") && strcmp(r->gate, "job")) {
-			for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, r->gate); j++)
-				;
-			if (j == cfg->ngates)
-				problem(c, n,
-				        "retry entry at line %d: 'not: gate.%s' names no configured "
-				        "gate (nor gate.builder, gate.review, gate.no_write or gate.job); define it under "
-				        "'gates' or fix the name",
-				        r->line, r->gate);
-		}
+		    strcmp(r->gate, "review") && strcmp(r->gate, "no_write") &&
+		    strcmp(r->gate, "job") && !gate_known(cfg, r->gate))
+			problem(c, n, "retry entry at line %d: 'not: gate.%s' names no configured "
+			        "gate (nor gate.builder, gate.review, gate.no_write or gate.job); "
+			        "define it under 'gates' or fix the name", r->line, r->gate);
 		retry_validate_check(c, n, r, names);
 		if (r->prompt) {
 			snprintf(where, sizeof(where), "the retry prompt at line %d", r->line);
@@ -984,20 +890,6 @@ int sl_reviewer_name_check(const char *name, size_t len)
 	return chars > SL_REVIEWER_NAME_MAX ? SL_NAME_TOO_LONG : SL_NAME_OK;
 }
 
-static void check_reviewer_name(struct ctx *c, const yaml_node_t *v, const char *name)
-{
-	switch (sl_reviewer_name_check(name, strlen(name))) {
-	case SL_NAME_CONTROL:
-		problem(c, v, "reviewer.name holds a control character (a newline, a tab, "
-		        "an escape); it becomes the Reviewed-by: trailer: write one line");
-		break;
-	case SL_NAME_TOO_LONG:
-		problem(c, v, "reviewer.name is longer than %d characters; it becomes the "
-		        "Reviewed-by: trailer: shorten it", SL_REVIEWER_NAME_MAX);
-		break;
-	}
-}
-
 static int merge_var_known(const char *name, void *data)
 {
 	(void)data;
@@ -1024,27 +916,6 @@ static int get_word(struct ctx *c, yaml_node_t *v, char **out, const char *key)
 		return -1;
 	}
 	return 0;
-}
-
-/* executor.kind; it and executor.remote are where executor_check() points. */
-static void executor_kind(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	enum sl_executor_kind *kind = at;
-	char *s = NULL;
-
-	(void)row;
-	c->executor = v;
-	if (get_str(c, v, &s, "executor.kind") != 0)
-		return;
-	if (!strcmp(s, "local"))
-		*kind = SL_EXEC_LOCAL;
-	else if (!strcmp(s, "slurm"))
-		*kind = SL_EXEC_SLURM;
-	else if (!strcmp(s, "kubernetes"))
-		*kind = SL_EXEC_KUBERNETES;
-	else
-		problem(c, v, "'executor.kind' must be local, slurm or kubernetes, not '%.100s'", s);
-	free(s);
 }
 
 /* A remote kind needs a remote (and kubernetes an image). */
@@ -1141,20 +1012,18 @@ static void check_preset(struct ctx *c, const struct setting *row, yaml_node_t *
 		        "builder.command", builder_key(c, "preset"), *(char **)at);
 }
 
-/* Where builder.agent, merge.gates and executor.kind/remote are, for the checks after the walk. */
+/* Where builder.agent, merge.gates, executor.kind/remote and retry are, for after the walk. */
 static void remember(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	(void)at;
-	if (!strcmp(row->key, "builder.agent"))
+	if (!strncmp(row->key, "executor.", 9))
+		c->executor = v;
+	else if (!strcmp(row->key, "retry"))
+		c->retry_node = v;
+	else if (!strcmp(row->key, "builder.agent"))
 		c->builder_agent = v;
 	else if (!strcmp(row->key, "merge.gates"))
 		c->merge_gates = v;
-}
-
-static void read_remote(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	c->executor = v;
-	get_word(c, v, at, row->key);
 }
 
 static void read_env(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
@@ -1163,63 +1032,39 @@ static void read_env(struct ctx *c, const struct setting *row, yaml_node_t *v, v
 	each_pair(c, v, builder_key(c, "env"), env_pair);
 }
 
-static void read_builders(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	(void)row, (void)at;
-	builders_map(c, v);
-}
-
 static void read_gates(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	(void)row, (void)at;
 	each_pair(c, v, "gates", gate_pair);
 }
 
-static void read_retry(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	(void)row, (void)at;
-	c->retry_node = v; /* walked after the gates, which it names */
-}
-
+/* An http(s) URL's checks, shown without what may be secret in it (core/url.h). */
 static void check_url(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	url_check(c, v, row->key, *(char **)at);
+	const char *url = *(char **)at;
+	char safe[SL_URL_SAFE_MAX];
+
+	sl_url_safe(safe, sizeof(safe), url);
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		problem(c, v, "%s '%s' must start with http:// or https://", row->key, safe);
+	else if (!url_port_ok(url))
+		problem(c, v, "%s '%s' has a port that is not a number from 1 to 65535; write "
+		        "http://HOST:PORT/ with digits, or leave the port out", row->key, safe);
 }
 
 static void check_name(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
 	(void)row;
-	check_reviewer_name(c, v, *(char **)at);
-}
-
-/* reviewer.mode, reviewer.protocol: a word of row->hint ("a, b or c"), its index stored. */
-static void get_choice(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	const char *s = scalar(v), *w = row->hint;
-	int i = 0;
-	size_t len;
-
-	for (; s && *w; w += len + strspn(w + len, ", ")) {
-		len = strcspn(w, ", ");
-		if (len == 2 && !strncmp(w, "or", 2))
-			continue;
-		if (strlen(s) == len && !strncmp(s, w, len)) {
-			*(int *)at = i;
-			return;
-		}
-		i++;
+	switch (sl_reviewer_name_check(*(char **)at, strlen(*(char **)at))) {
+	case SL_NAME_CONTROL:
+		problem(c, v, "reviewer.name holds a control character (a newline, a tab, "
+		        "an escape); it becomes the Reviewed-by: trailer: write one line");
+		break;
+	case SL_NAME_TOO_LONG:
+		problem(c, v, "reviewer.name is longer than %d characters; it becomes the "
+		        "Reviewed-by: trailer: shorten it", SL_REVIEWER_NAME_MAX);
+		break;
 	}
-	problem(c, v, "%s must be %s, not '%s'", row->key, row->hint,
-	        s ? s : "(a list or mapping)");
-}
-
-static void check_resolver(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	const char *s = *(char **)at;
-
-	(void)row;
-	if (strcmp(s, "builder") && strcmp(s, "none"))
-		problem(c, v, "merge.resolver must be builder or none, not '%s'", s);
 }
 
 static void check_message(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
@@ -1248,6 +1093,7 @@ static void check_identity(struct ctx *c, const struct setting *row, yaml_node_t
 #define CFG(f) .base = B_CONFIG, .off = offsetof(struct sl_config, f)
 #define BLD(f) .base = B_BUILDER, .off = offsetof(struct sl_builder, f)
 #define GATE(f) .base = B_GATE, .off = offsetof(struct sl_gate, f)
+#define RETRY(f) .base = B_RETRY, .off = offsetof(struct sl_retry_rule, f)
 
 /*
  * Every key of config.yaml (docs/config.md), in the order the "known keys"
@@ -1262,7 +1108,8 @@ static const struct setting rows[] = {
 	 .max = SL_JOBS_MAX},
 	{.key = "queue.allow_overlap", .type = T_BOOL, CFG(queue.allow_overlap), .def = "false"},
 	{.key = "queue.overlap", .type = T_ENUM, CFG(queue.overlap_fatal), .def = "resolve",
-	 .read = get_overlap},
+	 .words = "resolve|fatal", .flags = F_TEXT,
+	 .msg = "'queue.overlap' must be 'resolve' or 'fatal', not '%s'"},
 	{.key = "builder", .type = T_SECTION},
 	{.key = "builder.command", .type = T_ARGV, BLD(command)},
 	{.key = "builder.preset", .type = T_STR, BLD(preset), .check = check_preset},
@@ -1282,22 +1129,30 @@ static const struct setting rows[] = {
 	{.key = "worktree.hooks", .type = T_BOOL, CFG(worktree.hooks), .def = "false"},
 	{.key = "worktree.pool", .type = T_INT, CFG(worktree.pool), .def = "2", .max = 64},
 	{.key = "worktree.recycle", .type = T_ENUM, CFG(worktree.keep_ignored), .def = "clean",
-	 .read = get_recycle},
+	 .words = "clean|keep-ignored", .flags = F_TEXT,
+	 .msg = "unknown worktree.recycle '%s'; use clean (the default: a reused worktree loses "
+	        "its ignored files too) or keep-ignored (node_modules/, build/ and other ignored "
+	        "files stay from run to run)"},
 	{.key = "worktree.keep_failed", .type = T_BOOL, CFG(worktree.keep_failed), .def = "true"},
 	{.key = "worktree.mode", .type = T_ENUM, CFG(worktree.mode), .def = "read-write",
-	 .read = get_worktree_mode},
+	 .words = "read-write|read-only|none", .flags = F_TEXT,
+	 .msg = "unknown worktree.mode '%.80s'; use " SL_WORKTREE_MODES " (read-write, the "
+	        "default: the builder's changes are merged; read-only: it may change nothing and "
+	        "the run ends in a report; none: it works in an empty folder)"},
 	{.key = "gates", .type = T_HOOK, .read = read_gates},
 	{.key = "gates.<name>.command", .type = T_ARGV, GATE(argv)},
 	{.key = "gates.<name>.timeout", .type = T_DUR, GATE(timeout_ms), .def = "10m"},
 	{.key = "gates.<name>.worktree", .type = T_ENUM, .base = B_GATE, .def = "read-write",
-	 .read = get_gate_worktree},
-	{.key = "retry", .type = T_HOOK, .read = read_retry},
+	 .words = "read-write|read-only", .flags = F_TEXT, .read = read_gate_worktree,
+	 .msg = "unknown gates.<name>.worktree '%.80s'; use read-write (the default) or "
+	        "read-only (the gate must change no file: a write fails it)"},
+	{.key = "retry", .type = T_HOOK, .flags = F_NOTE}, /* walked after the gates it names */
 	{.key = "reviewer", .type = T_SECTION},
 	{.key = "reviewer.mode", .type = T_ENUM, CFG(reviewer.mode), .def = "manual",
-	 .hint = "manual, http or command", .read = get_choice},
+	 .words = "manual|http|command", .msg = "reviewer.mode must be manual, http or command, not '%s'"},
 	{.key = "reviewer.url", .type = T_STR, CFG(reviewer.url), .check = check_url},
 	{.key = "reviewer.protocol", .type = T_ENUM, CFG(reviewer.protocol), .def = "sluice",
-	 .hint = "sluice or openai", .read = get_choice},
+	 .words = "sluice|openai", .msg = "reviewer.protocol must be sluice or openai, not '%s'"},
 	{.key = "reviewer.model", .type = T_STR, CFG(reviewer.model)},
 	{.key = "reviewer.token_env", .type = T_STR, CFG(reviewer.token_env)},
 	{.key = "reviewer.timeout", .type = T_DUR, CFG(reviewer.timeout_ms), .def = "120s"},
@@ -1309,7 +1164,7 @@ static const struct setting rows[] = {
 	{.key = "reviewer.name", .type = T_STR, CFG(reviewer.name), .check = check_name},
 	{.key = "merge", .type = T_SECTION},
 	{.key = "merge.resolver", .type = T_STR, CFG(merge.resolver), .def = "builder",
-	 .check = check_resolver},
+	 .words = "builder|none", .msg = "merge.resolver must be builder or none, not '%s'"},
 	{.key = "merge.resolve_attempts", .type = T_INT, CFG(merge.resolve_attempts), .def = "2",
 	 .max = 100},
 	{.key = "merge.verify", .type = T_BOOL, CFG(merge.verify), .def = "true"},
@@ -1336,8 +1191,9 @@ static const struct setting rows[] = {
 	 .max = 100}, /* deprecated: notify.retry_for decides; 0 when not given */
 	{.key = "executor", .type = T_SECTION},
 	{.key = "executor.kind", .type = T_ENUM, CFG(executor.kind), .def = "local",
-	 .read = executor_kind},
-	{.key = "executor.remote", .type = T_WORD, CFG(executor.remote), .read = read_remote},
+	 .words = "local|slurm|kubernetes", .flags = F_TEXT | F_NOTE,
+	 .msg = "'executor.kind' must be local, slurm or kubernetes, not '%.100s'"},
+	{.key = "executor.remote", .type = T_WORD, CFG(executor.remote), .flags = F_NOTE},
 	{.key = "executor.poll", .type = T_DUR, CFG(executor.poll_ms), .def = "2s"},
 	{.key = "executor.workdir", .type = T_WORD, CFG(executor.workdir)},
 	{.key = "executor.git", .type = T_WORD, CFG(executor.git)},
@@ -1362,6 +1218,24 @@ static const struct setting rows[] = {
 	{.key = "executor.kubernetes.git_secret", .type = T_WORD,
 	 CFG(executor.kubernetes.git_secret)},
 	{.key = "executor.kubernetes.kubectl", .type = T_WORD, CFG(executor.kubernetes.kubectl)},
+	/* an entry of the list retry: (docs/config.md, Retry); sl_config_key() stops here */
+	{.key = "retry.attempt", .type = T_INT, RETRY(n), .min = 1, .max = 1000, .flags = F_COND,
+	 .cond = SL_RETRY_ATTEMPT},
+	{.key = "retry.not", .type = T_STR, RETRY(gate), .read = read_not, .flags = F_COND,
+	 .cond = SL_RETRY_NOT_GATE},
+	{.key = "retry.exit", .type = T_INT, RETRY(n), .min = 1, .max = 1000, .flags = F_COND,
+	 .cond = SL_RETRY_EXIT},
+	{.key = "retry.validate", .type = T_ARGV, RETRY(validate), .read = read_validate,
+	 .flags = F_COND, .cond = SL_RETRY_VALIDATE},
+	{.key = "retry.with", .type = T_STRV, RETRY(with), .read = read_with},
+	{.key = "retry.timeout", .type = T_DUR, RETRY(validate_timeout_ms), .read = read_timeout},
+	{.key = "retry.builder", .type = T_ARGV, RETRY(builder)},
+	{.key = "retry.agent", .type = T_STR, RETRY(agent), .check = check_retry_agent},
+	{.key = "retry.session", .type = T_ENUM, RETRY(session), .words = "new|keep",
+	 .min = SL_SESSION_NEW, .msg = "'session' in a retry entry must be 'new' or 'keep', not '%.100s'"},
+	{.key = "retry.prompt", .type = T_STR, RETRY(prompt)},
+	{.key = "retry.worktree", .type = T_ENUM, RETRY(worktree_reset), .words = "reset", .min = 1,
+	 .msg = "'worktree' in a retry entry can only be 'reset'"},
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -1392,6 +1266,7 @@ static void *row_at(struct ctx *c, const struct setting *row)
 {
 	char *base = row->base == B_BUILDER ? (char *)cur_builder(c)
 	             : row->base == B_GATE  ? (char *)c->gate
+	             : row->base == B_RETRY ? (char *)c->rule
 	                                    : (char *)c->cfg;
 
 	return base + row->off;
@@ -1401,7 +1276,10 @@ static int read_value(struct ctx *c, const struct setting *row, yaml_node_t *v, 
                       const char *key)
 {
 	switch (row->type) {
-	case T_STR: return get_str(c, v, at, key);
+	case T_STR:
+		if (get_str(c, v, at, key) != 0)
+			return -1;
+		return row->words && word_index(c, row, v, *(char **)at) < 0 ? -1 : 0;
 	case T_WORD: return get_word(c, v, at, key);
 	case T_INT: return get_int(c, v, at, row->min, row->max, key);
 	case T_BOOL: return get_bool(c, v, at, key);
@@ -1410,6 +1288,7 @@ static int read_value(struct ctx *c, const struct setting *row, yaml_node_t *v, 
 	case T_ARGV: return get_argv(c, v, at, key);
 	case T_PATHS: return get_paths(c, v, at, key);
 	case T_STRV: return get_strv(c, v, at, key, row->hint);
+	case T_ENUM: return get_enum(c, row, v, at);
 	default: return -1;
 	}
 }
@@ -1419,6 +1298,10 @@ static void read_setting(struct ctx *c, const struct setting *row, yaml_node_t *
 	void *at = row_at(c, row);
 	const char *key = row->base == B_BUILDER ? builder_key(c, leaf(row->key)) : row->key;
 
+	if (row->flags & F_NOTE)
+		remember(c, row, v, at);
+	if (row->flags & F_COND)
+		c->conditions++, c->rule->kind = (enum sl_retry_kind)row->cond;
 	if (row->type == T_SECTION)
 		walk_section(c, v, &(struct section){row->key, row->key, row->key, 0});
 	else if (row->read)
@@ -1479,7 +1362,7 @@ int sl_config_key(size_t i, struct sl_config_key *out)
 	                                    "duration", "size", "argv", "paths", "list",
 	                                    "choice", "custom"};
 
-	if (i >= NROWS)
+	if (i >= NROWS || rows[i].base == B_RETRY)
 		return -1;
 	out->key = rows[i].key;
 	out->type = types[rows[i].type];
@@ -1507,17 +1390,11 @@ static void free_rows(void *p, enum set_base base)
 static void merge_gates_check(struct ctx *c)
 {
 	struct sl_config *cfg = c->cfg;
-	size_t i, j;
 
-	for (i = 0; cfg->merge.gates && cfg->merge.gates[i]; i++) {
-		for (j = 0; j < cfg->ngates && strcmp(cfg->gates[j].name, cfg->merge.gates[i]); j++)
-			;
-		if (j == cfg->ngates)
-			problem(c, c->merge_gates,
-			        "merge.gates names '%.200s', which is no configured gate; define it "
-			        "under 'gates' or fix the name",
-			        cfg->merge.gates[i]);
-	}
+	for (size_t i = 0; cfg->merge.gates && cfg->merge.gates[i]; i++)
+		if (!gate_known(cfg, cfg->merge.gates[i]))
+			problem(c, c->merge_gates, "merge.gates names '%.200s', which is no configured "
+			        "gate; define it under 'gates' or fix the name", cfg->merge.gates[i]);
 }
 
 /* builder.agent names a known agent, and is the only way builder: says what builds. */
@@ -1649,27 +1526,14 @@ static int read_config(struct sl_buf *data, const char *path, struct sl_err *err
 int sl_config_load(struct sl_config **out, const char *path, struct sl_err *err)
 {
 	struct sl_buf data = SL_BUF_INIT, problems = SL_BUF_INIT;
-	struct sl_config *cfg = NULL;
-	int error = 0, n;
+	int error, n;
 
 	*out = NULL;
-	if ((error = read_config(&data, path, err)) != 0)
-		goto out;
-	if (!(cfg = calloc(1, sizeof(*cfg))) || set_defaults(cfg) < 0 ||
-	    !(cfg->path = strdup(path))) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	if ((n = walk(cfg, path, data.ptr ? data.ptr : "", data.len, &problems)) != 0) {
-		const char *msg = sl_buf_cstr(&problems);
-		error = sl_err_set(err, n < 0 ? SL_ERROR : SL_EINVALID, "%.*s",
-		                   (int)strcspn(msg, "\n"), n < 0 ? "out of memory" : msg);
-		goto out;
-	}
-	*out = cfg;
-	cfg = NULL;
-out:
-	sl_config_free(cfg);
+	if ((error = read_config(&data, path, err)) == 0 &&
+	    (n = sl_config_parse(out, path, data.ptr ? data.ptr : "", data.len, &problems, err)))
+		error = n < 0 ? n : sl_err_set(err, SL_EINVALID, "%.*s",
+		                               (int)strcspn(sl_buf_cstr(&problems), "\n"),
+		                               sl_buf_cstr(&problems));
 	sl_buf_release(&data);
 	sl_buf_release(&problems);
 	return error;
@@ -1678,19 +1542,10 @@ out:
 int sl_config_check(const char *path, struct sl_buf *problems, struct sl_err *err)
 {
 	struct sl_buf data = SL_BUF_INIT;
-	struct sl_config *cfg = calloc(1, sizeof(*cfg));
-	int n;
+	int n = read_config(&data, path, err);
 
-	if (!cfg || set_defaults(cfg) < 0) {
-		n = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	if ((n = read_config(&data, path, err)) != 0)
-		goto out;
-	if ((n = walk(cfg, path, data.ptr ? data.ptr : "", data.len, problems)) < 0)
-		n = sl_err_set(err, SL_ERROR, "out of memory");
-out:
-	sl_config_free(cfg);
+	if (n == 0)
+		n = sl_config_parse(NULL, path, data.ptr ? data.ptr : "", data.len, problems, err);
 	sl_buf_release(&data);
 	return n;
 }
@@ -1742,102 +1597,8 @@ void sl_config_free(struct sl_config *cfg)
 	}
 	free(cfg->gates);
 	sl_strv_free(cfg->read_only_gates);
-	for (i = 0; i < cfg->nretry; i++) {
-		free(cfg->retry[i].gate);
-		sl_strv_free(cfg->retry[i].builder);
-		free(cfg->retry[i].agent);
-		free(cfg->retry[i].prompt);
-		sl_strv_free(cfg->retry[i].validate);
-		sl_strv_free(cfg->retry[i].with);
-	}
+	for (i = 0; i < cfg->nretry; i++)
+		free_rows(&cfg->retry[i], B_RETRY);
 	free(cfg->retry);
 	free(cfg);
-}
-
-/* ---- warnings: what sluice accepts but changes (session: keep) ---------- */
-
-/* The preset an agent name runs (a preset, or a named builder's), or NULL (a command). */
-static const char *agent_preset(const struct sl_config *cfg, const char *agent)
-{
-	const struct sl_builder *b = sl_config_builder_named(cfg, agent);
-
-	if (b)
-		return b->preset;
-	return agent && sl_config_preset_known(agent) ? agent : NULL;
-}
-
-static int warn_no_resume(const struct sl_config *cfg, struct sl_buf *out, int line,
-			  const char *agent)
-{
-	const char *preset = agent_preset(cfg, agent);
-
-	if (!preset || sl_config_preset_resumes(preset))
-		return 0;
-	sl_buf_addf(out, "%s:%d:1: warning: 'session: keep' but agent '%s' (preset %s) cannot "
-		    "resume a session; its attempts start new ones\n", cfg->path, line, agent,
-		    preset);
-	return 1;
-}
-
-static int warn_rule(const struct sl_config *cfg, const struct sl_retry_rule *r, int keep_line,
-		     struct sl_buf *out)
-{
-	int n = 0;
-
-	if ((r->agent || r->builder) && r->session != SL_SESSION_NEW) {
-		sl_buf_addf(out, "%s:%d:1: warning: this retry entry switches the agent without "
-			    "'session: new'; a new agent cannot resume another's session, so sluice "
-			    "starts a new one there (add 'session: new' to say so)\n", cfg->path,
-			    r->line);
-		n++;
-	}
-	if (r->worktree_reset) {
-		sl_buf_addf(out, "%s:%d:1: warning: 'worktree: reset' with 'session: keep' (line "
-			    "%d): the kept session remembers changes the reset takes away\n",
-			    cfg->path, r->line, keep_line);
-		n++;
-	}
-	if (r->agent)
-		n += warn_no_resume(cfg, out, r->line, r->agent);
-	return n;
-}
-
-/* With an engine (executor.kind slurm or kubernetes): what a job cannot do (docs/scale-out.md). */
-static int warn_executor(const struct sl_config *cfg, int keep_line, struct sl_buf *out)
-{
-	int n = 0;
-
-	if (cfg->executor.kind == SL_EXEC_LOCAL)
-		return 0;
-	if (cfg->worktree.share) {
-		sl_buf_addf(out, "%s: warning: worktree.share links the main checkout's paths into "
-			    "worktrees, but builders and gates run as jobs on other machines: the "
-			    "paths are missing there; make them with worktree.setup\n", cfg->path);
-		n++;
-	}
-	if (keep_line) {
-		sl_buf_addf(out, "%s:%d:1: warning: 'session: keep' but builders run as jobs, each "
-			    "in a new clone: their attempts start new sessions\n", cfg->path,
-			    keep_line);
-		n++;
-	}
-	return n;
-}
-
-int sl_config_warnings(const struct sl_config *cfg, struct sl_buf *out)
-{
-	const char *dflt = cfg->builder.agent ? cfg->builder.agent : cfg->builder.preset;
-	int keep_line = 0, n = 0;
-
-	for (size_t i = 0; i < cfg->nretry; i++)
-		if (cfg->retry[i].session == SL_SESSION_KEEP && !keep_line)
-			keep_line = cfg->retry[i].line;
-	n += warn_executor(cfg, keep_line, out);
-	if (!keep_line)
-		return n;
-	if (dflt)
-		n += warn_no_resume(cfg, out, keep_line, dflt);
-	for (size_t i = 0; i < cfg->nretry; i++)
-		n += warn_rule(cfg, &cfg->retry[i], keep_line, out);
-	return n;
 }
