@@ -707,18 +707,14 @@ static int unreviewed(struct audit *a, const struct artifact_runset *set, const 
  * note: no gate record, no failure).
  */
 static void check_line_commit(struct audit *a, const struct artifact_runset *set,
-			      const git_commit *c, int from_runs, int person)
+			      const struct merge_line_commit *lc, int from_runs, int person)
 {
-	char hex[GIT_OID_HEXSZ + 1], *sr;
-
-	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
-	if ((sr = merge_run_of_message(git_commit_message(c))) != NULL)
-		check_sluice_merge(a, c, hex, sr);
-	else if (from_runs && !unreviewed(a, set, c, hex) && person)
-		add_note(a, "person", a->ctx->cfg->target, hex,
+	if (lc->run)
+		check_sluice_merge(a, lc->commit, lc->hex, lc->run);
+	else if (from_runs && !unreviewed(a, set, lc->commit, lc->hex) && person)
+		add_note(a, "person", a->ctx->cfg->target, lc->hex,
 			 "a person's commit (no " MERGE_TRAILER_RUN ": trailer): no gate record");
 	git_error_clear();
-	free(sr);
 }
 
 /* Where the line's Sluice-Run check may stop: the oldest run's base, when there is one. */
@@ -745,10 +741,12 @@ static int oldest_base(struct audit *a, git_oid *out)
 static int audit_target(struct audit *a, struct sl_err *err)
 {
 	struct artifact_runset set = ARTIFACT_RUNSET_INIT;
-	git_revwalk *walk = NULL;
+	struct merge_line_opts lo = MERGE_LINE_OPTS_INIT;
+	struct merge_line line = MERGE_LINE_INIT;
+	struct merge_line_commit lc;
 	char *root = NULL, *last = NULL;
-	git_oid tip, rid, id, stop;
-	int error, have_root = 0, have_stop, from_runs = 1;
+	git_oid tip, rid, stop;
+	int error, have_root = 0, from_runs = 1;
 
 	if ((error = git_reference_name_to_id(&tip, a->git, a->ctx->target_ref)) != 0) {
 		git_error_clear();
@@ -757,36 +755,29 @@ static int audit_target(struct audit *a, struct sl_err *err)
 	if (store_target_get(a->ctx->st, a->ctx->target_ref, &root, &last, err) == 0)
 		have_root = git_oid_fromstr(&rid, root) == 0;
 	sl_err_clear(err);
-	have_stop = oldest_base(a, &stop);
+	/*
+	 * What precedes both the oldest run's base and the root was there
+	 * before any run and before sluice watched: the walk ends once both
+	 * were walked (or the one there is; the whole line when neither is).
+	 */
+	lo.tip = &tip;
+	lo.until[0] = oldest_base(a, &stop) ? &stop : NULL;
+	lo.until[1] = have_root ? &rid : NULL;
 	if ((error = artifact_runset_load(a->ctx, a->git, have_root ? &rid : NULL, &set, err)) != 0)
 		goto out;
-	if ((error = git_revwalk_new(&walk, a->git)) != 0 ||
-	    (error = git_revwalk_push(walk, &tip)) != 0) {
+	if ((error = merge_line_open(&line, a->git, &lo)) != 0) {
 		error = sl_err_git(err, error, "cannot walk the target '%s'", a->ctx->cfg->target);
 		goto out;
 	}
-	git_revwalk_simplify_first_parent(walk);
-	while (!git_revwalk_next(&id, walk)) {
-		git_commit *c = NULL;
-
-		if (have_root && git_oid_equal(&id, &rid))
+	while (merge_line_next(&line, &lc)) {
+		if (have_root && git_oid_equal(lc.id, &rid))
 			from_runs = 0;
-		if (git_commit_lookup(&c, a->git, &id) == 0)
-			check_line_commit(a, &set, c, from_runs, from_runs && have_root);
-		git_commit_free(c);
+		check_line_commit(a, &set, &lc, from_runs, from_runs && have_root);
 		a->res->line++;
-		/*
-		 * What precedes both the oldest run's base and the root was there
-		 * before any run and before sluice watched.
-		 */
-		if (have_stop && git_oid_equal(&id, &stop))
-			have_stop = -1;
-		if ((have_stop == -1 || (!have_stop && have_root)) && (!from_runs || !have_root))
-			break;
 	}
 	git_error_clear();
 out:
-	git_revwalk_free(walk);
+	merge_line_close(&line);
 	artifact_runset_release(&set);
 	free(root);
 	free(last);

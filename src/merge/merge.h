@@ -379,10 +379,67 @@ void merge_landings_free(struct merge_landing *v, size_t n);
 
 /*
  * The trailer that names the run a merge commit landed: written by
- * merge_commit (merge/commit.c), read by merge_landings_between and every
+ * merge_commit (merge/commit.c), read by merge_line_next and every
  * other reader (docs/ARCHITECTURE.md, "merge"). Spelled here only.
  */
 #define MERGE_TRAILER_RUN "Sluice-Run"
+
+/*
+ * The target's first-parent line, one commit at a time: every reader of
+ * landings walks it through here (docs/ARCHITECTURE.md, "merge").
+ * merge_landings_between below is a loop over it; the audit walks the
+ * target with it. A walk of every commit a move brings (target/target.c)
+ * is not a walk of the line.
+ *
+ * Where the line starts and ends. Zero or NULL means "no limit" / "none".
+ */
+struct merge_line_opts {
+	const git_oid *tip;      /* the commit whose first-parent line is walked */
+	const git_oid *base;     /* hidden: it and what it reaches are not walked, or NULL */
+	const git_oid *until[2]; /* the walk ends once each one given was walked; none: no end */
+	size_t max_commits;      /* commits walked at most */
+};
+#define MERGE_LINE_OPTS_INIT { NULL, NULL, { NULL, NULL }, 0 }
+
+/* One commit of the line. Borrowed from the walk until its next merge_line_next. */
+struct merge_line_commit {
+	const git_commit *commit;
+	const git_oid *id;
+	char hex[GIT_OID_HEXSZ + 1];
+	const char *run;             /* its MERGE_TRAILER_RUN trailer, NULL: a person's commit */
+	const git_signature *author;
+	const char *subject;         /* the message's first line ("" when none) */
+	unsigned int parents;
+};
+
+/* A walk of the line: the caller's, its fields the walk's own. */
+struct merge_line {
+	git_repository *repo;
+	git_revwalk *walk;
+	git_oid until[2];
+	unsigned int nuntil, seen; /* how many `until` were given; a bit for each walked */
+	size_t walked, max;
+	int done;
+	git_commit *commit;        /* what merge_line_next gave last */
+	char *run;
+};
+#define MERGE_LINE_INIT { 0 }
+
+/*
+ * Start a walk of o->tip's first-parent line, newest first, in `repo` (the
+ * caller's, open until merge_line_close). 0, or a libgit2 error code
+ * (git_error_last() says what; word it with sl_err_git). Either way `l` is
+ * released with merge_line_close.
+ */
+int merge_line_open(struct merge_line *l, git_repository *repo, const struct merge_line_opts *o);
+/*
+ * The next commit of the line into *c: 1, or 0 at its end (the base, the
+ * last `until`, the limit, or the root). A commit git cannot read is
+ * walked (it counts for the limit and `until`) but not given.
+ */
+int merge_line_next(struct merge_line *l, struct merge_line_commit *c);
+/* What the walk holds (not `l` itself, nor the repository). */
+void merge_line_close(struct merge_line *l);
 
 /* What merge_landings_between walks and keeps. Zero means "no limit" / "off". */
 struct merge_landings_opts {

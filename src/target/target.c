@@ -192,7 +192,11 @@ static int excused(struct watch *w, const git_oid *id)
 	return 0;
 }
 
-/* The commits reachable from `from` and not from `hide` (may be NULL), newest first. */
+/*
+ * The commits reachable from `from` and not from `hide` (may be NULL), newest
+ * first: every commit a move brings, second parents too, so not the
+ * first-parent line that merge_line_next reads (docs/ARCHITECTURE.md, "merge").
+ */
 static int walk_new(git_repository *git, const git_oid *from, const git_oid *hide,
 		    struct artifact_oids *out, struct sl_err *err)
 {
