@@ -20,7 +20,8 @@ json_t *artifact_flakes_json(struct sl_ctx *ctx)
 		n = 0; /* a store that cannot say: no rates shown */
 	for (i = 0; arr && i < n; i++)
 		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:f}", "gate",
-						     f[i].gate ? f[i].gate : "?", (json_int_t)f[i].trees,
+						     f[i].gate ? f[i].gate : "?", "trees",
+						     (json_int_t)f[i].trees, "flaky",
 						     (json_int_t)f[i].flaky, "flake_rate",
 						     f[i].trees ? (double)f[i].flaky / (double)f[i].trees
 								: 0.0));

@@ -63,7 +63,7 @@ test_expect_success 'the report and the desk show the flake rate' '
 
 command -v curl >/dev/null &&
 test_expect_success 'the desk shows the flake rate on its queue page' '
-	{ "$SLUICE" -C repo serve --port 0 >serve.out 2>&1 & echo $! >serve.pid; } &&
+	{ "$SLUICE" -C repo serve >serve.out 2>&1 & echo $! >serve.pid; } &&
 	test_when_finished "kill \$(cat serve.pid)" &&
 	wait_until "grep -q http:// serve.out" 300 &&
 	url=$(grep -o "http://[^ ]*" serve.out | head -n 1) &&
