@@ -281,6 +281,16 @@ extern const char artifact_page_css[];
 /* The work orders' dependency graph as an SVG section of page p (the report's). */
 int artifact_graph_html(struct sl_ctx *ctx, struct artifact_page *p, struct sl_err *err);
 
+/*
+ * The merge gates' flake rate (store_gate_flakes(), flakes.c): an array of
+ * {gate, trees, flaky, flake_rate} (flaky trees / trees run), by gate;
+ * one element as words ("test flaky on 1 of 4 trees (25%)"); the table of
+ * the report and the desk (nothing when no merge gate ran on a tree).
+ */
+json_t *artifact_flakes_json(struct sl_ctx *ctx);
+void artifact_flake_words(const json_t *g, char *buf, size_t n);
+void artifact_flakes_html(struct sl_ctx *ctx, struct artifact_page *p);
+
 /* The work-order dependency graph in Graphviz DOT, appended to `out`. */
 int artifact_report_dot(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *err);
 

@@ -1,5 +1,6 @@
 /* sluice status [RUN|WO-ID]: a one-screen summary. */
 #include "cli/cli_runner.h"
+#include "artifact/artifact.h"
 #include "queue/queue.h"
 #include "runner/runner.h"
 #include "system/system.h"
@@ -16,8 +17,9 @@ static const char status_help[] =
 	"merge_conflict) with what to type next. With a work-order id: that work\n"
 	"order's runs; with a run (its id, a unique prefix, its branch or its branch's\n"
 	"suffix): just that run.\n"
-	"The summary ends with what .system/ takes on disk, its worktrees apart (one\n"
-	"walk, bounded).\n"
+	"The summary ends with the merge gates' flake rate (of the trees each ran on, those\n"
+	"it both passed and failed: merge.rerun_failed runs a red merge gate again) and\n"
+	"what .system/ takes on disk, its worktrees apart (one walk, bounded).\n"
 	"\n"
 	"When the target branch carries a commit from a run that sluice did not land (an\n"
 	"unreviewed landing: no run lands meanwhile), the summary starts with it and\n"
@@ -182,6 +184,23 @@ static void print_disk(struct sl_ctx *ctx)
 	       "removes old runs)\n", d.complete ? "" : "at least ", all, wt);
 }
 
+/* The merge gates' flake rate (artifact_flakes_json()), one line; nothing before any ran. */
+static void print_flakes(const json_t *flakes)
+{
+	char words[256];
+	json_t *g;
+	size_t i;
+
+	if (!json_array_size(flakes))
+		return;
+	printf("merge gates:");
+	json_array_foreach(flakes, i, g) {
+		artifact_flake_words(g, words, sizeof(words));
+		printf("%s %s", i ? "," : "", words);
+	}
+	printf("\n");
+}
+
 /* The runs that need a person, each with what to type next. */
 static void print_people(const struct store_run *runs, size_t n)
 {
@@ -204,7 +223,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	json_t *unreviewed = target_alert(ctx, &alert), *v;
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
-	json_t *counts = json_object(), *flight = json_array(), *people = json_array();
+	json_t *counts = json_object(), *flight = json_array(), *people = json_array(), *flakes;
 	const char *k;
 	size_t n = 0, i;
 	int rc = CLI_OK;
@@ -223,10 +242,11 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	if (cli->json) {
 		json_t *invalid = NULL;
 		cli_invalid_work_orders(ctx, NULL, NULL, &invalid);
-		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}, s:o, s:o}", "work_orders", counts,
-				      "in_flight", flight, "needs_person", people, "target", "name",
-				      ctx->cfg->target, "unreviewed", unreviewed, "disk", disk_json(ctx),
-				      "invalid", invalid);
+		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}, s:o, s:o, s:o}", "work_orders",
+				      counts, "in_flight", flight, "needs_person", people, "target",
+				      "name", ctx->cfg->target, "unreviewed", unreviewed, "disk",
+				      disk_json(ctx), "invalid", invalid, "merge_gates",
+				      artifact_flakes_json(ctx));
 		rc = cli_print_json(j);
 		json_decref(j);
 		goto out;
@@ -246,6 +266,9 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			print_run(&runs[i]);
 	printf("needs a person: %zu\n", json_array_size(people));
 	print_people(runs, n);
+	flakes = artifact_flakes_json(ctx);
+	print_flakes(flakes);
+	json_decref(flakes);
 	print_disk(ctx);
 out:
 	json_decref(unreviewed);

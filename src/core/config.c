@@ -1174,6 +1174,8 @@ static const struct setting rows[] = {
 	 .check = remember},
 	{.key = "merge.train_depth", .type = T_INT, CFG(merge.train_depth), .min = 1,
 	 .max = SL_JOBS_MAX}, /* default queue.jobs: fill_late_defaults() */
+	{.key = "merge.rerun_failed", .type = T_INT, CFG(merge.rerun_failed), .def = "1",
+	 .max = 10},
 	{.key = "merge.keep_ignored", .type = T_PATHS, CFG(merge.keep_ignored)},
 	{.key = "commit", .type = T_SECTION},
 	{.key = "commit.name", .type = T_STR, CFG(commit.name), .check = check_identity},

@@ -137,6 +137,8 @@ struct sl_config {
 		char *message;         /* template of the merge message; default "Merge {work_order.id}: {work_order.title}" */
 		sl_strv gates;         /* the gates run on each car of the train; NULL: every gate */
 		int train_depth;       /* cars tested at once; 0: queue.jobs */
+		int rerun_failed;      /* a red merge gate runs again this many times on the
+		                          same tree before its car is blamed; default 1 */
 		sl_strv keep_ignored;  /* ignored paths of the run's worktree copied into the clean
 		                          checkout the merge gates run in (NULL: none) */
 	} merge;

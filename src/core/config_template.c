@@ -232,6 +232,7 @@ static const char config_template[] =
         "#   resolve_attempts: 2\n"
         "#   gates: [test]         # gates run on each merge before it lands; default: all, []: none\n"
         "#   train_depth: 2        # merges tested at once in the merge train; default: queue.jobs\n"
+        "#   rerun_failed: 1       # a red merge gate runs again on the same tree before blame\n"
         "#   keep_ignored: [node_modules/]  # ignored paths the merge gates' clean checkout keeps\n"
         "#   message: \"Merge {work_order.id}: {work_order.title}\"\n"
         "\n"

@@ -40,6 +40,7 @@
  *   review.after_verdict          verdict received, nothing of it stored
  *   review.after_record           review.json written, the run not yet moved by it
  *   train.after_car               a car's merge commit made, recorded and under its ref, gates not run
+ *   train.rerun                   a merge gate red on the car's tree, recorded; its rerun not started
  *   train.after_gates             the merge gates ran on the car, their result not recorded
  *   train.after_result            the car's result (green or red) recorded, the run not moved on
  *   train.before_land             a green front car, the run merging, the landing not started

@@ -9,12 +9,14 @@
 #include "worktree/worktree.h"
 #include "artifact/artifact.h"
 #include "merge/merge.h"
+#include "train/train.h"
 #include "core/fs.h"
 #include "core/fault.h"
 #include "core/id.h"
 #include "core/log.h"
 #include "core/time.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,10 +404,14 @@ static void failed_names(const struct store_gates *gates, char *buf, size_t n)
 	buf[0] = '\0';
 	for (i = 0; i < gates->n; i++) {
 		const struct store_gate *g = &gates->v[i];
+		char runs[128];
 		if (g->passed || used >= n)
 			continue;
-		used += (size_t)snprintf(buf + used, n - used, "%s%s (exit %d)", used ? ", " : "",
-					 g->name ?: "?", g->exit_code);
+		train_red_runs_words((int)json_integer_value(json_object_get(g->json, "red_runs")),
+				     json_string_value(json_object_get(g->json, "tree")), runs,
+				     sizeof(runs));
+		used += (size_t)snprintf(buf + used, n - used, "%s%s (exit %d%s%s)", used ? ", " : "",
+					 g->name ?: "?", g->exit_code, runs[0] ? "; " : "", runs);
 	}
 	if (!buf[0])
 		snprintf(buf, n, "a merge gate");

@@ -93,7 +93,8 @@ static int test_car(struct step *s, const struct train_state *st, const struct t
 	train_gate_names(s->ctx->cfg, names, sizeof(names));
 	train_testing_reason(why, sizeof(why), w->pos, w->total, st->line_ahead_name, names);
 	if ((error = say(s, err, "%s", why)) != 0 ||
-	    (error = train_run_gates(&tr, commit, step__remote(s), wt_again, s, &gr, err)) != 0)
+	    (error = train_run_gates(&tr, commit, st->cars[w->me].tree, step__remote(s),
+					     wt_again, s, &gr, err)) != 0)
 		goto out;
 	sl_fault("train.after_gates");
 	/* the gates can write in the run folder: what sluice wrote there, from git again */

@@ -830,4 +830,26 @@ int store_chain_newest_merged(struct store *st, struct store_run **out, size_t *
 int store_chain_backfill(struct store *st, const struct store_chain_link *v, size_t n,
 			 struct sl_err *err);
 
+/*
+ * The merge gates' outcomes per tree (schema/db/015_gate_flakes.sql): a
+ * gate (`command`, its argv as JSON) ran on `tree` and passed or not. A
+ * gate both green and red on one tree is flaky (docs/config.md,
+ * merge.rerun_failed).
+ */
+int store_gate_run_add(struct store *st, const char *gate, const char *command, const char *tree,
+		       int passed, struct sl_err *err);
+/* How often the gate passed (*greens) and failed (*reds) on tree; 0 and 0 when never run. */
+int store_gate_runs_on(struct store *st, const char *gate, const char *command, const char *tree,
+		       int *greens, int *reds, struct sl_err *err);
+/* One gate's flake rate: `flaky` of the `trees` it ran on were both green and red. */
+struct store_gate_flake {
+	char *gate;
+	int64_t trees;
+	int64_t flaky;
+};
+/* Every gate that ran on a tree, by name. *out: store_gate_flakes_free(*out, *n). */
+int store_gate_flakes(struct store *st, struct store_gate_flake **out, size_t *n,
+		      struct sl_err *err);
+void store_gate_flakes_free(struct store_gate_flake *v, size_t n);
+
 #endif

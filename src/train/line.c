@@ -120,7 +120,7 @@ json_t *train_own_red(const struct store_car *me, const char **failed, size_t ma
 		      size_t reason_n)
 {
 	json_t *all = json_loads(me->gates_json ? me->gates_json : "[]", 0, NULL), *g;
-	char why[512];
+	char why[512], runs[128];
 	size_t i, n = 0, len = 0;
 
 	why[0] = '\0';
@@ -128,8 +128,12 @@ json_t *train_own_red(const struct store_car *me, const char **failed, size_t ma
 		if (!json_is_true(json_object_get(g, "passed")) && n + 1 < max &&
 		    json_string_value(json_object_get(g, "name"))) {
 			failed[n++] = json_string_value(json_object_get(g, "name"));
+			train_red_runs_words((int)json_integer_value(json_object_get(g, "red_runs")),
+					     json_string_value(json_object_get(g, "tree")), runs,
+					     sizeof(runs));
 			len += (size_t)snprintf(why + len, len < sizeof(why) ? sizeof(why) - len : 0,
-						"%s'%s'", n > 1 ? ", " : "", failed[n - 1]);
+						"%s'%s'%s%s", n > 1 ? ", " : "", failed[n - 1],
+						runs[0] ? ", " : "", runs);
 		}
 	if (len >= sizeof(why))
 		why[sizeof(why) - 1] = '\0';

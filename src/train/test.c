@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/fault.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/lock.h"
 #include "core/time.h"
 
@@ -58,8 +59,23 @@ int train_has_merge_gates(const struct sl_config *cfg)
 	return 0;
 }
 
-/* cfg with only the gates merge.gates names (borrowed strings): *subset is the caller's to free. */
-static struct sl_config merge_gates_cfg(const struct sl_config *cfg, struct sl_gate **subset)
+/* 1 when names (NULL: any) holds the gate's name. */
+static int named(const char *const *names, const char *gate)
+{
+	size_t k;
+
+	for (k = 0; names && names[k]; k++)
+		if (!strcmp(names[k], gate))
+			return 1;
+	return !names;
+}
+
+/*
+ * cfg with only the gates merge.gates names, of those only `names` (NULL:
+ * all; borrowed strings): *subset is the caller's to free.
+ */
+static struct sl_config merge_gates_cfg(const struct sl_config *cfg, const char *const *names,
+					struct sl_gate **subset)
 {
 	struct sl_config c = *cfg;
 	size_t i;
@@ -68,7 +84,7 @@ static struct sl_config merge_gates_cfg(const struct sl_config *cfg, struct sl_g
 	c.gates = *subset;
 	c.ngates = 0;
 	for (i = 0; *subset && i < cfg->ngates; i++)
-		if (merge_gate(cfg, i))
+		if (merge_gate(cfg, i) && named(names, cfg->gates[i].name))
 			(*subset)[c.ngates++] = cfg->gates[i];
 	return c;
 }
@@ -103,12 +119,13 @@ static int gates_job(const struct train_run *tr, const struct sl_config *c, cons
 	return 0;
 }
 
-int train_run_gates(const struct train_run *tr, const char *commit, int remote,
+/* The merge gates of `names` (NULL: all of them) on commit, once (train_run_gates()). */
+static int run_once(const struct train_run *tr, const char *commit, int remote,
 		    int (*wt_ready)(void *arg, struct sl_err *err), void *arg,
-		    struct build_gate_results *gr, struct sl_err *err)
+		    const char *const *names, struct build_gate_results *gr, struct sl_err *err)
 {
 	struct sl_gate *subset = NULL;
-	struct sl_config c = merge_gates_cfg(tr->ctx->cfg, &subset);
+	struct sl_config c = merge_gates_cfg(tr->ctx->cfg, names, &subset);
 	char *where = NULL;
 	int error;
 
@@ -141,18 +158,154 @@ out:
 	return error;
 }
 
-/* The results as stored with the car: gates.json's array, each failed gate with its output's tail. */
-static char *results_json(const struct build_gate_results *gr)
+/* A gate's command as the store keys its outcomes: its argv as JSON. */
+static char *command_key(sl_strv argv)
 {
-	json_t *arr = build_gates_json(gr);
+	json_t *a = json_array();
 	char *text;
 	size_t i;
 
-	for (i = 0; arr && i < gr->n; i++)
-		if (!gr->v[i].passed)
-			json_object_set_new(json_array_get(arr, i), "output",
-					    worktree_diff_json_text(gr->v[i].output ? gr->v[i].output : "",
-								    gr->v[i].output ? strlen(gr->v[i].output) : 0));
+	for (i = 0; a && argv && argv[i]; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return text;
+}
+
+/* Red runs of gate r on tree so far; -1 on error. */
+static int red_runs(struct store *st, const struct build_gate_result *r, const char *tree,
+		    struct sl_err *err)
+{
+	char *cmd = command_key(r->argv);
+	int greens = 0, reds = 0, error;
+
+	error = cmd ? store_gate_runs_on(st, r->name, cmd, tree, &greens, &reds, err)
+		    : sl_err_set(err, SL_ERROR, "out of memory");
+	free(cmd);
+	return error ? -1 : reds;
+}
+
+/*
+ * gr's outcomes on tree into the store, and what comes next
+ * (train_rerun_decide()): *again (NULL-terminated, names borrowed from gr,
+ * the caller's to free) the gates to run once more.
+ */
+static int record_runs(const struct train_run *tr, const char *tree,
+		       const struct build_gate_results *gr, const char ***again, struct sl_err *err)
+{
+	struct train_gate_tally *g = calloc(gr->n + 1, sizeof(*g));
+	int *marks = calloc(gr->n + 1, sizeof(*marks)), error = 0;
+	size_t i, k = 0;
+
+	*again = calloc(gr->n + 1, sizeof(**again));
+	if (!g || !marks || !*again)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	for (i = 0; !error && i < gr->n; i++) {
+		char *cmd = command_key(gr->v[i].argv);
+		error = cmd ? store_gate_run_add(tr->ctx->st, gr->v[i].name, cmd, tree,
+						 gr->v[i].passed, err)
+			    : sl_err_set(err, SL_ERROR, "out of memory");
+		free(cmd);
+		g[i].passed = gr->v[i].passed;
+		if (!error && !g[i].passed && (g[i].reds = red_runs(tr->ctx->st, &gr->v[i], tree,
+								      err)) < 0)
+			error = SL_ERROR;
+	}
+	if (!error && train_rerun_decide(g, gr->n, tr->ctx->cfg->merge.rerun_failed, marks) ==
+			      TRAIN_RERUN_AGAIN)
+		for (i = 0; i < gr->n; i++)
+			if (marks[i])
+				(*again)[k++] = gr->v[i].name;
+	if (error || !k) {
+		free(*again);
+		*again = NULL;
+	}
+	free(marks);
+	free(g);
+	return error;
+}
+
+/* The gates run again (in `again`) take the places of their red runs in gr. */
+static void take_rerun(struct build_gate_results *gr, struct build_gate_results *again)
+{
+	struct build_gate_result old;
+	size_t i, j;
+
+	for (i = 0; i < again->n; i++)
+		for (j = 0; j < gr->n; j++)
+			if (!strcmp(gr->v[j].name, again->v[i].name)) {
+				old = gr->v[j];
+				gr->v[j] = again->v[i];
+				again->v[i] = old;
+			}
+	gr->all_passed = 1;
+	for (j = 0; j < gr->n; j++)
+		gr->all_passed &= gr->v[j].passed;
+}
+
+/* train/gates.json again, with every gate's last run. */
+static int write_results(const struct train_run *tr, const struct build_gate_results *gr,
+			 struct sl_err *err)
+{
+	json_t *arr = build_gates_json(gr);
+	char *path = sl_path_fmt("%s/train/gates.json", tr->run_dir);
+	int error = arr && path ? sl_json_write(path, arr, err)
+				: sl_err_set(err, SL_ERROR, "out of memory");
+
+	json_decref(arr);
+	free(path);
+	return error;
+}
+
+int train_run_gates(const struct train_run *tr, const char *commit, const char *tree, int remote,
+		    int (*wt_ready)(void *arg, struct sl_err *err), void *arg,
+		    struct build_gate_results *gr, struct sl_err *err)
+{
+	struct build_gate_results more = BUILD_GATE_RESULTS_INIT;
+	const char **again = NULL;
+	int error = run_once(tr, commit, remote, wt_ready, arg, NULL, gr, err), reran = 0;
+
+	if (!error && tree && gr->n)
+		error = record_runs(tr, tree, gr, &again, err);
+	while (!error && again) {
+		sl_fault("train.rerun"); /* a red run recorded, the rerun not started */
+		error = run_once(tr, commit, remote, wt_ready, arg, again, &more, err);
+		free(again);
+		again = NULL;
+		if (!error && (error = record_runs(tr, tree, &more, &again, err)) == 0)
+			take_rerun(gr, &more);
+		build_gate_results_release(&more);
+		reran = 1;
+	}
+	free(again);
+	return error || !reran ? error : write_results(tr, gr, err);
+}
+
+/*
+ * The results as stored with the car: gates.json's array, each failed gate
+ * with its output's tail and how often it was red on the car's tree.
+ */
+static char *results_json(const struct train_run *tr, const char *tree,
+			  const struct build_gate_results *gr)
+{
+	struct sl_err ignored = SL_ERR_INIT;
+	json_t *arr = build_gates_json(gr), *g;
+	char *text;
+	size_t i;
+	int reds;
+
+	for (i = 0; arr && i < gr->n; i++) {
+		if (gr->v[i].passed)
+			continue;
+		g = json_array_get(arr, i);
+		json_object_set_new(g, "output",
+				    worktree_diff_json_text(gr->v[i].output ? gr->v[i].output : "",
+							    gr->v[i].output ? strlen(gr->v[i].output) : 0));
+		if (tree && (reds = red_runs(tr->ctx->st, &gr->v[i], tree, &ignored)) > 0) {
+			json_object_set_new(g, "red_runs", json_integer(reds));
+			json_object_set_new(g, "tree", json_string(tree));
+		}
+	}
 	text = arr ? json_dumps(arr, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(arr);
 	return text;
@@ -191,27 +344,26 @@ int train_record_result(const struct train_run *tr, const struct train_ops *ops,
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct store_car c;
-	char *results = results_json(gr);
+	char *results = NULL;
 	int error;
 
-	if (!results)
-		return sl_err_set(err, SL_ERROR, "out of memory");
 	if ((error = ops->lock_repo(ops->arg, &lock, err)) == 0 &&
 	    (error = store_train_get(tr->ctx->st, tr->run->id, &c, err)) == 0) {
 		if (c.status == TRAIN_TESTING && c.commit && !strcmp(c.commit, commit) && c.tester &&
 		    !strcmp(c.tester, owner)) {
+			if (!(results = results_json(tr, c.tree, gr)))
+				error = sl_err_set(err, SL_ERROR, "out of memory");
 			c.status = gr->all_passed ? TRAIN_GREEN : TRAIN_RED;
 			c.tested_ms = sl_now_ms();
 			free(c.gates_json);
 			c.gates_json = results;
-			results = NULL;
-			error = store_train_put(tr->ctx->st, &c, err);
+			if (!error)
+				error = store_train_put(tr->ctx->st, &c, err);
 			sl_fault(error ? NULL : "train.after_result");
 		}
 		store_car_release(&c);
 	}
 	sl_lock_release(&lock);
-	free(results);
 	return error;
 }
 

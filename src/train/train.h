@@ -243,10 +243,33 @@ int train_record_result(const struct train_run *tr, const struct train_ops *ops,
  * none configured, the gates' step alone; executor.kind remote, a job on the
  * commit (remote: 1); else in a checkout of its own (train_checkout()). The
  * run's worktree is not touched; wt_ready makes it again when it is gone.
+ * Each gate's outcome on `tree` (the commit's) goes to the store, and a red
+ * gate runs again there up to merge.rerun_failed times (train_rerun_decide()):
+ * gr holds each gate's last run, red only when it was red on every run.
  */
-int train_run_gates(const struct train_run *tr, const char *commit, int remote,
+int train_run_gates(const struct train_run *tr, const char *commit, const char *tree, int remote,
 		    int (*wt_ready)(void *arg, struct sl_err *err), void *arg,
 		    struct build_gate_results *gr, struct sl_err *err);
+
+/*
+ * A red merge gate runs again on the same tree before its car is blamed
+ * (merge.rerun_failed; rerun.c). One gate's tally: passed on the run just
+ * made, and its red runs on the tree so far (the store's gate_runs, that
+ * run included).
+ */
+struct train_gate_tally {
+	int passed;
+	int reds;
+};
+enum train_rerun {
+	TRAIN_RERUN_GREEN, /* every gate passed */
+	TRAIN_RERUN_AGAIN, /* run the gates marked in again[] once more on the same tree */
+	TRAIN_RERUN_RED,   /* a gate red rerun_failed + 1 times on the tree: the car is red */
+};
+enum train_rerun train_rerun_decide(const struct train_gate_tally *g, size_t n, int rerun_failed,
+				    int *again);
+/* "red on both runs of the same tree 0123456789ab" ("" for fewer than 2 runs). */
+void train_red_runs_words(int runs, const char *tree, char *buf, size_t n);
 
 /* The merge gates' time of gr, in milliseconds. */
 int64_t train_gates_ms(const struct build_gate_results *gr);

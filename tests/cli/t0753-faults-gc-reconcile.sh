@@ -22,7 +22,8 @@ test_expect_success 'every point has a kill test' '
 	for p in $(fault_points); do
 		cat "$SLUICE_SOURCE_DIR"/tests/cli/t075[0-9]-*.sh \
 			"$SLUICE_SOURCE_DIR"/tests/cli/t0850-*.sh \
-			"$SLUICE_SOURCE_DIR"/tests/cli/t111[45]-*.sh | grep -q "$p" ||
+			"$SLUICE_SOURCE_DIR"/tests/cli/t111[45]-*.sh \
+			"$SLUICE_SOURCE_DIR"/tests/cli/t1314-*.sh | grep -q "$p" ||
 			{ echo "no kill test for $p"; return 1; }
 	done
 '

@@ -47,7 +47,7 @@ test_expect_success 'both land, the target is green at every commit, B resolved 
 	test "$(git -C r log --first-parent --format=%s $base..main | grep -c "^Merge ")" = 2 &&
 	sluice -C r log >log.out &&
 	grep "semantic conflict: the merge gates failed on top of" log.out >sem.out &&
-	test_grep "(gate test (exit 1)); the builder resolves it" sem.out &&
+	test_grep "(gate test (exit 1; red on both runs of the same tree [0-9a-f]\{12\})); the builder resolves it" sem.out &&
 	grep -q "\"kind\": \"semantic\"" r/.system/runs/*/conflict.json &&
 	git -C r log --first-parent --format=%B $base..main | grep -q "^Resolved-with: " &&
 	sluice -C r audit

@@ -4,7 +4,9 @@
 # no person's commit to resolve against, and a merge of the target into the
 # run is "already up to date". It used to be taken for a semantic conflict:
 # the resolution found no merge in progress and the run failed. Now it is a
-# failed attempt under the retry rules, its failed gate named.
+# failed attempt under the retry rules, its failed gate named. With
+# merge.rerun_failed: 0 (its default, 1, runs the red gate again on the same
+# tree first and lands the car: t1310).
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'setup: a gate that fails the first time it runs on a merge commit' '
@@ -12,6 +14,8 @@ test_expect_success 'setup: a gate that fails the first time it runs on a merge 
 	cat >>repo/.system/config.yaml <<-EOF &&
 	gates:
 	  check: [sh, -c, "if git rev-parse -q --verify HEAD^2 >/dev/null && [ ! -e $TRASH/flaked ]; then : >$TRASH/flaked; exit 1; fi"]
+	merge:
+	  rerun_failed: 0
 	$(approve_reviewer_config)
 	EOF
 	echo "echo one >one.txt" >"$BUILDERS/O.sh" &&
@@ -41,6 +45,8 @@ test_expect_success 'without a retry rule for it the run fails, saying why' '
 	cat >>two/.system/config.yaml <<-EOF &&
 	gates:
 	  check: [sh, -c, "if git rev-parse -q --verify HEAD^2 >/dev/null && [ ! -e $TRASH/flaked ]; then : >$TRASH/flaked; exit 1; fi"]
+	merge:
+	  rerun_failed: 0
 	$(approve_reviewer_config)
 	EOF
 	echo "echo two >two.txt" >"$BUILDERS/T.sh" &&

@@ -60,7 +60,7 @@ for verdict in 0 1; do
 	test_expect_success "a merge gate moves main onto its car, then the car is $what: alarm" "
 		rm -rf repo && rm -f \"\$G\"/* && echo $verdict >\"\$G/rc\" && : >\"\$G/move\" &&
 		sluice_repo repo 'gates:' '  move: [sh, $TRASH/move-gate.sh]' 'merge:' \
-			'  gates: [move]' \"\$(approve_reviewer_config)\" &&
+			'  gates: [move]' '  rerun_failed: 0' \"\$(approve_reviewer_config)\" &&
 		wo repo A && rc=0 && { sluice -C repo tick >tick.out 2>tick.err || rc=\$?; } &&
 		ra=\$(run_of repo A) && car=\$(cat \"\$G/car\") &&
 		test \"\$(git -C repo rev-parse main)\" = \"\$car\" &&
