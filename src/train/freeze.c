@@ -1,0 +1,63 @@
+/*
+ * A frozen target (docs/config.md, "merge.freeze"; docs/sluice.1, sluice
+ * freeze): a person's freeze in the store (`sluice freeze`, until a time or
+ * `sluice unfreeze`) and the config's windows of days and hours in a time
+ * zone. The train keeps testing a frozen target's cars and lands none
+ * (train_decide() reads the answer); urgent work lands through a freeze
+ * only when every freeze that holds allows it.
+ */
+#include "train/train.h"
+#include "store/store.h"
+#include "core/config.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "core/time.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int train_window_holds(const struct sl_freeze_window *w, int wday, int minute)
+{
+	return wday >= 0 && wday < 7 && (w->days & (1u << wday)) && minute >= w->from_min &&
+	       minute < w->to_min;
+}
+
+/* One more freeze that holds: the first one's reason; urgent work only when all allow it. */
+static void add(struct train_freeze *f, const char *reason, int allow_urgent, int64_t until_ms)
+{
+	if (!f->frozen) {
+		snprintf(f->reason, sizeof(f->reason), "%s", reason ? reason : "");
+		f->allow_urgent = allow_urgent;
+		f->until_ms = until_ms;
+	} else {
+		f->allow_urgent &= allow_urgent;
+	}
+	f->frozen = 1;
+}
+
+int train_frozen(struct sl_ctx *ctx, int64_t now_ms, struct train_freeze *f)
+{
+	const struct sl_config *cfg = ctx->cfg;
+	struct store_freeze sf;
+	struct sl_err err = SL_ERR_INIT;
+	int error, wday, minute;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	if ((error = store_freeze_get(ctx->st, ctx->target_ref, &sf, &err)) == 0) {
+		if (!sf.until_ms || now_ms < sf.until_ms)
+			add(f, sf.reason, sf.allow_urgent, sf.until_ms);
+		store_freeze_release(&sf);
+	} else if (error != SL_ENOTFOUND) {
+		/* the store unreadable: land nothing rather than through a freeze */
+		sl_log(SL_LOG_WARN, "cannot read the freeze of %s: %s", ctx->target_ref, err.msg);
+		add(f, "the freeze cannot be read", 0, 0);
+	}
+	for (i = 0; cfg && i < cfg->merge.nfreeze; i++) {
+		const struct sl_freeze_window *w = &cfg->merge.freeze[i];
+		if (sl_time_local(now_ms, w->tz, &wday, &minute) == 0 &&
+		    train_window_holds(w, wday, minute))
+			add(f, w->reason, w->allow_urgent, 0);
+	}
+	return f->frozen;
+}
