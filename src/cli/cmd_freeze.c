@@ -17,7 +17,7 @@ static const char freeze_help[] =
 	"Freeze the target branch: the merge train keeps building and testing approved\n"
 	"runs, and lands none of them until 'sluice unfreeze' (or TIME). The reason shows\n"
 	"in 'sluice status', 'sluice queue' and the desk: \"wait: frozen (REASON)\".\n"
-	"A landing already under way (a run in 'merging') finishes.\n"
+	"A landing already under way finishes.\n"
 	"\n"
 	"  -m, --message REASON  why (required)\n"
 	"  --until TIME          the freeze ends by itself at TIME, an ISO 8601 time with\n"

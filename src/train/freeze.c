@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/time.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,4 +61,26 @@ int train_frozen(struct sl_ctx *ctx, int64_t now_ms, struct train_freeze *f)
 			add(f, w->reason, w->allow_urgent, 0);
 	}
 	return f->frozen;
+}
+
+json_t *train_freeze_json(const struct train_freeze *f)
+{
+	char until[64];
+
+	if (!f->frozen)
+		return json_null();
+	sl_time_iso(until, sizeof(until), f->until_ms);
+	return json_pack("{s:s, s:s?, s:b}", "reason", f->reason, "until",
+			 f->until_ms ? until : NULL, "allow_urgent", f->allow_urgent);
+}
+
+void train_freeze_line(const struct sl_ctx *ctx, const struct train_freeze *f, char *buf,
+		       size_t n)
+{
+	char until[64];
+
+	sl_time_iso(until, sizeof(until), f->until_ms);
+	snprintf(buf, n, "target %s: frozen (%s)%s%s%s: lands nothing, tests go on", ctx->cfg->target,
+		 f->reason, f->until_ms ? " until " : "", f->until_ms ? until : "",
+		 f->allow_urgent ? ", urgent work lands" : "");
 }

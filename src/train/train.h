@@ -377,4 +377,11 @@ int train_window_holds(const struct sl_freeze_window *w, int wday, int minute);
  */
 int train_frozen(struct sl_ctx *ctx, int64_t now_ms, struct train_freeze *f);
 
+/* A freeze as JSON ({reason, until: ISO 8601 or null, allow_urgent}; null: not frozen). */
+struct json_t *train_freeze_json(const struct train_freeze *f);
+
+/* "target main: frozen (REASON) until TIME: lands nothing, tests go on" (into buf). */
+void train_freeze_line(const struct sl_ctx *ctx, const struct train_freeze *f, char *buf,
+		       size_t n);
+
 #endif
