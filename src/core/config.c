@@ -1271,6 +1271,8 @@ static void freeze_days(struct ctx *c, yaml_node_t *v, struct sl_freeze_window *
 		problem(c, v, "'merge.freeze' days must be a list of mon, tue, wed, thu, fri, sat, sun");
 		return;
 	}
+	if (v->data.sequence.items.start == v->data.sequence.items.top)
+		problem(c, v, "'merge.freeze' days must name at least one day");
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
 		const char *s = scalar(item);
@@ -1291,7 +1293,7 @@ static void freeze_key(struct ctx *c, struct sl_freeze_window *w, yaml_node_t *k
 	const char *key = scalar(k), *s = scalar(v);
 
 	if (!strcmp(key, "days"))
-		freeze_days(c, v, w);
+		freeze_days(c, v, w), *from_to |= 4;
 	else if (!strcmp(key, "from") || !strcmp(key, "to")) {
 		int to = key[0] == 't', m = freeze_minute(s, to ? 1440 : 1439);
 		if (m < 0)
@@ -1326,7 +1328,7 @@ static void freeze_window(struct ctx *c, yaml_node_t *v, struct sl_freeze_window
 		if (scalar(k))
 			freeze_key(c, w, k, yaml_document_get_node(c->doc, p->value), &from_to);
 	}
-	if (!w->days || from_to != 3)
+	if (from_to != 7)
 		problem(c, v, "each entry of 'merge.freeze' needs days, from and to, e.g. "
 		        "{days: [sat, sun], from: \"00:00\", to: \"24:00\", tz: UTC}");
 	else if (w->from_min >= w->to_min)
