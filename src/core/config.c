@@ -1276,7 +1276,7 @@ static void freeze_days(struct ctx *c, yaml_node_t *v, struct sl_freeze_window *
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
 		const char *s = scalar(item);
-		for (d = 0; s && d < 7 && strcasecmp(s, names[d]); d++)
+		for (d = 0; s && d < 7 && strcmp(s, names[d]); d++)
 			;
 		if (!s || d == 7)
 			problem(c, item, "unknown day '%s' in 'merge.freeze'; use mon, tue, wed, thu, "
