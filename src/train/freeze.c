@@ -63,6 +63,22 @@ int train_frozen(struct sl_ctx *ctx, int64_t now_ms, struct train_freeze *f)
 	return f->frozen;
 }
 
+int train_frozen_for(struct sl_ctx *ctx, const char *work_order_id, int64_t now_ms,
+		     struct train_freeze *f, int *urgent)
+{
+	struct store_wo wo = STORE_WO_INIT;
+	struct sl_err err = SL_ERR_INIT;
+
+	*urgent = 0;
+	if (!train_frozen(ctx, now_ms, f))
+		return 0;
+	/* priority: urgent is 0 (queue/queue.h, QUEUE_PRIORITY_URGENT) */
+	if (work_order_id && store_wo_get(ctx->st, work_order_id, &wo, &err) == 0)
+		*urgent = wo.priority <= 0;
+	store_wo_release(&wo);
+	return !(*urgent && f->allow_urgent);
+}
+
 json_t *train_freeze_json(const struct train_freeze *f)
 {
 	char until[64];

@@ -75,22 +75,17 @@ int train_car_holds(struct sl_ctx *ctx, const struct store_car *c)
 	return holds;
 }
 
-/* The target frozen now (train_frozen()), and whether the run's work order is urgent. */
+/* The target frozen now (train_frozen_for()), and whether the run's work order is urgent. */
 static void frozen_of(const struct train_run *tr, struct train_state *st)
 {
 	struct train_freeze f;
-	struct store_wo wo = STORE_WO_INIT;
-	struct sl_err err = SL_ERR_INIT;
 
-	if (!train_frozen(tr->ctx, sl_now_ms(), &f))
+	train_frozen_for(tr->ctx, tr->run->work_order_id, sl_now_ms(), &f, &st->urgent);
+	if (!f.frozen)
 		return;
 	snprintf(st->frozen_buf, sizeof(st->frozen_buf), "%s", f.reason);
 	st->frozen = st->frozen_buf;
 	st->frozen_allow_urgent = f.allow_urgent;
-	/* priority: urgent is 0 (queue/queue.h, QUEUE_PRIORITY_URGENT) */
-	if (store_wo_get(tr->ctx->st, tr->run->work_order_id, &wo, &err) == 0)
-		st->urgent = wo.priority <= 0;
-	store_wo_release(&wo);
 }
 
 int train_state_of(const struct train_run *tr, const struct train *t, struct train_names *names,

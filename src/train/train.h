@@ -377,6 +377,13 @@ int train_window_holds(const struct sl_freeze_window *w, int wday, int minute);
  */
 int train_frozen(struct sl_ctx *ctx, int64_t now_ms, struct train_freeze *f);
 
+/*
+ * train_frozen(), and whether the work order's run is urgent (*urgent): 1
+ * when the freeze holds that run's landing (not urgent, or not allowed).
+ */
+int train_frozen_for(struct sl_ctx *ctx, const char *work_order_id, int64_t now_ms,
+		     struct train_freeze *f, int *urgent);
+
 /* A freeze as JSON ({reason, until: ISO 8601 or null, allow_urgent}; null: not frozen). */
 struct json_t *train_freeze_json(const struct train_freeze *f);
 
