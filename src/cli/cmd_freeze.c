@@ -12,7 +12,6 @@
 
 static const char freeze_help[] =
 	"usage: sluice freeze [-C DIR] [--until TIME] [--allow-urgent] -m REASON\n"
-	"       sluice unfreeze [-C DIR]\n"
 	"\n"
 	"Freeze the target branch: the merge train keeps building and testing approved\n"
 	"runs, and lands none of them until 'sluice unfreeze' (or TIME). The reason shows\n"
@@ -57,6 +56,13 @@ out:
 	return rc;
 }
 
+static const char unfreeze_help[] =
+	"usage: sluice unfreeze [-C DIR]\n"
+	"\n"
+	"End the freeze 'sluice freeze' made: the next tick lands the green cars. The\n"
+	"windows of 'merge.freeze' in the config are not ended by it (sluice status says\n"
+	"whether one holds). See 'sluice freeze --help'.\n";
+
 int cmd_freeze(struct cli *cli, int argc, char **argv)
 {
 	enum { O_UNTIL = 1000, O_URGENT };
@@ -100,7 +106,7 @@ int cmd_unfreeze(struct cli *cli, int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		if (c == 'h')
-			return cli_help(freeze_help);
+			return cli_help(unfreeze_help);
 		if (!cli_common_opt(cli, c, optarg))
 			return cli_usage("unfreeze", "unknown option");
 	}
