@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "train/train.h"
+#include "core/config.h"
 
 static char TIP[] = "7777777777777777777777777777777777777777";
 static char COMMIT[] = "1111111111111111111111111111111111111111";
@@ -100,10 +101,40 @@ static void test_table(void **state)
 		one(&rows[i]);
 }
 
+/* A window of merge.freeze: its days, from up to (not including) to. */
+static void test_window(void **state)
+{
+	struct sl_freeze_window w = { .days = (1u << 6) | (1u << 0), .from_min = 8 * 60,
+				      .to_min = 1440 }; /* sat, sun 08:00-24:00 */
+	static const struct {
+		int wday, minute, want;
+	} cases[] = {
+		{ 6, 8 * 60, 1 },      /* saturday 08:00: from is in */
+		{ 6, 8 * 60 - 1, 0 },  /* 07:59 */
+		{ 0, 1439, 1 },        /* sunday 23:59 */
+		{ 1, 9 * 60, 0 },      /* monday */
+		{ 5, 23 * 60, 0 },     /* friday */
+		{ -1, 9 * 60, 0 },     /* no day */
+		{ 7, 9 * 60, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (train_window_holds(&w, cases[i].wday, cases[i].minute) != cases[i].want)
+			fail_msg("day %d minute %d: want %d", cases[i].wday, cases[i].minute,
+				 cases[i].want);
+	w.from_min = 0;
+	w.to_min = 60;
+	assert_int_equal(train_window_holds(&w, 6, 59), 1);
+	assert_int_equal(train_window_holds(&w, 6, 60), 0); /* to is out */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
