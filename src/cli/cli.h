@@ -46,6 +46,8 @@ int cmd_retry(struct cli *cli, int argc, char **argv);
 int cmd_abandon(struct cli *cli, int argc, char **argv);
 int cmd_audit(struct cli *cli, int argc, char **argv);
 int cmd_accept_target(struct cli *cli, int argc, char **argv);
+int cmd_freeze(struct cli *cli, int argc, char **argv);
+int cmd_unfreeze(struct cli *cli, int argc, char **argv);
 int cmd_gc(struct cli *cli, int argc, char **argv);
 int cmd_merge_preview(struct cli *cli, int argc, char **argv);
 int cmd_report(struct cli *cli, int argc, char **argv);

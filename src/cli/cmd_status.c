@@ -5,6 +5,8 @@
 #include "runner/runner.h"
 #include "system/system.h"
 #include "target/target.h"
+#include "train/train.h"
+#include "core/time.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -23,7 +25,8 @@ static const char status_help[] =
 	"\n"
 	"When the target branch carries a commit from a run that sluice did not land (an\n"
 	"unreviewed landing: no run lands meanwhile), the summary starts with it and\n"
-	"what to do: reset the target to before it, or 'sluice accept-target COMMIT'.\n";
+	"what to do: reset the target to before it, or 'sluice accept-target COMMIT'.\n"
+	"A frozen target (sluice freeze, merge.freeze) is said next, with its reason.\n";
 
 static void print_run(const struct store_run *r)
 {
@@ -217,6 +220,17 @@ static void print_people(const struct store_run *runs, size_t n)
 	}
 }
 
+/* A frozen target (sluice freeze, merge.freeze): one line. */
+static void print_frozen(struct sl_ctx *ctx, const struct train_freeze *f)
+{
+	char line[512];
+
+	if (!f->frozen)
+		return;
+	train_freeze_line(ctx, f, line, sizeof(line));
+	printf("%s\n", line);
+}
+
 static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct target_alert alert;
@@ -227,7 +241,9 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	const char *k;
 	size_t n = 0, i;
 	int rc = CLI_OK;
+	struct train_freeze frozen;
 
+	train_frozen(ctx, sl_now_ms(), &frozen);
 	if (wo_counts(ctx, counts, &err) != 0 ||
 	    store_runs_list(ctx->st, RUN_STATES_ALL, NULL, &runs, &n, &err) != 0) {
 		rc = cli_report(&err);
@@ -242,17 +258,18 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	if (cli->json) {
 		json_t *invalid = NULL;
 		cli_invalid_work_orders(ctx, NULL, NULL, &invalid);
-		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O}, s:o, s:o, s:o}", "work_orders",
+		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O, s:o}, s:o, s:o, s:o}", "work_orders",
 				      counts, "in_flight", flight, "needs_person", people, "target",
-				      "name", ctx->cfg->target, "unreviewed", unreviewed, "disk",
-				      disk_json(ctx), "invalid", invalid, "merge_gates",
-				      artifact_flakes_json(ctx));
+				      "name", ctx->cfg->target, "unreviewed", unreviewed, "frozen",
+				      train_freeze_json(&frozen), "disk", disk_json(ctx), "invalid",
+				      invalid, "merge_gates", artifact_flakes_json(ctx));
 		rc = cli_print_json(j);
 		json_decref(j);
 		goto out;
 	}
 	if (!json_is_null(unreviewed))
 		print_alert(ctx, &alert);
+	print_frozen(ctx, &frozen);
 	printf("work orders:");
 	if (!json_object_size(counts))
 		printf(" none (drop *.md files into %s/)", ctx->cfg->queue.inbox);

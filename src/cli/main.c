@@ -35,6 +35,8 @@ static const struct command commands[] = {
 	{ "abandon", cmd_abandon, "give a run up; its work order becomes failed", 0 },
 	{ "audit", cmd_audit, "verify the artifacts of merged runs against git", 1 },
 	{ "accept-target", cmd_accept_target, "record commits on the target as yours (after an alarm)", 0 },
+	{ "freeze", cmd_freeze, "land nothing on the target (until unfreeze or a time); keep testing", 0 },
+	{ "unfreeze", cmd_unfreeze, "end a freeze made by 'sluice freeze'", 0 },
 	{ "gc", cmd_gc, "remove old finished runs", 1 },
 	{ "merge-preview", cmd_merge_preview, "would this merge be clean? conflicted paths", 1 },
 	{ "report", cmd_report, "a page of the queue and runs; the dependency graph", 0 },

@@ -1090,6 +1090,134 @@ static void check_identity(struct ctx *c, const struct setting *row, yaml_node_t
 
 /* ---- the table ---------------------------------------------------------- */
 
+/* ---- merge.freeze: windows when the target lands nothing (docs/config.md) ---- */
+
+/* "HH:MM" (to: up to "24:00") into minutes of the day; -1 when not. */
+static int freeze_minute(const char *s, int upto)
+{
+	int h, m;
+	char end;
+
+	if (!s || strlen(s) != 5 || sscanf(s, "%2d:%2d%c", &h, &m, &end) != 2 ||
+	    !isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[3]) || m > 59 ||
+	    h * 60 + m > upto)
+		return -1;
+	return h * 60 + m;
+}
+
+/* days: [mon, tue, ...] into w->days. */
+static void freeze_days(struct ctx *c, yaml_node_t *v, struct sl_freeze_window *w)
+{
+	static const char *const names[] = { "sun", "mon", "tue", "wed", "thu", "fri", "sat" };
+	yaml_node_item_t *it;
+	int d;
+
+	if (!v || v->type != YAML_SEQUENCE_NODE) {
+		problem(c, v, "'merge.freeze' days must be a list of mon, tue, wed, thu, fri, sat, sun");
+		return;
+	}
+	if (v->data.sequence.items.start == v->data.sequence.items.top)
+		problem(c, v, "'merge.freeze' days must name at least one day");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
+		const char *s = scalar(item);
+		for (d = 0; s && d < 7 && strcmp(s, names[d]); d++)
+			;
+		if (!s || d == 7)
+			problem(c, item, "unknown day '%s' in 'merge.freeze'; use mon, tue, wed, thu, "
+			        "fri, sat or sun", s ? s : "(a list or mapping)");
+		else
+			w->days |= 1u << d;
+	}
+}
+
+/* One key of a window. */
+static void freeze_key(struct ctx *c, struct sl_freeze_window *w, yaml_node_t *k, yaml_node_t *v,
+		       int *from_to)
+{
+	const char *key = scalar(k), *s = scalar(v);
+
+	if (!strcmp(key, "days"))
+		freeze_days(c, v, w), *from_to |= 4;
+	else if (!strcmp(key, "from") || !strcmp(key, "to")) {
+		int to = key[0] == 't', m = freeze_minute(s, to ? 1440 : 1439);
+		if (m < 0)
+			problem(c, v, "'merge.freeze' %s must be a time of day \"HH:MM\"%s, not '%s'",
+			        key, to ? " up to \"24:00\"" : "", s ? s : "(a list or mapping)");
+		else
+			*(to ? &w->to_min : &w->from_min) = m, *from_to |= to ? 2 : 1;
+	} else if (!strcmp(key, "tz")) {
+		if (get_str(c, v, &w->tz, "merge.freeze tz") == 0 && !sl_tz_known(w->tz))
+			problem(c, v, "unknown time zone '%.100s' in 'merge.freeze'; use a name of the "
+			        "tz database such as Europe/Berlin or UTC", w->tz);
+	} else if (!strcmp(key, "reason"))
+		get_str(c, v, &w->reason, "merge.freeze reason");
+	else if (!strcmp(key, "allow_urgent"))
+		get_bool(c, v, &w->allow_urgent, "merge.freeze allow_urgent");
+	else
+		unknown(c, k, "merge.freeze", "days, from, to, tz, reason, allow_urgent");
+}
+
+/* One window: a mapping with days, from and to (from before to). */
+static void freeze_window(struct ctx *c, yaml_node_t *v, struct sl_freeze_window *w)
+{
+	yaml_node_pair_t *p;
+	int from_to = 0;
+
+	if (v->type != YAML_MAPPING_NODE) {
+		problem(c, v, "each entry of 'merge.freeze' must be a mapping with days, from and to");
+		return;
+	}
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		if (scalar(k))
+			freeze_key(c, w, k, yaml_document_get_node(c->doc, p->value), &from_to);
+	}
+	if (from_to != 7)
+		problem(c, v, "each entry of 'merge.freeze' needs days, from and to, e.g. "
+		        "{days: [sat, sun], from: \"00:00\", to: \"24:00\", tz: UTC}");
+	else if (w->from_min >= w->to_min)
+		problem(c, v, "'merge.freeze' from must be before to; write a window over midnight "
+		        "as two windows");
+	if ((!w->tz && !(w->tz = strdup("UTC"))) || (!w->reason && !(w->reason = strdup("merge.freeze"))))
+		oom(c);
+}
+
+static void read_freeze(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	struct sl_config *cfg = c->cfg;
+	yaml_node_item_t *it;
+
+	(void)row, (void)at;
+	if (is_null(v))
+		return;
+	if (v->type != YAML_SEQUENCE_NODE) {
+		problem(c, v, "'merge.freeze' must be a list of windows, e.g. [{days: [sat, sun], "
+		        "from: \"00:00\", to: \"24:00\", tz: Europe/Berlin, reason: weekend}]");
+		return;
+	}
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		struct sl_freeze_window *n = realloc(cfg->merge.freeze,
+						     (cfg->merge.nfreeze + 1) * sizeof(*n));
+		if (!n) {
+			oom(c);
+			return;
+		}
+		cfg->merge.freeze = n;
+		memset(&n[cfg->merge.nfreeze], 0, sizeof(*n));
+		freeze_window(c, yaml_document_get_node(c->doc, *it), &n[cfg->merge.nfreeze++]);
+	}
+}
+
+static void freeze_free(struct sl_config *cfg)
+{
+	for (size_t i = 0; i < cfg->merge.nfreeze; i++) {
+		free(cfg->merge.freeze[i].tz);
+		free(cfg->merge.freeze[i].reason);
+	}
+	free(cfg->merge.freeze);
+}
+
 #define CFG(f) .base = B_CONFIG, .off = offsetof(struct sl_config, f)
 #define BLD(f) .base = B_BUILDER, .off = offsetof(struct sl_builder, f)
 #define GATE(f) .base = B_GATE, .off = offsetof(struct sl_gate, f)
@@ -1177,6 +1305,7 @@ static const struct setting rows[] = {
 	{.key = "merge.rerun_failed", .type = T_INT, CFG(merge.rerun_failed), .def = "1",
 	 .max = 10},
 	{.key = "merge.keep_ignored", .type = T_PATHS, CFG(merge.keep_ignored)},
+	{.key = "merge.freeze", .type = T_HOOK, .read = read_freeze},
 	{.key = "commit", .type = T_SECTION},
 	{.key = "commit.name", .type = T_STR, CFG(commit.name), .check = check_identity},
 	{.key = "commit.email", .type = T_STR, CFG(commit.email), .check = check_identity},
@@ -1602,5 +1731,6 @@ void sl_config_free(struct sl_config *cfg)
 	for (i = 0; i < cfg->nretry; i++)
 		free_rows(&cfg->retry[i], B_RETRY);
 	free(cfg->retry);
+	freeze_free(cfg);
 	free(cfg);
 }

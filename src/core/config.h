@@ -88,6 +88,19 @@ enum sl_executor_kind { SL_EXEC_LOCAL = 0, SL_EXEC_SLURM, SL_EXEC_KUBERNETES };
 enum sl_reviewer_mode { SL_REVIEWER_MANUAL = 0, SL_REVIEWER_HTTP, SL_REVIEWER_COMMAND };
 enum sl_reviewer_protocol { SL_PROTOCOL_SLUICE = 0, SL_PROTOCOL_OPENAI };
 
+/*
+ * A window of merge.freeze (docs/config.md): on `days`, from `from_min` to
+ * `to_min` (minutes of the day, to up to 1440) in time zone `tz`, the
+ * target lands nothing.
+ */
+struct sl_freeze_window {
+	unsigned days;    /* bit d: day d of the week (0 Sunday .. 6 Saturday) */
+	int from_min, to_min;
+	char *tz;         /* default "UTC" */
+	char *reason;     /* default "merge.freeze" */
+	int allow_urgent; /* urgent work lands in the window */
+};
+
 struct sl_config {
 	char *path;                /* the file it came from */
 	char *target;              /* branch name, e.g. "main" (default: set by init) */
@@ -141,6 +154,8 @@ struct sl_config {
 		                          same tree before its car is blamed; default 1 */
 		sl_strv keep_ignored;  /* ignored paths of the run's worktree copied into the clean
 		                          checkout the merge gates run in (NULL: none) */
+		struct sl_freeze_window *freeze; /* merge.freeze: when the target lands nothing */
+		size_t nfreeze;
 	} merge;
 	struct {
 		char *name;            /* commit.name: the author and committer of sluice's

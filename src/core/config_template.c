@@ -234,6 +234,8 @@ static const char config_template[] =
         "#   train_depth: 2        # merges tested at once in the merge train; default: queue.jobs\n"
         "#   rerun_failed: 1       # a red merge gate runs again on the same tree before blame\n"
         "#   keep_ignored: [node_modules/]  # ignored paths the merge gates' clean checkout keeps\n"
+        "#   freeze:               # windows in which nothing lands (the train keeps testing)\n"
+        "#     - {days: [sat, sun], from: \"00:00\", to: \"24:00\", tz: UTC, reason: weekend}\n"
         "#   message: \"Merge {work_order.id}: {work_order.title}\"\n"
         "\n"
         "# Who the merge and snapshot commits sluice makes are by; default: git's\n"

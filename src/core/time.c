@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * Tests only (tests/README.md): SLUICE_TEST_CLOCK_AHEAD, a duration ("90s",
@@ -104,4 +106,127 @@ void sl_sleep_ms(int64_t ms)
 
 	while (ms > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+/* Days since 1970-01-01 of a civil date (proleptic Gregorian; H. Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* n digits at *p into *v (p moved on); -1 when they are not there. */
+static int digits(const char **p, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++, (*p)++) {
+		if (!isdigit((unsigned char)**p))
+			return -1;
+		*v = *v * 10 + (**p - '0');
+	}
+	return 0;
+}
+
+/* The zone at p ("Z", "+01:00", "-0500"), in minutes east of UTC; -1 when none or bad. */
+static int zone(const char *p, int *east)
+{
+	int sign, h, m = 0;
+
+	if ((p[0] == 'Z' || p[0] == 'z') && !p[1])
+		return *east = 0, 0;
+	if (*p != '+' && *p != '-')
+		return -1;
+	sign = *p++ == '-' ? -1 : 1;
+	if (digits(&p, 2, &h) != 0 || h > 23)
+		return -1;
+	if (*p == ':')
+		p++;
+	if (*p && (digits(&p, 2, &m) != 0 || m > 59))
+		return -1;
+	if (*p)
+		return -1;
+	*east = sign * (h * 60 + m);
+	return 0;
+}
+
+static const int month_days[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+int sl_time_parse_iso(int64_t *out_ms, const char *text, struct sl_err *err)
+{
+	const char *p = text;
+	int y, mo, d, h, mi, s = 0, east, ms = 0;
+
+	if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-' ||
+	    digits(&p, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > month_days[mo - 1] ||
+	    (*p != 'T' && *p != 't' && *p != ' ') || (p++, digits(&p, 2, &h)) || *p++ != ':' ||
+	    digits(&p, 2, &mi) || h > 23 || mi > 59)
+		goto bad;
+	if (*p == ':' && (p++, digits(&p, 2, &s) || s > 59))
+		goto bad;
+	if (*p == '.' || *p == ',') {
+		int k = 0;
+		for (p++; isdigit((unsigned char)*p); p++, k++)
+			if (k < 3)
+				ms = ms * 10 + (*p - '0');
+		for (; k < 3; k++)
+			ms *= 10;
+	}
+	if (zone(p, &east) != 0)
+		goto bad;
+	*out_ms = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) - east * 60) *
+			  1000 + ms;
+	return 0;
+bad:
+	return sl_err_set(err, SL_EINVALID, "'%s' is not an ISO 8601 time with a zone; write "
+			  "e.g. 2026-11-28T18:00Z or 2026-11-28T18:00+01:00 (a time without a "
+			  "zone, a date alone, a duration or a zone name is refused)", text);
+}
+
+int sl_tz_known(const char *tz)
+{
+	const char *dir = getenv("TZDIR");
+	char path[1024];
+
+	if (!tz || !*tz || *tz == '/' || *tz == '.' || strstr(tz, "..") ||
+	    strspn(tz, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") !=
+		    strlen(tz))
+		return 0;
+	if (!strcmp(tz, "UTC"))
+		return 1;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo",
+			     tz) >= sizeof(path))
+		return 0;
+	return access(path, R_OK) == 0;
+}
+
+int sl_time_local(int64_t ms, const char *tz, int *wday, int *minute)
+{
+	const char *old = getenv("TZ");
+	char *keep = old ? strdup(old) : NULL;
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	int ok;
+
+	if (old && !keep)
+		return -1;
+	setenv("TZ", tz && *tz ? tz : "UTC", 1);
+	tzset();
+	ok = localtime_r(&t, &tm) != NULL;
+	if (keep)
+		setenv("TZ", keep, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	free(keep);
+	if (!ok)
+		return -1;
+	*wday = tm.tm_wday;
+	*minute = tm.tm_hour * 60 + tm.tm_min;
+	return 0;
 }

@@ -29,4 +29,25 @@ void sl_duration_format(char *out, size_t n, int64_t ms);
 /* Format a wall-clock time as UTC ISO 8601 with milliseconds: 2026-11-21T23:46:56.123Z. */
 void sl_time_iso(char *out, size_t n, int64_t ms);
 
+/*
+ * An ISO 8601 time with its zone (docs/sluice.1, sluice freeze --until):
+ * "2026-11-28T18:00Z", "2026-11-28T18:00:30+01:00", "...-0500", a space
+ * for the T. Milliseconds since the epoch into *out_ms. SL_EINVALID, naming
+ * the text and what is refused (no zone, a date alone, a duration), otherwise.
+ */
+int sl_time_parse_iso(int64_t *out_ms, const char *text, struct sl_err *err);
+
+/*
+ * 1 when `tz` names a time zone of the system's database (TZDIR or
+ * /usr/share/zoneinfo: "Europe/Berlin", "UTC"), as a safe relative name.
+ */
+int sl_tz_known(const char *tz);
+
+/*
+ * The day of the week (0 Sunday .. 6 Saturday) and the minute of the day
+ * (0 .. 1439) of `ms` in time zone `tz` (NULL: UTC). Sets TZ for the call
+ * and puts it back: not for threads that read local time meanwhile.
+ */
+int sl_time_local(int64_t ms, const char *tz, int *wday, int *minute);
+
 #endif

@@ -506,7 +506,10 @@ static void fill_fields(struct queue_wo *wo)
 	wo->tags = text_list(json_object_get(f, "tags"));
 	wo->depends_on = text_list(json_object_get(f, "depends_on"));
 	v = json_object_get(f, "priority");
-	wo->priority = json_is_integer(v) ? (int)json_integer_value(v) : 3;
+	if (json_is_string(v) && !strcmp(json_string_value(v), "urgent"))
+		wo->priority = QUEUE_PRIORITY_URGENT;
+	else
+		wo->priority = json_is_integer(v) ? (int)json_integer_value(v) : 3;
 	v = json_object_get(f, "estimate_hours");
 	if (json_is_number(v)) {
 		wo->estimate_hours = json_number_value(v);

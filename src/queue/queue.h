@@ -31,12 +31,15 @@ struct queue_mark {
 	int line, col; /* 1-based, in the file */
 };
 
+/* priority: urgent (docs/work-orders.md): ahead of every number, lands through a freeze that allows it. */
+#define QUEUE_PRIORITY_URGENT 0
+
 struct queue_wo {
 	char *id, *title, *goal, *status, *created_at, *updated_at;
 	char *path; /* relative to the repository root, as given to the parser */
 	char *body; /* the Markdown after the front matter */
 	sl_strv context, acceptance_criteria, non_goals, stop_conditions, tags, depends_on;
-	int priority; /* default 3; 1 is the most urgent */
+	int priority; /* default 3; 1 is the most urgent; "urgent": QUEUE_PRIORITY_URGENT */
 	double estimate_hours;
 	int has_estimate;
 	json_t *fields; /* the whole front matter as JSON, unknown keys kept (owned) */

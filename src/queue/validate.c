@@ -263,12 +263,13 @@ static int check_numbers(const struct queue_wo *wo, struct sl_err *err)
 	char *text;
 	int error = 0;
 
-	if (v && !json_is_null(v) && !json_is_integer(v)) {
+	if (v && !json_is_null(v) && !json_is_integer(v) &&
+	    !(json_is_string(v) && !strcmp(json_string_value(v), "urgent"))) {
 		text = queue__text(v);
 		error = fail_at(
 		        wo, err, "priority", -1,
 		        "priority '%s' is not an integer; use a whole number, 1 is the most "
-		        "urgent (default 3)",
+		        "urgent (default 3), or urgent (tested first, docs/work-orders.md)",
 		        text ? text : "(a list or mapping)");
 		free(text);
 		return error;

@@ -10,6 +10,7 @@
 #include "merge/merge.h"
 #include "train/train.h"
 #include "core/lock.h"
+#include "core/time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,24 @@ int step__landed_how(struct step *s, const char *tip, struct target_alert *a,
 	return rc == 1 ? LANDED_HELD : LANDED_ACCEPTED;
 }
 
+/*
+ * A landing not started yet whose target was frozen since the train's
+ * decision (or a run left merging by a killed tick): back to the train,
+ * which waits with the freeze's reason (docs/config.md, Freezes). 0: lands.
+ */
+static int still_frozen(struct step *s, struct store_car *car, struct sl_err *err)
+{
+	struct train_freeze f;
+	int urgent, error;
+
+	if (!train_frozen_for(s->ctx, s->run.work_order_id, sl_now_ms(), &f, &urgent))
+		return 0;
+	store_car_release(car);
+	error = step__move(s, RUN_APPROVED, err, "in the train: frozen before the landing; "
+			   "wait: frozen (%s)", f.reason);
+	return error ? error : STEP_SENT_BACK;
+}
+
 int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 {
 	struct target_alert a;
@@ -122,7 +141,7 @@ int step__landing_car(struct step *s, struct store_car *car, struct sl_err *err)
 	if ((error = store_train_get(s->ctx->st, s->run.id, car, err)) == 0 &&
 	    car->status == TRAIN_GREEN && car->commit && car->head && s->run.head_commit &&
 	    !strcmp(car->head, s->run.head_commit))
-		return 0;
+		return how == LANDED_NOT ? still_frozen(s, car, err) : 0;
 	if (error && error != SL_ENOTFOUND)
 		return error;
 	sl_err_clear(err);

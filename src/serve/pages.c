@@ -2,6 +2,7 @@
 #include "serve/serve_int.h"
 #include "queue/queue.h"
 #include "store/store.h"
+#include "train/train.h"
 #include "core/time.h"
 
 #include <stdio.h>
@@ -274,6 +275,21 @@ static void inbox_problems(struct artifact_page *p, const struct store_inbox_err
 	artifact_put(p, "</ul>\n<p class=\"muted\">fix them; <code>sluice check</code> says how</p>\n");
 }
 
+/* A frozen target (sluice freeze, merge.freeze), first on the queue page. */
+static void frozen_banner(struct req *r, struct artifact_page *p)
+{
+	struct train_freeze f;
+	char line[512];
+
+	if (!train_frozen(r->sv->ctx, sl_now_ms(), &f))
+		return;
+	train_freeze_line(r->sv->ctx, &f, line, sizeof(line));
+	artifact_put(p, "<p id=\"frozen\" class=\"error\">");
+	artifact_put_esc(p, line);
+	artifact_put(p, " <span class=\"muted\">(sluice unfreeze; merge.freeze in the config)</span>"
+			"</p>\n");
+}
+
 /* The runs that wait on a person, first on the queue page. */
 static void waiting_runs(struct req *r, struct artifact_page *p)
 {
@@ -323,6 +339,7 @@ void serve__queue_page(struct req *r)
 		goto out;
 	}
 	serve__page_begin(r, &p, "queue");
+	frozen_banner(r, &p);
 	waiting_runs(r, &p);
 	queue_board(r, &p, &plan);
 	inbox_problems(&p, errs, nerrs);

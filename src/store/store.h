@@ -852,4 +852,25 @@ int store_gate_flakes(struct store *st, struct store_gate_flake **out, size_t *n
 		      struct sl_err *err);
 void store_gate_flakes_free(struct store_gate_flake *v, size_t n);
 
+/*
+ * A target frozen by a person (schema/db/014_freeze.sql, `sluice freeze`):
+ * the train tests its cars and lands none while it holds.
+ */
+struct store_freeze {
+	char *reason;
+	int64_t until_ms; /* 0: until unfrozen */
+	int allow_urgent; /* urgent work lands through it */
+	int64_t at_ms;
+};
+
+/* Freeze `target` (a freeze already there is replaced). */
+int store_freeze_set(struct store *st, const char *target, const char *reason,
+		     int64_t until_ms, int allow_urgent, struct sl_err *err);
+/* The freeze of `target` (f->reason the caller's: store_freeze_release). SL_ENOTFOUND: none. */
+int store_freeze_get(struct store *st, const char *target, struct store_freeze *f,
+		     struct sl_err *err);
+/* Unfreeze `target`: *had 1 when a freeze was there. */
+int store_freeze_clear(struct store *st, const char *target, int *had, struct sl_err *err);
+void store_freeze_release(struct store_freeze *f);
+
 #endif

@@ -10,7 +10,9 @@
  * resolution (semantic or textual); a failure on a speculation that did not
  * land as tested is simply built and tested again on the tip. Only the
  * front car lands, only green, only when the tip is still the base it was
- * tested on.
+ * tested on, and only when the target is not frozen (docs/config.md,
+ * "merge.freeze"): a frozen target still tests its cars; an urgent run lands
+ * through a freeze that allows it.
  */
 #include "train/train.h"
 
@@ -95,9 +97,20 @@ static void green(const struct train_state *st, const struct store_car *me,
 {
 	const struct train_where *w = &d->where;
 
+	int through = st->frozen && st->urgent && st->frozen_allow_urgent;
+
+	if (w->pos == 1 && me->base && !strcmp(me->base, st->tip) && st->holds &&
+	    st->frozen && !through) { /* a frozen target lands nothing: a later tick does */
+		snprintf(d->why, sizeof(d->why), "in the train: car 1 of %d, green in %.1f s; "
+			 "wait: frozen (%s)", w->total,
+			 (double)(me->tested_ms - me->started_ms) / 1000.0, st->frozen);
+		d->action = TRAIN_DO_STOP;
+		return;
+	}
 	if (w->pos == 1 && me->base && !strcmp(me->base, st->tip) && st->holds) {
-		snprintf(d->why, sizeof(d->why), "landing the tested merge %.12s on %s",
-			 name(me->commit), name(st->target));
+		snprintf(d->why, sizeof(d->why), "landing the tested merge %.12s on %s%s%s%s",
+			 name(me->commit), name(st->target), through ? " (urgent, through the "
+			 "freeze: " : "", through ? st->frozen : "", through ? ")" : "");
 		d->action = TRAIN_DO_LAND;
 		return;
 	}

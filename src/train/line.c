@@ -10,6 +10,7 @@
 #include "core/ctx.h"
 #include "core/config.h"
 #include "core/lock.h"
+#include "core/time.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -74,6 +75,19 @@ int train_car_holds(struct sl_ctx *ctx, const struct store_car *c)
 	return holds;
 }
 
+/* The target frozen now (train_frozen_for()), and whether the run's work order is urgent. */
+static void frozen_of(const struct train_run *tr, struct train_state *st)
+{
+	struct train_freeze f;
+
+	train_frozen_for(tr->ctx, tr->run->work_order_id, sl_now_ms(), &f, &st->urgent);
+	if (!f.frozen)
+		return;
+	snprintf(st->frozen_buf, sizeof(st->frozen_buf), "%s", f.reason);
+	st->frozen = st->frozen_buf;
+	st->frozen_allow_urgent = f.allow_urgent;
+}
+
 int train_state_of(const struct train_run *tr, const struct train *t, struct train_names *names,
 		   struct train_state *st, struct train_where *w)
 {
@@ -99,6 +113,7 @@ int train_state_of(const struct train_run *tr, const struct train *t, struct tra
 	st->train_depth = tr->ctx->cfg->merge.train_depth;
 	st->my_ahead_name = train_name_of(names, me->ahead);
 	st->line_ahead_name = train_name_of(names, ahead ? ahead->run_id : NULL);
+	frozen_of(tr, st);
 	train_locate(t->cars, t->n, st->alive, t->tip, r->id, w);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "core/fault.h"
 #include "core/lock.h"
 #include "core/log.h"
+#include "core/time.h"
 
 #include <git2.h>
 #include <stdio.h>
@@ -279,6 +280,19 @@ int train_plan(const struct train_run *tr, const struct train_ops *ops, struct t
 	return 0;
 }
 
+/* The front car, green, on a frozen target: the tail says so, as train_decide() does. */
+static void frozen_tail(const struct train_run *tr, const struct store_car *c, int pos,
+			const char *wo, char *tail, size_t n)
+{
+	struct train_freeze f;
+	int urgent;
+
+	if (c->status == TRAIN_GREEN && pos == 1 &&
+	    train_frozen_for(tr->ctx, wo, sl_now_ms(), &f, &urgent))
+		snprintf(tail, n, ", green in %.1f s; wait: frozen (%s)",
+			 (double)(c->tested_ms - c->started_ms) / 1000.0, f.reason);
+}
+
 /*
  * Car c's run is told its place (pos of total) again when its reason
  * names another: a worker that stopped waiting left it as it was while
@@ -302,6 +316,7 @@ static void retell_car(const struct train_run *tr, const struct train_ops *ops,
 			       train_car_tail_names(c, pos) ? train_wo_of(tr->ctx, c->ahead, wo, sizeof(wo))
 							    : NULL,
 			       tail, sizeof(tail));
+		frozen_tail(tr, c, pos, r.work_order_id, tail, sizeof(tail));
 		snprintf(why, sizeof(why), "%s%d of %d%s", head, pos, total,
 			 tail[0] ? tail : r.reason + sizeof(head) - 1 + at);
 		if (strcmp(why, r.reason) &&

@@ -35,6 +35,10 @@ struct train_state {
 	int train_depth;    /* merge.train_depth, for the reason */
 	const char *my_ahead_name;   /* the work order of the car my car was built on */
 	const char *line_ahead_name; /* the work order of the car right ahead in the line */
+	const char *frozen;      /* the target is frozen: the reason (NULL: not frozen) */
+	int frozen_allow_urgent; /* the freeze lets urgent work land */
+	int urgent;              /* the run's work order says priority: urgent */
+	char frozen_buf[256];    /* where train_state_of() keeps the reason */
 };
 
 /* Where a car stands in the line (cars red or in conflict on their own verdict are out). */
@@ -374,5 +378,40 @@ void train_overlap_reason(char *buf, size_t n, const char *paths, const char *wo
 /* The run's head is on the target by a move sluice did not make, held (unreviewed). */
 void train_held_reason(char *buf, size_t n, const char *target, const char *commit,
 		       const char *run);
+
+/* ---- A frozen target (train/freeze.c) ---- */
+struct sl_freeze_window;
+
+/* What holds a target's landings now: a person's freeze and the config's windows. */
+struct train_freeze {
+	int frozen;
+	int allow_urgent; /* every freeze that holds lets urgent work land */
+	int64_t until_ms; /* the person's freeze: its end (0: until unfrozen, or a window) */
+	char reason[256]; /* the first freeze's reason */
+};
+
+/* 1 when window w holds on day `wday` (0 Sunday) at `minute` of the day (pure). */
+int train_window_holds(const struct sl_freeze_window *w, int wday, int minute);
+
+/*
+ * Whether ctx's target is frozen at now_ms (into *f): the store's freeze
+ * (`sluice freeze`, not past its --until) and merge.freeze's windows. A
+ * freeze the store cannot read holds (logged). 1 frozen, 0 not.
+ */
+int train_frozen(struct sl_ctx *ctx, int64_t now_ms, struct train_freeze *f);
+
+/*
+ * train_frozen(), and whether the work order's run is urgent (*urgent): 1
+ * when the freeze holds that run's landing (not urgent, or not allowed).
+ */
+int train_frozen_for(struct sl_ctx *ctx, const char *work_order_id, int64_t now_ms,
+		     struct train_freeze *f, int *urgent);
+
+/* A freeze as JSON ({reason, until: ISO 8601 or null, allow_urgent}; null: not frozen). */
+struct json_t *train_freeze_json(const struct train_freeze *f);
+
+/* "target main: frozen (REASON) until TIME: lands nothing, tests go on" (into buf). */
+void train_freeze_line(const struct sl_ctx *ctx, const struct train_freeze *f, char *buf,
+		       size_t n);
 
 #endif

@@ -1,0 +1,38 @@
+#!/bin/sh
+# The desk (sluice serve, docs/serve.md) says a frozen target: the queue page
+# starts with the freeze, its reason escaped, and the run waiting in the train
+# shows "wait: frozen (REASON)"; unfrozen, the banner is gone.
+. "$(dirname "$0")/lib.sh"
+test_skip_unless_tool curl
+
+echo 'echo one >one.txt' >"$BUILDERS/ONE.sh"
+
+serve_up() { # DIR: the server's URL in $TRASH/url, its pid in $TRASH/pid
+	"$SLUICE" -C "$1" serve --listen 127.0.0.1:0 >"$TRASH/serve.out" 2>&1 &
+	echo $! >"$TRASH/pid"
+	wait_until "grep -q http:// '$TRASH/serve.out'" &&
+	grep -o "http://[^ ]*" "$TRASH/serve.out" | head -n 1 >"$TRASH/url"
+}
+page() { # PATH: the page, with the token of the URL
+	_u=$(cat "$TRASH/url")
+	_port=$(echo "$_u" | sed 's|http://127.0.0.1:\([0-9]*\)/.*|\1|')
+	curl -s -f -u "sluice:${_u##*=}" "http://127.0.0.1:$_port$1"
+}
+
+test_expect_success 'the queue page starts with the freeze and the waiting run says it' '
+	sluice_repo r "gates:" "  test: [\"true\"]" "$(approve_reviewer_config)" &&
+	sluice -C r freeze -m "release <2.0>" >/dev/null &&
+	wo r ONE && sluice -C r tick >/dev/null 2>&1 &&
+	serve_up r && test_when_finished "kill $(cat "$TRASH/pid")" &&
+	page / >q.html &&
+	test_grep "<p id=\"frozen\" class=\"error\">target main: frozen (release &lt;2.0&gt;): lands nothing, tests go on" q.html &&
+	test_grep -v "release <2.0>" q.html &&
+	run=$(run_of r ONE) &&
+	page /runs/$run >run.html &&
+	test_grep "wait: frozen (release &lt;2.0&gt;)" run.html &&
+	sluice -C r unfreeze >/dev/null &&
+	page / >q2.html &&
+	test_grep -v "id=\"frozen\"" q2.html
+'
+
+test_done
