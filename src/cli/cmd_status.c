@@ -188,20 +188,21 @@ static void print_disk(struct sl_ctx *ctx)
 }
 
 /* The merge gates' flake rate (artifact_flakes_json()), one line; nothing before any ran. */
-static void print_flakes(const json_t *flakes)
+static void print_flakes(struct sl_ctx *ctx)
 {
+	json_t *flakes = artifact_flakes_json(ctx), *g;
 	char words[256];
-	json_t *g;
 	size_t i;
 
-	if (!json_array_size(flakes))
-		return;
-	printf("merge gates:");
-	json_array_foreach(flakes, i, g) {
-		artifact_flake_words(g, words, sizeof(words));
-		printf("%s %s", i ? "," : "", words);
+	if (json_array_size(flakes)) {
+		printf("merge gates:");
+		json_array_foreach(flakes, i, g) {
+			artifact_flake_words(g, words, sizeof(words));
+			printf("%s %s", i ? "," : "", words);
+		}
+		printf("\n");
 	}
-	printf("\n");
+	json_decref(flakes);
 }
 
 /* The runs that need a person, each with what to type next. */
@@ -237,7 +238,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	json_t *unreviewed = target_alert(ctx, &alert), *v;
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
-	json_t *counts = json_object(), *flight = json_array(), *people = json_array(), *flakes;
+	json_t *counts = json_object(), *flight = json_array(), *people = json_array();
 	const char *k;
 	size_t n = 0, i;
 	int rc = CLI_OK;
@@ -283,9 +284,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			print_run(&runs[i]);
 	printf("needs a person: %zu\n", json_array_size(people));
 	print_people(runs, n);
-	flakes = artifact_flakes_json(ctx);
-	print_flakes(flakes);
-	json_decref(flakes);
+	print_flakes(ctx);
 	print_disk(ctx);
 out:
 	json_decref(unreviewed);
