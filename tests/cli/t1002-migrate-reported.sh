@@ -21,7 +21,8 @@ test_expect_success 'setup: a repository with merged, failed and open runs' '
 
 # The database as the migrations before 008 leave it: the runs table with
 # the old CHECK (no reported), user_version 7 (after migration 007), the same rows,
-# and none of what later migrations add (009's jobs, 010's next_ms, 011's landing, 012's rules_from).
+# and none of what later migrations add (009's jobs, 010's next_ms, 011's landing, 012's rules_from,
+# 014's freezes, 015's gate_runs).
 test_expect_success 'the database taken back to before migration 008' '
 	sqlite3 $DB "SELECT sql FROM sqlite_master WHERE name = '"'"'runs'"'"'" >new.sql &&
 	test_grep "reported" new.sql &&
@@ -46,6 +47,8 @@ test_expect_success 'the database taken back to before migration 008' '
 	ALTER TABLE notify_outbox DROP COLUMN next_ms;
 	ALTER TABLE train_cars DROP COLUMN landing;
 	ALTER TABLE run_retry DROP COLUMN rules_from;
+	DROP TABLE IF EXISTS freezes;
+	DROP TABLE IF EXISTS gate_runs;
 	PRAGMA user_version = 7;
 	COMMIT;
 	EOF

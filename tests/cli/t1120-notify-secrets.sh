@@ -77,11 +77,14 @@ for case in closed 500; do
 done
 
 # A database of sluice before migration 010: a failure's message with the URL whole
-# (and without what later migrations add: 011's landing intent, 012's retry round).
+# (and without what later migrations add: 011's landing intent, 012's retry round,
+# 014's freezes, 015's gate runs).
 cat >"$TRASH/old.sql" <<'SQL'
 ALTER TABLE notify_outbox DROP COLUMN next_ms;
 ALTER TABLE train_cars DROP COLUMN landing;
 ALTER TABLE run_retry DROP COLUMN rules_from;
+DROP TABLE IF EXISTS freezes;
+DROP TABLE IF EXISTS gate_runs;
 PRAGMA user_version = 9;
 UPDATE notify_outbox SET last_error =
 	'notify.url: POST to ''http://user:pass@127.0.0.1:1/secret-path?key=SECRET'': HTTP 500';
