@@ -24,6 +24,7 @@ static const char freeze_help[] =
 	"                        a time without a zone, a date alone or a duration is\n"
 	"                        refused. A TIME already past freezes nothing.\n"
 	"  --allow-urgent        work orders with 'priority: urgent' land through it\n"
+	"  --json                {target, frozen, reason, until, allow_urgent}\n"
 	"\n"
 	"Freezing again replaces the freeze. Windows that freeze by themselves (weekends,\n"
 	"release days) are 'merge.freeze' in the config: see docs/config.md.\n";
@@ -41,7 +42,11 @@ static int do_freeze(struct cli *cli, const char *reason, const char *until, int
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
 	if (until && until_ms <= sl_now_ms()) {
-		printf("'%s' is past: nothing frozen\n", until);
+		if (cli->json)
+			rc = cli_print_json(json_pack("{s:s, s:b}", "target", ctx.cfg->target,
+						      "frozen", 0));
+		else
+			printf("'%s' is past: nothing frozen\n", until);
 		goto out;
 	}
 	if (store_freeze_set(ctx.st, ctx.target_ref, reason, until_ms, urgent, &err) != 0) {
@@ -49,6 +54,12 @@ static int do_freeze(struct cli *cli, const char *reason, const char *until, int
 		goto out;
 	}
 	sl_time_iso(when, sizeof(when), until_ms);
+	if (cli->json) {
+		rc = cli_print_json(json_pack("{s:s, s:b, s:s, s:s?, s:b}", "target", ctx.cfg->target,
+					      "frozen", 1, "reason", reason, "until",
+					      until ? when : NULL, "allow_urgent", urgent));
+		goto out;
+	}
 	printf("froze '%s'%s%s%s: %s\n", ctx.cfg->target, until ? " until " : "",
 	       until ? when : "", urgent ? " (urgent work lands)" : "", reason);
 out:
@@ -61,11 +72,12 @@ static const char unfreeze_help[] =
 	"\n"
 	"End the freeze 'sluice freeze' made: the next tick lands the green cars. The\n"
 	"windows of 'merge.freeze' in the config are not ended by it (sluice status says\n"
-	"whether one holds). See 'sluice freeze --help'.\n";
+	"whether one holds). With --json: {target, unfrozen, windows}. See 'sluice\n"
+	"freeze --help'.\n";
 
 int cmd_freeze(struct cli *cli, int argc, char **argv)
 {
-	enum { O_UNTIL = 1000, O_URGENT };
+	enum { O_UNTIL = CLI_OPT_JSON + 1, O_URGENT }; /* not CLI_OPT_JSON's number */
 	static const struct option opts[] = { CLI_COMMON_LONGOPTS,
 					      { "message", required_argument, NULL, 'm' },
 					      { "until", required_argument, NULL, O_UNTIL },
@@ -116,11 +128,14 @@ int cmd_unfreeze(struct cli *cli, int argc, char **argv)
 		return rc;
 	if (store_freeze_clear(ctx.st, ctx.target_ref, &had, &err) != 0)
 		rc = cli_report(&err);
+	else if (cli->json)
+		rc = cli_print_json(json_pack("{s:s, s:b, s:b}", "target", ctx.cfg->target,
+					      "unfrozen", had, "windows", ctx.cfg->merge.nfreeze > 0));
 	else if (had)
 		printf("unfroze '%s'\n", ctx.cfg->target);
 	else
 		printf("'%s' was not frozen by 'sluice freeze'\n", ctx.cfg->target);
-	if (!rc && ctx.cfg->merge.nfreeze)
+	if (!rc && !cli->json && ctx.cfg->merge.nfreeze)
 		printf("hint: merge.freeze in the config may still freeze it (see 'sluice status')\n");
 	runner_ctx_release(&ctx);
 	return rc;

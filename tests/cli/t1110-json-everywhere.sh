@@ -30,6 +30,8 @@ args_of() { # COMMAND RUN
 	gc) echo "--json --dry-run" ;;
 	merge-preview) echo "--json main main" ;;
 	accept-target) echo "--json main" ;;
+	freeze) echo "--json -m t1110" ;;
+	unfreeze) echo "--json" ;;
 	worktree) echo "status --json" ;;
 	*) return 1 ;;
 	esac
