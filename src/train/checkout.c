@@ -16,6 +16,7 @@
 #include "worktree/worktree.h"
 #include "core/fs.h"
 #include "core/git.h"
+#include "core/lock.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "store/store.h"
@@ -256,6 +257,7 @@ int train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
 			   const char *commit, char **out, struct sl_err *err)
 {
 	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_lock lock = SL_LOCK_INIT;
 	struct sl_git_result res;
 	char *path = sl_repo_run_path(&ctx->repo, run_id, CHECKOUT_NAME);
 	const char *args[] = { "worktree", "add", "--detach", "--", path, commit, NULL };
@@ -267,8 +269,16 @@ int train_checkout(struct sl_ctx *ctx, const char *run_id, const char *run_wt,
 	train_checkout_drop(ctx, run_id);
 	o.cwd = ctx->repo.root;
 	o.what = "git worktree add";
-	if ((error = sl_git_run(&o, args, &res, err)) == 0 &&
-	    (error = keep(ctx, run_wt, path, err)) == 0) {
+	/*
+	 * Under the repository lock, as every worktree sluice adds: git's
+	 * `worktree add` reads the other entries and dies on one another
+	 * tester is adding at that moment ("failed to read .../commondir").
+	 */
+	if ((error = sl_repo_lock(&ctx->repo, &lock, err)) == 0) {
+		error = sl_git_run(&o, args, &res, err);
+		sl_lock_release(&lock);
+	}
+	if (!error && (error = keep(ctx, run_wt, path, err)) == 0) {
 		*out = path;
 		return 0;
 	}
