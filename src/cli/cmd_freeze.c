@@ -29,6 +29,15 @@ static const char freeze_help[] =
 	"Freezing again replaces the freeze. Windows that freeze by themselves (weekends,\n"
 	"release days) are 'merge.freeze' in the config: see docs/config.md.\n";
 
+/* Print j (one JSON document) and drop it: cli_print_json() keeps the caller's reference. */
+static int cli_print_owned(json_t *j)
+{
+	int rc = cli_print_json(j);
+
+	json_decref(j);
+	return rc;
+}
+
 static int do_freeze(struct cli *cli, const char *reason, const char *until, int urgent)
 {
 	struct sl_ctx ctx = SL_CTX_INIT;
@@ -43,7 +52,7 @@ static int do_freeze(struct cli *cli, const char *reason, const char *until, int
 		return rc;
 	if (until && until_ms <= sl_now_ms()) {
 		if (cli->json)
-			rc = cli_print_json(json_pack("{s:s, s:b}", "target", ctx.cfg->target,
+			rc = cli_print_owned(json_pack("{s:s, s:b}", "target", ctx.cfg->target,
 						      "frozen", 0));
 		else
 			printf("'%s' is past: nothing frozen\n", until);
@@ -55,7 +64,7 @@ static int do_freeze(struct cli *cli, const char *reason, const char *until, int
 	}
 	sl_time_iso(when, sizeof(when), until_ms);
 	if (cli->json) {
-		rc = cli_print_json(json_pack("{s:s, s:b, s:s, s:s?, s:b}", "target", ctx.cfg->target,
+		rc = cli_print_owned(json_pack("{s:s, s:b, s:s, s:s?, s:b}", "target", ctx.cfg->target,
 					      "frozen", 1, "reason", reason, "until",
 					      until ? when : NULL, "allow_urgent", urgent));
 		goto out;
@@ -129,7 +138,7 @@ int cmd_unfreeze(struct cli *cli, int argc, char **argv)
 	if (store_freeze_clear(ctx.st, ctx.target_ref, &had, &err) != 0)
 		rc = cli_report(&err);
 	else if (cli->json)
-		rc = cli_print_json(json_pack("{s:s, s:b, s:b}", "target", ctx.cfg->target,
+		rc = cli_print_owned(json_pack("{s:s, s:b, s:b}", "target", ctx.cfg->target,
 					      "unfrozen", had, "windows", ctx.cfg->merge.nfreeze > 0));
 	else if (had)
 		printf("unfroze '%s'\n", ctx.cfg->target);
