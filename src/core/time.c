@@ -108,19 +108,6 @@ void sl_sleep_ms(int64_t ms)
 		;
 }
 
-/* Days since 1970-01-01 of a civil date (proleptic Gregorian; H. Hinnant's days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 /* n digits at *p into *v (p moved on); -1 when they are not there. */
 static int digits(const char **p, int n, int *v)
 {
@@ -155,15 +142,28 @@ static int zone(const char *p, int *east)
 	return 0;
 }
 
-static const int month_days[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+/* Seconds since the epoch of a UTC calendar time; -1 when the date does not exist (2026-02-29). */
+static int64_t utc_seconds(int y, int mo, int d, int h, int mi, int s)
+{
+	struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
+			 .tm_hour = h, .tm_min = mi, .tm_sec = s };
+	struct tm back;
+	time_t t = timegm(&tm);
+
+	if (!gmtime_r(&t, &back) || back.tm_year != y - 1900 || back.tm_mon != mo - 1 ||
+	    back.tm_mday != d)
+		return -1;
+	return (int64_t)t;
+}
 
 int sl_time_parse_iso(int64_t *out_ms, const char *text, struct sl_err *err)
 {
 	const char *p = text;
 	int y, mo, d, h, mi, s = 0, east, ms = 0;
+	int64_t secs;
 
 	if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-' ||
-	    digits(&p, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > month_days[mo - 1] ||
+	    digits(&p, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > 31 ||
 	    (*p != 'T' && *p != 't' && *p != ' ') || (p++, digits(&p, 2, &h)) || *p++ != ':' ||
 	    digits(&p, 2, &mi) || h > 23 || mi > 59)
 		goto bad;
@@ -177,10 +177,9 @@ int sl_time_parse_iso(int64_t *out_ms, const char *text, struct sl_err *err)
 		for (; k < 3; k++)
 			ms *= 10;
 	}
-	if (zone(p, &east) != 0)
+	if (zone(p, &east) != 0 || (secs = utc_seconds(y, mo, d, h, mi, s)) < 0)
 		goto bad;
-	*out_ms = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) - east * 60) *
-			  1000 + ms;
+	*out_ms = (secs - east * 60) * 1000 + ms;
 	return 0;
 bad:
 	return sl_err_set(err, SL_EINVALID, "'%s' is not an ISO 8601 time with a zone; write "
