@@ -96,18 +96,17 @@ static void green(const struct train_state *st, const struct store_car *me,
 		  struct train_decision *d)
 {
 	const struct train_where *w = &d->where;
-
 	int through = st->frozen && st->urgent && st->frozen_allow_urgent;
+	int may_land = w->pos == 1 && me->base && !strcmp(me->base, st->tip) && st->holds;
 
-	if (w->pos == 1 && me->base && !strcmp(me->base, st->tip) && st->holds &&
-	    st->frozen && !through) { /* a frozen target lands nothing: a later tick does */
+	if (may_land && st->frozen && !through) { /* a frozen target lands nothing: a later tick does */
 		snprintf(d->why, sizeof(d->why), "in the train: car 1 of %d, green in %.1f s; "
 			 "wait: frozen (%s)", w->total,
 			 (double)(me->tested_ms - me->started_ms) / 1000.0, st->frozen);
 		d->action = TRAIN_DO_STOP;
 		return;
 	}
-	if (w->pos == 1 && me->base && !strcmp(me->base, st->tip) && st->holds) {
+	if (may_land) {
 		snprintf(d->why, sizeof(d->why), "landing the tested merge %.12s on %s%s%s%s",
 			 name(me->commit), name(st->target), through ? " (urgent, through the "
 			 "freeze: " : "", through ? st->frozen : "", through ? ")" : "");
