@@ -10,7 +10,12 @@
 #include <unistd.h>
 
 #define SSE_POLL_MS 250
-#define SSE_PING_MS 15000
+/*
+ * A ping well inside the idle limit: libmicrohttpd counts the time sse_read
+ * blocks as the connection's silence and closes it past SERVE_IDLE_S, which
+ * made every idle desk reconnect (and lose what was in flight) every 17 s.
+ */
+#define SSE_PING_MS (SERVE_IDLE_S * 1000 / 3)
 #define SSE_BACKLOG 500 /* events a client that was away for long gets, at most */
 
 struct sse {

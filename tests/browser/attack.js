@@ -43,6 +43,23 @@ function sluice(args) {
 }
 const text = (page, sel) => page.$eval(sel, (e) => e.textContent);
 
+// page.waitForFunction, and when it times out, what the page showed: the
+// stream's state, the live list, the page's event sequence, whether the tab
+// was visible (CI once timed out here with the cause unknown).
+async function waitPage(page, what, fn, arg) {
+	try {
+		await page.waitForFunction(fn, { timeout: 120000, polling: 100 }, arg);
+	} catch (e) {
+		const seen = await page.evaluate(() => JSON.stringify({
+			state: (document.getElementById("live-state") || {}).textContent,
+			live: (document.getElementById("live") || {}).textContent,
+			seq: (document.getElementById("main") || { getAttribute: () => null }).getAttribute("data-seq"),
+			visibility: document.visibilityState,
+		})).catch((x) => `(the page cannot be read: ${x.message})`);
+		throw new Error(`${what}: ${e.message}; the page showed ${seen}`);
+	}
+}
+
 // The attacker's site: /form?csrf=... posts Approve of X to the desk at once;
 // /read tries to read the desk's queue page.
 function attacker() {
@@ -92,14 +109,15 @@ async function rebinding(browser, port) {
 }
 
 async function typingKept(page) {
+	await page.bringToFront(); // the rebinding's page was in front
 	await page.goto(`${origin}/runs/${Y}`, { waitUntil: "load" });
-	await page.waitForFunction(() => document.getElementById("live-state").textContent === "live",
-		{ timeout: 120000, polling: 100 });
+	await waitPage(page, "the run page's event stream opens",
+		() => document.getElementById("live-state").textContent === "live");
 	const field = `form[action="/runs/${Y}/reject"] input[name=comment]`;
 	await page.type(field, "half a senten");
 	await sluice(["approve", Z]);
-	await page.waitForFunction((z) => document.getElementById("live").textContent.includes("approved"),
-		{ timeout: 120000, polling: 100 }, Z);
+	await waitPage(page, "the approval of Z reaches the live list",
+		() => document.getElementById("live").textContent.includes("approved"));
 	await new Promise((r) => setTimeout(r, 1500)); // the refresh would have come (300 ms)
 	check(await page.$eval(field, (e) => e.value) === "half a senten" &&
 		!(await page.evaluate(() => document.body.hasAttribute("data-refreshed"))),
