@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,17 +205,36 @@ int sl_tz_known(const char *tz)
 	return access(path, R_OK) == 0;
 }
 
-int sl_time_local(int64_t ms, const char *tz, int *wday, int *minute)
+/*
+ * A zone's offset from UTC for one quarter hour of UTC: every offset and
+ * every change of one in today's zones falls on a quarter hour, so the
+ * offset found for one instant holds for its whole quarter. The merge
+ * train asks for every window on every look (each 100 ms), and finding an
+ * offset means setting TZ and reading the zone's file; with the cache
+ * that happens once a quarter hour per zone, under a lock.
+ */
+#define TZ_QUARTER_S 900
+#define TZ_CACHE 8
+
+static struct {
+	char tz[64];
+	int64_t quarter;
+	long off;
+} tz_cache[TZ_CACHE];
+static size_t tz_next;
+static pthread_mutex_t tz_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Under tz_lock: the offset of `zone` at `t`, TZ set for the call and put back. */
+static int zone_offset(time_t t, const char *zone, long *off)
 {
 	const char *old = getenv("TZ");
 	char *keep = old ? strdup(old) : NULL;
-	time_t t = (time_t)(ms / 1000);
 	struct tm tm;
 	int ok;
 
 	if (old && !keep)
 		return -1;
-	setenv("TZ", tz && *tz ? tz : "UTC", 1);
+	setenv("TZ", zone, 1);
 	tzset();
 	ok = localtime_r(&t, &tm) != NULL;
 	if (keep)
@@ -224,6 +244,39 @@ int sl_time_local(int64_t ms, const char *tz, int *wday, int *minute)
 	tzset();
 	free(keep);
 	if (!ok)
+		return -1;
+	*off = tm.tm_gmtoff;
+	return 0;
+}
+
+int sl_time_local(int64_t ms, const char *tz, int *wday, int *minute)
+{
+	const char *zone = tz && *tz ? tz : "UTC";
+	time_t t = (time_t)(ms / 1000), local;
+	int64_t quarter = (int64_t)t / TZ_QUARTER_S - ((int64_t)t % TZ_QUARTER_S < 0);
+	struct tm tm;
+	long off = 0;
+	size_t i;
+	int found = 0;
+
+	if (strlen(zone) >= sizeof(tz_cache[0].tz))
+		return -1;
+	pthread_mutex_lock(&tz_lock);
+	for (i = 0; i < TZ_CACHE && !found; i++)
+		if (tz_cache[i].quarter == quarter && !strcmp(tz_cache[i].tz, zone)) {
+			off = tz_cache[i].off;
+			found = 1;
+		}
+	if (!found && zone_offset(t, zone, &off) == 0) {
+		i = tz_next++ % TZ_CACHE;
+		snprintf(tz_cache[i].tz, sizeof(tz_cache[i].tz), "%s", zone);
+		tz_cache[i].quarter = quarter;
+		tz_cache[i].off = off;
+		found = 1;
+	}
+	pthread_mutex_unlock(&tz_lock);
+	local = t + off;
+	if (!found || !gmtime_r(&local, &tm))
 		return -1;
 	*wday = tm.tm_wday;
 	*minute = tm.tm_hour * 60 + tm.tm_min;

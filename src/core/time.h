@@ -45,8 +45,10 @@ int sl_tz_known(const char *tz);
 
 /*
  * The day of the week (0 Sunday .. 6 Saturday) and the minute of the day
- * (0 .. 1439) of `ms` in time zone `tz` (NULL: UTC). Sets TZ for the call
- * and puts it back: not for threads that read local time meanwhile.
+ * (0 .. 1439) of `ms` in time zone `tz` (NULL: UTC). The zone's offset is
+ * kept per quarter hour; finding a new one sets TZ for the call and puts it
+ * back, under a lock (a thread reading local time elsewhere meanwhile could
+ * see the other zone: sluice reads local time nowhere else).
  */
 int sl_time_local(int64_t ms, const char *tz, int *wday, int *minute);
 

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/time.h"
 
@@ -88,12 +90,64 @@ static void test_local(void **state)
 	assert_int_equal(sl_tz_known(""), 0);
 }
 
+/* What sl_time_local() must say, found the slow way: TZ set, localtime_r. */
+static void oracle(time_t t, const char *zone, int *wday, int *minute)
+{
+	struct tm tm;
+
+	setenv("TZ", zone, 1);
+	tzset();
+	assert_non_null(localtime_r(&t, &tm));
+	unsetenv("TZ");
+	tzset();
+	*wday = tm.tm_wday;
+	*minute = tm.tm_hour * 60 + tm.tm_min;
+}
+
+/*
+ * The offset kept per quarter hour: right on both sides of a change of
+ * daylight saving time (2026-03-29T01:00Z in Berlin: 01:59 CET, then 03:00
+ * CEST), asked in any order, and equal to localtime_r every 59 minutes of
+ * 2026 in zones of whole, half and three-quarter hours.
+ */
+static void test_local_cached(void **state)
+{
+	const char *zones[] = {"Europe/Berlin", "America/New_York", "Asia/Kathmandu",
+			       "Australia/Adelaide", "UTC"};
+	int wday, minute, want_wday, want_minute;
+	int64_t t;
+	size_t z;
+
+	(void)state;
+	if (!sl_tz_known("Europe/Berlin"))
+		skip();
+	assert_int_equal(sl_time_local(1774746000000LL, "Europe/Berlin", &wday, &minute), 0);
+	assert_int_equal(minute, 3 * 60);
+	assert_int_equal(sl_time_local(1774745999000LL, "Europe/Berlin", &wday, &minute), 0);
+	assert_int_equal(minute, 1 * 60 + 59);
+	assert_int_equal(sl_time_local(1774746000000LL, "Europe/Berlin", &wday, &minute), 0);
+	assert_int_equal(minute, 3 * 60);
+	assert_int_equal(wday, 0);
+	for (z = 0; z < sizeof(zones) / sizeof(zones[0]); z++) {
+		if (!sl_tz_known(zones[z]))
+			continue;
+		for (t = 1767225600; t < 1767225600 + 366 * 86400; t += 59 * 60) {
+			oracle((time_t)t, zones[z], &want_wday, &want_minute);
+			assert_int_equal(sl_time_local(t * 1000, zones[z], &wday, &minute), 0);
+			if (wday != want_wday || minute != want_minute)
+				fail_msg("%s at %lld: %d/%d, localtime_r says %d/%d", zones[z],
+					 (long long)t, wday, minute, want_wday, want_minute);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_local),
+		cmocka_unit_test(test_local_cached),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
