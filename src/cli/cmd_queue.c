@@ -18,7 +18,8 @@ static const char usage_text[] =
         "every work order in schedule order with its state: running, ready,\n"
         "waiting (on dependencies), blocked (a dependency failed), failed,\n"
         "invalid, skipped (status draft/backlog/hold/done in the file), done.\n"
-        "Ready ones are ordered by priority (1 first), created_at, then id.\n"
+        "Ready ones are ordered by priority (urgent, then 1 first), created_at,\n"
+        "then id. In --json, urgent is priority 0.\n"
         "\n"
         "options:\n"
         "  --explain    say why each one waits or what it is: 'waits on WO-7\n"
@@ -105,7 +106,10 @@ static int print_text(const struct queue_plan *plan, const struct store_inbox_er
 	}
 	for (i = 0; i < plan->n; i++) {
 		const struct queue_item *it = &plan->items[i];
-		printf("%-8s %3d  %-20s %s\n", it->state, it->priority, cli_esc(it->id),
+		char prio[16];
+
+		printf("%-8s %6s  %-20s %s\n", it->state,
+		       queue_priority_word(it->priority, prio, sizeof(prio)), cli_esc(it->id),
 		       cli_esc(it->title));
 		if (explain)
 			printf("%14s%s\n", "", cli_esc(it->explain));

@@ -34,6 +34,9 @@ struct queue_mark {
 /* priority: urgent (docs/work-orders.md): ahead of every number, lands through a freeze that allows it. */
 #define QUEUE_PRIORITY_URGENT 0
 
+/* A priority as a person wrote it: "urgent" for QUEUE_PRIORITY_URGENT, else its number. */
+const char *queue_priority_word(int priority, char *buf, size_t n);
+
 struct queue_wo {
 	char *id, *title, *goal, *status, *created_at, *updated_at;
 	char *path; /* relative to the repository root, as given to the parser */

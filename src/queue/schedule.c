@@ -260,3 +260,11 @@ out:
 		queue_plan_release(out);
 	return error;
 }
+
+const char *queue_priority_word(int priority, char *buf, size_t n)
+{
+	if (priority == QUEUE_PRIORITY_URGENT)
+		return "urgent";
+	snprintf(buf, n, "%d", priority);
+	return buf;
+}

@@ -210,7 +210,10 @@ static void card(struct req *r, struct artifact_page *p, const struct queue_item
 	artifact_put_esc(p, it->id);
 	artifact_put(p, "</b></a> ");
 	artifact_put_esc(p, it->title);
-	artifact_putf(p, " <span class=\"muted\">p%d</span>", it->priority);
+	if (it->priority == QUEUE_PRIORITY_URGENT)
+		artifact_put(p, " <span class=\"error\">urgent</span>");
+	else
+		artifact_putf(p, " <span class=\"muted\">p%d</span>", it->priority);
 	if (it->depends_on && it->depends_on[0]) {
 		artifact_put(p, "<br><span class=\"muted\">after ");
 		for (j = 0; it->depends_on[j]; j++) {

@@ -10,13 +10,16 @@ echo 'echo w >w.txt' >"$BUILDERS/W1.sh"
 echo 'echo u >u.txt' >"$BUILDERS/U.sh"
 echo 'echo v >v.txt' >"$BUILDERS/V.sh"
 
-test_expect_success 'urgent is listed first in the queue and its schema (priority 0)' '
+test_expect_success 'urgent is listed first in the queue as "urgent", and in its schema as priority 0' '
 	sluice_repo q &&
 	wo q W1 && wo q U "priority: urgent" &&
 	sluice -C q check >out 2>&1 &&
 	sluice -C q queue --json >qj &&
 	test "$(jq -r ".work_orders[0].id" qj)" = U &&
 	test "$(jq -r ".work_orders[0].priority" qj)" = 0 &&
+	sluice -C q queue >qt &&
+	test_grep "^ready  *urgent  U " qt &&
+	test_grep "^ready  *3  W1 " qt &&
 	wo q BAD "priority: soon" &&
 	sluice -C q queue --explain >out 2>&1 &&
 	test_grep "priority .soon. is not an integer; .*or urgent" out

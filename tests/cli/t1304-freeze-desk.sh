@@ -35,4 +35,12 @@ test_expect_success 'the queue page starts with the freeze and the waiting run s
 	test_grep -v "id=\"frozen\"" q2.html
 '
 
+test_expect_success 'an urgent work order is marked urgent on the queue page, not p0' '
+	wo r URG "priority: urgent" && wo r LATER "priority: 2" &&
+	page / >q3.html &&
+	test_grep "URG</b></a> .* <span class=\"error\">urgent</span>" q3.html &&
+	test_grep "LATER</b></a> .* <span class=\"muted\">p2</span>" q3.html &&
+	test_grep -v ">p0<" q3.html
+'
+
 test_done
