@@ -2,6 +2,7 @@
 #include "cli/cli_runner.h"
 #include "runner/runner.h"
 #include "store/store.h"
+#include "train/train.h"
 #include "core/config.h"
 #include "core/ctx.h"
 #include "core/time.h"
@@ -11,7 +12,7 @@
 #include <string.h>
 
 static const char freeze_help[] =
-	"usage: sluice freeze [-C DIR] [--until TIME] [--allow-urgent] -m REASON\n"
+	"usage: sluice freeze [-C DIR] [--until TIME] [--allow-urgent] [--json] -m REASON\n"
 	"\n"
 	"Freeze the target branch: the merge train keeps building and testing approved\n"
 	"runs, and lands none of them until 'sluice unfreeze' (or TIME). The reason shows\n"
@@ -22,7 +23,8 @@ static const char freeze_help[] =
 	"  --until TIME          the freeze ends by itself at TIME, an ISO 8601 time with\n"
 	"                        its zone: 2026-11-28T18:00Z, 2026-11-28T18:00:00+01:00;\n"
 	"                        a time without a zone, a date alone or a duration is\n"
-	"                        refused. A TIME already past freezes nothing.\n"
+	"                        refused. A TIME already past freezes nothing and ends\n"
+	"                        no freeze in place (it says whether one holds).\n"
 	"  --allow-urgent        work orders with 'priority: urgent' land through it\n"
 	"  --json                {target, frozen, reason, until, allow_urgent}\n"
 	"\n"
@@ -38,6 +40,26 @@ static int cli_print_owned(json_t *j)
 	return rc;
 }
 
+/*
+ * --until TIME already past freezes nothing, and says whether the target
+ * stays frozen by a freeze in place or a window (a past TIME ends neither).
+ */
+static int past(struct cli *cli, struct sl_ctx *ctx, const char *until)
+{
+	struct train_freeze f;
+
+	train_frozen(ctx, sl_now_ms(), &f);
+	if (cli->json)
+		return cli_print_owned(json_pack("{s:s, s:b, s:o}", "target", ctx->cfg->target,
+						 "frozen", f.frozen, "holding", train_freeze_json(&f)));
+	printf("'%s' is past: nothing frozen\n", until);
+	if (f.frozen)
+		printf("'%s' stays frozen (%s): %s\n", ctx->cfg->target, f.reason,
+		       f.by_person ? "'sluice unfreeze' ends the freeze in place"
+				   : "a window of merge.freeze in the config holds");
+	return CLI_OK;
+}
+
 static int do_freeze(struct cli *cli, const char *reason, const char *until, int urgent)
 {
 	struct sl_ctx ctx = SL_CTX_INIT;
@@ -51,11 +73,7 @@ static int do_freeze(struct cli *cli, const char *reason, const char *until, int
 	if ((rc = cli_ctx_open(cli, &ctx)) != CLI_OK)
 		return rc;
 	if (until && until_ms <= sl_now_ms()) {
-		if (cli->json)
-			rc = cli_print_owned(json_pack("{s:s, s:b}", "target", ctx.cfg->target,
-						      "frozen", 0));
-		else
-			printf("'%s' is past: nothing frozen\n", until);
+		rc = past(cli, &ctx, until);
 		goto out;
 	}
 	if (store_freeze_set(ctx.st, ctx.target_ref, reason, until_ms, urgent, &err) != 0) {
@@ -77,7 +95,7 @@ out:
 }
 
 static const char unfreeze_help[] =
-	"usage: sluice unfreeze [-C DIR]\n"
+	"usage: sluice unfreeze [-C DIR] [--json]\n"
 	"\n"
 	"End the freeze 'sluice freeze' made: the next tick lands the green cars. The\n"
 	"windows of 'merge.freeze' in the config are not ended by it (sluice status says\n"

@@ -289,8 +289,10 @@ static void frozen_banner(struct req *r, struct artifact_page *p)
 	train_freeze_line(r->sv->ctx, &f, line, sizeof(line));
 	artifact_put(p, "<p id=\"frozen\" class=\"error\">");
 	artifact_put_esc(p, line);
-	artifact_put(p, " <span class=\"muted\">(sluice unfreeze; merge.freeze in the config)</span>"
-			"</p>\n");
+	artifact_putf(p, " <span class=\"muted\">(%s%s%s)</span></p>\n",
+		      f.by_person ? "sluice unfreeze ends the freeze" : "",
+		      f.by_person && f.by_window ? "; " : "",
+		      f.by_window ? "a window of merge.freeze in the config holds" : "");
 }
 
 /* The runs that wait on a person, first on the queue page. */

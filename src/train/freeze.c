@@ -46,8 +46,10 @@ int train_frozen(struct sl_ctx *ctx, int64_t now_ms, struct train_freeze *f)
 
 	memset(f, 0, sizeof(*f));
 	if ((error = store_freeze_get(ctx->st, ctx->target_ref, &sf, &err)) == 0) {
-		if (!sf.until_ms || now_ms < sf.until_ms)
+		if (!sf.until_ms || now_ms < sf.until_ms) {
 			add(f, sf.reason, sf.allow_urgent, sf.until_ms);
+			f->by_person = 1;
+		}
 		store_freeze_release(&sf);
 	} else if (error != SL_ENOTFOUND) {
 		/* the store unreadable: land nothing rather than through a freeze */
@@ -57,8 +59,10 @@ int train_frozen(struct sl_ctx *ctx, int64_t now_ms, struct train_freeze *f)
 	for (i = 0; cfg && i < cfg->merge.nfreeze; i++) {
 		const struct sl_freeze_window *w = &cfg->merge.freeze[i];
 		if (sl_time_local(now_ms, w->tz, &wday, &minute) == 0 &&
-		    train_window_holds(w, wday, minute))
+		    train_window_holds(w, wday, minute)) {
 			add(f, w->reason, w->allow_urgent, 0);
+			f->by_window = 1;
+		}
 	}
 	return f->frozen;
 }

@@ -388,6 +388,8 @@ struct train_freeze {
 	int allow_urgent; /* every freeze that holds lets urgent work land */
 	int64_t until_ms; /* the person's freeze: its end (0: until unfrozen, or a window) */
 	char reason[256]; /* the first freeze's reason */
+	int by_person;    /* `sluice freeze` holds (sluice unfreeze ends it) */
+	int by_window;    /* a window of merge.freeze holds */
 };
 
 /* 1 when window w holds on day `wday` (0 Sunday) at `minute` of the day (pure). */

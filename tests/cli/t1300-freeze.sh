@@ -69,6 +69,19 @@ test_expect_success '--until in the past freezes nothing; the car lands' '
 	test "$(state_of r $(run_of r TWO))" = merged
 '
 
+test_expect_success '--until in the past leaves a freeze in place and says so' '
+	sluice -C r freeze -m "in place" >/dev/null &&
+	sluice -C r freeze --until 2020-01-01T00:00Z -m "long ago" >out &&
+	test_grep "is past: nothing frozen" out &&
+	test_grep "^.main. stays frozen (in place): .sluice unfreeze. ends the freeze in place" out &&
+	sluice -C r freeze --until 2020-01-01T00:00Z -m "long ago" --json >pj &&
+	test "$(jq -r .frozen pj)" = true && test "$(jq -r .holding.reason pj)" = "in place" &&
+	sluice -C r status --json >sj && test "$(jq -r .target.frozen.reason sj)" = "in place" &&
+	sluice -C r unfreeze >/dev/null &&
+	sluice -C r freeze --until 2020-01-01T00:00Z -m "long ago" >out &&
+	test_grep -v "stays frozen" out
+'
+
 test_expect_success '--until in the future freezes until then, its end in status; a zone offset is honoured' '
 	sluice -C r freeze --until 2099-06-01T12:00:00+02:00 --allow-urgent -m "quarter end" >out &&
 	test_grep "until 2099-06-01T10:00:00.000Z" out &&

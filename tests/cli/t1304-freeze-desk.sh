@@ -27,6 +27,8 @@ test_expect_success 'the queue page starts with the freeze and the waiting run s
 	page / >q.html &&
 	test_grep "<p id=\"frozen\" class=\"error\">target main: frozen (release &lt;2.0&gt;): lands nothing, tests go on" q.html &&
 	test_grep -v "release <2.0>" q.html &&
+	test_grep "(sluice unfreeze ends the freeze)</span>" q.html &&
+	test_grep -v "a window of merge.freeze" q.html &&
 	run=$(run_of r ONE) &&
 	page /runs/$run >run.html &&
 	test_grep "wait: frozen (release &lt;2.0&gt;)" run.html &&
