@@ -44,6 +44,7 @@ struct ctx {
 	char bkey[128];           /* builder_key()'s answer */
 	yaml_node_t *builder_agent; /* builder.agent, checked after builders: */
 	const struct section *sec; /* the section table_pair() reads */
+	int watch_gate;           /* the gate being read is one of watch.gates */
 };
 
 /*
@@ -600,13 +601,19 @@ static int gate_name_ok(const char *s)
 	return 1;
 }
 
+/* 1 when `name` is one of the n gates at g (read so far). */
+static int gate_in(const struct sl_gate *g, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(g[i].name, name))
+			return 1;
+	return 0;
+}
+
 /* 1 when `name` is a gate of gates: (read so far). */
 static int gate_known(const struct sl_config *cfg, const char *name)
 {
-	for (size_t i = 0; i < cfg->ngates; i++)
-		if (!strcmp(cfg->gates[i].name, name))
-			return 1;
-	return 0;
+	return gate_in(cfg->gates, cfg->ngates, name);
 }
 
 int sl_gate_read_only(const struct sl_config *cfg, const char *name)
@@ -623,36 +630,45 @@ static void read_gate_worktree(struct ctx *c, const struct setting *row, yaml_no
 	int read_only = 0;
 
 	(void)at;
-	if (get_enum(c, row, v, &read_only) == 0 && read_only &&
-	    !sl_gate_read_only(c->cfg, c->gate->name) &&
+	if (get_enum(c, row, v, &read_only) == 0 && read_only && c->watch_gate)
+		problem(c, v, "a watch gate cannot be read-only; it runs in a checkout of its "
+		        "own (docs/watch.md)");
+	else if (read_only && !sl_gate_read_only(c->cfg, c->gate->name) &&
 	    sl_strv_push(&c->cfg->read_only_gates, c->gate->name) < 0)
 		oom(c);
 }
 
-static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+/* A new gate named `key` at the end of *gates (*n of them), or NULL (told). */
+static struct sl_gate *gate_add(struct ctx *c, const char *key, yaml_node_t *k,
+                                struct sl_gate **gates, size_t *n)
 {
-	struct sl_config *cfg = c->cfg;
 	struct sl_gate *g;
 
 	if (!gate_name_ok(key)) {
 		problem(c, k, "gate name '%s' may use only letters, digits, '_' and '-'", key);
-		return;
+		return NULL;
 	}
-	if (gate_known(cfg, key)) {
+	if (gate_in(*gates, *n, key)) {
 		problem(c, k, "gate '%s' is defined twice; keep one", key);
-		return;
+		return NULL;
 	}
-	if (!(g = realloc(cfg->gates, (cfg->ngates + 1) * sizeof(*g)))) {
+	if (!(g = realloc(*gates, (*n + 1) * sizeof(*g)))) {
 		oom(c);
-		return;
+		return NULL;
 	}
-	cfg->gates = g;
-	g = &cfg->gates[cfg->ngates++];
+	*gates = g;
+	g = &g[(*n)++];
 	memset(g, 0, sizeof(*g));
 	if (!(g->name = strdup(key))) {
 		oom(c);
-		return;
+		return NULL;
 	}
+	return g;
+}
+
+/* A gate's value: argv, or the mapping of gates.<name> (`what` names it in messages). */
+static void gate_read(struct ctx *c, struct sl_gate *g, yaml_node_t *v, const char *what)
+{
 	c->gate = g;
 	apply_defaults(c, B_GATE);
 	c->gate = NULL;
@@ -662,10 +678,31 @@ static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_
 		c->gate = NULL;
 		if (!g->argv)
 			problem(c, v, "gate '%s' has no command; add 'command: [prog, args...]'",
-			        key);
+			        g->name);
 	} else {
-		get_argv(c, v, &g->argv, "gates.<name>");
+		get_argv(c, v, &g->argv, what);
 	}
+}
+
+static void gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_gate *g = gate_add(c, key, k, &c->cfg->gates, &c->cfg->ngates);
+
+	if (g)
+		gate_read(c, g, v, "gates.<name>");
+}
+
+/* watch.gates.<name>: argv or {command, timeout}, apart from gates: (docs/watch.md). */
+static void watch_gate_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+	struct sl_gate *g = gate_add(c, key, k, &cfg->watch.gates, &cfg->watch.ngates);
+
+	if (!g)
+		return;
+	c->watch_gate = 1;
+	gate_read(c, g, v, "watch.gates.<name>");
+	c->watch_gate = 0;
 }
 
 /* ---- retry ------------------------------------------------------------- */
@@ -1038,6 +1075,12 @@ static void read_gates(struct ctx *c, const struct setting *row, yaml_node_t *v,
 	each_pair(c, v, "gates", gate_pair);
 }
 
+static void read_watch_gates(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row, (void)at;
+	each_pair(c, v, "watch.gates", watch_gate_pair);
+}
+
 /* An http(s) URL's checks, shown without what may be secret in it (core/url.h). */
 static void check_url(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
@@ -1306,6 +1349,13 @@ static const struct setting rows[] = {
 	 .max = 10},
 	{.key = "merge.keep_ignored", .type = T_PATHS, CFG(merge.keep_ignored)},
 	{.key = "merge.freeze", .type = T_HOOK, .read = read_freeze},
+	{.key = "watch", .type = T_SECTION}, /* docs/watch.md */
+	{.key = "watch.gates", .type = T_HOOK, .read = read_watch_gates},
+	{.key = "watch.every", .type = T_INT, CFG(watch.every), .def = "0", .max = 1000},
+	{.key = "watch.revert_review", .type = T_ENUM, CFG(watch.revert_auto), .def = "person",
+	 .words = "person|auto", .flags = F_TEXT,
+	 .msg = "unknown watch.revert_review '%.80s'; use person (the default: a person "
+	        "approves each revert) or auto (an exact revert is approved by sluice)"},
 	{.key = "commit", .type = T_SECTION},
 	{.key = "commit.name", .type = T_STR, CFG(commit.name), .check = check_identity},
 	{.key = "commit.email", .type = T_STR, CFG(commit.email), .check = check_identity},
@@ -1727,6 +1777,11 @@ void sl_config_free(struct sl_config *cfg)
 		free_rows(&cfg->gates[i], B_GATE);
 	}
 	free(cfg->gates);
+	for (i = 0; i < cfg->watch.ngates; i++) {
+		free(cfg->watch.gates[i].name);
+		free_rows(&cfg->watch.gates[i], B_GATE);
+	}
+	free(cfg->watch.gates);
 	sl_strv_free(cfg->read_only_gates);
 	for (i = 0; i < cfg->nretry; i++)
 		free_rows(&cfg->retry[i], B_RETRY);

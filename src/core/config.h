@@ -157,6 +157,13 @@ struct sl_config {
 		struct sl_freeze_window *freeze; /* merge.freeze: when the target lands nothing */
 		size_t nfreeze;
 	} merge;
+	struct {                   /* watch: (docs/watch.md) */
+		struct sl_gate *gates; /* watch.gates: run on the target's tip, not on cars */
+		size_t ngates;
+		int every;             /* a tick watches after this many landings; 0 (default):
+		                          only `sluice watch` does */
+		int revert_auto;       /* revert_review: auto (1) or person (0, the default) */
+	} watch;
 	struct {
 		char *name;            /* commit.name: the author and committer of sluice's
 		                          commits; NULL: git's user.name (sl_repo_identity()) */
