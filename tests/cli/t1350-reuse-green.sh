@@ -45,6 +45,7 @@ test_expect_success 'a green on the tree stands: the merge gate is not run again
 	g=a/.system/runs/$run/train/gates.json &&
 	test "$(jq -r ".[0].passed" $g)" = true &&
 	jq -r ".[0].reused" $g | grep -q "^green on tree $(cut -c1-12 a.tree) already" &&
+	jq -r ".gates[0].reused" a/.system/runs/$run/train.json | grep -q "already (train test)" &&
 	test "$(sqlite3 a/.system/sluice.db "SELECT greens FROM gate_runs")" = 1 &&
 	sluice -C a audit
 '
