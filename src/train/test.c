@@ -272,7 +272,7 @@ static int green_stands(struct store *st, const struct sl_gate *g, const char *t
 	error = cmd ? store_gate_runs_on(st, g->name, cmd, tree, &greens, &reds, err)
 		    : sl_err_set(err, SL_ERROR, "out of memory");
 	free(cmd);
-	return error ? -error : greens > 0 && reds == 0;
+	return error ? -error : train_green_stands(greens, reds);
 }
 
 /* A merge gate not run: its green on tree stands, as a result that says so. */
