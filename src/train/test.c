@@ -329,19 +329,23 @@ static int split_reused(const struct train_run *tr, const char *tree, int remote
 	return error;
 }
 
-/* The reused results join the gates run (gr): all_passed again over both. */
-static void join_reused(struct build_gate_results *gr, struct build_gate_results *reused)
+/* The reused results join the gates run (gr); the caller sets all_passed again. */
+static int join_reused(struct build_gate_results *gr, struct build_gate_results *reused,
+		       struct sl_err *err)
 {
 	struct build_gate_result *grown;
 
-	if (!reused->n || !(grown = realloc(gr->v, (gr->n + reused->n) * sizeof(*gr->v))))
-		return;
+	if (!reused->n)
+		return 0;
+	if (!(grown = realloc(gr->v, (gr->n + reused->n) * sizeof(*gr->v))))
+		return sl_err_set(err, SL_ERROR, "out of memory");
 	gr->v = grown;
 	memcpy(gr->v + gr->n, reused->v, reused->n * sizeof(*gr->v));
 	gr->n += reused->n;
 	free(reused->v);
 	reused->v = NULL;
 	reused->n = 0;
+	return 0;
 }
 
 int train_run_gates(const struct train_run *tr, const char *commit, const char *tree, int remote,
@@ -369,7 +373,8 @@ int train_run_gates(const struct train_run *tr, const char *commit, const char *
 	}
 	free(again);
 	reran |= reused.n > 0;
-	join_reused(gr, &reused);
+	if (!error)
+		error = join_reused(gr, &reused, err);
 	build_gate_results_release(&reused);
 	if (!error)
 		for (size_t i = 0; i < gr->n; i++)
