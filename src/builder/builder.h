@@ -123,6 +123,7 @@ struct build_gate_result {
 	char *log;          /* "gates/<name>.log", relative to the run dir */
 	char *output;       /* the log's last BUILD_GATE_TAIL bytes */
 	char *error;        /* why it could not start, or NULL */
+	char *reused;       /* not run: why its green stands ("green on tree ... already"), or NULL */
 };
 
 struct build_gate_results {

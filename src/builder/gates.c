@@ -137,6 +137,8 @@ static json_t *result_json(const struct build_gate_result *r)
 		      (json_int_t)r->duration_ms, "timed_out", r->timed_out, "log", r->log);
 	if (o && r->error)
 		json_object_set_new(o, "error", json_string(r->error));
+	if (o && r->reused)
+		json_object_set_new(o, "reused", json_string(r->reused));
 	return o;
 }
 
@@ -426,6 +428,7 @@ void build_gate_results_release(struct build_gate_results *r)
 		free(r->v[i].log);
 		free(r->v[i].output);
 		free(r->v[i].error);
+		free(r->v[i].reused);
 	}
 	free(r->v);
 	r->v = NULL;

@@ -1347,6 +1347,7 @@ static const struct setting rows[] = {
 	 .max = SL_JOBS_MAX}, /* default queue.jobs: fill_late_defaults() */
 	{.key = "merge.rerun_failed", .type = T_INT, CFG(merge.rerun_failed), .def = "1",
 	 .max = 10},
+	{.key = "merge.reuse_green", .type = T_BOOL, CFG(merge.reuse_green), .def = "true"},
 	{.key = "merge.keep_ignored", .type = T_PATHS, CFG(merge.keep_ignored)},
 	{.key = "merge.freeze", .type = T_HOOK, .read = read_freeze},
 	{.key = "watch", .type = T_SECTION}, /* docs/watch.md */

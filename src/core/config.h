@@ -152,6 +152,8 @@ struct sl_config {
 		int train_depth;       /* cars tested at once; 0: queue.jobs */
 		int rerun_failed;      /* a red merge gate runs again this many times on the
 		                          same tree before its car is blamed; default 1 */
+		int reuse_green;       /* a merge gate green on the car's tree (same command)
+		                          is not run again; default 1 */
 		sl_strv keep_ignored;  /* ignored paths of the run's worktree copied into the clean
 		                          checkout the merge gates run in (NULL: none) */
 		struct sl_freeze_window *freeze; /* merge.freeze: when the target lands nothing */

@@ -233,6 +233,7 @@ static const char config_template[] =
         "#   gates: [test]         # gates run on each merge before it lands; default: all, []: none\n"
         "#   train_depth: 2        # merges tested at once in the merge train; default: queue.jobs\n"
         "#   rerun_failed: 1       # a red merge gate runs again on the same tree before blame\n"
+        "#   reuse_green: true     # a merge gate green on the car's tree is not run again\n"
         "#   keep_ignored: [node_modules/]  # ignored paths the merge gates' clean checkout keeps\n"
         "#   freeze:               # windows in which nothing lands (the train keeps testing)\n"
         "#     - {days: [sat, sun], from: \"00:00\", to: \"24:00\", tz: UTC, reason: weekend}\n"

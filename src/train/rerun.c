@@ -25,6 +25,11 @@ enum train_rerun train_rerun_decide(const struct train_gate_tally *g, size_t n, 
 	return v;
 }
 
+int train_green_stands(int greens, int reds)
+{
+	return greens > 0 && reds == 0;
+}
+
 void train_red_runs_words(int runs, const char *tree, char *buf, size_t n)
 {
 	if (runs == 2)

@@ -248,23 +248,117 @@ static int write_results(const struct train_run *tr, const struct build_gate_res
 			 struct sl_err *err)
 {
 	json_t *arr = build_gates_json(gr);
+	char *dir = sl_path_fmt("%s/train", tr->run_dir);
 	char *path = sl_path_fmt("%s/train/gates.json", tr->run_dir);
-	int error = arr && path ? sl_json_write(path, arr, err)
-				: sl_err_set(err, SL_ERROR, "out of memory");
+	int error = arr && dir && path ? sl_mkdir_p(dir, err)
+				       : sl_err_set(err, SL_ERROR, "out of memory");
+
+	if (!error) /* every gate reused: nothing ran, the folder may not be there */
+		error = sl_json_write(path, arr, err);
+	free(dir);
 
 	json_decref(arr);
 	free(path);
 	return error;
 }
 
+/* 1 when gate g's command has a green on tree and no red there (flaky trees run again). */
+static int green_stands(struct store *st, const struct sl_gate *g, const char *tree,
+			struct sl_err *err)
+{
+	char *cmd = command_key(g->argv);
+	int greens = 0, reds = 0, error;
+
+	error = cmd ? store_gate_runs_on(st, g->name, cmd, tree, &greens, &reds, err)
+		    : sl_err_set(err, SL_ERROR, "out of memory");
+	free(cmd);
+	return error ? -error : train_green_stands(greens, reds);
+}
+
+/* A merge gate not run: its green on tree stands, as a result that says so. */
+static int add_reused(struct build_gate_results *r, const struct sl_gate *g, const char *tree,
+		      struct sl_err *err)
+{
+	struct build_gate_result *grown = realloc(r->v, (r->n + 1) * sizeof(*r->v)), *v;
+	char words[128];
+
+	if (!grown)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	r->v = grown;
+	v = memset(&r->v[r->n++], 0, sizeof(*v));
+	snprintf(words, sizeof(words), "green on tree %.12s already (train test), not run again",
+		 tree);
+	v->passed = 1;
+	if (!(v->name = strdup(g->name)) || !(v->argv = sl_strv_copy((const char *const *)g->argv)) ||
+	    !(v->log = strdup("")) || !(v->reused = strdup(words)))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	return 0;
+}
+
+/*
+ * No tree tested twice (merge.reuse_green; docs/RELIABILITY.md): the merge
+ * gates whose command was green on tree, and never red there, go to reused
+ * (not run); *todo the names of the others (borrowed; NULL: all of them).
+ */
+static int split_reused(const struct train_run *tr, const char *tree, int remote,
+			struct build_gate_results *reused, const char ***todo, struct sl_err *err)
+{
+	const struct sl_config *cfg = tr->ctx->cfg;
+	size_t i, k = 0;
+	int yes, error = 0;
+
+	*todo = NULL;
+	if (!cfg->merge.reuse_green || !tree || remote || !train_has_merge_gates(cfg))
+		return 0;
+	if (!(*todo = calloc(cfg->ngates + 1, sizeof(**todo))))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	for (i = 0; !error && i < cfg->ngates; i++) {
+		if (!merge_gate(cfg, i))
+			continue;
+		if ((yes = green_stands(tr->ctx->st, &cfg->gates[i], tree, err)) < 0)
+			error = -yes;
+		else if (yes)
+			error = add_reused(reused, &cfg->gates[i], tree, err);
+		else
+			(*todo)[k++] = cfg->gates[i].name;
+	}
+	if (error || !reused->n) {
+		free(*todo);
+		*todo = NULL;
+	}
+	return error;
+}
+
+/* The reused results join the gates run (gr); the caller sets all_passed again. */
+static int join_reused(struct build_gate_results *gr, struct build_gate_results *reused,
+		       struct sl_err *err)
+{
+	struct build_gate_result *grown;
+
+	if (!reused->n)
+		return 0;
+	if (!(grown = realloc(gr->v, (gr->n + reused->n) * sizeof(*gr->v))))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	gr->v = grown;
+	memcpy(gr->v + gr->n, reused->v, reused->n * sizeof(*gr->v));
+	gr->n += reused->n;
+	free(reused->v);
+	reused->v = NULL;
+	reused->n = 0;
+	return 0;
+}
+
 int train_run_gates(const struct train_run *tr, const char *commit, const char *tree, int remote,
 		    int (*wt_ready)(void *arg, struct sl_err *err), void *arg,
 		    struct build_gate_results *gr, struct sl_err *err)
 {
-	struct build_gate_results more = BUILD_GATE_RESULTS_INIT;
-	const char **again = NULL;
-	int error = run_once(tr, commit, remote, wt_ready, arg, NULL, gr, err), reran = 0;
+	struct build_gate_results more = BUILD_GATE_RESULTS_INIT, reused = BUILD_GATE_RESULTS_INIT;
+	const char **again = NULL, **todo = NULL;
+	int error = split_reused(tr, tree, remote, &reused, &todo, err), reran = 0;
 
+	if (!error && !(todo && !todo[0]))
+		error = run_once(tr, commit, remote, wt_ready, arg, todo, gr, err);
+	free(todo);
 	if (!error && tree && gr->n)
 		error = record_runs(tr, tree, gr, &again, err);
 	while (!error && again) {
@@ -278,6 +372,13 @@ int train_run_gates(const struct train_run *tr, const char *commit, const char *
 		reran = 1;
 	}
 	free(again);
+	reran |= reused.n > 0;
+	if (!error)
+		error = join_reused(gr, &reused, err);
+	build_gate_results_release(&reused);
+	if (!error)
+		for (size_t i = 0; i < gr->n; i++)
+			gr->all_passed &= gr->v[i].passed;
 	return error || !reran ? error : write_results(tr, gr, err);
 }
 

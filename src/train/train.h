@@ -272,6 +272,12 @@ enum train_rerun {
 };
 enum train_rerun train_rerun_decide(const struct train_gate_tally *g, size_t n, int rerun_failed,
 				    int *again);
+/*
+ * No tree tested twice (merge.reuse_green; rerun.c): 1 when a gate's
+ * greens and reds on one tree, for one command, let its green stand there
+ * (a green and never a red: a flaky or red tree runs the gate again).
+ */
+int train_green_stands(int greens, int reds);
 /* "red on both runs of the same tree 0123456789ab" ("" for fewer than 2 runs). */
 void train_red_runs_words(int runs, const char *tree, char *buf, size_t n);
 

@@ -67,8 +67,8 @@ static void test_first_attempt(void **state)
 static void test_retry_context(void **state)
 {
 	struct build_gate_result g[] = {
-		{ s_test, NULL, 1, 0, 0, 10, s_log, NULL, NULL },
-		{ s_lint, NULL, 0, 1, 0, 10, s_log, NULL, NULL },
+		{ s_test, NULL, 1, 0, 0, 10, s_log, NULL, NULL, NULL },
+		{ s_lint, NULL, 0, 1, 0, 10, s_log, NULL, NULL, NULL },
 	};
 	struct build_gate_results gates = { g, 2, 0 };
 	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
@@ -125,7 +125,7 @@ static void test_diff_bounded(void **state)
 
 static void test_override(void **state)
 {
-	struct build_gate_result g[] = { { s_test, NULL, 4, 0, 0, 10, s_log, NULL, NULL } };
+	struct build_gate_result g[] = { { s_test, NULL, 4, 0, 0, 10, s_log, NULL, NULL, NULL } };
 	struct build_gate_results gates = { g, 1, 0 };
 	struct build_prompt_ctx c = BUILD_PROMPT_CTX_INIT;
 	struct sl_buf out = SL_BUF_INIT;
