@@ -121,6 +121,34 @@ static void show_attempts(json_t *d)
 	}
 }
 
+/* What the attempts used (docs/budgets.md): one line per attempt and role, and the total. */
+static void show_usage(json_t *d)
+{
+	json_t *u = json_object_get(d, "usage"), *r, *c;
+	size_t i;
+
+	if (!json_array_size(json_object_get(u, "rows")))
+		return;
+	printf("\nusage:\n");
+	json_array_foreach(json_object_get(u, "rows"), i, r) {
+		printf("  attempt %lld %s%s%s:", (long long)json_integer_value(json_object_get(r, "attempt")),
+		       js(r, "role"), *js(r, "model") ? ", " : "", cli_esc(js(r, "model")));
+		printf(" %lld in, %lld out, %lld cache read, %lld cache write",
+		       (long long)json_integer_value(json_object_get(r, "input_tokens")),
+		       (long long)json_integer_value(json_object_get(r, "output_tokens")),
+		       (long long)json_integer_value(json_object_get(r, "cache_read_tokens")),
+		       (long long)json_integer_value(json_object_get(r, "cache_write_tokens")));
+		if (json_is_number(c = json_object_get(r, "cost_usd")))
+			printf(", $%.4f%s", json_number_value(c),
+			       json_is_true(json_object_get(r, "estimate")) ? " (estimate)" : "");
+		else
+			printf(", no cost reported");
+		printf(", %.1fs\n", (double)json_integer_value(json_object_get(r, "wall_ms")) / 1000);
+	}
+	printf("  total: $%.4f%s\n", json_number_value(json_object_get(u, "cost_usd")),
+	       json_is_true(json_object_get(u, "estimate")) ? " (estimate)" : "");
+}
+
 /* The run's jobs on an engine (executor.kind slurm or kubernetes). */
 static void show_jobs(json_t *d)
 {
@@ -372,6 +400,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		show_timeline(d);
 		show_attempts(d);
 		show_jobs(d);
+		show_usage(d);
 		printf("\n");
 		show_gates(json_object_get(d, "gates"), "");
 		show_verdict(json_object_get(d, "verdict"), "");
