@@ -121,6 +121,15 @@ static void show_attempts(json_t *d)
 	}
 }
 
+/* A token count the attempt reported: " N what,"; one not reported: nothing. */
+static void show_tokens(json_t *r, const char *key, const char *what)
+{
+	json_t *v = json_object_get(r, key);
+
+	if (json_is_integer(v))
+		printf(" %lld%s,", (long long)json_integer_value(v), what);
+}
+
 /* What the attempts used (docs/budgets.md): one line per attempt and role, and the total. */
 static void show_usage(json_t *d)
 {
@@ -133,16 +142,15 @@ static void show_usage(json_t *d)
 	json_array_foreach(json_object_get(u, "rows"), i, r) {
 		printf("  attempt %lld %s%s%s:", (long long)json_integer_value(json_object_get(r, "attempt")),
 		       js(r, "role"), *js(r, "model") ? ", " : "", cli_esc(js(r, "model")));
-		printf(" %lld in, %lld out, %lld cache read, %lld cache write",
-		       (long long)json_integer_value(json_object_get(r, "input_tokens")),
-		       (long long)json_integer_value(json_object_get(r, "output_tokens")),
-		       (long long)json_integer_value(json_object_get(r, "cache_read_tokens")),
-		       (long long)json_integer_value(json_object_get(r, "cache_write_tokens")));
+		show_tokens(r, "input_tokens", " in");
+		show_tokens(r, "output_tokens", " out");
+		show_tokens(r, "cache_read_tokens", " cache read");
+		show_tokens(r, "cache_write_tokens", " cache write");
 		if (json_is_number(c = json_object_get(r, "cost_usd")))
-			printf(", $%.4f%s", json_number_value(c),
+			printf(" $%.4f%s", json_number_value(c),
 			       json_is_true(json_object_get(r, "estimate")) ? " (estimate)" : "");
 		else
-			printf(", no cost reported");
+			printf(" no cost reported");
 		printf(", %.1fs\n", (double)json_integer_value(json_object_get(r, "wall_ms")) / 1000);
 	}
 	printf("  total: $%.4f%s\n", json_number_value(json_object_get(u, "cost_usd")),
