@@ -84,4 +84,11 @@ test_expect_success 'show: per attempt and total; --json matches its schema' '
 	test_grep -v "^usage:" c.out
 '
 
+test_expect_success 'status: today and this month in one line' '
+	sluice -C r status >st.out &&
+	test_grep "^spend: today \\\$1.75, this month \\\$1.75 (sluice cost)$" st.out &&
+	sluice_repo empty && sluice -C empty status >st2.out &&
+	test_grep -v "^spend:" st2.out
+'
+
 test_done
