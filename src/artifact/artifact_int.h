@@ -48,5 +48,7 @@ json_t *artifact_gate_log_tail(const char *run_dir, const char *name, size_t max
 /* JSON helpers of dossier.c: an ISO time (NULL for 0 or less), a string or null. */
 json_t *artifact__iso_or_null(int64_t ms);
 json_t *artifact__str_or_null(const char *s);
+/* What the run's attempts used (artifact/usage.c): the dossier's "usage". */
+json_t *artifact__usage_json(struct sl_ctx *ctx, const char *run_id);
 
 #endif

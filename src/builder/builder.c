@@ -160,7 +160,10 @@ int build__env(sl_strv env, size_t cap, const struct build_opts *o)
 	    asprintf(&env[n++], "SLUICE_WORKTREE=%s", o->worktree ? o->worktree : "") < 0 ||
 	    asprintf(&env[n++], "SLUICE_WORKTREE_MODE=%s",
 		     o->worktree_mode ? o->worktree_mode : "read-write") < 0 ||
-	    asprintf(&env[n++], "SLUICE_SESSION=%s", o->session ? o->session : "new") < 0) {
+	    asprintf(&env[n++], "SLUICE_SESSION=%s", o->session ? o->session : "new") < 0 ||
+	    /* docs/budgets.md: what the attempt used, if the builder says */
+	    asprintf(&env[n++], "SLUICE_USAGE_FILE=%s/attempts/%d/usage.json",
+		     o->run_dir ? o->run_dir : "", o->attempt) < 0) {
 		if (n)
 			env[n - 1] = NULL;
 		free(gates);
@@ -235,7 +238,7 @@ static void log_footer(const char *log, const struct build_opts *o,
 int build__env_list(const struct build_opts *o, sl_strv *out)
 {
 	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
-	size_t cap = 12 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
+	size_t cap = 13 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
 
 	if (!(*out = calloc(cap + 1, sizeof(**out))))
 		return SL_ERROR;
@@ -258,7 +261,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	sl_strv argv = NULL, env = NULL, drop = NULL;
 	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
-	size_t cap = 12 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
+	size_t cap = 13 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
 	char *log = NULL, *owner = NULL;
 	int error;
 

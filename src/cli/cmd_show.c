@@ -121,6 +121,42 @@ static void show_attempts(json_t *d)
 	}
 }
 
+/* A token count the attempt reported: " N what,"; one not reported: nothing. */
+static void show_tokens(json_t *r, const char *key, const char *what)
+{
+	json_t *v = json_object_get(r, key);
+
+	if (json_is_integer(v))
+		printf(" %lld%s,", (long long)json_integer_value(v), what);
+}
+
+/* What the attempts used (docs/budgets.md): one line per attempt and role, and the total. */
+static void show_usage(json_t *d)
+{
+	json_t *u = json_object_get(d, "usage"), *r, *c;
+	size_t i;
+
+	if (!json_array_size(json_object_get(u, "rows")))
+		return;
+	printf("\nusage:\n");
+	json_array_foreach(json_object_get(u, "rows"), i, r) {
+		printf("  attempt %lld %s%s%s:", (long long)json_integer_value(json_object_get(r, "attempt")),
+		       js(r, "role"), *js(r, "model") ? ", " : "", cli_esc(js(r, "model")));
+		show_tokens(r, "input_tokens", " in");
+		show_tokens(r, "output_tokens", " out");
+		show_tokens(r, "cache_read_tokens", " cache read");
+		show_tokens(r, "cache_write_tokens", " cache write");
+		if (json_is_number(c = json_object_get(r, "cost_usd")))
+			printf(" $%.4f%s", json_number_value(c),
+			       json_is_true(json_object_get(r, "estimate")) ? " (estimate)" : "");
+		else
+			printf(" no cost reported");
+		printf(", %.1fs\n", (double)json_integer_value(json_object_get(r, "wall_ms")) / 1000);
+	}
+	printf("  total: $%.4f%s\n", json_number_value(json_object_get(u, "cost_usd")),
+	       json_is_true(json_object_get(u, "estimate")) ? " (estimate)" : "");
+}
+
 /* The run's jobs on an engine (executor.kind slurm or kubernetes). */
 static void show_jobs(json_t *d)
 {
@@ -372,6 +408,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		show_timeline(d);
 		show_attempts(d);
 		show_jobs(d);
+		show_usage(d);
 		printf("\n");
 		show_gates(json_object_get(d, "gates"), "");
 		show_verdict(json_object_get(d, "verdict"), "");

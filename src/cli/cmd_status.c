@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <string.h>
+#include <time.h>
 
 static const char status_help[] =
 	"usage: sluice status [-C DIR] [--json] [RUN|WO-ID]\n"
@@ -205,6 +206,45 @@ static void print_flakes(struct sl_ctx *ctx)
 	json_decref(flakes);
 }
 
+/* What the attempts recorded from since_ms on cost (docs/budgets.md): the rows, *usd, *est. */
+static size_t spend_since(struct sl_ctx *ctx, int64_t since_ms, double *usd, int *est)
+{
+	struct store_usage *v = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0;
+
+	*usd = 0;
+	*est = 0;
+	if (store_usage_list(ctx->st, NULL, since_ms, &v, &n, &err) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].cost_usd >= 0) {
+			*usd += v[i].cost_usd;
+			*est |= v[i].estimate;
+		}
+	store_usage_free(v, n);
+	return n;
+}
+
+/* Today's and this month's spend (UTC), one line; nothing when the month recorded none. */
+static void print_spend(struct sl_ctx *ctx)
+{
+	time_t now = (time_t)(sl_now_ms() / 1000);
+	struct tm tm;
+	double day, month;
+	int est_day, est_month;
+
+	if (!gmtime_r(&now, &tm))
+		return;
+	tm.tm_sec = tm.tm_min = tm.tm_hour = 0;
+	spend_since(ctx, (int64_t)timegm(&tm) * 1000, &day, &est_day);
+	tm.tm_mday = 1;
+	if (!spend_since(ctx, (int64_t)timegm(&tm) * 1000, &month, &est_month))
+		return;
+	printf("spend: today $%.2f%s, this month $%.2f%s (sluice cost)\n", day,
+	       est_day ? " (estimate)" : "", month, est_month ? " (estimate)" : "");
+}
+
 /* The runs that need a person, each with what to type next. */
 static void print_people(const struct store_run *runs, size_t n)
 {
@@ -285,6 +325,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	printf("needs a person: %zu\n", json_array_size(people));
 	print_people(runs, n);
 	print_flakes(ctx);
+	print_spend(ctx);
 	print_disk(ctx);
 out:
 	json_decref(unreviewed);

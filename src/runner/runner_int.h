@@ -146,6 +146,13 @@ char *step__path(struct step *s, const char *name);
 char *step__read(struct step *s, const char *name, size_t max);
 /* Read a JSON artifact (NULL when missing or malformed). */
 json_t *step__read_json(struct step *s, const char *name);
+/*
+ * Record what attempt s->run.attempt used, from attempts/<n>/usage.json
+ * ($SLUICE_USAGE_FILE; runner/usage.c), with its wall time. A file that is
+ * not JSON or has a wrong type is logged (the tick's log and `sluice log`)
+ * and nothing is recorded; the attempt goes on either way.
+ */
+void step__record_usage(struct step *s, int64_t wall_ms);
 /* Write a JSON artifact atomically. */
 int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err *err);
 /* The tree id of a commit, hex. */

@@ -326,6 +326,7 @@ int step_build(struct step *s, struct sl_err *err)
 	if (oc.lost)
 		return build_job_lost(s, &oc, err);
 	sl_proc_describe(how, sizeof(how), &res);
+	step__record_usage(s, res.duration_ms); /* before a kill can lose it */
 	sl_fault(s->run.mode == RUN_MODE_RESOLVE ? "resolve.after_resolver" : "build.after_builder");
 	step__sanitize_run_dir(s);
 	if (step__worktree_mode(s) != SL_WORKTREE_READ_WRITE) /* nothing is snapshotted */

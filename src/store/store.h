@@ -873,4 +873,43 @@ int store_freeze_get(struct store *st, const char *target, struct store_freeze *
 int store_freeze_clear(struct store *st, const char *target, int *had, struct sl_err *err);
 void store_freeze_release(struct store_freeze *f);
 
+/*
+ * What an attempt used (schema/db/016_usage.sql; docs/budgets.md): one row
+ * per run, attempt and role. A token count or a cost below 0 is not known
+ * (NULL in the table). store_usage_put() replaces the row of the same run,
+ * attempt and role: a replayed attempt is never counted twice.
+ */
+struct store_usage {
+	char *run_id;
+	int attempt;
+	char *role;          /* "builder" or "reviewer" */
+	char *model;         /* NULL: not said */
+	int64_t input_tokens, output_tokens, cache_read_tokens, cache_write_tokens;
+	double cost_usd;     /* < 0: not known */
+	int estimate;        /* 1: cost_usd computed from budget.prices */
+	int64_t wall_ms;
+	int64_t recorded_ms; /* set by store_usage_put */
+	char *work_order_id; /* the run's, filled by store_usage_list */
+	char *agent;         /* the attempt's agent, filled by store_usage_list */
+};
+#define STORE_USAGE_UNKNOWN { NULL, 0, NULL, NULL, -1, -1, -1, -1, -1.0, 0, 0, 0, NULL, NULL }
+
+int store_usage_put(struct store *st, const struct store_usage *u, struct sl_err *err);
+/*
+ * The rows of one run (run_id) or of all runs (NULL), recorded at or after
+ * since_ms, oldest first. *out: store_usage_free(*out, *n).
+ */
+int store_usage_list(struct store *st, const char *run_id, int64_t since_ms,
+		     struct store_usage **out, size_t *n, struct sl_err *err);
+void store_usage_free(struct store_usage *v, size_t n);
+/*
+ * The figures of a usage object (schema/usage.schema.json: input_tokens,
+ * output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, model;
+ * all optional, other keys ignored) into u, which starts as
+ * STORE_USAGE_UNKNOWN. SL_EINVALID with what is wrong; u->model may then
+ * be set (the caller frees it).
+ */
+int store_usage_from_json(const struct json_t *j, struct store_usage *u, struct sl_err *err);
+int store_usage_parse(const char *text, size_t len, struct store_usage *u, struct sl_err *err);
+
 #endif

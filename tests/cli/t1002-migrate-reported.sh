@@ -49,6 +49,7 @@ test_expect_success 'the database taken back to before migration 008' '
 	ALTER TABLE run_retry DROP COLUMN rules_from;
 	DROP TABLE IF EXISTS freezes;
 	DROP TABLE IF EXISTS gate_runs;
+	DROP TABLE IF EXISTS usage;
 	PRAGMA user_version = 7;
 	COMMIT;
 	EOF

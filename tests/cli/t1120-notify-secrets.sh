@@ -85,6 +85,7 @@ ALTER TABLE train_cars DROP COLUMN landing;
 ALTER TABLE run_retry DROP COLUMN rules_from;
 DROP TABLE IF EXISTS freezes;
 DROP TABLE IF EXISTS gate_runs;
+DROP TABLE IF EXISTS usage;
 PRAGMA user_version = 9;
 UPDATE notify_outbox SET last_error =
 	'notify.url: POST to ''http://user:pass@127.0.0.1:1/secret-path?key=SECRET'': HTTP 500';

@@ -86,6 +86,7 @@ test_expect_success 'a database from before migration 13 keeps its outbox rows' 
 	ALTER TABLE old RENAME TO notify_outbox;
 	DROP TABLE IF EXISTS freezes;
 	DROP TABLE IF EXISTS gate_runs;
+	DROP TABLE IF EXISTS usage;
 	PRAGMA user_version = 12;
 	COMMIT;
 	EOF
