@@ -513,13 +513,27 @@ train_records_hold() { # DIR [BRANCH]
 # With fixtures/train/hold-gate.sh as the train's gate (logging to
 # GATEDIR/gates.log): each sluice merge on the first-parent line of main was
 # tested by its run, as that very commit and tree, clean, and passed, and no
-# test of it failed.
+# test of it failed. Or, as merge.reuse_green allows (docs/RELIABILITY.md,
+# "No tree tested twice"): a car made again after a kill or a car leaving in
+# front of it is a new commit on a tree already tested; it lands untested
+# only when its run's train.json says every gate was reused as green on that
+# very tree, the log has a clean green test of the tree and no red one.
 landed_tested() { # DIR GATEDIR
 	for _tc in $(git -C "$1" rev-list --first-parent --merges main); do
 		_tr=$(git -C "$1" log -1 --format=%B "$_tc" | sed -n 's/^Sluice-Run: //p')
 		[ -n "$_tr" ] || continue
-		grep -qx "$_tr $_tc $(git -C "$1" rev-parse "$_tc^{tree}") clean 0" "$2/gates.log" ||
-			{ echo "$_tc (run $_tr) landed untested:" >&2; cat "$2/gates.log" >&2; return 1; }
+		_tt=$(git -C "$1" rev-parse "$_tc^{tree}")
+		if ! grep -qx "$_tr $_tc $_tt clean 0" "$2/gates.log"; then
+			_tj="$1/.system/runs/$_tr/train.json"
+			_tw="green on tree $(printf %s "$_tt" | cut -c1-12) already"
+			{ jq -e --arg w "$_tw" '(.gates | length) > 0 and
+				all(.gates[]; (.reused // "") | startswith($w))' "$_tj" >/dev/null 2>&1 &&
+				grep -q "^[^ ]* [^ ]* $_tt clean 0\$" "$2/gates.log"; } ||
+				{ echo "$_tc (run $_tr) landed untested:" >&2; cat "$2/gates.log" >&2
+				  cat "$_tj" >&2 2>/dev/null; return 1; }
+			! grep " $_tt [a-z]* [1-9][0-9]*\$" "$2/gates.log" >&2 ||
+				{ echo "$_tc (run $_tr) landed, reused, on a tree once red" >&2; return 1; }
+		fi
 		! grep " $_tc .* [1-9][0-9]*\$" "$2/gates.log" >&2 ||
 			{ echo "$_tc (run $_tr) landed after a red test" >&2; return 1; }
 	done

@@ -79,4 +79,26 @@ test_expect_success 'merge.reuse_green: false runs the gate' '
 	test "$(wc -l <"$TRASH/e.calls")" = 2
 '
 
+# The kill tests (t0803, t0806) take a landed commit that no gate ran on as
+# tested only when its run says every gate was reused on its very tree and
+# the gate log has a clean green of that tree, never a red (landed_tested).
+test_expect_success 'landed_tested takes a reused green only as the train records it' '
+	G=$TRASH/glog && mkdir -p "$G" &&
+	sluice_repo f "gates:" "  t: [sh, $FIXTURES/train/hold-gate.sh, $G]" \
+		"$(approve_reviewer_config)" &&
+	rm -rf scratch-f && git clone -q f scratch-f &&
+	echo one >scratch-f/one.txt && git -C scratch-f add one.txt &&
+	git -C scratch-f write-tree >f.tree &&
+	seed f "[\"sh\",\"$FIXTURES/train/hold-gate.sh\",\"$G\"]" 1 0 &&
+	land f >/dev/null &&
+	grep -q " $(cat f.tree) clean 0\$" "$G/gates.log" &&
+	landed_tested f "$G" &&
+	: >"$G/gates.log" &&
+	! landed_tested f "$G" 2>/dev/null &&
+	echo "other-run 0123 $(cat f.tree) clean 0" >>"$G/gates.log" &&
+	landed_tested f "$G" &&
+	echo "other-run 4567 $(cat f.tree) clean 1" >>"$G/gates.log" &&
+	! landed_tested f "$G" 2>/dev/null
+'
+
 test_done
