@@ -206,43 +206,42 @@ static void print_flakes(struct sl_ctx *ctx)
 	json_decref(flakes);
 }
 
-/* What the attempts recorded from since_ms on cost (docs/budgets.md): the rows, *usd, *est. */
-static size_t spend_since(struct sl_ctx *ctx, int64_t since_ms, double *usd, int *est)
+/*
+ * Today's and this month's spend (UTC; docs/budgets.md) and the budget that
+ * holds new work back: {today_usd, month_usd, estimate, budget}, NULL on error.
+ */
+static json_t *spend_json(struct sl_ctx *ctx, int64_t *month_rows)
 {
-	struct store_usage *v = NULL;
+	struct store_spend day, month;
 	struct sl_err err = SL_ERR_INIT;
-	size_t n = 0;
+	char why[320];
+	int held;
 
-	*usd = 0;
-	*est = 0;
-	if (store_usage_list(ctx->st, NULL, since_ms, &v, &n, &err) != 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].cost_usd >= 0) {
-			*usd += v[i].cost_usd;
-			*est |= v[i].estimate;
-		}
-	store_usage_free(v, n);
-	return n;
+	if (runner_spend(ctx, sl_now_ms(), &day, &month, &err) != 0 ||
+	    (held = runner_budget_spent(ctx, sl_now_ms(), why, sizeof(why), &err)) < 0)
+		return NULL;
+	*month_rows = month.rows;
+	return json_pack("{s:f, s:f, s:b, s:o}", "today_usd", day.usd, "month_usd", month.usd,
+			 "estimate", day.estimate || month.estimate, "budget",
+			 held ? json_string(why) : json_null());
 }
 
-/* Today's and this month's spend (UTC), one line; nothing when the month recorded none. */
+/* The spend line, once the month recorded any usage, and the budget's hold. */
 static void print_spend(struct sl_ctx *ctx)
 {
-	time_t now = (time_t)(sl_now_ms() / 1000);
-	struct tm tm;
-	double day, month;
-	int est_day, est_month;
+	int64_t rows = 0;
+	json_t *j = spend_json(ctx, &rows);
+	const char *est = json_is_true(json_object_get(j, "estimate")) ? " (estimate)" : "";
 
-	if (!gmtime_r(&now, &tm))
+	if (!j)
 		return;
-	tm.tm_sec = tm.tm_min = tm.tm_hour = 0;
-	spend_since(ctx, (int64_t)timegm(&tm) * 1000, &day, &est_day);
-	tm.tm_mday = 1;
-	if (!spend_since(ctx, (int64_t)timegm(&tm) * 1000, &month, &est_month))
-		return;
-	printf("spend: today $%.2f%s, this month $%.2f%s (sluice cost)\n", day,
-	       est_day ? " (estimate)" : "", month, est_month ? " (estimate)" : "");
+	if (rows)
+		printf("spend: today $%.2f, this month $%.2f%s (sluice cost)\n",
+		       json_real_value(json_object_get(j, "today_usd")),
+		       json_real_value(json_object_get(j, "month_usd")), est);
+	if (json_is_string(json_object_get(j, "budget")))
+		printf("budget: %s\n", json_string_value(json_object_get(j, "budget")));
+	json_decref(j);
 }
 
 /* The runs that need a person, each with what to type next. */
@@ -272,6 +271,27 @@ static void print_frozen(struct sl_ctx *ctx, const struct train_freeze *f)
 	printf("%s\n", line);
 }
 
+/* status --json without an argument (schema/status.schema.json). */
+static int print_summary_json(struct sl_ctx *ctx, json_t *counts, json_t *flight,
+			      json_t *people, json_t *unreviewed,
+			      const struct train_freeze *frozen)
+{
+	json_t *invalid = NULL, *spend, *j;
+	int64_t rows;
+	int rc;
+
+	cli_invalid_work_orders(ctx, NULL, NULL, &invalid);
+	spend = spend_json(ctx, &rows);
+	j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O, s:o}, s:o, s:o, s:o, s:o}", "work_orders",
+		      counts, "in_flight", flight, "needs_person", people, "target", "name",
+		      ctx->cfg->target, "unreviewed", unreviewed, "frozen",
+		      train_freeze_json(frozen), "disk", disk_json(ctx), "invalid", invalid,
+		      "merge_gates", artifact_flakes_json(ctx), "spend", spend ? spend : json_null());
+	rc = cli_print_json(j);
+	json_decref(j);
+	return rc;
+}
+
 static int summary(struct cli *cli, struct sl_ctx *ctx)
 {
 	struct target_alert alert;
@@ -297,15 +317,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 			json_array_append_new(flight, store_run_json(&runs[i], 0));
 	}
 	if (cli->json) {
-		json_t *invalid = NULL;
-		cli_invalid_work_orders(ctx, NULL, NULL, &invalid);
-		json_t *j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O, s:o}, s:o, s:o, s:o}", "work_orders",
-				      counts, "in_flight", flight, "needs_person", people, "target",
-				      "name", ctx->cfg->target, "unreviewed", unreviewed, "frozen",
-				      train_freeze_json(&frozen), "disk", disk_json(ctx), "invalid",
-				      invalid, "merge_gates", artifact_flakes_json(ctx));
-		rc = cli_print_json(j);
-		json_decref(j);
+		rc = print_summary_json(ctx, counts, flight, people, unreviewed, &frozen);
 		goto out;
 	}
 	if (!json_is_null(unreviewed))

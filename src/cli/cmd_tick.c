@@ -119,11 +119,12 @@ static json_t *tick_json(const struct runner_tick_result *res, json_t *unreviewe
 							"signal", sig));
 	}
 	/* the counts' keys ("merged", "failed"): not a run state */
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:O, s:o}", "started",
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:O, s:o, s:o}", "started",
 			 res->started, "advanced", res->advanced, "merged", res->merged, "reported",
 			 res->reported, "failed", res->failed, "waiting", res->waiting, "requeued",
 			 res->reconciled, "orphans", res->orphans, "unreviewed", unreviewed,
-			 "killed", killed);
+			 "killed", killed, "budget",
+			 res->budget[0] ? json_string(res->budget) : json_null());
 }
 
 int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs);
@@ -173,6 +174,8 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		       res.merged, rep, res.failed, res.waiting,
 		       res.reconciled ? " (interrupted runs requeued)" : "");
 		/* every tick, on stdout: cron's mail and tick.log are where it is read */
+		if (res.budget[0])
+			printf("tick: %s\n", res.budget);
 		cli_invalid_work_orders(&ctx, stdout, "tick: ", NULL);
 	}
 	if (failed)

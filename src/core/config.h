@@ -159,6 +159,11 @@ struct sl_config {
 		struct sl_freeze_window *freeze; /* merge.freeze: when the target lands nothing */
 		size_t nfreeze;
 	} merge;
+	struct {                   /* budget: (docs/budgets.md) */
+		double day_usd;    /* budget.day.usd: no new work order starts once the UTC
+		                      day's recorded spend reaches it; -1 (none): no limit */
+		double month_usd;  /* budget.month.usd: the same for the UTC month */
+	} budget;
 	struct {                   /* watch: (docs/watch.md) */
 		struct sl_gate *gates; /* watch.gates: run on the target's tip, not on cars */
 		size_t ngates;

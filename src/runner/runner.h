@@ -52,7 +52,21 @@ struct runner_tick_result {
 		char run[64];  /* the run whose worker it was */
 		int signal;    /* the signal that ended it (SIGKILL, SIGSEGV, ...) */
 	} killed_by[8];    /* the first `killed` of them (at most 8) */
+	char budget[320];  /* why no new work order started (runner_budget_spent()), or "" */
 };
+
+/*
+ * The repository's budget (budget.day.usd, budget.month.usd;
+ * docs/budgets.md): 1 when the spend recorded since the start of now_ms's
+ * UTC day or month has reached its limit, and why (when not NULL) says
+ * which, how much and what to do; 0 when no limit is reached; -error.
+ */
+int runner_budget_spent(struct sl_ctx *ctx, int64_t now_ms, char *why, size_t n,
+			struct sl_err *err);
+/* What the attempts recorded since the start of now_ms's UTC day and month cost. */
+struct store_spend;
+int runner_spend(struct sl_ctx *ctx, int64_t now_ms, struct store_spend *day,
+		 struct store_spend *month, struct sl_err *err);
 
 /*
  * One cron pass: reconcile, ingest the inbox, claim ready work orders

@@ -105,7 +105,8 @@ static int claim_one(struct sl_ctx *ctx, const struct runner_ready *ready, char 
 static int count_building(struct sl_ctx *ctx, struct sl_err *err);
 
 static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int jobs,
-		     struct worklist *w, int *started, struct sl_err *err)
+		     struct worklist *w, int *started, char *budget, size_t nbudget,
+		     struct sl_err *err)
 {
 	struct runner_ready *ready = NULL;
 	struct sl_lock lock = SL_LOCK_INIT;
@@ -127,6 +128,16 @@ static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int j
 	if ((error = runner__ready(ctx, o->only_wo, &ready, &n, err)) != 0) {
 		sl_lock_release(&lock);
 		return error;
+	}
+	/* a spent budget starts nothing new (docs/budgets.md); runs under way go on */
+	if (n && (error = runner_budget_spent(ctx, sl_now_ms(), budget, nbudget, err)) != 0) {
+		runner__ready_free(ready, n);
+		sl_lock_release(&lock);
+		if (error < 0)
+			return -error;
+		sl_log(SL_LOG_INFO, "%s", budget);
+		return o->only_wo ? sl_err_set(err, SL_ECONFLICT, "work order '%s' cannot start now: %s",
+					       o->only_wo, budget) : 0;
 	}
 	slots = jobs - count_building(ctx, err);
 	for (i = 0; i < n && slots > 0; i++) {
@@ -444,7 +455,8 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 			goto out;
 		if ((error = collect_runnable(ctx, o->only_wo, &w, err)) != 0)
 			goto out;
-		if ((error = claim_new(ctx, o, jobs, &w, &res->started, err)) != 0)
+		if ((error = claim_new(ctx, o, jobs, &w, &res->started, res->budget,
+				       sizeof(res->budget), err)) != 0)
 			goto out;
 		if (!w.n)
 			break;

@@ -903,6 +903,18 @@ int store_usage_list(struct store *st, const char *run_id, int64_t since_ms,
 		     struct store_usage **out, size_t *n, struct sl_err *err);
 void store_usage_free(struct store_usage *v, size_t n);
 /*
+ * What the attempts recorded at or after since_ms cost (docs/budgets.md):
+ * *usd the sum of the known costs, *estimate 1 when one of them is an
+ * estimate, *rows how many rows (a cost known or not).
+ */
+struct store_spend {
+	double usd;
+	int estimate;
+	int64_t rows;
+};
+int store_usage_spend(struct store *st, int64_t since_ms, struct store_spend *out,
+		      struct sl_err *err);
+/*
  * The figures of a usage object (schema/usage.schema.json: input_tokens,
  * output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, model;
  * all optional, other keys ignored) into u, which starts as

@@ -124,6 +124,31 @@ int store_usage_list(struct store *st, const char *run_id, int64_t since_ms,
 	return 0;
 }
 
+int store_usage_spend(struct store *st, int64_t since_ms, struct store_spend *out,
+		      struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store__prepare(st, &s,
+				    "SELECT COALESCE(SUM(cost_usd), 0), "
+				    "COALESCE(MAX(CASE WHEN cost_usd IS NOT NULL THEN estimate END), 0), "
+				    "COUNT(*) FROM usage WHERE recorded_ms >= ?1",
+				    err)) != 0)
+		return error;
+	sqlite3_bind_int64(s, 1, since_ms);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		out->usd = sqlite3_column_double(s, 0);
+		out->estimate = sqlite3_column_int(s, 1) != 0;
+		out->rows = sqlite3_column_int64(s, 2);
+	} else {
+		error = store__fail(st, err, "cannot read the spend of attempts");
+	}
+	sqlite3_finalize(s);
+	return error;
+}
+
 void store_usage_free(struct store_usage *v, size_t n)
 {
 	size_t i;

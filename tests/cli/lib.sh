@@ -539,6 +539,26 @@ landed_tested() { # DIR GATEDIR
 	done
 }
 
+# schema_validate SCHEMA FILE: FILE against schema/SCHEMA (with $refs to its
+# siblings), by $PY (default python3) with jsonschema (scripts/deps.sh
+# installs python3-jsonschema).
+schema_validate() {
+	${PY:-python3} - "$SLUICE_SOURCE_DIR/schema" "$1" "$2" <<-\EOF
+	import json, os, sys
+	import jsonschema
+	d, name, path = sys.argv[1], sys.argv[2], sys.argv[3]
+	store = {}
+	for f in os.listdir(d):
+	    if f.endswith(".json"):
+	        s = json.load(open(os.path.join(d, f)))
+	        store[s.get("$id", f)] = s
+	        store[f] = s
+	schema = json.load(open(os.path.join(d, name)))
+	resolver = jsonschema.RefResolver(base_uri=schema.get("$id", ""), referrer=schema, store=store)
+	jsonschema.validate(json.load(open(path)), schema, resolver=resolver)
+	EOF
+}
+
 # Wait until CONDITION (shell code, eval'd in the caller's shell) holds,
 # polled ten times a second. BOUND (seconds of wall clock, default 300) only
 # guards against a hang: it is no deadline, a loaded machine is slow, not

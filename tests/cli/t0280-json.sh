@@ -11,24 +11,6 @@ for p in python3 /usr/bin/python3; do
 done
 [ -n "$PY" ] || test_skip_all "python3-jsonschema not installed"
 
-# validate SCHEMA FILE: FILE against schema/SCHEMA (with $refs to its siblings)
-validate() {
-	$PY - "$SLUICE_SOURCE_DIR/schema" "$1" "$2" <<-\EOF
-	import json, os, sys
-	import jsonschema
-	d, name, path = sys.argv[1], sys.argv[2], sys.argv[3]
-	store = {}
-	for f in os.listdir(d):
-	    if f.endswith(".json"):
-	        s = json.load(open(os.path.join(d, f)))
-	        store[s.get("$id", f)] = s
-	        store[f] = s
-	schema = json.load(open(os.path.join(d, name)))
-	resolver = jsonschema.RefResolver(base_uri=schema.get("$id", ""), referrer=schema, store=store)
-	jsonschema.validate(json.load(open(path)), schema, resolver=resolver)
-	EOF
-}
-
 test_expect_success 'a python with jsonschema (scripts/deps.sh installs python3-jsonschema)' '
 	test -n "$PY"
 '
@@ -44,26 +26,26 @@ test_expect_success 'setup: a merged run and one waiting for a person' '
 '
 
 test_expect_success 'tick, runs, status, log validate' '
-	validate tick.schema.json tick.json &&
+	schema_validate tick.schema.json tick.json &&
 	sluice -C repo runs --json >runs.json &&
 	$PY -c "import json,sys; [json.dump(r, open(\"run%d.json\" % i, \"w\")) for i, r in enumerate(json.load(open(\"runs.json\")))]" &&
-	validate run.schema.json run0.json && validate run.schema.json run1.json &&
-	sluice -C repo status --json >status.json && validate status.schema.json status.json &&
-	sluice -C repo log --json >log.json && validate log.schema.json log.json
+	schema_validate run.schema.json run0.json && schema_validate run.schema.json run1.json &&
+	sluice -C repo status --json >status.json && schema_validate status.schema.json status.json &&
+	sluice -C repo log --json >log.json && schema_validate log.schema.json log.json
 '
 
 test_expect_success 'queue, show, audit, merge-preview validate' '
-	sluice -C repo queue --json >queue.json && validate queue.schema.json queue.json &&
-	sluice -C repo show --json $(run_of repo J1) >show.json && validate show.schema.json show.json &&
-	sluice -C repo audit --json >audit.json && validate audit.schema.json audit.json &&
-	sluice -C repo merge-preview --json main main >mp.json && validate merge-preview.schema.json mp.json
+	sluice -C repo queue --json >queue.json && schema_validate queue.schema.json queue.json &&
+	sluice -C repo show --json $(run_of repo J1) >show.json && schema_validate show.schema.json show.json &&
+	sluice -C repo audit --json >audit.json && schema_validate audit.schema.json audit.json &&
+	sluice -C repo merge-preview --json main main >mp.json && schema_validate merge-preview.schema.json mp.json
 '
 
 test_expect_success 'the artifacts validate: review request and response, manifest' '
 	d=repo/.system/runs/$(run_of repo J1) &&
-	validate review-request.schema.json $d/review-request.json &&
-	validate review-response.schema.json $d/review.json &&
-	validate manifest.schema.json $d/manifest.json
+	schema_validate review-request.schema.json $d/review-request.json &&
+	schema_validate review-response.schema.json $d/review.json &&
+	schema_validate manifest.schema.json $d/manifest.json
 '
 
 test_done

@@ -6,22 +6,6 @@
 test_skip_unless_tool jq
 
 PY=$(command -v python3)
-validate() { # SCHEMA FILE
-	"$PY" - "$SLUICE_SOURCE_DIR/schema" "$1" "$2" <<-\EOF
-	import json, os, sys
-	import jsonschema
-	d, name, path = sys.argv[1], sys.argv[2], sys.argv[3]
-	store = {}
-	for f in os.listdir(d):
-	    if f.endswith(".json"):
-	        s = json.load(open(os.path.join(d, f)))
-	        store[s.get("$id", f)] = s
-	        store[f] = s
-	schema = json.load(open(os.path.join(d, name)))
-	resolver = jsonschema.RefResolver(base_uri=schema.get("$id", ""), referrer=schema, store=store)
-	jsonschema.validate(json.load(open(path)), schema, resolver=resolver)
-	EOF
-}
 
 cat >"$BUILDERS/A.sh" <<'EOS'
 echo a >a.txt
@@ -40,7 +24,7 @@ test_expect_success 'setup: three merged runs, two that reported usage' '
 
 test_expect_success 'cost --json: the groups and the total are the figures written' '
 	sluice -C r cost --json >cost.json &&
-	validate cost.schema.json cost.json &&
+	schema_validate cost.schema.json cost.json &&
 	test "$(jq -r ".by" cost.json)" = work-order &&
 	test "$(jq -c "[.groups[] | [.key, .attempts, .input_tokens, .output_tokens, .cache_read_tokens, .cost_usd]] | sort" cost.json)" = "[[\"A\",1,1000,200,0,0.25],[\"B\",1,10,20,30,1.5]]" &&
 	test "$(jq -c "[.total.attempts, .total.input_tokens, .total.cost_usd, .total.estimate, .total.no_cost]" cost.json)" = "[2,1010,1.75,false,0]"
@@ -78,7 +62,7 @@ test_expect_success 'show: per attempt and total; --json matches its schema' '
 	test_grep "^  attempt 1 builder, small: 10 in, 20 out, 30 cache read, \\\$1.5000, " show.out &&
 	test_grep "^  total: \\\$1.5000$" show.out &&
 	sluice -C r show --json $run >show.json &&
-	validate show.schema.json show.json &&
+	schema_validate show.schema.json show.json &&
 	test "$(jq -c "[.usage.rows[0].cost_usd, .usage.rows[0].cache_write_tokens, .usage.cost_usd]" show.json)" = "[1.5,null,1.5]" &&
 	sluice -C r show $(run_of r C) >c.out &&
 	test_grep -v "^usage:" c.out
