@@ -2,8 +2,10 @@
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/repo.h"
+#include "runner/runner.h"
 #include "queue/queue.h"
 #include "store/store.h"
+#include "core/time.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -19,7 +21,9 @@ static const char usage_text[] =
         "waiting (on dependencies), blocked (a dependency failed), failed,\n"
         "invalid, skipped (status draft/backlog/hold/done in the file), done.\n"
         "Ready ones are ordered by priority (urgent, then 1 first), created_at,\n"
-        "then id. In --json, urgent is priority 0.\n"
+        "then id. In --json, urgent is priority 0. When the day's or month's budget\n"
+        "is spent (budget.day.usd, budget.month.usd), no ready one starts: each says\n"
+        "so, and a last line 'budget:' says which and what to do.\n"
         "\n"
         "options:\n"
         "  --explain    say why each one waits or what it is: 'waits on WO-7\n"
@@ -128,6 +132,7 @@ static int run_queue(struct cli *cli, const struct sl_repo *repo, int explain, s
 	struct store_inbox_error *errs = NULL;
 	struct sl_config *cfg = NULL;
 	struct store *st = NULL;
+	char held[320];
 	size_t nerrs = 0;
 	int error;
 
@@ -137,6 +142,11 @@ static int run_queue(struct cli *cli, const struct sl_repo *repo, int explain, s
 		goto out;
 	opts.allow_overlap = cfg->queue.allow_overlap;
 	opts.jobs = cfg->queue.jobs;
+	if ((error = runner_budget_spent(cfg, st, sl_now_ms(), held, sizeof(held), err)) < 0) {
+		error = -error;
+		goto out;
+	}
+	opts.held = error ? held : NULL;
 	if ((error = queue_plan(&plan, st, &opts, err)) != 0 ||
 	    (error = store_inbox_errors_list(st, &errs, &nerrs, err)) != 0)
 		goto out;
@@ -144,6 +154,11 @@ static int run_queue(struct cli *cli, const struct sl_repo *repo, int explain, s
 		print_json(&plan, errs, nerrs);
 	else
 		print_text(&plan, errs, nerrs, explain);
+	for (size_t i = 0; !cli->json && opts.held && i < plan.n; i++)
+		if (wo_state_is(plan.items[i].state, WO_READY)) {
+			printf("\nbudget: %s\n", cli_esc(opts.held));
+			break;
+		}
 out:
 	store_inbox_errors_free(errs, nerrs);
 	queue_plan_release(&plan);

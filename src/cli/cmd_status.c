@@ -217,8 +217,9 @@ static json_t *spend_json(struct sl_ctx *ctx, int64_t *month_rows)
 	char why[320];
 	int held;
 
-	if (runner_spend(ctx, sl_now_ms(), &day, &month, &err) != 0 ||
-	    (held = runner_budget_spent(ctx, sl_now_ms(), why, sizeof(why), &err)) < 0)
+	if (runner_spend(ctx->st, sl_now_ms(), &day, &month, &err) != 0 ||
+	    (held = runner_budget_spent(ctx->cfg, ctx->st, sl_now_ms(), why, sizeof(why),
+					&err)) < 0)
 		return NULL;
 	*month_rows = month.rows;
 	return json_pack("{s:f, s:f, s:b, s:o}", "today_usd", day.usd, "month_usd", month.usd,

@@ -203,11 +203,13 @@ struct queue_plan {
 struct queue_plan_opts {
 	int allow_overlap; /* queue.allow_overlap */
 	int jobs;          /* builders at once (queue.jobs); 0: no limit */
+	const char *held;  /* why no ready work order starts now (the repository's budget,
+	                      docs/budgets.md), or NULL */
 };
 
 #define QUEUE_PLAN_OPTS_INIT                                                                       \
 	{                                                                                          \
-		0, 0                                                                               \
+		0, 0, NULL                                                                         \
 	}
 
 /*

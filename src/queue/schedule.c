@@ -129,6 +129,8 @@ static int decide_one(struct queue_item *items, size_t i, size_t *active, size_t
 		return rc < 0 ? -1 : 0;
 	/* "ready: new revision of a done work order (...)" says more than "ready" */
 	rc = strcmp(it->reason, wo_state_name(WO_READY)) != 0;
+	if (opts->held)
+		return explain(it, "%s; %s", rc ? it->reason : it->state, opts->held);
 	if (opts->jobs > 0 && *nactive >= (size_t)opts->jobs)
 		return explain(it, "%s; waits for a free job (queue.jobs is %d)",
 		               rc ? it->reason : it->state, opts->jobs);

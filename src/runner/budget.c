@@ -25,7 +25,7 @@ static int period_starts(int64_t now_ms, int64_t *day_ms, int64_t *month_ms)
 	return 0;
 }
 
-int runner_spend(struct sl_ctx *ctx, int64_t now_ms, struct store_spend *day,
+int runner_spend(struct store *st, int64_t now_ms, struct store_spend *day,
 		 struct store_spend *month, struct sl_err *err)
 {
 	int64_t day_ms, month_ms;
@@ -34,16 +34,16 @@ int runner_spend(struct sl_ctx *ctx, int64_t now_ms, struct store_spend *day,
 	if (period_starts(now_ms, &day_ms, &month_ms) != 0)
 		return sl_err_set(err, SL_ERROR, "cannot tell the UTC day of %lld ms",
 				  (long long)now_ms);
-	if ((error = store_usage_spend(ctx->st, day_ms, day, err)) != 0)
+	if ((error = store_usage_spend(st, day_ms, day, err)) != 0)
 		return error;
-	return store_usage_spend(ctx->st, month_ms, month, err);
+	return store_usage_spend(st, month_ms, month, err);
 }
 
-int runner_budget_spent(struct sl_ctx *ctx, int64_t now_ms, char *why, size_t n,
-			struct sl_err *err)
+int runner_budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms,
+			char *why, size_t n, struct sl_err *err)
 {
 	static const char *const names[] = { "day", "month" };
-	const double limits[] = { ctx->cfg->budget.day_usd, ctx->cfg->budget.month_usd };
+	const double limits[] = { cfg->budget.day_usd, cfg->budget.month_usd };
 	struct store_spend sp[2];
 	int error;
 
@@ -51,7 +51,7 @@ int runner_budget_spent(struct sl_ctx *ctx, int64_t now_ms, char *why, size_t n,
 		why[0] = '\0';
 	if (limits[0] < 0 && limits[1] < 0)
 		return 0;
-	if ((error = runner_spend(ctx, now_ms, &sp[0], &sp[1], err)) != 0)
+	if ((error = runner_spend(st, now_ms, &sp[0], &sp[1], err)) != 0)
 		return -error;
 	for (int i = 0; i < 2; i++) {
 		if (limits[i] < 0 || sp[i].usd < limits[i])

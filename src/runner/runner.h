@@ -61,11 +61,12 @@ struct runner_tick_result {
  * UTC day or month has reached its limit, and why (when not NULL) says
  * which, how much and what to do; 0 when no limit is reached; -error.
  */
-int runner_budget_spent(struct sl_ctx *ctx, int64_t now_ms, char *why, size_t n,
-			struct sl_err *err);
-/* What the attempts recorded since the start of now_ms's UTC day and month cost. */
+struct store;
 struct store_spend;
-int runner_spend(struct sl_ctx *ctx, int64_t now_ms, struct store_spend *day,
+int runner_budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms,
+			char *why, size_t n, struct sl_err *err);
+/* What the attempts recorded since the start of now_ms's UTC day and month cost. */
+int runner_spend(struct store *st, int64_t now_ms, struct store_spend *day,
 		 struct store_spend *month, struct sl_err *err);
 
 /*

@@ -130,7 +130,7 @@ static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int j
 		return error;
 	}
 	/* a spent budget starts nothing new (docs/budgets.md); runs under way go on */
-	if (n && (error = runner_budget_spent(ctx, sl_now_ms(), budget, nbudget, err)) != 0) {
+	if (n && (error = runner_budget_spent(ctx->cfg, ctx->st, sl_now_ms(), budget, nbudget, err)) != 0) {
 		runner__ready_free(ready, n);
 		sl_lock_release(&lock);
 		if (error < 0)

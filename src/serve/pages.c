@@ -1,5 +1,6 @@
 /* sluice serve's pages: the frame, the queue, the runs, the audit. */
 #include "serve/serve_int.h"
+#include "runner/runner.h"
 #include "queue/queue.h"
 #include "store/store.h"
 #include "train/train.h"
@@ -332,10 +333,14 @@ void serve__queue_page(struct req *r)
 	struct store_inbox_error *errs = NULL;
 	struct artifact_page p = { &r->out, 0 };
 	struct sl_err err = SL_ERR_INIT;
+	char held[320];
 	size_t nerrs = 0;
 
 	opts.allow_overlap = ctx->cfg->queue.allow_overlap;
 	opts.jobs = ctx->cfg->queue.jobs;
+	/* a spent budget holds every ready card (docs/budgets.md); unreadable: none held */
+	if (runner_budget_spent(ctx->cfg, ctx->st, sl_now_ms(), held, sizeof(held), &err) > 0)
+		opts.held = held;
 	/* as `sluice queue`: the inbox as it is now, not as the last tick saw it */
 	if (queue_ingest(ctx->st, ctx->repo.root, ctx->cfg->queue.inbox, NULL, &err) != 0 ||
 	    queue_plan(&plan, ctx->st, &opts, &err) != 0 ||

@@ -559,6 +559,24 @@ schema_validate() {
 	EOF
 }
 
+# desk_up DIR: `sluice serve` on a free loopback port for DIR, its URL (with
+# the token) in $TRASH/desk.url and its pid in $TRASH/desk.pid; stop it with
+# test_when_finished "kill $(cat "$TRASH/desk.pid")".
+desk_up() {
+	"$SLUICE" -C "$1" serve --listen 127.0.0.1:0 >"$TRASH/desk.out" 2>&1 &
+	echo $! >"$TRASH/desk.pid"
+	wait_until "grep -q http:// '$TRASH/desk.out'" ||
+		{ cat "$TRASH/desk.out" >&2; return 1; }
+	grep -o "http://[^ ]*" "$TRASH/desk.out" | head -n 1 >"$TRASH/desk.url"
+}
+
+# desk_page PATH: the desk's page at PATH (desk_up's server, its token).
+desk_page() {
+	_u=$(cat "$TRASH/desk.url")
+	_port=$(echo "$_u" | sed 's|http://127.0.0.1:\([0-9]*\)/.*|\1|')
+	curl -s -f -u "sluice:${_u##*=}" "http://127.0.0.1:$_port$1"
+}
+
 # Wait until CONDITION (shell code, eval'd in the caller's shell) holds,
 # polled ten times a second. BOUND (seconds of wall clock, default 300) only
 # guards against a hang: it is no deadline, a loaded machine is slow, not

@@ -7,39 +7,27 @@ test_skip_unless_tool curl
 
 echo 'echo one >one.txt' >"$BUILDERS/ONE.sh"
 
-serve_up() { # DIR: the server's URL in $TRASH/url, its pid in $TRASH/pid
-	"$SLUICE" -C "$1" serve --listen 127.0.0.1:0 >"$TRASH/serve.out" 2>&1 &
-	echo $! >"$TRASH/pid"
-	wait_until "grep -q http:// '$TRASH/serve.out'" &&
-	grep -o "http://[^ ]*" "$TRASH/serve.out" | head -n 1 >"$TRASH/url"
-}
-page() { # PATH: the page, with the token of the URL
-	_u=$(cat "$TRASH/url")
-	_port=$(echo "$_u" | sed 's|http://127.0.0.1:\([0-9]*\)/.*|\1|')
-	curl -s -f -u "sluice:${_u##*=}" "http://127.0.0.1:$_port$1"
-}
-
 test_expect_success 'the queue page starts with the freeze and the waiting run says it' '
 	sluice_repo r "gates:" "  test: [\"true\"]" "$(approve_reviewer_config)" &&
 	sluice -C r freeze -m "release <2.0>" >/dev/null &&
 	wo r ONE && sluice -C r tick >/dev/null 2>&1 &&
-	serve_up r && test_when_finished "kill $(cat "$TRASH/pid")" &&
-	page / >q.html &&
+	desk_up r && test_when_finished "kill $(cat "$TRASH/desk.pid")" &&
+	desk_page / >q.html &&
 	test_grep "<p id=\"frozen\" class=\"error\">target main: frozen (release &lt;2.0&gt;): lands nothing, tests go on" q.html &&
 	test_grep -v "release <2.0>" q.html &&
 	test_grep "(sluice unfreeze ends the freeze)</span>" q.html &&
 	test_grep -v "a window of merge.freeze" q.html &&
 	run=$(run_of r ONE) &&
-	page /runs/$run >run.html &&
+	desk_page /runs/$run >run.html &&
 	test_grep "wait: frozen (release &lt;2.0&gt;)" run.html &&
 	sluice -C r unfreeze >/dev/null &&
-	page / >q2.html &&
+	desk_page / >q2.html &&
 	test_grep -v "id=\"frozen\"" q2.html
 '
 
 test_expect_success 'an urgent work order is marked urgent on the queue page, not p0' '
 	wo r URG "priority: urgent" && wo r LATER "priority: 2" &&
-	page / >q3.html &&
+	desk_page / >q3.html &&
 	test_grep "URG</b></a> .* <span class=\"error\">urgent</span>" q3.html &&
 	test_grep "LATER</b></a> .* <span class=\"muted\">p2</span>" q3.html &&
 	test_grep -v ">p0<" q3.html

@@ -5,7 +5,7 @@
 # and what to do; a higher limit in the config lets the next tick start
 # work again. Bad values are refused with the file and line.
 . "$(dirname "$0")/lib.sh"
-test_skip_unless_tool jq python3
+test_skip_unless_tool jq python3 curl
 
 
 # Each work order's builder adds its file and reports $3 spent.
@@ -33,6 +33,24 @@ test_expect_success 'the day spent: two runs start, the third waits and the tick
 	schema_validate tick.schema.json tick.json &&
 	jq -r .budget tick.json | grep -q "^the day.s budget is spent" &&
 	test "$(started r | wc -w)" = 2
+'
+
+test_expect_success 'the queue says the hold: its last line, --explain and --json' '
+	sluice -C r queue >q.out &&
+	test_grep "^ready .* C " q.out &&
+	test_grep "^budget: the day.s budget is spent: \$6.00" q.out &&
+	sluice -C r queue --explain >qe.out &&
+	test_grep "^ *ready; the day.s budget is spent" qe.out &&
+	sluice -C r queue --json >q.json &&
+	schema_validate queue.schema.json q.json &&
+	test "$(jq -r ".work_orders[] | select(.id == \"C\") | .may_start" q.json)" = false &&
+	jq -r ".work_orders[] | select(.id == \"C\") | .explain" q.json | grep -q "budget.day.usd is \$5.00"
+'
+
+test_expect_success 'the desk holds the ready card and says why' '
+	desk_up r && test_when_finished "kill $(cat "$TRASH/desk.pid")" &&
+	desk_page / >desk.html &&
+	test_grep "ready; the day&#39;s budget is spent: \$6.00" desk.html
 '
 
 test_expect_success 'nothing ready, nothing held: the tick says nothing of the budget' '

@@ -80,7 +80,7 @@ static void test_overlap_paths(void **state)
 
 static void test_decide(void **state)
 {
-	struct queue_plan_opts opts = {0, 2};
+	struct queue_plan_opts opts = {0, 2, NULL};
 	struct sl_err err = SL_ERR_INIT;
 	struct queue_item v[5];
 
@@ -106,12 +106,19 @@ static void test_decide(void **state)
 	opts.jobs = 0;
 	assert_int_equal(queue_decide(v, 5, &opts, &err), 0);
 	assert_true(v[1].may_start && v[2].may_start && v[3].may_start && v[4].may_start);
+
+	/* a hold (the repository's budget): no ready one starts, each says why */
+	opts.held = "the day's budget is spent";
+	assert_int_equal(queue_decide(v, 5, &opts, &err), 0);
+	assert_false(v[1].may_start || v[2].may_start || v[3].may_start || v[4].may_start);
+	assert_string_equal(v[2].explain, "ready; the day's budget is spent");
+	assert_string_equal(v[0].explain, "running: some reason");
 	release(v, 5);
 }
 
 static void test_no_context_never_overlaps(void **state)
 {
-	struct queue_plan_opts opts = {0, 0};
+	struct queue_plan_opts opts = {0, 0, NULL};
 	struct sl_err err = SL_ERR_INIT;
 	struct queue_item v[2];
 
