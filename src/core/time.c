@@ -193,7 +193,8 @@ int sl_tz_known(const char *tz)
 	const char *dir = getenv("TZDIR");
 	char path[1024];
 
-	if (!tz || !*tz || *tz == '/' || *tz == '.' || strstr(tz, "..") ||
+	/* sl_time_local() keeps names shorter than 64 bytes (every tz database name is) */
+	if (!tz || !*tz || strlen(tz) >= 64 || *tz == '/' || *tz == '.' || strstr(tz, "..") ||
 	    strspn(tz, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") !=
 		    strlen(tz))
 		return 0;

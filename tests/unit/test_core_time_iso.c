@@ -9,9 +9,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/time.h"
 
@@ -65,6 +67,42 @@ static void test_bad(void **state)
 	}
 }
 
+
+/*
+ * A zone file whose name is 64 bytes or more is not a zone sl_time_local()
+ * can keep: sl_tz_known() refuses it, so that `sluice check` says so
+ * instead of every look failing later (TZDIR names a folder of our own).
+ */
+static void long_zone_names(void)
+{
+	char dir[] = "/tmp/sluice-tzdir-XXXXXX", path[256], name[80];
+	const char *old = getenv("TZDIR");
+	char *saved = old ? strdup(old) : NULL;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	memset(name, 'Z', 70);
+	name[70] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/Short", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fclose(f);
+	setenv("TZDIR", dir, 1);
+	assert_int_equal(sl_tz_known("Short"), 1);
+	assert_int_equal(sl_tz_known(name), 0);
+	if (saved)
+		setenv("TZDIR", saved, 1);
+	else
+		unsetenv("TZDIR");
+	free(saved);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_local(void **state)
 {
 	int wday = -1, minute = -1;
@@ -88,6 +126,7 @@ static void test_local(void **state)
 	assert_int_equal(sl_tz_known("/etc/localtime"), 0);
 	assert_int_equal(sl_tz_known("Mars/Olympus"), 0);
 	assert_int_equal(sl_tz_known(""), 0);
+	long_zone_names();
 }
 
 /* What sl_time_local() must say, found the slow way: TZ set, localtime_r. */
