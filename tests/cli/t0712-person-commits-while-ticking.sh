@@ -2,6 +2,10 @@
 # A person commits on the checked-out target every 0.3 s while two tick loops
 # run: the person's commits are the user's (no alarm about foreign moves of
 # the target, no tick fails), every work order lands once, audit holds.
+# The person stops after 25 commits: a target that moves faster than a car
+# can be rebuilt and landed starves the train (seen under ASan: one tick
+# rebuilt a car on each new tip for an hour); that is a known limit of the
+# train (docs/RELIABILITY.md), not what this test is about.
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'setup: 6 work orders' '
@@ -12,7 +16,7 @@ test_expect_success 'setup: 6 work orders' '
 '
 
 test_expect_success 'ticks and a committing person at once' '
-	{ (cd repo && i=0 && while [ ! -f ../stop ]; do
+	{ (cd repo && i=0 && while [ ! -f ../stop ] && [ $i -lt 25 ]; do
 		i=$((i + 1)); echo "$i" >>person.txt
 		git add person.txt 2>/dev/null && git commit -q -m "person $i" 2>/dev/null
 		sleep 0.3
