@@ -217,10 +217,9 @@ static json_t *spend_json(struct sl_ctx *ctx, int64_t *month_rows)
 	char why[320];
 	int held;
 
-	if (runner_spend(ctx->st, sl_now_ms(), &day, &month, &err) != 0 ||
-	    (held = runner_budget_spent(ctx->cfg, ctx->st, sl_now_ms(), why, sizeof(why),
-					&err)) < 0)
+	if (runner_spend(ctx->st, sl_now_ms(), &day, &month, &err) != 0)
 		return NULL;
+	held = runner_budget_held(ctx->cfg, &day, &month, why, sizeof(why));
 	*month_rows = month.rows;
 	return json_pack("{s:f, s:f, s:b, s:o}", "today_usd", day.usd, "month_usd", month.usd,
 			 "estimate", day.estimate || month.estimate, "budget",
@@ -232,10 +231,11 @@ static void print_spend(struct sl_ctx *ctx)
 {
 	int64_t rows = 0;
 	json_t *j = spend_json(ctx, &rows);
-	const char *est = json_is_true(json_object_get(j, "estimate")) ? " (estimate)" : "";
+	const char *est;
 
 	if (!j)
 		return;
+	est = json_is_true(json_object_get(j, "estimate")) ? " (estimate)" : "";
 	if (rows)
 		printf("spend: today $%.2f, this month $%.2f%s (sluice cost)\n",
 		       json_real_value(json_object_get(j, "today_usd")),

@@ -39,32 +39,42 @@ int runner_spend(struct store *st, int64_t now_ms, struct store_spend *day,
 	return store_usage_spend(st, month_ms, month, err);
 }
 
-int runner_budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms,
-			char *why, size_t n, struct sl_err *err)
+int runner_budget_held(const struct sl_config *cfg, const struct store_spend *day,
+		       const struct store_spend *month, char *why, size_t n)
 {
 	static const char *const names[] = { "day", "month" };
 	const double limits[] = { cfg->budget.day_usd, cfg->budget.month_usd };
-	struct store_spend sp[2];
-	int error;
+	const struct store_spend *sp[] = { day, month };
 
 	if (why && n)
 		why[0] = '\0';
-	if (limits[0] < 0 && limits[1] < 0)
-		return 0;
-	if ((error = runner_spend(st, now_ms, &sp[0], &sp[1], err)) != 0)
-		return -error;
 	for (int i = 0; i < 2; i++) {
-		if (limits[i] < 0 || sp[i].usd < limits[i])
+		if (limits[i] < 0 || sp[i]->usd < limits[i])
 			continue;
 		if (why && n)
 			snprintf(why, n,
 				 "the %s's budget is spent: $%.2f%s recorded since %s UTC, "
 				 "budget.%s.usd is $%.2f; no new work order starts until the next "
 				 "UTC %s or a higher budget.%s.usd in .system/config.yaml",
-				 names[i], sp[i].usd, sp[i].estimate ? " (estimate)" : "",
+				 names[i], sp[i]->usd, sp[i]->estimate ? " (estimate)" : "",
 				 i ? "the 1st of the month" : "midnight", names[i], limits[i],
 				 names[i], names[i]);
 		return 1;
 	}
 	return 0;
+}
+
+int runner_budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms,
+			char *why, size_t n, struct sl_err *err)
+{
+	struct store_spend day, month;
+	int error;
+
+	if (why && n)
+		why[0] = '\0';
+	if (cfg->budget.day_usd < 0 && cfg->budget.month_usd < 0)
+		return 0; /* no limit: the store is not read */
+	if ((error = runner_spend(st, now_ms, &day, &month, err)) != 0)
+		return -error;
+	return runner_budget_held(cfg, &day, &month, why, n);
 }

@@ -65,6 +65,9 @@ struct store;
 struct store_spend;
 int runner_budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms,
 			char *why, size_t n, struct sl_err *err);
+/* runner_budget_spent() on spends already read: 1 when one reaches its limit. */
+int runner_budget_held(const struct sl_config *cfg, const struct store_spend *day,
+		       const struct store_spend *month, char *why, size_t n);
 /* What the attempts recorded since the start of now_ms's UTC day and month cost. */
 int runner_spend(struct store *st, int64_t now_ms, struct store_spend *day,
 		 struct store_spend *month, struct sl_err *err);
