@@ -44,9 +44,27 @@ test_cleanup_cmds=""
 
 sluice() { "$SLUICE" "$@"; }
 
-# Run at the end, even when a test failed: background servers, etc.
-test_when_finished() { test_cleanup_cmds="$1
-$test_cleanup_cmds"; }
+# Undo CODE (shell code) even when a test fails: stop a background server,
+# restore a setting. As in git, inside a body it runs when that test ends
+# (passed, failed or skipped), in the test's own shell, so that a pid or a
+# variable of the body still means what it did; outside a body it runs when
+# the script ends. The newest runs first. Its status does not change the
+# test's: a server that already stopped is no failure.
+test_when_finished() { # CODE
+	if [ -n "${_test_in_body_:-}" ]; then
+		_test_body_cleanup_="$1
+$_test_body_cleanup_"
+	else
+		test_cleanup_cmds="$1
+$test_cleanup_cmds"
+	fi
+}
+
+# The EXIT trap of a test's shell: its test_when_finished code, where the
+# body ended (as in git), keeping the test's status.
+test_body_finish_() {
+	eval "${_test_body_cleanup_:-}" || :
+}
 
 # A body runs in a function, so that `return` ends it (as in git).
 test_eval_() { # BODY
@@ -82,7 +100,8 @@ test_run_() { # success|failure TITLE BODY
 		printf '%s\n' "$_body" | sed 's/^/#	| /'
 		return
 	fi
-	(_test_in_body_=1 && cd "$TRASH" && test_eval_ "$_body") </dev/null >"$TRASH/.out.$test_count" 2>&1
+	(_test_in_body_=1 && _test_body_cleanup_= && trap test_body_finish_ EXIT &&
+		cd "$TRASH" && test_eval_ "$_body") </dev/null >"$TRASH/.out.$test_count" 2>&1
 	_rc=$?
 	if [ -f "$TRASH/.skip.$test_count" ] && { [ $_rc -eq 0 ] || [ $_rc -eq 77 ]; }; then
 		test_skipped=$((test_skipped + 1))

@@ -94,6 +94,30 @@ EOS
 	echo 'test_done'
 } >"$TRASH/samples/known.sh"
 
+# test_when_finished: in a body at the end of that test, whatever its end
+# (a pass, a failure, a skip), newest first; outside a body at the script's
+# end. Each writes to log (in the sample's trash, printed by the last test).
+{
+	echo '. "$SLUICE_SOURCE_DIR/tests/cli/lib.sh"'
+	echo 'test_when_finished "echo script-end >>\"\$TRASH/log\""'
+	echo "test_expect_success 'pass' '"
+	echo '	{ sleep 600 & } && pid=$! && echo $pid >"$TRASH/pid" &&'
+	echo '	test_when_finished "kill $pid; wait $pid; echo killed >>\"\$TRASH/log\"" &&'
+	echo '	test_when_finished "echo first-pass >>\"\$TRASH/log\"" &&'
+	echo "	true'"
+	echo "test_expect_success 'fail' '"
+	echo '	test_when_finished "echo fail >>\"\$TRASH/log\"; false" && false'
+	echo "'"
+	echo "test_expect_success 'skip' '"
+	echo '	test_when_finished "echo skip >>\"\$TRASH/log\"" &&'
+	echo "	test_skip_unless_tool no-such-tool-sluice-t0001'"
+	echo "test_expect_success 'log' '"
+	echo '	{ ! kill -0 $(cat "$TRASH/pid") 2>/dev/null || echo alive >>"$TRASH/log"; } &&'
+	echo '	cat "$TRASH/log" >"$SAMPLE_LOG"'
+	echo "'"
+	echo 'test_done'
+} >"$TRASH/samples/finished.sh"
+
 # run NAME: run samples/NAME.sh; its output in NAME.out, its exit status in NAME.rc
 run() { # NAME
 	SLUICE_TEST_CHAIN_LINT=1 sh "$TRASH/samples/$1.sh" >"$1.out" 2>&1
@@ -170,6 +194,18 @@ test_expect_success 'a known breakage is shown and does not fail the script; its
 	sed -i "/broken chain/d" "$TRASH/samples/known.sh" &&
 	run known &&
 	test "$(cat known.rc)" = 0
+'
+
+test_expect_success 'test_when_finished in a body runs as its test ends, whatever the end' '
+	SAMPLE_LOG="$TRASH/finished.log" && export SAMPLE_LOG &&
+	run finished &&
+	test "$(cat finished.rc)" = 1 &&
+	test_grep "^ok 1 - pass$" finished.out &&
+	test_grep "^not ok 2 - fail (exit 1)$" finished.out &&
+	test_grep "^ok 3 - skip # skipped" finished.out &&
+	test_grep "^ok 4 - log$" finished.out &&
+	printf "%s\n" first-pass killed fail skip >expect &&
+	test_cmp expect finished.log
 '
 
 test_expect_success 'test_expect_failure_code checks the code' '

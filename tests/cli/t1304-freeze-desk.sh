@@ -27,6 +27,7 @@ test_expect_success 'the queue page starts with the freeze and the waiting run s
 
 test_expect_success 'an urgent work order is marked urgent on the queue page, not p0' '
 	wo r URG "priority: urgent" && wo r LATER "priority: 2" &&
+	desk_up r && test_when_finished "kill $(cat "$TRASH/desk.pid")" &&
 	desk_page / >q3.html &&
 	test_grep "URG</b></a> .* <span class=\"error\">urgent</span>" q3.html &&
 	test_grep "LATER</b></a> .* <span class=\"muted\">p2</span>" q3.html &&
