@@ -245,12 +245,18 @@ int build__env_list(const struct build_opts *o, sl_strv *out)
 	return build__env(*out, cap, o) < 0 ? SL_ERROR : 0;
 }
 
-/* The builder's timeout: its named builder's, else builder.timeout. */
+/*
+ * The builder's timeout: its named builder's, else builder.timeout; and no
+ * more than the run's minutes left (timeout_cap_ms).
+ */
 int64_t build__timeout(const struct build_opts *o)
 {
 	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
+	int64_t t = named && named->timeout_ms ? named->timeout_ms : o->cfg->builder.timeout_ms;
 
-	return named && named->timeout_ms ? named->timeout_ms : o->cfg->builder.timeout_ms;
+	if (o->timeout_cap_ms > 0 && (t <= 0 || t > o->timeout_cap_ms))
+		t = o->timeout_cap_ms;
+	return t;
 }
 
 int build_run(const struct build_opts *o, struct sl_proc_result *res,
@@ -285,7 +291,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 	po.cwd = o->worktree;
 	po.log_path = log;
 	po.log_max = o->cfg->builder.log_max;
-	po.timeout_ms = named && named->timeout_ms ? named->timeout_ms : o->cfg->builder.timeout_ms;
+	po.timeout_ms = build__timeout(o);
 	po.kill_grace_ms = o->kill_grace_ms;
 	po.owner_file = owner;
 	error = sl_proc_run(&po, res, err);

@@ -33,6 +33,8 @@ struct build_opts {
 	                              builder.agent, else builder.command/preset */
 	const char *session;       /* "new" or "keep" ($SLUICE_SESSION); NULL: "new" */
 	int64_t kill_grace_ms;     /* SIGTERM -> SIGKILL; 0: 2 s */
+	int64_t timeout_cap_ms;    /* > 0: the attempt ends after this at the latest (the
+	                              run's budget.minutes left, docs/budgets.md) */
 	/*
 	 * executor.kind slurm or kubernetes (executor/executor.h): the run's job, or
 	 * NULL: the builder runs here. job_out says how the job ended (lost,

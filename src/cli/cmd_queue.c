@@ -142,10 +142,8 @@ static int run_queue(struct cli *cli, const struct sl_repo *repo, int explain, s
 		goto out;
 	opts.allow_overlap = cfg->queue.allow_overlap;
 	opts.jobs = cfg->queue.jobs;
-	if ((error = runner_budget_spent(cfg, st, sl_now_ms(), held, sizeof(held), err)) < 0) {
-		error = -error;
+	if ((error = runner_budget_spent(cfg, st, sl_now_ms(), held, sizeof(held), err)) < 0)
 		goto out;
-	}
 	opts.held = error ? held : NULL;
 	if ((error = queue_plan(&plan, st, &opts, err)) != 0 ||
 	    (error = store_inbox_errors_list(st, &errs, &nerrs, err)) != 0)

@@ -54,7 +54,7 @@ struct ctx {
  * shape or the message is the key's own, `check` runs after a good read.
  * A setting of a few words says them (.words) and its problem (.msg).
  */
-enum set_type { T_SECTION, T_STR, T_WORD, T_INT, T_BOOL, T_DUR, T_SIZE, T_USD, T_ARGV, T_PATHS,
+enum set_type { T_SECTION, T_STR, T_WORD, T_INT, T_BOOL, T_DUR, T_SIZE, T_USD, T_MIN, T_ARGV, T_PATHS,
                 T_STRV, T_ENUM, T_HOOK };
 enum set_base { B_CONFIG, B_BUILDER, B_GATE, B_RETRY };
 #define F_TOP_ONLY 1 /* builder: only, not an entry of builders: */
@@ -221,27 +221,40 @@ static int get_duration(struct ctx *c, const yaml_node_t *n, int64_t *out, const
 }
 
 /*
- * US dollars, plain digits with at most one point: 40, 2.50; or none, no
- * limit (-1) (budget.*; docs/budgets.md).
+ * An amount: plain digits with at most one point (40, 2.50), at most 1e9;
+ * or none, no limit (-1). -1 when it is neither.
  */
-static int get_usd(struct ctx *c, const yaml_node_t *n, double *out, const char *key)
+static int amount_parse(const char *s, double *out)
 {
-	const char *s = scalar(n), *p = s;
+	const char *p = s;
 	int digits = 0, point = 0;
 
-	if (s && !strcmp(s, "none"))
+	if (!strcmp(s, "none"))
 		return *out = -1, 0;
-	for (; p && *p; p++)
+	for (; *p; p++)
 		if (isdigit((unsigned char)*p))
 			digits++;
 		else if (*p == '.' && !point && digits)
 			point = 1;
 		else
 			break;
-	if (!s || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !digits || *p ||
-	    p[-1] == '.' || (*out = strtod(s, NULL)) > 1e9) {
-		problem(c, n, "'%s' must be an amount of US dollars such as 40 or 2.50 (at most "
-		        "1000000000) or none, not '%s'", key, s ? s : "(a list or mapping)");
+	if (!digits || *p || p[-1] == '.' || (*out = strtod(s, NULL)) > 1e9)
+		return -1;
+	return 0;
+}
+
+/*
+ * An amount of `what` (budget.*; docs/budgets.md): US dollars for T_USD,
+ * minutes for T_MIN.
+ */
+static int get_amount(struct ctx *c, const yaml_node_t *n, double *out, const char *key,
+		      const char *what)
+{
+	const char *s = scalar(n);
+
+	if (!s || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || amount_parse(s, out) != 0) {
+		problem(c, n, "'%s' must be %s (at most 1000000000) or none, not '%s'", key, what,
+		        s ? s : "(a list or mapping)");
 		return -1;
 	}
 	return 0;
@@ -1382,6 +1395,9 @@ static const struct setting rows[] = {
 	{.key = "budget.day.usd", .type = T_USD, CFG(budget.day_usd), .def = "none"},
 	{.key = "budget.month", .type = T_SECTION},
 	{.key = "budget.month.usd", .type = T_USD, CFG(budget.month_usd), .def = "none"},
+	{.key = "budget.run", .type = T_SECTION},
+	{.key = "budget.run.usd", .type = T_USD, CFG(budget.run_usd), .def = "none"},
+	{.key = "budget.run.minutes", .type = T_MIN, CFG(budget.run_minutes), .def = "none"},
 	{.key = "watch", .type = T_SECTION}, /* docs/watch.md */
 	{.key = "watch.gates", .type = T_HOOK, .read = read_watch_gates},
 	{.key = "watch.every", .type = T_INT, CFG(watch.every), .def = "0", .max = 1000},
@@ -1499,7 +1515,8 @@ static int read_value(struct ctx *c, const struct setting *row, yaml_node_t *v, 
 	case T_BOOL: return get_bool(c, v, at, key);
 	case T_DUR: return get_duration(c, v, at, key);
 	case T_SIZE: return get_size(c, v, at, key);
-	case T_USD: return get_usd(c, v, at, key);
+	case T_USD: return get_amount(c, v, at, key, "an amount of US dollars such as 40 or 2.50");
+	case T_MIN: return get_amount(c, v, at, key, "a number of minutes such as 45 or 7.5");
 	case T_ARGV: return get_argv(c, v, at, key);
 	case T_PATHS: return get_paths(c, v, at, key);
 	case T_STRV: return get_strv(c, v, at, key, row->hint);
@@ -1574,7 +1591,7 @@ static void apply_defaults(struct ctx *c, enum set_base base)
 int sl_config_key(size_t i, struct sl_config_key *out)
 {
 	static const char *const types[] = {"section", "text", "word", "number", "bool",
-	                                    "duration", "size", "dollars", "argv", "paths", "list",
+	                                    "duration", "size", "dollars", "minutes", "argv", "paths", "list",
 	                                    "choice", "custom"};
 
 	if (i >= NROWS || rows[i].base == B_RETRY)

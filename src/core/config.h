@@ -163,6 +163,11 @@ struct sl_config {
 		double day_usd;    /* budget.day.usd: no new work order starts once the UTC
 		                      day's recorded spend reaches it; -1 (none): no limit */
 		double month_usd;  /* budget.month.usd: the same for the UTC month */
+		double run_usd;    /* budget.run.usd: a run whose attempts recorded this
+		                      much starts no more attempts; -1 (none): no limit
+		                      (a work order's budget.usd wins) */
+		double run_minutes; /* budget.run.minutes: the same for the attempts'
+		                       wall time, which also bounds each attempt */
 	} budget;
 	struct {                   /* watch: (docs/watch.md) */
 		struct sl_gate *gates; /* watch.gates: run on the target's tip, not on cars */

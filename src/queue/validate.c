@@ -315,6 +315,38 @@ static int check_worktree(const struct queue_wo *wo, struct sl_err *err)
 	return error;
 }
 
+/*
+ * budget: {usd: 2.50, minutes: 30} (docs/budgets.md): each a number of 0 or
+ * more, at most 1e9, or none; nothing else in it.
+ */
+static int check_budget(const struct queue_wo *wo, struct sl_err *err)
+{
+	json_t *b = json_object_get(wo->fields, "budget"), *v;
+	const char *key;
+
+	if (!b || json_is_null(b))
+		return 0;
+	if (!json_is_object(b))
+		return fail_at(wo, err, "budget", -1,
+		               "budget must be a mapping such as {usd: 2.50, minutes: 30} (the run "
+		               "stops once its attempts recorded that much; docs/budgets.md)");
+	json_object_foreach(b, key, v) {
+		if (strcmp(key, "usd") && strcmp(key, "minutes"))
+			return fail_at(wo, err, "budget", -1,
+			               "unknown key '%.80s' in budget; use usd (US dollars) and "
+			               "minutes (wall time)", key);
+		if ((json_is_number(v) && json_number_value(v) >= 0 &&
+		     json_number_value(v) <= 1e9) ||
+		    (json_is_string(v) && !strcmp(json_string_value(v), "none")))
+			continue;
+		return fail_at(wo, err, "budget", -1,
+		               "budget.%s must be %s (at most 1000000000) or none", key,
+		               strcmp(key, "usd") ? "a number of minutes such as 30 or 7.5"
+		                                  : "an amount of US dollars such as 2.50");
+	}
+	return 0;
+}
+
 static int check_depends(const struct queue_wo *wo, struct sl_err *err)
 {
 	size_t i;
@@ -342,7 +374,7 @@ int queue_validate(const struct queue_wo *wo, struct sl_err *err)
 			return error;
 	if ((error = check_context(wo, err)) || (error = check_numbers(wo, err)) ||
 	    (error = check_status(wo, err)) || (error = check_depends(wo, err)) ||
-	    (error = check_worktree(wo, err)))
+	    (error = check_worktree(wo, err)) || (error = check_budget(wo, err)))
 		return error;
 	return 0;
 }

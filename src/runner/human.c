@@ -627,9 +627,15 @@ static int onto_target(struct step *s, char tip[41], struct sl_err *err)
 
 static int retry_failed(struct step *s, unsigned flags, struct sl_err *err)
 {
-	char reason[256], tip[41];
+	char reason[256], tip[41], spent[600];
 	int error, touched = 0;
 
+	/* a run stopped by its budget starts nothing until a limit is raised (docs/budgets.md) */
+	if ((error = step__run_budget(s, spent, sizeof(spent), NULL, err)) < 0)
+		return error;
+	if (error)
+		return sl_err_set(err, SL_EINVALID, "run '%s': %s; nothing was done: raise the "
+				  "limit it names, then retry", s->run.id, spent);
 	if ((error = still_current(s, err)) != 0 ||
 	    (error = save_worktree(s, "sluice: saved before a retry", &touched, err)) != 0)
 		return error;

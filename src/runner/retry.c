@@ -95,7 +95,7 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 {
 	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
 	struct build_retry_decision d;
-	char n[16];
+	char n[16], spent[600];
 	int error;
 
 	if (s->run.mode == RUN_MODE_RESOLVE)
@@ -106,6 +106,11 @@ int step__retry_or_fail(struct step *s, const char *const *failed, int builder_e
 	if (!d.retry)
 		return step__fail(s, RUN_FAILED, err, "%s; %s", why,
 				  build_retry_decision_words(&d, s->run.attempt));
+	/* a retry the rules allow, past the run's budget (docs/budgets.md) */
+	if ((error = step__run_budget(s, spent, sizeof(spent), NULL, err)) < 0)
+		return error;
+	if (error)
+		return step__fail(s, RUN_FAILED, err, "%s; %s", why, spent);
 	if ((error = build_retry_save(s->ctx->st, s->run.id, s->run_dir, &d.state, err)) != 0 ||
 	    (error = build_validate_record(s->ctx->st, s->run.id, s->run.work_order_id,
 					   run_state_name(s->run.state), d.verdicts, err)) != 0)

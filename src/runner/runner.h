@@ -68,6 +68,31 @@ int runner_budget_spent(const struct sl_config *cfg, struct store *st, int64_t n
 /* runner_budget_spent() on spends already read: 1 when one reaches its limit. */
 int runner_budget_held(const struct sl_config *cfg, const struct store_spend *day,
 		       const struct store_spend *month, char *why, size_t n);
+/*
+ * A run's budget (docs/budgets.md): its work order's budget.usd and
+ * budget.minutes, else budget.run.usd and budget.run.minutes; -1: no
+ * limit. *_from names where each came from, for the reason.
+ */
+struct runner_run_budget {
+	double usd, minutes;
+	const char *usd_from, *minutes_from;
+};
+/* What a run's attempts recorded: known costs, estimate 1 when one was, wall time. */
+struct runner_run_spend {
+	double usd;
+	int estimate;
+	int64_t wall_ms;
+};
+struct json_t;
+void runner_run_budget_of(const struct sl_config *cfg, const struct json_t *wo_fields,
+			  struct runner_run_budget *b);
+/* 1 when sp reached a limit of b (the money first), why saying which; else 0. */
+int runner_run_budget_spent(const struct runner_run_budget *b, const struct runner_run_spend *sp,
+			    char *why, size_t n);
+/* The wall time the next attempt may take (at least 1 ms), 0: no limit on minutes. */
+int64_t runner_run_budget_left_ms(const struct runner_run_budget *b,
+				  const struct runner_run_spend *sp);
+
 /* What the attempts recorded since the start of now_ms's UTC day and month cost. */
 int runner_spend(struct store *st, int64_t now_ms, struct store_spend *day,
 		 struct store_spend *month, struct sl_err *err);

@@ -153,6 +153,12 @@ json_t *step__read_json(struct step *s, const char *name);
  * and nothing is recorded; the attempt goes on either way.
  */
 void step__record_usage(struct step *s, int64_t wall_ms);
+/*
+ * The run's own budget (runner/budget.c): 1 when its attempts reached it,
+ * why saying which (nothing more may start); 0 when not; -error. left_ms
+ * (when not NULL): the wall time the next attempt may take, 0: no limit.
+ */
+int step__run_budget(struct step *s, char *why, size_t n, int64_t *left_ms, struct sl_err *err);
 /* Write a JSON artifact atomically. */
 int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err *err);
 /* The tree id of a commit, hex. */

@@ -105,6 +105,11 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 	bo.argv_override = ov->builder;
 	bo.agent = ov->agent;
 	bo.session = session;
+	/* the run's minutes left bound the attempt (docs/budgets.md) */
+	if ((error = step__run_budget(s, NULL, 0, &bo.timeout_cap_ms, err)) < 0) {
+		free(cwd);
+		return error;
+	}
 	error = build_run(&bo, res, err);
 	free(cwd);
 	return error;

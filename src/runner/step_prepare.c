@@ -73,6 +73,21 @@ static int setup_once(struct step *s, struct sl_err *err)
 }
 
 /*
+ * The run's budget (docs/budgets.md) before its first attempt: 1 when it
+ * is spent already (budget.usd 0, or a run replayed after its attempts),
+ * the run failed saying so.
+ */
+static int budget_spent(struct step *s, struct sl_err *err)
+{
+	char why[600];
+	int error;
+
+	if ((error = step__run_budget(s, why, sizeof(why), NULL, err)) <= 0)
+		return error;
+	return (error = step__fail(s, RUN_FAILED, err, "%s", why)) < 0 ? error : 1;
+}
+
+/*
  * `worktree: none`: no worktree and no branch, only the base (for the
  * review's tree); the builder's folder is made for each attempt
  * (runner/report.c).
@@ -91,6 +106,8 @@ static int prepare_none(struct step *s, struct sl_err *err)
 		return step__fail(s, RUN_FAILED, err, "cannot prepare the run: %s", err->msg);
 	if (error)
 		return error;
+	if ((error = budget_spent(s, err)) != 0)
+		return error > 0 ? STEP_STOP : error;
 	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;
@@ -141,6 +158,8 @@ int step_prepare(struct step *s, struct sl_err *err)
 		return error;
 	if ((error = resume_job(s, err)) != 0)
 		return error > 0 ? 0 : error;
+	if ((error = budget_spent(s, err)) != 0)
+		return error > 0 ? STEP_STOP : error;
 	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;

@@ -134,7 +134,7 @@ static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int j
 		runner__ready_free(ready, n);
 		sl_lock_release(&lock);
 		if (error < 0)
-			return -error;
+			return error;
 		sl_log(SL_LOG_INFO, "%s", budget);
 		return o->only_wo ? sl_err_set(err, SL_ECONFLICT, "work order '%s' cannot start now: %s",
 					       o->only_wo, budget) : 0;

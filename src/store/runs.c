@@ -570,6 +570,29 @@ int store_attempt_head(struct store *st, const char *run_id, int n, char *head, 
 	return error;
 }
 
+int store_attempts_wall(struct store *st, const char *run_id, int current, int64_t now_ms,
+			int64_t *out, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	*out = 0;
+	if ((error = store__prepare(st, &s,
+				    "SELECT COALESCE(SUM(MAX(COALESCE(finished_ms, ?) - started_ms, 0)), "
+				    "0) FROM attempts WHERE run_id = ? AND (finished_ms IS NOT NULL "
+				    "OR n = ?)", err)) != 0)
+		return error;
+	sqlite3_bind_int64(s, 1, now_ms);
+	store__bind_text(s, 2, run_id);
+	sqlite3_bind_int(s, 3, current);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	else
+		error = store__fail(st, err, "cannot read attempts");
+	sqlite3_finalize(s);
+	return error;
+}
+
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err)
 {

@@ -358,6 +358,13 @@ int store_attempt_head(struct store *st, const char *run_id, int n, char *head, 
 		       struct sl_err *err);
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err);
+/*
+ * The wall time of a run's attempts (docs/budgets.md, budget.minutes): each
+ * finished one's, and attempt `current` until now_ms while it runs. An
+ * attempt a killed tick left unfinished (not current) counts nothing.
+ */
+int store_attempts_wall(struct store *st, const char *run_id, int current, int64_t now_ms,
+			int64_t *out, struct sl_err *err);
 
 /* Replace the files a run changed (inside its own transaction). */
 struct store_file_change {

@@ -104,6 +104,8 @@ static void bad_values(const struct sl_config_key *k, const char *out[4], char *
 		out[0] = "big", out[1] = "0";
 	} else if (!strcmp(t, "dollars")) {
 		out[0] = "-1", out[1] = "1.", out[2] = "$5";
+	} else if (!strcmp(t, "minutes")) {
+		out[0] = "-1", out[1] = "30m", out[2] = "1h";
 	} else if (!strcmp(t, "text") || !strcmp(t, "word")) {
 		out[0] = "[a, b]";
 	} else if (!strcmp(t, "argv")) {
