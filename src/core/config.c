@@ -54,8 +54,8 @@ struct ctx {
  * shape or the message is the key's own, `check` runs after a good read.
  * A setting of a few words says them (.words) and its problem (.msg).
  */
-enum set_type { T_SECTION, T_STR, T_WORD, T_INT, T_BOOL, T_DUR, T_SIZE, T_USD, T_MIN, T_ARGV, T_PATHS,
-                T_STRV, T_ENUM, T_HOOK };
+enum set_type { T_SECTION, T_STR, T_WORD, T_INT, T_BOOL, T_DUR, T_SIZE, T_USD, T_MIN, T_ARGV,
+                T_PATHS, T_STRV, T_ENUM, T_HOOK };
 enum set_base { B_CONFIG, B_BUILDER, B_GATE, B_RETRY };
 #define F_TOP_ONLY 1 /* builder: only, not an entry of builders: */
 #define F_TEXT 2     /* T_ENUM: "must be a text value" first */
