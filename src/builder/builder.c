@@ -172,6 +172,12 @@ int build__env(sl_strv env, size_t cap, const struct build_opts *o)
 	free(gates);
 	if (none_ceiling(env, &n, o) < 0)
 		return SL_ERROR;
+	/* docs/budgets.md: what the run may still spend (the claude-code preset passes it on) */
+	if (o->budget_usd) {
+		if (asprintf(&env[n], "SLUICE_BUDGET_USD=%s", o->budget_usd) < 0)
+			return env[n] = NULL, SL_ERROR;
+		n++;
+	}
 	for (char **e = o->cfg->builder.env; e && *e && n < cap; e++)
 		if (!(env[n++] = strdup(*e)))
 			return SL_ERROR;
@@ -238,7 +244,7 @@ static void log_footer(const char *log, const struct build_opts *o,
 int build__env_list(const struct build_opts *o, sl_strv *out)
 {
 	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
-	size_t cap = 13 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
+	size_t cap = 14 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
 
 	if (!(*out = calloc(cap + 1, sizeof(**out))))
 		return SL_ERROR;
@@ -267,7 +273,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 	struct sl_proc_opts po = SL_PROC_OPTS_INIT;
 	sl_strv argv = NULL, env = NULL, drop = NULL;
 	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
-	size_t cap = 13 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
+	size_t cap = 14 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
 	char *log = NULL, *owner = NULL;
 	int error;
 

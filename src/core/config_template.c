@@ -31,7 +31,8 @@ static const struct {
          * gate is allowed too (t0960). Each new session gets its id
          * (--session-id, kept in the run folder) so that session: keep can
          * --resume it: `-p --continue` of 2.1.100 starts a new conversation
-         * (t1023).
+         * (t1023). A run's budget in dollars (docs/budgets.md) gives what
+         * is left to --max-budget-usd.
          */
         {"claude-code", "claude",
          "f=\"$SLUICE_RUN_DIR/claude-session\"; id=$(cat \"$f\" 2>/dev/null); "
@@ -41,7 +42,8 @@ static const struct {
          "set -f; IFS='\n'; set --; for c in $SLUICE_GATE_COMMANDS $(printf '%s\\n' "
          "\"$SLUICE_GATE_COMMANDS\" | awk '{gsub(/ *(&&|[|][|]|;|[|]) */, \"\\n\"); print}'); "
          "do set -- \"$@\" \"Bash($c)\"; done; "
-         "unset IFS; claude -p $r --output-format text --permission-mode acceptEdits "
+         "unset IFS; b=; [ -n \"$SLUICE_BUDGET_USD\" ] && b=\"--max-budget-usd $SLUICE_BUDGET_USD\"; "
+         "claude -p $r $b --output-format text --permission-mode acceptEdits "
          "--allowedTools Read Edit Write Glob Grep 'Bash(git status:*)' 'Bash(git diff:*)' "
          "'Bash(git log:*)' 'Bash(git show:*)' \"$@\" <\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; "
          "rc=$?; cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
@@ -160,7 +162,8 @@ static const char config_template[] =
         "# preset: claude-code, codex, gemini, aider (docs/agents.md). It gets\n"
         "# $SLUICE_PROMPT_FILE, $SLUICE_SUMMARY_FILE, $SLUICE_RUN_DIR, $SLUICE_WORK_ORDER_ID,\n"
         "# $SLUICE_MODE, $SLUICE_ATTEMPT, $SLUICE_GATE_COMMANDS and $SLUICE_USAGE_FILE\n"
-        "# (where it may write what it used: docs/budgets.md).\n"
+        "# (where it may write what it used: docs/budgets.md); with a budget in\n"
+        "# dollars also $SLUICE_BUDGET_USD, what the run may still spend.\n"
         "# builder:\n"
         "#   preset: claude-code\n"
         "#   command: [sh, -c, 'my-agent --prompt-file \"$SLUICE_PROMPT_FILE\"']\n"

@@ -173,7 +173,8 @@ static int run_spend(struct step *s, struct runner_run_spend *sp, struct sl_err 
 				   &sp->wall_ms, err);
 }
 
-int step__run_budget(struct step *s, char *why, size_t n, int64_t *left_ms, struct sl_err *err)
+int step__run_budget(struct step *s, char *why, size_t n, struct step_budget_left *left,
+		     struct sl_err *err)
 {
 	struct runner_run_budget b;
 	struct runner_run_spend sp;
@@ -182,8 +183,8 @@ int step__run_budget(struct step *s, char *why, size_t n, int64_t *left_ms, stru
 
 	if (why && n)
 		why[0] = '\0';
-	if (left_ms)
-		*left_ms = 0;
+	if (left)
+		left->ms = 0, left->usd = -1;
 	fields = step__wo_fields(s, s->run.work_order_id, NULL);
 	runner_run_budget_of(s->ctx->cfg, fields, &b);
 	json_decref(fields);
@@ -191,7 +192,9 @@ int step__run_budget(struct step *s, char *why, size_t n, int64_t *left_ms, stru
 		return 0; /* no limit: the store is not read */
 	if ((error = run_spend(s, &sp, err)) != 0)
 		return error;
-	if (left_ms)
-		*left_ms = runner_run_budget_left_ms(&b, &sp);
+	if (left) {
+		left->ms = runner_run_budget_left_ms(&b, &sp);
+		left->usd = b.usd < 0 ? -1 : b.usd - sp.usd;
+	}
 	return runner_run_budget_spent(&b, &sp, why, n);
 }

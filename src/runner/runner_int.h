@@ -155,10 +155,16 @@ json_t *step__read_json(struct step *s, const char *name);
 void step__record_usage(struct step *s, int64_t wall_ms);
 /*
  * The run's own budget (runner/budget.c): 1 when its attempts reached it,
- * why saying which (nothing more may start); 0 when not; -error. left_ms
- * (when not NULL): the wall time the next attempt may take, 0: no limit.
+ * why saying which (nothing more may start); 0 when not; an error (< 0).
+ * left (when not NULL): what the next attempt may take: ms of wall time
+ * (0: no limit) and usd (< 0: no limit).
  */
-int step__run_budget(struct step *s, char *why, size_t n, int64_t *left_ms, struct sl_err *err);
+struct step_budget_left {
+	int64_t ms;
+	double usd;
+};
+int step__run_budget(struct step *s, char *why, size_t n, struct step_budget_left *left,
+		     struct sl_err *err);
 /* Write a JSON artifact atomically. */
 int step__write_json(struct step *s, const char *name, json_t *j, struct sl_err *err);
 /* The tree id of a commit, hex. */

@@ -76,8 +76,9 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 {
 	struct build_opts bo = BUILD_OPTS_INIT;
 	enum sl_worktree_mode m = step__worktree_mode(s);
+	struct step_budget_left left;
 	struct exec_run r;
-	char *cwd = NULL, base[41], theirs[41];
+	char *cwd = NULL, base[41], theirs[41], usd[32];
 	int error;
 
 	/* executor.kind slurm or kubernetes: the builder runs as a job (runner/jobs.c) */
@@ -105,10 +106,15 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 	bo.argv_override = ov->builder;
 	bo.agent = ov->agent;
 	bo.session = session;
-	/* the run's minutes left bound the attempt (docs/budgets.md) */
-	if ((error = step__run_budget(s, NULL, 0, &bo.timeout_cap_ms, err)) < 0) {
+	/* the run's minutes left bound the attempt; its dollars left go to the builder */
+	if ((error = step__run_budget(s, NULL, 0, &left, err)) < 0) {
 		free(cwd);
 		return error;
+	}
+	bo.timeout_cap_ms = left.ms;
+	if (left.usd >= 0) {
+		snprintf(usd, sizeof(usd), "%.4f", left.usd > 0.0001 ? left.usd : 0.0001);
+		bo.budget_usd = usd;
 	}
 	error = build_run(&bo, res, err);
 	free(cwd);

@@ -170,6 +170,26 @@ test_expect_success 'a 200 KiB work order: its prompt reaches the model on stand
 	sluice -C repo audit
 '
 
+# A claude that says its arguments (one per line, in claude.args), then runs the real one.
+mkdir -p "$TRASH/shim"
+cat >"$TRASH/shim/claude" <<EOF
+#!/bin/sh
+printf '%s\n' "\$@" >"$TRASH/claude.args"
+exec "$AGENTS_BIN/claude" "\$@"
+EOF
+chmod +x "$TRASH/shim/claude"
+
+test_expect_success 'a run budget in dollars: the CLI gets what is left as --max-budget-usd' '
+	wo repo WO-BUDGET "budget: {usd: 2.50}" &&
+	git -C repo rm -q hello.txt && git -C repo commit -q -m "hello.txt goes again" &&
+	PATH="$TRASH/shim:$PATH" sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo WO-BUDGET) &&
+	test "$(state_of repo $run)" = merged &&
+	grep -A1 -x -e "--max-budget-usd" claude.args >budget.args &&
+	printf "%s\n" --max-budget-usd 2.5000 >want.args &&
+	test_cmp want.args budget.args
+'
+
 test_expect_success 'the reviewer token is not in the environment of the builder or the CLI' '
 	jq -r ".processes[]? | select(.cmdline | test(\"claude\")) | .pid" "$MODEL_DIR"/requests/*.json >pids &&
 	test -s pids &&

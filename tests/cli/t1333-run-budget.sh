@@ -12,6 +12,7 @@ test_skip_unless_tool jq
 # gate fails every time, and the retry rules allow five attempts.
 for w in U C N; do
 	printf '%s\n' "echo \"\$SLUICE_ATTEMPT\" >$w.txt" \
+		"echo \"\${SLUICE_BUDGET_USD-unset}\" >>\"$TRASH/$w.budget\"" \
 		"echo '{\"cost_usd\": 1, \"model\": \"m\"}' >\"\$SLUICE_USAGE_FILE\"" >"$BUILDERS/$w.sh"
 done
 # SLOW never ends by itself (nothing writes the file it waits for).
@@ -41,7 +42,9 @@ test_expect_success 'the work order budget.usd: the run stops before the attempt
 	reason r U >why &&
 	test_grep "the run.s budget is spent: its attempts recorded \$3.00, the work order.s budget.usd is \$2.50; no further attempt starts" why &&
 	sluice -C r cost --json >cost.json &&
-	test "$(jq -c "[.total.attempts, .total.cost_usd]" cost.json)" = "[3,3]"
+	test "$(jq -c "[.total.attempts, .total.cost_usd]" cost.json)" = "[3,3]" &&
+	printf "%s\n" 2.5000 1.5000 0.5000 >want &&
+	test_cmp want "$TRASH/U.budget"
 '
 
 test_expect_success 'budget.run.usd in the config, and a work order of budget usd none runs on' '
@@ -52,6 +55,8 @@ test_expect_success 'budget.run.usd in the config, and a work order of budget us
 	reason c C >why &&
 	test_grep "recorded \$2.00, budget.run.usd in .system/config.yaml is \$1.50" why &&
 	test "$(attempts c N)" = 5 &&
+	test "$(sort -u "$TRASH/N.budget")" = unset &&
+	test "$(sed -n 2p "$TRASH/C.budget")" = 0.5000 &&
 	reason c N >whyn &&
 	test_grep "retry exit at 5" whyn
 '
