@@ -98,10 +98,7 @@ test_expect_success 'budget.minutes bounds the attempt under way and stops the n
 '
 
 test_expect_success 'a conflict past the budget: no builder resolves it, it waits for a person' '
-	for w in K1 K2; do
-		printf "%s\n" "echo $w >same.txt" \
-			"echo \"{\\\"cost_usd\\\": 1}\" >\"\$SLUICE_USAGE_FILE\"" >"$BUILDERS/$w.sh" || return 1
-	done &&
+	meeting_builders K1 K2 "echo %s >same.txt; echo \"{\\\"cost_usd\\\": 1}\" >\"\$SLUICE_USAGE_FILE\"" &&
 	sluice_repo k "queue:" "  jobs: 2" "$(approve_reviewer_config)" &&
 	wo k K1 "budget: {usd: 1}" && wo k K2 "budget: {usd: 1}" &&
 	settle k &&
