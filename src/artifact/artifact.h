@@ -290,6 +290,15 @@ int artifact_graph_html(struct sl_ctx *ctx, struct artifact_page *p, struct sl_e
 json_t *artifact_flakes_json(struct sl_ctx *ctx);
 void artifact_flake_words(const json_t *g, char *buf, size_t n);
 void artifact_flakes_html(struct sl_ctx *ctx, struct artifact_page *p);
+/*
+ * Where the known costs went (store_usage_split; docs/budgets.md):
+ * {merged: {work_orders, cost_usd, per_work_order}, failed: {...},
+ * rejected_usd, conflicts_usd, total_usd, estimate, rows}; null when the
+ * store cannot say. The HTML is a table "What agents cost", nothing when
+ * no attempt recorded usage (the report and the desk's queue page).
+ */
+json_t *artifact_spend_json(struct sl_ctx *ctx);
+void artifact_spend_html(struct sl_ctx *ctx, struct artifact_page *p);
 
 /* The work-order dependency graph in Graphviz DOT, appended to `out`. */
 int artifact_report_dot(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *err);

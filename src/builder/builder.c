@@ -172,12 +172,14 @@ int build__env(sl_strv env, size_t cap, const struct build_opts *o)
 	free(gates);
 	if (none_ceiling(env, &n, o) < 0)
 		return SL_ERROR;
-	/* docs/budgets.md: what the run may still spend (the claude-code preset passes it on) */
-	if (o->budget_usd) {
-		if (asprintf(&env[n], "SLUICE_BUDGET_USD=%s", o->budget_usd) < 0)
-			return env[n] = NULL, SL_ERROR;
-		n++;
-	}
+	/*
+	 * docs/budgets.md: what the run may still spend (the claude-code preset
+	 * passes it on); empty without a limit, so that a value sluice itself
+	 * was given never reaches the builder.
+	 */
+	if (asprintf(&env[n], "SLUICE_BUDGET_USD=%s", o->budget_usd ? o->budget_usd : "") < 0)
+		return env[n] = NULL, SL_ERROR;
+	n++;
 	for (char **e = o->cfg->builder.env; e && *e && n < cap; e++)
 		if (!(env[n++] = strdup(*e)))
 			return SL_ERROR;

@@ -36,7 +36,7 @@ struct build_opts {
 	int64_t timeout_cap_ms;    /* > 0: the attempt ends after this at the latest (the
 	                              run's budget.minutes left, docs/budgets.md) */
 	const char *budget_usd;    /* $SLUICE_BUDGET_USD: the run's dollars left ("2.5000";
-	                              docs/budgets.md), or NULL: no limit */
+	                              docs/budgets.md), or NULL: no limit (set empty) */
 	/*
 	 * executor.kind slurm or kubernetes (executor/executor.h): the run's job, or
 	 * NULL: the builder runs here. job_out says how the job ended (lost,

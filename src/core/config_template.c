@@ -163,7 +163,7 @@ static const char config_template[] =
         "# $SLUICE_PROMPT_FILE, $SLUICE_SUMMARY_FILE, $SLUICE_RUN_DIR, $SLUICE_WORK_ORDER_ID,\n"
         "# $SLUICE_MODE, $SLUICE_ATTEMPT, $SLUICE_GATE_COMMANDS and $SLUICE_USAGE_FILE\n"
         "# (where it may write what it used: docs/budgets.md); with a budget in\n"
-        "# dollars also $SLUICE_BUDGET_USD, what the run may still spend.\n"
+        "# dollars $SLUICE_BUDGET_USD says what the run may still spend.\n"
         "# builder:\n"
         "#   preset: claude-code\n"
         "#   command: [sh, -c, 'my-agent --prompt-file \"$SLUICE_PROMPT_FILE\"']\n"

@@ -119,7 +119,8 @@ int runner_run_budget_spent(const struct runner_run_budget *b, const struct runn
 {
 	if (why && n)
 		why[0] = '\0';
-	if (b->usd >= 0 && sp->usd >= b->usd) {
+	/* a sum of costs in binary fractions: 0.7 + 0.1 reaches 0.8 */
+	if (b->usd >= 0 && sp->usd >= b->usd - 1e-9) {
 		if (why && n)
 			snprintf(why, n, "the run's budget is spent: its attempts recorded $%.2f%s, "
 				 "%s is $%.2f; no further attempt starts", sp->usd,
@@ -164,9 +165,10 @@ static int run_spend(struct step *s, struct runner_run_spend *sp, struct sl_err 
 	if ((error = store_usage_list(s->ctx->st, s->run.id, 0, &v, &n, err)) != 0)
 		return error;
 	for (size_t i = 0; i < n; i++) {
-		if (v[i].cost_usd >= 0)
+		if (v[i].cost_usd >= 0) {
 			sp->usd += v[i].cost_usd;
-		sp->estimate |= v[i].estimate;
+			sp->estimate |= v[i].estimate;
+		}
 	}
 	store_usage_free(v, n);
 	return store_attempts_wall(s->ctx->st, s->run.id, s->run.attempt, sl_now_ms(),
@@ -194,7 +196,7 @@ int step__run_budget(struct step *s, char *why, size_t n, struct step_budget_lef
 		return error;
 	if (left) {
 		left->ms = runner_run_budget_left_ms(&b, &sp);
-		left->usd = b.usd < 0 ? -1 : b.usd - sp.usd;
+		left->usd = b.usd < 0 ? -1 : b.usd - sp.usd > 0 ? b.usd - sp.usd : 0;
 	}
 	return runner_run_budget_spent(&b, &sp, why, n);
 }

@@ -630,14 +630,17 @@ static int retry_failed(struct step *s, unsigned flags, struct sl_err *err)
 	char reason[256], tip[41], spent[600];
 	int error, touched = 0;
 
+	if ((error = still_current(s, err)) != 0)
+		return error;
 	/* a run stopped by its budget starts nothing until a limit is raised (docs/budgets.md) */
 	if ((error = step__run_budget(s, spent, sizeof(spent), NULL, err)) < 0)
 		return error;
 	if (error)
-		return sl_err_set(err, SL_EINVALID, "run '%s': %s; nothing was done: raise the "
-				  "limit it names, then retry", s->run.id, spent);
-	if ((error = still_current(s, err)) != 0 ||
-	    (error = save_worktree(s, "sluice: saved before a retry", &touched, err)) != 0)
+		return sl_err_set(err, SL_EINVALID, "run '%s': %s; nothing was done: raise "
+				  "budget.run in .system/config.yaml and retry, or change the work "
+				  "order's budget (its new revision starts a new run)", s->run.id,
+				  spent);
+	if ((error = save_worktree(s, "sluice: saved before a retry", &touched, err)) != 0)
 		return error;
 	/* a person's work in the worktree (a merge of the target, a fix) is built on, never reset */
 	if (touched)

@@ -266,7 +266,7 @@ int step_resolve(struct step *s, struct sl_err *err)
 	/* the tip and head recorded when the merge conflicted (store), not conflict.json */
 	struct store_conflict c = { 0 };
 	const char *tip, *run_head;
-	char n[16], why[600];
+	char n[16], why[600], msg[800];
 	int error, moved = 0;
 
 	if ((error = store_conflict_get(s->ctx->st, s->run.id, &c, err)) != 0) {
@@ -281,11 +281,17 @@ int step_resolve(struct step *s, struct sl_err *err)
 	run_head = c.run_head;
 	if ((error = resolved_by_person(s, &c, &moved, err)) != 0 || moved)
 		goto out;
-	/* the run's budget spent: no builder resolves, a person may (docs/budgets.md) */
+	/*
+	 * The run's budget spent: no builder resolves, a person may
+	 * (docs/budgets.md), from a clean worktree: a failed resolution's half
+	 * merge is not the person's to commit.
+	 */
 	if ((error = step__run_budget(s, why, sizeof(why), NULL, err)) != 0) {
-		if (error > 0)
-			error = step__move(s, RUN_MERGE_CONFLICT, err, "%s; the conflict waits "
-					   "for a person (sluice show %s)", why, s->run.id);
+		if (error > 0) {
+			snprintf(msg, sizeof(msg), "%s; the conflict waits for a person: see "
+				 "'sluice show %s'", why, s->run.id);
+			error = step__to_person(s, 1, msg, err);
+		}
 		goto out;
 	}
 	if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)

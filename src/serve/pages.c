@@ -356,6 +356,7 @@ void serve__queue_page(struct req *r)
 	if (artifact_graph_html(ctx, &p, &err) != 0)
 		artifact_put(&p, "<p class=\"error\">the dependency graph cannot be read</p>");
 	artifact_flakes_html(ctx, &p);
+	artifact_spend_html(ctx, &p);
 	serve__page_end(r, &p);
 out:
 	store_inbox_errors_free(errs, nerrs);

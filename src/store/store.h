@@ -922,6 +922,19 @@ struct store_spend {
 int store_usage_spend(struct store *st, int64_t since_ms, struct store_spend *out,
 		      struct sl_err *err);
 /*
+ * Where the known costs went (docs/budgets.md, "Where they show"): the
+ * work orders with a merged run (all their runs' costs), the failed work
+ * orders, the runs a reviewer or a person rejected, and the attempts that
+ * resolved conflicts (mode resolve). Each *_wos counts the work orders
+ * with at least one usage row; estimate 1 when a cost was estimated.
+ */
+struct store_spend_split {
+	double merged_usd, failed_usd, rejected_usd, conflict_usd, total_usd;
+	int64_t merged_wos, failed_wos, rows;
+	int estimate;
+};
+int store_usage_split(struct store *st, struct store_spend_split *out, struct sl_err *err);
+/*
  * The figures of a usage object (schema/usage.schema.json: input_tokens,
  * output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, model;
  * all optional, other keys ignored) into u, which starts as

@@ -149,6 +149,50 @@ int store_usage_spend(struct store *st, int64_t since_ms, struct store_spend *ou
 	return error;
 }
 
+int store_usage_split(struct store *st, struct store_spend_split *out, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store__prepare(
+		     st, &s,
+		     "SELECT COALESCE(SUM(CASE WHEN m.wo IS NOT NULL THEN u.cost_usd END), 0), "
+		     "COUNT(DISTINCT m.wo), "
+		     "COALESCE(SUM(CASE WHEN w.state = ?2 THEN u.cost_usd END), 0), "
+		     "COUNT(DISTINCT CASE WHEN w.state = ?2 THEN w.id END), "
+		     "COALESCE(SUM(CASE WHEN r.state = ?3 THEN u.cost_usd END), 0), "
+		     "COALESCE(SUM(CASE WHEN a.mode = ?4 THEN u.cost_usd END), 0), "
+		     "COALESCE(SUM(u.cost_usd), 0), "
+		     "COALESCE(MAX(CASE WHEN u.cost_usd IS NOT NULL THEN u.estimate END), 0), "
+		     "COUNT(*) FROM usage u JOIN runs r ON r.id = u.run_id "
+		     "LEFT JOIN work_orders w ON w.id = r.work_order_id "
+		     "LEFT JOIN (SELECT DISTINCT work_order_id AS wo FROM runs WHERE state = ?1) m "
+		     "ON m.wo = r.work_order_id "
+		     "LEFT JOIN attempts a ON a.run_id = u.run_id AND a.n = u.attempt",
+		     err)) != 0)
+		return error;
+	store__bind_text(s, 1, run_state_name(RUN_MERGED));
+	store__bind_text(s, 2, wo_state_name(WO_FAILED));
+	store__bind_text(s, 3, run_state_name(RUN_REJECTED));
+	store__bind_text(s, 4, run_mode_name(RUN_MODE_RESOLVE));
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		out->merged_usd = sqlite3_column_double(s, 0);
+		out->merged_wos = sqlite3_column_int64(s, 1);
+		out->failed_usd = sqlite3_column_double(s, 2);
+		out->failed_wos = sqlite3_column_int64(s, 3);
+		out->rejected_usd = sqlite3_column_double(s, 4);
+		out->conflict_usd = sqlite3_column_double(s, 5);
+		out->total_usd = sqlite3_column_double(s, 6);
+		out->estimate = sqlite3_column_int(s, 7) != 0;
+		out->rows = sqlite3_column_int64(s, 8);
+	} else {
+		error = store__fail(st, err, "cannot read where the spend went");
+	}
+	sqlite3_finalize(s);
+	return error;
+}
+
 void store_usage_free(struct store_usage *v, size_t n)
 {
 	size_t i;

@@ -190,6 +190,16 @@ test_expect_success 'a run budget in dollars: the CLI gets what is left as --max
 	test_cmp want.args budget.args
 '
 
+test_expect_success 'no budget: no --max-budget-usd, even with SLUICE_BUDGET_USD given to sluice' '
+	wo repo WO-FREE &&
+	git -C repo rm -q hello.txt && git -C repo commit -q -m "hello.txt goes once more" &&
+	rm -f claude.args &&
+	SLUICE_BUDGET_USD=9 PATH="$TRASH/shim:$PATH" sluice -C repo tick >out 2>&1 &&
+	test "$(state_of repo "$(run_of repo WO-FREE)")" = merged &&
+	test -s claude.args &&
+	test_grep -v -e "--max-budget-usd" claude.args
+'
+
 test_expect_success 'the reviewer token is not in the environment of the builder or the CLI' '
 	jq -r ".processes[]? | select(.cmdline | test(\"claude\")) | .pid" "$MODEL_DIR"/requests/*.json >pids &&
 	test -s pids &&

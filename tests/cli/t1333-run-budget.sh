@@ -55,7 +55,7 @@ test_expect_success 'budget.run.usd in the config, and a work order of budget us
 	reason c C >why &&
 	test_grep "recorded \$2.00, budget.run.usd in .system/config.yaml is \$1.50" why &&
 	test "$(attempts c N)" = 5 &&
-	test "$(sort -u "$TRASH/N.budget")" = unset &&
+	test "$(wc -l <"$TRASH/N.budget")" = 5 && test -z "$(sort -u "$TRASH/N.budget")" &&
 	test "$(sed -n 2p "$TRASH/C.budget")" = 0.5000 &&
 	reason c N >whyn &&
 	test_grep "retry exit at 5" whyn
@@ -64,7 +64,7 @@ test_expect_success 'budget.run.usd in the config, and a work order of budget us
 test_expect_success 'sluice retry of a run past its budget is refused; a higher limit lets it go on' '
 	r=$(run_of c C) &&
 	test_expect_failure_code 1 sluice -C c retry "$r" >out 2>&1 &&
-	test_grep "run .$r.: the run.s budget is spent: .*; nothing was done: raise the limit it names, then retry" out &&
+	test_grep "run .$r.: the run.s budget is spent: .*; nothing was done: raise budget.run in .system/config.yaml and retry, or change the work order.s budget (its new revision starts a new run)" out &&
 	test "$(state_of c "$r")" = failed &&
 	sed -i "s/usd: 1.5/usd: 3.5/" c/.system/config.yaml &&
 	sluice -C c retry "$r" >out 2>&1 &&
@@ -108,10 +108,34 @@ test_expect_success 'a conflict past the budget: no builder resolves it, it wait
 		r=$(run_of k $w) &&
 		if test "$(state_of k $r)" = merge_conflict; then
 			reason k $w >whyk &&
-			test_grep "the run.s budget is spent: its attempts recorded \$1.00, the work order.s budget.usd is \$1.00; no further attempt starts; the conflict waits for a person (sluice show $r)" whyk &&
+			test_grep "the run.s budget is spent: its attempts recorded \$1.00, the work order.s budget.usd is \$1.00; no further attempt starts; the conflict waits for a person: see .sluice show $r." whyk &&
 			test "$(attempts k $w)" = 1 || return 1
 		fi || return 1
 	done
+'
+
+test_expect_success 'a failed resolution spends the budget: the person gets a clean worktree' '
+	meeting_builders K3 K4 "echo %s >same.txt; echo \"{\\\"cost_usd\\\": 1}\" >\"\$SLUICE_USAGE_FILE\"" &&
+	cp "$BUILDERS/resolve.sh" resolve.keep &&
+	test_when_finished "cp \"$TRASH/resolve.keep\" \"$BUILDERS/resolve.sh\"" &&
+	printf "%s\n" "echo \"{\\\"cost_usd\\\": 1}\" >\"\$SLUICE_USAGE_FILE\"" "exit 1" \
+		>"$BUILDERS/resolve.sh" &&
+	sluice_repo h "queue:" "  jobs: 2" "merge:" "  resolve_attempts: 5" "$(approve_reviewer_config)" &&
+	wo h K3 "budget: {usd: 2.5}" && wo h K4 "budget: {usd: 2.5}" &&
+	settle h &&
+	for w in K3 K4; do
+		r=$(run_of h $w) &&
+		if test "$(state_of h $r)" = merge_conflict; then
+			reason h $w >whyh &&
+			test_grep "recorded \$3.00, the work order.s budget.usd is \$2.50; no further attempt starts; the conflict waits for a person" whyh &&
+			test "$(attempts h $w)" = 3 &&
+			wt=h/.system/runs/$r/worktree &&
+			test -z "$(git -C $wt status --porcelain --untracked-files=no)" &&
+			! grep -q "^<<<<<<<" $wt/same.txt &&
+			echo $w >conflicted || return 1
+		fi || return 1
+	done &&
+	test -s conflicted
 '
 
 test_expect_success 'a bad budget in a work order: the file, the line and what to write' '
