@@ -57,6 +57,13 @@ static json_t *event_json(const struct sl_ctx *ctx, const struct store_notify *n
 	char at[40];
 
 	sl_time_iso(at, sizeof(at), n->at_ms);
+	if (n->period) /* budget_spent: no run, no work order (store_notify_budget) */
+		return json_pack("{s:s, s:s, s:n, s:n, s:s, s:s, s:n, s:s, s:s, s:n, s:s, s:s, s:I, "
+				 "s:s}",
+				 "schema", "sluice.notify.v1", "event", n->event, "run",
+				 "work_order", "title", "", "state", n->event, "from", "reason",
+				 n->reason, "target", n->target, "commit", "at", at, "repo",
+				 ctx->repo.root, "seq", (json_int_t)n->seq, "period", n->period);
 	if (n->path) /* invalid_work_order: a file, no run (store_notify_invalid_tx) */
 		return json_pack("{s:s, s:s, s:n, s:s, s:s, s:s, s:n, s:s, s:s, s:n, s:s, s:s, s:I, "
 				 "s:s}",
@@ -90,7 +97,7 @@ static int command_env(const struct sl_ctx *ctx, const struct store_notify *n, c
 	struct sl_err err = SL_ERR_INIT;
 
 	if (asprintf(&add[0], "SLUICE_EVENT=%s", n->event) < 0 ||
-	    asprintf(&add[1], "SLUICE_RUN_ID=%s", n->path ? "" : n->run_id) < 0 ||
+	    asprintf(&add[1], "SLUICE_RUN_ID=%s", n->path || n->period ? "" : n->run_id) < 0 ||
 	    asprintf(&add[2], "SLUICE_WORK_ORDER_ID=%s", n->work_order_id) < 0 ||
 	    asprintf(&add[3], "SLUICE_REPO=%s", ctx->repo.root) < 0)
 		return -1;

@@ -64,9 +64,24 @@ int runner_budget_held(const struct sl_config *cfg, const struct store_spend *da
 				 names[i], sp[i]->usd, sp[i]->estimate ? " (estimate)" : "",
 				 i ? "the 1st of the month" : "midnight", names[i], limits[i],
 				 names[i], names[i]);
-		return 1;
+		return i + 1;
 	}
 	return 0;
+}
+
+void runner_budget_period(int held, int64_t now_ms, char *out, size_t n)
+{
+	time_t now = (time_t)(now_ms / 1000);
+	struct tm tm;
+
+	if (!gmtime_r(&now, &tm)) {
+		snprintf(out, n, "%s", held == 2 ? "month" : "day");
+		return;
+	}
+	if (held == 2)
+		strftime(out, n, "month %Y-%m", &tm);
+	else
+		strftime(out, n, "day %Y-%m-%d", &tm);
 }
 
 int runner_budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms,

@@ -65,9 +65,14 @@ struct store;
 struct store_spend;
 int runner_budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms,
 			char *why, size_t n, struct sl_err *err);
-/* runner_budget_spent() on spends already read: 1 when one reaches its limit. */
+/*
+ * runner_budget_spent() on spends already read: 1 when the day's reaches
+ * its limit, 2 when the month's does, else 0 (runner_budget_spent() too).
+ */
 int runner_budget_held(const struct sl_config *cfg, const struct store_spend *day,
 		       const struct store_spend *month, char *why, size_t n);
+/* The period a hold (1 day, 2 month) is of, at now_ms: "day 2026-11-28", "month 2026-11". */
+void runner_budget_period(int held, int64_t now_ms, char *out, size_t n);
 /*
  * A run's budget (docs/budgets.md): its work order's budget.usd and
  * budget.minutes, else budget.run.usd and budget.run.minutes; -1: no

@@ -104,6 +104,25 @@ static int claim_one(struct sl_ctx *ctx, const struct runner_ready *ready, char 
 
 static int count_building(struct sl_ctx *ctx, struct sl_err *err);
 
+/*
+ * 1 when the repository's budget holds new work (budget saying why), 0 when
+ * not, an error (< 0). The notifiers hear of a hold once per day (month).
+ */
+static int budget_holds(struct sl_ctx *ctx, char *budget, size_t nbudget, struct sl_err *err)
+{
+	struct sl_err nerr = SL_ERR_INIT;
+	int64_t now = sl_now_ms();
+	char period[32];
+	int held;
+
+	if ((held = runner_budget_spent(ctx->cfg, ctx->st, now, budget, nbudget, err)) <= 0)
+		return held;
+	runner_budget_period(held, now, period, sizeof(period));
+	if (store_notify_budget(ctx->st, period, ctx->target_ref, budget, &nerr) != 0)
+		sl_log(SL_LOG_WARN, "%s", nerr.msg);
+	return 1;
+}
+
 static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int jobs,
 		     struct worklist *w, int *started, char *budget, size_t nbudget,
 		     struct sl_err *err)
@@ -130,7 +149,7 @@ static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int j
 		return error;
 	}
 	/* a spent budget starts nothing new (docs/budgets.md); runs under way go on */
-	if (n && (error = runner_budget_spent(ctx->cfg, ctx->st, sl_now_ms(), budget, nbudget, err)) != 0) {
+	if (n && (error = budget_holds(ctx, budget, nbudget, err)) != 0) {
 		runner__ready_free(ready, n);
 		sl_lock_release(&lock);
 		if (error < 0)

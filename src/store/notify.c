@@ -102,6 +102,54 @@ int store_notify_invalid_tx(struct store *st, const char *path, const char *hash
 	return error;
 }
 
+int store_notify_budget(struct store *st, const char *period, const char *target,
+			const char *reason, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	char why[1200];
+	int error, rc;
+
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = store__prepare(st, &s, "SELECT 1 FROM notify_outbox WHERE period = ?1 AND "
+					    "event = '" STORE_NOTIFY_BUDGET "'", err)) != 0)
+		goto fail;
+	store__bind_text(s, 1, period);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc == SQLITE_ROW) /* told already */
+		return store_commit(st, err);
+	if (rc != SQLITE_DONE) {
+		error = store__fail(st, err, "cannot read the outbox");
+		goto fail;
+	}
+	snprintf(why, sizeof(why), "%s (%s)", reason, period);
+	if ((error = store_event_add(st, NULL, NULL, NULL, STORE_NOTIFY_BUDGET, why, err)) != 0 ||
+	    (error = store__prepare(
+		     st, &s,
+		     "INSERT INTO notify_outbox (seq, event, run_id, work_order_id, title, "
+		     "from_state, reason, target, at_ms, period) "
+		     "VALUES (?1, '" STORE_NOTIFY_BUDGET "', NULL, '', '', '', ?2, ?3, ?4, ?5)",
+		     err)) != 0)
+		goto fail;
+	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(store_db(st)));
+	store__bind_text(s, 2, reason);
+	store__bind_text(s, 3, target);
+	sqlite3_bind_int64(s, 4, sl_now_ms());
+	store__bind_text(s, 5, period);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		error = store__fail(st, err, "cannot add a notification");
+		goto fail;
+	}
+	sqlite3_finalize(s);
+	return store_commit(st, err);
+fail:
+	sqlite3_finalize(s);
+	store_rollback(st);
+	return error;
+}
+
 void store_notify_release(struct store_notify *n)
 {
 	if (!n)
@@ -117,6 +165,7 @@ void store_notify_release(struct store_notify *n)
 	free(n->last_error);
 	free(n->outcome);
 	free(n->path);
+	free(n->period);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -147,16 +196,17 @@ static int read_row(sqlite3_stmt *s, struct store_notify *n)
 	n->outcome = store__col_dup(s, 14);
 	n->next_ms = sqlite3_column_int64(s, 15);
 	n->path = store__col_dup(s, 16);
+	n->period = store__col_dup(s, 17);
 	return n->event && n->run_id && n->work_order_id && n->title && n->from_state &&
 			       n->reason && n->target && n->last_error
 		       ? 0
 		       : -1;
 }
 
-/* run_id is NULL for invalid_work_order (migration 13): "" here */
+/* run_id is NULL for invalid_work_order and budget_spent (migrations 13, 17): "" here */
 #define NOTIFY_COLUMNS                                                                    \
 	"seq, event, coalesce(run_id, ''), work_order_id, title, from_state, reason, target, " \
-	"commit_id, at_ms, sent, tries, last_error, done_ms, outcome, next_ms, path"
+	"commit_id, at_ms, sent, tries, last_error, done_ms, outcome, next_ms, path, period"
 
 /* The rows of statement s (bound), in its order, into *out and *n; finalizes s. */
 static int read_rows(struct store *st, sqlite3_stmt *s, struct store_notify **out, size_t *n,

@@ -755,9 +755,21 @@ struct store_notify {
 	char *outcome;      /* NULL while pending */
 	int64_t next_ms;    /* pending: not tried again before this time (0: due) */
 	char *path;         /* invalid_work_order: the file (run_id is ""); else NULL */
+	char *period;       /* budget_spent: "day 2026-11-28", "month 2026-11"; else NULL */
 };
 
 #define STORE_NOTIFY_INVALID "invalid_work_order" /* the event of an invalid work order */
+#define STORE_NOTIFY_BUDGET "budget_spent"        /* the event of a budget that holds */
+
+/*
+ * Tell the notifiers once per period ("day 2026-11-28", "month 2026-11")
+ * that the repository's budget holds new work (docs/budgets.md): in one
+ * transaction of its own, an event (no run, no work order) and an outbox
+ * row 'budget_spent' with the reason and the target ref. Nothing when
+ * this period was told already (migration 17).
+ */
+int store_notify_budget(struct store *st, const char *period, const char *target,
+			const char *reason, struct sl_err *err);
 
 /*
  * Within the caller's transaction: tell the notifiers once about this

@@ -100,6 +100,27 @@ test_expect_success 'the month spent holds as the day does; usd: 0 starts nothin
 	test -z "$(started z)"
 '
 
+test_expect_success 'the notifiers hear once a day that the budget holds' '
+	printf "%s\n" "cat >>\"$TRASH/told\"" "echo >>\"$TRASH/told\"" "env | grep ^SLUICE_ | sort >\"$TRASH/told.env\"" >notifier.sh &&
+	sluice_repo t "budget:" "  day: {usd: 0}" "notify:" "  command: [sh, $TRASH/notifier.sh]" &&
+	wo t A &&
+	sluice -C t tick >t1.out && sluice -C t tick >t2.out &&
+	test_grep "the day.s budget is spent" t2.out &&
+	test "$(jq -s "[.[] | select(.event == \"budget_spent\")] | length" told)" = 1 &&
+	jq -s ".[0]" told >event.json &&
+	schema_validate notify-event.schema.json event.json &&
+	test "$(jq -r ".run, .work_order, .from, .commit" event.json | sort -u)" = null &&
+	test "$(jq -r .state event.json)" = budget_spent &&
+	test "$(jq -r .period event.json)" = "day $(jq -r .at event.json | cut -c1-10)" &&
+	jq -r .reason event.json | grep -q "^the day.s budget is spent: \$0.00 recorded since midnight UTC" &&
+	test_grep "^SLUICE_EVENT=budget_spent$" told.env &&
+	test_grep "^SLUICE_RUN_ID=$" told.env &&
+	sluice -C t notify >list.out &&
+	test "$(grep -c budget_spent list.out)" = 1 &&
+	sluice -C t log >log.out &&
+	test_grep "budget_spent" log.out
+'
+
 test_expect_success 'usd: none is no limit; bad amounts are refused with file and line' '
 	sluice_repo n "budget:" "  day: {usd: none}" "  month: {usd: none}" &&
 	sluice -C n check >/dev/null &&
