@@ -104,6 +104,31 @@ int reviewer__extract_json(json_t **out, const char *text, struct sl_err *err)
 	return sl_err_set(err, SL_EINVALID, "reviewer reply holds no JSON verdict: '%s'", snip);
 }
 
+/*
+ * The reply's `usage` (prompt_tokens, completion_tokens, cached tokens) and
+ * `model`, as the verdict's "usage" in the figures of schema/usage.schema.json
+ * (docs/budgets.md); a verdict that says its own usage keeps it.
+ */
+static void openai_usage(json_t *verdict, const json_t *reply)
+{
+	const json_t *u = json_object_get(reply, "usage"), *v;
+	json_t *o;
+
+	if (!json_is_object(verdict) || !json_is_object(u) || json_object_get(verdict, "usage") ||
+	    !(o = json_object()))
+		return;
+	if (json_is_integer(v = json_object_get(u, "prompt_tokens")))
+		json_object_set(o, "input_tokens", (json_t *)v);
+	if (json_is_integer(v = json_object_get(u, "completion_tokens")))
+		json_object_set(o, "output_tokens", (json_t *)v);
+	if (json_is_integer(v = json_object_get(json_object_get(u, "prompt_tokens_details"),
+						"cached_tokens")))
+		json_object_set(o, "cache_read_tokens", (json_t *)v);
+	if (json_is_string(v = json_object_get(reply, "model")))
+		json_object_set(o, "model", (json_t *)v);
+	json_object_set_new(verdict, "usage", o);
+}
+
 int reviewer__openai_verdict(json_t **out, const char *reply, size_t len, struct sl_err *err)
 {
 	json_t *r, *content;
@@ -125,6 +150,8 @@ int reviewer__openai_verdict(json_t **out, const char *reply, size_t len, struct
 		        "chat-completions server?");
 	else
 		error = reviewer__extract_json(out, json_string_value(content), err);
+	if (!error)
+		openai_usage(*out, r);
 	json_decref(r);
 	return error;
 }

@@ -154,6 +154,13 @@ json_t *step__read_json(struct step *s, const char *name);
  */
 void step__record_usage(struct step *s, int64_t wall_ms);
 /*
+ * Record what the review of attempt s->run.attempt used: `usage` (the
+ * verdict's, schema/usage.schema.json; the openai protocol's reply usage
+ * made so), NULL when the reviewer did not say. A bad one is logged, never
+ * recorded; the review goes on either way.
+ */
+void step__record_review_usage(struct step *s, const struct json_t *usage, int64_t wall_ms);
+/*
  * The run's own budget (runner/budget.c): 1 when its attempts reached it,
  * why saying which (nothing more may start); 0 when not; an error (< 0).
  * left (when not NULL): what the next attempt may take: ms of wall time

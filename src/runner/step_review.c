@@ -444,6 +444,7 @@ int step_review(struct step *s, struct sl_err *err)
 			error = STEP_STOP;
 		goto out;
 	}
+	step__record_review_usage(s, json_object_get(v.raw, "usage"), log.elapsed_ms);
 	sl_fault("review.after_verdict");
 	error = apply_verdict(s, &v, tree, err);
 out:

@@ -1,6 +1,7 @@
 /*
  * What an attempt used, as its builder reported it in $SLUICE_USAGE_FILE
- * (docs/budgets.md): recorded once per run, attempt and role.
+ * and its reviewer in its reply (docs/budgets.md): recorded once per run,
+ * attempt and role.
  */
 #include "runner/runner_int.h"
 #include "store/store.h"
@@ -17,12 +18,12 @@
  * A usage file sluice ignored: in the tick's log and the run's event log
  * (`sluice log`). path NULL: `what` names the file already.
  */
-static void usage_ignored(struct step *s, const char *path, const char *what)
+static void usage_ignored(struct step *s, const char *kind, const char *path, const char *what)
 {
 	struct sl_err e = SL_ERR_INIT;
 	char msg[SL_ERR_MSG_MAX + 300];
 
-	snprintf(msg, sizeof(msg), "attempt %d: usage file ignored: %s%s%s%s", s->run.attempt,
+	snprintf(msg, sizeof(msg), "attempt %d: %s ignored: %s%s%s%s", s->run.attempt, kind,
 		 path ? "'" : "", path ? path : "", path ? "': " : "", what);
 	sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, msg);
 	if (store_event_add(s->ctx->st, s->run.id, s->run.work_order_id,
@@ -44,9 +45,9 @@ void step__record_usage(struct step *s, int64_t wall_ms)
 	/* the builder writes the run folder: bounded, never through a link */
 	if (sl_json_read(path, USAGE_FILE_MAX, &j, &e) != 0) {
 		if (e.code != SL_ENOTFOUND)
-			usage_ignored(s, NULL, e.msg);
+			usage_ignored(s, "usage file", NULL, e.msg);
 	} else if (store_usage_from_json(j, &u, &e) != 0) {
-		usage_ignored(s, path, e.msg);
+		usage_ignored(s, "usage file", path, e.msg);
 	} else {
 		u.run_id = s->run.id;
 		u.attempt = s->run.attempt;
@@ -58,4 +59,25 @@ void step__record_usage(struct step *s, int64_t wall_ms)
 	free(u.model);
 	json_decref(j);
 	free(path);
+}
+
+void step__record_review_usage(struct step *s, const json_t *usage, int64_t wall_ms)
+{
+	struct store_usage u = STORE_USAGE_UNKNOWN;
+	struct sl_err e = SL_ERR_INIT;
+	char role[] = "reviewer";
+
+	if (!usage)
+		return; /* the reviewer did not say */
+	if (store_usage_from_json(usage, &u, &e) != 0) {
+		usage_ignored(s, "the reviewer's usage", NULL, e.msg);
+	} else {
+		u.run_id = s->run.id;
+		u.attempt = s->run.attempt;
+		u.role = role;
+		u.wall_ms = wall_ms;
+		if (store_usage_put(s->ctx->st, &u, &e) != 0)
+			sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, e.msg);
+	}
+	free(u.model);
 }

@@ -24,6 +24,7 @@
  *   {"fence": true}         openai: the verdict inside a ```json fence after prose
  *   {"content": "text"}     openai: this message content, verbatim
  *   {"echo_auth": true}     put the Authorization header into the comments
+ *   {"openai_usage": {...}} openai: this object as the reply's "usage"
  * No match: approve, for the request's tree.
  *
  * Exits on SIGTERM or SIGINT, and after --max-seconds (default 600).
@@ -176,7 +177,7 @@ static json_t *scripted(json_t *req)
 
 static const char *const control_keys[] = {
         "status", "retry_after", "delay_ms", "garbage",   "close", "oversize", "bytes",
-        "raw",    "fence",       "content",  "echo_auth", "body",  NULL};
+        "raw",    "fence",       "content",  "echo_auth", "body",  "openai_usage", NULL};
 
 /* The verdict object of an entry: the entry without the fault keys. */
 static json_t *verdict_of(json_t *e, json_t *req, const char *auth)
@@ -214,6 +215,8 @@ static char *chat_reply(json_t *e, json_t *verdict)
 	                  "object", "chat.completion", "model", "fake-model", "choices", "index", 0,
 	                  "message", "role", "assistant", "content", content, "finish_reason",
 	                  "stop");
+	if (json_is_object(json_object_get(e, "openai_usage")))
+		json_object_set(reply, "usage", json_object_get(e, "openai_usage"));
 	out = json_dumps(reply, 0);
 	json_decref(reply);
 	free(vtext);
