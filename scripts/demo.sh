@@ -6,7 +6,9 @@
 #   re-reviewed, one conflict is left for a person, who resolves it by the
 #   steps `sluice show` prints, a person asks for changes once as the manual
 #   reviewer, and `sluice audit` proves
-#   that what was reviewed is what was merged.
+#   that what was reviewed is what was merged. It ends with `sluice cost`: what
+#   each work order's attempts and reviews cost, as the agents reported it
+#   (the scripted agent writes $SLUICE_USAGE_FILE; the preset does not yet).
 #
 #   ./scripts/demo.sh            builds sluice if needed, runs the tour
 #   DEMO_DIR=/some/where ./scripts/demo.sh   keep the sample repository there
@@ -109,6 +111,9 @@ esac
 step "a reviewer agent over HTTP on loopback (tests/reviewer/fake_reviewer.c)"
 cat >"$demo/reviewer/script.json" <<'EOJ'
 {
+  "WO-101": [{"verdict": "approve", "comments": "Fine.",
+              "usage": {"input_tokens": 2400, "output_tokens": 60, "cost_usd": 0.0081,
+                        "model": "demo-reviewer"}}],
   "WO-102": [{"verdict": "request_changes", "comments": "Also say hello in French."},
              {"verdict": "approve", "comments": "Both greetings are there."}],
   "WO-103": [{"delay_ms": 1500, "verdict": "approve", "comments": "Looks right."}],
@@ -275,4 +280,7 @@ if [ "${DEMO_SERVE:-1}" = 1 ]; then
 		exit 1
 	fi
 fi
+step "sluice cost: what the agents cost (docs/budgets.md)"
+run sluice cost
+run sluice cost --by agent
 step "done: the sample repository is $repo"
