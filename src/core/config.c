@@ -1301,6 +1301,67 @@ static void freeze_free(struct sl_config *cfg)
 	free(cfg->merge.freeze);
 }
 
+/* One model of budget.prices: {input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}. */
+static void price_pair(struct ctx *c, const char *model, yaml_node_t *k, yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+	struct sl_price *n, *pr;
+	yaml_node_pair_t *p;
+
+	if (!*model || sl_reviewer_name_check(model, strlen(model)) != SL_NAME_OK) {
+		problem(c, k, "a model of 'budget.prices' must be a name of at most 200 characters "
+		        "with no control character");
+		return;
+	}
+	if (v->type != YAML_MAPPING_NODE || !v->data.mapping.pairs.top ||
+	    v->data.mapping.pairs.top == v->data.mapping.pairs.start) {
+		problem(c, v, "'budget.prices' of '%s' must be a mapping such as {input: 3, output: "
+		        "15} (US dollars per million tokens)", model);
+		return;
+	}
+	if (!(n = realloc(cfg->budget.prices, (cfg->budget.nprices + 1) * sizeof(*n))) ||
+	    !(n[cfg->budget.nprices].model = strdup(model))) {
+		if (n)
+			cfg->budget.prices = n;
+		oom(c);
+		return;
+	}
+	cfg->budget.prices = n;
+	pr = &n[cfg->budget.nprices++];
+	pr->input = pr->output = pr->cache_read = pr->cache_write = 0;
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *pk = yaml_document_get_node(c->doc, p->key);
+		yaml_node_t *pv = yaml_document_get_node(c->doc, p->value);
+		const char *key = scalar(pk), *val = scalar(pv);
+		double *at = !key ? NULL : !strcmp(key, "input") ? &pr->input
+		             : !strcmp(key, "output") ? &pr->output
+		             : !strcmp(key, "cache_read") ? &pr->cache_read
+		             : !strcmp(key, "cache_write") ? &pr->cache_write : NULL;
+
+		if (!at) {
+			unknown(c, pk, "budget.prices", "input, output, cache_read, cache_write");
+		} else if (!val || pv->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+		           amount_parse(val, at) != 0 || *at < 0) {
+			problem(c, pv, "'budget.prices' %s of '%s' must be US dollars per million "
+			        "tokens such as 3 or 0.30, not '%s'", key, model,
+			        val ? val : "(a list or mapping)");
+		}
+	}
+}
+
+static void read_prices(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
+{
+	(void)row, (void)at;
+	each_pair(c, v, "budget.prices", price_pair);
+}
+
+static void prices_free(struct sl_config *cfg)
+{
+	for (size_t i = 0; i < cfg->budget.nprices; i++)
+		free(cfg->budget.prices[i].model);
+	free(cfg->budget.prices);
+}
+
 #define CFG(f) .base = B_CONFIG, .off = offsetof(struct sl_config, f)
 #define BLD(f) .base = B_BUILDER, .off = offsetof(struct sl_builder, f)
 #define GATE(f) .base = B_GATE, .off = offsetof(struct sl_gate, f)
@@ -1398,6 +1459,7 @@ static const struct setting rows[] = {
 	{.key = "budget.run", .type = T_SECTION},
 	{.key = "budget.run.usd", .type = T_USD, CFG(budget.run_usd), .def = "none"},
 	{.key = "budget.run.minutes", .type = T_MIN, CFG(budget.run_minutes), .def = "none"},
+	{.key = "budget.prices", .type = T_HOOK, .read = read_prices},
 	{.key = "watch", .type = T_SECTION}, /* docs/watch.md */
 	{.key = "watch.gates", .type = T_HOOK, .read = read_watch_gates},
 	{.key = "watch.every", .type = T_INT, CFG(watch.every), .def = "0", .max = 1000},
@@ -1838,5 +1900,6 @@ void sl_config_free(struct sl_config *cfg)
 		free_rows(&cfg->retry[i], B_RETRY);
 	free(cfg->retry);
 	freeze_free(cfg);
+	prices_free(cfg);
 	free(cfg);
 }

@@ -58,6 +58,16 @@ struct sl_builder {
 	int line;               /* where a named builder is in config.yaml, for messages */
 };
 
+/*
+ * budget.prices (docs/budgets.md): what a model's million tokens cost, in
+ * US dollars; 0 where not given. An attempt that reported tokens but no
+ * cost gets one from these, marked an estimate.
+ */
+struct sl_price {
+	char *model;
+	double input, output, cache_read, cache_write;
+};
+
 struct sl_gate {
 	char *name;          /* [A-Za-z0-9_-]+, unique */
 	sl_strv argv;        /* run in the worktree */
@@ -168,6 +178,8 @@ struct sl_config {
 		                      (a work order's budget.usd wins) */
 		double run_minutes; /* budget.run.minutes: the same for the attempts'
 		                       wall time, which also bounds each attempt */
+		struct sl_price *prices; /* budget.prices: a cost from tokens, per model */
+		size_t nprices;
 	} budget;
 	struct {                   /* watch: (docs/watch.md) */
 		struct sl_gate *gates; /* watch.gates: run on the target's tip, not on cars */

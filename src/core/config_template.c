@@ -251,6 +251,8 @@ static const char config_template[] =
         "#   day: {usd: 40}\n"
         "#   month: {usd: 600}\n"
         "#   run: {usd: 5, minutes: 45}\n"
+        "#   prices:    # a cost from tokens, per million, where the agent says none\n"
+        "#     claude-sonnet-4: {input: 3, output: 15, cache_read: 0.30}\n"
         "\n"
         "# Watch gates: slow suites run on the target's tip, not on each merge\n"
         "# (docs/watch.md; only checked so far, nothing runs them yet).\n"

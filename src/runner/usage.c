@@ -32,6 +32,48 @@ static void usage_ignored(struct step *s, const char *kind, const char *path, co
 		sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, e.msg);
 }
 
+/*
+ * A cost from tokens (budget.prices, docs/budgets.md): for a row with
+ * tokens but no cost, of a model the table prices; marked an estimate.
+ */
+static void estimate(const struct sl_config *cfg, struct store_usage *u)
+{
+	const int64_t tok[] = { u->input_tokens, u->output_tokens, u->cache_read_tokens,
+				u->cache_write_tokens };
+	double usd = 0;
+	int known = 0;
+
+	if (u->cost_usd >= 0 || !u->model)
+		return;
+	for (size_t i = 0; i < cfg->budget.nprices; i++) {
+		const struct sl_price *p = &cfg->budget.prices[i];
+		const double per[] = { p->input, p->output, p->cache_read, p->cache_write };
+
+		if (strcmp(p->model, u->model))
+			continue;
+		for (int t = 0; t < 4; t++)
+			if (tok[t] >= 0)
+				usd += (double)tok[t] * per[t] / 1e6, known = 1;
+		if (known)
+			u->cost_usd = usd, u->estimate = 1;
+		return;
+	}
+}
+
+/* Record u for the run's attempt in `role`, its cost estimated when it has none. */
+static void put(struct step *s, struct store_usage *u, char *role, int64_t wall_ms)
+{
+	struct sl_err e = SL_ERR_INIT;
+
+	u->run_id = s->run.id;
+	u->attempt = s->run.attempt;
+	u->role = role;
+	u->wall_ms = wall_ms;
+	estimate(s->ctx->cfg, u);
+	if (store_usage_put(s->ctx->st, u, &e) != 0)
+		sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, e.msg);
+}
+
 void step__record_usage(struct step *s, int64_t wall_ms)
 {
 	struct store_usage u = STORE_USAGE_UNKNOWN;
@@ -49,12 +91,7 @@ void step__record_usage(struct step *s, int64_t wall_ms)
 	} else if (store_usage_from_json(j, &u, &e) != 0) {
 		usage_ignored(s, "usage file", path, e.msg);
 	} else {
-		u.run_id = s->run.id;
-		u.attempt = s->run.attempt;
-		u.role = role;
-		u.wall_ms = wall_ms;
-		if (store_usage_put(s->ctx->st, &u, &e) != 0)
-			sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, e.msg);
+		put(s, &u, role, wall_ms);
 	}
 	free(u.model);
 	json_decref(j);
@@ -72,12 +109,7 @@ void step__record_review_usage(struct step *s, const json_t *usage, int64_t wall
 	if (store_usage_from_json(usage, &u, &e) != 0) {
 		usage_ignored(s, "the reviewer's usage", NULL, e.msg);
 	} else {
-		u.run_id = s->run.id;
-		u.attempt = s->run.attempt;
-		u.role = role;
-		u.wall_ms = wall_ms;
-		if (store_usage_put(s->ctx->st, &u, &e) != 0)
-			sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, e.msg);
+		put(s, &u, role, wall_ms);
 	}
 	free(u.model);
 }
