@@ -62,22 +62,28 @@ test_expect_success 'each builder ran in its own worktree, none was shared' '
 '
 
 test_expect_success 'the pool is consistent: no slot lost or leaked, git agrees' '
-	test -z "$(git -C repo worktree prune --dry-run -v 2>&1)" &&
+	{ ls -la repo/.system/pool repo/.git/worktrees; git -C repo worktree list --porcelain; } >pool.state 2>&1 &&
+	git -C repo worktree prune --dry-run -v >prune.out 2>&1 &&
+	{ test ! -s prune.out || { echo "git would prune:" && cat prune.out pool.state; false; }; } &&
 	git -C repo worktree list --porcelain | sed -n "s/^worktree //p" | tail -n +2 | sort >listed &&
 	ls -A repo/.system/pool | grep -v "\.tmp\.[0-9]*\$" | sed "s|^|$TRASH/repo/.system/pool/|" | sort >slots &&
 	test_cmp slots listed &&
-	test "$(wc -l <slots)" -le 2 &&
-	test "$(ls -A repo/.git/worktrees | wc -l)" = "$(wc -l <slots)" &&
+	{ test "$(wc -l <slots)" -le 2 || { echo "more than 2 slots:" && cat pool.state; false; }; } &&
+	{ test "$(ls -A repo/.git/worktrees | wc -l)" = "$(wc -l <slots)" ||
+		{ echo ".git/worktrees is not the slots:" && cat pool.state; false; }; } &&
 	for s in $(cat slots); do
 		g=$(git -C "$s" rev-parse --absolute-git-dir) &&
 		test "$(cat "$g/gitdir")" = "$s/.git" &&
-		test "$(git -C "$s" rev-parse --abbrev-ref HEAD)" = HEAD || return 1
+		test "$(git -C "$s" rev-parse --abbrev-ref HEAD)" = HEAD ||
+		{ echo "slot $s: its gitdir or HEAD is wrong" && cat pool.state; return 1; }
 	done &&
-	test -z "$(find repo/.system -name .git ! -path "repo/.system/pool/*")" &&
-	test -z "$(git -C repo branch --list "run/*")" &&
-	test -z "$(find repo/.git -name "*.lock")" &&
-	git -C repo fsck --no-progress >fsck.out 2>&1 &&
-	sluice -C repo audit >audit.out 2>&1
+	{ test -z "$(find repo/.system -name .git ! -path "repo/.system/pool/*")" ||
+		{ echo "a .git outside the pool:" && find repo/.system -name .git ! -path "repo/.system/pool/*"; false; }; } &&
+	{ test -z "$(git -C repo branch --list "run/*")" ||
+		{ echo "run branches left:" && git -C repo branch --list "run/*"; false; }; } &&
+	{ test -z "$(find repo/.git -name "*.lock")" || { echo "locks:" && find repo/.git -name "*.lock"; false; }; } &&
+	{ git -C repo fsck --no-progress >fsck.out 2>&1 || { cat fsck.out; false; }; } &&
+	{ sluice -C repo audit >audit.out 2>&1 || { cat audit.out; false; }; }
 '
 
 test_expect_success 'and the pool still serves: two more runs take what it holds, gc empties it' '
@@ -86,13 +92,15 @@ test_expect_success 'and the pool still serves: two more runs take what it holds
 		sed "s/file1.txt/$w.txt/" "$BUILDERS/R1.sh" >"$BUILDERS/$w.sh" || return 1
 	done &&
 	k=$(ls -A repo/.system/pool | wc -l) &&
-	sluice -C repo tick --jobs 2 >tick.out 2>&1 &&
+	{ sluice -C repo tick --jobs 2 >tick.out 2>&1 || { cat tick.out; false; }; } &&
 	taken=0 && for w in R1b R2b; do
-		r=$(run_of repo $w) && test "$(state_of repo $r)" = merged || return 1
+		r=$(run_of repo $w) && test "$(state_of repo $r)" = merged ||
+			{ echo "$w did not merge:" && cat tick.out; return 1; }
 		if sluice -C repo log "$r" | grep -q "worktree from the pool"; then taken=$((taken + 1)); fi
 	done &&
-	test "$taken" -ge "$k" && test "$taken" -ge 1 &&
-	sluice -C repo gc </dev/null >gc.out 2>&1 &&
+	{ test "$taken" -ge "$k" && test "$taken" -ge 1 ||
+		{ echo "$taken runs took a worktree from a pool of $k:" && cat tick.out; false; }; } &&
+	{ sluice -C repo gc </dev/null >gc.out 2>&1 || { cat gc.out; false; }; } &&
 	test -z "$(ls -A repo/.system/pool 2>/dev/null | grep -v "\.tmp\.[0-9]*\$")" &&
 	test "$(git -C repo worktree list | wc -l)" = 1 &&
 	test -z "$(ls -A repo/.git/worktrees 2>/dev/null)"
