@@ -32,7 +32,11 @@ static const struct {
          * (--session-id, kept in the run folder) so that session: keep can
          * --resume it: `-p --continue` of 2.1.100 starts a new conversation
          * (t1023). A run's budget in dollars (docs/budgets.md) gives what
-         * is left to --max-budget-usd.
+         * is left to --max-budget-usd. The CLI's JSON result (kept as
+         * claude-result.json) gives the summary (its `result`) and what the
+         * attempt used ($SLUICE_USAGE_FILE: its usage, total_cost_usd and
+         * model), read with the node that runs Claude Code; without node
+         * the summary is the JSON itself.
          */
         {"claude-code", "claude",
          "f=\"$SLUICE_RUN_DIR/claude-session\"; id=$(cat \"$f\" 2>/dev/null); "
@@ -43,10 +47,21 @@ static const struct {
          "\"$SLUICE_GATE_COMMANDS\" | awk '{gsub(/ *(&&|[|][|]|;|[|]) */, \"\\n\"); print}'); "
          "do set -- \"$@\" \"Bash($c)\"; done; "
          "unset IFS; b=; [ -n \"$SLUICE_BUDGET_USD\" ] && b=\"--max-budget-usd $SLUICE_BUDGET_USD\"; "
-         "claude -p $r $b --output-format text --permission-mode acceptEdits "
+         "o=\"$SLUICE_RUN_DIR/claude-result.json\"; "
+         "claude -p $r $b --output-format json --permission-mode acceptEdits "
          "--allowedTools Read Edit Write Glob Grep 'Bash(git status:*)' 'Bash(git diff:*)' "
-         "'Bash(git log:*)' 'Bash(git show:*)' \"$@\" <\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; "
-         "rc=$?; cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
+         "'Bash(git log:*)' 'Bash(git show:*)' \"$@\" <\"$SLUICE_PROMPT_FILE\" >\"$o\"; rc=$?; "
+         "cp \"$o\" \"$SLUICE_SUMMARY_FILE\"; "
+         "command -v node >/dev/null && node -e 'const fs=require(\"fs\"),a=process.argv;let r;"
+         "try{r=JSON.parse(fs.readFileSync(a[1],\"utf8\"))}catch(e){process.exit(0)}"
+         "const s=String(r.result??\"\");fs.writeFileSync(a[2],s&&!s.endsWith(\"\\n\")?s+\"\\n\":s);"
+         "const u=r.usage||{},n=v=>typeof v===\"number\"?v:undefined;"
+         "fs.writeFileSync(a[3],JSON.stringify({input_tokens:n(u.input_tokens),"
+         "output_tokens:n(u.output_tokens),cache_read_tokens:n(u.cache_read_input_tokens),"
+         "cache_write_tokens:n(u.cache_creation_input_tokens),cost_usd:n(r.total_cost_usd),"
+         "model:Object.keys(r.modelUsage||{})[0]})+\"\\n\")' "
+         "\"$o\" \"$SLUICE_SUMMARY_FILE\" \"$SLUICE_USAGE_FILE\"; "
+         "cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
         /*
          * session: keep resumes the newest session of the worktree (codex
          * picks the session of the current directory); `exec resume` has no

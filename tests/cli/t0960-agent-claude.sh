@@ -140,6 +140,17 @@ test_expect_success 'the final answer is the summary: in the review request and 
 	test_grep "FINAL ANSWER: claude wrote hello.txt" show.out
 '
 
+test_expect_success 'what the CLI reported in its JSON result is the attempt.s usage' '
+	run=$(cat run1) &&
+	res=repo/.system/runs/$run/claude-result.json &&
+	jq -e ".type == \"result\"" $res >/dev/null &&
+	jq -c "{input_tokens: .usage.input_tokens, output_tokens: .usage.output_tokens, cache_read_tokens: .usage.cache_read_input_tokens, cache_write_tokens: .usage.cache_creation_input_tokens, cost_usd: .total_cost_usd, model: (.modelUsage | keys[0])}" $res >want.usage &&
+	sluice -C repo show --json $run >show.json &&
+	jq -c ".usage.rows[] | select(.role == \"builder\") | {input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, model}" show.json >got.usage &&
+	test_cmp want.usage got.usage &&
+	jq -e ".input_tokens > 0 and .cost_usd > 0" got.usage >/dev/null
+'
+
 test_expect_success 'the builder log shows no permission or trust refusal' '
 	run=$(cat run1) &&
 	log=repo/.system/runs/$run/builder.log &&
