@@ -82,7 +82,10 @@ static const struct {
          * (exit 1): gemini retries ECONNREFUSED whatever its settings
          * (general.maxAttempts, retryFetchErrors), about 4.5 minutes. Not
          * through a proxy, and a probe that cannot tell (a timeout, DNS)
-         * leaves it to gemini (docs/agents.md).
+         * leaves it to gemini (docs/agents.md). The JSON's stats give what
+         * the attempt used ($SLUICE_USAGE_FILE: the tokens of every model
+         * summed, the model with the most of them; no cost, which
+         * budget.prices can estimate).
          */
         {"gemini", "gemini node",
          "if [ -n \"$GOOGLE_GEMINI_BASE_URL\" ] && "
@@ -96,12 +99,20 @@ static const struct {
          "\"refuses connections; gemini is not started (it would retry for minutes)\");"
          "process.exit(1)})' \"$GOOGLE_GEMINI_BASE_URL\" || exit 1; fi; "
          "r=; [ \"$SLUICE_SESSION\" = keep ] && r='--resume latest'; "
+         "o=\"$SLUICE_RUN_DIR/gemini-result.json\"; "
          "GEMINI_CLI_TRUST_WORKSPACE=true gemini $r --approval-mode=yolo --output-format json "
-         "<\"$SLUICE_PROMPT_FILE\" >\"$SLUICE_SUMMARY_FILE\"; rc=$?; "
-         "node -e 'const fs=require(\"fs\"),f=process.argv[1];let r;"
-         "try{r=JSON.parse(fs.readFileSync(f,\"utf8\"))}catch(e){process.exit(0)}"
+         "<\"$SLUICE_PROMPT_FILE\" >\"$o\"; rc=$?; cp \"$o\" \"$SLUICE_SUMMARY_FILE\"; "
+         "node -e 'const fs=require(\"fs\"),a=process.argv;let r;"
+         "try{r=JSON.parse(fs.readFileSync(a[1],\"utf8\"))}catch(e){process.exit(0)}"
          "const s=String(r.response??r.error?.message??\"\");"
-         "fs.writeFileSync(f,s&&!s.endsWith(\"\\n\")?s+\"\\n\":s)' \"$SLUICE_SUMMARY_FILE\"; "
+         "fs.writeFileSync(a[2],s&&!s.endsWith(\"\\n\")?s+\"\\n\":s);"
+         "const m=Object.entries(r.stats?.models||{});if(!m.length)process.exit(0);"
+         "let i=0,o=0,c=0,top=m[0];for(const e of m){const t=e[1].tokens||{};"
+         "i+=(t.input!=null?t.input:(t.prompt||0)-(t.cached||0))||0;o+=(t.candidates||0)+(t.thoughts||0);"
+         "c+=t.cached||0;if((t.total||0)>(top[1].tokens?.total||0))top=e}"
+         "fs.writeFileSync(a[3],JSON.stringify({input_tokens:i,output_tokens:o,"
+         "cache_read_tokens:c,model:top[0]})+\"\\n\")' "
+         "\"$o\" \"$SLUICE_SUMMARY_FILE\" \"$SLUICE_USAGE_FILE\"; "
          "cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
         {NULL, NULL, NULL},
 };

@@ -168,6 +168,21 @@ test_expect_success 'the final answer alone is the summary: review request, show
 	test_grep -v "not the final answer" show.out
 '
 
+test_expect_success 'the stats of its JSON output are the attempt.s usage: tokens summed, the main model' '
+	run=$(cat run.wo1) &&
+	res=repo/.system/runs/$run/gemini-result.json &&
+	jq -c "[.stats.models | to_entries[] | .value.tokens] |
+		{input_tokens: (map(.input) | add), output_tokens: (map(.candidates + .thoughts) | add),
+		 cache_read_tokens: (map(.cached) | add)}" $res >want.tok &&
+	jq -r ".stats.models | to_entries | max_by(.value.tokens.total) | .key" $res >want.model &&
+	sluice -C repo show --json $run >show.json &&
+	jq -c ".usage.rows[] | select(.role == \"builder\") | {input_tokens, output_tokens, cache_read_tokens}" show.json >got.tok &&
+	jq -r ".usage.rows[] | select(.role == \"builder\") | .model" show.json >got.model &&
+	test_cmp want.tok got.tok && test_cmp want.model got.model &&
+	jq -e ".input_tokens > 0" got.tok >/dev/null &&
+	test "$(jq -r ".usage.rows[] | select(.role == \"builder\") | .cost_usd" show.json)" = null
+'
+
 test_expect_success 'the reviewer token is not in the environment of the CLI' '
 	model_requests_since mark.wo1 >reqs &&
 	jq -s -e "map(.processes[]) | length > 0" $(cat reqs) >/dev/null &&
