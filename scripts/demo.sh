@@ -8,7 +8,8 @@
 #   reviewer, and `sluice audit` proves
 #   that what was reviewed is what was merged. It ends with `sluice cost`: what
 #   each work order's attempts and reviews cost, as the agents reported it
-#   (the scripted agent writes $SLUICE_USAGE_FILE; the preset does not yet).
+#   (the scripted agent writes $SLUICE_USAGE_FILE; the claude-code preset
+#   writes what Claude Code's JSON result says).
 #
 #   ./scripts/demo.sh            builds sluice if needed, runs the tour
 #   DEMO_DIR=/some/where ./scripts/demo.sh   keep the sample repository there

@@ -33,10 +33,12 @@ static const struct {
          * --resume it: `-p --continue` of 2.1.100 starts a new conversation
          * (t1023). A run's budget in dollars (docs/budgets.md) gives what
          * is left to --max-budget-usd. The CLI's JSON result (kept as
-         * claude-result.json) gives the summary (its `result`) and what the
-         * attempt used ($SLUICE_USAGE_FILE: its usage, total_cost_usd and
-         * model), read with the node that runs Claude Code; without node
-         * the summary is the JSON itself.
+         * claude-result.json) gives the summary (its `result`; the JSON
+         * itself when it has none, an error) and what the attempt used
+         * ($SLUICE_USAGE_FILE: its usage, total_cost_usd, the model that
+         * cost most), read with node (npm's Claude Code runs on it); without
+         * node, or when the attempt is killed at its timeout, nothing is
+         * recorded and the summary is the JSON.
          */
         {"claude-code", "claude",
          "f=\"$SLUICE_RUN_DIR/claude-session\"; id=$(cat \"$f\" 2>/dev/null); "
@@ -52,16 +54,19 @@ static const struct {
          "--allowedTools Read Edit Write Glob Grep 'Bash(git status:*)' 'Bash(git diff:*)' "
          "'Bash(git log:*)' 'Bash(git show:*)' \"$@\" <\"$SLUICE_PROMPT_FILE\" >\"$o\"; rc=$?; "
          "cp \"$o\" \"$SLUICE_SUMMARY_FILE\"; "
-         "command -v node >/dev/null && node -e 'const fs=require(\"fs\"),a=process.argv;let r;"
-         "try{r=JSON.parse(fs.readFileSync(a[1],\"utf8\"))}catch(e){process.exit(0)}"
-         "const s=String(r.result??\"\");fs.writeFileSync(a[2],s&&!s.endsWith(\"\\n\")?s+\"\\n\":s);"
+         "if command -v node >/dev/null; then node -e 'const fs=require(\"fs\"),a=process.argv;"
+         "let r;try{r=JSON.parse(fs.readFileSync(a[1],\"utf8\"))}catch(e){process.exit(0)}"
+         "if(!r||typeof r!==\"object\")process.exit(0);const s=String(r.result??\"\");"
+         "if(s)fs.writeFileSync(a[2],s.endsWith(\"\\n\")?s:s+\"\\n\");"
          "const u=r.usage||{},n=v=>typeof v===\"number\"?v:undefined;"
+         "const m=Object.entries(r.modelUsage||{}).sort((x,y)=>(y[1].costUSD||0)-(x[1].costUSD||0));"
          "fs.writeFileSync(a[3],JSON.stringify({input_tokens:n(u.input_tokens),"
          "output_tokens:n(u.output_tokens),cache_read_tokens:n(u.cache_read_input_tokens),"
          "cache_write_tokens:n(u.cache_creation_input_tokens),cost_usd:n(r.total_cost_usd),"
-         "model:Object.keys(r.modelUsage||{})[0]})+\"\\n\")' "
+         "model:m.length?m[0][0]:undefined})+\"\\n\")' "
          "\"$o\" \"$SLUICE_SUMMARY_FILE\" \"$SLUICE_USAGE_FILE\"; "
-         "cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
+         "else echo 'sluice: no node on the PATH: the usage Claude Code reported is not "
+         "recorded' >&2; fi; cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
         /*
          * session: keep resumes the newest session of the worktree (codex
          * picks the session of the current directory); `exec resume` has no
@@ -278,7 +283,7 @@ static const char config_template[] =
         "#   month: {usd: 600}\n"
         "#   run: {usd: 5, minutes: 45}\n"
         "#   prices:    # a cost from tokens, per million, where the agent says none\n"
-        "#     claude-sonnet-4: {input: 3, output: 15, cache_read: 0.30}\n"
+        "#     claude-sonnet-4-6: {input: 3, output: 15, cache_read: 0.30}\n"
         "\n"
         "# Watch gates: slow suites run on the target's tip, not on each merge\n"
         "# (docs/watch.md; only checked so far, nothing runs them yet).\n"

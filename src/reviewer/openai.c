@@ -112,18 +112,23 @@ int reviewer__extract_json(json_t **out, const char *text, struct sl_err *err)
 static void openai_usage(json_t *verdict, const json_t *reply)
 {
 	const json_t *u = json_object_get(reply, "usage"), *v;
+	const json_t *cached = json_object_get(json_object_get(u, "prompt_tokens_details"),
+					       "cached_tokens");
+	json_int_t c = json_is_integer(cached) ? json_integer_value(cached) : 0;
 	json_t *o;
 
 	if (!json_is_object(verdict) || !json_is_object(u) || json_object_get(verdict, "usage") ||
 	    !(o = json_object()))
 		return;
+	/* prompt_tokens counts the cached ones too; input_tokens does not */
 	if (json_is_integer(v = json_object_get(u, "prompt_tokens")))
-		json_object_set(o, "input_tokens", (json_t *)v);
+		json_object_set_new(o, "input_tokens", json_integer(json_integer_value(v) > c
+								   ? json_integer_value(v) - c
+								   : 0));
 	if (json_is_integer(v = json_object_get(u, "completion_tokens")))
 		json_object_set(o, "output_tokens", (json_t *)v);
-	if (json_is_integer(v = json_object_get(json_object_get(u, "prompt_tokens_details"),
-						"cached_tokens")))
-		json_object_set(o, "cache_read_tokens", (json_t *)v);
+	if (json_is_integer(cached))
+		json_object_set(o, "cache_read_tokens", (json_t *)cached);
 	if (json_is_string(v = json_object_get(reply, "model")))
 		json_object_set(o, "model", (json_t *)v);
 	json_object_set_new(verdict, "usage", o);

@@ -118,7 +118,7 @@ static int budget_holds(struct sl_ctx *ctx, char *budget, size_t nbudget, struct
 	if ((held = runner_budget_spent(ctx->cfg, ctx->st, now, budget, nbudget, err)) <= 0)
 		return held;
 	runner_budget_period(held, now, period, sizeof(period));
-	if (store_notify_budget(ctx->st, period, ctx->target_ref, budget, &nerr) != 0)
+	if (store_notify_budget(ctx->st, period, ctx->target_ref, budget, now, &nerr) != 0)
 		sl_log(SL_LOG_WARN, "%s", nerr.msg);
 	return 1;
 }

@@ -70,7 +70,8 @@ static void put(struct step *s, struct store_usage *u, char *role, int64_t wall_
 	u->role = role;
 	u->wall_ms = wall_ms;
 	estimate(s->ctx->cfg, u);
-	if (store_usage_put(s->ctx->st, u, &e) != 0)
+	/* a builder's file read again is the same attempt; each review is a new request */
+	if ((strcmp(role, "reviewer") ? store_usage_put : store_usage_add)(s->ctx->st, u, &e) != 0)
 		sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, e.msg);
 }
 

@@ -102,27 +102,38 @@ int store_notify_invalid_tx(struct store *st, const char *path, const char *hash
 	return error;
 }
 
-int store_notify_budget(struct store *st, const char *period, const char *target,
-			const char *reason, struct sl_err *err)
+/* 1 when the budget of `period` was told already, 0 when not, -1 (err set). */
+static int budget_told(struct store *st, const char *period, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
-	char why[1200];
-	int error, rc;
+	int rc;
 
-	if ((error = store_begin(st, err)) != 0)
-		return error;
-	if ((error = store__prepare(st, &s, "SELECT 1 FROM notify_outbox WHERE period = ?1 AND "
-					    "event = '" STORE_NOTIFY_BUDGET "'", err)) != 0)
-		goto fail;
+	if (store__prepare(st, &s, "SELECT 1 FROM notify_outbox WHERE period = ?1 AND "
+				   "event = '" STORE_NOTIFY_BUDGET "'", err) != 0)
+		return -1;
 	store__bind_text(s, 1, period);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
-	s = NULL;
-	if (rc == SQLITE_ROW) /* told already */
-		return store_commit(st, err);
-	if (rc != SQLITE_DONE) {
-		error = store__fail(st, err, "cannot read the outbox");
-		goto fail;
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : (store__fail(st, err, "cannot read the outbox"), -1);
+}
+
+int store_notify_budget(struct store *st, const char *period, const char *target,
+			const char *reason, int64_t now_ms, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	char why[1200];
+	int error, told;
+
+	/* most ticks of a held day: read only, no write lock taken */
+	if ((told = budget_told(st, period, err)) != 0)
+		return told < 0 ? SL_ERROR : 0;
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((told = budget_told(st, period, err)) != 0) { /* told meanwhile */
+		store_rollback(st);
+		return told < 0 ? SL_ERROR : 0;
 	}
 	snprintf(why, sizeof(why), "%s (%s)", reason, period);
 	if ((error = store_event_add(st, NULL, NULL, NULL, STORE_NOTIFY_BUDGET, why, err)) != 0 ||
@@ -136,7 +147,7 @@ int store_notify_budget(struct store *st, const char *period, const char *target
 	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(store_db(st)));
 	store__bind_text(s, 2, reason);
 	store__bind_text(s, 3, target);
-	sqlite3_bind_int64(s, 4, sl_now_ms());
+	sqlite3_bind_int64(s, 4, now_ms);
 	store__bind_text(s, 5, period);
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		error = store__fail(st, err, "cannot add a notification");

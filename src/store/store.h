@@ -766,10 +766,12 @@ struct store_notify {
  * that the repository's budget holds new work (docs/budgets.md): in one
  * transaction of its own, an event (no run, no work order) and an outbox
  * row 'budget_spent' with the reason and the target ref. Nothing when
- * this period was told already (migration 17).
+ * this period was told already (migration 17). now_ms (the instant the
+ * period was judged at) stamps the notification, so its `at` is of that
+ * period.
  */
 int store_notify_budget(struct store *st, const char *period, const char *target,
-			const char *reason, struct sl_err *err);
+			const char *reason, int64_t now_ms, struct sl_err *err);
 
 /*
  * Within the caller's transaction: tell the notifiers once about this
@@ -914,6 +916,12 @@ struct store_usage {
 #define STORE_USAGE_UNKNOWN { NULL, 0, NULL, NULL, -1, -1, -1, -1, -1.0, 0, 0, 0, NULL, NULL }
 
 int store_usage_put(struct store *st, const struct store_usage *u, struct sl_err *err);
+/*
+ * store_usage_put(), but each figure added to the row of the same run,
+ * attempt and role: a reviewer asked again about the same attempt spent
+ * again (an approval whose tree moved, a tick killed after the verdict).
+ */
+int store_usage_add(struct store *st, const struct store_usage *u, struct sl_err *err);
 /*
  * The rows of one run (run_id) or of all runs (NULL), recorded at or after
  * since_ms, oldest first. *out: store_usage_free(*out, *n).

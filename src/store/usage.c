@@ -17,17 +17,22 @@ static void bind_count(sqlite3_stmt *s, int i, int64_t v)
 		sqlite3_bind_int64(s, i, v);
 }
 
-int store_usage_put(struct store *st, const struct store_usage *u, struct sl_err *err)
+#define USAGE_INSERT                                                                  \
+	"INSERT INTO usage (run_id, attempt, role, model, input_tokens, output_tokens, "  \
+	"cache_read_tokens, cache_write_tokens, cost_usd, estimate, wall_ms, recorded_ms) " \
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+
+/* A figure added to the row's: unknown (NULL) plus unknown stays unknown. */
+#define USAGE_SUM(col) col " = CASE WHEN excluded." col " IS NULL THEN " col \
+	" ELSE coalesce(" col ", 0) + excluded." col " END"
+
+static int usage_write(struct store *st, const struct store_usage *u, const char *sql,
+		       struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int error;
 
-	if ((error = store__prepare(st, &s,
-				    "INSERT OR REPLACE INTO usage (run_id, attempt, role, model, "
-				    "input_tokens, output_tokens, cache_read_tokens, "
-				    "cache_write_tokens, cost_usd, estimate, wall_ms, recorded_ms) "
-				    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-				    err)) != 0)
+	if ((error = store__prepare(st, &s, sql, err)) != 0)
 		return error;
 	store__bind_text(s, 1, u->run_id);
 	sqlite3_bind_int(s, 2, u->attempt);
@@ -48,6 +53,31 @@ int store_usage_put(struct store *st, const struct store_usage *u, struct sl_err
 		error = store__fail(st, err, "cannot record an attempt's usage");
 	sqlite3_finalize(s);
 	return error;
+}
+
+int store_usage_put(struct store *st, const struct store_usage *u, struct sl_err *err)
+{
+	return usage_write(st, u,
+			   USAGE_INSERT "ON CONFLICT (run_id, attempt, role) DO UPDATE SET "
+			   "model = excluded.model, input_tokens = excluded.input_tokens, "
+			   "output_tokens = excluded.output_tokens, "
+			   "cache_read_tokens = excluded.cache_read_tokens, "
+			   "cache_write_tokens = excluded.cache_write_tokens, "
+			   "cost_usd = excluded.cost_usd, estimate = excluded.estimate, "
+			   "wall_ms = excluded.wall_ms, recorded_ms = excluded.recorded_ms",
+			   err);
+}
+
+int store_usage_add(struct store *st, const struct store_usage *u, struct sl_err *err)
+{
+	return usage_write(st, u,
+			   USAGE_INSERT "ON CONFLICT (run_id, attempt, role) DO UPDATE SET "
+			   "model = coalesce(excluded.model, model), "
+			   USAGE_SUM("input_tokens") ", " USAGE_SUM("output_tokens") ", "
+			   USAGE_SUM("cache_read_tokens") ", " USAGE_SUM("cache_write_tokens") ", "
+			   USAGE_SUM("cost_usd") ", estimate = max(estimate, excluded.estimate), "
+			   "wall_ms = wall_ms + excluded.wall_ms, recorded_ms = excluded.recorded_ms",
+			   err);
 }
 
 static int64_t col_count(sqlite3_stmt *s, int i)

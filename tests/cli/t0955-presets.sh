@@ -70,6 +70,40 @@ for preset in claude-code codex gemini; do
 	'
 done
 
+test_expect_success 'claude-code: its JSON result gives the summary and the usage recorded' '
+	test_skip_unless_tool node &&
+	rm -rf "$STANDIN_DIR"/* cj &&
+	test_when_finished "rm -f \"$STANDIN_DIR/claude.out\" \"$STANDIN_DIR/claude.rc\"" &&
+	printf "%s\n" "{\"type\": \"result\", \"result\": \"all done\", \"total_cost_usd\": 0.42, \"usage\": {\"input_tokens\": 7, \"output_tokens\": 3, \"cache_read_input_tokens\": 100, \"cache_creation_input_tokens\": 5}, \"modelUsage\": {\"small\": {\"costUSD\": 0.02}, \"big\": {\"costUSD\": 0.4}}}" >"$STANDIN_DIR/claude.out" &&
+	preset_repo cj claude-code claude &&
+	wo cj J && sluice -C cj tick >out 2>&1 &&
+	run=$(run_of cj J) &&
+	test "$(state_of cj $run)" = merged &&
+	echo "all done" >want && test_cmp want cj/.system/runs/$run/summary.md &&
+	sluice -C cj show --json $run |
+		jq -c ".usage.rows[] | [.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens, .cost_usd, .model]" >got &&
+	echo "[7,3,100,5,0.42,\"big\"]" >want && test_cmp want got
+'
+
+test_expect_success 'claude-code: an error result without one, or no JSON: the output is the summary' '
+	test_skip_unless_tool node &&
+	rm -rf "$STANDIN_DIR"/* ce &&
+	test_when_finished "rm -f \"$STANDIN_DIR/claude.out\" \"$STANDIN_DIR/claude.rc\"" &&
+	echo "{\"type\": \"result\", \"subtype\": \"error_max_turns\", \"is_error\": true}" >"$STANDIN_DIR/claude.out" &&
+	echo 1 >"$STANDIN_DIR/claude.rc" &&
+	preset_repo ce claude-code claude &&
+	wo ce E && sluice -C ce tick >out 2>&1 &&
+	run=$(run_of ce E) &&
+	test "$(state_of ce $run)" = failed &&
+	test_grep "error_max_turns" ce/.system/runs/$run/summary.md &&
+	test_grep "error_max_turns" ce/.system/runs/$run/builder.log &&
+	echo "not json at all" >"$STANDIN_DIR/claude.out" && echo 0 >"$STANDIN_DIR/claude.rc" &&
+	wo ce N && sluice -C ce tick >out 2>&1 &&
+	run=$(run_of ce N) &&
+	test_grep "^not json at all$" ce/.system/runs/$run/summary.md &&
+	test "$(sluice -C ce show --json $run | jq ".usage.rows | length")" = 0
+'
+
 # the lint gate as a shell command, quoted for sh
 want_lint="Bash(true 'it'\''s fine')"
 

@@ -144,7 +144,7 @@ test_expect_success 'what the CLI reported in its JSON result is the attempt.s u
 	run=$(cat run1) &&
 	res=repo/.system/runs/$run/claude-result.json &&
 	jq -e ".type == \"result\"" $res >/dev/null &&
-	jq -c "{input_tokens: .usage.input_tokens, output_tokens: .usage.output_tokens, cache_read_tokens: .usage.cache_read_input_tokens, cache_write_tokens: .usage.cache_creation_input_tokens, cost_usd: .total_cost_usd, model: (.modelUsage | keys[0])}" $res >want.usage &&
+	jq -c "{input_tokens: .usage.input_tokens, output_tokens: .usage.output_tokens, cache_read_tokens: .usage.cache_read_input_tokens, cache_write_tokens: .usage.cache_creation_input_tokens, cost_usd: .total_cost_usd, model: (.modelUsage | to_entries | max_by(.value.costUSD) | .key)}" $res >want.usage &&
 	sluice -C repo show --json $run >show.json &&
 	jq -c ".usage.rows[] | select(.role == \"builder\") | {input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, model}" show.json >got.usage &&
 	test_cmp want.usage got.usage &&

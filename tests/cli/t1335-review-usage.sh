@@ -41,13 +41,13 @@ test_expect_success 'the sluice protocol: the verdict says its usage, recorded f
 	test "$(jq -c "[.groups[] | select(.key == \"rev-1\") | .cost_usd]" cost.json)" = "[0.05]"
 '
 
-test_expect_success 'the openai protocol: the reply usage and model, as tokens' '
+test_expect_success 'the openai protocol: the reply usage and model, as tokens, the cached ones apart' '
 	sluice_repo o "reviewer:" "  mode: http" "  protocol: openai" "  model: test-model" \
 		"  url: ${REVIEWER_URL%/review}/v1/chat/completions" &&
 	wo o B && settle o &&
 	test "$(state_of o "$(run_of o B)")" = merged &&
 	reviewer_rows o B >rows &&
-	echo "[{\"attempt\":1,\"role\":\"reviewer\",\"model\":\"fake-model\",\"input_tokens\":1200,\"output_tokens\":80,\"cache_read_tokens\":1000,\"cache_write_tokens\":null,\"cost_usd\":null,\"estimate\":false}]" >want &&
+	echo "[{\"attempt\":1,\"role\":\"reviewer\",\"model\":\"fake-model\",\"input_tokens\":200,\"output_tokens\":80,\"cache_read_tokens\":1000,\"cache_write_tokens\":null,\"cost_usd\":null,\"estimate\":false}]" >want &&
 	test_cmp want rows
 '
 
@@ -58,6 +58,18 @@ test_expect_success 'a bad usage in a verdict: logged, nothing recorded, the rev
 	test "$(reviewer_rows c C)" = "[]" &&
 	sluice -C c log "$(run_of c C)" >log.out &&
 	test_grep "attempt 1: the reviewer.s usage ignored: " log.out
+'
+
+test_expect_success 'a review asked again (the tick killed after the verdict) adds its usage' '
+	sluice_repo k "reviewer:" "  mode: http" "  url: $REVIEWER_URL" &&
+	wo k A &&
+	FAULT_GROUP=1 fault_fire review.after_verdict fault.out -C k tick &&
+	sluice -C k show --json "$(run_of k A)" >mid.json &&
+	test "$(jq -c "[.usage.rows[] | select(.role == \"reviewer\") | .cost_usd]" mid.json)" = "[0.05]" &&
+	settle k &&
+	test "$(state_of k "$(run_of k A)")" = merged &&
+	reviewer_rows k A >rows &&
+	test "$(jq -c ".[] | [.attempt, .input_tokens, .output_tokens, .cost_usd, .model]" rows)" = "[1,200,40,0.1,\"rev-1\"]"
 '
 
 test_expect_success 'the review cost counts in the run budget' '
