@@ -62,9 +62,10 @@ int cmd_log(struct cli *cli, int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		char when[40];
 		sl_time_iso(when, sizeof(when), ev[i].at_ms);
-		printf("%s  %s%s%s  %s -> %s  %s\n", when, ev[i].run_id ? "run " : "wo ",
-		       cli_esc(ev[i].run_id ? ev[i].run_id : ev[i].work_order_id ? ev[i].work_order_id : "?"),
-		       ev[i].run_id && ev[i].work_order_id ? "" : "", ev[i].from_state ? ev[i].from_state : "-",
+		/* neither a run's nor a work order's: the repository's (budget_spent) */
+		printf("%s  %s%s  %s -> %s  %s\n", when, ev[i].run_id ? "run " : ev[i].work_order_id ? "wo " : "",
+		       cli_esc(ev[i].run_id ?: ev[i].work_order_id ?: "repository"),
+		       ev[i].from_state ? ev[i].from_state : "-",
 		       ev[i].to_state ? ev[i].to_state : "-", cli_esc(ev[i].reason));
 	}
 out:

@@ -118,7 +118,7 @@ test_expect_success 'the notifiers hear once a day that the budget holds' '
 	sluice -C t notify >list.out &&
 	test "$(grep -c budget_spent list.out)" = 1 &&
 	sluice -C t log >log.out &&
-	test_grep "budget_spent" log.out
+	test_grep "  repository  - -> budget_spent  the day.s budget is spent: .* (day 2" log.out
 '
 
 test_expect_success 'usd: none is no limit; bad amounts are refused with file and line' '
