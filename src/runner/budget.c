@@ -201,7 +201,7 @@ int step__run_budget(struct step *s, char *why, size_t n, struct step_budget_lef
 	if (why && n)
 		why[0] = '\0';
 	if (left)
-		left->ms = 0, left->usd = -1;
+		left->ms = 0, left->usd = -1, left->key = NULL, left->by_work_order = 0;
 	fields = step__wo_fields(s, s->run.work_order_id, NULL);
 	runner_run_budget_of(s->ctx->cfg, fields, &b);
 	json_decref(fields);
@@ -209,9 +209,16 @@ int step__run_budget(struct step *s, char *why, size_t n, struct step_budget_lef
 		return 0; /* no limit: the store is not read */
 	if ((error = run_spend(s, &sp, err)) != 0)
 		return error;
+	if ((error = runner_run_budget_spent(&b, &sp, why, n)) && left) {
+		/* which limit held: the money is judged first (runner_run_budget_spent) */
+		left->key = b.usd >= 0 && sp.usd >= b.usd - 1e-9 ? "usd" : "minutes";
+		left->by_work_order = !strncmp(!strcmp(left->key, "usd") ? b.usd_from
+									   : b.minutes_from,
+					       "the work order", 14);
+	}
 	if (left) {
 		left->ms = runner_run_budget_left_ms(&b, &sp);
 		left->usd = b.usd < 0 ? -1 : b.usd - sp.usd > 0 ? b.usd - sp.usd : 0;
 	}
-	return runner_run_budget_spent(&b, &sp, why, n);
+	return error;
 }

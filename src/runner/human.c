@@ -628,18 +628,23 @@ static int onto_target(struct step *s, char tip[41], struct sl_err *err)
 static int retry_failed(struct step *s, unsigned flags, struct sl_err *err)
 {
 	char reason[256], tip[41], spent[600];
+	struct step_budget_left held;
 	int error, touched = 0;
 
 	if ((error = still_current(s, err)) != 0)
 		return error;
 	/* a run stopped by its budget starts nothing until a limit is raised (docs/budgets.md) */
-	if ((error = step__run_budget(s, spent, sizeof(spent), NULL, err)) < 0)
+	if ((error = step__run_budget(s, spent, sizeof(spent), &held, err)) < 0)
 		return error;
+	/* the remedy of the limit that held: the config's is raised in place */
+	if (error && held.by_work_order)
+		return sl_err_set(err, SL_EINVALID, "run '%s': %s; nothing was done: a higher "
+				  "budget.%s in the work order's file is a new revision, which the "
+				  "next tick starts as a new run", s->run.id, spent, held.key);
 	if (error)
 		return sl_err_set(err, SL_EINVALID, "run '%s': %s; nothing was done: raise "
-				  "budget.run in .system/config.yaml and retry, or change the work "
-				  "order's budget (its new revision starts a new run)", s->run.id,
-				  spent);
+				  "budget.run.%s in .system/config.yaml, then 'sluice retry %s'",
+				  s->run.id, spent, held.key, s->run.id);
 	if ((error = save_worktree(s, "sluice: saved before a retry", &touched, err)) != 0)
 		return error;
 	/* a person's work in the worktree (a merge of the target, a fix) is built on, never reset */

@@ -169,6 +169,8 @@ void step__record_review_usage(struct step *s, const struct json_t *usage, int64
 struct step_budget_left {
 	int64_t ms;
 	double usd;
+	const char *key;  /* the limit reached: "usd" or "minutes" (NULL: none) */
+	int by_work_order; /* 1: that limit is the work order's budget:, 0: the config's */
 };
 int step__run_budget(struct step *s, char *why, size_t n, struct step_budget_left *left,
 		     struct sl_err *err);

@@ -44,7 +44,9 @@ test_expect_success 'the work order budget.usd: the run stops before the attempt
 	sluice -C r cost --json >cost.json &&
 	test "$(jq -c "[.total.attempts, .total.cost_usd]" cost.json)" = "[3,3]" &&
 	printf "%s\n" 2.5000 1.5000 0.5000 >want &&
-	test_cmp want "$TRASH/U.budget"
+	test_cmp want "$TRASH/U.budget" &&
+	test_expect_failure_code 1 sluice -C r retry "$(run_of r U)" >out 2>&1 &&
+	test_grep "nothing was done: a higher budget.usd in the work order.s file is a new revision, which the next tick starts as a new run$" out
 '
 
 test_expect_success 'budget.run.usd in the config, and a work order of budget usd none runs on' '
@@ -64,7 +66,7 @@ test_expect_success 'budget.run.usd in the config, and a work order of budget us
 test_expect_success 'sluice retry of a run past its budget is refused; a higher limit lets it go on' '
 	r=$(run_of c C) &&
 	test_expect_failure_code 1 sluice -C c retry "$r" >out 2>&1 &&
-	test_grep "run .$r.: the run.s budget is spent: .*; nothing was done: raise budget.run in .system/config.yaml and retry, or change the work order.s budget (its new revision starts a new run)" out &&
+	test_grep "run .$r.: the run.s budget is spent: .*; nothing was done: raise budget.run.usd in .system/config.yaml, then .sluice retry $r.$" out &&
 	test "$(state_of c "$r")" = failed &&
 	sed -i "s/usd: 1.5/usd: 3.5/" c/.system/config.yaml &&
 	sluice -C c retry "$r" >out 2>&1 &&
