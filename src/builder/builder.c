@@ -276,7 +276,7 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 	sl_strv argv = NULL, env = NULL, drop = NULL;
 	const struct sl_builder *named = o->argv_override ? NULL : named_of(o->cfg, o->agent);
 	size_t cap = 14 + sl_strv_len(o->cfg->builder.env) + (named ? sl_strv_len(named->env) : 0) + 4;
-	char *log = NULL, *owner = NULL;
+	char *log = NULL, *owner = NULL, *usage = NULL;
 	int error;
 
 	memset(res, 0, sizeof(*res));
@@ -284,8 +284,10 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 		goto out;
 	if (!(env = calloc(cap + 1, sizeof(*env))) || build__env(env, cap, o) < 0 ||
 	    asprintf(&log, "%s/builder.log", o->run_dir) < 0 ||
-	    asprintf(&owner, "%s/" BUILD_CHILD_OWNER_FILE, o->run_dir) < 0) {
-		log = owner = NULL;
+	    asprintf(&owner, "%s/" BUILD_CHILD_OWNER_FILE, o->run_dir) < 0 ||
+	    (o->usage_watch &&
+	     asprintf(&usage, "%s/attempts/%d/usage.json", o->run_dir, o->attempt) < 0)) {
+		log = owner = usage = NULL;
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
@@ -302,11 +304,15 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 	po.timeout_ms = build__timeout(o);
 	po.kill_grace_ms = o->kill_grace_ms;
 	po.owner_file = owner;
+	po.watch_file = usage;
+	po.watch = o->usage_watch;
+	po.watch_arg = o->usage_watch_arg;
 	error = sl_proc_run(&po, res, err);
 	log_footer(log, o, res, err, error);
 out:
 	free(log);
 	free(owner);
+	free(usage);
 	sl_strv_free(argv);
 	sl_strv_free(env);
 	sl_strv_free(drop);

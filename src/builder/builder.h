@@ -38,6 +38,13 @@ struct build_opts {
 	const char *budget_usd;    /* $SLUICE_BUDGET_USD: the run's dollars left ("2.5000";
 	                              docs/budgets.md), or NULL: no limit (set empty) */
 	/*
+	 * Called each time the builder, running here, writes $SLUICE_USAGE_FILE
+	 * (the watch() of core/proc.h): nonzero stops it (res->stopped). NULL:
+	 * not watched. Not for a job on Slurm or Kubernetes.
+	 */
+	int (*usage_watch)(void *arg, char *why, size_t n);
+	void *usage_watch_arg;
+	/*
 	 * executor.kind slurm or kubernetes (executor/executor.h): the run's job, or
 	 * NULL: the builder runs here. job_out says how the job ended (lost,
 	 * cancelled); res then describes the builder inside it.
@@ -48,6 +55,12 @@ struct build_opts {
 };
 
 #define BUILD_OPTS_INIT { 0 }
+
+/* 1 when the builder failed: an exit code other than 0, its timeout, or stopped by usage_watch. */
+static inline int build_failed(const struct sl_proc_result *res)
+{
+	return res->exit_code || res->timed_out || res->stopped;
+}
 
 /*
  * The argv to run: the override, else cfg->builder.command, else the

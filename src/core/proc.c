@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -58,6 +59,9 @@ struct proc_io {
 	int log_fd;
 	size_t log_budget;  /* bytes we may still write to the log */
 	int log_dropped;
+	int watch_fd;          /* inotify on watch_file's folder, or -1 */
+	const char *watch_name; /* watch_file's last component */
+	int watch_hit;         /* it was written since the last look */
 	const struct sl_proc_opts *opts;
 	struct sl_proc_result *res;
 };
@@ -375,21 +379,59 @@ static int64_t next_wait(const struct proc_io *io, const struct clock *c, int64_
 	return w;
 }
 
-static void enforce_timeout(struct proc_io *io, struct clock *c, int64_t now)
+/* Begin to end the child's group: SIGTERM now, SIGKILL after the grace. */
+static void terminate(struct proc_io *io, struct clock *c, int64_t now)
 {
 	int64_t grace = io->opts->kill_grace_ms > 0 ? io->opts->kill_grace_ms : PROC_GRACE_MS;
 
+	kill(-io->res->pid, SIGTERM);
+	c->term_sent = 1;
+	c->kill_at = now + grace;
+}
+
+static void enforce_timeout(struct proc_io *io, struct clock *c, int64_t now)
+{
 	if (c->exited)
 		return;
 	if (c->deadline && !c->term_sent && now >= c->deadline) {
-		kill(-io->res->pid, SIGTERM);
-		c->term_sent = 1;
-		c->kill_at = now + grace;
+		terminate(io, c, now);
 		io->res->timed_out = 1;
 	}
 	if (c->term_sent && !c->kill_sent && now >= c->kill_at) {
 		kill(-io->res->pid, SIGKILL);
 		c->kill_sent = 1;
+	}
+}
+
+/* Read the inotify events: was watch_file written or renamed into place? */
+static void read_watch(struct proc_io *io)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t r;
+
+	while ((r = read(io->watch_fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + r;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			if (ev->len && !strcmp(ev->name, io->watch_name))
+				io->watch_hit = 1;
+			if (ev->mask & IN_Q_OVERFLOW)
+				io->watch_hit = 1; /* lost events: look anyway */
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+/* Ask watch() about the file just written; end the child when it says so. */
+static void enforce_watch(struct proc_io *io, struct clock *c, int64_t now)
+{
+	if (!io->watch_hit || c->exited || c->term_sent)
+		return;
+	io->watch_hit = 0;
+	io->res->stop_why[0] = '\0';
+	if (io->opts->watch(io->opts->watch_arg, io->res->stop_why, sizeof(io->res->stop_why))) {
+		terminate(io, c, now);
+		io->res->stopped = 1;
 	}
 }
 
@@ -416,13 +458,15 @@ static void dispatch(struct proc_io *io, struct pollfd *p, nfds_t n, short *pid_
 			read_fd(io, &io->out_fd, 0);
 		else if (p[i].fd == io->err_fd && (p[i].revents & done))
 			read_fd(io, &io->err_fd, 1);
+		else if (p[i].fd == io->watch_fd)
+			read_watch(io);
 	}
 }
 
 static void io_loop(struct proc_io *io, struct clock *c)
 {
 	for (;;) {
-		struct pollfd p[4];
+		struct pollfd p[5];
 		nfds_t n = 0;
 		short pid_revents = 0;
 		int64_t now = sl_mono_ms(), wait;
@@ -437,10 +481,13 @@ static void io_loop(struct proc_io *io, struct clock *c)
 			add_pfd(p, &n, io->err_fd, POLLIN);
 		if (io->pid_fd >= 0 && !c->exited)
 			add_pfd(p, &n, io->pid_fd, POLLIN);
+		if (io->watch_fd >= 0 && !c->exited && !c->term_sent)
+			add_pfd(p, &n, io->watch_fd, POLLIN);
 		if (poll(p, n, wait > INT_MAX ? INT_MAX : (int)wait) < 0 && errno != EINTR)
 			break;
 		dispatch(io, p, n, &pid_revents);
 		now = sl_mono_ms();
+		enforce_watch(io, c, now);
 		if (!c->exited && leader_exited(io, pid_revents)) {
 			c->exited = 1;
 			c->drain_until = now + PROC_DRAIN_MS;
@@ -482,6 +529,34 @@ static int open_log(struct proc_io *io, struct sl_err *err)
 		return rc;
 	/* The bound is per child: what this run appends, not the file's size. */
 	io->log_budget = o->log_max;
+	return 0;
+}
+
+/* inotify on watch_file's folder: before the child starts, so no write is missed. */
+static int open_watch(struct proc_io *io, struct sl_err *err)
+{
+	const char *f = io->opts->watch_file, *slash;
+	char *dir;
+	int wd;
+
+	if (!f || !io->opts->watch)
+		return 0;
+	slash = strrchr(f, '/');
+	io->watch_name = slash ? slash + 1 : f;
+	if (!(dir = slash ? strndup(f, (size_t)(slash - f) + (slash == f)) : strdup(".")))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((io->watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0) {
+		free(dir);
+		return sl_err_sys(err, errno, "cannot watch '%s'", f);
+	}
+	wd = inotify_add_watch(io->watch_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR);
+	if (wd < 0) {
+		int e = errno;
+
+		free(dir);
+		return sl_err_sys(err, e, "cannot watch '%s'", f);
+	}
+	free(dir);
 	return 0;
 }
 
@@ -649,7 +724,8 @@ static void run_loop(struct proc_io *io, int64_t start)
 
 int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, struct sl_err *err)
 {
-	struct proc_io io = { .in_fd = -1, .out_fd = -1, .err_fd = -1, .pid_fd = -1, .log_fd = -1 };
+	struct proc_io io = { .in_fd = -1, .out_fd = -1, .err_fd = -1, .pid_fd = -1, .log_fd = -1,
+			      .watch_fd = -1 };
 	struct exec_plan x = { NULL, opts->argv, NULL, NULL, opts->cwd };
 	const char **env = NULL;
 	char *prog = NULL;
@@ -678,7 +754,7 @@ int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, str
 	}
 	x.prog = prog;
 	x.env = env;
-	if ((error = open_log(&io, err)) < 0)
+	if ((error = open_log(&io, err)) < 0 || (error = open_watch(&io, err)) < 0)
 		goto out;
 	if (io.in_data && !io.in_len)
 		io.in_data = NULL;
@@ -700,6 +776,7 @@ out:
 	close_fd(&io.out_fd);
 	close_fd(&io.err_fd);
 	close_fd(&io.pid_fd);
+	close_fd(&io.watch_fd);
 	if (io.log_fd >= 0)
 		close(io.log_fd);
 	free(x.sh_argv);
@@ -716,6 +793,8 @@ void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res)
 	if (res->timed_out) {
 		sl_duration_format(dur, sizeof(dur), res->duration_ms);
 		snprintf(out, n, "timed out after %s", dur);
+	} else if (res->stopped) {
+		snprintf(out, n, "stopped: %s", res->stop_why);
 	} else if (res->signaled) {
 		snprintf(out, n, "killed by SIG%s", sig ? sig : "?");
 	} else {

@@ -36,6 +36,17 @@ struct sl_proc_opts {
 	const char *owner_file;      /* while the child runs, "<pid>:<start>" of it (and so of
 	                                its process group) is kept here (see core/lock.h), so
 	                                that a later process can end the group if we die */
+	/*
+	 * A file the child may write while it runs (a builder's usage report):
+	 * each time it is closed after writing, or renamed into place (inotify
+	 * on its folder, which must exist), watch() is called; when it returns
+	 * nonzero, having put why into `why`, the child's group is ended as at
+	 * a timeout (SIGTERM, then SIGKILL after the grace) and res->stopped
+	 * says so. Not called once the child is being ended.
+	 */
+	const char *watch_file;
+	int (*watch)(void *arg, char *why, size_t n);
+	void *watch_arg;
 };
 
 #define SL_PROC_OPTS_INIT { 0 }
@@ -44,6 +55,8 @@ struct sl_proc_result {
 	int exit_code;       /* the exit status, or 128+signal when signalled */
 	int signaled;        /* the signal that ended it, or 0 */
 	int timed_out;       /* 1 if we ended it for the timeout */
+	int stopped;         /* 1 if we ended it because watch() said so */
+	char stop_why[200];  /* what watch() said */
 	int out_truncated;   /* 1 if `out` hit its maximum (the rest was dropped) */
 	size_t out_bytes;    /* every byte the child wrote to stdout, kept or dropped */
 	int out_fd_failed;   /* errno of a failed write to out_fd, or 0 */
@@ -98,7 +111,10 @@ int sl_secret_pipe(const char *data, size_t len, int *fd, struct sl_err *err);
 /* Read a secret from such a pipe (*out a new string), and close fd; SL_EINVALID when fd is no pipe. */
 int sl_secret_read(int fd, char **out, struct sl_err *err);
 
-/* Describe how a child ended: "exit 0", "exit 3", "killed by SIGKILL", "timed out after 30s". */
+/*
+ * Describe how a child ended: "exit 0", "exit 3", "killed by SIGKILL", "timed
+ * out after 30s", "stopped: <what watch() said>".
+ */
 void sl_proc_describe(char *out, size_t n, const struct sl_proc_result *res);
 
 /*

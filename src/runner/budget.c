@@ -201,7 +201,8 @@ int step__run_budget(struct step *s, char *why, size_t n, struct step_budget_lef
 	if (why && n)
 		why[0] = '\0';
 	if (left)
-		left->ms = 0, left->usd = -1, left->key = NULL, left->by_work_order = 0;
+		left->ms = 0, left->usd = -1, left->key = left->usd_from = NULL,
+		left->by_work_order = 0;
 	fields = step__wo_fields(s, s->run.work_order_id, NULL);
 	runner_run_budget_of(s->ctx->cfg, fields, &b);
 	json_decref(fields);
@@ -219,6 +220,7 @@ int step__run_budget(struct step *s, char *why, size_t n, struct step_budget_lef
 	if (left) {
 		left->ms = runner_run_budget_left_ms(&b, &sp);
 		left->usd = b.usd < 0 ? -1 : b.usd - sp.usd > 0 ? b.usd - sp.usd : 0;
+		left->usd_from = b.usd < 0 ? NULL : b.usd_from;
 	}
 	return error;
 }

@@ -141,7 +141,7 @@ int step__report_built(struct step *s, enum sl_worktree_mode m, const struct sl_
 	static const char *const failed[] = { "builder", NULL };
 	struct sl_err e2 = SL_ERR_INIT;
 	char why[3072];
-	int error, bad = res->exit_code || res->timed_out;
+	int error, bad = build_failed(res);
 
 	if (m == SL_WORKTREE_READ_ONLY) {
 		if ((error = guard(s, why, sizeof(why), err)) < 0)

@@ -161,6 +161,18 @@ void step__record_usage(struct step *s, int64_t wall_ms);
  */
 void step__record_review_usage(struct step *s, const struct json_t *usage, int64_t wall_ms);
 /*
+ * While a builder runs here, each usage report it writes is read
+ * (step__usage_watch, a watch() of core/proc.h with a struct step_usage_watch):
+ * when its known cost, the agent's or estimated, passes the dollars left of
+ * the run's budget, the builder is stopped, why naming both (docs/budgets.md).
+ */
+struct step_usage_watch {
+	struct step *s;
+	double left_usd;  /* the run's dollars left when the attempt started */
+	const char *from; /* the limit's name: "the work order's budget.usd", ... */
+};
+int step__usage_watch(void *arg, char *why, size_t n);
+/*
  * The run's own budget (runner/budget.c): 1 when its attempts reached it,
  * why saying which (nothing more may start); 0 when not; an error (< 0).
  * left (when not NULL): what the next attempt may take: ms of wall time
@@ -170,6 +182,7 @@ struct step_budget_left {
 	int64_t ms;
 	double usd;
 	const char *key;  /* the limit reached: "usd" or "minutes" (NULL: none) */
+	const char *usd_from; /* the dollar limit's name ("the work order's budget.usd"), or NULL */
 	int by_work_order; /* 1: that limit is the work order's budget:, 0: the config's */
 };
 int step__run_budget(struct step *s, char *why, size_t n, struct step_budget_left *left,

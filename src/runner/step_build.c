@@ -77,6 +77,7 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 	struct build_opts bo = BUILD_OPTS_INIT;
 	enum sl_worktree_mode m = step__worktree_mode(s);
 	struct step_budget_left left;
+	struct step_usage_watch watch;
 	struct exec_run r;
 	char *cwd = NULL, base[41], theirs[41], usd[32];
 	int error;
@@ -115,6 +116,12 @@ static int run_builder(struct step *s, const struct build_retry_overrides *ov,
 	if (left.usd >= 0) {
 		snprintf(usd, sizeof(usd), "%.4f", left.usd > 0.0001 ? left.usd : 0.0001);
 		bo.budget_usd = usd;
+		/* and each usage report it writes meanwhile is held against them */
+		watch.s = s;
+		watch.left_usd = left.usd;
+		watch.from = left.usd_from;
+		bo.usage_watch = step__usage_watch;
+		bo.usage_watch_arg = &watch;
 	}
 	error = build_run(&bo, res, err);
 	free(cwd);
@@ -254,7 +261,7 @@ static int snapshot_failed(struct step *s, int error, const struct sl_proc_resul
 	if (error == SL_ENOTFOUND && s->run.mode != RUN_MODE_RESOLVE) {
 		/* nothing changed: a failed attempt like any other (retry rules) */
 		char why[SL_ERR_MSG_MAX + 200];
-		if (res->exit_code || res->timed_out)
+		if (build_failed(res))
 			snprintf(why, sizeof(why), "attempt %d: the builder failed (%s) and changed "
 				 "nothing", s->run.attempt, how);
 		else /* "exited 0 (exit 0)" says it twice */
@@ -264,7 +271,7 @@ static int snapshot_failed(struct step *s, int error, const struct sl_proc_resul
 		store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, why,
 				     NULL, err);
 		return step__retry_or_fail(s, builder_no_change,
-					   res->exit_code || !res->timed_out ? res->exit_code : 1, why,
+					   res->exit_code ? res->exit_code : build_failed(res), why,
 					   err);
 	}
 	step__run_dir_linked(s, err); /* the cause, if the builder replaced the run folder */
@@ -286,11 +293,11 @@ static int built(struct step *s, const char *head, const struct sl_proc_result *
 
 	sl_fault(s->run.mode == RUN_MODE_RESOLVE ? "resolve.after_commit" : "build.after_snapshot");
 	store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code,
-			     res->exit_code || res->timed_out ? how : "ok", head, err);
+			     build_failed(res) ? how : "ok", head, err);
 	if ((error = step__set(s, err, "head_commit", head, NULL)) != 0)
 		return error;
-	if (res->exit_code || res->timed_out) {
-		char why[256];
+	if (build_failed(res)) {
+		char why[400];
 		snprintf(why, sizeof(why), "the builder failed (%s) on attempt %d", how,
 			 s->run.attempt);
 		return step__retry_or_fail(s, builder_failed, res->exit_code ? res->exit_code : 1,
@@ -325,7 +332,7 @@ int step_build(struct step *s, struct sl_err *err)
 {
 	struct sl_proc_result res;
 	struct exec_outcome oc;
-	char head[41], how[160];
+	char head[41], how[256];
 	int error;
 
 	memset(&res, 0, sizeof(res));

@@ -75,15 +75,51 @@ static void put(struct step *s, struct store_usage *u, char *role, int64_t wall_
 		sl_log(SL_LOG_WARN, "run %s: %s", s->run.id, e.msg);
 }
 
+/* The attempt's usage file, a new string (NULL: no memory). */
+static char *usage_path(struct step *s)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "attempts/%d/usage.json", s->run.attempt);
+	return step__path(s, name);
+}
+
+int step__usage_watch(void *arg, char *why, size_t n)
+{
+	const struct step_usage_watch *w = arg;
+	struct store_usage u = STORE_USAGE_UNKNOWN;
+	struct sl_err e = SL_ERR_INIT;
+	json_t *j = NULL;
+	char *path = usage_path(w->s);
+	int stop = 0;
+
+	/* a report being written, or a bad one: the next write is looked at (and
+	 * the one left at the end is recorded, or said to be ignored) */
+	if (path && sl_json_read(path, USAGE_FILE_MAX, &j, &e) == 0 &&
+	    store_usage_from_json(j, &u, &e) == 0) {
+		estimate(w->s->ctx->cfg, &u);
+		/* the same tolerance as the budget's check between attempts */
+		if (u.cost_usd >= 0 && u.cost_usd > w->left_usd + 1e-9) {
+			snprintf(why, n, "its usage report says $%.2f%s, past the $%.2f left of "
+				 "the run's budget (%s)", u.cost_usd,
+				 u.estimate ? " (estimate)" : "", w->left_usd, w->from);
+			stop = 1;
+		}
+	}
+	free(u.model);
+	json_decref(j);
+	free(path);
+	return stop;
+}
+
 void step__record_usage(struct step *s, int64_t wall_ms)
 {
 	struct store_usage u = STORE_USAGE_UNKNOWN;
 	struct sl_err e = SL_ERR_INIT;
 	json_t *j = NULL;
-	char name[64], role[] = "builder", *path;
+	char role[] = "builder", *path;
 
-	snprintf(name, sizeof(name), "attempts/%d/usage.json", s->run.attempt);
-	if (!(path = step__path(s, name)))
+	if (!(path = usage_path(s)))
 		return;
 	/* the builder writes the run folder: bounded, never through a link */
 	if (sl_json_read(path, USAGE_FILE_MAX, &j, &e) != 0) {

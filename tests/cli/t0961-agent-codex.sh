@@ -119,6 +119,16 @@ test_expect_success 'its final answer is the summary: in the review request and 
 	test_grep "$FINAL" show.out
 '
 
+test_expect_success 'its usage is recorded: the tokens the model reported (two requests of 10 in, 5 out), the model' '
+	run=$(cat run1) &&
+	sluice -C repo show --json $run |
+		jq -c ".usage.rows[] | select(.role == \"builder\") |
+			[.input_tokens, .output_tokens, .cache_read_tokens, .cost_usd, .model]" >got &&
+	echo "[20,10,0,null,\"gpt-5.5\"]" >want &&
+	test_cmp want got &&
+	test_grep "^apply_patch: add .*hello.txt$" repo/.system/runs/$run/builder.log
+'
+
 test_expect_success 'the reviewer token is not in the environment of codex or the builder' '
 	jq -s "[.[].processes[]]" "$TRASH"/model/*.json >procs &&
 	jq -e "map(select(.cmdline | test(\"codex\"))) | length > 0" procs >/dev/null &&

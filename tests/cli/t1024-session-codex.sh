@@ -79,7 +79,7 @@ for session in keep new; do
 		run=$(run_of $session WO-$session) &&
 		test "$(state_of $session $run)" = failed &&
 		grep "^==== sluice: attempt 2" $session/.system/runs/$run/builder.log >header2 &&
-		test_grep "exec codex exec resume --last" header2 &&
+		test_grep "set -- exec resume --last" header2 &&
 		grep -l -F "# sluice: build work order WO-$session, attempt 2" "$MODEL_DIR"/requests/*.json >asked &&
 		test -s asked
 	'

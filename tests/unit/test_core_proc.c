@@ -304,6 +304,86 @@ static void test_timeout_kills_group(void **state)
 	assert_true(test_pid_gone(grandchild));
 }
 
+/* watch(): count the calls, stop once the file says "stop". */
+struct watch_seen {
+	char path[512];
+	int calls;
+};
+
+static int watch_stop(void *arg, char *why, size_t n)
+{
+	struct watch_seen *w = arg;
+	char buf[16] = "";
+	FILE *f = fopen(w->path, "r");
+
+	w->calls++;
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (strncmp(buf, "stop", 4))
+		return 0;
+	snprintf(why, n, "the file said stop after %d writes", w->calls);
+	return 1;
+}
+
+/*
+ * A child that writes the watched file twice (a write, then a rename into
+ * place) and then waits forever is ended once it says stop, with the reason;
+ * one whose writes never say stop runs to its end.
+ */
+static void test_watch_stops_child(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct watch_seen w = { "", 0 };
+	char script[2048], other[512], desc[256];
+
+	tmp_path(w.path, sizeof(w.path), "usage.json");
+	tmp_path(other, sizeof(other), "other.json");
+	snprintf(script, sizeof(script),
+		 "echo go > %s; echo x > %s; echo stop > %s.tmp; mv %s.tmp %s; exec sleep 1000",
+		 w.path, other, w.path, w.path, w.path);
+	o.watch_file = w.path;
+	o.watch = watch_stop;
+	o.watch_arg = &w;
+	o.kill_grace_ms = 100;
+	assert_int_equal(run_sh(script, &o, &res), 0);
+	assert_int_equal(res.stopped, 1);
+	assert_int_equal(res.timed_out, 0);
+	assert_int_equal(res.signaled, SIGTERM);
+	/* one look or two: events that come together are one look */
+	assert_true(w.calls == 1 || w.calls == 2);
+	sl_proc_describe(desc, sizeof(desc), &res);
+	assert_non_null(strstr(desc, "stopped: the file said stop after "));
+
+	w.calls = 0;
+	unlink(w.path);
+	snprintf(script, sizeof(script), "echo go > %s; echo more > %s; exit 3", w.path, w.path);
+	assert_int_equal(run_sh(script, &o, &res), 0);
+	assert_int_equal(res.stopped, 0);
+	assert_int_equal(res.exit_code, 3);
+}
+
+/* A watched file in a folder that does not exist: an error, nothing run. */
+static void test_watch_missing_folder(void **state)
+{
+	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
+	struct sl_proc_result res;
+	struct sl_err err = SL_ERR_INIT;
+	const char *argv[] = { "true", NULL };
+	struct watch_seen w = { "/nonexistent-sluice/usage.json", 0 };
+
+	o.argv = argv;
+	o.watch_file = w.path;
+	o.watch = watch_stop;
+	o.watch_arg = &w;
+	assert_int_not_equal(sl_proc_run(&o, &res, &err), 0);
+	assert_non_null(strstr(err.msg, "cannot watch '/nonexistent-sluice/usage.json'"));
+	assert_int_equal(res.pid, -1);
+}
+
 static void test_grandchild_holds_pipe(void **state)
 {
 	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
@@ -956,6 +1036,8 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_watch_stops_child),
+		cmocka_unit_test(test_watch_missing_folder),
 		cmocka_unit_test(test_env_add_drop),
 		cmocka_unit_test(test_env_clear),
 		cmocka_unit_test(test_cwd),
