@@ -93,6 +93,43 @@ void runner__end_leftovers(struct sl_ctx *ctx, const struct store_run *run)
 	remove_stale_locks(ctx, run);
 }
 
+/*
+ * The attempt whose builder was running here when its process died: ended
+ * now, and what its builder reported so far recorded (docs/budgets.md, once
+ * per attempt), so that the run's budget counts its money and its minutes.
+ * A job on an engine is followed again instead (runner/jobs.c).
+ */
+static void end_attempt(struct sl_ctx *ctx, const struct store_run *run)
+{
+	struct store_job job = STORE_JOB_INIT;
+	struct sl_err e = SL_ERR_INIT;
+	struct step s;
+	int64_t wall = 0;
+	int error;
+
+	if (run->state != RUN_BUILDING || run->attempt < 1)
+		return;
+	if ((error = store_job_open(ctx->st, run->id, run->attempt, NULL, &job, &e)) == 0) {
+		store_job_release(&job);
+		return;
+	}
+	if (error != SL_ENOTFOUND ||
+	    (error = store_attempt_interrupted(ctx->st, run->id, run->attempt,
+					       "interrupted: the sluice process running it is gone",
+					       &wall, &e)) < 0) {
+		sl_log(SL_LOG_WARN, "run %s: %s", run->id, e.msg);
+		return;
+	}
+	if (error == 0)
+		return; /* it had ended: its usage was recorded then */
+	memset(&s, 0, sizeof(s));
+	s.ctx = ctx;
+	s.run = *run; /* borrowed, not released here */
+	if ((s.run_dir = sl_repo_run_path(&ctx->repo, run->id, NULL)) != NULL)
+		step__record_usage(&s, wall);
+	free(s.run_dir);
+}
+
 /* Requeue an active run whose owner is gone; *done = 1 when it was requeued. */
 static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done,
 		   struct sl_err *err)
@@ -117,6 +154,7 @@ static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done
 	if (!run.owner_pid && run_state_is_runnable(run.state))
 		goto out;
 	runner__end_leftovers(ctx, &run);
+	end_attempt(ctx, &run);
 	to = restart_state(&run);
 	snprintf(reason, sizeof(reason), "interrupted while %s: %s", run_state_name(run.state),
 		 run.reason && *run.reason ? run.reason : "the sluice process working on it is gone");

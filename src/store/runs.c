@@ -593,6 +593,39 @@ int store_attempts_wall(struct store *st, const char *run_id, int current, int64
 	return error;
 }
 
+int store_attempt_interrupted(struct store *st, const char *run_id, int n, const char *outcome,
+			      int64_t *wall_ms, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	*wall_ms = 0;
+	if ((error = store__prepare(st, &s,
+				    "UPDATE attempts SET finished_ms = MAX(?1, started_ms), "
+				    "outcome = ?2 WHERE run_id = ?3 AND n = ?4 AND finished_ms IS NULL "
+				    "RETURNING finished_ms - started_ms",
+				    err)) != 0)
+		return error;
+	sqlite3_bind_int64(s, 1, sl_now_ms());
+	store__bind_text(s, 2, outcome);
+	store__bind_text(s, 3, run_id);
+	sqlite3_bind_int(s, 4, n);
+	switch (sqlite3_step(s)) {
+	case SQLITE_ROW:
+		*wall_ms = sqlite3_column_int64(s, 0);
+		error = 1;
+		break;
+	case SQLITE_DONE:
+		break;
+	default:
+		error = store__fail(st, err, "cannot write attempts");
+	}
+	if (error == 1 && sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot write attempts");
+	sqlite3_finalize(s);
+	return error;
+}
+
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err)
 {

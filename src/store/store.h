@@ -356,6 +356,14 @@ void store_jobs_free(struct store_job *v, size_t n);
 /* The head commit attempt n of a run recorded (hex, into head[len]); SL_ENOTFOUND when none. */
 int store_attempt_head(struct store *st, const char *run_id, int n, char *head, size_t len,
 		       struct sl_err *err);
+/*
+ * Attempt n ended without a word from its builder (the process running it
+ * died): finished now with `outcome`, its builder's exit unknown, *wall_ms
+ * its wall time. 1 when it was so ended, 0 when it had ended already (or
+ * there is no such attempt).
+ */
+int store_attempt_interrupted(struct store *st, const char *run_id, int n, const char *outcome,
+			      int64_t *wall_ms, struct sl_err *err);
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err);
 /*

@@ -33,6 +33,13 @@ printf '%s\n' "echo \$SLUICE_ATTEMPT >R.txt" \
 	"echo '{\"cost_usd\": 0.5}' >\"\$SLUICE_USAGE_FILE\"" \
 	"while [ ! -e \"$TRASH/never\" ]; do sleep 0.1; done" >"$BUILDERS/R.sh"
 
+# K: attempt 1 reports $0.30, says so, and waits (its tick is killed);
+# attempt 2 reports $0.20 and ends.
+printf '%s\n' "echo \$SLUICE_ATTEMPT >K.txt" \
+	"if [ \$SLUICE_ATTEMPT = 1 ]; then echo '{\"cost_usd\": 0.3}' >\"\$SLUICE_USAGE_FILE\";" \
+	"  : >\"$TRASH/K.reported\"; while [ ! -e \"$TRASH/never\" ]; do sleep 0.1; done; fi" \
+	"echo '{\"cost_usd\": 0.2}' >\"\$SLUICE_USAGE_FILE\"" >"$BUILDERS/K.sh"
+
 attempt_reason() { # DIR WO N
 	sluice -C "$1" show --json "$(run_of "$1" "$2")" | jq -r ".attempts[] | select(.n == $3) | .outcome"
 }
@@ -78,6 +85,28 @@ test_expect_success 'a later attempt is held to what the earlier ones left' '
 	test "$(state_of rr "$(run_of rr R)")" = failed &&
 	attempt_reason rr R 2 >why &&
 	test_grep "stopped: its usage report says \$0.50, past the \$0.40 left of the run.s budget" why
+'
+
+test_expect_success 'a tick killed (kill -9) while its builder runs: what it reported counts once, its minutes too' '
+	test_skip_unless_tool setsid sqlite3 &&
+	sluice_repo k "builder:" "  timeout: 10m" "retry:" "  - exit: 3" "$(approve_reviewer_config)" &&
+	wo k K "budget: {usd: 1}" &&
+	{ setsid sh -c "echo \$\$ >tick.sid; exec \"$SLUICE\" -C k tick >tick1.out 2>&1" & } &&
+	wait_until "[ -e \"$TRASH/K.reported\" ]" &&
+	kill -9 -"$(cat tick.sid)" &&
+	wait_until "! kill -0 -$(cat tick.sid) 2>/dev/null" &&
+	settle k &&
+	r=$(run_of k K) &&
+	test "$(state_of k $r)" = merged &&
+	attempt_reason k K 1 >why1 &&
+	test_grep "^interrupted: the sluice process running it is gone$" why1 &&
+	sqlite3 k/.system/sluice.db "SELECT attempt, role, cost_usd, wall_ms > 0 FROM usage WHERE run_id = '\''$r'\'' ORDER BY attempt" >rows &&
+	printf "%s\n" "1|builder|0.3|1" "2|builder|0.2|1" >want &&
+	test_cmp want rows &&
+	sqlite3 k/.system/sluice.db "SELECT COUNT(*) FROM attempts WHERE run_id = '\''$r'\'' AND finished_ms IS NOT NULL" >n &&
+	echo 2 >want2 && test_cmp want2 n &&
+	sluice -C k tick >/dev/null 2>&1 &&
+	test "$(sluice -C k cost --json | jq .total.cost_usd)" = 0.5
 '
 
 test_done

@@ -335,7 +335,7 @@ static void test_argv_agents(void **state)
 	assert_string_equal(argv[0], "my-agent");
 	sl_strv_free(argv);
 	assert_int_equal(build_argv_agent(&argv, &cfg, NULL, codex, &err), 0);
-	assert_non_null(strstr(argv[2], "codex exec"));
+	assert_non_null(strstr(argv[2], "codex \"$@\" --json"));
 	sl_strv_free(argv);
 	assert_int_equal(build_argv_agent(&argv, &cfg, NULL, fast, &err), 0);
 	assert_non_null(strstr(argv[2], "aider"));

@@ -338,7 +338,7 @@ static void test_watch_stops_child(void **state)
 	struct sl_proc_opts o = SL_PROC_OPTS_INIT;
 	struct sl_proc_result res;
 	struct watch_seen w = { "", 0 };
-	char script[2048], other[512], desc[256];
+	char script[4096], other[512], desc[256];
 
 	tmp_path(w.path, sizeof(w.path), "usage.json");
 	tmp_path(other, sizeof(other), "other.json");
