@@ -211,6 +211,19 @@ test_expect_success 'no budget: no --max-budget-usd, even with SLUICE_BUDGET_USD
 	test_grep -v -e "--max-budget-usd" claude.args
 '
 
+test_expect_success 'a budget smaller than one turn: the CLI stops itself, the run does not merge, its spend is kept' '
+	wo repo WO-POOR "budget: {usd: 0.0001}" &&
+	git -C repo rm -q hello.txt && git -C repo commit -q -m "hello.txt goes for the poor one" &&
+	sluice -C repo tick >out 2>&1 &&
+	run=$(run_of repo WO-POOR) &&
+	test "$(state_of repo $run)" = failed &&
+	jq -r .subtype repo/.system/runs/$run/claude-result.json >subtype &&
+	test_grep budget subtype &&
+	sluice -C repo show --json $run >show.json &&
+	jq -e "[.usage.rows[] | select(.role == \"builder\") | .cost_usd] | length == 1 and .[0] > 0.0001" show.json >/dev/null &&
+	! git -C repo cat-file -e main:hello.txt 2>/dev/null
+'
+
 test_expect_success 'the reviewer token is not in the environment of the builder or the CLI' '
 	jq -r ".processes[]? | select(.cmdline | test(\"claude\")) | .pid" "$MODEL_DIR"/requests/*.json >pids &&
 	test -s pids &&
