@@ -192,11 +192,14 @@ test_expect_success 'scenario 4: same lines conflict; the builder resolves it in
 	sluice -C four audit
 '
 
-test_expect_success 'kill -9 of the tick while two jobs run: followed again, one job each, one landing each' '
+# what each of the next builders reports it spent (docs/budgets.md)
+echo '{"cost_usd": 0.25}' >"$TRASH/usage-025.json"
+
+test_expect_success 'kill -9 of the tick while two jobs run: followed again, one job each, one landing each, its usage once' '
 	slurm_repo crash &&
 	# each job builds once told to: still running when the tick is killed
-	echo "$(wait_until_sh "[ -f $TRASH/crash-go ]" 600); echo slow >slow.txt" >"$BUILDERS/S.sh" &&
-	echo "$(wait_until_sh "[ -f $TRASH/crash-go ]" 600); echo tardy >tardy.txt" >"$BUILDERS/T.sh" &&
+	echo "$(wait_until_sh "[ -f $TRASH/crash-go ]" 600); echo slow >slow.txt; cp $TRASH/usage-025.json \"\$SLUICE_USAGE_FILE\"" >"$BUILDERS/S.sh" &&
+	echo "$(wait_until_sh "[ -f $TRASH/crash-go ]" 600); echo tardy >tardy.txt; cp $TRASH/usage-025.json \"\$SLUICE_USAGE_FILE\"" >"$BUILDERS/T.sh" &&
 	wo crash S && wo crash T &&
 	(setsid "$SLUICE" -C crash tick --jobs 2 >tick1.out 2>&1 & echo $! >pid) &&
 	wait_until "[ \"\$(squeue -h -t R -o %j | grep -c \"^sluice-.*-a1-build\$\")\" -ge 2 ]" &&
@@ -210,7 +213,10 @@ test_expect_success 'kill -9 of the tick while two jobs run: followed again, one
 		test "$(state_of crash $r)" = merged &&
 		sluice -C crash log $r >log &&
 		test "$(grep -c "build job slurm:[0-9]* submitted" log)" = 1 &&
-		test_grep "is followed again" log || return 1
+		test_grep "is followed again" log &&
+		sluice -C crash show --json $r | jq -c "[.usage.rows[] | [.attempt, .role, .cost_usd]]" >rows &&
+		echo "[[1,\"builder\",0.25]]" >want.rows &&
+		test_cmp want.rows rows || return 1
 	done &&
 	test "$(git -C crash log --merges --oneline main | wc -l)" = 2 &&
 	git -C crash show main:slow.txt | grep -q slow &&
