@@ -2,6 +2,7 @@
 #include "core/fs.h"
 #include "builder/builder_int.h"
 #include "core/git.h"
+#include "core/log.h"
 #include "core/time.h"
 
 #include <errno.h>
@@ -308,6 +309,15 @@ int build_run(const struct build_opts *o, struct sl_proc_result *res,
 	po.watch = o->usage_watch;
 	po.watch_arg = o->usage_watch_arg;
 	error = sl_proc_run(&po, res, err);
+	if (!error && res->watch_failed[0]) {
+		/* the budget is still held between attempts (docs/budgets.md) */
+		char line[SL_ERR_MSG_MAX + 128];
+
+		snprintf(line, sizeof(line), "\n==== sluice: its usage reports were not watched "
+			 "during the attempt: %s ====\n", res->watch_failed);
+		log_line(log, line);
+		sl_log(SL_LOG_WARN, "run %s: %s", o->run_id, line + 6);
+	}
 	log_footer(log, o, res, err, error);
 out:
 	free(log);

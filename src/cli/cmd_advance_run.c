@@ -16,7 +16,7 @@
 #include <string.h>
 
 static const char usage_text[] =
-	"usage: sluice [-C DIR] advance-run RUN [--token-fd=N]\n"
+	"usage: sluice [-C DIR] advance-run RUN [--stage=build|train] [--token-fd=N]\n"
 	"\n"
 	"Internal: the worker process of 'sluice tick'. Advance the run RUN by as\n"
 	"many steps as it can take now (prepare, build, gates, review, merge), then\n"
@@ -25,6 +25,10 @@ static const char usage_text[] =
 	"event log, where the tick reads them.\n"
 	"\n"
 	"options:\n"
+	"  --stage=build|train  only the steps of that stage: train is an approved or\n"
+	"                merging run's (the merge train), build every other; the\n"
+	"                worker stops where the run steps into the other (the tick\n"
+	"                starts one for it there; merge.jobs)\n"
 	"  --token-fd=N  read the reviewer token (NAME=VALUE) from file descriptor N,\n"
 	"                a pipe the tick fills, before anything else: the token is\n"
 	"                never in a worker's environment or command line (not a\n"
@@ -53,20 +57,28 @@ int cmd_advance_run(struct cli *cli, int argc, char **argv)
 {
 	struct sl_ctx ctx = SL_CTX_INIT;
 	struct sl_err err = SL_ERR_INIT;
+	enum runner_stage stage = RUNNER_STAGE_ANY;
 	int rc, i;
 
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return cli_help(usage_text);
-	if (argc == 3 && !strncmp(argv[2], "--token-fd=", 11)) {
-		if ((rc = receive_token(argv[2] + 11)) != CLI_OK)
+	if (argc >= 3 && !strncmp(argv[argc - 1], "--token-fd=", 11)) {
+		if ((rc = receive_token(argv[argc - 1] + 11)) != CLI_OK)
 			return rc;
 		argc--;
 	}
+	if (argc == 3 && !strcmp(argv[2], "--stage=build")) {
+		stage = RUNNER_STAGE_BUILD;
+		argc--;
+	} else if (argc == 3 && !strcmp(argv[2], "--stage=train")) {
+		stage = RUNNER_STAGE_TRAIN;
+		argc--;
+	}
 	if (argc != 2)
-		return cli_usage("advance-run", "expected RUN [--token-fd=N]");
+		return cli_usage("advance-run", "expected RUN [--stage=build|train] [--token-fd=N]");
 	if ((rc = runner_ctx_open(&ctx, cli->dir, &err)) == 0)
-		rc = runner_advance(&ctx, argv[1], &err);
+		rc = runner_advance(&ctx, argv[1], stage, &err);
 	if (rc && rc != SL_ELOCKED)
 		sl_log(SL_LOG_ERROR, "run %s: %s", argv[1], err.msg);
 	runner_ctx_release(&ctx);

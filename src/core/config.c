@@ -1445,7 +1445,8 @@ static const struct setting rows[] = {
 	{.key = "merge.gates", .type = T_STRV, CFG(merge.gates), .hint = " of gate names, e.g. [test]",
 	 .check = remember},
 	{.key = "merge.train_depth", .type = T_INT, CFG(merge.train_depth), .min = 1,
-	 .max = SL_JOBS_MAX}, /* default queue.jobs: fill_late_defaults() */
+	 .max = SL_JOBS_MAX}, /* default merge.jobs, else queue.jobs: fill_late_defaults() */
+	{.key = "merge.jobs", .type = T_INT, CFG(merge.jobs), .min = 1, .max = SL_JOBS_MAX},
 	{.key = "merge.rerun_failed", .type = T_INT, CFG(merge.rerun_failed), .def = "1",
 	 .max = 10},
 	{.key = "merge.reuse_green", .type = T_BOOL, CFG(merge.reuse_green), .def = "true"},
@@ -1750,7 +1751,7 @@ static int fill_late_defaults(struct sl_config *cfg)
 	if (!cfg->reviewer.name && name && !(cfg->reviewer.name = strdup(name)))
 		return -1;
 	if (!cfg->merge.train_depth)
-		cfg->merge.train_depth = cfg->queue.jobs;
+		cfg->merge.train_depth = cfg->merge.jobs ? cfg->merge.jobs : cfg->queue.jobs;
 	return 0;
 }
 

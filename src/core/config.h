@@ -159,7 +159,9 @@ struct sl_config {
 		int verify;            /* accepted, no longer used: git merge-tree is the authority */
 		char *message;         /* template of the merge message; default "Merge {work_order.id}: {work_order.title}" */
 		sl_strv gates;         /* the gates run on each car of the train; NULL: every gate */
-		int train_depth;       /* cars tested at once; 0: queue.jobs */
+		int train_depth;       /* cars tested at once; 0: merge.jobs, else queue.jobs */
+		int jobs;              /* a tick's workers for the train (approved, merging runs),
+		                          apart from queue.jobs' builders; 0: shared */
 		int rerun_failed;      /* a red merge gate runs again this many times on the
 		                          same tree before its car is blamed; default 1 */
 		int reuse_green;       /* a merge gate green on the car's tree (same command)

@@ -69,16 +69,18 @@ static const struct {
          "recorded' >&2; fi; cat \"$SLUICE_SUMMARY_FILE\"; exit $rc"},
         /*
          * codex's JSON events (--json) go through node: its messages, commands
-         * and file changes are printed as text for the log, and each
-         * turn's usage is added up into $SLUICE_USAGE_FILE as the turn
-         * completes (a rewrite, so a run's budget can stop it: docs/budgets.md),
-         * with the model of codex's own session file of the thread
-         * ($CODEX_HOME/sessions/Y/M/D/rollout-*-<thread>.jsonl, its
-         * turn_context), when found. Input tokens are less the cached ones.
-         * Without node, codex runs as before and nothing is recorded.
-         * session: keep resumes the newest session of the worktree (codex
-         * picks the session of the current directory); `exec resume` has no
-         * --sandbox, its config key says the same.
+         * and file changes are printed as text for the log, and at each
+         * turn's end its usage goes to $SLUICE_USAGE_FILE (docs/budgets.md).
+         * codex reports the thread's running total, which `exec resume`
+         * carries on: the total this run's last attempt saw of the same
+         * thread (codex-usage-total.json in the run folder) is taken off.
+         * Input tokens are less the cached ones. The model is read from
+         * codex's own session file of the thread ($CODEX_HOME/sessions/Y/M/D/
+         * rollout-*-<thread>.jsonl of today or yesterday, its turn_context),
+         * when found. Without node, codex runs as before and nothing is
+         * recorded. session: keep resumes the newest session of the worktree
+         * (codex picks the session of the current directory); `exec resume`
+         * has no --sandbox, its config key says the same.
          */
         {"codex", "codex",
          "if [ \"$SLUICE_SESSION\" = keep ]; then "
@@ -89,33 +91,37 @@ static const struct {
          "codex reports is not recorded' >&2; exec codex \"$@\" - <\"$SLUICE_PROMPT_FILE\"; fi; "
          "r=\"$SLUICE_RUN_DIR/codex.rc\"; rm -f \"$r\"; "
          "{ codex \"$@\" --json - <\"$SLUICE_PROMPT_FILE\"; echo $? >\"$r\"; } | node -e '"
-         "const fs=require(\"fs\"),p=require(\"path\"),f=process.argv[1];let u={input_tokens:0,out"
-         "put_tokens:0,cache_read_tokens:0,cache_write_tokens:0},b=\"\",tid,seen=0;const out=s=>"
-         "process.stdout.write(s.endsWith(\"\\n\")?s:s+\"\\n\");const model=()=>{if(!tid)return;cons"
-         "t h=process.env.CODEX_HOME||p.join(require(\"os\").homedir(),\".codex\"),n=new Date(),m="
-         "[];for(const t of[n,new Date(n-864e5)])for(const d of[[t.getFullYear(),t.getMonth(),"
-         "t.getDate()],[t.getUTCFullYear(),t.getUTCMonth(),t.getUTCDate()]]){const dir=p.join("
-         "h,\"sessions\",String(d[0]),String(d[1]+1).padStart(2,\"0\"),String(d[2]).padStart(2,\"0\""
-         "));let l=[];try{l=fs.readdirSync(dir)}catch(e){}for(const x of l)if(x.endsWith(\"-\"+t"
-         "id+\".jsonl\")){try{for(const r of fs.readFileSync(p.join(dir,x),\"utf8\").split(\"\\n\")){"
-         "try{const e=JSON.parse(r);if(e.type===\"turn_context\"&&e.payload&&typeof e.payload.mo"
-         "del===\"string\")m.push(e.payload.model)}catch(e){}}}catch(e){}return m.pop()}}};const"
-         " put=()=>{if(!seen)return;const m=model();if(m)u.model=m;fs.writeFileSync(f+\".tmp\",J"
-         "SON.stringify(u)+\"\\n\");fs.renameSync(f+\".tmp\",f)};const line=l=>{let e;try{e=JSON.pa"
-         "rse(l)}catch(x){e=null}if(!e||typeof e!==\"object\"){if(l.trim())out(l);return}const i"
-         "=e.item||{};if(e.type===\"thread.started\")tid=e.thread_id;else if(e.type===\"turn.comp"
-         "leted\"&&e.usage){const g=e.usage,n=v=>typeof v===\"number\"?v:0,c=n(g.cached_input_tok"
-         "ens);u.input_tokens+=n(g.input_tokens)-c;u.output_tokens+=n(g.output_tokens);u.cache"
-         "_read_tokens+=c;u.cache_write_tokens+=n(g.cache_write_input_tokens);seen=1;put()}els"
-         "e if(e.type===\"item.completed\"){if(i.type===\"agent_message\"||i.type===\"reasoning\")ou"
-         "t(String(i.text??\"\"));else if(i.type===\"command_execution\")out(\"$ \"+i.command+\"\\n\"+("
-         "i.aggregated_output??\"\")+\"(exit \"+i.exit_code+\")\");else if(i.type===\"file_change\")ou"
-         "t(\"apply_patch: \"+(i.changes||[]).map(c=>c.kind+\" \"+c.path).join(\", \"));else out(JSO"
-         "N.stringify(i))}else if(e.type===\"turn.failed\"||e.type===\"error\")out(\"error: \"+(e.er"
-         "ror?.message??e.message??l))};process.stdin.setEncoding(\"utf8\").on(\"data\",d=>{b+=d;l"
-         "et k;while((k=b.indexOf(\"\\n\"))>=0){line(b.slice(0,k));b=b.slice(k+1)}}).on(\"end\",()="
-         ">{if(b)line(b);put()});"
-         "' \"$SLUICE_USAGE_FILE\"; rc=$(cat \"$r\" 2>/dev/null); exit \"${rc:-1}\""},
+         "const fs=require(\"fs\"),p=require(\"path\"),f=process.argv[1],sf=process.argv[2];let u,"
+         "b=\"\",tid,base={},tot;const out=s=>process.stdout.write(s.endsWith(\"\\n\")?s:s+\"\\n\");co"
+         "nst model=()=>{if(!tid)return;const h=process.env.CODEX_HOME||p.join(require(\"os\").h"
+         "omedir(),\".codex\"),n=new Date(),m=[];for(const t of[n,new Date(n-864e5)])for(const d"
+         " of[[t.getFullYear(),t.getMonth(),t.getDate()],[t.getUTCFullYear(),t.getUTCMonth(),t"
+         ".getUTCDate()]]){const dir=p.join(h,\"sessions\",String(d[0]),String(d[1]+1).padStart("
+         "2,\"0\"),String(d[2]).padStart(2,\"0\"));let l=[];try{l=fs.readdirSync(dir)}catch(e){}fo"
+         "r(const x of l)if(x.endsWith(\"-\"+tid+\".jsonl\")){try{for(const r of fs.readFileSync(p"
+         ".join(dir,x),\"utf8\").split(\"\\n\")){try{const e=JSON.parse(r);if(e.type===\"turn_contex"
+         "t\"&&e.payload&&typeof e.payload.model===\"string\")m.push(e.payload.model)}catch(e){}}"
+         "}catch(e){}return m.pop()}}};const put=()=>{if(!u)return;try{const m=model();if(m)u."
+         "model=m;fs.writeFileSync(f+\".tmp\",JSON.stringify(u)+\"\\n\");fs.renameSync(f+\".tmp\",f);"
+         "fs.writeFileSync(sf,JSON.stringify({thread:tid,total:tot})+\"\\n\")}catch(e){console.er"
+         "ror(\"sluice: cannot write the usage codex reported: \"+e.message)}};const line=l=>{le"
+         "t e;try{e=JSON.parse(l)}catch(x){e=null}if(!e||typeof e!==\"object\"){if(l.trim())out("
+         "l);return}const i=e.item||{};if(e.type===\"thread.started\"){tid=e.thread_id;try{const"
+         " s=JSON.parse(fs.readFileSync(sf,\"utf8\"));if(s.thread===tid&&s.total)base=s.total}ca"
+         "tch(x){}}else if(e.type===\"turn.completed\"&&e.usage){const n=(o,k)=>typeof o[k]===\"n"
+         "umber\"?o[k]:0,g=e.usage,d=k=>Math.max(n(g,k)-n(base,k),0);tot=g;u={input_tokens:d(\"i"
+         "nput_tokens\")-d(\"cached_input_tokens\"),output_tokens:d(\"output_tokens\"),cache_read_t"
+         "okens:d(\"cached_input_tokens\"),cache_write_tokens:d(\"cache_write_input_tokens\")};if("
+         "u.input_tokens<0)u.input_tokens=0;put()}else if(e.type===\"item.completed\"){if(i.type"
+         "===\"agent_message\"||i.type===\"reasoning\")out(String(i.text??\"\"));else if(i.type===\"c"
+         "ommand_execution\")out(\"$ \"+i.command+\"\\n\"+(i.aggregated_output??\"\")+\"(exit \"+i.exit_"
+         "code+\")\");else if(i.type===\"file_change\")out(\"apply_patch: \"+(i.changes||[]).map(c=>"
+         "c.kind+\" \"+c.path).join(\", \"));else out(JSON.stringify(i))}else if(e.type===\"turn.fa"
+         "iled\"||e.type===\"error\")out(\"error: \"+(e.error?.message??e.message??l))};process.std"
+         "in.setEncoding(\"utf8\").on(\"data\",d=>{b+=d;let k;while((k=b.indexOf(\"\\n\"))>=0){line(b"
+         ".slice(0,k));b=b.slice(k+1)}}).on(\"end\",()=>{if(b)line(b);put()});"
+         "' \"$SLUICE_USAGE_FILE\" \"$SLUICE_RUN_DIR/codex-usage-total.json\"; "
+         "rc=$(cat \"$r\" 2>/dev/null); exit \"${rc:-1}\""},
         {"aider", "aider",
          "exec aider --yes-always --no-check-update --message-file \"$SLUICE_PROMPT_FILE\""},
         /*
@@ -305,7 +311,8 @@ static const char config_template[] =
         "#   resolver: builder     # builder (let the builder resolve conflicts) or none\n"
         "#   resolve_attempts: 2\n"
         "#   gates: [test]         # gates run on each merge before it lands; default: all, []: none\n"
-        "#   train_depth: 2        # merges tested at once in the merge train; default: queue.jobs\n"
+        "#   train_depth: 2        # merges tested at once in the merge train; default: jobs below\n"
+        "#   jobs: 2               # a tick's workers for the train, apart from queue.jobs' builders\n"
         "#   rerun_failed: 1       # a red merge gate runs again on the same tree before blame\n"
         "#   reuse_green: true     # a merge gate green on the car's tree is not run again\n"
         "#   keep_ignored: [node_modules/]  # ignored paths the merge gates' clean checkout keeps\n"

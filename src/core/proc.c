@@ -35,6 +35,7 @@ extern char **environ;
 #define PROC_SLICE_MS 50     /* exit check interval without a pidfd */
 #define PROC_DRAIN_MS 500    /* reading after the leader exited */
 #define PROC_GRACE_MS 2000   /* default SIGTERM -> SIGKILL */
+#define PROC_WATCH_MS 200    /* watch() is asked at most this often */
 #define PROC_CHUNK 65536
 
 /* What the child reports through the exec pipe when it cannot exec. */
@@ -354,6 +355,8 @@ static int leader_exited(struct proc_io *io, short pid_revents)
 
 struct clock {
 	int64_t deadline, kill_at, drain_until;
+	int64_t stop_at;    /* watch() said stop: end the child then, if it still runs */
+	int64_t watch_next; /* watch() is not asked again before this */
 	int term_sent, kill_sent, exited;
 };
 
@@ -374,6 +377,10 @@ static int64_t next_wait(const struct proc_io *io, const struct clock *c, int64_
 		w = min_wait(w, c->deadline, now);
 	if (c->term_sent && !c->kill_sent)
 		w = min_wait(w, c->kill_at, now);
+	if (c->stop_at && !c->term_sent)
+		w = min_wait(w, c->stop_at, now);
+	if (io->watch_hit && !c->stop_at)
+		w = min_wait(w, c->watch_next, now);
 	if (io->pid_fd < 0)
 		w = min_wait(w, now + PROC_SLICE_MS, now);
 	return w;
@@ -397,19 +404,27 @@ static void enforce_timeout(struct proc_io *io, struct clock *c, int64_t now)
 		terminate(io, c, now);
 		io->res->timed_out = 1;
 	}
+	if (c->stop_at && !c->term_sent && now >= c->stop_at) {
+		terminate(io, c, now);
+		io->res->stopped = 1;
+	}
 	if (c->term_sent && !c->kill_sent && now >= c->kill_at) {
 		kill(-io->res->pid, SIGKILL);
 		c->kill_sent = 1;
 	}
 }
 
-/* Read the inotify events: was watch_file written or renamed into place? */
+/*
+ * Read the inotify events: was watch_file written or renamed into place?
+ * One read a wakeup: a child that writes without end cannot keep us here
+ * (poll reports the rest next time).
+ */
 static void read_watch(struct proc_io *io)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t r;
 
-	while ((r = read(io->watch_fd, buf, sizeof(buf))) > 0) {
+	if ((r = read(io->watch_fd, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + r;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
@@ -422,17 +437,22 @@ static void read_watch(struct proc_io *io)
 	}
 }
 
-/* Ask watch() about the file just written; end the child when it says so. */
+/*
+ * Ask watch() about the file just written (at most every PROC_WATCH_MS).
+ * When it says stop, the child has the grace to end on its own (a report
+ * written as its last act is not a reason to end it), then it is ended.
+ */
 static void enforce_watch(struct proc_io *io, struct clock *c, int64_t now)
 {
-	if (!io->watch_hit || c->exited || c->term_sent)
+	int64_t grace = io->opts->kill_grace_ms > 0 ? io->opts->kill_grace_ms : PROC_GRACE_MS;
+
+	if (!io->watch_hit || c->exited || c->term_sent || c->stop_at || now < c->watch_next)
 		return;
 	io->watch_hit = 0;
+	c->watch_next = now + PROC_WATCH_MS;
 	io->res->stop_why[0] = '\0';
-	if (io->opts->watch(io->opts->watch_arg, io->res->stop_why, sizeof(io->res->stop_why))) {
-		terminate(io, c, now);
-		io->res->stopped = 1;
-	}
+	if (io->opts->watch(io->opts->watch_arg, io->res->stop_why, sizeof(io->res->stop_why)))
+		c->stop_at = now + grace;
 }
 
 static void add_pfd(struct pollfd *p, nfds_t *n, int fd, short ev)
@@ -549,7 +569,8 @@ static int open_watch(struct proc_io *io, struct sl_err *err)
 		free(dir);
 		return sl_err_sys(err, errno, "cannot watch '%s'", f);
 	}
-	wd = inotify_add_watch(io->watch_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR);
+	wd = inotify_add_watch(io->watch_fd, dir,
+			       IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW);
 	if (wd < 0) {
 		int e = errno;
 
@@ -582,6 +603,17 @@ static void close_fd(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+/* The watch, or, when it cannot be set up (inotify's limits reached, say), why not. */
+static void watch_or_say(struct proc_io *io)
+{
+	struct sl_err werr = SL_ERR_INIT;
+
+	if (open_watch(io, &werr) < 0) {
+		snprintf(io->res->watch_failed, sizeof(io->res->watch_failed), "%s", werr.msg);
+		close_fd(&io->watch_fd);
+	}
 }
 
 /* pipes[0..2] are the child's ends of stdin/stdout/stderr; the parent's ends go into io. */
@@ -754,8 +786,9 @@ int sl_proc_run(const struct sl_proc_opts *opts, struct sl_proc_result *res, str
 	}
 	x.prog = prog;
 	x.env = env;
-	if ((error = open_log(&io, err)) < 0 || (error = open_watch(&io, err)) < 0)
+	if ((error = open_log(&io, err)) < 0)
 		goto out;
+	watch_or_say(&io);
 	if (io.in_data && !io.in_len)
 		io.in_data = NULL;
 	if ((error = spawn(&io, &x, err)) < 0) {

@@ -38,11 +38,14 @@ struct sl_proc_opts {
 	                                that a later process can end the group if we die */
 	/*
 	 * A file the child may write while it runs (a builder's usage report):
-	 * each time it is closed after writing, or renamed into place (inotify
-	 * on its folder, which must exist), watch() is called; when it returns
-	 * nonzero, having put why into `why`, the child's group is ended as at
-	 * a timeout (SIGTERM, then SIGKILL after the grace) and res->stopped
-	 * says so. Not called once the child is being ended.
+	 * after it is closed after writing, or renamed into place (inotify on
+	 * its folder), watch() is called, at most every 200 ms. When it returns
+	 * nonzero, having put why into `why`, the child has the grace
+	 * (kill_grace_ms) to end on its own; if it still runs then, its group is
+	 * ended as at a timeout (SIGTERM, then SIGKILL after the grace) and
+	 * res->stopped says so. A watch that cannot be set up (no such folder,
+	 * inotify's limits) is said in res->watch_failed, and the child runs
+	 * unwatched.
 	 */
 	const char *watch_file;
 	int (*watch)(void *arg, char *why, size_t n);
@@ -56,7 +59,8 @@ struct sl_proc_result {
 	int signaled;        /* the signal that ended it, or 0 */
 	int timed_out;       /* 1 if we ended it for the timeout */
 	int stopped;         /* 1 if we ended it because watch() said so */
-	char stop_why[200];  /* what watch() said */
+	char stop_why[200];  /* what watch() said (also when the child then ended by itself) */
+	char watch_failed[SL_ERR_MSG_MAX]; /* why watch_file is not watched, or "" */
 	int out_truncated;   /* 1 if `out` hit its maximum (the rest was dropped) */
 	size_t out_bytes;    /* every byte the child wrote to stdout, kept or dropped */
 	int out_fd_failed;   /* errno of a failed write to out_fd, or 0 */

@@ -67,12 +67,33 @@ static int dispatch(struct step *s, struct sl_err *err)
 	return fn ? fn(s, err) : STEP_STOP; /* awaiting_review, merge_conflict, final states */
 }
 
-int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
+enum runner_stage runner_stage_of(enum run_state state)
+{
+	return state == RUN_APPROVED || state == RUN_MERGING ? RUNNER_STAGE_TRAIN
+							     : RUNNER_STAGE_BUILD;
+}
+
+/* The run's steps within `stage`, until one stops (at most 200). */
+static int steps_of(struct step *s, enum runner_stage stage, struct sl_err *err)
+{
+	int error = 0;
+
+	for (int steps = 0; steps < 200 && !error; steps++) {
+		/* the next step is another stage's: its worker takes the run on */
+		if (stage != RUNNER_STAGE_ANY && runner_stage_of(s->run.state) != stage)
+			return STEP_STOP;
+		error = dispatch(s, err);
+	}
+	return error;
+}
+
+int runner_advance(struct sl_ctx *ctx, const char *run_id, enum runner_stage stage,
+		   struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct step s;
 	char *id = NULL;
-	int error, steps;
+	int error;
 
 	memset(&s, 0, sizeof(s));
 	s.ctx = ctx;
@@ -106,11 +127,7 @@ int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err)
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	for (steps = 0; steps < 200; steps++) {
-		error = dispatch(&s, err);
-		if (error)
-			break;
-	}
+	error = steps_of(&s, stage, err);
 	if (error < 0 && step__run_dir_linked(&s, err))
 		error = step__fail(&s, RUN_FAILED, err, "%s", err->msg);
 	if (error == STEP_STOP)

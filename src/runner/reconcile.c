@@ -81,16 +81,38 @@ static enum run_state restart_state(const struct store_run *run)
 	return RUN_QUEUED;
 }
 
-void runner__end_leftovers(struct sl_ctx *ctx, const struct store_run *run)
+int runner__end_leftovers(struct sl_ctx *ctx, const struct store_run *run)
 {
 	char *owner;
+	int ended = 0;
 
 	/* a builder or gate of the dead process may still run: end its group first */
 	if ((owner = sl_repo_run_path(&ctx->repo, run->id, BUILD_CHILD_OWNER_FILE)) != NULL &&
-	    sl_owner_kill_group(owner))
+	    sl_owner_kill_group(owner)) {
 		sl_log(SL_LOG_WARN, "ended the builder or gate left running by run %s", run->id);
+		ended = 1;
+	}
 	free(owner);
 	remove_stale_locks(ctx, run);
+	return ended;
+}
+
+/*
+ * When the builder of an interrupted attempt was last seen at work: now when
+ * it still ran (`alive`: its group was just ended), else the last write to
+ * its log (a tick killed at night and found the next morning did not run all
+ * that while).
+ */
+static int64_t last_sign_of_life(struct sl_ctx *ctx, const struct store_run *run, int alive)
+{
+	int64_t now = sl_now_ms(), at = now;
+	char *log = alive ? NULL : sl_repo_run_path(&ctx->repo, run->id, "builder.log");
+	struct stat st;
+
+	if (log && lstat(log, &st) == 0 && S_ISREG(st.st_mode))
+		at = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+	free(log);
+	return at < now ? at : now;
 }
 
 /*
@@ -99,7 +121,7 @@ void runner__end_leftovers(struct sl_ctx *ctx, const struct store_run *run)
  * per attempt), so that the run's budget counts its money and its minutes.
  * A job on an engine is followed again instead (runner/jobs.c).
  */
-static void end_attempt(struct sl_ctx *ctx, const struct store_run *run)
+static void end_attempt(struct sl_ctx *ctx, const struct store_run *run, int alive)
 {
 	struct store_job job = STORE_JOB_INIT;
 	struct sl_err e = SL_ERR_INIT;
@@ -115,6 +137,7 @@ static void end_attempt(struct sl_ctx *ctx, const struct store_run *run)
 	}
 	if (error != SL_ENOTFOUND ||
 	    (error = store_attempt_interrupted(ctx->st, run->id, run->attempt,
+					       last_sign_of_life(ctx, run, alive),
 					       "interrupted: the sluice process running it is gone",
 					       &wall, &e)) < 0) {
 		sl_log(SL_LOG_WARN, "run %s: %s", run->id, e.msg);
@@ -153,8 +176,7 @@ static int requeue(struct sl_ctx *ctx, const struct store_run *listed, int *done
 	/* resolving with no owner: a person's `sluice retry` put it there, nothing was started */
 	if (!run.owner_pid && run_state_is_runnable(run.state))
 		goto out;
-	runner__end_leftovers(ctx, &run);
-	end_attempt(ctx, &run);
+	end_attempt(ctx, &run, runner__end_leftovers(ctx, &run));
 	to = restart_state(&run);
 	snprintf(reason, sizeof(reason), "interrupted while %s: %s", run_state_name(run.state),
 		 run.reason && *run.reason ? run.reason : "the sluice process working on it is gone");

@@ -111,11 +111,23 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *opts,
 		struct runner_tick_result *res, struct sl_err *err);
 
 /*
- * Advance one run as far as it can go now, in this process (the worker
- * side of a tick). Takes the run lock; SL_ELOCKED if another process
- * holds it.
+ * The stages a tick's worker may carry a run through (docs/config.md, "Which
+ * limit holds what"): any, or, with merge.jobs, the builders' (everything but
+ * the train) apart from the train's (approved and merging runs).
  */
-int runner_advance(struct sl_ctx *ctx, const char *run_id, struct sl_err *err);
+enum runner_stage { RUNNER_STAGE_ANY, RUNNER_STAGE_BUILD, RUNNER_STAGE_TRAIN };
+
+/* The stage of a run in `state`: RUNNER_STAGE_TRAIN or RUNNER_STAGE_BUILD. */
+enum runner_stage runner_stage_of(enum run_state state);
+
+/*
+ * Advance one run as far as it can go now, in this process (the worker
+ * side of a tick), within `stage` (RUNNER_STAGE_ANY: every step): the
+ * worker stops, leaving the run as it is, where it would step into another.
+ * Takes the run lock; SL_ELOCKED if another process holds it.
+ */
+int runner_advance(struct sl_ctx *ctx, const char *run_id, enum runner_stage stage,
+		   struct sl_err *err);
 
 /*
  * Write the manifest.json of a merged run that has none (`sluice audit

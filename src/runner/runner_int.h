@@ -93,9 +93,10 @@ int runner__seal(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
 /*
  * What a killed sluice process left of a run whose lock is now held: the
  * builder or gate process group it started (ended), the *.lock files in the
- * run worktree's git dir and on its branch (removed).
+ * run worktree's git dir and on its branch (removed). 1 when a process group
+ * of it still ran (and was ended).
  */
-void runner__end_leftovers(struct sl_ctx *ctx, const struct store_run *run);
+int runner__end_leftovers(struct sl_ctx *ctx, const struct store_run *run);
 
 /* The run's worktree path (new string). */
 char *runner__worktree_path(struct sl_ctx *ctx, const char *run_id);

@@ -219,7 +219,10 @@ struct workers {
 	char self[4096];   /* this binary, by its real name */
 	int *pids;         /* `jobs` slots, -1 when free */
 	const char **runs; /* the run of each slot (borrowed from the worklist) */
+	size_t *item;      /* the worklist's index of each slot's run */
+	enum runner_stage *stage; /* the stage each slot's worker carries its run through */
 	int jobs, active;
+	int limit[3], busy[3]; /* by stage: how many workers may, and do, carry one */
 	char killed[SL_ERR_MSG_MAX]; /* how the first worker ended by a signal, or "" */
 	int nkilled;
 	struct runner_tick_result *res; /* killed_by: each killed worker's run and signal */
@@ -243,7 +246,9 @@ static int workers_init(struct workers *ws, int jobs, struct sl_err *err)
 		snprintf(ws->self, sizeof(ws->self), "/proc/self/exe");
 	ws->pids = malloc((size_t)jobs * sizeof(*ws->pids));
 	ws->runs = calloc((size_t)jobs, sizeof(*ws->runs));
-	if (!ws->pids || !ws->runs)
+	ws->item = calloc((size_t)jobs, sizeof(*ws->item));
+	ws->stage = calloc((size_t)jobs, sizeof(*ws->stage));
+	if (!ws->pids || !ws->runs || !ws->item || !ws->stage)
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	for (int i = 0; i < jobs; i++)
 		ws->pids[i] = -1;
@@ -254,27 +259,38 @@ static void workers_release(struct workers *ws)
 {
 	free(ws->pids);
 	free(ws->runs);
+	free(ws->item);
+	free(ws->stage);
 	ws->pids = NULL;
 	ws->runs = NULL;
+	ws->item = NULL;
+	ws->stage = NULL;
 }
 
-/* Start the worker of `run_id` in a free slot; the token goes through a pipe, never argv or environ. */
-static int worker_start(struct sl_ctx *ctx, struct workers *ws, const char *run_id,
-			struct sl_err *err)
+/*
+ * Start the worker of the worklist's run `item` (`run_id`) for `stage` in a
+ * free slot; the token goes through a pipe, never argv or environ.
+ */
+static int worker_start(struct sl_ctx *ctx, struct workers *ws, const char *run_id, size_t item,
+			enum runner_stage stage, struct sl_err *err)
 {
+	static const char *const stage_arg[] = { NULL, "--stage=build", "--stage=train" };
 	struct sl_proc_spawn_opts so = SL_PROC_SPAWN_OPTS_INIT;
 	struct sl_err why = SL_ERR_INIT;
 	char fdarg[32];
-	const char *argv[] = { "sluice", "-C", ctx->repo.root, "advance-run", run_id, NULL, NULL };
-	int slot, token_fd = -1, error;
+	const char *argv[] = { "sluice", "-C", ctx->repo.root, "advance-run", run_id, NULL, NULL,
+			       NULL };
+	int slot, token_fd = -1, error, n = 5;
 
 	for (slot = 0; ws->pids[slot] >= 0; slot++)
 		;
+	if (stage_arg[stage])
+		argv[n++] = stage_arg[stage];
 	if ((error = reviewer_token_handoff(&token_fd, &why)) < 0)
 		goto out;
 	if (token_fd >= 0) {
 		snprintf(fdarg, sizeof(fdarg), "--token-fd=%d", token_fd);
-		argv[5] = fdarg;
+		argv[n] = fdarg;
 	}
 	so.prog = ws->self;
 	so.argv = argv;
@@ -286,6 +302,9 @@ static int worker_start(struct sl_ctx *ctx, struct workers *ws, const char *run_
 	if (error)
 		goto out;
 	ws->runs[slot] = run_id;
+	ws->item[slot] = item;
+	ws->stage[slot] = stage;
+	ws->busy[stage]++;
 	ws->active++;
 out:
 	if (token_fd >= 0)
@@ -309,8 +328,13 @@ static void killed_by(struct runner_tick_result *res, const char *run_id, int si
 	res->killed_by[i].signal = signo;
 }
 
-/* Reap a worker that ended, if one did within timeout_ms; remember one killed by a signal. */
-static int worker_reap(struct workers *ws, int64_t timeout_ms, struct sl_err *err)
+/*
+ * Reap a worker that ended, if one did within timeout_ms; remember one killed
+ * by a signal. *reaped (when not NULL): its slot, whose item and stage stay
+ * readable until the slot is taken again.
+ */
+static int worker_reap(struct workers *ws, int64_t timeout_ms, size_t *reaped,
+		       struct sl_err *err)
 {
 	struct sl_proc_result pr;
 	char how[64];
@@ -319,6 +343,9 @@ static int worker_reap(struct workers *ws, int64_t timeout_ms, struct sl_err *er
 
 	if ((rc = sl_proc_wait_any(ws->pids, (size_t)ws->jobs, timeout_ms, &slot, &pr, err)) <= 0)
 		return rc;
+	if (reaped)
+		*reaped = slot;
+	ws->busy[ws->stage[slot]]--;
 	if (pr.signaled) {
 		sl_proc_describe(how, sizeof(how), &pr);
 		sl_log(SL_LOG_WARN, "run %s: its worker (pid %d) was %s", ws->runs[slot], pr.pid,
@@ -369,7 +396,7 @@ static void workers_drain(struct workers *ws, struct sl_ctx *ctx,
 	while (ws->active > 0) {
 		struct sl_err werr = SL_ERR_INIT;
 
-		if (worker_reap(ws, 50, &werr) < 0) {
+		if (worker_reap(ws, 50, NULL, &werr) < 0) {
 			sl_log(SL_LOG_ERROR, "%s", werr.msg);
 			for (int i = 0; i < ws->jobs; i++)
 				ws->pids[i] = -1;
@@ -384,31 +411,112 @@ static void workers_drain(struct workers *ws, struct sl_ctx *ctx,
  * tick's pass: it is counted in res->killed and told in `killed` (the first
  * such message), and the tick fails with it once its pass is done.
  */
+/*
+ * The stage a worker of `run_id` takes it through now: with the train's
+ * workers apart (merge.jobs), the one of the run's state; else any.
+ */
+static enum runner_stage stage_now(struct sl_ctx *ctx, const char *run_id, int apart)
+{
+	struct sl_err ignored = SL_ERR_INIT;
+	struct store_run r;
+	enum runner_stage stage = RUNNER_STAGE_BUILD;
+
+	if (!apart)
+		return RUNNER_STAGE_ANY;
+	memset(&r, 0, sizeof(r));
+	if (store_run_get(ctx->st, run_id, &r, &ignored) == 0)
+		stage = runner_stage_of(r.state);
+	store_run_release(&r);
+	return stage;
+}
+
+/* 1 when the run a worker of `ran` left stepped into the other stage and can go on there. */
+static int handed_over(struct sl_ctx *ctx, const char *run_id, enum runner_stage ran)
+{
+	struct sl_err ignored = SL_ERR_INIT;
+	struct store_run r;
+	int yes = 0;
+
+	if (ran == RUNNER_STAGE_ANY)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	if (store_run_get(ctx->st, run_id, &r, &ignored) == 0)
+		yes = run_state_is_runnable(r.state) && runner_stage_of(r.state) != ran;
+	store_run_release(&r);
+	return yes;
+}
+
+/* A run is carried over from one stage to the other at most this often in one pass. */
+#define TICK_HANDOVERS_MAX 4
+
+/*
+ * Start the worker of each run of the worklist not started yet whose stage
+ * has a free worker; *left: how many still wait for one.
+ */
+static int start_ready(struct sl_ctx *ctx, struct workers *ws, struct worklist *w,
+		       unsigned char *started, int apart, struct runner_tick_result *res,
+		       size_t *left, struct sl_err *err)
+{
+	*left = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		enum runner_stage st;
+		int error;
+
+		if (started[i] & 1)
+			continue;
+		st = stage_now(ctx, w->ids[i], apart);
+		if (ws->busy[st] >= ws->limit[st]) {
+			(*left)++;
+			continue;
+		}
+		if ((error = worker_start(ctx, ws, w->ids[i], i, st, err)) != 0)
+			return error;
+		if (!started[i])
+			res->advanced++;
+		/* bit 0: running or done; the rest: how many times started */
+		started[i] = (unsigned char)((started[i] + 2) | 1);
+	}
+	return 0;
+}
+
 static int run_workers(struct sl_ctx *ctx, struct worklist *w, int jobs,
 		       const struct runner_progress *p, int64_t *seq,
 		       struct runner_tick_result *res, struct sl_err *killed, struct sl_err *err)
 {
 	struct workers ws;
+	int apart = ctx->cfg->merge.jobs > 0, error;
 	int64_t last_poll = 0;
-	size_t next = 0;
-	int error;
+	unsigned char *started = calloc(w->n ? w->n : 1, 1);
+	size_t left = 1, slot;
 
-	if ((error = workers_init(&ws, jobs, err)) != 0)
+	memset(&ws, 0, sizeof(ws));
+	if (!started) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	if ((error = workers_init(&ws, apart ? jobs + ctx->cfg->merge.jobs : jobs, err)) != 0)
 		goto out;
 	ws.res = res;
-	while (next < w->n) {
-		while (next < w->n && ws.active < jobs) {
-			if ((error = worker_start(ctx, &ws, w->ids[next], err)) != 0)
-				goto out; /* the workers already running are waited for */
-			next++;
-			res->advanced++;
-		}
-		if ((error = worker_reap(&ws, 50, err)) < 0)
+	ws.limit[RUNNER_STAGE_ANY] = jobs;
+	ws.limit[RUNNER_STAGE_BUILD] = jobs;
+	ws.limit[RUNNER_STAGE_TRAIN] = ctx->cfg->merge.jobs;
+	for (int changed = 1;; changed = error == 1) {
+		/* the workers already running are waited for on an error */
+		if (changed && (error = start_ready(ctx, &ws, w, started, apart, res, &left, err)))
 			goto out;
-		error = 0;
+		if (!left && !ws.active)
+			break;
+		if ((error = worker_reap(&ws, 50, &slot, err)) < 0)
+			goto out;
+		/* approved by its builder's worker, or out of the train: the other stage's now */
+		if (error == 1 && started[ws.item[slot]] / 2 < TICK_HANDOVERS_MAX &&
+		    handed_over(ctx, w->ids[ws.item[slot]], ws.stage[slot]))
+			started[ws.item[slot]] &= (unsigned char)~1;
 		progress(ctx, p, seq, res, &last_poll);
 	}
+	error = 0;
 out:
+	free(started);
 	if (ws.pids)
 		workers_drain(&ws, ctx, p, seq, res);
 	report_events(ctx, p, seq, res);
@@ -421,9 +529,14 @@ out:
 
 static int count_building(struct sl_ctx *ctx, struct sl_err *err)
 {
-	/* the active states, and queued: claimed, about to build */
-	int n = store_runs_count(ctx->st, run_states_where(run_state_is_active) | RUN_SET(RUN_QUEUED),
-				 err);
+	/* the active states, and queued: claimed, about to build; merging is the
+	 * train's when it has workers of its own (merge.jobs) */
+	run_state_set set = run_states_where(run_state_is_active) | RUN_SET(RUN_QUEUED);
+	int n;
+
+	if (ctx->cfg->merge.jobs > 0)
+		set &= (run_state_set)~RUN_SET(RUN_MERGING);
+	n = store_runs_count(ctx->st, set, err);
 
 	return n > 0 ? n : 0;
 }

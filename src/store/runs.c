@@ -593,8 +593,8 @@ int store_attempts_wall(struct store *st, const char *run_id, int current, int64
 	return error;
 }
 
-int store_attempt_interrupted(struct store *st, const char *run_id, int n, const char *outcome,
-			      int64_t *wall_ms, struct sl_err *err)
+int store_attempt_interrupted(struct store *st, const char *run_id, int n, int64_t end_ms,
+			      const char *outcome, int64_t *wall_ms, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int error;
@@ -606,7 +606,7 @@ int store_attempt_interrupted(struct store *st, const char *run_id, int n, const
 				    "RETURNING finished_ms - started_ms",
 				    err)) != 0)
 		return error;
-	sqlite3_bind_int64(s, 1, sl_now_ms());
+	sqlite3_bind_int64(s, 1, end_ms);
 	store__bind_text(s, 2, outcome);
 	store__bind_text(s, 3, run_id);
 	sqlite3_bind_int(s, 4, n);

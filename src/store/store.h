@@ -358,12 +358,12 @@ int store_attempt_head(struct store *st, const char *run_id, int n, char *head, 
 		       struct sl_err *err);
 /*
  * Attempt n ended without a word from its builder (the process running it
- * died): finished now with `outcome`, its builder's exit unknown, *wall_ms
- * its wall time. 1 when it was so ended, 0 when it had ended already (or
- * there is no such attempt).
+ * died): finished at end_ms (not before its start) with `outcome`, its
+ * builder's exit unknown, *wall_ms its wall time. 1 when it was so ended, 0
+ * when it had ended already (or there is no such attempt).
  */
-int store_attempt_interrupted(struct store *st, const char *run_id, int n, const char *outcome,
-			      int64_t *wall_ms, struct sl_err *err);
+int store_attempt_interrupted(struct store *st, const char *run_id, int n, int64_t end_ms,
+			      const char *outcome, int64_t *wall_ms, struct sl_err *err);
 int store_attempt_finish(struct store *st, const char *run_id, int n, int builder_exit,
 			 const char *outcome, const char *head, struct sl_err *err);
 /*

@@ -244,13 +244,21 @@ static void check_programs(const struct sl_config *cfg, struct sl_buf *w)
 /*
  * Which limit holds what (docs/config.md, "Which limit holds what"): a
  * tick's worker processes, queue.jobs of them, build runs and test the
- * train's cars alike, so a deeper train than that waits for a job.
+ * train's cars alike, so a deeper train than that waits for a job; with
+ * merge.jobs, the train has that many workers of its own.
  */
 static void check_limits(const struct sl_config *cfg, struct sl_buf *w)
 {
 	int depth = cfg->merge.train_depth, jobs = cfg->queue.jobs;
 
-	if (jobs > 0 && depth > jobs)
+	if (cfg->merge.jobs > 0 && depth > cfg->merge.jobs)
+		sl_buf_addf(w, ".system/config.yaml: warning: merge.train_depth is %d but merge.jobs "
+			    "is %d: the train's cars are tested by a tick's %d train workers, so at "
+			    "most %d at once; set merge.jobs to %d or more, or merge.train_depth to "
+			    "%d\n",
+			    depth, cfg->merge.jobs, cfg->merge.jobs, cfg->merge.jobs, depth,
+			    cfg->merge.jobs);
+	else if (!cfg->merge.jobs && jobs > 0 && depth > jobs)
 		sl_buf_addf(w, ".system/config.yaml: warning: merge.train_depth is %d but queue.jobs "
 			    "is %d: a tick's %d worker processes build runs and test the train's cars "
 			    "alike, so at most %d cars are tested at once; set queue.jobs to %d or "

@@ -90,6 +90,23 @@ test_expect_success 'session: keep: attempt 2 sent the model attempt 1 conversat
 	test -s keep.both
 '
 
+# codex reports the thread's running total, which a resumed session carries
+# on: each attempt's row is what its own requests used (the fake model
+# reports 10 tokens in and 5 out a request), not the thread's total.
+test_expect_success 'session: keep: each attempt.s usage is its own requests, not the thread.s total' '
+	run=$(run_of keep WO-keep) &&
+	for n in 1 2; do
+		# the requests of attempt n: those without attempt n+1 (whose requests carry n too)
+		reqs=$(grep -l -F "# sluice: build work order WO-keep, attempt $n" "$MODEL_DIR"/requests/*.json |
+			xargs grep -L -F "# sluice: build work order WO-keep, attempt $((n + 1))" | wc -l) &&
+		test "$reqs" -gt 0 &&
+		sluice -C keep show --json $run |
+			jq -c ".usage.rows[] | select(.role == \"builder\" and .attempt == $n) | [.input_tokens, .output_tokens]" >got &&
+		echo "[$((reqs * 10)),$((reqs * 5))]" >want &&
+		test_cmp want got || return 1
+	done
+'
+
 test_expect_success 'session: new: attempt 2 started over' '
 	both_prompts WO-new >new.both &&
 	test ! -s new.both

@@ -27,6 +27,8 @@ usage_then_wait E '{"input_tokens": 1000000, "output_tokens": 10, "model": "m"}'
 # U reports under its limit, twice (plain writes), and ends by itself.
 printf '%s\n' "echo u >U.txt" "echo '{\"cost_usd\": 0.5}' >\"\$SLUICE_USAGE_FILE\"" \
 	"echo '{\"cost_usd\": 0.9}' >\"\$SLUICE_USAGE_FILE\"" >"$BUILDERS/U.sh"
+# L reports past its budget as its last act, and ends by itself.
+printf '%s\n' "echo l >L.txt" "echo '{\"cost_usd\": 1.2}' >\"\$SLUICE_USAGE_FILE\"" "exit 0" >"$BUILDERS/L.sh"
 # R: attempt 1 reports $0.60 and ends (its gate fails); attempt 2 reports $0.50 and waits.
 printf '%s\n' "echo \$SLUICE_ATTEMPT >R.txt" \
 	"if [ \$SLUICE_ATTEMPT = 1 ]; then echo '{\"cost_usd\": 0.6}' >\"\$SLUICE_USAGE_FILE\"; exit 0; fi" \
@@ -75,6 +77,16 @@ test_expect_success 'reports under the limit: the builder ends by itself and the
 	settle u &&
 	test "$(state_of u "$(run_of u U)")" = merged &&
 	test "$(sluice -C u cost --json | jq .total.cost_usd)" = 0.9
+'
+
+test_expect_success 'a report past the budget as the builder.s last act: it ends by itself, its work goes on' '
+	sluice_repo l "builder:" "  timeout: 10m" "$(approve_reviewer_config)" &&
+	wo l L "budget: {usd: 1}" &&
+	settle l &&
+	test "$(state_of l "$(run_of l L)")" = merged &&
+	attempt_reason l L 1 >why &&
+	test_grep -v stopped why &&
+	test "$(sluice -C l cost --json | jq .total.cost_usd)" = 1.2
 '
 
 test_expect_success 'a later attempt is held to what the earlier ones left' '

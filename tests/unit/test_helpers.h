@@ -378,7 +378,7 @@ static inline int test_runner_worker(int argc, char **argv)
 	}
 	git_libgit2_init();
 	if ((rc = runner_ctx_open(&ctx, argv[2], &err)) == 0)
-		rc = runner_advance(&ctx, argv[4], &err);
+		rc = runner_advance(&ctx, argv[4], RUNNER_STAGE_ANY, &err);
 	if (rc && rc != SL_ELOCKED)
 		fprintf(stderr, "worker: run %s: %s\n", argv[4], err.msg);
 	runner_ctx_release(&ctx);
