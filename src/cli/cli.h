@@ -48,6 +48,7 @@ int cmd_audit(struct cli *cli, int argc, char **argv);
 int cmd_accept_target(struct cli *cli, int argc, char **argv);
 int cmd_freeze(struct cli *cli, int argc, char **argv);
 int cmd_unfreeze(struct cli *cli, int argc, char **argv);
+int cmd_watch(struct cli *cli, int argc, char **argv);
 int cmd_cost(struct cli *cli, int argc, char **argv);
 int cmd_gc(struct cli *cli, int argc, char **argv);
 int cmd_merge_preview(struct cli *cli, int argc, char **argv);

@@ -37,6 +37,7 @@ static const struct command commands[] = {
 	{ "accept-target", cmd_accept_target, "record commits on the target as yours (after an alarm)", 0 },
 	{ "freeze", cmd_freeze, "land nothing on the target (until unfreeze or a time); keep testing", 1 },
 	{ "unfreeze", cmd_unfreeze, "end a freeze made by 'sluice freeze'", 1 },
+	{ "watch", cmd_watch, "run the watch gates on the target's tip; bisect a red one to the landing that broke it", 1 },
 	{ "cost", cmd_cost, "what the agents' attempts used: tokens and dollars, by work order, day, agent or model", 1 },
 	{ "gc", cmd_gc, "remove old finished runs", 1 },
 	{ "merge-preview", cmd_merge_preview, "would this merge be clean? conflicted paths", 1 },

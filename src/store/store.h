@@ -972,4 +972,22 @@ int store_usage_split(struct store *st, struct store_spend_split *out, struct sl
 int store_usage_from_json(const struct json_t *j, struct store_usage *u, struct sl_err *err);
 int store_usage_parse(const char *text, size_t len, struct store_usage *u, struct sl_err *err);
 
+/*
+ * The watch gates' results (schema/db/018_watch_results.sql; docs/watch.md):
+ * one row per run of a gate on a commit.
+ */
+struct store_watch_result {
+	const char *target, *gate, *commit, *purpose; /* purpose: tip, again, bisect */
+	int passed, exit_code;
+	const char *how, *log;
+	int64_t started_ms, finished_ms;
+};
+int store_watch_add(struct store *st, const struct store_watch_result *r, struct sl_err *err);
+/*
+ * The newest commit on which `gate` of `target` passed (into out[41]; tip or
+ * again runs, not a bisection's), SL_ENOTFOUND when none.
+ */
+int store_watch_last_green(struct store *st, const char *target, const char *gate, char out[41],
+			   struct sl_err *err);
+
 #endif

@@ -2,12 +2,15 @@
 #define SL_WATCH_WATCH_H
 /*
  * The watch of the target (docs/watch.md): watch gates run on the target's
- * tip after landings. Built so far: the decisions, pure and without I/O —
- * whether a red watch gate is believed, and which landing the bisection
- * tests next. Running the gates, storing results and `sluice watch` are not
- * built yet.
+ * tip (`sluice watch`, from cron), a red one is run again before it is
+ * believed, and a believed red one is bisected over the first-parent
+ * landings since its last green result, to name the landing that broke it.
+ * The decisions (whether a red run is believed, which landing is tested
+ * next) are pure functions without I/O; watch_gate() runs them. Reverts and
+ * fix-up work orders are not built yet.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 /* What one or two runs of a watch gate on one commit say. */
 enum sl_watch_verdict {
@@ -39,5 +42,34 @@ int sl_bisect_next(const struct sl_bisect *b, size_t *pick);
 void sl_bisect_record(struct sl_bisect *b, size_t i, int red);
 /* The first red landing, once sl_bisect_next() said 0. */
 size_t sl_bisect_culprit(const struct sl_bisect *b);
+
+/* ---- Running a watch gate (watch/run.c) ---- */
+struct sl_ctx;
+struct sl_gate;
+struct sl_err;
+
+/* What watch_gate() found. */
+struct watch_report {
+	char tip[41];              /* the target's tip it ran on */
+	enum sl_watch_verdict verdict; /* GREEN, RED (believed) or FLAKY */
+	char last_green[41];       /* the newest commit the gate passed on before ("": none) */
+	size_t landings;           /* the first-parent commits since it, bisected over */
+	size_t tests;              /* the commits the bisection tested */
+	size_t runs;               /* its runs of the gate (a red one's run again counts) */
+	char culprit[41];          /* the first red commit ("": not found) */
+	char *culprit_run;         /* the run it landed, NULL: a person's commit */
+	char *culprit_subject;
+	char log[4096];            /* the tip's first run's output, relative to .system/ */
+};
+void watch_report_release(struct watch_report *r);
+
+/*
+ * Run gate g on the target's tip in a checkout of its own, again when red,
+ * and, when red twice, bisect the landings since its last green result;
+ * every run recorded (store watch_results), a culprit landing's run told in
+ * its event log. Takes .system/watch.lock (SL_ELOCKED: another watch runs).
+ */
+int watch_gate(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report *r,
+	       struct sl_err *err);
 
 #endif

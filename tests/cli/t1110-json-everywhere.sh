@@ -24,7 +24,7 @@ test_expect_success 'setup: a repository with one merged run and one more work o
 args_of() { # COMMAND RUN
 	case $1 in
 	tick) echo "-C e --json" ;;
-	check|queue|runs|status|log|notify|audit|init|report|serve|cost) echo "--json" ;;
+	check|queue|runs|status|log|notify|audit|init|report|serve|cost|watch) echo "--json" ;;
 	run) echo "--json V" ;;
 	show|approve|reject|retry|abandon|diff|request-changes) echo "--json $2" ;;
 	gc) echo "--json --dry-run" ;;

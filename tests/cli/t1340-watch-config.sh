@@ -21,13 +21,16 @@ test_expect_success 'a watch section is taken' '
 		"    fuzz: {command: [sh, -c, \"exit 0\"], timeout: 1h}" \
 		"  every: 5" "  revert_review: auto" &&
 	sluice -C repo check >out 2>&1 &&
-	test_grep "warning: watch: is checked but nothing runs its gates yet" out
+	test_grep "warning: watch.every is checked but no tick watches yet: run .sluice watch. from cron" out
 '
 
-test_expect_success 'an empty watch section is taken, with no warning' '
+test_expect_success 'an empty watch section, or gates alone, is taken with no warning' '
 	with "watch:" &&
 	sluice -C repo check >out 2>&1 &&
-	test_grep -v "warning: watch:" out
+	test_grep -v "warning: watch" out &&
+	with "watch:" "  gates:" "    e2e: [make, e2e]" &&
+	sluice -C repo check >out 2>&1 &&
+	test_grep -v "warning: watch" out
 '
 
 test_expect_success 'every: a negative number is refused with file and line' '
