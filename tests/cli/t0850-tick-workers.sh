@@ -21,7 +21,7 @@ test_expect_success 'advance-run is an internal command: not listed, but it answ
 	sluice --help >help &&
 	test_grep -v advance-run help &&
 	sluice advance-run --help >out &&
-	test_grep "^usage: sluice \[-C DIR\] advance-run RUN \[--token-fd=N\]" out &&
+	test_grep "^usage: sluice \[-C DIR\] advance-run RUN \[--stage=build|train\] \[--token-fd=N\]" out &&
 	test_grep "worker process of .sluice tick" out &&
 	test_expect_failure_code 2 sluice advance-run &&
 	test_expect_failure_code 2 sluice advance-run RUN --token-fd=1

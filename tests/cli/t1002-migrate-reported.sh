@@ -50,6 +50,7 @@ test_expect_success 'the database taken back to before migration 008' '
 	DROP TABLE IF EXISTS freezes;
 	DROP TABLE IF EXISTS gate_runs;
 	DROP TABLE IF EXISTS usage;
+	DROP TABLE IF EXISTS watch_results;
 	PRAGMA user_version = 7;
 	COMMIT;
 	EOF
