@@ -7,6 +7,7 @@
 #include "target/target.h"
 #include "train/train.h"
 #include "core/time.h"
+#include "store/store.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -261,6 +262,63 @@ static void print_people(const struct store_run *runs, size_t n)
 	}
 }
 
+/*
+ * The newest result of each watch gate on the target's tip (docs/watch.md):
+ * [{gate, verdict (green, red, flaky, never), commit, at, culprit,
+ * culprit_run}]; an empty array without watch gates.
+ */
+static json_t *watch_json(struct sl_ctx *ctx)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < ctx->cfg->watch.ngates; i++) {
+		const char *name = ctx->cfg->watch.gates[i].name;
+		struct store_watch_row r;
+		struct sl_err err = SL_ERR_INIT;
+		char at[64] = "";
+		int found = store_watch_latest(ctx->st, ctx->target_ref, name, &r, &err) == 0;
+
+		if (found)
+			sl_time_iso(at, sizeof(at), r.finished_ms);
+		json_array_append_new(
+		        a, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?}", "gate", name, "verdict",
+				     !found ? "never" : r.flaky ? "flaky" : r.passed ? "green" : "red",
+				     "commit", r.commit, "at", found ? at : NULL, "culprit",
+				     r.culprit, "culprit_run", r.culprit_run));
+		store_watch_row_release(&r);
+	}
+	return a;
+}
+
+/* The watch gates' newest results: one line, once watch.gates has any. */
+static void print_watch(struct sl_ctx *ctx)
+{
+	json_t *a = watch_json(ctx), *v;
+	size_t i;
+
+	if (!json_array_size(a)) {
+		json_decref(a);
+		return;
+	}
+	printf("watch:");
+	json_array_foreach(a, i, v) {
+		const char *verdict = json_string_value(json_object_get(v, "verdict"));
+		const char *commit = json_string_value(json_object_get(v, "commit"));
+		const char *run = json_string_value(json_object_get(v, "culprit_run"));
+		const char *culprit = json_string_value(json_object_get(v, "culprit"));
+
+		printf("%s %s %s", i ? "," : "", json_string_value(json_object_get(v, "gate")),
+		       verdict);
+		if (commit)
+			printf(" on %.12s", commit);
+		if (culprit)
+			printf(" (first red %.12s: %s%s)", culprit, run ? "run " : "a person's commit",
+			       run ? run : "");
+	}
+	printf(" (sluice watch)\n");
+	json_decref(a);
+}
+
 /* A frozen target (sluice freeze, merge.freeze): one line. */
 static void print_frozen(struct sl_ctx *ctx, const struct train_freeze *f)
 {
@@ -283,11 +341,12 @@ static int print_summary_json(struct sl_ctx *ctx, json_t *counts, json_t *flight
 
 	cli_invalid_work_orders(ctx, NULL, NULL, &invalid);
 	spend = spend_json(ctx, &rows);
-	j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O, s:o}, s:o, s:o, s:o, s:o}", "work_orders",
-		      counts, "in_flight", flight, "needs_person", people, "target", "name",
-		      ctx->cfg->target, "unreviewed", unreviewed, "frozen",
+	j = json_pack("{s:O, s:O, s:O, s:{s:s, s:O, s:o}, s:o, s:o, s:o, s:o, s:o}",
+		      "work_orders", counts, "in_flight", flight, "needs_person", people, "target",
+		      "name", ctx->cfg->target, "unreviewed", unreviewed, "frozen",
 		      train_freeze_json(frozen), "disk", disk_json(ctx), "invalid", invalid,
-		      "merge_gates", artifact_flakes_json(ctx), "spend", spend ? spend : json_null());
+		      "merge_gates", artifact_flakes_json(ctx), "spend", spend ? spend : json_null(),
+		      "watch", watch_json(ctx));
 	rc = cli_print_json(j);
 	json_decref(j);
 	return rc;
@@ -339,6 +398,7 @@ static int summary(struct cli *cli, struct sl_ctx *ctx)
 	print_people(runs, n);
 	print_flakes(ctx);
 	print_spend(ctx);
+	print_watch(ctx);
 	print_disk(ctx);
 out:
 	json_decref(unreviewed);

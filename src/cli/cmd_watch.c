@@ -129,9 +129,14 @@ static int watch_all(struct cli *cli, struct sl_ctx *ctx, const char *only)
 			       only);
 	else if (!ran && !cli->json)
 		printf("no watch gates: set watch.gates in .system/config.yaml (docs/watch.md)\n");
-	else if (cli->json && cli_print_json(json_pack("{s:s, s:O}", "target", ctx->cfg->target,
-						       "gates", gates)) != CLI_OK)
-		rc = CLI_FAIL;
+	else if (cli->json) {
+		/* cli_print_json() keeps the caller's reference */
+		json_t *j = json_pack("{s:s, s:O}", "target", ctx->cfg->target, "gates", gates);
+
+		if (cli_print_json(j) != CLI_OK)
+			rc = CLI_FAIL;
+		json_decref(j);
+	}
 	json_decref(gates);
 	return rc;
 }

@@ -989,5 +989,21 @@ int store_watch_add(struct store *st, const struct store_watch_result *r, struct
  */
 int store_watch_last_green(struct store *st, const char *target, const char *gate, char out[41],
 			   struct sl_err *err);
+/* The bisection of gate's newest tip result named `culprit` (landed by run, or NULL). */
+int store_watch_culprit(struct store *st, const char *target, const char *gate,
+			const char *culprit, const char *run, struct sl_err *err);
+/*
+ * The newest tip result of `gate` (its run again, when it had one): r's
+ * strings the caller's (store_watch_row_release). SL_ENOTFOUND: none.
+ */
+struct store_watch_row {
+	char *commit, *culprit, *culprit_run;
+	int passed;      /* the last run on that commit */
+	int flaky;       /* red, then green on its run again */
+	int64_t finished_ms;
+};
+int store_watch_latest(struct store *st, const char *target, const char *gate,
+		       struct store_watch_row *r, struct sl_err *err);
+void store_watch_row_release(struct store_watch_row *r);
 
 #endif

@@ -5,6 +5,7 @@
 #include "store/store_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int store_watch_add(struct store *st, const struct store_watch_result *r, struct sl_err *err)
@@ -62,4 +63,78 @@ int store_watch_last_green(struct store *st, const char *target, const char *gat
 	}
 	sqlite3_finalize(s);
 	return error;
+}
+
+int store_watch_culprit(struct store *st, const char *target, const char *gate,
+			const char *culprit, const char *run, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "UPDATE watch_results SET culprit = ?1, culprit_run = ?2 WHERE id = "
+				    "(SELECT MAX(id) FROM watch_results WHERE target = ?3 AND gate = ?4 "
+				    "AND purpose != 'bisect')",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, culprit);
+	store__bind_text(s, 2, run);
+	store__bind_text(s, 3, target);
+	store__bind_text(s, 4, gate);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot write watch_results");
+	sqlite3_finalize(s);
+	return error;
+}
+
+static char *column_dup(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+int store_watch_latest(struct store *st, const char *target, const char *gate,
+		       struct store_watch_row *r, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	memset(r, 0, sizeof(*r));
+	/* the newest non-bisect row, and whether the one before it (its first run) was red */
+	if ((error = store__prepare(st, &s,
+				    "SELECT w.commit_oid, w.passed, w.finished_ms, w.culprit, "
+				    "w.culprit_run, w.purpose = 'again' AND w.passed = 1 FROM "
+				    "watch_results w WHERE w.target = ?1 AND w.gate = ?2 AND "
+				    "w.purpose != 'bisect' ORDER BY w.id DESC LIMIT 1",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, target);
+	store__bind_text(s, 2, gate);
+	switch (sqlite3_step(s)) {
+	case SQLITE_ROW:
+		r->commit = column_dup(s, 0);
+		r->passed = sqlite3_column_int(s, 1);
+		r->finished_ms = sqlite3_column_int64(s, 2);
+		r->culprit = column_dup(s, 3);
+		r->culprit_run = column_dup(s, 4);
+		r->flaky = sqlite3_column_int(s, 5);
+		break;
+	case SQLITE_DONE:
+		error = sl_err_set(err, SL_ENOTFOUND, "watch gate '%s' never ran on %s", gate,
+				   target);
+		break;
+	default:
+		error = store__fail(st, err, "cannot read watch_results");
+	}
+	sqlite3_finalize(s);
+	return error;
+}
+
+void store_watch_row_release(struct store_watch_row *r)
+{
+	free(r->commit);
+	free(r->culprit);
+	free(r->culprit_run);
+	memset(r, 0, sizeof(*r));
 }

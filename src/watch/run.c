@@ -160,8 +160,9 @@ static int believed_red(struct sl_ctx *ctx, const struct sl_gate *g, const char 
 	(*tests)++;
 	*v = sl_watch_verdict(!passed, -1);
 	if (*v == SL_WATCH_AGAIN) {
-		if ((error = run_on(ctx, g, commit, "again", &passed, again_log, sizeof(again_log),
-				    err)) != 0)
+		/* a bisection's runs stay its own: never a tip's result (last green, status) */
+		if ((error = run_on(ctx, g, commit, strcmp(purpose, "tip") ? purpose : "again",
+				    &passed, again_log, sizeof(again_log), err)) != 0)
 			return error;
 		(*tests)++;
 		*v = sl_watch_verdict(1, !passed);
@@ -221,6 +222,9 @@ static int bisect(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_repo
 	snprintf(r->culprit, sizeof(r->culprit), "%s", v[c].commit);
 	r->culprit_run = v[c].run ? strdup(v[c].run) : NULL;
 	r->culprit_subject = strdup(v[c].subject ? v[c].subject : "");
+	if ((error = store_watch_culprit(ctx->st, ctx->target_ref, g->name, r->culprit,
+					 r->culprit_run, err)) != 0)
+		goto out;
 	tell_culprit(ctx, g, r);
 out:
 	merge_run_landings_free(v, n);

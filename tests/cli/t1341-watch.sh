@@ -57,6 +57,15 @@ test_expect_success 'the text output names the landing, its run and work order' 
 	test_grep "first red: .*, the landing of run $(run_of r B) (work order B)" out
 '
 
+test_expect_success 'sluice status shows the newest result, and the landing named' '
+	b=$(run_of r B) &&
+	sluice -C r status >st &&
+	test_grep "^watch: e2e red on $(git -C r rev-parse --short=12 main) (first red [0-9a-f]*: run $b) (sluice watch)$" st &&
+	sluice -C r status --json >st.json &&
+	schema_validate status.schema.json st.json &&
+	jq -e --arg b "$b" ".watch[0] | .gate == \"e2e\" and .verdict == \"red\" and .culprit_run == \$b" st.json
+'
+
 test_expect_success 'a person.s commit as the culprit' '
 	sluice_repo p "watch:" "  gates:" "    e2e: [sh, $TRASH/e2e.sh]" "$(approve_reviewer_config)" &&
 	sluice -C p watch >out &&
@@ -73,11 +82,14 @@ test_expect_success 'a flaky watch gate: red then green on the same commit, no b
 	sluice -C f watch --json >watch.json &&
 	jq -e ".gates[0] | .verdict == \"flaky\" and .tests == 0 and .culprit == null" watch.json &&
 	schema_validate watch.schema.json watch.json &&
+	sluice -C f status --json | jq -e ".watch[0].verdict == \"flaky\"" &&
 	test "$(wc -l <"$TRASH/flaky.seen")" = 1
 '
 
 test_expect_success 'no watch gates: says so; --json an empty list' '
 	sluice_repo z &&
+	sluice -C z status >st && test_grep -v "^watch:" st &&
+	test "$(sluice -C z status --json | jq -c .watch)" = "[]" &&
 	sluice -C z watch >out &&
 	test_grep "^no watch gates: set watch.gates" out &&
 	sluice -C z watch --json >z.json &&
