@@ -407,11 +407,6 @@ static void workers_drain(struct workers *ws, struct sl_ctx *ctx,
 }
 
 /*
- * Run the worklist's workers. A worker killed by a signal does not stop the
- * tick's pass: it is counted in res->killed and told in `killed` (the first
- * such message), and the tick fails with it once its pass is done.
- */
-/*
  * The stage a worker of `run_id` takes it through now: with the train's
  * workers apart (merge.jobs), the one of the run's state; else any.
  */
@@ -479,6 +474,11 @@ static int start_ready(struct sl_ctx *ctx, struct workers *ws, struct worklist *
 	return 0;
 }
 
+/*
+ * Run the worklist's workers. A worker killed by a signal does not stop the
+ * tick's pass: it is counted in res->killed and told in `killed` (the first
+ * such message), and the tick fails with it once its pass is done.
+ */
 static int run_workers(struct sl_ctx *ctx, struct worklist *w, int jobs,
 		       const struct runner_progress *p, int64_t *seq,
 		       struct runner_tick_result *res, struct sl_err *killed, struct sl_err *err)
