@@ -379,7 +379,7 @@ static int64_t next_wait(const struct proc_io *io, const struct clock *c, int64_
 		w = min_wait(w, c->kill_at, now);
 	if (c->stop_at && !c->term_sent)
 		w = min_wait(w, c->stop_at, now);
-	if (io->watch_hit && !c->stop_at)
+	if (io->watch_hit && !c->stop_at && !c->term_sent) /* else enforce_watch() waits */
 		w = min_wait(w, c->watch_next, now);
 	if (io->pid_fd < 0)
 		w = min_wait(w, now + PROC_SLICE_MS, now);
