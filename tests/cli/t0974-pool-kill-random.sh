@@ -93,6 +93,7 @@ test_expect_success 'and the pool still serves: two more runs take what it holds
 	done &&
 	# the slots: not the temporary files a killed tick may leave (as the check above)
 	k=$(ls -A repo/.system/pool | grep -v "\.tmp\.[0-9]*\$" | wc -l) &&
+	ls -la repo/.system/pool >pool.before &&
 	{ sluice -C repo tick --jobs 2 >tick.out 2>&1 || { cat tick.out; false; }; } &&
 	taken=0 && for w in R1b R2b; do
 		r=$(run_of repo $w) && test "$(state_of repo $r)" = merged ||
@@ -100,7 +101,7 @@ test_expect_success 'and the pool still serves: two more runs take what it holds
 		if sluice -C repo log "$r" | grep -q "worktree from the pool"; then taken=$((taken + 1)); fi
 	done &&
 	{ test "$taken" -ge "$k" && test "$taken" -ge 1 ||
-		{ echo "$taken runs took a worktree from a pool of $k:" && cat tick.out; false; }; } &&
+		{ echo "$taken runs took a worktree from a pool of $k:" && cat pool.before tick.out; false; }; } &&
 	{ sluice -C repo gc </dev/null >gc.out 2>&1 || { cat gc.out; false; }; } &&
 	test -z "$(ls -A repo/.system/pool 2>/dev/null | grep -v "\.tmp\.[0-9]*\$")" &&
 	test "$(git -C repo worktree list | wc -l)" = 1 &&
