@@ -10,10 +10,18 @@ test_skip_unless_tool jq
 G="$TRASH/gate"
 mkdir -p "$G"
 echo "echo a >a.txt" >"$BUILDERS/A.sh"
-# B says whether A's car was held in its merge gate while B was built.
+# B says whether A's car was held in its merge gate while B was built, or
+# had been tested already (its line in gates.log): it waits for one or the
+# other (A's car may reach its gate after B's builder starts).
 cat >"$BUILDERS/B.sh" <<EOS
 echo b >b.txt
-if ls "$G"/waiting-* >/dev/null 2>&1; then echo while-held; else echo after; fi >"$TRASH/B.when"
+i=0
+while :; do
+	if ls "$G"/waiting-* >/dev/null 2>&1; then echo while-held; break; fi
+	if [ -s "$G/gates.log" ]; then echo after; break; fi
+	i=\$((i + 1)); [ \$i -lt 3000 ] || { echo "neither in 300 s"; break; }
+	sleep 0.1
+done >"$TRASH/B.when"
 EOS
 
 # two_repo DIR [config lines]: A approved and B ready; A's car will hold in its merge gate.
@@ -23,7 +31,7 @@ two_repo() {
 		"  gates: [test]" "$@" "queue:" "  jobs: 1" "reviewer:" "  mode: manual" &&
 	wo "$_d" A && sluice -C "$_d" tick >tick0.out 2>&1 &&
 	sluice -C "$_d" approve "$(run_of "$_d" A)" >/dev/null &&
-	wo "$_d" B && rm -f "$TRASH/B.when" "$G"/waiting-* && : >"$G/hold-all"
+	wo "$_d" B && rm -f "$TRASH/B.when" "$G"/waiting-* && : >"$G/gates.log" && : >"$G/hold-all"
 }
 
 test_expect_success 'merge.jobs 1: B is built while A.s car holds in its merge gate' '
