@@ -17,10 +17,16 @@
 
 #define GATES_LOG_DEFAULT_MAX ((size_t)10 << 20)
 
+/*
+ * A gate's name names its log file: [A-Za-z0-9_-]+, or a watch gate on a
+ * revert's car, "watch.<name>" (runner/revert.c; no config gate has a '.').
+ */
 int build__gate_name_ok(const char *name)
 {
 	if (!name || !*name)
 		return 0;
+	if (!strncmp(name, "watch.", 6) && name[6])
+		name += 6;
 	for (const char *p = name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))

@@ -25,10 +25,17 @@ static const char watch_help[] =
 	"  --gate NAME   only this watch gate\n"
 	"  --json        {target, gates: [{gate, tip, verdict, log, last_green, landings,\n"
 	"                tests, runs, culprit, culprit_run, culprit_work_order,\n"
-	"                culprit_subject}]}\n"
+	"                culprit_subject, revert_work_order, fix_work_order,\n"
+	"                revert_new, revert_pending}]}\n"
 	"\n"
-	"Not built yet (docs/watch.md): reverting the culprit through the train, the\n"
-	"fix-up work order, watch.every in ticks.\n"
+	"A run's landing named as the culprit is reverted through the train: the work\n"
+	"order <WO>-revert goes into the inbox (sluice builds it as the exact inverse of\n"
+	"the landing; watch.revert_review says who approves it; its car runs the merge\n"
+	"gates and this watch gate), and <WO>-fix, depending on it, carries the work\n"
+	"order, its diff, the failing output and the bisection for the agent to try\n"
+	"again. A landing is never reverted twice; a person's commit is only named.\n"
+	"While a revert is on its way, a red gate is not bisected again. With\n"
+	"watch.every: N, a tick watches by itself after N landings.\n"
 	"\n"
 	"exit status: 0 when every gate is green (or flaky), 1 when one is red or could\n"
 	"not run (the message says which), 2 on a usage error.\n";
@@ -52,33 +59,51 @@ static const char *wo_of(struct sl_ctx *ctx, const char *run_id, char *buf, size
 	return buf;
 }
 
-static void print_report(struct sl_ctx *ctx, const struct sl_gate *g,
-			 const struct watch_report *r)
+/* The culprit named, and what came of it: a revert made now, before, or on its way. */
+static void print_culprit(struct sl_ctx *ctx, const struct watch_report *r)
 {
 	char wo[256];
 
+	if (!r->culprit_run) {
+		printf("  first red: %.12s, a person's commit (no run landed it): %s\n", r->culprit,
+		       r->culprit_subject ? r->culprit_subject : "");
+		printf("  a person's commit is named, never reverted\n");
+		return;
+	}
+	printf("  first red: %.12s, the landing of run %s (work order %s): %s\n", r->culprit,
+	       r->culprit_run, wo_of(ctx, r->culprit_run, wo, sizeof(wo)),
+	       r->culprit_subject ? r->culprit_subject : "");
+	if (r->revert_wo && r->revert_new)
+		printf("  revert: work order %s is in the inbox (reviewed per watch.revert_review: "
+		       "%s; lands through the train); %s does the work again after it\n",
+		       r->revert_wo, ctx->cfg->watch.revert_auto ? "auto" : "person", r->fix_wo);
+	else if (r->revert_wo && !r->revert_pending)
+		printf("  revert: made before, work order %s; a landing is never reverted twice\n",
+		       r->revert_wo);
+}
+
+static void print_report(struct sl_ctx *ctx, const struct sl_gate *g,
+			 const struct watch_report *r)
+{
 	printf("watch %s: %s on %.12s (output: .system/%s)\n", g->name, verdict_name(r->verdict),
 	       r->tip, r->log);
 	if (r->verdict == SL_WATCH_FLAKY)
 		printf("  red, then green on the same commit: flaky, not bisected\n");
 	if (r->verdict != SL_WATCH_RED)
 		return;
-	if (!r->last_green[0]) {
+	if (r->revert_pending) {
+		printf("  not bisected again: the revert of the culprit named before, work order "
+		       "%s, has not landed yet ('sluice queue --explain')\n", r->revert_wo);
+	} else if (!r->last_green[0]) {
 		printf("  never green before: nothing to bisect\n");
 		return;
+	} else {
+		printf("  bisected the %zu commit%s since the green %.12s: %zu tested, %zu run%s of "
+		       "the gate\n", r->landings, r->landings == 1 ? "" : "s", r->last_green,
+		       r->tests, r->runs, r->runs == 1 ? "" : "s");
 	}
-	printf("  bisected the %zu commit%s since the green %.12s: %zu tested, %zu run%s of "
-	       "the gate\n", r->landings, r->landings == 1 ? "" : "s", r->last_green, r->tests,
-	       r->runs, r->runs == 1 ? "" : "s");
-	if (!r->culprit[0])
-		return;
-	if (r->culprit_run)
-		printf("  first red: %.12s, the landing of run %s (work order %s): %s\n", r->culprit,
-		       r->culprit_run, wo_of(ctx, r->culprit_run, wo, sizeof(wo)),
-		       r->culprit_subject ? r->culprit_subject : "");
-	else
-		printf("  first red: %.12s, a person's commit (no run landed it): %s\n", r->culprit,
-		       r->culprit_subject ? r->culprit_subject : "");
+	if (r->culprit[0])
+		print_culprit(ctx, r);
 }
 
 static json_t *report_json(struct sl_ctx *ctx, const struct sl_gate *g,
@@ -86,7 +111,8 @@ static json_t *report_json(struct sl_ctx *ctx, const struct sl_gate *g,
 {
 	char wo[256];
 
-	return json_pack("{s:s, s:s, s:s, s:s, s:s?, s:I, s:I, s:I, s:s?, s:s?, s:s?, s:s?}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s?, s:I, s:I, s:I, s:s?, s:s?, s:s?, s:s?, "
+			 "s:s?, s:s?, s:b, s:b}",
 			 "gate", g->name, "tip", r->tip, "verdict", verdict_name(r->verdict), "log",
 			 r->log, "last_green", r->last_green[0] ? r->last_green : NULL, "landings",
 			 (json_int_t)r->landings, "tests", (json_int_t)r->tests, "runs",
@@ -94,7 +120,9 @@ static json_t *report_json(struct sl_ctx *ctx, const struct sl_gate *g,
 			 r->culprit[0] ? r->culprit : NULL, "culprit_run", r->culprit_run,
 			 "culprit_work_order",
 			 r->culprit_run ? wo_of(ctx, r->culprit_run, wo, sizeof(wo)) : NULL,
-			 "culprit_subject", r->culprit[0] ? r->culprit_subject : NULL);
+			 "culprit_subject", r->culprit[0] ? r->culprit_subject : NULL,
+			 "revert_work_order", r->revert_wo, "fix_work_order", r->fix_wo,
+			 "revert_new", r->revert_new, "revert_pending", r->revert_pending);
 }
 
 static int watch_all(struct cli *cli, struct sl_ctx *ctx, const char *only)

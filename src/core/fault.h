@@ -80,6 +80,9 @@
  *   reconcile.before_recover      tick: the journal of a dead merge found, checkout not recovered
  *   job.after_submit              a job submitted to the engine, its id not recorded (row: its name)
  *   tick.spawn                    tick: starting a run's worker fails instead (sl_fault_fail)
+ *   watch.after_culprit           sluice watch: a landing named and recorded, no revert staged
+ *   watch.after_stage             sluice watch: revert and fix-up staged in .system/watch, not recorded
+ *   watch.after_record            sluice watch: the revert recorded, its work orders not in the inbox
  *
  * A point marked sl_fault_fail does not kill: the operation there fails
  * (the caller reports an injected failure) the n-th time, so that a test

@@ -347,6 +347,49 @@ static int check_budget(const struct queue_wo *wo, struct sl_err *err)
 	return 0;
 }
 
+/* A name of a gate: [A-Za-z0-9_-]{1,64}, as config.c allows. */
+static int gate_name_valid(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+
+	return n && n <= 64 && !s[n];
+}
+
+/*
+ * revert: {commit: <40 hex>, run: RUN, gate: NAME} (docs/watch.md): a revert
+ * run of that landing; the watch writes it, a person may too. The commit is
+ * checked against the target when the run prepares.
+ */
+static int check_revert(const struct queue_wo *wo, struct sl_err *err)
+{
+	json_t *r = json_object_get(wo->fields, "revert"), *v;
+	const char *key, *text;
+
+	if (!r)
+		return 0;
+	if (!json_is_object(r) || !json_is_string(json_object_get(r, "commit")))
+		return fail_at(wo, err, "revert", -1,
+		               "revert must be a mapping with the full commit to revert, such as "
+		               "{commit: 4f2a...(40 hex digits)} (docs/watch.md)");
+	json_object_foreach(r, key, v) {
+		text = json_string_value(v);
+		if (strcmp(key, "commit") && strcmp(key, "run") && strcmp(key, "gate"))
+			return fail_at(wo, err, "revert", -1,
+			               "unknown key '%.80s' in revert; use commit, run and gate", key);
+		if (!text)
+			return fail_at(wo, err, "revert", -1, "revert.%s must be text", key);
+		if (!strcmp(key, "commit") &&
+		    (strlen(text) != 40 || strspn(text, "0123456789abcdef") != 40))
+			return fail_at(wo, err, "revert", -1,
+			               "revert.commit '%.80s' is not a full commit id; write its 40 "
+			               "hex digits (git rev-parse COMMIT)", text);
+		if (!strcmp(key, "gate") && !gate_name_valid(text))
+			return fail_at(wo, err, "revert", -1,
+			               "revert.gate '%.80s' is not a gate's name ([A-Za-z0-9_-])", text);
+	}
+	return 0;
+}
+
 static int check_depends(const struct queue_wo *wo, struct sl_err *err)
 {
 	size_t i;
@@ -374,7 +417,8 @@ int queue_validate(const struct queue_wo *wo, struct sl_err *err)
 			return error;
 	if ((error = check_context(wo, err)) || (error = check_numbers(wo, err)) ||
 	    (error = check_status(wo, err)) || (error = check_depends(wo, err)) ||
-	    (error = check_worktree(wo, err)) || (error = check_budget(wo, err)))
+	    (error = check_worktree(wo, err)) || (error = check_budget(wo, err)) ||
+	    (error = check_revert(wo, err)))
 		return error;
 	return 0;
 }

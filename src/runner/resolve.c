@@ -341,14 +341,26 @@ static void rival_names(struct step *s, const char *const *rivals, char *buf, si
 		snprintf(buf, n, "the commits on %s", s->ctx->cfg->target);
 }
 
+/*
+ * Whether a conflict goes to a person: no resolver, its attempts used up,
+ * or a revert run (docs/watch.md: no agent rewrites what a revert undoes).
+ */
+static int no_resolver(struct step *s)
+{
+	struct step_revert rv;
+
+	return !strcmp(s->ctx->cfg->merge.resolver, "none") ||
+	       s->run.resolve_attempts >= s->ctx->cfg->merge.resolve_attempts ||
+	       step__revert_of(s, &rv);
+}
+
 static int semantic_move(struct step *s, const char *gates, const char *const *rivals,
 			 struct sl_err *err)
 {
 	char who[512];
 
 	rival_names(s, rivals, who, sizeof(who));
-	if (!strcmp(s->ctx->cfg->merge.resolver, "none") ||
-	    s->run.resolve_attempts >= s->ctx->cfg->merge.resolve_attempts)
+	if (no_resolver(s))
 		return step__move(s, RUN_MERGE_CONFLICT, err,
 				  "semantic conflict: the merge gates failed on top of %s (gate %s); "
 				  "a person must decide: see 'sluice show %s'",
@@ -363,6 +375,7 @@ int step__on_conflict(struct step *s, const char *tip, const char *why, struct s
 {
 	struct merge_conflict_info ci = MERGE_CONFLICT_INFO_INIT;
 	struct merge_opts mo = MERGE_OPTS_INIT;
+	struct step_revert rv;
 	char *rival = NULL;
 	int error;
 
@@ -378,13 +391,14 @@ int step__on_conflict(struct step *s, const char *tip, const char *why, struct s
 			       run_merge_status_name(RUN_MERGE_STATUS_CONFLICT),
 			       "conflict_with_run_id", rival, NULL)) != 0)
 		goto out;
-	if (!strcmp(s->ctx->cfg->merge.resolver, "none") ||
-	    s->run.resolve_attempts >= s->ctx->cfg->merge.resolve_attempts)
+	if (no_resolver(s))
 		error = step__move(s, RUN_MERGE_CONFLICT, err,
-				   "merge conflict with %s in %zu file%s (%s); a person must "
-				   "decide: see 'sluice show %s'",
+				   "merge conflict with %s in %zu file%s (%s); %s: see 'sluice show %s'",
 				   rival ? rival : s->ctx->cfg->target, ci.paths.n,
-				   ci.paths.n == 1 ? "" : "s", why, s->run.id);
+				   ci.paths.n == 1 ? "" : "s", why, step__revert_of(s, &rv) ?
+				   "the revert no longer applies (later landings built on what it "
+				   "undoes); a person must decide" : "a person must decide",
+				   s->run.id);
 	else
 		error = step__move(s, RUN_RESOLVING, err,
 				   "merge conflict with %s in %zu file%s; the builder resolves it",

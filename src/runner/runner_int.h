@@ -198,6 +198,42 @@ int step__target_tip(struct step *s, char tip_hex[41], struct sl_err *err);
 json_t *step__wo_fields(struct step *s, const char *wo_id, char **title);
 /* The comments of the run's review.json (new string), NULL when there are none. */
 char *step__review_comments(struct step *s);
+
+/* ---- Revert runs (runner/revert.c; docs/watch.md) ---- */
+struct sl_proc_result;
+struct step_revert {
+	char commit[41]; /* the landing to revert */
+	char parent[41]; /* its first parent, once read (step__revert_build/_exact) */
+	char gate[65];   /* the watch gate its car runs too, or "" */
+};
+/* 1 and *r when the run's work order says `revert:`, else 0. */
+int step__revert_of(struct step *s, struct step_revert *r);
+/*
+ * A revert run's base, once: the landing itself, when it is a commit of the
+ * target with a parent (SL_EINVALID, final, when not). 0 for other runs.
+ */
+int step__revert_base(struct step *s, struct sl_err *err);
+/* Set the worktree to the landing's first parent's tree (builder.log says so); *res as a builder's. */
+int step__revert_build(struct step *s, const struct step_revert *r, struct sl_proc_result *res,
+		       struct sl_err *err);
+/* 1 when `tree`, on the run's base, is exactly the landing undone (its first parent's tree). */
+int step__revert_exact(struct step *s, const struct step_revert *r, const char *tree,
+		       struct sl_err *err);
+/*
+ * The train's config for a revert run's car: the merge gates and the watch
+ * gate its work order names (as "watch.<name>"), in out->ctx for the car's
+ * test. 1 and out filled (step__revert_cfg_release), 0 for other runs, -1
+ * out of memory.
+ */
+struct step_revert_cfg {
+	struct sl_config cfg; /* a shallow copy: strings are the config's */
+	struct sl_ctx ctx;    /* s->ctx with cfg */
+	struct sl_gate *gates;
+	char **merge_gates;
+	char name[80];
+};
+int step__revert_train_cfg(struct step *s, struct step_revert_cfg *out);
+void step__revert_cfg_release(struct step_revert_cfg *c);
 /* The shared/copied paths that snapshots and cleanliness checks leave out. */
 const char *const *step__excluded(struct step *s);
 /*

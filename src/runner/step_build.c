@@ -227,6 +227,7 @@ static int run_attempt(struct step *s, struct sl_proc_result *res, struct exec_o
 {
 	struct build_retry_state rs = BUILD_RETRY_STATE_INIT;
 	struct build_retry_overrides ov;
+	struct step_revert rv;
 	const char *session = "new";
 	char *prompt = NULL;
 	int error;
@@ -240,8 +241,20 @@ static int run_attempt(struct step *s, struct sl_proc_result *res, struct exec_o
 	if ((error = write_prompt(s, &ov, &prompt, err)) != 0)
 		goto out;
 	if ((error = store_attempt_start(s->ctx->st, s->run.id, s->run.attempt, s->run.mode,
-					 err)) != 0 ||
-	    (error = choose_agent(s, &rs, &ov, &session, err)) != 0)
+					 err)) != 0)
+		goto out;
+	if (s->run.mode == RUN_MODE_BUILD && step__revert_of(s, &rv)) {
+		/* sluice builds a revert itself (runner/revert.c): no agent */
+		if ((error = store_attempt_set_agent(s->ctx->st, s->run.id, s->run.attempt,
+						     "sluice-revert", "new", err)) != 0)
+			goto out;
+		sl_fault("build.before_builder");
+		error = step__revert_build(s, &rv, res, err);
+		if (error == SL_EINVALID)
+			error = step__fail(s, RUN_FAILED, err, "%s", err->msg);
+		goto out;
+	}
+	if ((error = choose_agent(s, &rs, &ov, &session, err)) != 0)
 		goto out;
 	sl_fault("build.before_builder");
 	error = run_builder(s, &ov, prompt, session, res, oc, err);

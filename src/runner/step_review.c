@@ -402,9 +402,46 @@ static int apply_verdict(struct step *s, const struct reviewer_verdict *v, const
 	return step__retry_or_fail(s, review_failed, 0, why, err);
 }
 
+/*
+ * A revert run (docs/watch.md): watch.revert_review auto approves only an
+ * exact revert (the head's tree is the landing's first parent's, on the
+ * landing); anything else, and `person`, waits for a person.
+ */
+static int review_revert(struct step *s, const struct step_revert *rv, const char *tree,
+			 struct sl_err *err)
+{
+	struct reviewer_verdict v = REVIEWER_VERDICT_INIT;
+	char comments[256];
+	json_t *j;
+	int exact = 0, error;
+
+	if (s->ctx->cfg->watch.revert_auto && (exact = step__revert_exact(s, rv, tree, err)) < 0)
+		return exact;
+	if (!exact) {
+		error = step__move(s, RUN_AWAITING_REVIEW, err,
+				   "a revert of %.12s waits for a person (watch.revert_review: %s): "
+				   "'sluice approve %s' or 'sluice reject %s -m TEXT' (diff.patch "
+				   "has what it undoes)",
+				   rv->commit, s->ctx->cfg->watch.revert_auto ? "auto, but it is not "
+				   "an exact revert" : "person", s->run.id, s->run.id);
+		return error ? error : STEP_STOP;
+	}
+	snprintf(comments, sizeof(comments), "an exact revert of %s: the tree of its first "
+		 "parent, on it (watch.revert_review: auto)", rv->commit);
+	if (!(j = json_pack("{s:s, s:s, s:s}", "verdict", "approve", "comments", comments,
+			    "reviewer", "sluice (exact revert)")))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = reviewer_verdict_from_json(&v, j, tree, err)) == 0)
+		error = apply_verdict(s, &v, tree, err);
+	reviewer_verdict_release(&v);
+	json_decref(j);
+	return error;
+}
+
 int step_review(struct step *s, struct sl_err *err)
 {
 	struct reviewer_verdict v = REVIEWER_VERDICT_INIT;
+	struct step_revert rv;
 	struct reviewer_log log;
 	json_t *req = NULL;
 	char tree[41], n[16];
@@ -420,6 +457,10 @@ int step_review(struct step *s, struct sl_err *err)
 	if (error || (error = step__tree_of(s, s->run.head_commit, tree, err)) != 0 ||
 	    (error = step__review_request(s, tree, &req, err)) != 0)
 		goto out;
+	if (step__revert_of(s, &rv)) {
+		error = review_revert(s, &rv, tree, err);
+		goto out;
+	}
 	if (s->ctx->cfg->reviewer.mode == SL_REVIEWER_MANUAL) {
 		error = step__move(s, RUN_AWAITING_REVIEW, err,
 				   "waiting for a person: 'sluice approve %s', 'sluice "

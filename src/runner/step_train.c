@@ -68,13 +68,20 @@ static int test_car(struct step *s, const struct train_state *st, const struct t
 	struct build_gate_results gr = BUILD_GATE_RESULTS_INIT;
 	struct train_ops ops;
 	struct train_run tr;
+	struct step_revert_cfg rc;
 	char owner[64], names[256], why[1024], *commit = strdup(st->cars[w->me].commit);
-	int error, gates = train_has_merge_gates(s->ctx->cfg);
+	int error, gates, revert = step__revert_train_cfg(s, &rc);
 
 	step__train_ops(s, &ops, &tr);
 	sl_owner_self(owner, sizeof(owner));
-	if (!commit)
+	if (!commit || revert < 0) {
+		free(commit);
+		step__revert_cfg_release(&rc);
 		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
+	if (revert) /* a revert's car runs the watch gate it answers too (docs/watch.md) */
+		tr.ctx = &rc.ctx;
+	gates = train_has_merge_gates(tr.ctx->cfg);
 	/*
 	 * What is tested is the approved head merged: whatever someone changed
 	 * in the worktree since the review is committed first, and the run goes
@@ -82,6 +89,7 @@ static int test_car(struct step *s, const struct train_state *st, const struct t
 	 */
 	if (gates && (error = step__approval_holds(s, err)) != 0) {
 		free(commit);
+		step__revert_cfg_release(&rc);
 		return error == STEP_SENT_BACK ? STEP_NEXT : error;
 	}
 	if ((error = train_claim_test(&tr, &ops, commit, owner, err)) != 0)
@@ -90,7 +98,7 @@ static int test_car(struct step *s, const struct train_state *st, const struct t
 		error = train_record_result(&tr, &ops, commit, owner, &gr, err);
 		goto out;
 	}
-	train_gate_names(s->ctx->cfg, names, sizeof(names));
+	train_gate_names(tr.ctx->cfg, names, sizeof(names));
 	train_testing_reason(why, sizeof(why), w->pos, w->total, st->line_ahead_name, names);
 	if ((error = say(s, err, "%s", why)) != 0 ||
 	    (error = train_run_gates(&tr, commit, st->cars[w->me].tree, step__remote(s),
@@ -106,6 +114,7 @@ static int test_car(struct step *s, const struct train_state *st, const struct t
 		       gr.all_passed ? "green" : "red", commit, train_gates_ms(&gr) / 1000.0);
 out:
 	build_gate_results_release(&gr);
+	step__revert_cfg_release(&rc);
 	free(commit);
 	return error < 0 ? error : STEP_AGAIN;
 }

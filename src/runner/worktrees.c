@@ -188,6 +188,8 @@ int step__set_base(struct step *s, struct sl_err *err)
 
 	if (s->run.base_commit)
 		return 0;
+	if ((error = step__revert_base(s, err)) != 0 || s->run.base_commit)
+		return error; /* a revert run starts at the landing it reverts */
 	if ((error = step__target_tip(s, tip, err)) == SL_ENOTFOUND)
 		error = SL_EINVALID;
 	return error ? error : step__set(s, err, "base_commit", tip, NULL);

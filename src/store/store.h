@@ -658,6 +658,8 @@ struct store_wo_fields {
 	const char *worktree;    /* `worktree:`, or NULL */
 	const char **criteria;   /* the strings of acceptance_criteria, NULL-terminated */
 	const char **depends_on; /* the strings of depends_on, NULL-terminated */
+	const char *revert_commit; /* `revert: {commit}`: a revert run of that landing, or NULL */
+	const char *revert_gate;   /* `revert: {gate}`: the watch gate its car runs too, or NULL */
 };
 /* json NULL: no fields (an empty object). */
 int store_wo_fields_parse(const char *wo_id, const char *json, struct store_wo_fields *out,
@@ -1005,5 +1007,24 @@ struct store_watch_row {
 int store_watch_latest(struct store *st, const char *target, const char *gate,
 		       struct store_watch_row *r, struct sl_err *err);
 void store_watch_row_release(struct store_watch_row *r);
+
+/*
+ * The reverts the watch made (schema/db/019_watch_reverts.sql): one row per
+ * landing reverted, keyed by its commit.
+ */
+struct store_watch_revert {
+	char *culprit, *target, *gate, *culprit_run, *culprit_wo, *revert_wo, *fix_wo, *tip;
+	int64_t created_ms;
+};
+/* SL_EEXISTS: the landing has a row already (or one of the ids is taken). */
+int store_watch_revert_add(struct store *st, const struct store_watch_revert *r,
+			   struct sl_err *err);
+/*
+ * The rows of target, newest first; key (NULL: all) one of culprit,
+ * culprit_run, culprit_wo, revert_wo, fix_wo. Free with store_watch_reverts_free().
+ */
+int store_watch_revert_list(struct store *st, const char *target, const char *key,
+			    struct store_watch_revert **out, size_t *n, struct sl_err *err);
+void store_watch_reverts_free(struct store_watch_revert *v, size_t n);
 
 #endif

@@ -64,6 +64,11 @@ int store_wo_fields_parse(const char *wo_id, const char *json, struct store_wo_f
 	out->worktree = json_string_value(json_object_get(all, "worktree"));
 	out->criteria = strings_of(all, "acceptance_criteria");
 	out->depends_on = strings_of(all, "depends_on");
+	/* revert: {commit, run, gate} (docs/watch.md); the queue checked its shape */
+	out->revert_commit = json_string_value(json_object_get(json_object_get(all, "revert"),
+							       "commit"));
+	out->revert_gate = json_string_value(json_object_get(json_object_get(all, "revert"),
+							     "gate"));
 	if (!error && (!out->criteria || !out->depends_on))
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 	return error;

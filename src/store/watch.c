@@ -138,3 +138,111 @@ void store_watch_row_release(struct store_watch_row *r)
 	free(r->culprit_run);
 	memset(r, 0, sizeof(*r));
 }
+
+/* ---- The reverts the watch made (migration 19) ---- */
+
+#define REVERT_COLUMNS                                                                             \
+	"culprit, target, gate, culprit_run, culprit_wo, revert_wo, fix_wo, tip, created_ms"
+
+int store_watch_revert_add(struct store *st, const struct store_watch_revert *r,
+			   struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "INSERT OR IGNORE INTO watch_reverts (" REVERT_COLUMNS ") VALUES "
+				    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, r->culprit);
+	store__bind_text(s, 2, r->target);
+	store__bind_text(s, 3, r->gate);
+	store__bind_text(s, 4, r->culprit_run);
+	store__bind_text(s, 5, r->culprit_wo);
+	store__bind_text(s, 6, r->revert_wo);
+	store__bind_text(s, 7, r->fix_wo);
+	store__bind_text(s, 8, r->tip);
+	sqlite3_bind_int64(s, 9, r->created_ms);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot write watch_reverts");
+	else if (sqlite3_changes(store_db(st)) == 0)
+		error = sl_err_set(err, SL_EEXISTS, "the landing %.12s has a revert already, or "
+				   "work order '%s' or '%s' is taken", r->culprit, r->revert_wo,
+				   r->fix_wo);
+	sqlite3_finalize(s);
+	return error;
+}
+
+static void revert_row(sqlite3_stmt *s, struct store_watch_revert *r)
+{
+	r->culprit = store__col_dup(s, 0);
+	r->target = store__col_dup(s, 1);
+	r->gate = store__col_dup(s, 2);
+	r->culprit_run = store__col_dup(s, 3);
+	r->culprit_wo = store__col_dup(s, 4);
+	r->revert_wo = store__col_dup(s, 5);
+	r->fix_wo = store__col_dup(s, 6);
+	r->tip = store__col_dup(s, 7);
+	r->created_ms = sqlite3_column_int64(s, 8);
+}
+
+int store_watch_revert_list(struct store *st, const char *target, const char *key,
+			    struct store_watch_revert **out, size_t *n, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	struct store_watch_revert *v = NULL, *grown;
+	size_t cap = 0;
+	int rc, error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = store__prepare(st, &s,
+				    "SELECT " REVERT_COLUMNS " FROM watch_reverts WHERE target = ?1 "
+				    "AND (?2 IS NULL OR ?2 IN (culprit, culprit_run, culprit_wo, "
+				    "revert_wo, fix_wo)) ORDER BY created_ms DESC, rowid DESC",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, target);
+	if (key)
+		store__bind_text(s, 2, key);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 4;
+			if (!(grown = realloc(v, cap * sizeof(*v)))) {
+				error = sl_err_set(err, SL_ERROR, "out of memory");
+				break;
+			}
+			v = grown;
+		}
+		memset(&v[*n], 0, sizeof(v[*n]));
+		revert_row(s, &v[(*n)++]);
+	}
+	if (!error && rc != SQLITE_DONE)
+		error = store__fail(st, err, "cannot read watch_reverts");
+	sqlite3_finalize(s);
+	if (error) {
+		store_watch_reverts_free(v, *n);
+		v = NULL;
+		*n = 0;
+	}
+	*out = v;
+	return error;
+}
+
+void store_watch_reverts_free(struct store_watch_revert *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].culprit);
+		free(v[i].target);
+		free(v[i].gate);
+		free(v[i].culprit_run);
+		free(v[i].culprit_wo);
+		free(v[i].revert_wo);
+		free(v[i].fix_wo);
+		free(v[i].tip);
+	}
+	free(v);
+}

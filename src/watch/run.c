@@ -10,6 +10,7 @@
 #include "merge/merge.h"
 #include "store/store.h"
 #include "core/ctx.h"
+#include "core/fault.h"
 #include "core/fs.h"
 #include "core/git.h"
 #include "core/lock.h"
@@ -26,7 +27,20 @@ void watch_report_release(struct watch_report *r)
 {
 	free(r->culprit_run);
 	free(r->culprit_subject);
-	r->culprit_run = r->culprit_subject = NULL;
+	free(r->revert_wo);
+	free(r->fix_wo);
+	sl_buf_release(&r->steps);
+	r->culprit_run = r->culprit_subject = r->revert_wo = r->fix_wo = NULL;
+}
+
+/* One line of the bisection's log (r->steps): a commit tested and what it said. */
+static void step_line(struct watch_report *r, const char *commit, const char *what,
+		      enum sl_watch_verdict v)
+{
+	sl_buf_addf(&r->steps, "- %.12s %s: %s\n", commit, what,
+		    v == SL_WATCH_RED     ? "red, and red again"
+		    : v == SL_WATCH_FLAKY ? "red, then green on its run again (taken as green)"
+					  : "green");
 }
 
 /* git in the main work tree; its output (one line) into out when not NULL. */
@@ -196,7 +210,7 @@ static int bisect(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_repo
 	struct merge_run_landing *v = NULL;
 	struct sl_bisect b;
 	enum sl_watch_verdict verdict;
-	char log[512];
+	char log[512], what[160];
 	size_t n = 0, pick, c;
 	int error, red;
 
@@ -216,6 +230,12 @@ static int bisect(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_repo
 			error = red;
 			goto out;
 		}
+		if (v[n - 1 - pick].run)
+			snprintf(what, sizeof(what), "(run %s)", v[n - 1 - pick].run);
+		else
+			snprintf(what, sizeof(what), "(a person's commit: %.80s)",
+				 v[n - 1 - pick].subject ? v[n - 1 - pick].subject : "");
+		step_line(r, v[n - 1 - pick].commit, what, verdict);
 		sl_bisect_record(&b, pick, red);
 	}
 	c = n - 1 - sl_bisect_culprit(&b);
@@ -226,6 +246,9 @@ static int bisect(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_repo
 					 r->culprit_run, err)) != 0)
 		goto out;
 	tell_culprit(ctx, g, r);
+	sl_fault("watch.after_culprit");
+	if (r->culprit_run) /* a run's landing: reverted through the train (watch/revert.c) */
+		error = watch_revert(ctx, g, r, err);
 out:
 	merge_run_landings_free(v, n);
 	return error;
@@ -241,6 +264,7 @@ int watch_gate(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report 
 	int error;
 
 	memset(r, 0, sizeof(*r));
+	sl_buf_init(&r->steps, 64 << 10);
 	if (!lock_path)
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	if ((error = sl_lock_acquire(&lock, lock_path, 0, err)) != 0)
@@ -258,12 +282,19 @@ int watch_gate(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report 
 	} else if (error) {
 		goto out;
 	}
+	/* a watch killed between its record of a revert and the work orders: them first */
+	if ((error = watch_revert_resume(ctx, err)) != 0)
+		goto out;
 	if ((error = believed_red(ctx, g, r->tip, "tip", &r->verdict, &tests, r->log,
 				  sizeof(r->log), err)) <= 0)
 		goto out;
 	error = 0;
+	step_line(r, r->tip, "(the tip)", r->verdict);
+	/* a revert of this gate's culprit on its way: not bisected again meanwhile */
+	if ((error = watch_revert_pending(ctx, g->name, r)) != 0)
+		error = error > 0 ? 0 : error;
 	/* red twice: the landings since its last green result, if it ever had one */
-	if (r->last_green[0] && strcmp(r->last_green, r->tip))
+	else if (r->last_green[0] && strcmp(r->last_green, r->tip))
 		error = bisect(ctx, g, r, err);
 out:
 	sl_lock_release(&lock);

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
+
 /* What one or two runs of a watch gate on one commit say. */
 enum sl_watch_verdict {
 	SL_WATCH_GREEN, /* the first run passed */
@@ -60,6 +62,11 @@ struct watch_report {
 	char *culprit_run;         /* the run it landed, NULL: a person's commit */
 	char *culprit_subject;
 	char log[4096];            /* the tip's first run's output, relative to .system/ */
+	struct sl_buf steps;       /* the tip's and the bisection's commits, one line each */
+	/* the culprit run's revert (watch/revert.c): its work orders, NULL when none */
+	char *revert_wo, *fix_wo;
+	int revert_new;            /* 1: made by this watch; 0: made before (never twice) */
+	int revert_pending;        /* 1: not bisected: a revert of this gate's culprit is on its way */
 };
 void watch_report_release(struct watch_report *r);
 
@@ -71,5 +78,27 @@ void watch_report_release(struct watch_report *r);
  */
 int watch_gate(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report *r,
 	       struct sl_err *err);
+
+/* ---- Reverts and fix-ups (watch/revert.c) ---- */
+
+/*
+ * The culprit run's landing r->culprit reverted through the train: the
+ * work orders <WO>-revert (revert: {commit, run, gate}, the failing output
+ * and the bisection in its body) and <WO>-fix (the work order again,
+ * depending on the revert, with its diff and what went wrong) staged in
+ * .system/watch/reverts/, recorded (store watch_reverts: a landing is
+ * reverted once), then written into the inbox. r->revert_wo, fix_wo,
+ * revert_new say what came of it.
+ */
+int watch_revert(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report *r,
+		 struct sl_err *err);
+/* Each recorded revert's work orders that are neither in the store nor in the inbox, written. */
+int watch_revert_resume(struct sl_ctx *ctx, struct sl_err *err);
+/*
+ * 1 (r->revert_wo, r->revert_pending set) when a revert this watch made for
+ * `gate` has not landed yet (its work order not done, failed or gone): the
+ * red tip is that culprit's still; 0 when none; < 0 on a store error.
+ */
+int watch_revert_pending(struct sl_ctx *ctx, const char *gate, struct watch_report *r);
 
 #endif

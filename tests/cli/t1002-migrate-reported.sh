@@ -51,6 +51,7 @@ test_expect_success 'the database taken back to before migration 008' '
 	DROP TABLE IF EXISTS gate_runs;
 	DROP TABLE IF EXISTS usage;
 	DROP TABLE IF EXISTS watch_results;
+	DROP TABLE IF EXISTS watch_reverts;
 	PRAGMA user_version = 7;
 	COMMIT;
 	EOF

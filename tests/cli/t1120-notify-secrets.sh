@@ -87,6 +87,7 @@ DROP TABLE IF EXISTS freezes;
 DROP TABLE IF EXISTS gate_runs;
 DROP TABLE IF EXISTS usage;
 DROP TABLE IF EXISTS watch_results;
+DROP TABLE IF EXISTS watch_reverts;
 PRAGMA user_version = 9;
 UPDATE notify_outbox SET last_error =
 	'notify.url: POST to ''http://user:pass@127.0.0.1:1/secret-path?key=SECRET'': HTTP 500';

@@ -88,6 +88,7 @@ test_expect_success 'a database from before migration 13 keeps its outbox rows' 
 	DROP TABLE IF EXISTS gate_runs;
 	DROP TABLE IF EXISTS usage;
 	DROP TABLE IF EXISTS watch_results;
+	DROP TABLE IF EXISTS watch_reverts;
 	PRAGMA user_version = 12;
 	COMMIT;
 	EOF

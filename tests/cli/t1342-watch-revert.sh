@@ -1,0 +1,184 @@
+#!/bin/sh
+# The watch's loop closed (issue 31, docs/watch.md): a landing named by a
+# watch gate's bisection is reverted through the train (<WO>-revert: built
+# by sluice as the exact inverse, reviewed per watch.revert_review, its car
+# running the merge gates and the watch gate), and the work order gets a
+# fix-up successor (<WO>-fix) carrying what went wrong; the watch is green
+# again and the fix-up, built with the fix, lands. Never reverted twice.
+. "$(dirname "$0")/lib.sh"
+test_skip_unless_tool jq
+
+for w in A B C; do
+	echo "echo $w >$w.txt" >"$BUILDERS/$w.sh"
+done
+# B breaks the slow suite, which the merge gates do not run.
+echo "echo broken >>B.txt" >>"$BUILDERS/B.sh"
+# The fix-up does B's work without breaking it.
+echo "echo B >B.txt" >"$BUILDERS/B-fix.sh"
+
+# The slow suite: red when any file says broken; each run logged with the
+# commit it ran on (HEAD: the train's car runs it too).
+cat >"$TRASH/e2e.sh" <<EOS
+git rev-parse HEAD >>"$TRASH/e2e.runs"
+echo "e2e: checking every file"
+! grep -l broken *.txt 2>/dev/null
+EOS
+
+# A repository: the merge gate unit, the watch gate e2e, revert_review $2.
+watch_repo() { # DIR REVIEW
+	sluice_repo "$1" "queue:" "  jobs: 1" "gates:" "  unit: [\"true\"]" "watch:" \
+		"  gates:" "    e2e: [sh, $TRASH/e2e.sh]" "  revert_review: $2" \
+		"$(approve_reviewer_config)" &&
+	sluice -C "$1" watch >/dev/null &&
+	for w in A B C; do
+		wo "$1" $w && settle "$1" &&
+		test "$(state_of "$1" "$(run_of "$1" $w)")" = merged || return 1
+	done
+}
+
+test_expect_success 'setup: green at the start, then A, B and C land; B breaks e2e' '
+	watch_repo r auto &&
+	git -C r log --first-parent --format=%s main >landings &&
+	test "$(wc -l <landings)" = 4
+'
+
+test_expect_success 'the watch names B in two tests and writes B-revert and B-fix into the inbox' '
+	: >"$TRASH/e2e.runs" &&
+	test_expect_failure_code 1 sluice -C r watch --json >watch.json &&
+	schema_validate watch.schema.json watch.json &&
+	jq -e ".gates[0] | .verdict == \"red\" and .landings == 3 and .tests <= 2" watch.json &&
+	jq -e ".gates[0] | .culprit_work_order == \"B\" and .revert_work_order == \"B-revert\" and .fix_work_order == \"B-fix\" and .revert_new == true" watch.json &&
+	test -f r/work_orders/B-revert.md && test -f r/work_orders/B-fix.md &&
+	sluice -C r check >check.out &&
+	b=$(run_of r B) &&
+	culprit=$(jq -r ".gates[0].culprit" watch.json) &&
+	git -C r log -1 --format=%B $culprit >msg && test_grep "^Sluice-Run: $b" msg &&
+	test_grep "^revert: {\"commit\": \"$culprit\", \"run\": \"$b\", \"gate\": \"e2e\"}$" r/work_orders/B-revert.md &&
+	test_grep "^priority: urgent$" r/work_orders/B-revert.md &&
+	sluice -C r log $b >log &&
+	test_grep "reverted by work order B-revert" log
+'
+
+test_expect_success 'the fix-up carries the work order, its diff, the failure and the bisection' '
+	f=r/work_orders/B-fix.md &&
+	test_grep "^depends_on: \[\"B-revert\"\]$" $f &&
+	test_grep "^fixes: \"B\"$" $f &&
+	test_grep "The watch gate .e2e. passes" $f &&
+	test_grep "^Do the work of B\.$" $f &&
+	test_grep "^+broken$" $f &&
+	test_grep "^e2e: checking every file$" $f &&
+	test_grep "^B.txt$" $f &&
+	test_grep "(the tip): red, and red again" $f &&
+	test_grep "(run $(run_of r B)): red, and red again" $f &&
+	sluice -C r queue --explain >q &&
+	test_grep "^waiting .* B-fix " q &&
+	test_grep "waits on B-revert" q
+'
+
+test_expect_success 'a watch before the revert lands: red, not bisected again, no second revert' '
+	: >"$TRASH/e2e.runs" &&
+	test_expect_failure_code 1 sluice -C r watch >out &&
+	test_grep "not bisected again: the revert of the culprit named before, work order B-revert" out &&
+	test_grep "first red: .*, the landing of run $(run_of r B) (work order B)" out &&
+	test "$(wc -l <"$TRASH/e2e.runs")" = 2 &&
+	test "$(ls r/work_orders | grep -c revert)" = 1 &&
+	test "$(sqlite3 r/.system/sluice.db "SELECT count(*) FROM watch_reverts")" = 1
+'
+
+test_expect_success 'the revert: built by sluice, approved as an exact revert, lands with unit and e2e on its car' '
+	settle r &&
+	rv=$(run_of r B-revert) &&
+	test "$(state_of r $rv)" = merged &&
+	b=$(run_of r B) &&
+	landing=$(git -C r log --first-parent --format=%H --grep="^Sluice-Run: $b\$" main) &&
+	test -n "$landing" &&
+	sluice -C r show $rv >show &&
+	test_grep "sluice (exact revert)" show &&
+	test_grep "revert of $landing" r/.system/runs/$rv/builder.log &&
+	test "$(sqlite3 r/.system/sluice.db "SELECT base_commit || \" \" || approved_tree FROM runs WHERE id = \"$rv\"")" = "$landing $(git -C r rev-parse $landing^1^{tree})" &&
+	git -C r diff $landing $landing^1 >want.patch &&
+	grep "^[-+]" want.patch >want && grep "^[-+]" r/.system/runs/$rv/diff.patch >got &&
+	test_cmp want got &&
+	jq -e "[.[] | select(.passed) | .name] == [\"unit\", \"watch.e2e\"]" r/.system/runs/$rv/train/gates.json &&
+	car=$(git -C r rev-parse main~1) &&
+	grep -qx "$car" "$TRASH/e2e.runs"
+'
+
+test_expect_success 'the fix-up ran after the revert, with the fix, and landed' '
+	fx=$(run_of r B-fix) &&
+	test "$(state_of r $fx)" = merged &&
+	git -C r show main:B.txt >b.txt && test "$(cat b.txt)" = B &&
+	git -C r show main:A.txt >/dev/null && git -C r show main:C.txt >/dev/null &&
+	grep -q "^+broken$" r/.system/runs/$fx/attempts/1/prompt.md
+'
+
+test_expect_success 'the watch is green again; sluice audit checks the revert like any landing' '
+	sluice -C r watch >out &&
+	test_grep "^watch e2e: green on $(git -C r rev-parse --short=12 main)" out &&
+	sluice -C r audit >audit.out &&
+	test_grep "^audit: 5 merged runs, .*: all hold$" audit.out &&
+	test_grep "^audit: 5 landings with a green gate record" audit.out
+'
+
+test_expect_success 'watch.revert_review person: the revert waits for a person, who approves it' '
+	watch_repo p person &&
+	test_expect_failure_code 1 sluice -C p watch >out &&
+	test_grep "revert: work order B-revert is in the inbox (reviewed per watch.revert_review: person" out &&
+	settle p &&
+	rv=$(run_of p B-revert) &&
+	test "$(state_of p $rv)" = awaiting_review &&
+	sluice -C p show $rv >show &&
+	test_grep "a revert of [0-9a-f]* waits for a person (watch.revert_review: person)" show &&
+	sluice -C p approve $rv &&
+	settle p &&
+	test "$(state_of p $rv)" = merged &&
+	test "$(state_of p "$(run_of p B-fix)")" = merged &&
+	sluice -C p watch >out
+'
+
+test_expect_success 'a revert that no longer applies waits for a person in merge_conflict' '
+	sluice_repo c "queue:" "  jobs: 1" "watch:" "  gates:" "    e2e: [sh, $TRASH/e2e.sh]" \
+		"  revert_review: auto" "$(approve_reviewer_config)" &&
+	echo "echo fine >S.txt" >"$BUILDERS/S0.sh" &&
+	echo "echo broken >S.txt" >"$BUILDERS/S1.sh" &&
+	echo "echo broken and more >S.txt" >"$BUILDERS/S2.sh" &&
+	wo c S0 && settle c &&
+	sluice -C c watch >/dev/null &&
+	wo c S1 && settle c && wo c S2 && settle c &&
+	test_expect_failure_code 1 sluice -C c watch --json >w.json &&
+	jq -e ".gates[0].culprit_work_order == \"S1\"" w.json &&
+	settle c &&
+	rv=$(run_of c S1-revert) &&
+	test "$(state_of c $rv)" = merge_conflict &&
+	sluice -C c show $rv >show &&
+	test_grep "the revert no longer applies" show &&
+	test "$(sluice -C c queue --json | jq -r ".work_orders[] | select(.id == \"S1-fix\") | .state")" = waiting
+'
+
+test_expect_success 'a person.s commit is named, never reverted' '
+	sluice_repo h "watch:" "  gates:" "    e2e: [sh, $TRASH/e2e.sh]" &&
+	sluice -C h watch >/dev/null &&
+	echo broken >h/p.txt && git -C h add p.txt && git -C h commit -q -m "a person breaks it" &&
+	test_expect_failure_code 1 sluice -C h watch >out &&
+	test_grep "a person.s commit is named, never reverted" out &&
+	{ test ! -d h/work_orders || test -z "$(ls h/work_orders)"; }
+'
+
+test_expect_success 'bad revert: fields get a clear error; a commit not on the target fails the run' '
+	sluice_repo v "$(approve_reviewer_config)" &&
+	wo v R1 "revert: {commit: abc}" &&
+	test_expect_failure_code 1 sluice -C v check >out &&
+	test_grep "R1.md:.*revert.commit .abc. is not a full commit id" out &&
+	wo v R1 "revert: {commit: $(printf "%040d" 0 | tr 0 a), path: x}" &&
+	test_expect_failure_code 1 sluice -C v check >out &&
+	test_grep "unknown key .path. in revert" out &&
+	git -C v commit -q --allow-empty -m side-commit &&
+	side=$(git -C v rev-parse HEAD) && git -C v reset -q --hard HEAD^ &&
+	wo v R1 "revert: {commit: $side}" &&
+	settle v &&
+	test "$(state_of v "$(run_of v R1)")" = failed &&
+	sluice -C v show "$(run_of v R1)" >show &&
+	test_grep "is not on .main.; nothing to revert" show
+'
+
+test_done
