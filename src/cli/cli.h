@@ -85,6 +85,7 @@ void cli_take_token(const char *dir);
 /* Print an sl_err to stderr as "sluice: <msg>"; returns CLI_FAIL (or CLI_USAGE for SL_EINVALID args). */
 int cli_report(const struct sl_err *err);
 
+
 /* A usage error: "sluice <cmd>: <msg>" + "see 'sluice <cmd> --help'"; returns CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -40,4 +40,15 @@ int cli_invalid_work_orders(struct sl_ctx *ctx, FILE *out, const char *header, j
 
 /* "3m02s" since ms (or between two times when end_ms != 0). */
 void cli_elapsed(char *out, size_t n, int64_t start_ms, int64_t end_ms);
+/*
+ * One watch gate run by `sluice watch` or a tick (watch.every): its report
+ * printed, or appended to gates (--json); *red when it is red. 0, or the
+ * error it could not run for (said on stderr; SL_ELOCKED: another watch runs).
+ */
+struct sl_gate;
+int cli_watch_one(struct cli *cli, struct sl_ctx *ctx, const struct sl_gate *g, json_t *gates,
+		  int *red);
+/* The notifications due, delivered now (a failure is a warning on stderr). */
+void cli_watch_notify(struct sl_ctx *ctx);
+
 #endif

@@ -1,5 +1,6 @@
 /* sluice tick: one cron pass. Also the engine of `sluice run`. */
 #include "cli/cli_runner.h"
+#include "watch/watch.h"
 #include "runner/runner.h"
 #include "target/target.h"
 #include "core/time.h"
@@ -128,6 +129,43 @@ static json_t *tick_json(const struct runner_tick_result *res, json_t *unreviewe
 			 res->budget[0] ? json_string(res->budget) : json_null());
 }
 
+/*
+ * watch.every: N (docs/watch.md): after the tick's work, each watch gate
+ * with N landings or more since its last run on a tip (or none yet) runs,
+ * as `sluice watch` would; its report follows the tick's line, or is the
+ * summary's "watch" (--json). A red gate leaves the tick's exit status as
+ * it is; a gate that could not run fails it, but another watch running
+ * (the lock held) only says so.
+ */
+static int tick_watch(struct cli *cli, struct sl_ctx *ctx, json_t *gates)
+{
+	struct sl_err err = SL_ERR_INIT;
+	size_t since;
+	int rc = CLI_OK, due, red, error;
+
+	for (size_t i = 0; i < ctx->cfg->watch.ngates; i++) {
+		const struct sl_gate *g = &ctx->cfg->watch.gates[i];
+
+		if ((due = watch_due(ctx, g, &since, &err)) < 0) {
+			fprintf(stderr, "sluice tick: watch gate '%s': %s\n", g->name, err.msg);
+			sl_err_clear(&err);
+			rc = CLI_FAIL;
+			continue;
+		}
+		if (!due)
+			continue;
+		if (!cli->json)
+			printf("tick: watch.every %d: %zu landing%s since the watch gate '%s' last "
+			       "ran%s\n", ctx->cfg->watch.every, since, since == 1 ? "" : "s",
+			       g->name, since ? "" : " (or it never ran)");
+		if ((error = cli_watch_one(cli, ctx, g, gates, &red)) != 0 && error != SL_ELOCKED)
+			rc = CLI_FAIL;
+	}
+	if (json_array_size(gates) || rc != CLI_OK)
+		cli_watch_notify(ctx);
+	return rc;
+}
+
 int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs);
 int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 {
@@ -161,9 +199,12 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		on_tick(&l);
 	rc = report_target(&ctx, &unreviewed);
 	if (cli->json) {
-		json_t *j = tick_json(&res, unreviewed), *invalid = NULL;
+		json_t *j = tick_json(&res, unreviewed), *invalid = NULL, *watched = json_array();
 		cli_invalid_work_orders(&ctx, NULL, NULL, &invalid);
 		json_object_set_new(j, "invalid", invalid);
+		if (tick_watch(cli, &ctx, watched) != CLI_OK)
+			rc = CLI_FAIL;
+		json_object_set_new(j, "watch", watched);
 		if (cli_print_json(j) != CLI_OK)
 			rc = CLI_FAIL;
 		json_decref(j);
@@ -178,6 +219,8 @@ int cli_tick_run(struct cli *cli, const char *only_wo, int jobs, int max_runs)
 		if (res.budget[0])
 			printf("tick: %s\n", res.budget);
 		cli_invalid_work_orders(&ctx, stdout, "tick: ", NULL);
+		if (tick_watch(cli, &ctx, NULL) != CLI_OK)
+			rc = CLI_FAIL;
 	}
 	if (failed)
 		rc = cli_report(&err);

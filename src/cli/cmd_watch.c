@@ -3,6 +3,7 @@
 #include "runner/runner.h"
 #include "store/store.h"
 #include "watch/watch.h"
+#include "notify/notify.h"
 #include "core/config.h"
 #include "core/ctx.h"
 
@@ -125,32 +126,48 @@ static json_t *report_json(struct sl_ctx *ctx, const struct sl_gate *g,
 			 "revert_new", r->revert_new, "revert_pending", r->revert_pending);
 }
 
-static int watch_all(struct cli *cli, struct sl_ctx *ctx, const char *only)
+int cli_watch_one(struct cli *cli, struct sl_ctx *ctx, const struct sl_gate *g, json_t *gates,
+		  int *red)
 {
 	struct sl_err err = SL_ERR_INIT;
+	struct watch_report r;
+	int error;
+
+	*red = 0;
+	if ((error = watch_gate(ctx, g, &r, &err)) != 0) {
+		fprintf(stderr, "sluice watch: gate '%s': %s\n", g->name, err.msg);
+	} else {
+		if (cli->json)
+			json_array_append_new(gates, report_json(ctx, g, &r));
+		else
+			print_report(ctx, g, &r);
+		*red = r.verdict == SL_WATCH_RED;
+	}
+	watch_report_release(&r);
+	return error;
+}
+
+void cli_watch_notify(struct sl_ctx *ctx)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	if (notify_deliver(ctx, &err) != 0)
+		fprintf(stderr, "sluice: warning: cannot deliver the notifications: %s\n", err.msg);
+}
+
+static int watch_all(struct cli *cli, struct sl_ctx *ctx, const char *only)
+{
 	json_t *gates = json_array();
-	int rc = CLI_OK, ran = 0;
+	int rc = CLI_OK, ran = 0, red;
 
 	for (size_t i = 0; i < ctx->cfg->watch.ngates; i++) {
 		const struct sl_gate *g = &ctx->cfg->watch.gates[i];
-		struct watch_report r;
 
 		if (only && strcmp(only, g->name))
 			continue;
 		ran++;
-		if (watch_gate(ctx, g, &r, &err) != 0) {
-			fprintf(stderr, "sluice watch: gate '%s': %s\n", g->name, err.msg);
-			sl_err_clear(&err);
+		if (cli_watch_one(cli, ctx, g, gates, &red) != 0 || red)
 			rc = CLI_FAIL;
-		} else {
-			if (cli->json)
-				json_array_append_new(gates, report_json(ctx, g, &r));
-			else
-				print_report(ctx, g, &r);
-			if (r.verdict == SL_WATCH_RED)
-				rc = CLI_FAIL;
-		}
-		watch_report_release(&r);
 	}
 	if (!ran && only)
 		rc = cli_usage("watch", "no watch gate '%s' in watch.gates of .system/config.yaml",
@@ -166,6 +183,8 @@ static int watch_all(struct cli *cli, struct sl_ctx *ctx, const char *only)
 		json_decref(j);
 	}
 	json_decref(gates);
+	/* what the watch told (a culprit named) goes out now, not at the next tick */
+	cli_watch_notify(ctx);
 	return rc;
 }
 

@@ -193,3 +193,20 @@ void step__revert_cfg_release(struct step_revert_cfg *c)
 	free(c->merge_gates);
 	memset(c, 0, sizeof(*c));
 }
+
+int step__revert_by_watch(struct step *s, const struct step_revert *r)
+{
+	struct store_watch_revert *v = NULL;
+	struct sl_err e = SL_ERR_INIT;
+	size_t n = 0, i;
+	int found = 0;
+
+	if (store_watch_revert_list(s->ctx->st, s->ctx->target_ref, s->run.work_order_id, &v, &n,
+				    &e) != 0)
+		sl_err_clear(&e); /* not found is not made: a person decides */
+	for (i = 0; i < n; i++)
+		found |= !strcmp(v[i].revert_wo, s->run.work_order_id) &&
+			 !strcmp(v[i].culprit, r->commit);
+	store_watch_reverts_free(v, n);
+	return found;
+}

@@ -216,6 +216,8 @@ int step__revert_base(struct step *s, struct sl_err *err);
 /* Set the worktree to the landing's first parent's tree (builder.log says so); *res as a builder's. */
 int step__revert_build(struct step *s, const struct step_revert *r, struct sl_proc_result *res,
 		       struct sl_err *err);
+/* 1 when the watch made this work order to revert r->commit (store watch_reverts). */
+int step__revert_by_watch(struct step *s, const struct step_revert *r);
 /* 1 when `tree`, on the run's base, is exactly the landing undone (its first parent's tree). */
 int step__revert_exact(struct step *s, const struct step_revert *r, const char *tree,
 		       struct sl_err *err);

@@ -404,26 +404,32 @@ static int apply_verdict(struct step *s, const struct reviewer_verdict *v, const
 
 /*
  * A revert run (docs/watch.md): watch.revert_review auto approves only an
- * exact revert (the head's tree is the landing's first parent's, on the
- * landing); anything else, and `person`, waits for a person.
+ * exact revert the watch made (the head's tree is the landing's first
+ * parent's, on the landing); anything else, and `person`, waits for a
+ * person: a `revert:` a person wrote is reviewed by a person.
  */
 static int review_revert(struct step *s, const struct step_revert *rv, const char *tree,
 			 struct sl_err *err)
 {
 	struct reviewer_verdict v = REVIEWER_VERDICT_INIT;
+	const char *why = "person";
 	char comments[256];
 	json_t *j;
 	int exact = 0, error;
 
-	if (s->ctx->cfg->watch.revert_auto && (exact = step__revert_exact(s, rv, tree, err)) < 0)
+	if (s->ctx->cfg->watch.revert_auto && !step__revert_by_watch(s, rv))
+		why = "auto, but the watch did not make this revert";
+	else if (s->ctx->cfg->watch.revert_auto &&
+		 (exact = step__revert_exact(s, rv, tree, err)) < 0)
 		return exact;
+	else if (s->ctx->cfg->watch.revert_auto && !exact)
+		why = "auto, but it is not an exact revert";
 	if (!exact) {
 		error = step__move(s, RUN_AWAITING_REVIEW, err,
 				   "a revert of %.12s waits for a person (watch.revert_review: %s): "
 				   "'sluice approve %s' or 'sluice reject %s -m TEXT' (diff.patch "
 				   "has what it undoes)",
-				   rv->commit, s->ctx->cfg->watch.revert_auto ? "auto, but it is not "
-				   "an exact revert" : "person", s->run.id, s->run.id);
+				   rv->commit, why, s->run.id, s->run.id);
 		return error ? error : STEP_STOP;
 	}
 	snprintf(comments, sizeof(comments), "an exact revert of %s: the tree of its first "

@@ -264,11 +264,11 @@ static void check_limits(const struct sl_config *cfg, struct sl_buf *w)
 			    "alike, so at most %d cars are tested at once; set queue.jobs to %d or "
 			    "more, or merge.train_depth to %d\n",
 			    depth, jobs, jobs, jobs, depth, jobs);
-	/* docs/watch.md: `sluice watch` runs the gates; ticks do not watch yet */
-	if (cfg->watch.every)
-		sl_buf_addf(w, ".system/config.yaml: warning: watch.every is checked but no tick "
-			    "watches yet: run 'sluice watch' from cron to watch the target after "
-			    "landings (docs/watch.md)\n");
+	/* docs/watch.md: a tick watches every N landings, with the watch gates */
+	if (cfg->watch.every && !cfg->watch.ngates)
+		sl_buf_addf(w, ".system/config.yaml: warning: watch.every is %d but watch.gates "
+			    "names no gate: nothing is watched; add watch.gates (docs/watch.md)\n",
+			    cfg->watch.every);
 }
 
 int system_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,

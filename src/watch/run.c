@@ -301,3 +301,38 @@ out:
 	free(lock_path);
 	return error;
 }
+
+int watch_due(struct sl_ctx *ctx, const struct sl_gate *g, size_t *since, struct sl_err *err)
+{
+	const char *tip_args[] = { "rev-parse", "--verify", "--quiet", ctx->target_ref, NULL };
+	struct merge_landings_opts o = { 0 };
+	struct merge_run_landing *v = NULL;
+	struct store_watch_row last;
+	char tip[64];
+	size_t n = 0;
+	int error;
+
+	*since = 0;
+	if (ctx->cfg->watch.every <= 0)
+		return 0;
+	if ((error = store_watch_latest(ctx->st, ctx->target_ref, g->name, &last, err)) ==
+	    SL_ENOTFOUND) {
+		sl_err_clear(err);
+		return 1; /* never watched: a first result to bisect from later */
+	}
+	if (error)
+		return error;
+	if ((error = git_root(ctx, tip_args, tip, sizeof(tip), err)) != 0 || strlen(tip) != 40) {
+		store_watch_row_release(&last);
+		return error ? error : 0;
+	}
+	o.tip = tip;
+	o.base = last.commit;
+	o.max_found = (size_t)ctx->cfg->watch.every;
+	/* the runs' landings since the commit it last ran on: every N of them */
+	if ((error = merge_landings_between(ctx->repo.root, &o, &v, &n, err)) == 0)
+		*since = n;
+	merge_run_landings_free(v, n);
+	store_watch_row_release(&last);
+	return error ? error : n >= (size_t)ctx->cfg->watch.every;
+}

@@ -79,6 +79,14 @@ void watch_report_release(struct watch_report *r);
 int watch_gate(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report *r,
 	       struct sl_err *err);
 
+/*
+ * watch.every: N (docs/watch.md): 1 when gate g is due in a tick, N runs'
+ * landings or more since the commit its last tip result ran on (*since
+ * how many, at most N), or it never ran; 0 when not (or watch.every is 0);
+ * < 0 on an error.
+ */
+int watch_due(struct sl_ctx *ctx, const struct sl_gate *g, size_t *since, struct sl_err *err);
+
 /* ---- Reverts and fix-ups (watch/revert.c) ---- */
 
 /*

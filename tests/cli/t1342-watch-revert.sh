@@ -164,6 +164,22 @@ test_expect_success 'a person.s commit is named, never reverted' '
 	{ test ! -d h/work_orders || test -z "$(ls h/work_orders)"; }
 '
 
+test_expect_success 'a revert a person wrote: built the same, but a person approves it even with auto' '
+	sluice_repo m "watch:" "  revert_review: auto" "$(approve_reviewer_config)" &&
+	echo "echo L >L.txt" >"$BUILDERS/L.sh" &&
+	wo m L && settle m &&
+	landing=$(git -C m rev-parse main) &&
+	wo m L-undo "revert: {commit: $landing}" &&
+	settle m &&
+	rv=$(run_of m L-undo) &&
+	test "$(state_of m $rv)" = awaiting_review &&
+	sluice -C m show $rv >show &&
+	test_grep "watch.revert_review: auto, but the watch did not make this revert" show &&
+	sluice -C m approve $rv && settle m &&
+	test "$(state_of m $rv)" = merged &&
+	test_expect_failure_code 128 git -C m show main:L.txt 2>/dev/null
+'
+
 test_expect_success 'bad revert: fields get a clear error; a commit not on the target fails the run' '
 	sluice_repo v "$(approve_reviewer_config)" &&
 	wo v R1 "revert: {commit: abc}" &&
@@ -179,6 +195,24 @@ test_expect_success 'bad revert: fields get a clear error; a commit not on the t
 	test "$(state_of v "$(run_of v R1)")" = failed &&
 	sluice -C v show "$(run_of v R1)" >show &&
 	test_grep "is not on .main.; nothing to revert" show
+'
+
+test_expect_success 'watch.every 2: a tick watches after two landings, and the loop closes by ticks alone' '
+	sluice_repo e "queue:" "  jobs: 1" "watch:" "  gates:" "    e2e: [sh, $TRASH/e2e.sh]" \
+		"  every: 2" "  revert_review: auto" "$(approve_reviewer_config)" &&
+	wo e A && sluice -C e tick >t1 &&
+	test_grep "^tick: watch.every 2: 0 landings since the watch gate .e2e. last ran (or it never ran)$" t1 &&
+	test_grep "^watch e2e: green on $(git -C e rev-parse --short=12 main)" t1 &&
+	wo e B && sluice -C e tick >t2 &&
+	test_grep -v "watch" t2 &&
+	wo e C && sluice -C e tick >t3 &&
+	test_grep "^tick: watch.every 2: 2 landings since" t3 &&
+	test_grep "first red: .*, the landing of run $(run_of e B) (work order B)" t3 &&
+	test_grep "revert: work order B-revert is in the inbox" t3 &&
+	sluice -C e tick --json >t4.json &&
+	schema_validate tick.schema.json t4.json &&
+	jq -e ".merged == 2 and (.watch | length) == 1 and .watch[0].verdict == \"green\"" t4.json &&
+	test "$(state_of e "$(run_of e B-fix)")" = merged
 '
 
 test_done
