@@ -64,6 +64,15 @@ static json_t *event_json(const struct sl_ctx *ctx, const struct store_notify *n
 				 "work_order", "title", "", "state", n->event, "from", "reason",
 				 n->reason, "target", n->target, "commit", "at", at, "repo",
 				 ctx->repo.root, "seq", (json_int_t)n->seq, "period", n->period);
+	if (n->gate) /* watch_red: a gate, its red tip, the culprit run if one (store_notify_watch) */
+		return json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s, s:n, s:s, s:s, s:s, s:s, s:s, s:I, "
+				 "s:s}",
+				 "schema", "sluice.notify.v1", "event", n->event, "run",
+				 n->run_id[0] ? n->run_id : NULL, "work_order",
+				 n->work_order_id[0] ? n->work_order_id : NULL, "title", n->title,
+				 "state", n->event, "from", "reason", n->reason, "target", n->target,
+				 "commit", n->commit ? n->commit : "", "at", at, "repo",
+				 ctx->repo.root, "seq", (json_int_t)n->seq, "gate", n->gate);
 	if (n->path) /* invalid_work_order: a file, no run (store_notify_invalid_tx) */
 		return json_pack("{s:s, s:s, s:n, s:s, s:s, s:s, s:n, s:s, s:s, s:n, s:s, s:s, s:I, "
 				 "s:s}",

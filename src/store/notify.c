@@ -161,6 +161,56 @@ fail:
 	return error;
 }
 
+int store_notify_watch(struct store *st, const struct store_notify_watch *w, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error, told;
+
+	if ((error = store_begin(st, err)) != 0)
+		return error;
+	if ((error = store__prepare(st, &s, "SELECT 1 FROM notify_outbox WHERE event = '"
+				    STORE_NOTIFY_WATCH "' AND gate = ?1 AND commit_id = ?2",
+				    err)) != 0)
+		goto fail;
+	store__bind_text(s, 1, w->gate);
+	store__bind_text(s, 2, w->tip);
+	told = sqlite3_step(s);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (told == SQLITE_ROW) { /* this gate red on this tip: told already */
+		store_rollback(st);
+		return 0;
+	}
+	if ((error = store_event_add(st, w->run, w->work_order, NULL, STORE_NOTIFY_WATCH,
+				     w->reason, err)) != 0 ||
+	    (error = store__prepare(
+		     st, &s,
+		     "INSERT INTO notify_outbox (seq, event, run_id, work_order_id, title, "
+		     "from_state, reason, target, commit_id, at_ms, gate) "
+		     "VALUES (?1, '" STORE_NOTIFY_WATCH "', ?2, ?3, ?4, '', ?5, ?6, ?7, ?8, ?9)",
+		     err)) != 0)
+		goto fail;
+	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(store_db(st)));
+	store__bind_text(s, 2, w->run);
+	store__bind_text(s, 3, w->work_order ? w->work_order : "");
+	store__bind_text(s, 4, w->title ? w->title : "");
+	store__bind_text(s, 5, w->reason);
+	store__bind_text(s, 6, w->target);
+	store__bind_text(s, 7, w->tip);
+	sqlite3_bind_int64(s, 8, w->at_ms);
+	store__bind_text(s, 9, w->gate);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		error = store__fail(st, err, "cannot add a notification");
+		goto fail;
+	}
+	sqlite3_finalize(s);
+	return store_commit(st, err);
+fail:
+	sqlite3_finalize(s);
+	store_rollback(st);
+	return error;
+}
+
 void store_notify_release(struct store_notify *n)
 {
 	if (!n)
@@ -177,6 +227,7 @@ void store_notify_release(struct store_notify *n)
 	free(n->outcome);
 	free(n->path);
 	free(n->period);
+	free(n->gate);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -208,6 +259,7 @@ static int read_row(sqlite3_stmt *s, struct store_notify *n)
 	n->next_ms = sqlite3_column_int64(s, 15);
 	n->path = store__col_dup(s, 16);
 	n->period = store__col_dup(s, 17);
+	n->gate = store__col_dup(s, 18);
 	return n->event && n->run_id && n->work_order_id && n->title && n->from_state &&
 			       n->reason && n->target && n->last_error
 		       ? 0
@@ -217,7 +269,7 @@ static int read_row(sqlite3_stmt *s, struct store_notify *n)
 /* run_id is NULL for invalid_work_order and budget_spent (migrations 13, 17): "" here */
 #define NOTIFY_COLUMNS                                                                    \
 	"seq, event, coalesce(run_id, ''), work_order_id, title, from_state, reason, target, " \
-	"commit_id, at_ms, sent, tries, last_error, done_ms, outcome, next_ms, path, period"
+	"commit_id, at_ms, sent, tries, last_error, done_ms, outcome, next_ms, path, period, gate"
 
 /* The rows of statement s (bound), in its order, into *out and *n; finalizes s. */
 static int read_rows(struct store *st, sqlite3_stmt *s, struct store_notify **out, size_t *n,

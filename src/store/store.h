@@ -766,10 +766,24 @@ struct store_notify {
 	int64_t next_ms;    /* pending: not tried again before this time (0: due) */
 	char *path;         /* invalid_work_order: the file (run_id is ""); else NULL */
 	char *period;       /* budget_spent: "day 2026-11-28", "month 2026-11"; else NULL */
+	char *gate;         /* watch_red: the watch gate (commit: the red tip); else NULL */
 };
 
 #define STORE_NOTIFY_INVALID "invalid_work_order" /* the event of an invalid work order */
 #define STORE_NOTIFY_BUDGET "budget_spent"        /* the event of a budget that holds */
+#define STORE_NOTIFY_WATCH "watch_red"            /* a watch gate believed red on a tip */
+
+/*
+ * Tell the notifiers once per watch gate and red tip (docs/watch.md): in one
+ * transaction of its own, an event (the culprit run's, or none) and an
+ * outbox row 'watch_red' (migration 19). Nothing when told already.
+ */
+struct store_notify_watch {
+	const char *gate, *tip, *target, *reason;
+	const char *run, *work_order, *title; /* the culprit run's, or NULL */
+	int64_t at_ms;
+};
+int store_notify_watch(struct store *st, const struct store_notify_watch *w, struct sl_err *err);
 
 /*
  * Tell the notifiers once per period ("day 2026-11-28", "month 2026-11")

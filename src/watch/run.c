@@ -14,6 +14,7 @@
 #include "core/fs.h"
 #include "core/git.h"
 #include "core/lock.h"
+#include "core/log.h"
 #include "core/proc.h"
 #include "core/time.h"
 
@@ -202,6 +203,41 @@ static void tell_culprit(struct sl_ctx *ctx, const struct sl_gate *g, const stru
 	store_run_release(&run);
 }
 
+/* The notifiers told of a red tip, once per gate and tip (docs/config.md, Notifications). */
+static void tell_red(struct sl_ctx *ctx, const struct sl_gate *g, const struct watch_report *r)
+{
+	struct sl_err ignored = SL_ERR_INIT;
+	struct store_notify_watch w;
+	struct store_run run;
+	char why[1024], who[256] = "";
+
+	memset(&run, 0, sizeof(run));
+	memset(&w, 0, sizeof(w));
+	if (r->culprit_run && store_run_get(ctx->st, r->culprit_run, &run, &ignored) == 0) {
+		w.run = run.id;
+		w.work_order = run.work_order_id;
+	}
+	sl_err_clear(&ignored);
+	if (r->culprit[0] && w.run)
+		snprintf(who, sizeof(who), "; first red: %.12s, the landing of run %s (work order "
+			 "%s)%s%s", r->culprit, w.run, w.work_order, r->revert_wo ? "; reverted by "
+			 "work order " : "", r->revert_wo ? r->revert_wo : "");
+	else if (r->culprit[0])
+		snprintf(who, sizeof(who), "; first red: %.12s, a person's commit (not reverted)",
+			 r->culprit);
+	snprintf(why, sizeof(why), "watch gate '%s' red on %.12s, and red again (output: "
+		 ".system/%.400s)%s", g->name, r->tip, r->log, who);
+	w.gate = g->name;
+	w.tip = r->tip;
+	w.target = ctx->target_ref;
+	w.reason = why;
+	w.at_ms = sl_now_ms();
+	if (store_notify_watch(ctx->st, &w, &ignored) != 0)
+		sl_log(SL_LOG_WARN, "cannot record the notification of watch gate '%s': %s",
+		       g->name, ignored.msg);
+	store_run_release(&run);
+}
+
 /* Bisect the first-parent commits between r->last_green and r->tip. */
 static int bisect(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report *r,
 		  struct sl_err *err)
@@ -296,6 +332,8 @@ int watch_gate(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report 
 	/* red twice: the landings since its last green result, if it ever had one */
 	else if (r->last_green[0] && strcmp(r->last_green, r->tip))
 		error = bisect(ctx, g, r, err);
+	if (!error)
+		tell_red(ctx, g, r);
 out:
 	sl_lock_release(&lock);
 	free(lock_path);

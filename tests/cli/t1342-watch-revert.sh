@@ -28,6 +28,7 @@ EOS
 watch_repo() { # DIR REVIEW
 	sluice_repo "$1" "queue:" "  jobs: 1" "gates:" "  unit: [\"true\"]" "watch:" \
 		"  gates:" "    e2e: [sh, $TRASH/e2e.sh]" "  revert_review: $2" \
+		"notify:" "  command: [sh, -c, \"cat >>$TRASH/events.$1.jsonl\"]" \
 		"$(approve_reviewer_config)" &&
 	sluice -C "$1" watch >/dev/null &&
 	for w in A B C; do
@@ -56,7 +57,12 @@ test_expect_success 'the watch names B in two tests and writes B-revert and B-fi
 	test_grep "^revert: {\"commit\": \"$culprit\", \"run\": \"$b\", \"gate\": \"e2e\"}$" r/work_orders/B-revert.md &&
 	test_grep "^priority: urgent$" r/work_orders/B-revert.md &&
 	sluice -C r log $b >log &&
-	test_grep "reverted by work order B-revert" log
+	test_grep "reverted by work order B-revert" log &&
+	grep "\"event\": *\"watch_red\"" "$TRASH/events.r.jsonl" >red.jsonl &&
+	test "$(wc -l <red.jsonl)" = 1 &&
+	schema_validate notify-event.schema.json red.jsonl &&
+	jq -e --arg b "$b" --arg tip "$(git -C r rev-parse main)" ".run == \$b and .work_order == \"B\" and .gate == \"e2e\" and .commit == \$tip and .from == null" red.jsonl &&
+	jq -r .reason red.jsonl | grep -q "reverted by work order B-revert"
 '
 
 test_expect_success 'the fix-up carries the work order, its diff, the failure and the bisection' '
@@ -82,7 +88,8 @@ test_expect_success 'a watch before the revert lands: red, not bisected again, n
 	test_grep "first red: .*, the landing of run $(run_of r B) (work order B)" out &&
 	test "$(wc -l <"$TRASH/e2e.runs")" = 2 &&
 	test "$(ls r/work_orders | grep -c revert)" = 1 &&
-	test "$(sqlite3 r/.system/sluice.db "SELECT count(*) FROM watch_reverts")" = 1
+	test "$(sqlite3 r/.system/sluice.db "SELECT count(*) FROM watch_reverts")" = 1 &&
+	test "$(grep -c "\"event\": *\"watch_red\"" "$TRASH/events.r.jsonl")" = 1
 '
 
 test_expect_success 'the revert: built by sluice, approved as an exact revert, lands with unit and e2e on its car' '
