@@ -222,6 +222,11 @@ size_t artifact_train_record_check(json_t *train, const struct artifact_landing 
  * (the caller's, json_decref()). SL_ENOTFOUND / SL_EAMBIGUOUS for `run`.
  */
 int artifact_dossier(struct sl_ctx *ctx, const char *run, json_t **out, struct sl_err *err);
+/*
+ * One entry of a dossier's "watch" (a revert of watch_reverts the run plays
+ * a part in: culprit, revert or fix) as one line for a person.
+ */
+void artifact_watch_line(json_t *e, char *out, size_t n);
 
 /*
  * The rivals of the textual conflict of merging `head` into `tip` on

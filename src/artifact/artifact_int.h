@@ -50,5 +50,7 @@ json_t *artifact__iso_or_null(int64_t ms);
 json_t *artifact__str_or_null(const char *s);
 /* What the run's attempts used (artifact/usage.c): the dossier's "usage". */
 json_t *artifact__usage_json(struct sl_ctx *ctx, const char *run_id);
+/* What the watch did about the run (artifact/watch.c): the dossier's "watch". */
+json_t *artifact__watch_json(struct sl_ctx *ctx, const char *run_id, const char *wo_id);
 
 #endif

@@ -597,6 +597,7 @@ static json_t *dossier_doc(struct sl_ctx *ctx, const struct store_run *r, const 
 		      artifact_train_json(ctx, r->id, dir));
 	json_object_set_new(j, "jobs", jobs_json(ctx, r->id));
 	json_object_set_new(j, "usage", artifact__usage_json(ctx, r->id));
+	json_object_set_new(j, "watch", artifact__watch_json(ctx, r->id, r->work_order_id));
 	/* the builder's summary (its final answer, or what it wrote to summary.md) */
 	summary = read_text_file(dir, "summary.md");
 	json_object_set_new(j, "summary", summary ? summary : json_null());

@@ -359,6 +359,19 @@ static void show_train(json_t *d)
 	}
 }
 
+/* What the watch did about the run (docs/watch.md): a culprit, a revert or a fix-up. */
+static void show_watch(json_t *d)
+{
+	json_t *e;
+	size_t i;
+	char line[1024];
+
+	json_array_foreach(json_object_get(d, "watch"), i, e) {
+		artifact_watch_line(e, line, sizeof(line));
+		printf("%swatch: %s\n", i ? "" : "\n", line);
+	}
+}
+
 static void show_tail(json_t *d)
 {
 	json_t *m = json_object_get(d, "merge"), *a;
@@ -416,6 +429,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		show_diffstat(d);
 		show_conflict(d);
 		show_train(d);
+		show_watch(d);
 		show_tail(d);
 	}
 	json_decref(d);

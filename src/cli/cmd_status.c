@@ -262,6 +262,25 @@ static void print_people(const struct store_run *runs, size_t n)
 	}
 }
 
+/* The revert the watch made of landing `culprit` and its work order's state ("" when none). */
+static void revert_of(struct sl_ctx *ctx, const char *culprit, char wo[80], char state[32])
+{
+	struct store_watch_revert *v = NULL;
+	struct store_wo w = STORE_WO_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0;
+
+	if (store_watch_revert_list(ctx->st, ctx->target_ref, culprit, &v, &n, &err) == 0 && n &&
+	    !strcmp(v[0].culprit, culprit)) {
+		snprintf(wo, 80, "%s", v[0].revert_wo);
+		if (store_wo_get(ctx->st, v[0].revert_wo, &w, &err) == 0 && w.state)
+			snprintf(state, 32, "%s", w.state);
+	}
+	sl_err_clear(&err);
+	store_wo_release(&w);
+	store_watch_reverts_free(v, n);
+}
+
 /*
  * The newest result of each watch gate on the target's tip (docs/watch.md):
  * [{gate, verdict (green, red, flaky, never), commit, at, culprit,
@@ -278,13 +297,19 @@ static json_t *watch_json(struct sl_ctx *ctx)
 		char at[64] = "";
 		int found = store_watch_latest(ctx->st, ctx->target_ref, name, &r, &err) == 0;
 
+		char rwo[80] = "", rstate[32] = "";
+
 		if (found)
 			sl_time_iso(at, sizeof(at), r.finished_ms);
+		if (found && r.culprit)
+			revert_of(ctx, r.culprit, rwo, rstate);
 		json_array_append_new(
-		        a, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?}", "gate", name, "verdict",
+		        a, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "gate", name,
+				     "verdict",
 				     !found ? "never" : r.flaky ? "flaky" : r.passed ? "green" : "red",
 				     "commit", r.commit, "at", found ? at : NULL, "culprit",
-				     r.culprit, "culprit_run", r.culprit_run));
+				     r.culprit, "culprit_run", r.culprit_run, "revert_work_order",
+				     rwo[0] ? rwo : NULL, "revert_state", rstate[0] ? rstate : NULL));
 		store_watch_row_release(&r);
 	}
 	return a;
@@ -306,6 +331,8 @@ static void print_watch(struct sl_ctx *ctx)
 		const char *commit = json_string_value(json_object_get(v, "commit"));
 		const char *run = json_string_value(json_object_get(v, "culprit_run"));
 		const char *culprit = json_string_value(json_object_get(v, "culprit"));
+		const char *rwo = json_string_value(json_object_get(v, "revert_work_order"));
+		const char *rstate = json_string_value(json_object_get(v, "revert_state"));
 
 		printf("%s %s %s", i ? "," : "", json_string_value(json_object_get(v, "gate")),
 		       verdict);
@@ -314,6 +341,8 @@ static void print_watch(struct sl_ctx *ctx)
 		if (culprit)
 			printf(" (first red %.12s: %s%s)", culprit, run ? "run " : "a person's commit",
 			       run ? run : "");
+		if (rwo)
+			printf(" (reverted by %s: %s)", rwo, rstate ? rstate : "not read yet");
 	}
 	printf(" (sluice watch)\n");
 	json_decref(a);

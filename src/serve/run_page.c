@@ -321,6 +321,30 @@ static void train(struct artifact_page *p, json_t *d)
 	artifact_put(p, "</code></p>\n");
 }
 
+/* What the watch did about the run (docs/watch.md): culprit, revert or fix-up, with links. */
+static void watch(struct artifact_page *p, json_t *d)
+{
+	json_t *e, *w = json_object_get(d, "watch");
+	char line[1024];
+	size_t i;
+
+	if (!json_array_size(w))
+		return;
+	artifact_put(p, "<h3>Watch</h3>\n<ul id=\"watch\">\n");
+	json_array_foreach(w, i, e) {
+		artifact_watch_line(e, line, sizeof(line));
+		artifact_put(p, "<li>");
+		artifact_put_esc(p, line);
+		if (strcmp(js(e, "role"), "culprit")) {
+			artifact_put(p, " <a href=\"/runs/");
+			artifact_put_esc(p, js(e, "culprit_run"));
+			artifact_put(p, "\">the culprit's run</a>");
+		}
+		artifact_put(p, "</li>\n");
+	}
+	artifact_put(p, "</ul>\n");
+}
+
 /* An artifact's size: the dossier's, or (manifest.json, which it leaves null) the file's. */
 static long long artifact_bytes(struct req *r, const char *run, json_t *a)
 {
@@ -385,6 +409,7 @@ void serve__run_page(struct req *r, const char *run, const char *notice)
 	actions(r, &p, d);
 	links(r, &p, d);
 	train(&p, d);
+	watch(&p, d);
 	attempts(&p, d);
 	timeline(r, &p, d);
 	artifacts(r, &p, d);

@@ -60,7 +60,7 @@ test_expect_success 'the text output names the landing, its run and work order' 
 test_expect_success 'sluice status shows the newest result, and the landing named' '
 	b=$(run_of r B) &&
 	sluice -C r status >st &&
-	test_grep "^watch: e2e red on $(git -C r rev-parse --short=12 main) (first red [0-9a-f]*: run $b) (sluice watch)$" st &&
+	test_grep "^watch: e2e red on $(git -C r rev-parse --short=12 main) (first red [0-9a-f]*: run $b) (reverted by B-revert: ready) (sluice watch)$" st &&
 	sluice -C r status --json >st.json &&
 	schema_validate status.schema.json st.json &&
 	jq -e --arg b "$b" ".watch[0] | .gate == \"e2e\" and .verdict == \"red\" and .culprit_run == \$b" st.json

@@ -85,6 +85,8 @@ test_expect_success 'a watch before the revert lands: red, not bisected again, n
 	: >"$TRASH/e2e.runs" &&
 	test_expect_failure_code 1 sluice -C r watch >out &&
 	test_grep "not bisected again: the revert of the culprit named before, work order B-revert" out &&
+	sluice -C r status >st &&
+	test_grep "^watch: e2e red on .* (first red [0-9a-f]*: run $(run_of r B)) (reverted by B-revert: ready) (sluice watch)$" st &&
 	test_grep "first red: .*, the landing of run $(run_of r B) (work order B)" out &&
 	test "$(wc -l <"$TRASH/e2e.runs")" = 2 &&
 	test "$(ls r/work_orders | grep -c revert)" = 1 &&
@@ -125,6 +127,28 @@ test_expect_success 'the watch is green again; sluice audit checks the revert li
 	sluice -C r audit >audit.out &&
 	test_grep "^audit: 5 merged runs, .*: all hold$" audit.out &&
 	test_grep "^audit: 5 landings with a green gate record" audit.out
+'
+
+test_expect_success 'show, status and the desk say what the watch did: culprit, revert, fix-up' '
+	b=$(run_of r B) && rv=$(run_of r B-revert) && fx=$(run_of r B-fix) &&
+	sluice -C r show $b >show &&
+	test_grep "^watch: this landing ([0-9a-f]*) broke the watch gate .e2e.; reverted by work order B-revert (done), done again by B-fix (done)$" show &&
+	sluice -C r show $rv >show &&
+	test_grep "^watch: the revert of [0-9a-f]*, the landing of run $b (work order B), which broke the watch gate .e2e.; B-fix does that work again (done)$" show &&
+	sluice -C r show $fx >show &&
+	test_grep "^watch: the fix-up of work order B, whose landing [0-9a-f]* (run $b) broke the watch gate .e2e.; it starts once the revert B-revert has landed (done)$" show &&
+	sluice -C r show --json $b >show.json &&
+	schema_validate show.schema.json show.json &&
+	jq -e ".watch[0] | .role == \"culprit\" and .revert_state == \"done\" and .gate == \"e2e\"" show.json &&
+	sluice -C r status --json >st.json &&
+	schema_validate status.schema.json st.json &&
+	jq -e ".watch[0].verdict == \"green\"" st.json &&
+	desk_up r && test_when_finished "kill $(cat "$TRASH/desk.pid")" &&
+	desk_page /runs/$b >page.html &&
+	test_grep "<ul id=\"watch\">" page.html &&
+	test_grep "reverted by work order B-revert" page.html &&
+	desk_page /runs/$rv >page.html &&
+	test_grep "href=\"/runs/$b\">the culprit.s run</a>" page.html
 '
 
 test_expect_success 'watch.revert_review person: the revert waits for a person, who approves it' '
