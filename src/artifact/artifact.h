@@ -294,6 +294,8 @@ int artifact_graph_html(struct sl_ctx *ctx, struct artifact_page *p, struct sl_e
  */
 json_t *artifact_flakes_json(struct sl_ctx *ctx);
 void artifact_flake_words(const json_t *g, char *buf, size_t n);
+/* The watch (docs/watch.md) as HTML: its newest runs, bisection steps, reverts and fix-ups. */
+void artifact_watch_html(struct sl_ctx *ctx, struct artifact_page *p);
 void artifact_flakes_html(struct sl_ctx *ctx, struct artifact_page *p);
 /*
  * Where the known costs went (store_usage_split; docs/budgets.md):

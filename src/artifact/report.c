@@ -524,6 +524,7 @@ int artifact_report_html(struct sl_ctx *ctx, struct sl_buf *out, struct sl_err *
 	html_graph(&p, &r);
 	artifact_flakes_html(ctx, &p);
 	artifact_spend_html(ctx, &p);
+	artifact_watch_html(ctx, &p);
 	html_runs(&p, &r);
 	artifact_put(&p, "</body></html>\n");
 	if (p.error)

@@ -6,6 +6,7 @@
 #include "artifact/artifact_int.h"
 #include "store/store.h"
 #include "core/ctx.h"
+#include "core/time.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -104,4 +105,90 @@ void artifact_watch_line(json_t *e, char *out, size_t n)
 		snprintf(out, n, "the fix-up of work order %s, whose landing %.12s (run %s) broke "
 			 "the watch gate '%s'; it starts once the revert %s has landed (%s)", cwo,
 			 culprit, crun, gate, rwo, rs ? rs : "not read yet");
+}
+
+#define WATCH_HTML_RUNS 30 /* the newest runs of the watch gates a page lists */
+
+static void html_runs(struct sl_ctx *ctx, struct artifact_page *p)
+{
+	struct store_watch_run *v = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	char at[40];
+	size_t n = 0, i;
+
+	if (store_watch_recent(ctx->st, ctx->target_ref, WATCH_HTML_RUNS, &v, &n, &err) != 0)
+		sl_err_clear(&err);
+	if (n)
+		artifact_put(p, "<table id=\"watch-runs\"><tr><th>gate</th><th>commit</th>"
+			     "<th>why</th><th>result</th><th>how</th><th>ended</th><th>first red "
+			     "named</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		sl_time_iso(at, sizeof(at), v[i].finished_ms);
+		artifact_put(p, "<tr><td>");
+		artifact_put_esc(p, v[i].gate);
+		artifact_putf(p, "</td><td><code>%.12s</code></td><td>", v[i].commit);
+		artifact_put_esc(p, !strcmp(v[i].purpose, "bisect") ? "bisection step"
+				    : !strcmp(v[i].purpose, "again")  ? "tip, run again"
+								      : "tip");
+		artifact_putf(p, "</td><td>%s</td><td>", v[i].passed ? "green" : "red");
+		artifact_put_esc(p, v[i].how);
+		artifact_putf(p, "</td><td>%s</td><td>", at);
+		if (v[i].culprit) {
+			artifact_putf(p, "<code>%.12s</code> ", v[i].culprit);
+			artifact_put_esc(p, v[i].culprit_run ? v[i].culprit_run : "a person's commit");
+		}
+		artifact_put(p, "</td></tr>\n");
+	}
+	if (n)
+		artifact_put(p, "</table>\n");
+	store_watch_runs_free(v, n);
+}
+
+static void html_reverts(struct sl_ctx *ctx, struct artifact_page *p)
+{
+	struct store_watch_revert *v = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	size_t n = 0, i;
+	json_t *rs, *fs;
+
+	if (store_watch_revert_list(ctx->st, ctx->target_ref, NULL, &v, &n, &err) != 0)
+		sl_err_clear(&err);
+	if (n)
+		artifact_put(p, "<table id=\"watch-reverts\"><tr><th>gate</th><th>landing</th>"
+			     "<th>run</th><th>work order</th><th>revert</th><th>fix-up</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		rs = wo_state(ctx, v[i].revert_wo);
+		fs = wo_state(ctx, v[i].fix_wo);
+		artifact_put(p, "<tr><td>");
+		artifact_put_esc(p, v[i].gate);
+		artifact_putf(p, "</td><td><code>%.12s</code></td><td>", v[i].culprit);
+		artifact_put_esc(p, v[i].culprit_run);
+		artifact_put(p, "</td><td>");
+		artifact_put_esc(p, v[i].culprit_wo);
+		artifact_put(p, "</td><td>");
+		artifact_put_esc(p, v[i].revert_wo);
+		artifact_put(p, " ");
+		artifact_put_esc(p, json_is_string(rs) ? json_string_value(rs) : "(not read yet)");
+		artifact_put(p, "</td><td>");
+		artifact_put_esc(p, v[i].fix_wo);
+		artifact_put(p, " ");
+		artifact_put_esc(p, json_is_string(fs) ? json_string_value(fs) : "(not read yet)");
+		artifact_put(p, "</td></tr>\n");
+		json_decref(rs);
+		json_decref(fs);
+	}
+	if (n)
+		artifact_put(p, "</table>\n");
+	store_watch_reverts_free(v, n);
+}
+
+void artifact_watch_html(struct sl_ctx *ctx, struct artifact_page *p)
+{
+	if (!ctx->cfg->watch.ngates)
+		return;
+	artifact_put(p, "<h2>Watch</h2>\n<p class=\"muted\">The watch gates on the target's "
+		     "tip (sluice watch; docs/watch.md): each run, a bisection's steps, and the "
+		     "landings reverted through the train with their fix-ups.</p>\n");
+	html_runs(ctx, p);
+	html_reverts(ctx, p);
 }

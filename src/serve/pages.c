@@ -357,6 +357,7 @@ void serve__queue_page(struct req *r)
 		artifact_put(&p, "<p class=\"error\">the dependency graph cannot be read</p>");
 	artifact_flakes_html(ctx, &p);
 	artifact_spend_html(ctx, &p);
+	artifact_watch_html(ctx, &p);
 	serve__page_end(r, &p);
 out:
 	store_inbox_errors_free(errs, nerrs);

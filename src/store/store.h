@@ -1021,6 +1021,15 @@ struct store_watch_row {
 int store_watch_latest(struct store *st, const char *target, const char *gate,
 		       struct store_watch_row *r, struct sl_err *err);
 void store_watch_row_release(struct store_watch_row *r);
+/* The newest `max` runs of the watch gates of target (a bisection's too), newest first. */
+struct store_watch_run {
+	char *gate, *commit, *purpose, *how, *log, *culprit, *culprit_run;
+	int passed;
+	int64_t finished_ms;
+};
+int store_watch_recent(struct store *st, const char *target, size_t max,
+		       struct store_watch_run **out, size_t *n, struct sl_err *err);
+void store_watch_runs_free(struct store_watch_run *v, size_t n);
 
 /*
  * The reverts the watch made (schema/db/019_watch_reverts.sql): one row per

@@ -246,3 +246,58 @@ void store_watch_reverts_free(struct store_watch_revert *v, size_t n)
 	}
 	free(v);
 }
+
+int store_watch_recent(struct store *st, const char *target, size_t max,
+		       struct store_watch_run **out, size_t *n, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	struct store_watch_run *v = calloc(max ? max : 1, sizeof(*v));
+	int rc, error;
+
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = store__prepare(st, &s,
+				    "SELECT gate, commit_oid, purpose, passed, how, log, finished_ms, "
+				    "culprit, culprit_run FROM watch_results WHERE target = ?1 "
+				    "ORDER BY id DESC LIMIT ?2",
+				    err)) != 0) {
+		free(v);
+		return error;
+	}
+	store__bind_text(s, 1, target);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
+	while (*n < max && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_watch_run *w = &v[(*n)++];
+
+		w->gate = store__col_dup(s, 0);
+		w->commit = store__col_dup(s, 1);
+		w->purpose = store__col_dup(s, 2);
+		w->passed = sqlite3_column_int(s, 3);
+		w->how = store__col_dup(s, 4);
+		w->log = store__col_dup(s, 5);
+		w->finished_ms = sqlite3_column_int64(s, 6);
+		w->culprit = store__col_dup(s, 7);
+		w->culprit_run = store__col_dup(s, 8);
+	}
+	sqlite3_finalize(s);
+	*out = v;
+	return 0;
+}
+
+void store_watch_runs_free(struct store_watch_run *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].gate);
+		free(v[i].commit);
+		free(v[i].purpose);
+		free(v[i].how);
+		free(v[i].log);
+		free(v[i].culprit);
+		free(v[i].culprit_run);
+	}
+	free(v);
+}

@@ -148,7 +148,14 @@ test_expect_success 'show, status and the desk say what the watch did: culprit, 
 	test_grep "<ul id=\"watch\">" page.html &&
 	test_grep "reverted by work order B-revert" page.html &&
 	desk_page /runs/$rv >page.html &&
-	test_grep "href=\"/runs/$b\">the culprit.s run</a>" page.html
+	test_grep "href=\"/runs/$b\">the culprit.s run</a>" page.html &&
+	desk_page / >front.html &&
+	test_grep "<table id=\"watch-reverts\">" front.html &&
+	test_grep "<td>B-revert done</td><td>B-fix done</td>" front.html &&
+	sluice -C r report >report.html &&
+	test_grep "<table id=\"watch-runs\">" report.html &&
+	test_grep "<td>bisection step</td><td>red</td>" report.html &&
+	test_grep "<td>B-revert done</td><td>B-fix done</td>" report.html
 '
 
 test_expect_success 'watch.revert_review person: the revert waits for a person, who approves it' '
