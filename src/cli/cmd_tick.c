@@ -19,7 +19,8 @@ static const char tick_help[] =
 	"review, and land approved runs through the merge train: each merge commit\n"
 	"is tested with merge.gates before the target moves to exactly that commit\n"
 	"(docs/config.md, 'The merge train'). Overlapping ticks are safe: each run\n"
-	"is claimed once.\n"
+	"is claimed once. With watch.every: N, a tick then runs each watch gate that\n"
+	"N landings passed since its last run, as 'sluice watch' does (docs/watch.md).\n"
 	"\n"
 	"  --jobs N       builders at once, 1 to 256 (default: queue.jobs in .system/config.yaml;\n"
 	"                 the train's own workers, merge.jobs, are apart from them)\n"
@@ -31,9 +32,10 @@ static const char tick_help[] =
 	"one line per state change. Exit 0 when the tick ran (even if runs failed:\n"
 	"see 'sluice runs'), 1 when the tick itself could not run, a run's worker was\n"
 	"killed by a signal (the run and the signal named; --json: \"killed\"; the next\n"
-	"tick reconciles the run), or the target carries a commit from a run that\n"
+	"tick reconciles the run), the target carries a commit from a run that\n"
 	"sluice did not land (an unreviewed landing: no run lands until the target is\n"
-	"reset or 'sluice accept-target' accepts it).\n"
+	"reset or 'sluice accept-target' accepts it), or a watch gate due could not run\n"
+	"(a red one leaves the exit status as it is).\n"
 	"\n"
 	"cron: * * * * * cd /path/to/repo && sluice tick >>.system/tick.log 2>&1\n";
 
