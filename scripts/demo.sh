@@ -5,8 +5,9 @@
 #   loopback, approved runs merge, a conflict is resolved by the agent and
 #   re-reviewed, one conflict is left for a person, who resolves it by the
 #   steps `sluice show` prints, a person asks for changes once as the manual
-#   reviewer, and `sluice audit` proves
-#   that what was reviewed is what was merged. It ends with `sluice cost`: what
+#   reviewer, the watch finds the landing that broke a slow suite and reverts
+#   it through the train (its work order gets a fix-up, which lands), and
+#   `sluice audit` proves that what was reviewed is what was merged. It ends with `sluice cost`: what
 #   each work order's attempts and reviews cost, as the agents reported it
 #   (the scripted agent writes $SLUICE_USAGE_FILE; the claude-code preset
 #   writes what Claude Code's JSON result says).
@@ -246,6 +247,41 @@ run sluice tick
 run sluice diff --no-pager WO-110
 run sluice approve WO-110 -m "Both goodbyes are there."
 run sluice tick
+
+step "the watch: a slow suite on main's tip after landings (docs/watch.md)"
+# The end-to-end suite is too slow for the merge train: it runs on the tip,
+# from cron (sluice watch) or every N landings (watch.every). A red one is
+# bisected to the landing that broke it, which is reverted through the train,
+# and its work order gets a fix-up that says what went wrong.
+sed -i 's/^  mode: manual$/  mode: http/' .system/config.yaml
+cat >"$demo/e2e.sh" <<'EOS'
+echo "e2e: the end-to-end suite on $SLUICE_COMMIT"
+if grep -qx "speed = ludicrous" settings.txt; then
+	echo "e2e: FAIL: at ludicrous speed the greeting is garbled"
+	exit 1
+fi
+echo "e2e: ok"
+EOS
+cat >>.system/config.yaml <<EOC
+watch:
+  gates:
+    e2e: [sh, $demo/e2e.sh]
+  revert_review: auto
+EOC
+run sluice watch
+# The agent of WO-120 does what it is asked; given what went wrong, it does better.
+wo WO-120 2 "Make it faster" \
+	'if grep -q "^## What went wrong" "$SLUICE_PROMPT_FILE"; then sed -i "s/^speed = .*/speed = fast/" settings.txt; else sed -i "s/^speed = .*/speed = ludicrous/" settings.txt; fi'
+wo WO-121 2 "Note the new speed in the changelog" 'echo "- faster" >>CHANGELOG.md'
+run sluice tick
+step "the watch goes red: its bisection names WO-120's landing, a revert and a fix-up go into the inbox"
+run sluice watch || echo "(exit $?: a watch gate is red)"
+run sed -n '1,12p' work_orders/WO-120-fix.md
+step "a tick: the revert lands through the train (approved as an exact revert, e2e on its car), then the fix-up"
+run sluice tick
+run sluice watch
+run sluice show "$(sluice runs --wo WO-120 | awk 'NR == 1 { print $1 }')" | grep "^watch:" || true
+run sluice status
 
 step "the history of main: one merge commit per work order, with trailers"
 run git log --oneline --graph -n 20 main
