@@ -597,3 +597,37 @@ static void exec_job_forget(const struct sl_config *cfg, const char *repo_root, 
 		local_git(repo_root, d2, NULL, NULL, &e);
 	}
 }
+
+void exec_job_cancel(const struct sl_config *cfg, struct store *st, const struct store_job *job,
+		     const char *why)
+{
+	struct sl_err e = SL_ERR_INIT;
+	char outcome[600];
+
+	snprintf(outcome, sizeof(outcome), "cancelled: %s", why);
+	if (store_job_end(st, job->id, outcome, &e) != 0)
+		sl_log(SL_LOG_WARN, "run %s: job %s: %s", job->run_id, job->handle, e.msg);
+	sl_err_clear(&e);
+	if (exec_cancel(cfg, job->handle, &e) != 0)
+		sl_log(SL_LOG_WARN, "run %s: cannot cancel job %s: %s", job->run_id, job->handle,
+		       e.msg);
+}
+
+int exec_jobs_cancel(const struct sl_config *cfg, struct store *st, const char *run_id,
+		     const char *why, int *n)
+{
+	struct store_job *v = NULL;
+	struct sl_err e = SL_ERR_INIT;
+	size_t count = 0;
+
+	*n = 0;
+	if (store_jobs_of_run(st, run_id, &v, &count, &e) != 0)
+		return -1;
+	for (size_t i = 0; i < count; i++)
+		if (!v[i].ended_at) {
+			exec_job_cancel(cfg, st, &v[i], why);
+			(*n)++;
+		}
+	store_jobs_free(v, count);
+	return 0;
+}

@@ -79,6 +79,18 @@ int exec_remote(const struct sl_config *cfg);
 int exec_cancel(const struct sl_config *cfg, const char *handle, struct sl_err *err);
 
 /*
+ * exec_job_cancel: end the recorded job (its row first, "cancelled: why",
+ * then the engine), each failure logged. exec_jobs_cancel: the same for
+ * every open job of run `run_id`, *n how many; -1 when they cannot be
+ * listed.
+ */
+struct store_job;
+void exec_job_cancel(const struct sl_config *cfg, struct store *st, const struct store_job *job,
+		     const char *why);
+int exec_jobs_cancel(const struct sl_config *cfg, struct store *st, const char *run_id,
+		     const char *why, int *n);
+
+/*
  * The environment of every child that works in a worktree, here or in a
  * job (the builder, the gates, the validators, the job script; exec_env.c).
  *

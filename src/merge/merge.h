@@ -319,6 +319,19 @@ int merge_journal_dead(const char *journal);
  */
 int merge_journal_release_locks(const char *journal, int *left);
 
+/*
+ * At a tick's start, under the repository lock (merge/leftovers.c): the
+ * target's ref lock (<gitdir>/<target_ref>.lock) and packed-refs.lock
+ * removed once older than 5 minutes (a git or sluice killed while moving
+ * the ref); and after a merge that died (`journal` there, its process
+ * gone), its locks released and the checkout of `target` in the work tree
+ * `root` put back in line (merge_recover_checkout()), or left for a later
+ * tick while a lock is too young to tell. Logged, never fatal.
+ */
+void merge_remove_stale_ref_locks(const char *gitdir, const char *target_ref);
+void merge_recover_dead(const char *root, const char *gitdir, const char *target_ref,
+			const char *target, const char *journal);
+
 /* ---- the rival of a conflict: who last changed the clashing lines (merge/blame.c) ---- */
 
 /* A change between two versions of a file, as a diff's hunk header gives it (1-based). */

@@ -76,7 +76,7 @@ static int cancel_and_wait(struct step *s, struct sl_ctx *ctx, const char *run,
 	sl_err_clear(err);
 	if ((error = check_seen(&s->run, seen, err)) != 0)
 		return error;
-	if (step__jobs_cancel(ctx, s->run.id, why, &n) != 0 || !n)
+	if (exec_jobs_cancel(ctx->cfg, ctx->st, s->run.id, why, &n) != 0 || !n)
 		return sl_err_set(err, SL_ELOCKED,
 				  "run '%s' is being worked on by another sluice process; try again "
 				  "when it is done",
@@ -106,7 +106,7 @@ static int open_for_abandon(struct step *s, struct sl_ctx *ctx, const char *run,
 		return error;
 	/* the jobs of a tick that was killed: nobody follows them */
 	if (exec_remote(ctx->cfg))
-		step__jobs_cancel(ctx, s->run.id, why, &n);
+		exec_jobs_cancel(ctx->cfg, ctx->st, s->run.id, why, &n);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
  */
 #include "runner/runner_int.h"
 #include "train/train.h"
+#include "system/system.h"
 #include "artifact/artifact.h"
 #include "builder/builder.h"
 #include "worktree/worktree.h"
@@ -17,52 +18,11 @@
 #include "core/log.h"
 #include "core/time.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-/* Remove lock files that only a dead sluice process of this run could have left. */
-static void remove_lock(const char *path, const char *run_id)
-{
-	if (unlink(path) == 0)
-		sl_log(SL_LOG_WARN, "removed the stale lock '%s' of interrupted run %s", path, run_id);
-}
-
-/*
- * Every *.lock in the run worktree's own git dir (index, HEAD, ...) and on
- * its branch: only this run's processes use them, and they are gone.
- */
-static void remove_stale_locks(struct sl_ctx *ctx, const struct store_run *run)
-{
-	char *dir = worktree_entry_path(ctx->repo.gitdir, run->id, NULL), *path;
-	struct dirent *de;
-	DIR *d;
-
-	if (dir && (d = opendir(dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			size_t n = strlen(de->d_name);
-			if (n > 5 && !strcmp(de->d_name + n - 5, ".lock") &&
-			    (path = sl_path_join(dir, de->d_name))) {
-				remove_lock(path, run->id);
-				free(path);
-			}
-		}
-		closedir(d);
-	}
-	free(dir);
-	if (run->branch_name &&
-	    (path = sl_path_fmt("%s/refs/heads/%s.lock", ctx->repo.gitdir, run->branch_name))) {
-		remove_lock(path, run->id);
-		free(path);
-	}
-}
 
 /*
  * Where an interrupted run starts again. A build restarts from queued (the
@@ -93,7 +53,7 @@ int runner__end_leftovers(struct sl_ctx *ctx, const struct store_run *run)
 		ended = 1;
 	}
 	free(owner);
-	remove_stale_locks(ctx, run);
+	worktree_remove_stale_locks(ctx->repo.gitdir, run->id, run->branch_name);
 	return ended;
 }
 
@@ -208,62 +168,6 @@ out:
 	return error;
 }
 
-static int run_known(const struct store_run *runs, size_t n, const char *id, const char *branch)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (id && !strcmp(runs[i].id, id))
-			return 1;
-		if (branch && runs[i].branch_name && !strcmp(runs[i].branch_name, branch))
-			return 1;
-	}
-	return 0;
-}
-
-static int count_orphans(struct sl_ctx *ctx, const struct store_run *runs, size_t n)
-{
-	git_repository *repo = NULL;
-	git_branch_iterator *it = NULL;
-	git_reference *ref = NULL;
-	git_branch_t type;
-	struct dirent *de;
-	DIR *d;
-	int orphans = 0;
-
-	if ((d = opendir(ctx->repo.runs_dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			char *wt;
-			if (de->d_name[0] == '.' || run_known(runs, n, de->d_name, NULL))
-				continue;
-			wt = sl_repo_run_path(&ctx->repo, de->d_name, "worktree");
-			if (wt && sl_path_exists(wt)) {
-				sl_log(SL_LOG_WARN, "orphan worktree '%s': no run owns it; remove "
-						    "it with 'git worktree remove' if unneeded", wt);
-				orphans++;
-			}
-			free(wt);
-		}
-		closedir(d);
-	}
-	if (git_repository_open(&repo, ctx->repo.root) < 0 ||
-	    git_branch_iterator_new(&it, repo, GIT_BRANCH_LOCAL) < 0)
-		goto out;
-	while (git_branch_next(&ref, &type, it) == 0) {
-		const char *name = NULL;
-		if (git_branch_name(&name, ref) == 0 && !strncmp(name, "run/", 4) &&
-		    !run_known(runs, n, NULL, name)) {
-			sl_log(SL_LOG_WARN, "orphan branch '%s': no run owns it", name);
-			orphans++;
-		}
-		git_reference_free(ref);
-	}
-out:
-	git_branch_iterator_free(it);
-	git_repository_free(repo);
-	return orphans;
-}
-
 static int seal_merged(struct sl_ctx *ctx, const struct store_run *runs, size_t n,
 		       struct sl_err *err)
 {
@@ -272,172 +176,6 @@ static int seal_merged(struct sl_ctx *ctx, const struct store_run *runs, size_t 
 
 	sl_lock_release(&lock);
 	return error;
-}
-
-/*
- * Ref locks of the target (and packed-refs.lock) older than STALE_LOCK_S:
- * a git or sluice killed while moving the ref. git itself never holds them
- * for long, so an old one blocks every merge and every user commit for
- * nothing. Removed with a warning; the user's index.lock is never touched.
- */
-#define STALE_LOCK_S 300
-
-static void remove_if_older(const char *path, long seconds)
-{
-	struct stat st;
-
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && time(NULL) - st.st_mtime > seconds &&
-	    unlink(path) == 0)
-		sl_log(SL_LOG_WARN, "removed '%s', a lock older than %ld seconds", path, seconds);
-}
-
-static void remove_target_lock_older_than(struct sl_ctx *ctx, long seconds)
-{
-	char path[4200];
-
-	/* a cut path could name another branch's ref file */
-	if (snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref) <
-	    (int)sizeof(path))
-		remove_if_older(path, seconds);
-}
-
-static void remove_stale_ref_locks(struct sl_ctx *ctx)
-{
-	char *path = sl_path_join(ctx->repo.gitdir, "packed-refs.lock");
-
-	remove_target_lock_older_than(ctx, STALE_LOCK_S);
-	if (path)
-		remove_if_older(path, STALE_LOCK_S);
-	free(path);
-}
-
-
-/*
- * The merge that wrote `journal` died while it held the locks of the
- * checked-out target: the index.lock it took is removed only when the
- * journal records that very file (merge_journal_release_locks): a user's
- * index.lock is never touched (docs/design.md, Locks and crash recovery). The target's ref lock (taken
- * by libgit2, not recorded) is the merge's when it is no older than the
- * journal and older than 10 s (git holds ref locks for milliseconds).
- */
-/* Returns 1 when such a lock is still there (too young to remove yet). */
-static int remove_locks_of_dead_merge(struct sl_ctx *ctx, const char *journal)
-{
-	char path[4800];
-	struct stat js, st;
-	int left = 0;
-
-	if (stat(journal, &js) < 0)
-		return 0;
-	if (merge_journal_release_locks(journal, &left) == 0 && left)
-		return 1;
-	if (snprintf(path, sizeof(path), "%s/%s.lock", ctx->repo.gitdir, ctx->target_ref) >=
-	    (int)sizeof(path))
-		return 0; /* a cut path could name another branch's ref file */
-	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_mtime < js.st_mtime)
-		return 0;
-	if (time(NULL) - st.st_mtime > 10 && unlink(path) == 0) {
-		sl_log(SL_LOG_WARN, "removed '%s', left by a merge that was killed", path);
-		return 0;
-	}
-	return 1;
-}
-
-/* A merge that died while bringing the checked-out target along: put its files in order. */
-static void recover_checkout(struct sl_ctx *ctx)
-{
-	struct sl_err err = SL_ERR_INIT;
-	char *journal = sl_path_join(ctx->repo.sysdir, RUNNER_MERGE_JOURNAL);
-	int recovered = 0;
-
-	if (journal && sl_path_exists(journal)) {
-		sl_fault("reconcile.before_recover");
-		/* the recovery waits (journal kept) until the dead merge's locks are gone */
-		if (merge_journal_dead(journal) && remove_locks_of_dead_merge(ctx, journal))
-			sl_log(SL_LOG_INFO, "an interrupted merge left locks; recovering it later");
-		else if (merge_recover_checkout(ctx->repo.root, ctx->cfg->target, journal, &recovered,
-					   &err) != 0)
-			sl_log(SL_LOG_WARN, "%s", err.msg);
-		else if (recovered)
-			sl_log(SL_LOG_WARN, "a merge was interrupted while updating the checkout of "
-					    "'%s'; its files were put back in line with the branch",
-			       ctx->cfg->target);
-	}
-	free(journal);
-}
-
-/*
- * 1 when `name` is "<file>.tmp.<pid>", the temporary file of an atomic write
- * (sl_write_file_atomic, worktree_diff_patch), and that pid is gone.
- */
-static int dead_tmp(const char *name)
-{
-	const char *p = strstr(name, ".tmp."), *d;
-	char *end;
-	long pid;
-
-	if (!p || p == name)
-		return 0;
-	while ((d = strstr(p + 1, ".tmp.")) != NULL)
-		p = d; /* the last one */
-	d = p + 5;
-	if (*d < '1' || *d > '9')
-		return 0;
-	errno = 0;
-	pid = strtol(d, &end, 10);
-	return !*end && errno == 0 && pid != (long)getpid() && !sl_pid_alive(pid);
-}
-
-/*
- * Remove the temporary files of atomic writes a killed sluice left in the
- * folder `name` of the folder `at` (an fd, or AT_FDCWD): a link is never
- * followed, a folder never entered. Returns how many were removed.
- */
-static size_t remove_dead_tmp_in(int at, const char *name)
-{
-	const struct dirent *de;
-	struct stat st;
-	size_t removed = 0;
-	int fd;
-	DIR *d;
-
-	if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return 0;
-	if (!(d = fdopendir(fd))) {
-		close(fd);
-		return 0;
-	}
-	while ((de = readdir(d)) != NULL)
-		if (dead_tmp(de->d_name) &&
-		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(st.st_mode) && unlinkat(fd, de->d_name, 0) == 0)
-			removed++;
-	closedir(d);
-	return removed;
-}
-
-/*
- * .system/ and every run folder: each tick, with the repository lock held.
- * A runs folder that is a link (a builder's) is not entered.
- */
-static void remove_dead_tmp(struct sl_ctx *ctx)
-{
-	const struct dirent *de;
-	size_t removed = remove_dead_tmp_in(AT_FDCWD, ctx->repo.sysdir);
-	DIR *d = NULL;
-	int fd;
-
-	fd = open(ctx->repo.runs_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && !(d = fdopendir(fd)))
-		close(fd);
-	while (d && (de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			removed += remove_dead_tmp_in(fd, de->d_name);
-	if (d)
-		closedir(d);
-	if (removed)
-		sl_log(SL_LOG_INFO, "removed %zu temporary file%s left by a killed sluice", removed,
-		       removed == 1 ? "" : "s");
 }
 
 struct known_runs {
@@ -550,6 +288,7 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 	struct sl_lock lock = SL_LOCK_INIT;
 	struct sl_err err = SL_ERR_INIT;
 	size_t i, pruned = 0, kept_failed = 0;
+	char *journal;
 
 	if (runner__lock_repo(ctx, &lock, &err) != 0) {
 		sl_log(SL_LOG_WARN, "cleanup skipped: %s", err.msg);
@@ -561,44 +300,21 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 	for (i = 0; i < n; i++)
 		cleanup_run(ctx, repo, &runs[i], &kept_failed);
 	recover_pool(ctx);
-	recover_checkout(ctx);
+	if ((journal = sl_path_join(ctx->repo.sysdir, RUNNER_MERGE_JOURNAL)) != NULL)
+		merge_recover_dead(ctx->repo.root, ctx->repo.gitdir, ctx->target_ref,
+				   ctx->cfg->target, journal);
+	free(journal);
 	train_tidy(ctx, runs, n);
 	train_checkouts_prune(ctx);
 	git_repository_free(repo);
-	remove_stale_ref_locks(ctx);
-	remove_dead_tmp(ctx);
+	merge_remove_stale_ref_locks(ctx->repo.gitdir, ctx->target_ref);
+	system_remove_dead_tmp(&ctx->repo);
 	sl_err_clear(&err);
 	if (worktree_prune_stale(ctx->repo.root, run_id_known, &known, &pruned, &err) == 0 &&
 	    pruned)
 		sl_log(SL_LOG_INFO, "pruned %zu stale worktree entr%s", pruned,
 		       pruned == 1 ? "y" : "ies");
 	sl_lock_release(&lock);
-}
-
-/*
- * A tick needs its target branch: without it every run would be claimed
- * and fail to prepare, tick after tick. SL_EINVALID says so, and nothing
- * is started (a config mistake, or the branch was deleted or renamed).
- */
-static int target_exists(struct sl_ctx *ctx, struct sl_err *err)
-{
-	git_repository *repo = NULL;
-	git_reference *ref = NULL;
-	int rc, error = 0;
-
-	if ((rc = git_repository_open(&repo, ctx->repo.root)) < 0)
-		return sl_err_git(err, rc, "cannot open the repository '%s'", ctx->repo.root);
-	rc = git_reference_lookup(&ref, repo, ctx->target_ref);
-	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
-		error = sl_err_set(err, SL_EINVALID,
-				   "the target branch '%s' does not exist in '%s'; create it or "
-				   "fix 'target' in .system/config.yaml (nothing was started)",
-				   ctx->cfg->target, ctx->repo.root);
-	else if (rc < 0)
-		error = sl_err_git(err, rc, "cannot read the target branch '%s'", ctx->target_ref);
-	git_reference_free(ref);
-	git_repository_free(repo);
-	return error;
 }
 
 int runner_reconcile(struct sl_ctx *ctx, int *requeued, int *orphans, struct sl_err *err)
@@ -633,7 +349,7 @@ int runner_reconcile(struct sl_ctx *ctx, int *requeued, int *orphans, struct sl_
 	if (!error)
 		finish_cleanups(ctx, runs, n);
 	if (!error)
-		*orphans = count_orphans(ctx, runs, n);
+		*orphans = system_count_orphans(&ctx->repo, runs, n);
 	store_runs_free(runs, n);
 	return error;
 }

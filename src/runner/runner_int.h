@@ -309,17 +309,13 @@ int step__commit_resolution(struct step *s, const char *message, char head[41],
  * current attempt (base: its worktree's HEAD; theirs: MERGE_HEAD of a
  * resolution), the strings in the caller's buffers. step__job_resume: 1
  * when the run's attempt has an open build or gates job a killed tick left
- * (*to: the state that follows it again). step__jobs_cancel: cancel every
- * open job of a run (recorded first, then asked of the engine).
+ * (*to: the state that follows it again).
  */
 struct exec_run;
-struct store_job;
 int step__remote(struct step *s);
 int step__job_init(struct step *s, const char *purpose, struct exec_run *r, char base[41],
 		   char theirs[41], struct sl_err *err);
 int step__job_resume(struct step *s, enum run_state *to, struct sl_err *err);
-void step__job_cancel(struct sl_ctx *ctx, const struct store_job *job, const char *why);
-int step__jobs_cancel(struct sl_ctx *ctx, const char *run_id, const char *why, int *n);
 
 struct step_merge_msg {
 	struct sl_buf subject;

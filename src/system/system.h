@@ -139,4 +139,15 @@ struct sl_buf;
 int system_check(const struct sl_repo *repo, struct sl_buf *problems, size_t *nwo,
 		 struct sl_err *err);
 
+/*
+ * At a tick's start, with the repository lock held (system/leftovers.c):
+ * the temporary files of atomic writes ("<file>.tmp.<pid>") whose process
+ * is gone, removed from .system and every run folder (a link is never
+ * followed, a folder never entered); and the count of run worktrees and
+ * run/ branches that none of `runs` owns, each logged, none removed.
+ */
+struct store_run;
+void system_remove_dead_tmp(const struct sl_repo *repo);
+int system_count_orphans(const struct sl_repo *repo, const struct store_run *runs, size_t n);
+
 #endif

@@ -503,3 +503,24 @@ out:
 	sl_lock_release(&lock);
 	return error;
 }
+
+int target_exists(struct sl_ctx *ctx, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_reference *ref = NULL;
+	int rc, error = 0;
+
+	if ((rc = git_repository_open(&repo, ctx->repo.root)) < 0)
+		return sl_err_git(err, rc, "cannot open the repository '%s'", ctx->repo.root);
+	rc = git_reference_lookup(&ref, repo, ctx->target_ref);
+	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
+		error = sl_err_set(err, SL_EINVALID,
+				   "the target branch '%s' does not exist in '%s'; create it or "
+				   "fix 'target' in .system/config.yaml (nothing was started)",
+				   ctx->cfg->target, ctx->repo.root);
+	else if (rc < 0)
+		error = sl_err_git(err, rc, "cannot read the target branch '%s'", ctx->target_ref);
+	git_reference_free(ref);
+	git_repository_free(repo);
+	return error;
+}

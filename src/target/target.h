@@ -57,4 +57,11 @@ int target_watch_locked(struct sl_ctx *ctx, struct target_alert *alert,
 /* sluice landed `commit` (hex) on the target: the last observed tip. Hold the lock. */
 int target_landed(struct sl_ctx *ctx, const char *commit, struct sl_err *err);
 
+/*
+ * 0 when the target branch exists: a tick needs it (without it every run
+ * would be claimed and fail to prepare, tick after tick). SL_EINVALID says
+ * so (a config mistake, or the branch was deleted or renamed).
+ */
+int target_exists(struct sl_ctx *ctx, struct sl_err *err);
+
 #endif

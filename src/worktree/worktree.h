@@ -43,6 +43,18 @@ int worktree_name_valid(const char *name);
 char *worktree_entry_path(const char *gitdir, const char *name, const char *file);
 
 /*
+ * The entry of run `run_id`'s worktree (entry.c). worktree_remove_stale_locks:
+ * every *.lock in it (index, HEAD, ...) and the lock of its `branch` (NULL:
+ * none) removed, each logged: only the run's processes use them, and the
+ * caller knows they are gone. worktree_head: HEAD of the worktree `wt` into
+ * out[41] (an error naming the run when it has none). worktree_merge_head:
+ * its MERGE_HEAD (a merge under way) into out[41], or "".
+ */
+void worktree_remove_stale_locks(const char *gitdir, const char *run_id, const char *branch);
+int worktree_head(const char *wt, const char *run_id, char out[41], struct sl_err *err);
+void worktree_merge_head(const char *gitdir, const char *run_id, char out[41]);
+
+/*
  * 1 when branch `refname` ("refs/heads/...") is the HEAD of the main
  * checkout or of a linked worktree whose folder is there, in the common git
  * directory `gitdir` (git_repository_commondir); 0 otherwise.
