@@ -3,6 +3,7 @@
 #include "core/config.h"
 #include "core/repo.h"
 #include "runner/runner.h"
+#include "budget/budget.h"
 #include "queue/queue.h"
 #include "store/store.h"
 #include "core/time.h"
@@ -142,7 +143,7 @@ static int run_queue(struct cli *cli, const struct sl_repo *repo, int explain, s
 		goto out;
 	opts.allow_overlap = cfg->queue.allow_overlap;
 	opts.jobs = cfg->queue.jobs;
-	if ((error = runner_budget_spent(cfg, st, sl_now_ms(), held, sizeof(held), err)) < 0)
+	if ((error = budget_spent(cfg, st, sl_now_ms(), held, sizeof(held), err)) < 0)
 		goto out;
 	opts.held = error ? held : NULL;
 	if ((error = queue_plan(&plan, st, &opts, err)) != 0 ||

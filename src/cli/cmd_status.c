@@ -3,6 +3,7 @@
 #include "artifact/artifact.h"
 #include "queue/queue.h"
 #include "runner/runner.h"
+#include "budget/budget.h"
 #include "system/system.h"
 #include "target/target.h"
 #include "train/train.h"
@@ -218,9 +219,9 @@ static json_t *spend_json(struct sl_ctx *ctx, int64_t *month_rows)
 	char why[320];
 	int held;
 
-	if (runner_spend(ctx->st, sl_now_ms(), &day, &month, &err) != 0)
+	if (budget_spend(ctx->st, sl_now_ms(), &day, &month, &err) != 0)
 		return NULL;
-	held = runner_budget_held(ctx->cfg, &day, &month, why, sizeof(why));
+	held = budget_held(ctx->cfg, &day, &month, why, sizeof(why));
 	*month_rows = month.rows;
 	return json_pack("{s:f, s:f, s:b, s:o}", "today_usd", day.usd, "month_usd", month.usd,
 			 "estimate", day.estimate || month.estimate, "budget",

@@ -52,27 +52,9 @@ struct runner_tick_result {
 		char run[64];  /* the run whose worker it was */
 		int signal;    /* the signal that ended it (SIGKILL, SIGSEGV, ...) */
 	} killed_by[8];    /* the first `killed` of them (at most 8) */
-	char budget[320];  /* why no new work order started (runner_budget_spent()), or "" */
+	char budget[320];  /* why no new work order started (budget_spent()), or "" */
 };
 
-/*
- * The repository's budget (budget.day.usd, budget.month.usd;
- * docs/budgets.md): 1 when the spend recorded since the start of now_ms's
- * UTC day or month has reached its limit, and why (when not NULL) says
- * which, how much and what to do; 0 when no limit is reached; -error.
- */
-struct store;
-struct store_spend;
-int runner_budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms,
-			char *why, size_t n, struct sl_err *err);
-/*
- * runner_budget_spent() on spends already read: 1 when the day's reaches
- * its limit, 2 when the month's does, else 0 (runner_budget_spent() too).
- */
-int runner_budget_held(const struct sl_config *cfg, const struct store_spend *day,
-		       const struct store_spend *month, char *why, size_t n);
-/* The period a hold (1 day, 2 month) is of, at now_ms: "day 2026-11-28", "month 2026-11". */
-void runner_budget_period(int held, int64_t now_ms, char *out, size_t n);
 /*
  * A run's budget (docs/budgets.md): its work order's budget.usd and
  * budget.minutes, else budget.run.usd and budget.run.minutes; -1: no
@@ -97,10 +79,6 @@ int runner_run_budget_spent(const struct runner_run_budget *b, const struct runn
 /* The wall time the next attempt may take (at least 1 ms), 0: no limit on minutes. */
 int64_t runner_run_budget_left_ms(const struct runner_run_budget *b,
 				  const struct runner_run_spend *sp);
-
-/* What the attempts recorded since the start of now_ms's UTC day and month cost. */
-int runner_spend(struct store *st, int64_t now_ms, struct store_spend *day,
-		 struct store_spend *month, struct sl_err *err);
 
 /*
  * One cron pass: reconcile, ingest the inbox, claim ready work orders

@@ -6,6 +6,7 @@
  */
 #include "runner/runner.h"
 #include "runner/runner_int.h"
+#include "budget/budget.h"
 #include "notify/notify.h"
 #include "store/store.h"
 #include "reviewer/reviewer.h"
@@ -115,9 +116,9 @@ static int budget_holds(struct sl_ctx *ctx, char *budget, size_t nbudget, struct
 	char period[32];
 	int held;
 
-	if ((held = runner_budget_spent(ctx->cfg, ctx->st, now, budget, nbudget, err)) <= 0)
+	if ((held = budget_spent(ctx->cfg, ctx->st, now, budget, nbudget, err)) <= 0)
 		return held;
-	runner_budget_period(held, now, period, sizeof(period));
+	budget_period(held, now, period, sizeof(period));
 	if (store_notify_budget(ctx->st, period, ctx->target_ref, budget, now, &nerr) != 0)
 		sl_log(SL_LOG_WARN, "%s", nerr.msg);
 	return 1;

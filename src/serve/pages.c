@@ -1,6 +1,7 @@
 /* sluice serve's pages: the frame, the queue, the runs, the audit. */
 #include "serve/serve_int.h"
 #include "runner/runner.h"
+#include "budget/budget.h"
 #include "queue/queue.h"
 #include "store/store.h"
 #include "train/train.h"
@@ -339,7 +340,7 @@ void serve__queue_page(struct req *r)
 	opts.allow_overlap = ctx->cfg->queue.allow_overlap;
 	opts.jobs = ctx->cfg->queue.jobs;
 	/* a spent budget holds every ready card (docs/budgets.md); unreadable: none held */
-	if (runner_budget_spent(ctx->cfg, ctx->st, sl_now_ms(), held, sizeof(held), &err) > 0)
+	if (budget_spent(ctx->cfg, ctx->st, sl_now_ms(), held, sizeof(held), &err) > 0)
 		opts.held = held;
 	/* as `sluice queue`: the inbox as it is now, not as the last tick saw it */
 	if (queue_ingest(ctx->st, ctx->repo.root, ctx->cfg->queue.inbox, NULL, &err) != 0 ||
