@@ -42,6 +42,14 @@ int artifact_manifest_write(const struct sl_repo *repo, struct store *st, const 
 /* 1 when `rel` (a path relative to a run folder) names an artifact. */
 int artifact_manifest_is_artifact(const char *rel);
 
+/*
+ * Remove from the run folder `run_dir` (never entered through a link) and
+ * the folders in it (not its worktree/ nor a worktree.broken-* set aside)
+ * what is no regular file: a link, a fifo, or a folder named like a file
+ * sluice writes (gates.json), each logged as run `run_id`'s (sanitize.c).
+ */
+void artifact_sanitize_run_dir(const char *run_dir, const char *run_id);
+
 struct artifact_hash {
 	char *path;                        /* relative to the run folder */
 	char sha256[65];

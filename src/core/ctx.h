@@ -22,4 +22,10 @@ struct sl_ctx {
 
 #define SL_CTX_INIT { SL_REPO_INIT, NULL, NULL, { 0 }, NULL, NULL }
 
+/*
+ * Who a person's command is recorded as: ctx->actor (sluice serve says
+ * so), else the user (core/repo.c). Borrowed.
+ */
+const char *sl_ctx_who(const struct sl_ctx *ctx);
+
 #endif

@@ -1,13 +1,16 @@
 #include "core/repo.h"
+#include "core/ctx.h"
 #include "core/fs.h"
 #include "core/lock.h"
 
 #include <git2.h>
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int sl_repo_find(struct sl_repo *out, const char *dir, struct sl_err *err)
 {
@@ -155,4 +158,17 @@ void sl_repo_identity(struct sl_identity *out, const char *root, const char *nam
 		snprintf(out->email, sizeof(out->email), "%s", SL_IDENTITY_EMAIL);
 	git_config_free(cfg);
 	git_repository_free(repo);
+}
+
+const char *sl_ctx_who(const struct sl_ctx *ctx)
+{
+	const char *u = getenv("USER");
+	struct passwd *pw;
+
+	if (ctx->actor)
+		return ctx->actor;
+	if (u && *u)
+		return u;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_name : "person";
 }

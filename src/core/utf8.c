@@ -1,5 +1,7 @@
 #include "core/utf8.h"
 
+#include <string.h>
+
 size_t sl_utf8_seq(const unsigned char *s, size_t n, unsigned long *cp)
 {
 	unsigned long c;
@@ -34,4 +36,19 @@ int sl_utf8_hidden(unsigned long cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
 	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void sl_utf8_drop_cut(char *s)
+{
+	size_t n = strlen(s), k = 0, want;
+	unsigned char lead;
+
+	while (k < n && k < 3 && ((unsigned char)s[n - 1 - k] & 0xc0) == 0x80)
+		k++;
+	if (k == n)
+		return;
+	lead = (unsigned char)s[n - 1 - k];
+	want = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+	if (want > k + 1)
+		s[n - 1 - k] = '\0';
 }

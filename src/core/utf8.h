@@ -21,4 +21,7 @@ size_t sl_utf8_seq(const unsigned char *s, size_t n, unsigned long *cp);
  */
 int sl_utf8_hidden(unsigned long cp);
 
+/* Drop a UTF-8 sequence that a cut left unfinished at the end of s. */
+void sl_utf8_drop_cut(char *s);
+
 #endif

@@ -45,7 +45,7 @@ static int claim_again(struct sl_ctx *ctx, const struct queue_item *it, char *ru
 		return sl_err_set(err, SL_EINVALID, "work order id '%s' is too long for a branch name",
 				  it->id);
 	snprintf(reason, sizeof(reason), "claimed by sluice run --again (%s): the same revision "
-		 "once more", runner__who(ctx));
+		 "once more", sl_ctx_who(ctx));
 	run.id = run_id;
 	run.work_order_id = it->id;
 	run.wo_content_hash = it->content_hash;

@@ -10,9 +10,9 @@
 #include "core/json.h"
 #include "core/fault.h"
 #include "core/sha256.h"
+#include "core/utf8.h"
 
 #include <git2.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +93,7 @@ static int open_for_abandon(struct step *s, struct sl_ctx *ctx, const char *run,
 	char why[256];
 	int error = step_open(s, ctx, run, lock, err), n = 0;
 
-	snprintf(why, sizeof(why), "the run was abandoned by %s", runner__who(ctx));
+	snprintf(why, sizeof(why), "the run was abandoned by %s", sl_ctx_who(ctx));
 	if (seen)
 		same = *seen;
 	if (error == SL_ELOCKED && exec_remote(ctx->cfg)) {
@@ -116,20 +116,6 @@ static void step_close(struct step *s, struct sl_lock *lock)
 	free(s->run_dir);
 	free(s->wt);
 	sl_lock_release(lock);
-}
-
-/* runner_int.h */
-const char *runner__who(const struct sl_ctx *ctx)
-{
-	const char *u = getenv("USER");
-	struct passwd *pw;
-
-	if (ctx->actor)
-		return ctx->actor;
-	if (u && *u)
-		return u;
-	pw = getpwuid(getuid());
-	return pw ? pw->pw_name : "person";
 }
 
 /*
@@ -256,22 +242,6 @@ static int changes_allowed(struct step *s, struct build_retry_decision *d, struc
 			  s->run.id, d->reason);
 }
 
-/* Drop a UTF-8 sequence that a cut left unfinished at the end of s. */
-static void cut_at_char(char *s)
-{
-	size_t n = strlen(s), k = 0, want;
-	unsigned char lead;
-
-	while (k < n && k < 3 && ((unsigned char)s[n - 1 - k] & 0xc0) == 0x80)
-		k++;
-	if (k == n)
-		return;
-	lead = (unsigned char)s[n - 1 - k];
-	want = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-	if (want > k + 1)
-		s[n - 1 - k] = '\0';
-}
-
 /*
  * request_changes: the verdict kept with the attempt, the retry rules'
  * state `d` for the next one, then queued: the next tick prepares (the same
@@ -291,7 +261,7 @@ static int manual_changes(struct step *s, json_t *j, const char *reviewer, const
 		return error;
 	/* one line in the reason, as the reviewer's comments (step_review.c), cut at a character */
 	snprintf(why, sizeof(why), "%s asked for changes: %.900s", reviewer, message);
-	cut_at_char(why);
+	sl_utf8_drop_cut(why);
 	for (i = 0; why[i]; i++)
 		if ((unsigned char)why[i] < 0x20 || why[i] == 0x7f)
 			why[i] = ' ';
@@ -330,7 +300,7 @@ static int manual_verdict(struct sl_ctx *ctx, const char *run, const char *verdi
 		goto out;
 	if (!strcmp(verdict, "request_changes") && (error = changes_allowed(&s, &d, err)) != 0)
 		goto out;
-	snprintf(reviewer, sizeof(reviewer), "%s (manual)", runner__who(ctx));
+	snprintf(reviewer, sizeof(reviewer), "%s (manual)", sl_ctx_who(ctx));
 	j = json_pack("{s:s, s:s, s:s}", "verdict", verdict, "comments", message ? message : "",
 		      "reviewer", reviewer);
 	if ((error = reviewer_verdict_from_json(&v, j, tree, err)) != 0)
@@ -507,7 +477,7 @@ static int record_person_attempt(struct step *s, const char *head, struct sl_err
 	char agent[300], n[16];
 	int attempt = s->run.attempt + 1, error;
 
-	snprintf(agent, sizeof(agent), "%s (%s)", STEP_PERSON_AGENT, runner__who(s->ctx));
+	snprintf(agent, sizeof(agent), "%s (%s)", STEP_PERSON_AGENT, sl_ctx_who(s->ctx));
 	snprintf(n, sizeof(n), "%d", attempt);
 	if ((error = store_attempt_start(s->ctx->st, s->run.id, attempt, RUN_MODE_RESOLVE, err)) ||
 	    (error = store_attempt_set_agent(s->ctx->st, s->run.id, attempt, agent, "new", err)) ||
@@ -544,7 +514,7 @@ static int retry_conflict(struct step *s, struct sl_err *err)
 		return error;
 	/* resolving: a worker of the next tick runs the run's gates on it (step_resolve()) */
 	return step__move(s, RUN_RESOLVING, err, "attempt %d: %s resolved the conflict (%.12s); "
-			  "the next tick runs the gates on it", s->run.attempt, runner__who(s->ctx), head);
+			  "the next tick runs the gates on it", s->run.attempt, sl_ctx_who(s->ctx), head);
 }
 
 /*
@@ -664,11 +634,11 @@ static int retry_failed(struct step *s, unsigned flags, struct sl_err *err)
 	/* queued: the next tick prepares (reusing the worktree) and builds a new attempt */
 	if (flags & RUNNER_RETRY_SAME_BASE)
 		snprintf(reason, sizeof(reason), "retried by %s on its base %.12s%s; the retry rules "
-			 "start over", runner__who(s->ctx), s->run.base_commit ? s->run.base_commit : "-",
+			 "start over", sl_ctx_who(s->ctx), s->run.base_commit ? s->run.base_commit : "-",
 			 touched ? " with the changes a person made in its worktree" : "");
 	else
 		snprintf(reason, sizeof(reason), "retried by %s on %s as it is now (%.12s); the "
-			 "retry rules start over", runner__who(s->ctx), s->ctx->cfg->target, tip);
+			 "retry rules start over", sl_ctx_who(s->ctx), s->ctx->cfg->target, tip);
 	if ((error = store_begin(s->ctx->st, err)) != 0)
 		return error;
 	if ((error = store_run_transition(s->ctx->st, s->run.id, s->run.state, RUN_QUEUED, reason,
@@ -708,7 +678,7 @@ int runner_retry_flags(struct sl_ctx *ctx, const char *run, unsigned flags, char
 		break;
 	case RUN_REVIEWING:
 	case RUN_APPROVED:
-		error = step__move(&s, s.run.state, err, "retry asked by %s", runner__who(ctx));
+		error = step__move(&s, s.run.state, err, "retry asked by %s", sl_ctx_who(ctx));
 		break;
 	default:
 		error = sl_err_set(err, SL_EINVALID,
@@ -760,7 +730,7 @@ int runner_abandon_seen(struct sl_ctx *ctx, const char *run, int delete_branch,
 			goto out;
 	}
 	sl_fault("abandon.after_remove");
-	error = step__fail(&s, RUN_ABANDONED, err, "abandoned by %s%s", runner__who(ctx),
+	error = step__fail(&s, RUN_ABANDONED, err, "abandoned by %s%s", sl_ctx_who(ctx),
 			   deleted ? "; branch deleted" : "");
 	if (error > 0)
 		error = 0;

@@ -4,6 +4,7 @@
  */
 #include "runner/runner_int.h"
 #include "store/store.h"
+#include "artifact/artifact.h"
 #include "worktree/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"
@@ -251,52 +252,9 @@ int step__snapshot(struct step *s, const char *message, unsigned flags, char hea
 	return error;
 }
 
-static void sanitize_dir(const char *dir, int top, const char *run_id)
-{
-	struct sl_err e = SL_ERR_INIT;
-	struct dirent *de;
-	struct stat st;
-	DIR *d = NULL;
-	int fd = -1;
-
-	/* never through a link: a run folder replaced by one is not cleaned, it is refused */
-	if (sl_open_file(dir, O_RDONLY | O_DIRECTORY, 0, &fd, &e) < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		char *p;
-		/* worktree/ and a worktree.broken-* set aside are work trees, not artifacts */
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (top && !strncmp(de->d_name, "worktree", 8)))
-			continue;
-		if (!(p = sl_path_join(dir, de->d_name)))
-			continue;
-		if (lstat(p, &st) == 0) {
-			if (S_ISDIR(st.st_mode) && strchr(de->d_name + 1, '.')) {
-				/* named like a file sluice writes (gates.json): no rename onto it would work */
-				sl_log(SL_LOG_WARN, "run %s: removed the folder '%s' from the run "
-						    "folder: artifacts are regular files",
-				       run_id, p);
-				sl_rm_rf(p, &e);
-			} else if (S_ISDIR(st.st_mode)) {
-				sanitize_dir(p, 0, run_id);
-			} else if (!S_ISREG(st.st_mode)) {
-				sl_log(SL_LOG_WARN, "run %s: removed '%s' from the run folder: "
-						    "artifacts are regular files",
-				       run_id, p);
-				unlink(p);
-			}
-		}
-		free(p);
-	}
-	closedir(d);
-}
-
 void step__sanitize_run_dir(struct step *s)
 {
-	sanitize_dir(s->run_dir, 1, s->run.id);
+	artifact_sanitize_run_dir(s->run_dir, s->run.id);
 }
 
 /*

@@ -67,9 +67,6 @@ int runner__write_artifact_json(struct sl_ctx *ctx, const char *run_id, const ch
 int runner__retire_worktree(struct sl_ctx *ctx, const char *run_id, const char *const *excluded,
 			    int force, int delete_branch, int *deleted, struct sl_err *err);
 
-/* Who a person's command is recorded as: ctx->actor (sluice serve says so), else the user. */
-const char *runner__who(const struct sl_ctx *ctx);
-
 /*
  * Delete the branch the store names for merged run `run` when its tip is in
  * the target's history (nothing lost) and no worktree has it checked out.
