@@ -14,6 +14,7 @@
  * The git CLI is "git" from PATH, or $SLUICE_GIT when set.
  */
 #include <git2.h>
+#include <jansson.h>
 #include <stddef.h>
 #include "core/buf.h"
 #include "core/err.h"
@@ -97,6 +98,20 @@ enum merge_status {
 	MERGE_DEFERRED,   /* the target's checkout cannot take it now: nothing touched, retry later */
 	MERGE_MOVED       /* opts->commit: the target is not its first parent (any more) */
 };
+
+/*
+ * The merge commit's subject: merge.message `tmpl` rendered with the run's
+ * names ({run.id}, {run.short}, {run.branch}, {reviewer}) and its work
+ * order's fields ({work_order.<field>}: a string or an integer, else
+ * empty), trailing blanks and newlines cut, appended to out (subject.c).
+ * Nothing when tmpl is NULL or empty. The strings are borrowed.
+ */
+struct merge_subject_vars {
+	const char *run_id, *branch, *reviewer;
+	const json_t *fields; /* the work order's fields */
+};
+int merge_subject_render(struct sl_buf *out, const char *tmpl, const struct merge_subject_vars *v,
+			 struct sl_err *err);
 
 struct merge_commit_opts {
 	/*

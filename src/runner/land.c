@@ -12,8 +12,6 @@
 #include "merge/merge.h"
 #include "core/fs.h"
 #include "core/fault.h"
-#include "core/id.h"
-#include "core/template.h"
 #include "core/log.h"
 
 #include <git2.h>
@@ -21,53 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-struct message_vars {
-	struct step *s;
-	json_t *fields;
-	char buf[64];
-};
-
-static const char *message_var(const char *name, void *data)
-{
-	struct message_vars *v = data;
-	json_t *f;
-
-	if (!strcmp(name, "run.id"))
-		return v->s->run.id;
-	if (!strcmp(name, "run.short"))
-		return sl_id_short(v->s->run.id) ? sl_id_short(v->s->run.id) : "";
-	if (!strcmp(name, "run.branch"))
-		return v->s->run.branch_name ? v->s->run.branch_name : "";
-	if (!strcmp(name, "reviewer"))
-		return v->s->run.reviewer ? v->s->run.reviewer : "";
-	if (strncmp(name, "work_order.", 11))
-		return NULL;
-	f = json_object_get(v->fields, name + 11);
-	if (json_is_string(f))
-		return json_string_value(f);
-	if (json_is_integer(f)) {
-		snprintf(v->buf, sizeof(v->buf), "%lld", (long long)json_integer_value(f));
-		return v->buf;
-	}
-	return ""; /* a field the work order does not have, or a list */
-}
-
-/* merge.message rendered for this run (the subject of the merge commit), or NULL. */
-static int render_subject(struct step *s, json_t *fields, struct sl_buf *out, struct sl_err *err)
-{
-	struct message_vars v = { s, fields, { 0 } };
-	const char *t = s->ctx->cfg->merge.message;
-	int error;
-
-	if (!t || !*t)
-		return 0;
-	if ((error = sl_template_render(out, t, message_var, &v, err)) != 0)
-		return error;
-	while (out->len && (out->ptr[out->len - 1] == '\n' || out->ptr[out->len - 1] == ' '))
-		out->ptr[--out->len] = '\0';
-	return 0;
-}
 
 static int unchanged_since_review(struct step *s, struct sl_err *err)
 {
@@ -121,11 +72,12 @@ int step__merge_msg(struct step *s, struct step_merge_msg *mm, struct merge_comm
 		    struct sl_err *err)
 {
 	json_t *fields = step__wo_fields(s, s->run.work_order_id, &mm->title);
+	struct merge_subject_vars vars = { s->run.id, s->run.branch_name, s->run.reviewer, fields };
 	int error;
 
 	sl_buf_init(&mm->subject, 0);
 	mm->journal = sl_path_join(s->ctx->repo.sysdir, RUNNER_MERGE_JOURNAL);
-	error = render_subject(s, fields, &mm->subject, err);
+	error = merge_subject_render(&mm->subject, s->ctx->cfg->merge.message, &vars, err);
 	json_decref(fields);
 	if (!error && !mm->journal)
 		error = sl_err_set(err, SL_ERROR, "out of memory");
