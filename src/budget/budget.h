@@ -33,6 +33,13 @@ int budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms, 
  */
 int budget_held(const struct sl_config *cfg, const struct store_spend *day,
 		const struct store_spend *month, char *why, size_t n);
+/*
+ * budget_spent() now, as a tick asks before it starts new work: when the
+ * budget holds (1), the notifiers hear of it once per day (month) of the
+ * target `target_ref` (store_notify_budget(), a failure logged).
+ */
+int budget_hold(const struct sl_config *cfg, struct store *st, const char *target_ref, char *why,
+		size_t n, struct sl_err *err);
 /* The period a hold (1 day, 2 month) is of, at now_ms: "day 2026-11-28", "month 2026-11". */
 void budget_period(int held, int64_t now_ms, char *out, size_t n);
 /* What the attempts recorded since the start of now_ms's UTC day and month cost. */

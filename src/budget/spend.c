@@ -6,6 +6,8 @@
  */
 #include "budget/budget.h"
 #include "store/store.h"
+#include "core/log.h"
+#include "core/time.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -92,4 +94,20 @@ int budget_spent(const struct sl_config *cfg, struct store *st, int64_t now_ms, 
 	if ((error = budget_spend(st, now_ms, &day, &month, err)) != 0)
 		return error;
 	return budget_held(cfg, &day, &month, why, n);
+}
+
+int budget_hold(const struct sl_config *cfg, struct store *st, const char *target_ref, char *why,
+		size_t n, struct sl_err *err)
+{
+	struct sl_err nerr = SL_ERR_INIT;
+	int64_t now = sl_now_ms();
+	char period[32];
+	int held;
+
+	if ((held = budget_spent(cfg, st, now, why, n, err)) <= 0)
+		return held;
+	budget_period(held, now, period, sizeof(period));
+	if (store_notify_budget(st, period, target_ref, why, now, &nerr) != 0)
+		sl_log(SL_LOG_WARN, "%s", nerr.msg);
+	return 1;
 }

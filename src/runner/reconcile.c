@@ -195,23 +195,6 @@ static int run_id_known(const char *id, void *data)
 	return 0;
 }
 
-/* The pool: what a killed tick left half moved, and no more slots than worktree.pool. */
-static void recover_pool(struct sl_ctx *ctx)
-{
-	struct sl_err err = SL_ERR_INIT;
-	size_t removed = 0, locked = 0;
-
-	if (worktree_pool_recover(ctx->repo.root, &err) != 0)
-		sl_log(SL_LOG_WARN, "the worktree pool could not be checked: %s", err.msg);
-	sl_err_clear(&err);
-	if (worktree_pool_trim(ctx->repo.root, (size_t)ctx->cfg->worktree.pool, &removed, &locked,
-			       &err) != 0)
-		sl_log(SL_LOG_WARN, "the worktree pool could not be trimmed: %s", err.msg);
-	else if (removed)
-		sl_log(SL_LOG_INFO, "removed %zu worktree%s from the pool (worktree.pool: %d)",
-		       removed, removed == 1 ? "" : "s", ctx->cfg->worktree.pool);
-}
-
 /*
  * A failed or rejected run's worktree goes (to the pool) once its work is
  * committed to its branch (the store has its head commit, and diff.patch was
@@ -299,7 +282,7 @@ static void finish_cleanups(struct sl_ctx *ctx, const struct store_run *runs, si
 		repo = NULL;
 	for (i = 0; i < n; i++)
 		cleanup_run(ctx, repo, &runs[i], &kept_failed);
-	recover_pool(ctx);
+	worktree_pool_tidy(ctx->repo.root, ctx->cfg->worktree.pool);
 	if ((journal = sl_path_join(ctx->repo.sysdir, RUNNER_MERGE_JOURNAL)) != NULL)
 		merge_recover_dead(ctx->repo.root, ctx->repo.gitdir, ctx->target_ref,
 				   ctx->cfg->target, journal);

@@ -22,32 +22,26 @@
 
 #define REPORT_READ_MAX ((size_t)1 << 20)
 
-static void guard_opts(struct step *s, struct worktree_guard_opts *o, char *entry,
-		       char *index, char *patch)
+/* The run's side of the no_write guard (worktree/guard.c). */
+static void guard_run(struct step *s, struct worktree_guard_run *r)
 {
-	memset(o, 0, sizeof(*o));
-	o->wt = s->wt;
-	o->entry = entry;
-	o->branch = s->run.branch_name;
-	o->base = s->run.base_commit;
-	o->excluded = step__excluded(s);
-	o->scratch_index = index;
-	o->patch_path = patch;
+	r->gitdir = s->ctx->repo.gitdir;
+	r->run_id = s->run.id;
+	r->wt = s->wt;
+	r->branch = s->run.branch_name;
+	r->base = s->run.base_commit;
+	r->excluded = step__excluded(s);
+	r->run_dir = s->run_dir;
+	r->attempt = s->run.attempt;
 }
 
 /* A read-only run's worktree put back as it was made (before a new attempt, after a write). */
 static int restore(struct step *s, struct sl_err *err)
 {
-	struct worktree_guard_opts o;
-	char *entry = worktree_entry_path(s->ctx->repo.gitdir, s->run.id, NULL);
-	int error;
+	struct worktree_guard_run r;
 
-	if (!entry)
-		return sl_err_set(err, SL_ERROR, "out of memory");
-	guard_opts(s, &o, entry, NULL, NULL);
-	error = worktree_guard_restore(&o, err);
-	free(entry);
-	return error;
+	guard_run(s, &r);
+	return worktree_guard_run_restore(&r, err);
 }
 
 /* Copy the run folder's file `from` to `to` (bounded; never through a link). */
@@ -98,41 +92,6 @@ int step__report_before(struct step *s, enum sl_worktree_mode m, const char *pro
 	return 0;
 }
 
-/*
- * The no_write guard after a read-only builder: 0 when it wrote nothing;
- * 1 when it wrote (why says what; attempts/<n>/no_write.patch has it).
- */
-static int guard(struct step *s, char *why, size_t n, struct sl_err *err)
-{
-	struct worktree_guard g = { 0 };
-	struct worktree_guard_opts o;
-	char *entry = worktree_entry_path(s->ctx->repo.gitdir, s->run.id, NULL);
-	char *index = NULL, *patch = NULL, what[2048];
-	int error;
-
-	if (!entry || !(index = sl_path_fmt("%s/attempts/%d/no_write.index", s->run_dir,
-					      s->run.attempt)) ||
-	    !(patch = sl_path_fmt("%s/attempts/%d/no_write.patch", s->run_dir, s->run.attempt))) {
-		error = sl_err_set(err, SL_ERROR, "out of memory");
-		goto out;
-	}
-	guard_opts(s, &o, entry, index, patch);
-	if ((error = worktree_guard_no_write(&o, &g, err)) != 0)
-		goto out;
-	if (g.count || g.head[0]) {
-		worktree_guard_describe(&g, what, sizeof(what));
-		snprintf(why, n, "no_write: the builder changed %s (attempt %d; see "
-			 "attempts/%d/no_write.patch)", what, s->run.attempt, s->run.attempt);
-		error = 1;
-	}
-out:
-	worktree_guard_release(&g);
-	free(entry);
-	free(index);
-	free(patch);
-	return error;
-}
-
 int step__report_built(struct step *s, enum sl_worktree_mode m, const struct sl_proc_result *res,
 		       const char *how, struct sl_err *err)
 {
@@ -144,7 +103,10 @@ int step__report_built(struct step *s, enum sl_worktree_mode m, const struct sl_
 	int error, bad = build_failed(res);
 
 	if (m == SL_WORKTREE_READ_ONLY) {
-		if ((error = guard(s, why, sizeof(why), err)) < 0)
+		struct worktree_guard_run r;
+
+		guard_run(s, &r);
+		if ((error = worktree_guard_run_check(&r, why, sizeof(why), err)) < 0)
 			return error;
 		if (error == 1) {
 			store_attempt_finish(s->ctx->st, s->run.id, s->run.attempt, res->exit_code, why,

@@ -105,25 +105,6 @@ static int claim_one(struct sl_ctx *ctx, const struct runner_ready *ready, char 
 
 static int count_building(struct sl_ctx *ctx, struct sl_err *err);
 
-/*
- * 1 when the repository's budget holds new work (budget saying why), 0 when
- * not, an error (< 0). The notifiers hear of a hold once per day (month).
- */
-static int budget_holds(struct sl_ctx *ctx, char *budget, size_t nbudget, struct sl_err *err)
-{
-	struct sl_err nerr = SL_ERR_INIT;
-	int64_t now = sl_now_ms();
-	char period[32];
-	int held;
-
-	if ((held = budget_spent(ctx->cfg, ctx->st, now, budget, nbudget, err)) <= 0)
-		return held;
-	budget_period(held, now, period, sizeof(period));
-	if (store_notify_budget(ctx->st, period, ctx->target_ref, budget, now, &nerr) != 0)
-		sl_log(SL_LOG_WARN, "%s", nerr.msg);
-	return 1;
-}
-
 static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int jobs,
 		     struct worklist *w, int *started, char *budget, size_t nbudget,
 		     struct sl_err *err)
@@ -150,7 +131,8 @@ static int claim_new(struct sl_ctx *ctx, const struct runner_tick_opts *o, int j
 		return error;
 	}
 	/* a spent budget starts nothing new (docs/budgets.md); runs under way go on */
-	if (n && (error = budget_holds(ctx, budget, nbudget, err)) != 0) {
+	if (n && (error = budget_hold(ctx->cfg, ctx->st, ctx->target_ref, budget, nbudget,
+				      err)) != 0) {
 		runner__ready_free(ready, n);
 		sl_lock_release(&lock);
 		if (error < 0)

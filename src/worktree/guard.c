@@ -435,3 +435,62 @@ int worktree_tree_changes(const char *wt, const char *a, const char *b, char *ou
 	sl_buf_release(&spec);
 	return error;
 }
+
+static void guard_opts(const struct worktree_guard_run *r, struct worktree_guard_opts *o,
+		       char *entry, char *index, char *patch)
+{
+	memset(o, 0, sizeof(*o));
+	o->wt = r->wt;
+	o->entry = entry;
+	o->branch = r->branch;
+	o->base = r->base;
+	o->excluded = r->excluded;
+	o->scratch_index = index;
+	o->patch_path = patch;
+}
+
+int worktree_guard_run_restore(const struct worktree_guard_run *r, struct sl_err *err)
+{
+	struct worktree_guard_opts o;
+	char *entry = worktree_entry_path(r->gitdir, r->run_id, NULL);
+	int error;
+
+	if (!entry)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	guard_opts(r, &o, entry, NULL, NULL);
+	error = worktree_guard_restore(&o, err);
+	free(entry);
+	return error;
+}
+
+int worktree_guard_run_check(const struct worktree_guard_run *r, char *why, size_t n,
+			     struct sl_err *err)
+{
+	struct worktree_guard g = { 0 };
+	struct worktree_guard_opts o;
+	char *entry = worktree_entry_path(r->gitdir, r->run_id, NULL);
+	char *index = NULL, *patch = NULL, what[2048];
+	int error;
+
+	if (!entry || !(index = sl_path_fmt("%s/attempts/%d/no_write.index", r->run_dir,
+					      r->attempt)) ||
+	    !(patch = sl_path_fmt("%s/attempts/%d/no_write.patch", r->run_dir, r->attempt))) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto out;
+	}
+	guard_opts(r, &o, entry, index, patch);
+	if ((error = worktree_guard_no_write(&o, &g, err)) != 0)
+		goto out;
+	if (g.count || g.head[0]) {
+		worktree_guard_describe(&g, what, sizeof(what));
+		snprintf(why, n, "no_write: the builder changed %s (attempt %d; see "
+			 "attempts/%d/no_write.patch)", what, r->attempt, r->attempt);
+		error = 1;
+	}
+out:
+	worktree_guard_release(&g);
+	free(entry);
+	free(index);
+	free(patch);
+	return error;
+}

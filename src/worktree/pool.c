@@ -22,6 +22,7 @@
 #include "core/fault.h"
 #include "core/fs.h"
 #include "core/git.h"
+#include "core/log.h"
 #include "core/sha256.h"
 #include "core/time.h"
 
@@ -1444,4 +1445,19 @@ void worktree_pool_list_release(struct worktree_pool_slot *v, size_t n)
 		free(v[i].path);
 	}
 	free(v);
+}
+
+void worktree_pool_tidy(const char *repo_root, int pool)
+{
+	struct sl_err err = SL_ERR_INIT;
+	size_t removed = 0, locked = 0;
+
+	if (worktree_pool_recover(repo_root, &err) != 0)
+		sl_log(SL_LOG_WARN, "the worktree pool could not be checked: %s", err.msg);
+	sl_err_clear(&err);
+	if (worktree_pool_trim(repo_root, (size_t)pool, &removed, &locked, &err) != 0)
+		sl_log(SL_LOG_WARN, "the worktree pool could not be trimmed: %s", err.msg);
+	else if (removed)
+		sl_log(SL_LOG_INFO, "removed %zu worktree%s from the pool (worktree.pool: %d)",
+		       removed, removed == 1 ? "" : "s", pool);
 }

@@ -211,6 +211,12 @@ int worktree_pool_recover(const char *repo_root, struct sl_err *err);
 int worktree_pool_trim(const char *repo_root, size_t keep, size_t *removed, size_t *locked_left,
 		       struct sl_err *err);
 
+/*
+ * At a tick's start: worktree_pool_recover(), then worktree_pool_trim() to
+ * `pool` slots (worktree.pool); each failure, and what was removed, logged.
+ */
+void worktree_pool_tidy(const char *repo_root, int pool);
+
 struct worktree_pool_slot {
 	char *name;       /* "_pool-<ms>-<pid>-<n>" */
 	char *path;       /* <root>/.system/pool/<name> */
@@ -403,6 +409,7 @@ int worktree_guard_no_write(const struct worktree_guard_opts *o, struct worktree
 /* "a.txt, b.txt and 3 more; the run branch 'run/x' (moved to 1234abcd)" */
 void worktree_guard_describe(const struct worktree_guard *g, char *out, size_t n);
 void worktree_guard_release(struct worktree_guard *g);
+
 /*
  * Put a read-only run's worktree back as it was made: its .git file and
  * entry linked again, HEAD on the run branch, the branch at the base,
@@ -410,6 +417,23 @@ void worktree_guard_release(struct worktree_guard *g);
  * files and `excluded` stay).
  */
 int worktree_guard_restore(const struct worktree_guard_opts *o, struct sl_err *err);
+
+/*
+ * The guard of a run's read-only worktree, with the run's paths: its entry
+ * in `gitdir`, the scratch index and the patch in the run folder
+ * (attempts/<attempt>/no_write.index, no_write.patch). _check: 0 when the
+ * builder wrote nothing; 1 when it wrote, why saying what; < 0: an error.
+ * _restore: worktree_guard_restore() of the run's worktree.
+ */
+struct worktree_guard_run {
+	const char *gitdir, *run_id, *wt, *branch, *base;
+	const char *const *excluded;
+	const char *run_dir;
+	int attempt;
+};
+int worktree_guard_run_check(const struct worktree_guard_run *r, char *why, size_t n,
+			     struct sl_err *err);
+int worktree_guard_run_restore(const struct worktree_guard_run *r, struct sl_err *err);
 
 /*
  * The worktree's state as a tree object: HEAD's tree with every change of
