@@ -63,6 +63,7 @@ enum set_base { B_CONFIG, B_BUILDER, B_GATE, B_RETRY };
 #define F_COND 8     /* a retry entry's condition: its kind is .cond */
 
 struct setting;
+typedef void (*pair_fn)(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v);
 typedef void (*hook_fn)(struct ctx *c, const struct setting *s, yaml_node_t *v, void *at);
 
 struct setting {
@@ -77,6 +78,7 @@ struct setting {
 	const char *msg;  /* .words: the problem, %s the value */
 	int cond;         /* F_COND: the enum sl_retry_kind */
 	hook_fn read;     /* the whole read, or NULL: the type's */
+	pair_fn pair;     /* each pair of a mapping (each_pair(), the key's name), or NULL */
 	hook_fn check;    /* after a good read, or NULL */
 	int flags;
 };
@@ -429,7 +431,6 @@ static int get_paths(struct ctx *c, const yaml_node_t *n, sl_strv *out, const ch
 }
 
 /* Iterate the pairs of a mapping; a non-mapping is reported. */
-typedef void (*pair_fn)(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v);
 
 static void each_pair(struct ctx *c, yaml_node_t *n, const char *what, pair_fn fn)
 {
@@ -566,7 +567,6 @@ static void read_builders(struct ctx *c, const struct setting *row, yaml_node_t 
 {
 	size_t n;
 
-	(void)row, (void)at;
 	if (!v || v->type != YAML_MAPPING_NODE) {
 		problem(c, v, "'builders' must be a mapping of names to builders, e.g. "
 		        "'builders: {fast: {preset: codex}}'");
@@ -669,7 +669,6 @@ static void read_gate_worktree(struct ctx *c, const struct setting *row, yaml_no
 {
 	int read_only = 0;
 
-	(void)at;
 	if (get_enum(c, row, v, &read_only) == 0 && read_only && c->watch_gate)
 		problem(c, v, "a watch gate cannot be read-only; it runs in a checkout of its "
 		        "own (docs/watch.md)");
@@ -761,7 +760,6 @@ static void read_not(struct ctx *c, const struct setting *row, yaml_node_t *v, v
 {
 	const char *s = scalar(v);
 
-	(void)row;
 	if (!s || strncmp(s, "gate.", 5) || !gate_name_ok(s + 5)) {
 		problem(c, v, "'not:' must name a gate as 'gate.<name>', not '%s'",
 		        s ? s : "(a list or mapping)");
@@ -775,7 +773,6 @@ static void read_not(struct ctx *c, const struct setting *row, yaml_node_t *v, v
 /* agent: <name of builders: or preset> */
 static void check_retry_agent(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	(void)row;
 	check_agent(c, v, *(char **)at, "agent");
 }
 
@@ -822,7 +819,6 @@ static void read_validate(struct ctx *c, const struct setting *row, yaml_node_t 
 
 static void read_with(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	(void)row;
 	if (!v || v->type != YAML_MAPPING_NODE)
 		problem(c, v, "'with' must be a mapping of inputs to templates, e.g. "
 		        "'with: {diff: \"{diff}\"}'");
@@ -969,7 +965,6 @@ int sl_reviewer_name_check(const char *name, size_t len)
 
 static int merge_var_known(const char *name, void *data)
 {
-	(void)data;
 	return !strncmp(name, "work_order.", 11) || !strcmp(name, "run.id") ||
 	       !strcmp(name, "run.short") || !strcmp(name, "run.branch") ||
 	       !strcmp(name, "reviewer");
@@ -1068,14 +1063,12 @@ static void check_target(struct ctx *c, const struct setting *row, yaml_node_t *
 {
 	const char *t = *(char **)at, *why;
 
-	(void)row;
 	if ((why = sl_config_target_problem(t)) != NULL)
 		problem(c, v, "target '%.200s' %s", t, why); /* the reason, not cut */
 }
 
 static void check_inbox(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	(void)row;
 	if (!sl_path_is_safe_relative(*(char **)at))
 		problem(c, v, "'queue.inbox' must be a directory relative to the repository root "
 		        "without '..', not '%s'", *(char **)at);
@@ -1083,7 +1076,6 @@ static void check_inbox(struct ctx *c, const struct setting *row, yaml_node_t *v
 
 static void check_preset(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	(void)row;
 	if (!sl_config_preset_known(*(char **)at))
 		problem(c, v, "unknown %s '%s'; use claude-code, codex, aider or gemini, or write "
 		        "builder.command", builder_key(c, "preset"), *(char **)at);
@@ -1092,7 +1084,6 @@ static void check_preset(struct ctx *c, const struct setting *row, yaml_node_t *
 /* Where builder.agent, merge.gates, executor.kind/remote and retry are, for after the walk. */
 static void remember(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	(void)at;
 	if (!strncmp(row->key, "executor.", 9))
 		c->executor = v;
 	else if (!strcmp(row->key, "retry"))
@@ -1101,24 +1092,6 @@ static void remember(struct ctx *c, const struct setting *row, yaml_node_t *v, v
 		c->builder_agent = v;
 	else if (!strcmp(row->key, "merge.gates"))
 		c->merge_gates = v;
-}
-
-static void read_env(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	(void)row, (void)at;
-	each_pair(c, v, builder_key(c, "env"), env_pair);
-}
-
-static void read_gates(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	(void)row, (void)at;
-	each_pair(c, v, "gates", gate_pair);
-}
-
-static void read_watch_gates(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	(void)row, (void)at;
-	each_pair(c, v, "watch.gates", watch_gate_pair);
 }
 
 /* An http(s) URL's checks, shown without what may be secret in it (core/url.h). */
@@ -1137,7 +1110,6 @@ static void check_url(struct ctx *c, const struct setting *row, yaml_node_t *v, 
 
 static void check_name(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
 {
-	(void)row;
 	switch (sl_reviewer_name_check(*(char **)at, strlen(*(char **)at))) {
 	case SL_NAME_CONTROL:
 		problem(c, v, "reviewer.name holds a control character (a newline, a tab, "
@@ -1155,7 +1127,6 @@ static void check_message(struct ctx *c, const struct setting *row, yaml_node_t 
 	struct sl_err e = SL_ERR_INIT;
 	const char *msg = *(char **)at;
 
-	(void)row;
 	/* a commit message: every single brace must be a variable */
 	if (sl_template_check_braces(msg, "merge.message", &e) != 0)
 		problem(c, v, "%s", e.msg);
@@ -1271,7 +1242,6 @@ static void read_freeze(struct ctx *c, const struct setting *row, yaml_node_t *v
 	struct sl_config *cfg = c->cfg;
 	yaml_node_item_t *it;
 
-	(void)row, (void)at;
 	if (is_null(v))
 		return;
 	if (v->type != YAML_SEQUENCE_NODE) {
@@ -1349,12 +1319,6 @@ static void price_pair(struct ctx *c, const char *model, yaml_node_t *k, yaml_no
 	}
 }
 
-static void read_prices(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at)
-{
-	(void)row, (void)at;
-	each_pair(c, v, "budget.prices", price_pair);
-}
-
 static void prices_free(struct sl_config *cfg)
 {
 	for (size_t i = 0; i < cfg->budget.nprices; i++)
@@ -1388,7 +1352,7 @@ static const struct setting rows[] = {
 	{.key = "builder.agent", .type = T_STR, BLD(agent), .check = remember,
 	 .flags = F_TOP_ONLY},
 	{.key = "builder.timeout", .type = T_DUR, BLD(timeout_ms), .def = "30m"},
-	{.key = "builder.env", .type = T_STRV, BLD(env), .read = read_env},
+	{.key = "builder.env", .type = T_STRV, BLD(env), .pair = env_pair},
 	{.key = "builder.log_max", .type = T_SIZE, BLD(log_max), .def = "10MiB",
 	 .flags = F_TOP_ONLY},
 	{.key = "builders", .type = T_HOOK, .read = read_builders},
@@ -1411,7 +1375,7 @@ static const struct setting rows[] = {
 	 .msg = "unknown worktree.mode '%.80s'; use " SL_WORKTREE_MODES " (read-write, the "
 	        "default: the builder's changes are merged; read-only: it may change nothing and "
 	        "the run ends in a report; none: it works in an empty folder)"},
-	{.key = "gates", .type = T_HOOK, .read = read_gates},
+	{.key = "gates", .type = T_HOOK, .pair = gate_pair},
 	{.key = "gates.<name>.command", .type = T_ARGV, GATE(argv)},
 	{.key = "gates.<name>.timeout", .type = T_DUR, GATE(timeout_ms), .def = "10m"},
 	{.key = "gates.<name>.worktree", .type = T_ENUM, .base = B_GATE, .def = "read-write",
@@ -1460,9 +1424,9 @@ static const struct setting rows[] = {
 	{.key = "budget.run", .type = T_SECTION},
 	{.key = "budget.run.usd", .type = T_USD, CFG(budget.run_usd), .def = "none"},
 	{.key = "budget.run.minutes", .type = T_MIN, CFG(budget.run_minutes), .def = "none"},
-	{.key = "budget.prices", .type = T_HOOK, .read = read_prices},
+	{.key = "budget.prices", .type = T_HOOK, .pair = price_pair},
 	{.key = "watch", .type = T_SECTION}, /* docs/watch.md */
-	{.key = "watch.gates", .type = T_HOOK, .read = read_watch_gates},
+	{.key = "watch.gates", .type = T_HOOK, .pair = watch_gate_pair},
 	{.key = "watch.every", .type = T_INT, CFG(watch.every), .def = "0", .max = 1000},
 	{.key = "watch.revert_review", .type = T_ENUM, CFG(watch.revert_auto), .def = "person",
 	 .words = "person|auto", .flags = F_TEXT,
@@ -1601,6 +1565,8 @@ static void read_setting(struct ctx *c, const struct setting *row, yaml_node_t *
 		walk_section(c, v, &(struct section){row->key, row->key, row->key, 0});
 	else if (row->read)
 		row->read(c, row, v, at);
+	else if (row->pair)
+		each_pair(c, v, key, row->pair);
 	else if (read_value(c, row, v, at, key) == 0 && row->check)
 		row->check(c, row, v, at);
 }
@@ -1679,6 +1645,15 @@ static void free_rows(void *p, enum set_base base)
 		else if (rows[i].type == T_ARGV || rows[i].type == T_PATHS || rows[i].type == T_STRV)
 			sl_strv_free(*(sl_strv *)at);
 	}
+}
+
+static void free_gates(struct sl_gate *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(g[i].name);
+		free_rows(&g[i], B_GATE);
+	}
+	free(g);
 }
 
 /* Every name of merge.gates is a configured gate. */
@@ -1886,16 +1861,8 @@ void sl_config_free(struct sl_config *cfg)
 		free_rows(&cfg->builders[i], B_BUILDER);
 	}
 	free(cfg->builders);
-	for (i = 0; i < cfg->ngates; i++) {
-		free(cfg->gates[i].name);
-		free_rows(&cfg->gates[i], B_GATE);
-	}
-	free(cfg->gates);
-	for (i = 0; i < cfg->watch.ngates; i++) {
-		free(cfg->watch.gates[i].name);
-		free_rows(&cfg->watch.gates[i], B_GATE);
-	}
-	free(cfg->watch.gates);
+	free_gates(cfg->gates, cfg->ngates);
+	free_gates(cfg->watch.gates, cfg->watch.ngates);
 	sl_strv_free(cfg->read_only_gates);
 	for (i = 0; i < cfg->nretry; i++)
 		free_rows(&cfg->retry[i], B_RETRY);
