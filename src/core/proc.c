@@ -1076,3 +1076,19 @@ int sl_proc_wait_any(const int *pids, size_t n, int64_t timeout_ms, size_t *whic
 	}
 	return rc;
 }
+
+int sl_proc_self(char *out, size_t n, struct sl_err *err)
+{
+	ssize_t len;
+
+	if ((len = readlink("/proc/self/exe", out, n)) < 0)
+		return sl_err_sys(err, errno, "cannot find the sluice binary to start workers");
+	if ((size_t)len >= n) /* a cut name would start another program */
+		return sl_err_set(err, SL_EINVALID, "the path of the sluice binary is over %zu "
+				  "bytes; install it under a shorter path", n - 1);
+	out[len] = '\0';
+	/* replaced by an upgrade while we run: exec the very file we are */
+	if (len > 10 && !strcmp(out + len - 10, " (deleted)"))
+		snprintf(out, n, "/proc/self/exe");
+	return 0;
+}

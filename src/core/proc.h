@@ -160,4 +160,11 @@ int sl_proc_spawn(const struct sl_proc_spawn_opts *o, int *pid, struct sl_err *e
 int sl_proc_wait_any(const int *pids, size_t n, int64_t timeout_ms, size_t *which,
 		     struct sl_proc_result *res, struct sl_err *err);
 
+/*
+ * This binary, by its real name (so that ps shows "sluice", not "exe"), into
+ * out (n bytes, at least 16): what a tick execs for its workers. A binary
+ * replaced by an upgrade while it runs is "/proc/self/exe", the very file.
+ */
+int sl_proc_self(char *out, size_t n, struct sl_err *err);
+
 #endif

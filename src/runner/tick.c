@@ -18,7 +18,6 @@
 #include "core/proc.h"
 #include "core/time.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,22 +210,14 @@ struct workers {
 	struct runner_tick_result *res; /* killed_by: each killed worker's run and signal */
 };
 
-/* This binary, by its real name (so that ps shows "sluice", not "exe"). */
 static int workers_init(struct workers *ws, int jobs, struct sl_err *err)
 {
-	ssize_t len;
+	int error;
 
 	memset(ws, 0, sizeof(*ws));
 	ws->jobs = jobs;
-	if ((len = readlink("/proc/self/exe", ws->self, sizeof(ws->self))) < 0)
-		return sl_err_sys(err, errno, "cannot find the sluice binary to start workers");
-	if ((size_t)len >= sizeof(ws->self)) /* a cut name would start another program */
-		return sl_err_set(err, SL_EINVALID, "the path of the sluice binary is over %zu "
-				  "bytes; install it under a shorter path", sizeof(ws->self) - 1);
-	ws->self[len] = '\0';
-	/* replaced by an upgrade while we run: exec the very file we are */
-	if (len > 10 && !strcmp(ws->self + len - 10, " (deleted)"))
-		snprintf(ws->self, sizeof(ws->self), "/proc/self/exe");
+	if ((error = sl_proc_self(ws->self, sizeof(ws->self), err)) != 0)
+		return error;
 	ws->pids = malloc((size_t)jobs * sizeof(*ws->pids));
 	ws->runs = calloc((size_t)jobs, sizeof(*ws->runs));
 	ws->item = calloc((size_t)jobs, sizeof(*ws->item));
