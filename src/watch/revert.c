@@ -330,18 +330,60 @@ static int known(struct sl_ctx *ctx, struct watch_report *r, struct sl_err *err)
 	size_t n = 0;
 	int error;
 
+	int found;
+
 	if ((error = store_watch_revert_list(ctx->st, ctx->target_ref, r->culprit, &v, &n,
 					     err)) != 0)
 		return error;
-	if (n && strcmp(v[0].culprit, r->culprit)) /* the key matched another column */
-		n = 0;
-	if (n) {
+	/* the key may match another column (a work order named like a commit) */
+	if ((found = n && !strcmp(v[0].culprit, r->culprit))) {
 		r->revert_wo = strdup(v[0].revert_wo);
 		r->fix_wo = strdup(v[0].fix_wo);
 		error = install_both(ctx, &v[0], err); /* a kill before the copies */
 	}
 	store_watch_reverts_free(v, n);
-	return error ? error : n > 0;
+	return error ? error : found;
+}
+
+/* 1 when work order `id` is taken: in the store, or by a revert the watch made. */
+static int taken(struct sl_ctx *ctx, const char *id)
+{
+	struct store_wo wo = STORE_WO_INIT;
+	struct store_watch_revert *v = NULL;
+	struct sl_err e = SL_ERR_INIT;
+	size_t n = 0;
+	int yes = store_wo_get(ctx->st, id, &wo, &e) == 0;
+
+	sl_err_clear(&e);
+	if (!yes && store_watch_revert_list(ctx->st, ctx->target_ref, id, &v, &n, &e) == 0)
+		yes = n > 0;
+	sl_err_clear(&e);
+	store_wo_release(&wo);
+	store_watch_reverts_free(v, n);
+	return yes;
+}
+
+/*
+ * The ids of the revert and the fix-up: <WO>-revert and <WO>-fix, or, when
+ * an earlier landing of the same work order was reverted (or a person took
+ * the name), <WO>-revert-2 and <WO>-fix-2, and so on up to 9.
+ */
+static int free_ids(struct sl_ctx *ctx, const char *wo, char revert_id[WO_ID_MAX + 1],
+		    char fix_id[WO_ID_MAX + 1], struct sl_err *err)
+{
+	char rs[16], fs[16];
+	int k;
+
+	for (k = 1; k <= 9; k++) {
+		snprintf(rs, sizeof(rs), k == 1 ? "-revert" : "-revert-%d", k);
+		snprintf(fs, sizeof(fs), k == 1 ? "-fix" : "-fix-%d", k);
+		id_with(revert_id, WO_ID_MAX + 1, wo, rs);
+		id_with(fix_id, WO_ID_MAX + 1, wo, fs);
+		if (!taken(ctx, revert_id) && !taken(ctx, fix_id))
+			return 0;
+	}
+	return sl_err_set(err, SL_EEXISTS, "no free id for the revert of work order '%s': "
+			  "%s and the ones before are taken; nothing is reverted", wo, revert_id);
 }
 
 int watch_revert(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report *r,
@@ -359,9 +401,8 @@ int watch_revert(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_repor
 	if ((error = store_run_get(ctx->st, r->culprit_run, &run, err)) != 0 ||
 	    (error = store_wo_get(ctx->st, run.work_order_id, &wo, err)) != 0)
 		goto out;
-	id_with(revert_id, sizeof(revert_id), wo.id, "-revert");
-	id_with(fix_id, sizeof(fix_id), wo.id, "-fix");
-	if ((error = stage(ctx, g, r, &wo, revert_id, fix_id, err)) != 0)
+	if ((error = free_ids(ctx, wo.id, revert_id, fix_id, err)) != 0 ||
+	    (error = stage(ctx, g, r, &wo, revert_id, fix_id, err)) != 0)
 		goto out;
 	sl_fault("watch.after_stage");
 	memset(&w, 0, sizeof(w));

@@ -24,6 +24,13 @@ echo "e2e: checking every file"
 ! grep -l broken *.txt 2>/dev/null
 EOS
 
+# A hostile suite: a NUL, a byte that is no UTF-8, a front-matter fence and a
+# Markdown fence in its output.
+cat >"$TRASH/hostile.sh" <<'EOS'
+printf 'bad \377 byte\000nul\n---\n````\n'
+! grep -l broken *.txt 2>/dev/null
+EOS
+
 # A repository: the merge gate unit, the watch gate e2e, revert_review $2.
 watch_repo() { # DIR REVIEW
 	sluice_repo "$1" "queue:" "  jobs: 1" "gates:" "  unit: [\"true\"]" "watch:" \
@@ -158,6 +165,22 @@ test_expect_success 'show, status and the desk say what the watch did: culprit, 
 	test_grep "<td>B-revert done</td><td>B-fix done</td>" report.html
 '
 
+test_expect_success 'a new revision of B breaks it again: B-revert-2 and B-fix-2, the first revert kept' '
+	echo "echo B2 >B.txt" >"$BUILDERS/B-fix-2.sh" &&
+	echo "One more time." >>r/work_orders/B.md &&
+	settle r &&
+	b2=$(run_of r B) &&
+	test "$(state_of r $b2)" = merged &&
+	test_expect_failure_code 1 sluice -C r watch --json >w2.json &&
+	jq -e --arg b "$b2" ".gates[0] | .culprit_run == \$b and .revert_work_order == \"B-revert-2\" and .fix_work_order == \"B-fix-2\"" w2.json &&
+	test_grep "^depends_on: \[\"B-revert-2\"\]$" r/work_orders/B-fix-2.md &&
+	settle r &&
+	test "$(state_of r "$(run_of r B-revert-2)")" = merged &&
+	test "$(state_of r "$(run_of r B-fix-2)")" = merged &&
+	sluice -C r watch >out &&
+	test "$(sqlite3 r/.system/sluice.db "SELECT count(*) FROM watch_reverts")" = 2
+'
+
 test_expect_success 'watch.revert_review person: the revert waits for a person, who approves it' '
 	watch_repo p person &&
 	test_expect_failure_code 1 sluice -C p watch >out &&
@@ -251,6 +274,23 @@ test_expect_success 'watch.every 2: a tick watches after two landings, and the l
 	schema_validate tick.schema.json t4.json &&
 	jq -e ".merged == 2 and (.watch | length) == 1 and .watch[0].verdict == \"green\"" t4.json &&
 	test "$(state_of e "$(run_of e B-fix)")" = merged
+'
+
+test_expect_success 'hostile output and a long id: the fix-up still parses, ids stay valid' '
+	long=W$(printf "%059d" 0 | tr 0 x) &&
+	echo "echo broken >L.txt" >"$BUILDERS/$long.sh" &&
+	sluice_repo x "watch:" "  gates:" "    e2e: [sh, $TRASH/hostile.sh]" "$(approve_reviewer_config)" &&
+	sluice -C x watch >/dev/null &&
+	wo x "$long" && settle x &&
+	test_expect_failure_code 1 sluice -C x watch --json >x.json &&
+	rwo=$(jq -r ".gates[0].revert_work_order" x.json) && fwo=$(jq -r ".gates[0].fix_work_order" x.json) &&
+	test ${#rwo} -le 64 && test ${#fwo} -le 64 &&
+	case $rwo in *-revert) ;; *) false ;; esac &&
+	case $fwo in *-fix) ;; *) false ;; esac &&
+	sluice -C x check >check.out &&
+	test_grep "bad ? byte?nul" "x/work_orders/$fwo.md" &&
+	sluice -C x queue --json >q.json &&
+	jq -e --arg f "$fwo" ".work_orders[] | select(.id == \$f) | .state == \"waiting\"" q.json
 '
 
 test_done
