@@ -168,7 +168,8 @@ int step__revert_train_cfg(struct step *s, struct step_revert_cfg *out)
 	out->cfg = *cfg;
 	if (!(out->gates = calloc(cfg->ngates + 1, sizeof(*out->gates))))
 		return -1;
-	memcpy(out->gates, cfg->gates, cfg->ngates * sizeof(*out->gates));
+	if (cfg->ngates) /* no gates: cfg->gates is NULL */
+		memcpy(out->gates, cfg->gates, cfg->ngates * sizeof(*out->gates));
 	out->gates[cfg->ngates] = *w;
 	out->gates[cfg->ngates].name = out->name; /* never a config gate's: those have no '.' */
 	out->cfg.gates = out->gates;
