@@ -145,6 +145,9 @@ static int tick_watch(struct cli *cli, struct sl_ctx *ctx, json_t *gates)
 	size_t since;
 	int rc = CLI_OK, due, red, error;
 
+	/* a watch killed before its work orders reached the inbox: them now, not N landings on */
+	if (ctx->cfg->watch.ngates && watch_resume(ctx, &err) != 0)
+		sl_err_clear(&err); /* SL_ELOCKED: the watch running does it */
 	for (size_t i = 0; i < ctx->cfg->watch.ngates; i++) {
 		const struct sl_gate *g = &ctx->cfg->watch.gates[i];
 

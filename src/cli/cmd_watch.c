@@ -81,6 +81,8 @@ static void print_culprit(struct sl_ctx *ctx, const struct watch_report *r)
 	else if (r->revert_wo && !r->revert_pending)
 		printf("  revert: made before, work order %s; a landing is never reverted twice\n",
 		       r->revert_wo);
+	else if (r->not_reverted)
+		printf("  not reverted: %s\n", r->not_reverted);
 }
 
 static void print_report(struct sl_ctx *ctx, const struct sl_gate *g,

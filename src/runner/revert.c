@@ -89,6 +89,11 @@ int step__revert_base(struct step *s, struct sl_err *err)
 		error = SL_EINVALID;
 	if (error || (error = revert_parent(s, &r, tip, err)) != 0)
 		return error;
+	/* a new revision of a revert that landed reverts nothing again */
+	if (store_runs_count_of(s->ctx->st, 1u << RUN_MERGED, s->run.work_order_id, err) > 0)
+		return sl_err_set(err, SL_EINVALID, "work order '%s' landed its revert of %.12s "
+				  "already; write a new work order to revert again",
+				  s->run.work_order_id, r.commit);
 	/* the branch starts at the landing: what it undoes is exactly that landing */
 	return step__set(s, err, "base_commit", r.commit, NULL);
 }

@@ -20,14 +20,18 @@
 #include "core/ctx.h"
 #include "core/fault.h"
 #include "core/fs.h"
+#include "core/git.h"
+#include "core/log.h"
 #include "core/time.h"
 #include "core/utf8.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define WO_ID_MAX 64                     /* docs/work-orders.md: id */
@@ -35,6 +39,7 @@
 #define DIFF_MAX ((size_t)256 << 10)     /* of the culprit's diff in the fix-up */
 #define ORIGINAL_MAX ((size_t)256 << 10) /* of its work order */
 #define OUTPUT_TAIL ((size_t)16 << 10)   /* of the failing output */
+#define WO_FILE_MAX ((size_t)1 << 20)    /* docs/work-orders.md: at most 1 MiB */
 
 /* `wo` with `suffix`, cut so that the id stays a valid one (at most 64 bytes). */
 static void id_with(char *out, size_t n, const char *wo, const char *suffix)
@@ -65,13 +70,28 @@ static void add_text(struct sl_buf *b, const char *data, size_t len)
 	}
 }
 
-/* `key: value` with value as JSON, which is YAML too (a quoted string, a flow list or map). */
+/*
+ * `key: value` with value as JSON, which is YAML too (a quoted string, a
+ * flow list or map); but YAML allows no DEL and no C1 control in a quoted
+ * string, which jansson writes as they are: those become \u escapes.
+ */
 static void fm_json(struct sl_buf *b, const char *key, json_t *v)
 {
 	char *text = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+	const unsigned char *p;
 
-	if (text)
-		sl_buf_addf(b, "%s: %s\n", key, text);
+	if (!text)
+		return;
+	sl_buf_addf(b, "%s: ", key);
+	for (p = (const unsigned char *)text; *p; p++) {
+		if (*p == 0x7f)
+			sl_buf_puts(b, "\\u007f");
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			sl_buf_addf(b, "\\u00%02x", *++p);
+		else
+			sl_buf_add(b, p, 1);
+	}
+	sl_buf_puts(b, "\n");
 	free(text);
 }
 
@@ -98,30 +118,40 @@ static void title_of(char out[TITLE_MAX + 1], const char *prefix, const char *ti
 	out[len] = '\0';
 }
 
-/* Up to max bytes of a file (its end when `tail`), as text, fenced, into b. */
+/*
+ * Up to max bytes of a file (its end when `tail`), as text, fenced, into b:
+ * read bounded, never through a link (a run folder is a builder's too).
+ */
 static void add_file(struct sl_buf *b, const char *path, size_t max, int tail, const char *lang)
 {
-	struct sl_buf f = SL_BUF_INIT;
-	struct sl_err ignored = SL_ERR_INIT;
-	size_t from = 0;
+	struct stat st;
+	char *data = NULL;
+	ssize_t got = 0;
+	size_t want = 0;
+	off_t from = 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
-	sl_buf_init(&f, tail ? (size_t)64 << 20 : max + 1);
-	if (sl_read_file(&f, path, tail ? (size_t)64 << 20 : max + 1, &ignored) != 0 &&
-	    ignored.code != SL_ETOOBIG) {
-		sl_buf_addf(b, "(not available: %s)\n\n", ignored.msg);
-		sl_buf_release(&f);
-		return;
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		sl_buf_addf(b, "(not available: %s)\n\n", fd < 0 ? strerror(errno) : "not a file");
+		goto out;
 	}
-	if (f.len > max) {
-		if (tail)
-			from = f.len - max;
-		sl_buf_addf(b, "(%s %zu bytes of %zu)\n\n", tail ? "the last" : "the first", max,
-			    f.len);
+	want = (size_t)st.st_size > max ? max : (size_t)st.st_size;
+	if (tail && (size_t)st.st_size > max)
+		from = st.st_size - (off_t)max;
+	if (!(data = malloc(want + 1)) || (got = pread(fd, data, want, from)) < 0) {
+		sl_buf_addf(b, "(not available: %s)\n\n", strerror(errno));
+		goto out;
 	}
+	if ((size_t)st.st_size > max)
+		sl_buf_addf(b, "(%s %zu bytes of %lld)\n\n", tail ? "the last" : "the first", max,
+			    (long long)st.st_size);
 	sl_buf_addf(b, "````%s\n", lang);
-	add_text(b, f.ptr ? f.ptr + from : "", tail ? f.len - from : (f.len > max ? max : f.len));
-	sl_buf_addf(b, "%s````\n\n", f.len && f.ptr[f.len - 1] != '\n' ? "\n" : "");
-	sl_buf_release(&f);
+	add_text(b, data, (size_t)got);
+	sl_buf_addf(b, "%s````\n\n", got > 0 && data[got - 1] != '\n' ? "\n" : "");
+out:
+	free(data);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* What every fix-up and revert body says first. */
@@ -139,8 +169,9 @@ static void add_why(struct sl_buf *b, struct sl_ctx *ctx, const struct sl_gate *
 		    "names the landing %s of work order %s (run %s) as the first red one.\n\n",
 		    r->tip, ctx->target_ref, r->landings, r->last_green, r->tests, r->culprit, wo,
 		    r->culprit_run);
-	sl_buf_addf(b, "## The bisection\n\n%s\n## The failing output (`.system/%s`)\n\n",
-		    r->steps.ptr ? r->steps.ptr : "", r->log);
+	sl_buf_puts(b, "## The bisection\n\n");
+	add_text(b, r->steps.ptr ? r->steps.ptr : "", r->steps.len);
+	sl_buf_addf(b, "\n## The failing output (`.system/%s`)\n\n", r->log);
 	if (log)
 		add_file(b, log, OUTPUT_TAIL, 1, "text");
 	free(log);
@@ -163,6 +194,7 @@ static void compose_revert(struct sl_buf *b, struct sl_ctx *ctx, const struct sl
 	fm_str(b, "title", title);
 	fm_str(b, "goal", goal);
 	sl_buf_puts(b, "priority: urgent\n");
+	sl_buf_puts(b, "worktree: read-write\n"); /* whatever worktree.mode says */
 	fm_json(b, "revert", rv);
 	sl_buf_puts(b, "---\n");
 	sl_buf_addf(b, "Written by `sluice watch` (docs/watch.md). The run of this work order "
@@ -296,12 +328,17 @@ static int stage(struct sl_ctx *ctx, const struct sl_gate *g, const struct watch
 	char *rp = staged_path(ctx, r->culprit, "revert"), *fp = staged_path(ctx, r->culprit, "fix");
 	int error;
 
-	sl_buf_init(&rb, (size_t)1 << 20);
-	sl_buf_init(&fb, (size_t)1 << 20);
+	sl_buf_init(&rb, WO_FILE_MAX + 1);
+	sl_buf_init(&fb, WO_FILE_MAX + 1);
 	compose_revert(&rb, ctx, g, r, wo, revert_id);
 	compose_fix(&fb, ctx, g, r, wo, fix_id, revert_id);
 	if (!dir || !rp || !fp)
 		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (rb.len >= WO_FILE_MAX || fb.len >= WO_FILE_MAX) /* a cut file, never */
+		error = sl_err_set(err, SL_ETOOBIG, "the work orders %s and %s would be over the "
+				   "1 MiB a work order may be (work order %s is too large to copy); "
+				   "nothing is reverted: revert %.12s by hand", revert_id, fix_id,
+				   wo->id, r->culprit);
 	else if ((error = sl_mkdir_p(dir, err)) == 0 &&
 		 (error = sl_write_file_atomic(rp, rb.ptr, rb.len, err)) == 0)
 		error = sl_write_file_atomic(fp, fb.ptr, fb.len, err);
@@ -311,6 +348,16 @@ static int stage(struct sl_ctx *ctx, const struct sl_gate *g, const struct watch
 	free(rp);
 	free(fp);
 	return error;
+}
+
+/* 1 when the work order says `revert:`. */
+static int is_revert(const struct store_wo *wo)
+{
+	json_t *all = wo->fields_json ? json_loads(wo->fields_json, 0, NULL) : NULL;
+	int yes = json_object_get(all, "revert") != NULL;
+
+	json_decref(all);
+	return yes;
 }
 
 /* The culprit's event log says what the watch did (sluice log RUN). */
@@ -401,6 +448,12 @@ int watch_revert(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_repor
 	if ((error = store_run_get(ctx->st, r->culprit_run, &run, err)) != 0 ||
 	    (error = store_wo_get(ctx->st, run.work_order_id, &wo, err)) != 0)
 		goto out;
+	if (is_revert(&wo)) { /* a revert's revert would bring the breakage back */
+		r->not_reverted = "it is itself a revert's landing; a person decides";
+		tell(ctx, &run, "watch: this revert's landing broke another watch gate; it is not "
+		     "reverted by the watch, a person decides");
+		goto out;
+	}
 	if ((error = free_ids(ctx, wo.id, revert_id, fix_id, err)) != 0 ||
 	    (error = stage(ctx, g, r, &wo, revert_id, fix_id, err)) != 0)
 		goto out;
@@ -433,16 +486,72 @@ out:
 	return error;
 }
 
-int watch_revert_resume(struct sl_ctx *ctx, struct sl_err *err)
+void watch_revert_resume(struct sl_ctx *ctx)
 {
 	struct store_watch_revert *v = NULL;
+	struct sl_err err = SL_ERR_INIT;
 	size_t n = 0, i;
+
+	if (store_watch_revert_list(ctx->st, ctx->target_ref, NULL, &v, &n, &err) != 0)
+		sl_log(SL_LOG_WARN, "cannot read the watch's reverts: %s", err.msg);
+	for (i = 0; i < n; i++) {
+		sl_err_clear(&err);
+		if (install_both(ctx, &v[i], &err) != 0)
+			sl_log(SL_LOG_WARN, "the revert %s of %.12s is not in the inbox yet: %s; the "
+			       "next watch tries again", v[i].revert_wo, v[i].culprit, err.msg);
+	}
+	store_watch_reverts_free(v, n);
+}
+
+/* 1 when `a` is `b` or an ancestor of it, 0 when not, < 0 when git cannot say. */
+static int is_ancestor(struct sl_ctx *ctx, const char *a, const char *b, struct sl_err *err)
+{
+	const char *args[] = { "merge-base", "--is-ancestor", a, b, NULL };
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
+	int error;
+
+	if (!strcmp(a, b))
+		return 1;
+	o.cwd = ctx->repo.root;
+	o.ok_max = 1;
+	if ((error = sl_git_run(&o, args, &res, err)) != 0)
+		return error;
+	return res.exit_code == 0;
+}
+
+int watch_revert_green(struct sl_ctx *ctx, const char *gate, const char *tip, char *last_green,
+		       struct sl_err *err)
+{
+	struct store_watch_revert *v = NULL;
+	size_t n = 0, i, k, nr;
 	int error;
 
 	if ((error = store_watch_revert_list(ctx->st, ctx->target_ref, NULL, &v, &n, err)) != 0)
 		return error;
-	for (i = 0; i < n && !error; i++)
-		error = install_both(ctx, &v[i], err);
+	for (i = 0; i < n && !error; i++) {
+		struct store_run *runs = NULL;
+
+		nr = 0;
+		if (strcmp(v[i].gate, gate) ||
+		    store_runs_list(ctx->st, 1u << RUN_MERGED, v[i].revert_wo, &runs, &nr, err) != 0) {
+			sl_err_clear(err);
+			continue;
+		}
+		for (k = 0; k < nr && !error; k++) {
+			const char *c = runs[k].merge_commit;
+			int newer = 0;
+
+			/* on tip's line, and newer than the green we have: the newer green */
+			if (!c || strlen(c) != 40 || (newer = is_ancestor(ctx, c, tip, err)) <= 0 ||
+			    (newer = is_ancestor(ctx, last_green, c, err)) <= 0) {
+				error = newer < 0 ? newer : 0;
+				continue;
+			}
+			memcpy(last_green, c, 41);
+		}
+		store_runs_free(runs, nr);
+	}
 	store_watch_reverts_free(v, n);
 	return error;
 }
@@ -463,13 +572,14 @@ int watch_revert_pending(struct sl_ctx *ctx, const char *gate, struct watch_repo
 
 		if (strcmp(v[i].gate, gate))
 			continue;
-		/* not in the store yet: the next tick reads it; else on its way until it ends */
-		if (store_wo_get(ctx->st, v[i].revert_wo, &wo, &e) != 0)
-			found = 1;
-		else
-			found = wo.present && (wo_state_is(wo.state, WO_WAITING) ||
-					       wo_state_is(wo.state, WO_READY) ||
-					       wo_state_is(wo.state, WO_RUNNING));
+		/*
+		 * On its way while the queue has it waiting, ready or running. Not
+		 * read yet (or a file that does not parse): bisected again, which
+		 * names the same landing and reverts nothing twice.
+		 */
+		found = store_wo_get(ctx->st, v[i].revert_wo, &wo, &e) == 0 && wo.present &&
+			(wo_state_is(wo.state, WO_WAITING) || wo_state_is(wo.state, WO_READY) ||
+			 wo_state_is(wo.state, WO_RUNNING));
 		sl_err_clear(&e);
 		store_wo_release(&wo);
 		if (found) { /* the culprit named before is the tip's still */

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/proc.h"
 #include "core/time.h"
+#include "core/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,19 @@ void watch_report_release(struct watch_report *r)
 	free(r->fix_wo);
 	sl_buf_release(&r->steps);
 	r->culprit_run = r->culprit_subject = r->revert_wo = r->fix_wo = NULL;
+}
+
+/* s cut to fewer than n bytes of whole UTF-8 characters (a subject in a log line). */
+static const char *cut_text(char *out, size_t n, const char *s)
+{
+	size_t len = 0, k;
+
+	while (s && s[len] && (k = sl_utf8_seq((const unsigned char *)s + len, strlen(s + len),
+					       NULL)) != 0 && len + k < n)
+		len += k;
+	memcpy(out, s ? s : "", len);
+	out[len] = '\0';
+	return out;
 }
 
 /* One line of the bisection's log (r->steps): a commit tested and what it said. */
@@ -238,6 +252,26 @@ static void tell_red(struct sl_ctx *ctx, const struct sl_gate *g, const struct w
 	store_run_release(&run);
 }
 
+/*
+ * `run` (a Sluice-Run trailer of `commit`), new, when the store says that
+ * run landed as exactly that commit; NULL for a person's commit that
+ * carries a trailer (written by hand, or brought by a cherry-pick).
+ */
+static char *landed_run(struct sl_ctx *ctx, const char *run, const char *commit)
+{
+	struct sl_err ignored = SL_ERR_INIT;
+	struct store_run sr;
+	char *out = NULL;
+
+	memset(&sr, 0, sizeof(sr));
+	if (store_run_get(ctx->st, run, &sr, &ignored) == 0 && sr.state == RUN_MERGED &&
+	    sr.merge_commit && !strcmp(sr.merge_commit, commit))
+		out = strdup(sr.id);
+	sl_err_clear(&ignored);
+	store_run_release(&sr);
+	return out;
+}
+
 /* Bisect the first-parent commits between r->last_green and r->tip. */
 static int bisect(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report *r,
 		  struct sl_err *err)
@@ -246,7 +280,7 @@ static int bisect(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_repo
 	struct merge_run_landing *v = NULL;
 	struct sl_bisect b;
 	enum sl_watch_verdict verdict;
-	char log[512], what[160];
+	char log[512], what[160], subj[84];
 	size_t n = 0, pick, c;
 	int error, red;
 
@@ -269,14 +303,15 @@ static int bisect(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_repo
 		if (v[n - 1 - pick].run)
 			snprintf(what, sizeof(what), "(run %s)", v[n - 1 - pick].run);
 		else
-			snprintf(what, sizeof(what), "(a person's commit: %.80s)",
-				 v[n - 1 - pick].subject ? v[n - 1 - pick].subject : "");
+			snprintf(what, sizeof(what), "(a person's commit: %s)",
+				 cut_text(subj, sizeof(subj), v[n - 1 - pick].subject));
 		step_line(r, v[n - 1 - pick].commit, what, verdict);
 		sl_bisect_record(&b, pick, red);
 	}
 	c = n - 1 - sl_bisect_culprit(&b);
 	snprintf(r->culprit, sizeof(r->culprit), "%s", v[c].commit);
-	r->culprit_run = v[c].run ? strdup(v[c].run) : NULL;
+	/* a trailer is text anyone can write: the run's landing only if the store says so */
+	r->culprit_run = v[c].run ? landed_run(ctx, v[c].run, v[c].commit) : NULL;
 	r->culprit_subject = strdup(v[c].subject ? v[c].subject : "");
 	if ((error = store_watch_culprit(ctx->st, ctx->target_ref, g->name, r->culprit,
 					 r->culprit_run, err)) != 0)
@@ -319,8 +354,7 @@ int watch_gate(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report 
 		goto out;
 	}
 	/* a watch killed between its record of a revert and the work orders: them first */
-	if ((error = watch_revert_resume(ctx, err)) != 0)
-		goto out;
+	watch_revert_resume(ctx);
 	if ((error = believed_red(ctx, g, r->tip, "tip", &r->verdict, &tests, r->log,
 				  sizeof(r->log), err)) <= 0)
 		goto out;
@@ -330,7 +364,9 @@ int watch_gate(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report 
 	if ((error = watch_revert_pending(ctx, g->name, r)) != 0)
 		error = error > 0 ? 0 : error;
 	/* red twice: the landings since its last green result, if it ever had one */
-	else if (r->last_green[0] && strcmp(r->last_green, r->tip))
+	else if (r->last_green[0] && !(error = watch_revert_green(ctx, g->name, r->tip,
+								     r->last_green, err)) &&
+		 strcmp(r->last_green, r->tip))
 		error = bisect(ctx, g, r, err);
 	if (!error)
 		tell_red(ctx, g, r);
@@ -373,4 +409,19 @@ int watch_due(struct sl_ctx *ctx, const struct sl_gate *g, size_t *since, struct
 	merge_run_landings_free(v, n);
 	store_watch_row_release(&last);
 	return error ? error : n >= (size_t)ctx->cfg->watch.every;
+}
+
+int watch_resume(struct sl_ctx *ctx, struct sl_err *err)
+{
+	struct sl_lock lock = SL_LOCK_INIT;
+	char *lock_path = sl_path_fmt("%s/watch.lock", ctx->repo.sysdir);
+	int error;
+
+	if (!lock_path)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = sl_lock_acquire(&lock, lock_path, 0, err)) == 0)
+		watch_revert_resume(ctx);
+	sl_lock_release(&lock);
+	free(lock_path);
+	return error;
 }

@@ -65,6 +65,7 @@ struct watch_report {
 	struct sl_buf steps;       /* the tip's and the bisection's commits, one line each */
 	/* the culprit run's revert (watch/revert.c): its work orders, NULL when none */
 	char *revert_wo, *fix_wo;
+	const char *not_reverted;  /* why a run's landing is not reverted, or NULL */
 	int revert_new;            /* 1: made by this watch; 0: made before (never twice) */
 	int revert_pending;        /* 1: not bisected: a revert of this gate's culprit is on its way */
 };
@@ -100,8 +101,22 @@ int watch_due(struct sl_ctx *ctx, const struct sl_gate *g, size_t *since, struct
  */
 int watch_revert(struct sl_ctx *ctx, const struct sl_gate *g, struct watch_report *r,
 		 struct sl_err *err);
-/* Each recorded revert's work orders that are neither in the store nor in the inbox, written. */
-int watch_revert_resume(struct sl_ctx *ctx, struct sl_err *err);
+/*
+ * Each recorded revert's work orders that are neither in the store nor in
+ * the inbox, written; a row that cannot be is a warning in the log (the
+ * next watch tries again), never an error that stops a watch.
+ */
+void watch_revert_resume(struct sl_ctx *ctx);
+/* The same under .system/watch.lock, for a tick (SL_ELOCKED: a watch runs). */
+int watch_resume(struct sl_ctx *ctx, struct sl_err *err);
+/*
+ * A revert of gate's culprit that landed was tested green with the gate on
+ * exactly the commit it landed as (its car): when that commit is newer than
+ * last_green and on tip's line, it becomes last_green (41 bytes), so that
+ * a later landing that breaks the gate again is found, not the reverted one.
+ */
+int watch_revert_green(struct sl_ctx *ctx, const char *gate, const char *tip, char *last_green,
+		       struct sl_err *err);
 /*
  * 1 (r->revert_wo, r->revert_pending set) when a revert this watch made for
  * `gate` has not landed yet (its work order not done, failed or gone): the

@@ -66,14 +66,25 @@ test_expect_success 'killed at watch.after_stage: staged, not recorded; the next
 	reverted_once
 '
 
-test_expect_success 'killed at watch.after_record: the next watch writes the work orders first, bisects nothing' '
+test_expect_success 'killed at watch.after_record: the next watch writes the work orders first, reverts nothing twice' '
 	landed_three &&
 	fault_fire watch.after_record out -C r watch &&
 	test $FAULT_RC = 137 &&
 	test "$(sqlite3 r/.system/sluice.db "SELECT count(*) FROM watch_reverts")" = 1 &&
 	test ! -e r/work_orders/B-revert.md &&
 	test_expect_failure_code 1 sluice -C r watch >out &&
-	test_grep "not bisected again: the revert of the culprit named before, work order B-revert" out &&
+	test_grep "revert: made before, work order B-revert; a landing is never reverted twice" out &&
+	reverted_once
+'
+
+test_expect_success 'killed at watch.after_record in a tick (watch.every): the next tick writes the work orders' '
+	landed_three &&
+	sed -i "s/^  revert_review: auto$/&\n  every: 1/" r/.system/config.yaml &&
+	FAULT_GROUP=1 fault_fire watch.after_record out -C r tick &&
+	test $FAULT_RC = 137 &&
+	test ! -e r/work_orders/B-revert.md &&
+	sluice -C r tick >tick.out &&
+	test -f r/work_orders/B-revert.md &&
 	reverted_once
 '
 

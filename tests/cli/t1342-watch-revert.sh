@@ -293,4 +293,70 @@ test_expect_success 'hostile output and a long id: the fix-up still parses, ids 
 	jq -e --arg f "$fwo" ".work_orders[] | select(.id == \$f) | .state == \"waiting\"" q.json
 '
 
+test_expect_success 'a person.s commit that carries a Sluice-Run trailer is a person.s: never reverted' '
+	sluice_repo f "watch:" "  gates:" "    e2e: [sh, $TRASH/e2e.sh]" "  revert_review: auto" \
+		"$(approve_reviewer_config)" &&
+	wo f A && settle f &&
+	sluice -C f watch >/dev/null &&
+	echo broken >f/P.txt && git -C f add P.txt &&
+	git -C f commit -q -m "a person breaks it" -m "Sluice-Run: $(run_of f A)" &&
+	test_expect_failure_code 1 sluice -C f watch --json >f.json &&
+	jq -e ".gates[0] | .culprit_run == null and .revert_work_order == null" f.json &&
+	test ! -e f/work_orders/A-revert.md
+'
+
+test_expect_success 'a second landing breaks the gate after a revert landed: it is named, not the first' '
+	sluice_repo s "queue:" "  jobs: 1" "watch:" "  gates:" "    e2e: [sh, $TRASH/e2e.sh]" \
+		"  revert_review: auto" "$(approve_reviewer_config)" &&
+	sluice -C s watch >/dev/null &&
+	for w in A B C; do wo s $w && settle s || return 1; done &&
+	test_expect_failure_code 1 sluice -C s watch >/dev/null &&
+	settle s &&
+	test "$(state_of s "$(run_of s B-revert)")" = merged &&
+	echo "echo broken >D.txt" >"$BUILDERS/D.sh" &&
+	wo s D && settle s &&
+	test_expect_failure_code 1 sluice -C s watch --json >s.json &&
+	jq -e --arg d "$(run_of s D)" ".gates[0] | .culprit_run == \$d and .revert_work_order == \"D-revert\"" s.json
+'
+
+test_expect_success 'a revert.s landing that breaks another gate is named, not reverted; worktree.mode read-only holds no revert back' '
+	echo "echo broken >Q.txt" >"$BUILDERS/Q.sh" &&
+	echo "echo fine >Q2.txt" >"$BUILDERS/Q-fix.sh" &&
+	sluice_repo qq "queue:" "  jobs: 1" "worktree:" "  mode: read-only" "watch:" "  gates:" \
+		"    e2e: [sh, $TRASH/e2e.sh]" "    hasq: [sh, -c, \"[ ! -f A.txt ] || [ -f Q.txt ]\"]" \
+		"  revert_review: auto" "$(approve_reviewer_config)" &&
+	sluice -C qq watch >/dev/null &&
+	wo qq Q "worktree: read-write" && settle qq &&
+	wo qq A "worktree: read-write" && settle qq &&
+	sluice -C qq watch --gate hasq >/dev/null &&
+	test_expect_failure_code 1 sluice -C qq watch --gate e2e >out &&
+	test_grep "revert: work order Q-revert is in the inbox" out &&
+	settle qq &&
+	test "$(state_of qq "$(run_of qq Q-revert)")" = merged &&
+	test_expect_failure_code 1 sluice -C qq watch --gate hasq >out &&
+	test_grep "not reverted: it is itself a revert.s landing; a person decides" out &&
+	test "$(ls qq/work_orders | grep -c revert)" = 1
+'
+
+test_expect_success 'a new revision of a revert that landed reverts nothing again' '
+	echo "Once more." >>qq/work_orders/Q-revert.md &&
+	settle qq &&
+	rv=$(run_of qq Q-revert) &&
+	test "$(state_of qq $rv)" = failed &&
+	sluice -C qq show $rv >show &&
+	test_grep "landed its revert of [0-9a-f]* already; write a new work order to revert again" show
+'
+
+test_expect_success 'a DEL in the work order and a diff over 256 KiB: the fix-up parses, the diff cut with a note' '
+	printf "%s\n" "echo broken >big.txt" "seq 1 60000 >>big.txt" >"$BUILDERS/G.sh" &&
+	sluice_repo g "watch:" "  gates:" "    e2e: [sh, $TRASH/e2e.sh]" "$(approve_reviewer_config)" &&
+	sluice -C g watch >/dev/null &&
+	wo g G "goal: \"do \\x7f it\"" && settle g &&
+	test "$(state_of g "$(run_of g G)")" = merged &&
+	test_expect_failure_code 1 sluice -C g watch >out &&
+	sluice -C g check >check.out &&
+	test_grep "(the first 262144 bytes of [0-9]*)" g/work_orders/G-fix.md &&
+	test_grep "u007f" g/work_orders/G-fix.md
+'
+
 test_done
