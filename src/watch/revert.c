@@ -392,15 +392,20 @@ static int known(struct sl_ctx *ctx, struct watch_report *r, struct sl_err *err)
 	return error ? error : found;
 }
 
-/* 1 when work order `id` is taken: in the store, or by a revert the watch made. */
+/*
+ * 1 when work order `id` is taken: in the store, by a revert the watch
+ * made, or by a file of that name in the inbox no tick has read yet.
+ */
 static int taken(struct sl_ctx *ctx, const char *id)
 {
 	struct store_wo wo = STORE_WO_INIT;
 	struct store_watch_revert *v = NULL;
 	struct sl_err e = SL_ERR_INIT;
+	char *file = sl_path_fmt("%s/%s/%s.md", ctx->repo.root, ctx->cfg->queue.inbox, id);
 	size_t n = 0;
-	int yes = store_wo_get(ctx->st, id, &wo, &e) == 0;
+	int yes = !file || sl_path_exists(file) || store_wo_get(ctx->st, id, &wo, &e) == 0;
 
+	free(file);
 	sl_err_clear(&e);
 	if (!yes && store_watch_revert_list(ctx->st, ctx->target_ref, id, &v, &n, &e) == 0)
 		yes = n > 0;

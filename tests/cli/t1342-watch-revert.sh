@@ -359,4 +359,14 @@ test_expect_success 'a DEL in the work order and a diff over 256 KiB: the fix-up
 	test_grep "u007f" g/work_orders/G-fix.md
 '
 
+test_expect_success 'a file of the revert.s name already in the inbox, not read yet: the next name is taken' '
+	sluice_repo k "watch:" "  gates:" "    e2e: [sh, $TRASH/e2e.sh]" "$(approve_reviewer_config)" &&
+	sluice -C k watch >/dev/null &&
+	wo k B && settle k &&
+	printf "%s\n" "---" "id: B-revert" "title: [a person.s file" "---" >k/work_orders/B-revert.md &&
+	test_expect_failure_code 1 sluice -C k watch --json >k.json &&
+	jq -e ".gates[0] | .revert_work_order == \"B-revert-2\" and .fix_work_order == \"B-fix-2\"" k.json &&
+	test_grep "^title: \[a person.s file$" k/work_orders/B-revert.md
+'
+
 test_done
