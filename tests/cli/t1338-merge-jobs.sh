@@ -85,4 +85,27 @@ test_expect_success 'merge.jobs must be a whole number from 1 to 256; check says
 	test_grep "warning: merge.train_depth is 3 but merge.jobs is 1: the train.s cars are tested by a tick.s 1 train workers, so at most 1 at once; set merge.jobs to 3 or more, or merge.train_depth to 1$" out
 '
 
+# The tick and its workers killed (SIGKILL, the whole group) in the train's
+# worker that a hand-over started: the next ticks land each run exactly once,
+# tested, and the audit holds.
+handover_kill() { # FAULT-POINT
+	rm -rf kill &&
+	sluice_repo kill "merge:" "  jobs: 1" "queue:" "  jobs: 1" "gates:" "  t: [\"true\"]" \
+		"$(approve_reviewer_config)" &&
+	wo kill A && wo kill B &&
+	FAULT_GROUP=1 fault_fire "$1" out -C kill tick &&
+	test $FAULT_RC = 137 &&
+	settle kill &&
+	test "$(state_of kill "$(run_of kill A)")" = merged &&
+	test "$(state_of kill "$(run_of kill B)")" = merged &&
+	test "$(git -C kill log --first-parent --format=%B main | grep -c "^Sluice-Run: ")" = 2 &&
+	sluice -C kill audit >audit.out
+}
+
+for p in train.after_car train.after_gates train.before_land; do
+	test_expect_success "merge.jobs 1: killed at $p in the train.s worker after the hand-over; each run lands once" "
+		handover_kill $p
+	"
+done
+
 test_done
