@@ -118,40 +118,80 @@ static void title_of(char out[TITLE_MAX + 1], const char *prefix, const char *ti
 	out[len] = '\0';
 }
 
-/*
- * Up to max bytes of a file (its end when `tail`), as text, fenced, into b:
- * read bounded, never through a link (a run folder is a builder's too).
- */
-static void add_file(struct sl_buf *b, const char *path, size_t max, int tail, const char *lang)
+/* `got` bytes of a text of `total` (its first or last ones), fenced, into b. */
+static void add_block(struct sl_buf *b, const char *data, size_t got, long long total, int tail,
+		      const char *lang)
+{
+	if ((long long)got < total)
+		sl_buf_addf(b, "(%s %zu bytes of %lld)\n\n", tail ? "the last" : "the first", got,
+			    total);
+	sl_buf_addf(b, "````%s\n", lang);
+	add_text(b, data, got);
+	sl_buf_addf(b, "%s````\n\n", got > 0 && data[got - 1] != '\n' ? "\n" : "");
+}
+
+/* The last max bytes of a file sluice wrote (a gate's output), bounded, never through a link. */
+static void add_file_tail(struct sl_buf *b, const char *path, size_t max)
 {
 	struct stat st;
 	char *data = NULL;
-	ssize_t got = 0;
-	size_t want = 0;
-	off_t from = 0;
+	ssize_t got = -1;
+	size_t want;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		sl_buf_addf(b, "(not available: %s)\n\n", fd < 0 ? strerror(errno) : "not a file");
-		goto out;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		want = (size_t)st.st_size > max ? max : (size_t)st.st_size;
+		if ((data = malloc(want + 1)) != NULL)
+			got = pread(fd, data, want, st.st_size - (off_t)want);
 	}
-	want = (size_t)st.st_size > max ? max : (size_t)st.st_size;
-	if (tail && (size_t)st.st_size > max)
-		from = st.st_size - (off_t)max;
-	if (!(data = malloc(want + 1)) || (got = pread(fd, data, want, from)) < 0) {
-		sl_buf_addf(b, "(not available: %s)\n\n", strerror(errno));
-		goto out;
-	}
-	if ((size_t)st.st_size > max)
-		sl_buf_addf(b, "(%s %zu bytes of %lld)\n\n", tail ? "the last" : "the first", max,
-			    (long long)st.st_size);
-	sl_buf_addf(b, "````%s\n", lang);
-	add_text(b, data, (size_t)got);
-	sl_buf_addf(b, "%s````\n\n", got > 0 && data[got - 1] != '\n' ? "\n" : "");
-out:
+	if (got >= 0)
+		add_block(b, data, (size_t)got, (long long)st.st_size, 1, "text");
+	else
+		sl_buf_addf(b, "(not available: %s)\n\n", fd < 0 ? strerror(errno) : "not read");
 	free(data);
 	if (fd >= 0)
 		close(fd);
+}
+
+/*
+ * What the culprit landed, from git (`git diff <landing>^1 <landing>`), not
+ * from its run folder, which its builder could write: its first DIFF_MAX bytes.
+ */
+static void add_landed_diff(struct sl_buf *b, struct sl_ctx *ctx, const char *landing)
+{
+	char parent[48];
+	const char *args[] = { "diff", "--no-color", "--no-ext-diff", parent, landing, NULL };
+	struct sl_git_opts o = SL_GIT_OPTS_INIT;
+	struct sl_git_result res;
+	struct sl_buf out = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+
+	snprintf(parent, sizeof(parent), "%s^1", landing);
+	sl_buf_init(&out, DIFF_MAX);
+	o.cwd = ctx->repo.root;
+	o.out = &out;
+	o.out_cut_ok = 1;
+	if (sl_git_run(&o, args, &res, &err) == 0)
+		add_block(b, out.ptr ? out.ptr : "", out.len, (long long)res.out_bytes, 0, "diff");
+	else
+		sl_buf_addf(b, "(not available: %s)\n\n", err.msg);
+	sl_buf_release(&out);
+}
+
+/* The culprit's work order as the store keeps its bytes (the queue read them from the inbox). */
+static void add_original(struct sl_buf *b, struct sl_ctx *ctx, const char *wo_id)
+{
+	struct sl_buf text = SL_BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+
+	sl_buf_init(&text, WO_FILE_MAX + 1);
+	if (store_wo_content(ctx->st, wo_id, &text, &err) == 0)
+		add_block(b, text.ptr ? text.ptr : "",
+			  text.len > ORIGINAL_MAX ? ORIGINAL_MAX : text.len, (long long)text.len, 0,
+			  "markdown");
+	else
+		sl_buf_addf(b, "(not available: %s)\n\n", err.msg);
+	sl_buf_release(&text);
 }
 
 /* What every fix-up and revert body says first. */
@@ -173,7 +213,7 @@ static void add_why(struct sl_buf *b, struct sl_ctx *ctx, const struct sl_gate *
 	add_text(b, r->steps.ptr ? r->steps.ptr : "", r->steps.len);
 	sl_buf_addf(b, "\n## The failing output (`.system/%s`)\n\n", r->log);
 	if (log)
-		add_file(b, log, OUTPUT_TAIL, 1, "text");
+		add_file_tail(b, log, OUTPUT_TAIL);
 	free(log);
 }
 
@@ -216,7 +256,7 @@ static void compose_fix(struct sl_buf *b, struct sl_ctx *ctx, const struct sl_ga
 	json_t *all = wo->fields_json ? json_loads(wo->fields_json, 0, NULL) : NULL;
 	json_t *crit = json_array(), *old = json_object_get(all, "acceptance_criteria"), *v;
 	json_t *deps = json_pack("[s]", revert_id);
-	char title[TITLE_MAX + 1], prefix[WO_ID_MAX + 16], line[400], *path;
+	char title[TITLE_MAX + 1], prefix[WO_ID_MAX + 16], line[400];
 	size_t i;
 
 	snprintf(prefix, sizeof(prefix), "Fix %s again: ", wo->id);
@@ -247,13 +287,10 @@ static void compose_fix(struct sl_buf *b, struct sl_ctx *ctx, const struct sl_ga
 		    wo->id, r->culprit_run, r->culprit, g->name, revert_id, wo->id);
 	add_why(b, ctx, g, r, wo->id);
 	sl_buf_addf(b, "## The original work order (%s)\n\n", wo->id);
-	if ((path = sl_path_fmt("%s/runs/%s/work_order.md", ctx->repo.sysdir, r->culprit_run)))
-		add_file(b, path, ORIGINAL_MAX, 0, "markdown");
-	free(path);
-	sl_buf_addf(b, "## Its diff, as it was reviewed and landed (run %s)\n\n", r->culprit_run);
-	if ((path = sl_path_fmt("%s/runs/%s/diff.patch", ctx->repo.sysdir, r->culprit_run)))
-		add_file(b, path, DIFF_MAX, 0, "diff");
-	free(path);
+	add_original(b, ctx, wo->id);
+	sl_buf_addf(b, "## Its diff, as it landed (run %s, %.12s)\n\n", r->culprit_run,
+		    r->culprit);
+	add_landed_diff(b, ctx, r->culprit);
 	json_decref(all);
 	json_decref(crit);
 	json_decref(deps);
