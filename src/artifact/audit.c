@@ -3,6 +3,7 @@
 #include "worktree/worktree.h"
 #include "store/store.h"
 #include "merge/merge.h"
+#include "core/config.h"
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/sha256.h"
@@ -430,7 +431,9 @@ size_t artifact_train_record_check(json_t *t, const struct artifact_landing *l,
 	/* what was tested is what landed, when the record says what was tested */
 	for (i = 0; i < 2; i++) {
 		json_t *v = json_object_get(t, i ? "tested_base" : "tested_commit");
-		if (!v || same(json_string_value(v), want[i ? 2 : 0]))
+		/* a batch's covered landing: its tested commit is a later one (check_covered()) */
+		if (!v || same(json_string_value(v), want[i ? 2 : 0]) ||
+		    (!i && json_is_string(json_object_get(t, "covered_by"))))
 			continue;
 		snprintf(what, sizeof(what), "the tested %s %s is not %s %s", i ? "base" : "commit",
 			 oid_or(g, json_string_value(v)), i ? "its first parent" : "the merge commit",
@@ -470,6 +473,41 @@ static int64_t train_since(struct sl_ctx *ctx)
 }
 
 /*
+ * A landing a batch's green covered (docs/audit.md): the tested commit
+ * holds the merge commit on its first-parent line, a few cars behind it
+ * (at most merge.batch's bound), and is the commit the record names as
+ * covering. 0, or 1 with a finding.
+ */
+static int check_covered(struct audit *a, json_t *t, const git_commit *c)
+{
+	const char *tested = json_string_value(json_object_get(t, "tested_commit"));
+	const char *cc = json_string_value(json_object_get(t, "covered_commit"));
+	git_commit *at = NULL, *up;
+	git_oid oid;
+	int steps, found = 0;
+
+	if (!json_is_string(json_object_get(t, "covered_by")))
+		return 0;
+	if (tested && cc && !strcmp(tested, cc) && git_oid_fromstr(&oid, tested) == 0 &&
+	    git_commit_lookup(&at, a->git, &oid) == 0)
+		for (steps = 0; at && steps <= SL_TRAIN_BATCH_MAX && !found; steps++) {
+			found = git_oid_equal(git_commit_id(at), git_commit_id(c));
+			up = NULL;
+			if (!found && git_commit_parentcount(at) > 0)
+				git_commit_parent(&up, at, 0);
+			git_commit_free(at);
+			at = up;
+		}
+	git_commit_free(at);
+	if (found)
+		return 0;
+	finding(a, "train.json", "the covering tested commit %.12s does not hold the merge commit "
+		"%s on its first-parent line within %d commits", tested ? tested : "(none)",
+		git_oid_tostr_s(git_commit_id(c)), SL_TRAIN_BATCH_MAX);
+	return 1;
+}
+
+/*
  * The gate record of the landing `c`: train.json (the manifest already
  * verified its hash) describes exactly this merge commit, green. A run that
  * landed before the train is a note instead.
@@ -501,7 +539,8 @@ static void check_train(struct audit *a, const git_commit *c, const char *mc)
 	git_oid_tostr(base, sizeof(base), git_commit_parent_id(c, 0));
 	git_oid_tostr(head, sizeof(head), git_commit_parent_id(c, 1));
 	t = read_json(a->dir, "train.json");
-	if (artifact_train_record_check(t, &l, train_problem, a) == 0 && !before)
+	if (artifact_train_record_check(t, &l, train_problem, a) + check_covered(a, t, c) == 0 &&
+	    !before)
 		a->res->gated++;
 	json_decref(t);
 }

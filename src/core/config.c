@@ -308,6 +308,8 @@ static const struct setting rows[] = {
 	{.key = "merge.train_depth", .type = T_INT, CFG(merge.train_depth), .min = 1,
 	 .max = SL_JOBS_MAX}, /* default merge.jobs, else queue.jobs: fill_late_defaults() */
 	{.key = "merge.jobs", .type = T_INT, CFG(merge.jobs), .min = 1, .max = SL_JOBS_MAX},
+	{.key = "merge.batch", .type = T_INT, CFG(merge.batch), .def = "1", .min = 1,
+	 .max = SL_TRAIN_BATCH_MAX},
 	{.key = "merge.rerun_failed", .type = T_INT, CFG(merge.rerun_failed), .def = "1",
 	 .max = 10},
 	{.key = "merge.reuse_green", .type = T_BOOL, CFG(merge.reuse_green), .def = "true"},

@@ -162,6 +162,7 @@ struct sl_config {
 		int train_depth;       /* cars tested at once; 0: merge.jobs, else queue.jobs */
 		int jobs;              /* a tick's workers for the train (approved, merging runs),
 		                          apart from queue.jobs' builders; 0: shared */
+		int batch;             /* cars tested as one chain, the gates on its tip; default 1 */
 		int rerun_failed;      /* a red merge gate runs again this many times on the
 		                          same tree before its car is blamed; default 1 */
 		int reuse_green;       /* a merge gate green on the car's tree (same command)
@@ -241,6 +242,7 @@ int sl_config_default(struct sl_config **out, struct sl_err *err);
 
 /* The most builders at once: queue.jobs and `sluice tick --jobs`. */
 #define SL_JOBS_MAX 256
+#define SL_TRAIN_BATCH_MAX 64 /* merge.batch: cars of one batch, at most */
 
 /* The longest target: "refs/heads/<target>" fits sl_ctx's target_ref[512]. */
 #define SL_CONFIG_TARGET_MAX 500

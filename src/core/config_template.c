@@ -313,6 +313,7 @@ static const char config_template[] =
         "#   gates: [test]         # gates run on each merge before it lands; default: all, []: none\n"
         "#   train_depth: 2        # merges tested at once in the merge train; default: jobs below\n"
         "#   jobs: 2               # a tick's workers for the train, apart from queue.jobs' builders\n"
+        "#   batch: 1              # approved cars tested as one chain; a red one is bisected\n"
         "#   rerun_failed: 1       # a red merge gate runs again on the same tree before blame\n"
         "#   reuse_green: true     # a merge gate green on the car's tree is not run again\n"
         "#   keep_ignored: [node_modules/]  # ignored paths the merge gates' clean checkout keeps\n"

@@ -180,8 +180,13 @@ static int decide(struct step *s, struct train *t, struct train_names *nm, struc
 		error = say(s, err, "%s", d.why) ?: d.action == TRAIN_DO_WAIT ? STEP_WAIT : STEP_STOP;
 	else if (d.action == TRAIN_DO_PARK)
 		error = train_park_mine(&tr, &ops, &t->cars[w.me], err) ?: STEP_AGAIN;
-	else
+	else {
+		if (st.batch > 1 && t->cars[w.me].status == TRAIN_RED) /* docs/config.md, "Batches" */
+			(void)say(s, err, "in the train: a red batch bisected: green up to %s, red with "
+				  "this run's merge %.12s; it leaves", st.my_ahead_name,
+				  t->cars[w.me].commit);
 		error = leave_for(s, d.action, &t->cars[w.me], err);
+	}
 	free((int *)st.alive);
 	return error;
 }

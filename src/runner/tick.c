@@ -546,6 +546,7 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 	int64_t seq = store_events_last(ctx->st);
 	int jobs = o->jobs > 0 ? o->jobs : ctx->cfg->queue.jobs > 0 ? ctx->cfg->queue.jobs : 1;
 	int round, error = 0, merged_before;
+	int64_t tested_before;
 	struct sl_err killed = SL_ERR_INIT;
 
 	memset(res, 0, sizeof(*res));
@@ -567,10 +568,14 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 		if (!w.n)
 			break;
 		merged_before = res->merged;
+		tested_before = store_train_tested_last(ctx->st, ctx->target_ref);
 		if ((error = run_workers(ctx, &w, jobs, o->progress, &seq, res, &killed, err)) != 0)
 			goto out;
 		worklist_release(&w);
-		if (res->merged == merged_before)
+		/* merge.batch: a batch's test lets its cars land, or its bisection go on */
+		if (res->merged == merged_before &&
+		    (ctx->cfg->merge.batch <= 1 ||
+		     store_train_tested_last(ctx->st, ctx->target_ref) == tested_before))
 			break;
 	}
 	error = runner__ingest(ctx, err);

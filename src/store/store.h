@@ -704,6 +704,9 @@ struct store_car {
 	char *tester;     /* owner (core/lock.h) running its gates, or NULL */
 	char *gates_json; /* the merge gates' results on `commit`, or NULL */
 	int64_t joined_ms, started_ms, tested_ms, updated_ms;
+	/* merge.batch: green by the test of a later car of its chain (its run, the
+	 * commit tested); NULL: the car's own test, or none */
+	char *covered_by, *covered_commit;
 };
 
 /*
@@ -714,6 +717,8 @@ struct store_car {
  */
 int store_train_join(struct store *st, const char *run_id, const char *target, const char *head,
 		     int *joined, struct sl_err *err);
+/* The newest test's time among target's cars (0: none, or unknown): a tick's round tested a car. */
+int64_t store_train_tested_last(struct store *st, const char *target);
 /* The cars of `target`, in order. *out: store_cars_free(*out, *n). */
 int store_train_list(struct store *st, const char *target, struct store_car **out, size_t *n,
 		     struct sl_err *err);

@@ -7,7 +7,7 @@
 
 #define CAR_COLUMNS                                                                                \
 	"run_id, target, seq, status, base, head, commit_id, tree, ahead, tester, gates_json, "   \
-	"joined_ms, started_ms, tested_ms, updated_ms"
+	"joined_ms, started_ms, tested_ms, updated_ms, covered_by, covered_commit"
 
 void store_car_release(struct store_car *c)
 {
@@ -22,6 +22,8 @@ void store_car_release(struct store_car *c)
 	free(c->ahead);
 	free(c->tester);
 	free(c->gates_json);
+	free(c->covered_by);
+	free(c->covered_commit);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -63,6 +65,10 @@ static int read_car(sqlite3_stmt *s, struct store_car *c, struct sl_err *err)
 	c->started_ms = sqlite3_column_int64(s, 12);
 	c->tested_ms = sqlite3_column_int64(s, 13);
 	c->updated_ms = sqlite3_column_int64(s, 14);
+	if (col_opt(s, 15, &c->covered_by) != 0 || col_opt(s, 16, &c->covered_commit) != 0) {
+		store_car_release(c);
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	}
 	return 0;
 }
 
@@ -208,6 +214,7 @@ int store_train_put(struct store *st, const struct store_car *c, struct sl_err *
 				    "UPDATE train_cars SET status = ?2, base = ?3, commit_id = ?4, "
 				    "tree = ?5, ahead = ?6, tester = ?7, gates_json = ?8, "
 				    "started_ms = ?9, tested_ms = ?10, updated_ms = ?11, seq = ?12, "
+				    "covered_by = ?13, covered_commit = ?14, "
 				    "landing = CASE WHEN status = ?2 AND commit_id IS ?4 THEN landing "
 				    "END WHERE run_id = ?1",
 				    err)) != 0)
@@ -224,6 +231,8 @@ int store_train_put(struct store *st, const struct store_car *c, struct sl_err *
 	sqlite3_bind_int64(s, 10, c->tested_ms);
 	sqlite3_bind_int64(s, 11, sl_now_ms());
 	sqlite3_bind_int64(s, 12, c->seq);
+	store__bind_text(s, 13, c->covered_by);
+	store__bind_text(s, 14, c->covered_commit);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot record the merge train's car");
 	else if (sqlite3_changes(store_db(st)) != 1)
@@ -314,4 +323,20 @@ int store_meta_get(struct store *st, const char *key, char **value, struct sl_er
 		error = store__fail(st, err, "cannot read the store's facts");
 	sqlite3_finalize(s);
 	return error;
+}
+
+int64_t store_train_tested_last(struct store *st, const char *target)
+{
+	sqlite3_stmt *s = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	int64_t ms = 0;
+
+	if (store__prepare(st, &s, "SELECT COALESCE(MAX(tested_ms), 0) FROM train_cars WHERE "
+			   "target = ?", &err) != 0)
+		return 0;
+	store__bind_text(s, 1, target);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		ms = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return ms;
 }

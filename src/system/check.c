@@ -251,7 +251,9 @@ static void check_limits(const struct sl_config *cfg, struct sl_buf *w)
 {
 	int depth = cfg->merge.train_depth, jobs = cfg->queue.jobs;
 
-	if (cfg->merge.jobs > 0 && depth > cfg->merge.jobs)
+	if (cfg->merge.batch > 1)
+		; /* one batch, one gate run at a time: the depth does not apply (docs/config.md) */
+	else if (cfg->merge.jobs > 0 && depth > cfg->merge.jobs)
 		sl_buf_addf(w, ".system/config.yaml: warning: merge.train_depth is %d but merge.jobs "
 			    "is %d: the train's cars are tested by a tick's %d train workers, so at "
 			    "most %d at once; set merge.jobs to %d or more, or merge.train_depth to "

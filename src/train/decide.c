@@ -125,6 +125,48 @@ static void green(const struct train_state *st, const struct store_car *me,
 	d->action = waits(d);
 }
 
+/* The place (1-based) in the line of car index i. */
+static int place_of(const struct train_state *st, size_t i)
+{
+	size_t j;
+	int pos = 0;
+
+	for (j = 0; j <= i && j < st->n; j++)
+		pos += train_in_line(st->cars, st->n, st->tip, &st->cars[j]);
+	return pos;
+}
+
+/*
+ * merge.batch above 1: an untested car that is not the batch's tester now
+ * waits for the test that covers it (or decides it); 1 when it does.
+ */
+static int batch_waits(const struct train_state *st, const struct store_car *me,
+		       struct train_decision *d)
+{
+	const struct train_where *w = &d->where;
+	size_t t;
+
+	if (st->batch <= 1 || (me->status != TRAIN_PENDING && me->status != TRAIN_TESTING))
+		return 0;
+	t = train_batch_tester(st->cars, st->n, st->tip, st->batch, st->filling);
+	if (t == w->me)
+		return 0;
+	if (t >= st->n) {
+		snprintf(d->why, sizeof(d->why), "in the train: car %d of %d, in a batch of up to %d; "
+			 "%s", w->pos, w->total, st->batch, st->filling ? "waits for the approved "
+			 "runs to join it" : "waits for the green cars ahead to land");
+		d->action = waits(d);
+		return 1;
+	}
+	snprintf(d->why, sizeof(d->why), "in the train: car %d of %d, in a batch of %d; %s car %d "
+		 "tests it", w->pos, w->total, st->batch, train_batch_bisecting(st->cars, st->n,
+		 st->tip, st->batch) ? "bisecting a red batch:" : "waits for the batch's test:",
+		 place_of(st, t));
+	d->action = st->cars[t].status == TRAIN_TESTING && st->cars[t].tester && st->alive &&
+				    st->alive[t] ? TRAIN_DO_WAIT : TRAIN_DO_STOP;
+	return 1;
+}
+
 int train_decide(const struct train_state *st, struct train_decision *d)
 {
 	const struct store_car *me;
@@ -137,6 +179,8 @@ int train_decide(const struct train_state *st, struct train_decision *d)
 	me = &st->cars[w->me];
 	if (!w->pos)
 		out_of_line(st, me, d);
+	else if (batch_waits(st, me, d))
+		;
 	else if (me->status == TRAIN_RED || me->status == TRAIN_CONFLICT) {
 		snprintf(d->why, sizeof(d->why), "in the train: car %d of %d, %s on top of %s, which "
 			 "is not known good yet; waits for it", w->pos, w->total, verdict(me),

@@ -102,7 +102,8 @@ int train_state_of(const struct train_run *tr, const struct train *t, struct tra
 	ahead = w->ahead < t->n ? &t->cars[w->ahead] : NULL;
 	st->cars = t->cars;
 	st->n = t->n;
-	st->alive = train_testers_alive(t, w->me);
+	/* a batch's tester may be behind the run's car */
+	st->alive = train_testers_alive(t, tr->ctx->cfg->merge.batch > 1 ? t->n : w->me);
 	st->tip = t->tip;
 	st->me = r->id;
 	/* a git walk, only where the decision reads it: out of the line, nothing ahead */
@@ -110,7 +111,9 @@ int train_state_of(const struct train_run *tr, const struct train *t, struct tra
 							       me->base);
 	st->holds = r->head_commit && me->head && !strcmp(r->head_commit, me->head);
 	st->target = tr->ctx->cfg->target;
-	st->train_depth = tr->ctx->cfg->merge.train_depth;
+	st->train_depth = train_depth_of(tr->ctx->cfg);
+	st->batch = tr->ctx->cfg->merge.batch;
+	st->filling = st->batch > 1 && w->pos && train_batch_filling(tr->ctx, t);
 	st->my_ahead_name = train_name_of(names, me->ahead);
 	st->line_ahead_name = train_name_of(names, ahead ? ahead->run_id : NULL);
 	frozen_of(tr, st);

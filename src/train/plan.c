@@ -114,6 +114,8 @@ int train_park(struct sl_ctx *ctx, struct store_car *c, struct sl_err *err)
 	train__set_str(&c->ahead, NULL);
 	train__set_str(&c->tester, NULL);
 	train__set_str(&c->gates_json, NULL);
+	train__set_str(&c->covered_by, NULL);
+	train__set_str(&c->covered_commit, NULL);
 	c->started_ms = c->tested_ms = 0;
 	if ((error = store_train_put(ctx->st, c, err)) != 0)
 		return error;
@@ -164,7 +166,8 @@ static int record_build(const struct train_run *tr, const struct train_ops *ops,
 	if (train__set_str(&c->base, onto) || train__set_str(&c->ahead, ahead) ||
 	    train__set_str(&c->commit, conflict ? NULL : commit) ||
 	    train__set_str(&c->tree, conflict ? NULL : tree) || train__set_str(&c->tester, NULL) ||
-	    train__set_str(&c->gates_json, NULL))
+	    train__set_str(&c->gates_json, NULL) || train__set_str(&c->covered_by, NULL) ||
+	    train__set_str(&c->covered_commit, NULL))
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	c->started_ms = c->tested_ms = 0;
 	if ((error = store_train_put(tr->ctx->st, c, err)) != 0 ||
@@ -238,7 +241,7 @@ static int plan_car(const struct train_run *tr, const struct train_ops *ops, str
 		    int pos, const char **onto, const char **ahead, struct sl_err *err)
 {
 	struct store_run r;
-	int error, depth = tr->ctx->cfg->merge.train_depth;
+	int error, depth = train_depth_of(tr->ctx->cfg);
 
 	if ((error = car_run(tr->ctx, c, &r, err)) <= 0) {
 		store_run_release(&r);
@@ -312,7 +315,7 @@ static void retell_car(const struct train_run *tr, const struct train_ops *ops,
 	if (r.state == RUN_APPROVED && r.reason && !strncmp(r.reason, head, sizeof(head) - 1) &&
 	    sscanf(r.reason + sizeof(head) - 1, "%d of %d%n", &k, &m, &at) == 2 && at > 0) {
 		/* the work order ahead read only for a tail that names it (every look of a wait) */
-		train_car_tail(c, pos, tr->ctx->cfg->merge.train_depth,
+		train_car_tail(c, pos, train_depth_of(tr->ctx->cfg),
 			       train_car_tail_names(c, pos) ? train_wo_of(tr->ctx, c->ahead, wo, sizeof(wo))
 							    : NULL,
 			       tail, sizeof(tail));

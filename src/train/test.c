@@ -458,8 +458,14 @@ int train_record_result(const struct train_run *tr, const struct train_ops *ops,
 			c.tested_ms = sl_now_ms();
 			free(c.gates_json);
 			c.gates_json = results;
-			if (!error)
-				error = store_train_put(tr->ctx->st, &c, err);
+			/* the car and the cars its green covers (merge.batch) at once */
+			if (!error && (error = store_begin(tr->ctx->st, err)) == 0) {
+				if ((error = store_train_put(tr->ctx->st, &c, err)) != 0 ||
+				    (error = train_batch_cover(tr->ctx, &c, err)) != 0)
+					store_rollback(tr->ctx->st);
+				else
+					error = store_commit(tr->ctx->st, err);
+			}
 			sl_fault(error ? NULL : "train.after_result");
 		}
 		store_car_release(&c);

@@ -38,6 +38,8 @@ struct train_state {
 	const char *frozen;      /* the target is frozen: the reason (NULL: not frozen) */
 	int frozen_allow_urgent; /* the freeze lets urgent work land */
 	int urgent;              /* the run's work order says priority: urgent */
+	int batch;               /* merge.batch: cars tested as one chain (1: each on its own) */
+	int filling;             /* approved runs of the target are still to join the train */
 	char frozen_buf[256];    /* where train_state_of() keeps the reason */
 };
 
@@ -86,6 +88,42 @@ int train_car_tail_names(const struct store_car *c, int pos);
 /* What the run's car does now, and why. -1 when the run has no car in the train. */
 int train_decide(const struct train_state *st, struct train_decision *d);
 
+
+/* ---- Batches (train/batch.c; docs/config.md, "Batches") ---- */
+struct sl_ctx;
+struct sl_config;
+struct train;
+
+/* The cars the train builds at once: merge.batch when above 1, else merge.train_depth. */
+int train_depth_of(const struct sl_config *cfg);
+
+/*
+ * The index of the car of the batch (the first `batch` cars of the line,
+ * conflicts left out) that is tested now: the batch's last car while none
+ * is red (none while `filling` and the batch is not whole), else the car
+ * half-way between the front and the first red (bisection); n when none
+ * is (a green car at the front lands first; a red car at the front
+ * leaves). Pure.
+ */
+size_t train_batch_tester(const struct store_car *cars, size_t n, const char *tip, int batch,
+			  int filling);
+
+/* 1 when a car of the batch is red: the batch is being bisected. Pure. */
+int train_batch_bisecting(const struct store_car *cars, size_t n, const char *tip, int batch);
+
+/*
+ * The cars ahead of car `green` in its chain that were not tested
+ * themselves (pending, or under test): green by its test, their record
+ * naming its run and commit (covered_by, covered_commit). Inside the
+ * caller's transaction, the repository lock held; nothing under batch 1.
+ */
+int train_batch_cover(struct sl_ctx *ctx, const struct store_car *green, struct sl_err *err);
+
+/*
+ * 1 when an approved run of ctx's target is not in train t yet (its head
+ * not on the tip: it will join): a batch not whole waits for it.
+ */
+int train_batch_filling(struct sl_ctx *ctx, const struct train *t);
 
 /* ---- The cars outside the decision (train/cars.c, train/checkout.c) ---- */
 struct sl_ctx;

@@ -88,6 +88,8 @@ DROP TABLE IF EXISTS gate_runs;
 DROP TABLE IF EXISTS usage;
 DROP TABLE IF EXISTS watch_results;
 DROP TABLE IF EXISTS watch_reverts;
+ALTER TABLE train_cars DROP COLUMN covered_by;
+ALTER TABLE train_cars DROP COLUMN covered_commit;
 PRAGMA user_version = 9;
 UPDATE notify_outbox SET last_error =
 	'notify.url: POST to ''http://user:pass@127.0.0.1:1/secret-path?key=SECRET'': HTTP 500';

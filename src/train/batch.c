@@ -1,0 +1,150 @@
+/*
+ * Batches in the merge train (docs/config.md, "Batches"): with merge.batch
+ * N above 1, the first N cars of the line's chain are one batch. The merge
+ * gates run on one car of it at a time, and only while no green car waits
+ * at the front to land: the batch's last car (its commit holds every car
+ * ahead); when a car of the batch is red, the car half-way between the
+ * front and it (bisection). A green test covers every
+ * untested car ahead of it in the chain: each is green by that test, and
+ * its landing's train.json names the tested commit. A red car right behind
+ * a green one is the culprit: its verdict holds, it leaves the line (the
+ * decision's out_of_line()), and the cars behind are rebuilt without it.
+ */
+#include "train/train.h"
+#include "train/train_int.h"
+#include "core/config.h"
+#include "core/ctx.h"
+#include "core/git.h"
+#include "core/log.h"
+#include "store/store.h"
+
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+
+int train_depth_of(const struct sl_config *cfg)
+{
+	return cfg->merge.batch > 1 ? cfg->merge.batch : cfg->merge.train_depth;
+}
+
+/* The chain of the batch: the indexes of the first `batch` cars in the line, conflicts left out. */
+static size_t batch_chain(const struct store_car *cars, size_t n, const char *tip, int batch,
+			  size_t *chain)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n && k < (size_t)batch && k < SL_TRAIN_BATCH_MAX; i++)
+		if (train_in_line(cars, n, tip, &cars[i]) && cars[i].status != TRAIN_CONFLICT &&
+		    cars[i].status != TRAIN_WAITING)
+			chain[k++] = i;
+	return k;
+}
+
+size_t train_batch_tester(const struct store_car *cars, size_t n, const char *tip, int batch,
+			  int filling)
+{
+	size_t chain[SL_TRAIN_BATCH_MAX], k = batch_chain(cars, n, tip, batch, chain), g, r;
+
+	for (g = 0; g < k && cars[chain[g]].status == TRAIN_GREEN; g++)
+		;
+	for (r = g; r < k && cars[chain[r]].status != TRAIN_RED; r++)
+		;
+	if (g)
+		return n; /* green cars ahead land first: the next test is on what follows them */
+	if (r == k) /* none red: the batch's last car, once the batch is whole */
+		return filling && k < (size_t)batch ? n : chain[k - 1];
+	if (r == 0)
+		return n; /* red on the tip: its verdict holds, it leaves */
+	return chain[(r - 1) / 2];
+}
+
+int train_batch_bisecting(const struct store_car *cars, size_t n, const char *tip, int batch)
+{
+	size_t chain[SL_TRAIN_BATCH_MAX], k = batch_chain(cars, n, tip, batch, chain), i;
+
+	for (i = 0; i < k; i++)
+		if (cars[chain[i]].status == TRAIN_RED)
+			return 1;
+	return 0;
+}
+
+/* Car `c` green by the test of `by`: its own commit, the tested one's gates. */
+static int cover_one(struct sl_ctx *ctx, struct store_car *c, const struct store_car *by,
+		     struct sl_err *err)
+{
+	c->status = TRAIN_GREEN;
+	c->started_ms = by->started_ms;
+	c->tested_ms = by->tested_ms;
+	if (train__set_str(&c->tester, NULL) || train__set_str(&c->gates_json, by->gates_json) ||
+	    train__set_str(&c->covered_by, by->run_id) ||
+	    train__set_str(&c->covered_commit, by->commit))
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	return store_train_put(ctx->st, c, err);
+}
+
+int train_batch_cover(struct sl_ctx *ctx, const struct store_car *green, struct sl_err *err)
+{
+	struct store_car *cars = NULL;
+	const char *base = green->base, *ahead = green->ahead;
+	size_t n = 0, i, covered = 0;
+	int error;
+
+	if (ctx->cfg->merge.batch <= 1 || green->status != TRAIN_GREEN)
+		return 0;
+	if ((error = store_train_list(ctx->st, ctx->target_ref, &cars, &n, err)) != 0)
+		return error;
+	/* back along the chain: each car ahead whose commit is the base of the one behind it */
+	while (ahead && covered < (size_t)SL_TRAIN_BATCH_MAX) {
+		for (i = 0; i < n && strcmp(cars[i].run_id, ahead); i++)
+			;
+		if (i == n || !cars[i].commit || !base || strcmp(cars[i].commit, base) ||
+		    (cars[i].status != TRAIN_PENDING && cars[i].status != TRAIN_TESTING))
+			break;
+		if ((error = cover_one(ctx, &cars[i], green, err)) != 0)
+			break;
+		covered++;
+		base = cars[i].base;
+		ahead = cars[i].ahead;
+	}
+	if (!error && covered)
+		sl_log(SL_LOG_INFO, "run %s: green on %.12s covers %zu car%s ahead in its batch",
+		       green->run_id, green->commit, covered, covered == 1 ? "" : "s");
+	store_cars_free(cars, n);
+	return error;
+}
+
+/* 1 when the run's head is on the target's tip already (held, or landed: it never joins). */
+static int head_on(git_repository *repo, const char *tip, const char *head)
+{
+	git_oid t, h;
+
+	if (!head || git_oid_fromstr(&t, tip) != 0 || git_oid_fromstr(&h, head) != 0)
+		return 1;
+	return git_oid_equal(&t, &h) || git_graph_descendant_of(repo, &t, &h) == 1;
+}
+
+int train_batch_filling(struct sl_ctx *ctx, const struct train *t)
+{
+	struct store_run *runs = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	git_repository *repo = NULL;
+	size_t n = 0, i, j;
+	int filling = 0;
+
+	if (ctx->cfg->merge.batch <= 1 ||
+	    store_runs_list(ctx->st, RUN_SET(RUN_APPROVED), NULL, &runs, &n, &err) != 0 ||
+	    git_repository_open(&repo, ctx->repo.root) != 0) {
+		store_runs_free(runs, n);
+		return 0;
+	}
+	for (i = 0; i < n && !filling; i++) {
+		if (!runs[i].target || strcmp(runs[i].target, ctx->target_ref))
+			continue;
+		for (j = 0; j < t->n && strcmp(t->cars[j].run_id, runs[i].id); j++)
+			;
+		filling = j == t->n && !head_on(repo, t->tip, runs[i].head_commit);
+	}
+	git_repository_free(repo);
+	store_runs_free(runs, n);
+	return filling;
+}
