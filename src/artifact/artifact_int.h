@@ -16,6 +16,7 @@ int artifact_oid_cmp(const void *a, const void *b); /* for qsort and bsearch */
 struct artifact_car {
 	enum train_status status;
 	char *base, *head, *commit, *tree, *ahead, *gates_json;
+	char *covered_by, *covered_commit; /* merge.batch: green by a later car's test */
 	int64_t joined_ms, started_ms, tested_ms;
 	size_t position, cars;
 };

@@ -62,6 +62,8 @@ int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car
 	out->tree = dup_or_null(c.tree);
 	out->ahead = dup_or_null(c.ahead);
 	out->gates_json = dup_or_null(c.gates_json);
+	out->covered_by = dup_or_null(c.covered_by);
+	out->covered_commit = dup_or_null(c.covered_commit);
 	out->joined_ms = c.joined_ms;
 	out->started_ms = c.started_ms;
 	out->tested_ms = c.tested_ms;
@@ -86,6 +88,8 @@ void artifact_car_release(struct artifact_car *c)
 	free(c->tree);
 	free(c->ahead);
 	free(c->gates_json);
+	free(c->covered_by);
+	free(c->covered_commit);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -191,6 +195,20 @@ static json_int_t gates_ms(json_t *gates)
 	return ms;
 }
 
+/*
+ * merge.batch (docs/config.md, "Batches"): the commit the gates ran on, and
+ * the run whose test covers the car (null: its own test) with its work order.
+ */
+static void covered(struct sl_ctx *ctx, json_t *j, const char *by, const char *tested)
+{
+	char *wo = artifact_run_work_order(ctx, by);
+
+	json_object_set_new(j, "tested_commit", artifact__str_or_null(tested));
+	json_object_set_new(j, "covered_by", artifact__str_or_null(by));
+	json_object_set_new(j, "covered_by_work_order", artifact__str_or_null(wo));
+	free(wo);
+}
+
 static json_t *car_json(struct sl_ctx *ctx, const char *run_id, const struct artifact_car *c,
 		       const char *dir)
 {
@@ -213,6 +231,7 @@ static json_t *car_json(struct sl_ctx *ctx, const char *run_id, const struct art
 
 	json_decref(gates);
 	free(ahead_wo);
+	covered(ctx, j, c->covered_by, c->covered_commit ? c->covered_commit : c->commit);
 	return j;
 }
 
@@ -242,6 +261,8 @@ static json_t *landed_json(struct sl_ctx *ctx, json_t *t)
 			      "gates", json_is_array(gates) ? gates : NULL);
 
 	free(ahead_wo);
+	covered(ctx, j, json_string_value(json_object_get(t, "covered_by")),
+		json_string_value(json_object_get(t, "tested_commit")));
 	return j;
 }
 

@@ -336,7 +336,12 @@ static void show_train(json_t *d)
 
 	if (!json_is_object(t))
 		return;
-	if (!strcmp(js(t, "source"), "train.json"))
+	if (!strcmp(js(t, "source"), "train.json") && *js(t, "covered_by"))
+		printf("\ntrain: landed through the merge train, %s; in a batch, covered by the "
+		       "test of %s's car %.12s, which holds it (merge.batch)\n",
+		       json_is_true(json_object_get(t, "green")) ? "green" : "NOT green",
+		       js(t, "covered_by_work_order"), js(t, "tested_commit"));
+	else if (!strcmp(js(t, "source"), "train.json"))
 		printf("\ntrain: landed through the merge train, %s; the tested commit %.12s is the "
 		       "merge commit\n", json_is_true(json_object_get(t, "green")) ? "green" :
 		       "NOT green", js(t, "commit"));
@@ -353,6 +358,9 @@ static void show_train(json_t *d)
 	printf("  base %.12s  commit %.12s  tree %.12s\n", *js(t, "base") ? js(t, "base") : "-",
 	       *js(t, "commit") ? js(t, "commit") : "-", *js(t, "tree") ? js(t, "tree") : "-");
 	show_train_gates(t);
+	if (*js(t, "covered_by") && strcmp(js(t, "source"), "train.json"))
+		printf("  green in a batch: covered by the test of %s's car %.12s\n",
+		       js(t, "covered_by_work_order"), js(t, "tested_commit"));
 	if (*js(t, "tested_at")) {
 		cli_elapsed(el, sizeof(el), 1, 1 + json_integer_value(json_object_get(t, "gates_ms")));
 		printf("  tested at %s, gates took %s\n", js(t, "tested_at"), el);

@@ -317,8 +317,14 @@ static void train(struct artifact_page *p, json_t *d)
 		artifact_put_esc(p, js(t, "ahead_work_order"));
 	}
 	artifact_put(p, "; tested commit <code>");
-	artifact_put_esc(p, js(t, "commit"));
-	artifact_put(p, "</code></p>\n");
+	artifact_put_esc(p, *js(t, "tested_commit") ? js(t, "tested_commit") : js(t, "commit"));
+	artifact_put(p, "</code>");
+	if (*js(t, "covered_by")) { /* merge.batch: docs/config.md, "Batches" */
+		artifact_put(p, " (a batch: covered by the green test of ");
+		artifact_put_esc(p, js(t, "covered_by_work_order"));
+		artifact_put(p, "'s car, which holds this one)");
+	}
+	artifact_put(p, "</p>\n");
 }
 
 /* What the watch did about the run (docs/watch.md): culprit, revert or fix-up, with links. */

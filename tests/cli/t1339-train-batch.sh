@@ -90,6 +90,26 @@ test_expect_success 'eight green runs, batch 4: all land in order after two gate
 	test_grep "in a batch of" log2
 '
 
+test_expect_success 'show, show --json and the desk say which test covered a landing' '
+	r1=$(run_of g W1) && r4=$(run_of g W4) &&
+	sluice -C g show $r1 >show1 &&
+	test_grep "in a batch, covered by the test of W4.s car" show1 &&
+	sluice -C g show --json $r1 >show1.json &&
+	jq -e --arg r "$r4" ".train.covered_by == \$r and .train.covered_by_work_order == \"W4\" and
+		.train.tested_commit != .train.commit" show1.json >/dev/null &&
+	schema_validate show.schema.json show1.json &&
+	sluice -C g show --json $r4 >show4.json &&
+	jq -e ".train.covered_by == null and .train.tested_commit == .train.commit" show4.json >/dev/null &&
+	schema_validate show.schema.json show4.json &&
+	sluice -C g show $r4 >show4 &&
+	test_grep "the tested commit [0-9a-f]* is the merge commit" show4 &&
+	if command -v curl >/dev/null; then
+		desk_up g && test_when_finished "kill $(cat "$TRASH/desk.pid")" &&
+		desk_page /runs/$r1 >run1.html &&
+		test_grep "a batch: covered by the green test of W4" run1.html
+	fi
+'
+
 test_expect_success 'the audit finds a covered landing whose tested commit does not hold it' '
 	r1=$(run_of g W1) && j=g/.system/runs/$r1/train.json &&
 	cp $j j.keep &&
