@@ -42,22 +42,9 @@ SLUICE=${1:-${SLUICE:-$here/build/sluice}}
 DEPTHS=${DEPTHS:-"1 4"}
 JOBS=${JOBS:-4}
 command -v jq >/dev/null || { echo "bench/train.sh needs jq" >&2; exit 1; }
-[ -x "$SLUICE" ] || { echo "no sluice binary at $SLUICE" >&2; exit 1; }
-SLUICE=$(cd "$(dirname "$SLUICE")" && pwd)/$(basename "$SLUICE")
+. "$here/bench/lib.sh"
+bench_setup train
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-train.XXXXXX")
-if [ "${KEEP:-0}" = 1 ]; then
-	echo "keeping $work" >&2
-else
-	trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT INT TERM
-fi
-export GIT_CONFIG_NOSYSTEM=1 HOME="$work" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b \
-	GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b
-unset GIT_DIR GIT_WORK_TREE
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 printf '%s\n' 'cat >/dev/null' 'echo "{\"verdict\": \"approve\", \"reviewer\": \"bench\"}"' >"$work/approve.sh"
 

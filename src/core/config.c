@@ -313,6 +313,7 @@ static const struct setting rows[] = {
 	{.key = "merge.rerun_failed", .type = T_INT, CFG(merge.rerun_failed), .def = "1",
 	 .max = 10},
 	{.key = "merge.reuse_green", .type = T_BOOL, CFG(merge.reuse_green), .def = "true"},
+	{.key = "merge.reuse_gating", .type = T_BOOL, CFG(merge.reuse_gating), .def = "false"},
 	{.key = "merge.keep_ignored", .type = T_PATHS, CFG(merge.keep_ignored)},
 	{.key = "merge.freeze", .type = T_HOOK, .read = config__read_freeze},
 	{.key = "budget", .type = T_SECTION}, /* docs/budgets.md */

@@ -167,6 +167,8 @@ struct sl_config {
 		                          same tree before its car is blamed; default 1 */
 		int reuse_green;       /* a merge gate green on the car's tree (same command)
 		                          is not run again; default 1 */
+		int reuse_gating;      /* so is one a run's own gates passed on that tree in a
+		                          clean worktree; default 0 */
 		sl_strv keep_ignored;  /* ignored paths of the run's worktree copied into the clean
 		                          checkout the merge gates run in (NULL: none) */
 		struct sl_freeze_window *freeze; /* merge.freeze: when the target lands nothing */

@@ -316,6 +316,7 @@ static const char config_template[] =
         "#   batch: 1              # approved cars tested as one chain; a red one is bisected\n"
         "#   rerun_failed: 1       # a red merge gate runs again on the same tree before blame\n"
         "#   reuse_green: true     # a merge gate green on the car's tree is not run again\n"
+        "#   reuse_gating: false   # nor one the run's own gates passed there (clean worktree)\n"
         "#   keep_ignored: [node_modules/]  # ignored paths the merge gates' clean checkout keeps\n"
         "#   freeze:               # windows in which nothing lands (the train keeps testing)\n"
         "#     - {days: [sat, sun], from: \"00:00\", to: \"24:00\", tz: UTC, reason: weekend}\n"

@@ -2,6 +2,7 @@
 #include "runner/runner_int.h"
 #include "store/store.h"
 #include "builder/builder.h"
+#include "train/train.h"
 #include "worktree/worktree.h"
 #include "merge/merge.h"
 #include "core/fs.h"
@@ -458,6 +459,8 @@ int step_gate(struct step *s, struct sl_err *err)
 	if (gr.all_passed) {
 		sl_fault("gates.after_all");
 		/* no gate ran, nothing but gates writes here now: no second walk of the tree */
+		if (gr.n && !step__remote(s)) /* no tree tested twice: a clean worktree's greens */
+			train_gating_green(s->ctx, s->wt, s->run.head_commit, &gr);
 		if (gr.n && (error = keep_gate_output(s, err)) != 0)
 			goto out;
 		error = step__move(s, RUN_REVIEWING, err, "%zu gate%s passed; asking the reviewer",

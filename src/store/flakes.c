@@ -57,6 +57,48 @@ int store_gate_runs_on(struct store *st, const char *gate, const char *command, 
 	return error;
 }
 
+int store_gate_gating_green(struct store *st, const char *gate, const char *command,
+			    const char *tree, struct sl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int error;
+
+	if ((error = store__prepare(st, &s,
+				    "INSERT INTO gate_runs (gate, command, tree, gating_greens, "
+				    "updated_ms) VALUES (?1, ?2, ?3, 1, ?4) "
+				    "ON CONFLICT (gate, command, tree) DO UPDATE SET "
+				    "gating_greens = gating_greens + 1, updated_ms = ?4",
+				    err)) != 0)
+		return error;
+	store__bind_text(s, 1, gate);
+	store__bind_text(s, 2, command);
+	store__bind_text(s, 3, tree);
+	sqlite3_bind_int64(s, 4, sl_now_ms());
+	if (sqlite3_step(s) != SQLITE_DONE)
+		error = store__fail(st, err, "cannot record a gate's green on a tree");
+	sqlite3_finalize(s);
+	return error;
+}
+
+int store_gate_gating_greens(struct store *st, const char *gate, const char *command,
+			     const char *tree)
+{
+	sqlite3_stmt *s = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	int n = 0;
+
+	if (store__prepare(st, &s, "SELECT gating_greens FROM gate_runs WHERE gate = ?1 AND "
+			   "command = ?2 AND tree = ?3", &err) != 0)
+		return 0;
+	store__bind_text(s, 1, gate);
+	store__bind_text(s, 2, command);
+	store__bind_text(s, 3, tree);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
 void store_gate_flakes_free(struct store_gate_flake *v, size_t n)
 {
 	size_t i;
@@ -79,7 +121,7 @@ int store_gate_flakes(struct store *st, struct store_gate_flake **out, size_t *n
 	if ((error = store__prepare(st, &s,
 				    "SELECT gate, COUNT(DISTINCT tree), COUNT(DISTINCT CASE WHEN "
 				    "greens > 0 AND reds > 0 THEN tree END) FROM gate_runs "
-				    "GROUP BY gate ORDER BY gate",
+				    "WHERE greens + reds > 0 GROUP BY gate ORDER BY gate",
 				    err)) != 0)
 		return error;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {

@@ -891,6 +891,16 @@ int store_gate_run_add(struct store *st, const char *gate, const char *command, 
 /* How often the gate passed (*greens) and failed (*reds) on tree; 0 and 0 when never run. */
 int store_gate_runs_on(struct store *st, const char *gate, const char *command, const char *tree,
 		       int *greens, int *reds, struct sl_err *err);
+/*
+ * A run's own gate (gating) green on `tree` in a clean worktree (migration
+ * 20, gating_greens): a merge gate of that command need not run there. Not
+ * a merge gate's run: flake rates leave it out.
+ */
+int store_gate_gating_green(struct store *st, const char *gate, const char *command,
+			    const char *tree, struct sl_err *err);
+/* How many such greens the gate has on tree (0 when none, or unknown). */
+int store_gate_gating_greens(struct store *st, const char *gate, const char *command,
+			     const char *tree);
 /* One gate's flake rate: `flaky` of the `trees` it ran on were both green and red. */
 struct store_gate_flake {
 	char *gate;

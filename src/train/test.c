@@ -16,6 +16,7 @@
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/lock.h"
+#include "core/log.h"
 #include "core/time.h"
 
 #include <jansson.h>
@@ -262,22 +263,51 @@ static int write_results(const struct train_run *tr, const struct build_gate_res
 	return error;
 }
 
-/* 1 when gate g's command has a green on tree and no red there (flaky trees run again). */
+/*
+ * 1 when gate g's command has a green on tree and no red there (flaky trees
+ * run again); *gating: 1 when only a run's own gates made it green there.
+ */
 static int green_stands(struct store *st, const struct sl_gate *g, const char *tree,
-			struct sl_err *err)
+			int *gating, struct sl_err *err)
 {
 	char *cmd = command_key(g->argv);
-	int greens = 0, reds = 0, error;
+	int greens = 0, reds = 0, more = 0, error;
 
 	error = cmd ? store_gate_runs_on(st, g->name, cmd, tree, &greens, &reds, err)
 		    : sl_err_set(err, SL_ERROR, "out of memory");
+	if (!error)
+		more = store_gate_gating_greens(st, g->name, cmd, tree);
 	free(cmd);
-	return error ? -error : train_green_stands(greens, reds);
+	*gating = !greens && more;
+	return error ? -error : train_green_stands(greens + more, reds);
+}
+
+int train_gating_green(struct sl_ctx *ctx, const char *wt, const char *head,
+		       const struct build_gate_results *gr)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char tree[41];
+	size_t i;
+
+	if (!ctx->cfg->merge.reuse_green || !ctx->cfg->merge.reuse_gating || !gr->all_passed ||
+	    !train_has_merge_gates(ctx->cfg) ||
+	    worktree_tree_if_clean(wt, head, tree) != 0)
+		return 0;
+	for (i = 0; i < gr->n; i++) {
+		char *cmd = command_key(gr->v[i].argv);
+		if (cmd && !gr->v[i].reused &&
+		    store_gate_gating_green(ctx->st, gr->v[i].name, cmd, tree, &err) != 0)
+			sl_log(SL_LOG_WARN, "cannot record gate %s's green on %.12s: %s",
+			       gr->v[i].name, tree, err.msg);
+		free(cmd);
+		sl_err_clear(&err);
+	}
+	return 1;
 }
 
 /* A merge gate not run: its green on tree stands, as a result that says so. */
 static int add_reused(struct build_gate_results *r, const struct sl_gate *g, const char *tree,
-		      struct sl_err *err)
+		      int gating, struct sl_err *err)
 {
 	struct build_gate_result *grown = realloc(r->v, (r->n + 1) * sizeof(*r->v)), *v;
 	char words[128];
@@ -286,8 +316,8 @@ static int add_reused(struct build_gate_results *r, const struct sl_gate *g, con
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	r->v = grown;
 	v = memset(&r->v[r->n++], 0, sizeof(*v));
-	snprintf(words, sizeof(words), "green on tree %.12s already (train test), not run again",
-		 tree);
+	snprintf(words, sizeof(words), "green on tree %.12s already (%s), not run again", tree,
+		 gating ? "the run's own gates, in a clean worktree" : "train test");
 	v->passed = 1;
 	if (!(v->name = strdup(g->name)) || !(v->argv = sl_strv_copy((const char *const *)g->argv)) ||
 	    !(v->log = strdup("")) || !(v->reused = strdup(words)))
@@ -305,7 +335,7 @@ static int split_reused(const struct train_run *tr, const char *tree, int remote
 {
 	const struct sl_config *cfg = tr->ctx->cfg;
 	size_t i, k = 0;
-	int yes, error = 0;
+	int yes, gating, error = 0;
 
 	*todo = NULL;
 	if (!cfg->merge.reuse_green || !tree || remote || !train_has_merge_gates(cfg))
@@ -315,10 +345,10 @@ static int split_reused(const struct train_run *tr, const char *tree, int remote
 	for (i = 0; !error && i < cfg->ngates; i++) {
 		if (!merge_gate(cfg, i))
 			continue;
-		if ((yes = green_stands(tr->ctx->st, &cfg->gates[i], tree, err)) < 0)
+		if ((yes = green_stands(tr->ctx->st, &cfg->gates[i], tree, &gating, err)) < 0)
 			error = -yes;
 		else if (yes)
-			error = add_reused(reused, &cfg->gates[i], tree, err);
+			error = add_reused(reused, &cfg->gates[i], tree, gating, err);
 		else
 			(*todo)[k++] = cfg->gates[i].name;
 	}

@@ -319,6 +319,16 @@ int train_green_stands(int greens, int reds);
 /* "red on both runs of the same tree 0123456789ab" ("" for fewer than 2 runs). */
 void train_red_runs_words(int runs, const char *tree, char *buf, size_t n);
 
+/*
+ * No tree tested twice (docs/RELIABILITY.md): a run's own gates, all green
+ * (gr) on its head `head`, in its worktree wt with nothing untracked,
+ * ignored or changed there (the clean checkout the merge gates would have),
+ * count for head's tree: a merge gate of the same command is not run on a
+ * car of that tree. 1 when recorded, 0 when not (a failure is logged).
+ */
+int train_gating_green(struct sl_ctx *ctx, const char *wt, const char *head,
+		       const struct build_gate_results *gr);
+
 /* The merge gates' time of gr, in milliseconds. */
 int64_t train_gates_ms(const struct build_gate_results *gr);
 

@@ -456,3 +456,32 @@ int worktree_checkout(const char *wt_path, const char *oid_hex, const char *bran
 	git_repository_free(repo);
 	return error;
 }
+
+/*
+ * The tree of `head` (into tree, hex) when the worktree at wt_path is
+ * exactly it: HEAD is head, and git status (untracked and ignored files
+ * included) shows nothing. 1 when it is not so, or unknown.
+ */
+int worktree_tree_if_clean(const char *wt_path, const char *head, char tree[41])
+{
+	git_status_options o;
+	git_repository *repo = NULL;
+	git_status_list *list = NULL;
+	git_commit *c = NULL;
+	git_oid want, at;
+	int clean = 0;
+
+	git_status_options_init(&o, GIT_STATUS_OPTIONS_VERSION);
+	o.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_INCLUDE_IGNORED |
+		  GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (head && git_oid_fromstr(&want, head) == 0 && git_repository_open(&repo, wt_path) == 0 &&
+	    git_reference_name_to_id(&at, repo, "HEAD") == 0 && git_oid_equal(&at, &want) &&
+	    git_commit_lookup(&c, repo, &want) == 0 && git_status_list_new(&list, repo, &o) == 0)
+		clean = git_status_list_entrycount(list) == 0;
+	if (clean)
+		git_oid_tostr(tree, 41, git_commit_tree_id(c));
+	git_status_list_free(list);
+	git_commit_free(c);
+	git_repository_free(repo);
+	return clean ? 0 : 1;
+}

@@ -317,6 +317,13 @@ struct worktree_changes {
 
 #define WORKTREE_CHANGES_INIT { 0, NULL }
 
+/*
+ * The tree of `head` (into tree, hex) when the worktree is exactly it: HEAD
+ * is head and `git status --ignored -uall` shows nothing. 0, or 1 when not
+ * (or unknown). No tree tested twice (train_gating_green()).
+ */
+int worktree_tree_if_clean(const char *wt_path, const char *head, char tree[41]);
+
 /* Count what `git status` would show in the worktree (minus `excluded`). */
 int worktree_changes(const char *wt_path, const char *const *excluded,
 			    struct worktree_changes *out, struct sl_err *err);

@@ -5,7 +5,8 @@
 # already", and `sluice audit` still passes. A different command, a flaky
 # tree (green and red), a tree only red, or merge.reuse_green: false: the
 # gate runs. The earlier green is written into gate_runs as an earlier
-# train test leaves it (the run's own gates are not recorded there yet).
+# train test leaves it. With merge.reuse_gating, a run's own gate green in a
+# clean worktree counts too; an ignored file there does not.
 . "$(dirname "$0")/lib.sh"
 
 # REPO [extra config lines]: a repository whose gate counts its calls in REPO.calls
@@ -77,6 +78,34 @@ test_expect_success 'merge.reuse_green: false runs the gate' '
 	seed e "[\"sh\",\"$TRASH/e-gate.sh\"]" 1 0 &&
 	land e >/dev/null &&
 	test "$(wc -l <"$TRASH/e.calls")" = 2
+'
+
+test_expect_success 'merge.reuse_gating: the run'"'"'s own green in a clean worktree stands' '
+	setup_repo g "merge:" "  reuse_gating: true" &&
+	run=$(land g) &&
+	test "$(wc -l <"$TRASH/g.calls")" = 1 &&
+	jq -r ".gates[0].reused" g/.system/runs/$run/train.json >reused &&
+	test_grep "^green on tree $(cut -c1-12 g.tree) already (the run.s own gates, in a clean worktree), not run again\$" reused &&
+	test "$(sqlite3 g/.system/sluice.db "SELECT greens, reds, gating_greens FROM gate_runs")" = "0|0|1" &&
+	sluice -C g status --json >st.json &&
+	test "$(jq "[.merge_gates[]?] | length" st.json)" = 0 &&
+	sluice -C g audit
+'
+
+test_expect_success 'merge.reuse_gating: an ignored file in the worktree: not counted, the merge gate runs' '
+	setup_repo h "merge:" "  reuse_gating: true" &&
+	echo "*.o" >>h/.git/info/exclude &&
+	echo "echo one >one.txt; echo x >build.o" >"$BUILDERS/O.sh" &&
+	land h >/dev/null &&
+	test "$(wc -l <"$TRASH/h.calls")" = 2 &&
+	test "$(sqlite3 h/.system/sluice.db "SELECT count(*) FROM gate_runs WHERE gating_greens > 0")" = 0
+'
+
+test_expect_success 'without merge.reuse_gating the run'"'"'s own green is not recorded' '
+	setup_repo i &&
+	land i >/dev/null &&
+	test "$(wc -l <"$TRASH/i.calls")" = 2 &&
+	test "$(sqlite3 i/.system/sluice.db "SELECT count(*) FROM gate_runs WHERE gating_greens > 0")" = 0
 '
 
 # The kill tests (t0803, t0806) take a landed commit that no gate ran on as

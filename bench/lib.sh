@@ -1,0 +1,23 @@
+# What the train benches share (bench/train.sh, batch.sh, replay.sh):
+#   . "$here/bench/lib.sh"; bench_setup NAME    (after SLUICE is set)
+# checks the sluice binary (an absolute path in $SLUICE after), makes $work
+# (removed at exit unless KEEP=1) with git's identity and a HOME of its own,
+# and gives now_ms, secs MS and ratio A B.
+
+bench_setup() { # NAME
+	[ -x "$SLUICE" ] || { echo "no sluice binary at $SLUICE" >&2; exit 1; }
+	SLUICE=$(cd "$(dirname "$SLUICE")" && pwd)/$(basename "$SLUICE")
+	work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-$1.XXXXXX")
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "keeping $work" >&2
+	else
+		trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT INT TERM
+	fi
+	export GIT_CONFIG_NOSYSTEM=1 HOME="$work" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b \
+		GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b
+	unset GIT_DIR GIT_WORK_TREE
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
