@@ -82,6 +82,35 @@ static int cover_one(struct sl_ctx *ctx, struct store_car *c, const struct store
 	return store_train_put(ctx->st, c, err);
 }
 
+int train_car_solo(struct sl_ctx *ctx, const char *run_id)
+{
+	struct store_run r;
+	struct store_wo wo = STORE_WO_INIT;
+	struct store_wo_fields f = { 0 };
+	struct sl_err err = SL_ERR_INIT;
+	int solo = 0;
+
+	memset(&r, 0, sizeof(r));
+	if (store_run_get(ctx->st, run_id, &r, &err) == 0 &&
+	    store_wo_get(ctx->st, r.work_order_id, &wo, &err) == 0 &&
+	    store_wo_fields_parse(wo.id, wo.fields_json, &f, &err) == 0)
+		solo = f.revert_commit != NULL;
+	store_wo_fields_release(&f);
+	store_wo_release(&wo);
+	store_run_release(&r);
+	return solo;
+}
+
+int train_batch_solo(struct sl_ctx *ctx, const struct train *t)
+{
+	size_t i;
+
+	for (i = 0; ctx->cfg->merge.batch > 1 && i < t->n; i++)
+		if (train_car_solo(ctx, t->cars[i].run_id))
+			return 1;
+	return 0;
+}
+
 int train_batch_cover(struct sl_ctx *ctx, const struct store_car *green, struct sl_err *err)
 {
 	struct store_car *cars = NULL;
@@ -98,8 +127,9 @@ int train_batch_cover(struct sl_ctx *ctx, const struct store_car *green, struct 
 		for (i = 0; i < n && strcmp(cars[i].run_id, ahead); i++)
 			;
 		if (i == n || !cars[i].commit || !base || strcmp(cars[i].commit, base) ||
-		    (cars[i].status != TRAIN_PENDING && cars[i].status != TRAIN_TESTING))
-			break;
+		    (cars[i].status != TRAIN_PENDING && cars[i].status != TRAIN_TESTING) ||
+		    train_car_solo(ctx, cars[i].run_id))
+			break; /* a revert runs its watch gate on its own car (docs/watch.md) */
 		if ((error = cover_one(ctx, &cars[i], green, err)) != 0)
 			break;
 		covered++;

@@ -120,6 +120,15 @@ int train_batch_bisecting(const struct store_car *cars, size_t n, const char *ti
 int train_batch_cover(struct sl_ctx *ctx, const struct store_car *green, struct sl_err *err);
 
 /*
+ * 1 when run_id's work order is a revert (docs/watch.md): its car runs the
+ * watch gate too, so no other car's test covers it. train_batch_solo(): 1
+ * when a car of t is such a run: the line's cars are tested each on its
+ * own until it has landed or left (merge.batch as if 1).
+ */
+int train_car_solo(struct sl_ctx *ctx, const char *run_id);
+int train_batch_solo(struct sl_ctx *ctx, const struct train *t);
+
+/*
  * 1 when an approved run of ctx's target is not in train t yet (its head
  * not on the tip: it will join): a batch not whole waits for it.
  */

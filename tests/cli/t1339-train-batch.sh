@@ -121,6 +121,37 @@ test_expect_success 'the audit finds a covered landing whose tested commit does 
 	cp j.keep $j
 '
 
+test_expect_success 'a revert in the line turns batching off: its car runs the watch gate itself' '
+	printf "%s\n" "watch:" "  gates:" "    e2e: [sh, -c, \"git rev-parse HEAD >>$TRASH/g.e2e\"]" \
+		>>g/.system/config.yaml &&
+	r1=$(run_of g W1) && m1=$(git -C g log --first-parent --merges --format=%H main |
+		while read -r c; do
+			git -C g log -1 --format=%B $c | grep -q "^Sluice-Run: $r1\$" && echo $c; done) &&
+	test -n "$m1" &&
+	echo "echo 9 >f9.txt" >"$BUILDERS/W9.sh" && echo "echo 10 >f10.txt" >"$BUILDERS/W10.sh" &&
+	wo g W9 && wo g W10 &&
+	wo g W1-revert "priority: urgent" "revert: {commit: \"$m1\", run: \"$r1\", gate: e2e}" &&
+	sluice -C g tick >t1 2>&1 && sluice -C g tick >t2 2>&1 && sluice -C g tick >t3 2>&1 &&
+	for w in W1-revert W9 W10; do
+		test "$(state_of g "$(run_of g $w)")" = awaiting_review || return 1
+	done &&
+	for w in W9 W10 W1-revert; do
+		sluice -C g approve "$(run_of g $w)" >/dev/null || return 1
+	done &&
+	: >"$TRASH/g.e2e" &&
+	settle g &&
+	for w in W1-revert W9 W10; do
+		test "$(merges_of g $w)" = 1 || return 1
+	done &&
+	! git -C g cat-file -e main:f1.txt 2>/dev/null &&
+	rv=$(run_of g W1-revert) &&
+	jq -e ".covered_by == null and ([.gates[].name] | index(\"watch.e2e\") != null)" \
+		g/.system/runs/$rv/train.json >/dev/null &&
+	test -s "$TRASH/g.e2e" &&
+	landed_covered g "$TRASH/g.log" &&
+	sluice -C g audit >/dev/null
+'
+
 test_expect_success 'one red run among eight: bisected in at most 5 gate runs, only it leaves, the rest land' '
 	BAD=6 batch_repo b 8 "  rerun_failed: 0" &&
 	settle b &&
