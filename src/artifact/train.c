@@ -231,7 +231,8 @@ static json_t *car_json(struct sl_ctx *ctx, const char *run_id, const struct art
 
 	json_decref(gates);
 	free(ahead_wo);
-	covered(ctx, j, c->covered_by, c->covered_commit ? c->covered_commit : c->commit);
+	covered(ctx, j, c->covered_by, c->covered_commit ? c->covered_commit :
+				       c->status == TRAIN_GREEN || c->status == TRAIN_RED ? c->commit : NULL);
 	return j;
 }
 

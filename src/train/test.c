@@ -267,15 +267,15 @@ static int write_results(const struct train_run *tr, const struct build_gate_res
  * 1 when gate g's command has a green on tree and no red there (flaky trees
  * run again); *gating: 1 when only a run's own gates made it green there.
  */
-static int green_stands(struct store *st, const struct sl_gate *g, const char *tree,
-			int *gating, struct sl_err *err)
+static int green_stands(const struct sl_config *cfg, struct store *st, const struct sl_gate *g,
+			const char *tree, int *gating, struct sl_err *err)
 {
 	char *cmd = command_key(g->argv);
 	int greens = 0, reds = 0, more = 0, error;
 
 	error = cmd ? store_gate_runs_on(st, g->name, cmd, tree, &greens, &reds, err)
 		    : sl_err_set(err, SL_ERROR, "out of memory");
-	if (!error)
+	if (!error && cfg->merge.reuse_gating) /* merge.reuse_gating: docs/RELIABILITY.md */
 		more = store_gate_gating_greens(st, g->name, cmd, tree);
 	free(cmd);
 	*gating = !greens && more;
@@ -345,7 +345,7 @@ static int split_reused(const struct train_run *tr, const char *tree, int remote
 	for (i = 0; !error && i < cfg->ngates; i++) {
 		if (!merge_gate(cfg, i))
 			continue;
-		if ((yes = green_stands(tr->ctx->st, &cfg->gates[i], tree, &gating, err)) < 0)
+		if ((yes = green_stands(cfg, tr->ctx->st, &cfg->gates[i], tree, &gating, err)) < 0)
 			error = -yes;
 		else if (yes)
 			error = add_reused(reused, &cfg->gates[i], tree, gating, err);
