@@ -27,6 +27,11 @@ int train_depth_of(const struct sl_config *cfg)
 	return cfg->merge.batch > 1 ? cfg->merge.batch : cfg->merge.train_depth;
 }
 
+const char *train_depth_key(const struct sl_config *cfg)
+{
+	return cfg->merge.batch > 1 ? "merge.batch" : "merge.train_depth";
+}
+
 /* The chain of the batch: the indexes of the first `batch` cars in the line, conflicts left out. */
 static size_t batch_chain(const struct store_car *cars, size_t n, const char *tip, int batch,
 			  size_t *chain)

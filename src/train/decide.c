@@ -70,6 +70,12 @@ static const char *name(const char *s)
 	return s ? s : "?";
 }
 
+/* The depth's setting (NULL: merge.train_depth). */
+static const char *name_or(const char *key)
+{
+	return key ? key : "merge.train_depth";
+}
+
 /* The car is out of the line: wait for the cars ahead, be parked, or leave. */
 static void out_of_line(const struct train_state *st, const struct store_car *me,
 			struct train_decision *d)
@@ -188,7 +194,7 @@ int train_decide(const struct train_state *st, struct train_decision *d)
 		d->action = waits(d);
 	} else if (me->status == TRAIN_WAITING) {
 		snprintf(d->why, sizeof(d->why), "in the train: car %d of %d, waits for a place "
-			 "(merge.train_depth %d)", w->pos, w->total, st->train_depth);
+			 "(%s %d)", w->pos, w->total, name_or(st->depth_key), st->train_depth);
 		d->action = waits(d);
 	} else if (me->status == TRAIN_PENDING ||
 		   (me->status == TRAIN_TESTING && !(me->tester && st->alive && st->alive[w->me])))
@@ -207,12 +213,12 @@ int train_car_tail_names(const struct store_car *c, int pos)
 	return c->status == TRAIN_PENDING || (c->status == TRAIN_GREEN && pos > 1);
 }
 
-void train_car_tail(const struct store_car *c, int pos, int train_depth, const char *ahead_name,
-		    char *buf, size_t n)
+void train_car_tail(const struct store_car *c, int pos, int train_depth, const char *depth_key,
+		    const char *ahead_name, char *buf, size_t n)
 {
 	buf[0] = '\0';
 	if (c->status == TRAIN_WAITING)
-		snprintf(buf, n, ", waits for a place (merge.train_depth %d)", train_depth);
+		snprintf(buf, n, ", waits for a place (%s %d)", name_or(depth_key), train_depth);
 	else if (c->status == TRAIN_PENDING)
 		snprintf(buf, n, ", built on top of %s; waits to be tested", name(ahead_name));
 	else if (c->status == TRAIN_GREEN && pos > 1)

@@ -112,6 +112,7 @@ int train_state_of(const struct train_run *tr, const struct train *t, struct tra
 	st->holds = r->head_commit && me->head && !strcmp(r->head_commit, me->head);
 	st->target = tr->ctx->cfg->target;
 	st->train_depth = train_depth_of(tr->ctx->cfg);
+	st->depth_key = train_depth_key(tr->ctx->cfg);
 	st->batch = train_batch_solo(tr->ctx, t) ? 1 : tr->ctx->cfg->merge.batch;
 	st->filling = st->batch > 1 && w->pos && train_batch_filling(tr->ctx, t);
 	st->my_ahead_name = train_name_of(names, me->ahead);

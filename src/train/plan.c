@@ -315,7 +315,7 @@ static void retell_car(const struct train_run *tr, const struct train_ops *ops,
 	if (r.state == RUN_APPROVED && r.reason && !strncmp(r.reason, head, sizeof(head) - 1) &&
 	    sscanf(r.reason + sizeof(head) - 1, "%d of %d%n", &k, &m, &at) == 2 && at > 0) {
 		/* the work order ahead read only for a tail that names it (every look of a wait) */
-		train_car_tail(c, pos, train_depth_of(tr->ctx->cfg),
+		train_car_tail(c, pos, train_depth_of(tr->ctx->cfg), train_depth_key(tr->ctx->cfg),
 			       train_car_tail_names(c, pos) ? train_wo_of(tr->ctx, c->ahead, wo, sizeof(wo))
 							    : NULL,
 			       tail, sizeof(tail));

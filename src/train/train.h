@@ -32,7 +32,8 @@ struct train_state {
 	int head_in_base;   /* the run's head is its car's base or behind it */
 	int holds;          /* the run is still approved, with the car's head */
 	const char *target; /* the target branch, for the reason */
-	int train_depth;    /* merge.train_depth, for the reason */
+	int train_depth;    /* merge.train_depth (merge.batch above 1), for the reason */
+	const char *depth_key; /* "merge.train_depth" or "merge.batch" (NULL: the first) */
 	const char *my_ahead_name;   /* the work order of the car my car was built on */
 	const char *line_ahead_name; /* the work order of the car right ahead in the line */
 	const char *frozen;      /* the target is frozen: the reason (NULL: not frozen) */
@@ -77,10 +78,11 @@ void train_locate(const struct store_car *cars, size_t n, const int *alive, cons
  * The tail of a car's "in the train: car k of M" reason for what it is now
  * (into buf), as its worker would say it; "" to keep the tail as it is
  * (under test, or out of the line waiting for the cars ahead). ahead_name:
- * the work order of the car it is built on (the target's name when none).
+ * the work order of the car it is built on (the target's name when none);
+ * depth_key: the setting that holds the depth (train_depth_key()).
  */
-void train_car_tail(const struct store_car *c, int pos, int train_depth, const char *ahead_name,
-		    char *buf, size_t n);
+void train_car_tail(const struct store_car *c, int pos, int train_depth, const char *depth_key,
+		    const char *ahead_name, char *buf, size_t n);
 
 /* 1 when train_car_tail() of car c at pos names ahead_name (else it may be NULL). */
 int train_car_tail_names(const struct store_car *c, int pos);
@@ -96,6 +98,8 @@ struct train;
 
 /* The cars the train builds at once: merge.batch when above 1, else merge.train_depth. */
 int train_depth_of(const struct sl_config *cfg);
+/* Its setting's name: "merge.batch" or "merge.train_depth". */
+const char *train_depth_key(const struct sl_config *cfg);
 
 /*
  * The index of the car of the batch (the first `batch` cars of the line,

@@ -12,10 +12,17 @@ test_skip_unless_tool jq
 
 # The merge gate (sh gate.sh LOG): logs "<run> <HEAD> <tree> merge|own <exit>" (merge: the
 # train's test of a car; own: a run's gating), red when the tree has bad.txt and
-# another run's file: green alone (in its own gating), red merged.
+# another run's file: green alone (in its own gating), red merged. While
+# LOG.hold-<run> exists the train's test of that run's car waits (at most
+# 600 s, a guard against a hang), with LOG.waiting-<run> there to say so.
 cat >"$TRASH/gate.sh" <<'EOS'
 run=$(basename "$SLUICE_RUN_DIR") kind=own
 [ "$run" != train ] || { run=$(basename "$(dirname "$SLUICE_RUN_DIR")") && kind=merge; }
+if [ $kind = merge ] && [ -e "$1.hold-$run" ]; then # held: a test kills the tick here
+	: >"$1.waiting-$run"
+	i=0
+	while [ -e "$1.hold-$run" ] && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
+fi
 rc=0
 [ ! -e bad.txt ] || [ "$(ls f*.txt | wc -l)" -le 1 ] || { echo "bad.txt with others: red"; rc=1; }
 echo "$run $(git rev-parse HEAD) $(git rev-parse HEAD^{tree}) $kind $rc" >>"$1"
@@ -200,6 +207,33 @@ for point in train.after_gates train.after_result train.after_car; do
 		gate_first_parents k "$(cat k.base)" "test ! -e bad.txt" &&
 		train_records_hold k &&
 		sluice -C k audit >/dev/null
+	'
+done
+
+# kill -9 of the tick and its workers while the gates test W4 (the batch's
+# test, W3 red in it) or W2 (the bisection's first step): each lands once,
+# never untested; W3 alone leaves.
+test_skip_unless_tool setsid pkill
+for who in W4 W2; do
+	test_expect_success "killed -9 while the train tests $who: each lands once, tested" '
+		rm -rf h h.base "$TRASH"/h.log* tick.sid &&
+		BAD=3 batch_repo h 6 &&
+		hr=$(run_of h '$who') &&
+		: >"$TRASH/h.log.hold-$hr" &&
+		{ setsid sh -c "echo \$\$ >tick.sid; exec \"$SLUICE\" -C h tick >tick.out 2>&1" & } &&
+		wait_until "[ -e \"$TRASH/h.log.waiting-$hr\" ]" &&
+		pkill -KILL -s "$(cat tick.sid)" &&
+		wait &&
+		rm "$TRASH/h.log.hold-$hr" &&
+		settle h &&
+		for i in 1 2 4 5 6; do
+			test "$(merges_of h W$i)" = 1 || return 1
+		done &&
+		test "$(merges_of h W3)" = 0 &&
+		landed_covered h "$TRASH/h.log" &&
+		gate_first_parents h "$(cat h.base)" "test ! -e bad.txt" &&
+		train_records_hold h &&
+		sluice -C h audit >/dev/null
 	'
 done
 

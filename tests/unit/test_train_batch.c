@@ -130,6 +130,19 @@ static void test_decide_waits(void **unused)
 	assert_int_equal(train_decide(&st, &d), 0);
 	assert_int_equal(d.action, TRAIN_DO_TEST);
 
+	{
+		struct store_car w[5];
+
+		chain(w, "PPPPW");
+		st.cars = w;
+		st.n = 5;
+		st.me = ids[4];
+		st.depth_key = "merge.batch";
+		assert_int_equal(train_decide(&st, &d), 0);
+		assert_string_equal(d.why, "in the train: car 5 of 5, waits for a place (merge.batch 4)");
+		st.cars = c;
+	}
+
 	chain(c, "PP");
 	st.n = 2;
 	st.filling = 1;

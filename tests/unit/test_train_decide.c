@@ -154,18 +154,18 @@ static void test_car_tail(void **unused)
 
 	(void)unused;
 	car(&c, 1, TRAIN_WAITING, TIP);
-	train_car_tail(&c, 5, 4, "wo-a", buf, sizeof(buf));
+	train_car_tail(&c, 5, 4, NULL, "wo-a", buf, sizeof(buf));
 	assert_string_equal(buf, ", waits for a place (merge.train_depth 4)");
 	car(&c, 1, TRAIN_PENDING, TIP);
-	train_car_tail(&c, 2, 4, "wo-a", buf, sizeof(buf));
+	train_car_tail(&c, 2, 4, NULL, "wo-a", buf, sizeof(buf));
 	assert_string_equal(buf, ", built on top of wo-a; waits to be tested");
 	car(&c, 1, TRAIN_GREEN, TIP);
-	train_car_tail(&c, 2, 4, "wo-a", buf, sizeof(buf));
+	train_car_tail(&c, 2, 4, NULL, "wo-a", buf, sizeof(buf));
 	assert_string_equal(buf, ", green in 1.5 s; waits for wo-a to land");
-	train_car_tail(&c, 1, 4, "main", buf, sizeof(buf));
+	train_car_tail(&c, 1, 4, NULL, "main", buf, sizeof(buf));
 	assert_string_equal(buf, ", green in 1.5 s; lands next");
 	car(&c, 1, TRAIN_TESTING, TIP);
-	train_car_tail(&c, 1, 4, "main", buf, sizeof(buf));
+	train_car_tail(&c, 1, 4, NULL, "main", buf, sizeof(buf));
 	assert_string_equal(buf, "");
 }
 

@@ -70,11 +70,11 @@ static void tail_names_the_car_ahead_only_when_asked(void **state)
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		for (pos = 1; pos <= 3; pos++) {
 			c.status = all[i];
-			train_car_tail(&c, pos, 4, "AHEAD-WO", buf, sizeof(buf));
+			train_car_tail(&c, pos, 4, NULL, "AHEAD-WO", buf, sizeof(buf));
 			assert_int_equal(strstr(buf, "AHEAD-WO") != NULL,
 					 train_car_tail_names(&c, pos));
 			if (!train_car_tail_names(&c, pos)) { /* NULL is never read then */
-				train_car_tail(&c, pos, 4, NULL, buf, sizeof(buf));
+				train_car_tail(&c, pos, 4, NULL, NULL, buf, sizeof(buf));
 				assert_null(strstr(buf, "?"));
 			}
 		}
