@@ -16,6 +16,7 @@
 #include "core/ctx.h"
 #include "core/git.h"
 #include "core/log.h"
+#include "core/time.h"
 #include "store/store.h"
 
 #include <git2.h>
@@ -164,9 +165,13 @@ int train_batch_filling(struct sl_ctx *ctx, const struct train *t)
 	struct sl_err err = SL_ERR_INIT;
 	git_repository *repo = NULL;
 	size_t n = 0, i, j;
+	int64_t last = 0;
 	int filling = 0;
 
-	if (ctx->cfg->merge.batch <= 1 ||
+	for (i = 0; i < t->n; i++)
+		last = t->cars[i].joined_ms > last ? t->cars[i].joined_ms : last;
+	/* a run that stays approved and never joins holds no batch for long */
+	if (ctx->cfg->merge.batch <= 1 || sl_now_ms() - last > TRAIN_BATCH_FILL_MS ||
 	    store_runs_list(ctx->st, RUN_SET(RUN_APPROVED), NULL, &runs, &n, &err) != 0 ||
 	    git_repository_open(&repo, ctx->repo.root) != 0) {
 		store_runs_free(runs, n);

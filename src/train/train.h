@@ -134,8 +134,11 @@ int train_batch_solo(struct sl_ctx *ctx, const struct train *t);
 
 /*
  * 1 when an approved run of ctx's target is not in train t yet (its head
- * not on the tip: it will join): a batch not whole waits for it.
+ * not on the tip: it will join): a batch not whole waits for it, but not
+ * once TRAIN_BATCH_FILL_MS have passed since the last car joined (an
+ * approved run whose worker never gets it to the train holds no batch).
  */
+#define TRAIN_BATCH_FILL_MS ((int64_t)10 * 60 * 1000)
 int train_batch_filling(struct sl_ctx *ctx, const struct train *t);
 
 /* ---- The cars outside the decision (train/cars.c, train/checkout.c) ---- */
