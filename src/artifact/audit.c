@@ -475,20 +475,18 @@ static int64_t train_since(struct sl_ctx *ctx)
 /*
  * A landing a batch's green covered (docs/audit.md): the tested commit
  * holds the merge commit on its first-parent line, a few cars behind it
- * (at most merge.batch's bound), and is the commit the record names as
- * covering. 0, or 1 with a finding.
+ * (at most merge.batch's bound). 0, or 1 with a finding.
  */
 static int check_covered(struct audit *a, json_t *t, const git_commit *c)
 {
 	const char *tested = json_string_value(json_object_get(t, "tested_commit"));
-	const char *cc = json_string_value(json_object_get(t, "covered_commit"));
 	git_commit *at = NULL, *up;
 	git_oid oid;
 	int steps, found = 0;
 
 	if (!json_is_string(json_object_get(t, "covered_by")))
 		return 0;
-	if (tested && cc && !strcmp(tested, cc) && git_oid_fromstr(&oid, tested) == 0 &&
+	if (tested && git_oid_fromstr(&oid, tested) == 0 &&
 	    git_commit_lookup(&at, a->git, &oid) == 0)
 		for (steps = 0; at && steps <= SL_TRAIN_BATCH_MAX && !found; steps++) {
 			found = git_oid_equal(git_commit_id(at), git_commit_id(c));

@@ -14,12 +14,10 @@
 #include "train/train_int.h"
 #include "core/config.h"
 #include "core/ctx.h"
-#include "core/git.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "store/store.h"
 
-#include <git2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,21 +147,10 @@ int train_batch_cover(struct sl_ctx *ctx, const struct store_car *green, struct 
 	return error;
 }
 
-/* 1 when the run's head is on the target's tip already (held, or landed: it never joins). */
-static int head_on(git_repository *repo, const char *tip, const char *head)
-{
-	git_oid t, h;
-
-	if (!head || git_oid_fromstr(&t, tip) != 0 || git_oid_fromstr(&h, head) != 0)
-		return 1;
-	return git_oid_equal(&t, &h) || git_graph_descendant_of(repo, &t, &h) == 1;
-}
-
 int train_batch_filling(struct sl_ctx *ctx, const struct train *t)
 {
 	struct store_run *runs = NULL;
 	struct sl_err err = SL_ERR_INIT;
-	git_repository *repo = NULL;
 	size_t n = 0, i, j;
 	int64_t last = 0;
 	int filling = 0;
@@ -172,8 +159,7 @@ int train_batch_filling(struct sl_ctx *ctx, const struct train *t)
 		last = t->cars[i].joined_ms > last ? t->cars[i].joined_ms : last;
 	/* a run that stays approved and never joins holds no batch for long */
 	if (ctx->cfg->merge.batch <= 1 || sl_now_ms() - last > TRAIN_BATCH_FILL_MS ||
-	    store_runs_list(ctx->st, RUN_SET(RUN_APPROVED), NULL, &runs, &n, &err) != 0 ||
-	    git_repository_open(&repo, ctx->repo.root) != 0) {
+	    store_runs_list(ctx->st, RUN_SET(RUN_APPROVED), NULL, &runs, &n, &err) != 0) {
 		store_runs_free(runs, n);
 		return 0;
 	}
@@ -182,9 +168,10 @@ int train_batch_filling(struct sl_ctx *ctx, const struct train *t)
 			continue;
 		for (j = 0; j < t->n && strcmp(t->cars[j].run_id, runs[i].id); j++)
 			;
-		filling = j == t->n && !head_on(repo, t->tip, runs[i].head_commit);
+		/* a head on the tip already (held, or landed) never joins */
+		filling = j == t->n && runs[i].head_commit &&
+			  !train_reaches(ctx->repo.root, t->tip, runs[i].head_commit);
 	}
-	git_repository_free(repo);
 	store_runs_free(runs, n);
 	return filling;
 }

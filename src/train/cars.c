@@ -80,11 +80,10 @@ json_t *train_record_json(const struct store_car *c, const struct merge_commit_r
 	git_oid_tostr(tree, sizeof(tree), &mr->tree);
 	git_oid_tostr(base, sizeof(base), &mr->tip);
 	/* merge.batch: green by the test of a later car of its batch, which holds this commit */
-	return json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s*, s:s*, s:s*, s:o, s:b, s:I, s:I, "
-			 "s:I}", "commit", commit, "tree", tree, "base", base, "head", c->head,
-			 "ahead", c->ahead, "tested_commit",
-			 c->covered_commit ? c->covered_commit : c->commit, "covered_by",
-			 c->covered_by, "covered_commit", c->covered_commit, "tested_base",
+	return json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s*, s:s*, s:o, s:b, s:I, s:I, s:I}",
+			 "commit", commit, "tree", tree, "base", base, "head", c->head, "ahead",
+			 c->ahead, "tested_commit", c->covered_commit ? c->covered_commit : c->commit,
+			 "covered_by", c->covered_by, "tested_base",
 			 c->covered_commit ? NULL : c->base, "gates",
 			 gates ? gates : json_array(), "green",
 			 c->status == TRAIN_GREEN && !strcmp(c->commit ? c->commit : "", commit),

@@ -131,17 +131,6 @@ static void green(const struct train_state *st, const struct store_car *me,
 	d->action = waits(d);
 }
 
-/* The place (1-based) in the line of car index i. */
-static int place_of(const struct train_state *st, size_t i)
-{
-	size_t j;
-	int pos = 0;
-
-	for (j = 0; j <= i && j < st->n; j++)
-		pos += train_in_line(st->cars, st->n, st->tip, &st->cars[j]);
-	return pos;
-}
-
 /*
  * merge.batch above 1: an untested car that is not the batch's tester now
  * waits for the test that covers it (or decides it); 1 when it does.
@@ -150,6 +139,7 @@ static int batch_waits(const struct train_state *st, const struct store_car *me,
 		       struct train_decision *d)
 {
 	const struct train_where *w = &d->where;
+	struct train_where tw;
 	size_t t;
 
 	if (st->batch <= 1 || (me->status != TRAIN_PENDING && me->status != TRAIN_TESTING))
@@ -164,10 +154,11 @@ static int batch_waits(const struct train_state *st, const struct store_car *me,
 		d->action = waits(d);
 		return 1;
 	}
+	train_locate(st->cars, st->n, NULL, st->tip, st->cars[t].run_id, &tw); /* the tester's place */
 	snprintf(d->why, sizeof(d->why), "in the train: car %d of %d, in a batch of %d; %s car %d "
 		 "tests it", w->pos, w->total, st->batch, train_batch_bisecting(st->cars, st->n,
 		 st->tip, st->batch) ? "bisecting a red batch:" : "waits for the batch's test:",
-		 place_of(st, t));
+		 tw.pos);
 	d->action = st->cars[t].status == TRAIN_TESTING && st->cars[t].tester && st->alive &&
 				    st->alive[t] ? TRAIN_DO_WAIT : TRAIN_DO_STOP;
 	return 1;
