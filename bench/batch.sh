@@ -41,7 +41,7 @@ fi
 SLUICE=${1:-${SLUICE:-$here/build/sluice}}
 command -v jq >/dev/null || { echo "bench/batch.sh needs jq" >&2; exit 1; }
 . "$here/bench/lib.sh"
-bench_setup batch
+bench_setup batch "[--quick] [SLUICE_BINARY]"
 
 gate_times() { awk -v ms="$1" -v g="$GATE" 'BEGIN { printf "%.1f", ms / 1000 / g }'; }
 

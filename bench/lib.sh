@@ -1,10 +1,16 @@
 # What the train benches share (bench/train.sh, batch.sh, replay.sh):
-#   . "$here/bench/lib.sh"; bench_setup NAME    (after SLUICE is set)
-# checks the sluice binary (an absolute path in $SLUICE after), makes $work
-# (removed at exit unless KEEP=1) with git's identity and a HOME of its own,
-# and gives now_ms, secs MS and ratio A B.
+#   . "$here/bench/lib.sh"; bench_setup NAME ARGS-USAGE    (after SLUICE is set)
+# refuses an option where the binary goes (with the usage), checks the sluice
+# binary (an absolute path in $SLUICE after), makes $work (removed at exit
+# unless KEEP=1) with git's identity and a HOME of its own, and gives now_ms,
+# secs MS and ratio A B.
 
-bench_setup() { # NAME
+bench_setup() { # NAME ARGS-USAGE
+	case $SLUICE in
+	-*) echo "usage: bench/$1.sh $2: the comment at the top of" \
+		"bench/$1.sh says what it measures and which variables it reads" >&2
+	    exit 2 ;;
+	esac
 	[ -x "$SLUICE" ] || { echo "no sluice binary at $SLUICE" >&2; exit 1; }
 	SLUICE=$(cd "$(dirname "$SLUICE")" && pwd)/$(basename "$SLUICE")
 	work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-$1.XXXXXX")

@@ -28,7 +28,7 @@ SLUICE=${1:-${SLUICE:-$here/build/sluice}}
 command -v make >/dev/null && command -v cc >/dev/null ||
 	{ echo "bench/replay.sh needs make and cc" >&2; exit 1; }
 . "$here/bench/lib.sh"
-bench_setup replay
+bench_setup replay "[SLUICE_BINARY]"
 
 
 orig=$work/orig

@@ -43,7 +43,7 @@ DEPTHS=${DEPTHS:-"1 4"}
 JOBS=${JOBS:-4}
 command -v jq >/dev/null || { echo "bench/train.sh needs jq" >&2; exit 1; }
 . "$here/bench/lib.sh"
-bench_setup train
+bench_setup train "[--quick] [SLUICE_BINARY]"
 
 
 printf '%s\n' 'cat >/dev/null' 'echo "{\"verdict\": \"approve\", \"reviewer\": \"bench\"}"' >"$work/approve.sh"
