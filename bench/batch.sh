@@ -106,16 +106,8 @@ EOC
 # prints the ms from the first tick to the last landing.
 land_all() { # DIR
 	t0=$(now_ms)
-	while "$SLUICE" -C "$1" runs | awk '{ print $3 }' | grep -qxE 'approved|merging|resolving'; do
-		"$SLUICE" -C "$1" tick >>"$1.ticks" 2>&1 || true
-		if [ $(($(now_ms) - t0)) -gt 900000 ]; then
-			echo "not landed in 15 minutes:" >&2
-			"$SLUICE" -C "$1" runs >&2
-			exit 1
-		fi
-	done
-	last=$("$SLUICE" -C "$1" log --json | jq '[.[] | select(.run != null and .to == "merged") | .at_ms] | max')
-	echo $((last - t0))
+	ticks_while "$1" '"$SLUICE" -C "$1" runs | awk "{ print \$3 }" | grep -qxE "approved|merging|resolving"'
+	echo $(($(last_landing_ms "$1") - t0))
 }
 
 merged() { "$SLUICE" -C "$1" runs --state merged | grep -c '^[0-9]' || true; }

@@ -3,7 +3,7 @@
 # refuses an option where the binary goes (with the usage), checks the sluice
 # binary (an absolute path in $SLUICE after), makes $work (removed at exit
 # unless KEEP=1) with git's identity and a HOME of its own, and gives now_ms,
-# secs MS and ratio A B.
+# secs MS, ratio A B, ticks_while DIR CONDITION and last_landing_ms DIR.
 
 bench_setup() { # NAME ARGS-USAGE
 	case $SLUICE in
@@ -27,3 +27,22 @@ bench_setup() { # NAME ARGS-USAGE
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# Ticks of DIR back to back while CONDITION (shell code, $1 is DIR) holds, at
+# most 15 minutes: then DIR's runs are shown and the bench exits 1.
+ticks_while() { # DIR CONDITION
+	_t0=$(now_ms)
+	while eval "$2"; do
+		"$SLUICE" -C "$1" tick >>"$1.ticks" 2>&1 || true
+		if [ $(($(now_ms) - _t0)) -gt 900000 ]; then
+			echo "$1: not landed in 15 minutes:" >&2
+			"$SLUICE" -C "$1" runs >&2
+			exit 1
+		fi
+	done
+}
+
+# When DIR's last landing was (ms since the epoch), from its event log.
+last_landing_ms() { # DIR
+	"$SLUICE" -C "$1" log --json | jq '[.[] | select(.run != null and .to == "merged") | .at_ms] | max'
+}

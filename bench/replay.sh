@@ -91,16 +91,8 @@ EOC
 	done <"$work/commits"
 	"$SLUICE" -C "$1" check >/dev/null
 	t0=$(now_ms)
-	while [ "$("$SLUICE" -C "$1" runs --state merged | grep -c '^[0-9]' || true)" -lt "$n" ]; do
-		"$SLUICE" -C "$1" tick >>"$1.ticks" 2>&1 || true
-		if [ $(($(now_ms) - t0)) -gt 900000 ]; then
-			echo "not all $n landed in 15 minutes:" >&2
-			"$SLUICE" -C "$1" runs >&2
-			exit 1
-		fi
-	done
-	last=$("$SLUICE" -C "$1" log --json | jq '[.[] | select(.run != null and .to == "merged") | .at_ms] | max')
-	echo $((last - t0))
+	ticks_while "$1" '[ "$("$SLUICE" -C "$1" runs --state merged | grep -c "^[0-9]")" -lt "$n" ]'
+	echo $(($(last_landing_ms "$1") - t0))
 }
 
 rows=""

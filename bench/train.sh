@@ -80,15 +80,7 @@ EOC
 
 # Ticks back to back until N runs are merged (at most 15 minutes).
 land_all() { # DIR
-	t0=$(now_ms)
-	while [ "$("$SLUICE" -C "$1" runs --state merged | grep -c '^[0-9]')" -lt "$N" ]; do
-		"$SLUICE" -C "$1" tick >>"$1.ticks" 2>&1 || true
-		if [ $(($(now_ms) - t0)) -gt 900000 ]; then
-			echo "not all $N runs landed in 15 minutes:" >&2
-			"$SLUICE" -C "$1" runs >&2
-			exit 1
-		fi
-	done
+	ticks_while "$1" '[ "$("$SLUICE" -C "$1" runs --state merged | grep -c "^[0-9]")" -lt "$N" ]'
 }
 
 # ms from the first approval to the last landing, from the event log.
