@@ -105,12 +105,33 @@ int train_car_solo(struct sl_ctx *ctx, const char *run_id)
 	return solo;
 }
 
-int train_batch_solo(struct sl_ctx *ctx, const struct train *t)
+/* train_car_solo() of run_id, read once per wait (names->solo). */
+static int solo_of(struct train_names *names, const char *run_id)
 {
-	size_t i;
+	size_t i, max = sizeof(names->solo) / sizeof(names->solo[0]);
+	int solo;
 
-	for (i = 0; ctx->cfg->merge.batch > 1 && i < t->n; i++)
-		if (train_car_solo(ctx, t->cars[i].run_id))
+	for (i = 0; i < names->nsolo; i++)
+		if (!strcmp(names->solo[i].run, run_id))
+			return names->solo[i].solo;
+	solo = train_car_solo(names->ctx, run_id);
+	if (names->nsolo < max && strlen(run_id) < sizeof(names->solo[0].run)) {
+		snprintf(names->solo[names->nsolo].run, sizeof(names->solo[0].run), "%s", run_id);
+		names->solo[names->nsolo++].solo = solo;
+	}
+	return solo;
+}
+
+int train_batch_solo(struct train_names *names, const struct train *t)
+{
+	const struct sl_config *cfg = names->ctx->cfg;
+	size_t chain[SL_TRAIN_BATCH_MAX], k, i;
+
+	if (cfg->merge.batch <= 1)
+		return 0;
+	k = batch_chain(t->cars, t->n, t->tip, cfg->merge.batch, chain);
+	for (i = 0; i < k; i++)
+		if (solo_of(names, t->cars[chain[i]].run_id))
 			return 1;
 	return 0;
 }

@@ -113,7 +113,7 @@ int train_state_of(const struct train_run *tr, const struct train *t, struct tra
 	st->target = tr->ctx->cfg->target;
 	st->train_depth = train_depth_of(tr->ctx->cfg);
 	st->depth_key = train_depth_key(tr->ctx->cfg);
-	st->batch = train_batch_solo(tr->ctx, t) ? 1 : tr->ctx->cfg->merge.batch;
+	st->batch = train_batch_solo(names, t) ? 1 : tr->ctx->cfg->merge.batch;
 	/* only a batch not whole yet waits for runs to join: no store read for the others */
 	st->filling = st->batch > 1 && w->pos && w->total < st->batch &&
 		      train_batch_filling(tr->ctx, t);

@@ -126,11 +126,13 @@ int train_batch_cover(struct sl_ctx *ctx, const struct store_car *green, struct 
 /*
  * 1 when run_id's work order is a revert (docs/watch.md): its car runs the
  * watch gate too, so no other car's test covers it. train_batch_solo(): 1
- * when a car of t is such a run: the line's cars are tested each on its
- * own until it has landed or left (merge.batch as if 1).
+ * when a car of t's batch is such a run: the line's cars are tested each on
+ * its own until it has landed or left (merge.batch as if 1). A run's work
+ * order never changes: each run is read once per wait, through `names`.
  */
+struct train_names;
 int train_car_solo(struct sl_ctx *ctx, const char *run_id);
-int train_batch_solo(struct sl_ctx *ctx, const struct train *t);
+int train_batch_solo(struct train_names *names, const struct train *t);
 
 /*
  * 1 when an approved run of ctx's target is not in train t yet (its head
@@ -265,6 +267,12 @@ struct train_names {
 	} e[4];
 	char target[128];
 	size_t next;
+	/* train_batch_solo()'s answer per run of the batch, read once (64: SL_TRAIN_BATCH_MAX) */
+	struct {
+		char run[64];
+		int solo;
+	} solo[64];
+	size_t nsolo;
 };
 
 /* train_wo_of() of run_id, from the cache when it was read before (NULL: the target's name). */
