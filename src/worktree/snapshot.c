@@ -458,8 +458,40 @@ int worktree_checkout(const char *wt_path, const char *oid_hex, const char *bran
 }
 
 /*
+ * 1 when git status could look past a difference in repo (whatever wrote
+ * there: a builder can): an index entry marked skip-worktree or
+ * assume-unchanged, a submodule, core.fileMode false, or core.autocrlf set.
+ */
+static int status_can_hide(git_repository *repo)
+{
+	git_index *index = NULL;
+	git_config *cfg = NULL;
+	const git_index_entry *e;
+	const char *crlf = NULL;
+	size_t i, n;
+	int hide = 1, mode = 1;
+
+	if (git_repository_index(&index, repo) != 0 || git_repository_config_snapshot(&cfg, repo) != 0)
+		goto out;
+	if (git_config_get_bool(&mode, cfg, "core.filemode") != 0)
+		mode = 1;
+	git_config_get_string(&crlf, cfg, "core.autocrlf");
+	hide = !mode || (crlf && strcmp(crlf, "false"));
+	for (i = 0, n = git_index_entrycount(index); !hide && i < n; i++) {
+		e = git_index_get_byindex(index, i);
+		hide = !e || (e->flags & GIT_INDEX_ENTRY_VALID) ||
+		       (e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) || e->mode == GIT_FILEMODE_COMMIT;
+	}
+out:
+	git_config_free(cfg);
+	git_index_free(index);
+	return hide;
+}
+
+/*
  * The tree of `head` (into tree, hex) when the worktree at wt_path is
- * exactly it: HEAD is head, and git status (untracked and ignored files
+ * exactly it: HEAD is head, nothing lets git status look past a difference
+ * (status_can_hide()), and git status (untracked and ignored files
  * included) shows nothing. 1 when it is not so, or unknown.
  */
 int worktree_tree_if_clean(const char *wt_path, const char *head, char tree[41])
@@ -472,11 +504,11 @@ int worktree_tree_if_clean(const char *wt_path, const char *head, char tree[41])
 	int clean = 0;
 
 	git_status_options_init(&o, GIT_STATUS_OPTIONS_VERSION);
-	o.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_INCLUDE_IGNORED |
-		  GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	o.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_INCLUDE_IGNORED;
 	if (head && git_oid_fromstr(&want, head) == 0 && git_repository_open(&repo, wt_path) == 0 &&
 	    git_reference_name_to_id(&at, repo, "HEAD") == 0 && git_oid_equal(&at, &want) &&
-	    git_commit_lookup(&c, repo, &want) == 0 && git_status_list_new(&list, repo, &o) == 0)
+	    !status_can_hide(repo) && git_commit_lookup(&c, repo, &want) == 0 &&
+	    git_status_list_new(&list, repo, &o) == 0)
 		clean = git_status_list_entrycount(list) == 0;
 	if (clean)
 		git_oid_tostr(tree, 41, git_commit_tree_id(c));

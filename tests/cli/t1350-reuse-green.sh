@@ -101,6 +101,16 @@ test_expect_success 'merge.reuse_gating: an ignored file in the worktree: not co
 	test "$(sqlite3 h/.system/sluice.db "SELECT count(*) FROM gate_runs WHERE gating_greens > 0")" = 0
 '
 
+test_expect_success 'merge.reuse_gating: a file the builder hid from git status (skip-worktree): the merge gate runs' '
+	setup_repo j "merge:" "  reuse_gating: true" &&
+	hide=$(git -C j ls-files | head -n 1) && test -n "$hide" &&
+	printf "%s\n" "echo one >one.txt" "git update-index --skip-worktree \"$hide\"" \
+		"echo hidden >>\"$hide\"" >"$BUILDERS/O.sh" &&
+	land j >/dev/null &&
+	test "$(wc -l <"$TRASH/j.calls")" = 2 &&
+	test "$(sqlite3 j/.system/sluice.db "SELECT count(*) FROM gate_runs WHERE gating_greens > 0")" = 0
+'
+
 test_expect_success 'without merge.reuse_gating the run'"'"'s own green is not recorded' '
 	setup_repo i &&
 	land i >/dev/null &&
