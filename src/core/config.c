@@ -316,6 +316,7 @@ static const struct setting rows[] = {
 	{.key = "merge.reuse_gating", .type = T_BOOL, CFG(merge.reuse_gating), .def = "false"},
 	{.key = "merge.keep_ignored", .type = T_PATHS, CFG(merge.keep_ignored)},
 	{.key = "merge.freeze", .type = T_HOOK, .read = config__read_freeze},
+	{.key = "merge.lanes", .type = T_HOOK, .read = config__read_lanes},
 	{.key = "budget", .type = T_SECTION}, /* docs/budgets.md */
 	{.key = "budget.day", .type = T_SECTION},
 	{.key = "budget.day.usd", .type = T_USD, CFG(budget.day_usd), .def = "none"},
@@ -585,6 +586,7 @@ static void cross_check(struct ctx *c)
 	struct sl_config *cfg = c->cfg;
 
 	merge_gates_check(c);
+	config__lanes_check(c);
 	executor_check(c);
 
 	if (cfg->builder.command && cfg->builder.preset)
@@ -768,6 +770,7 @@ void sl_config_free(struct sl_config *cfg)
 		free_rows(&cfg->retry[i], B_RETRY);
 	free(cfg->retry);
 	config__freeze_free(cfg);
+	config__lanes_free(cfg);
 	config__prices_free(cfg);
 	free(cfg);
 }

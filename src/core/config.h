@@ -111,6 +111,18 @@ struct sl_freeze_window {
 	int allow_urgent; /* urgent work lands in the window */
 };
 
+/*
+ * A lane of merge.lanes (docs/config.md, "Lanes"): the paths it owns (globs:
+ * `*` and `?` within a folder, `**` across folders) and the merge gates a
+ * car of those paths alone runs. A lane's gates depend only on its paths.
+ */
+struct sl_lane {
+	char *name;
+	sl_strv paths;
+	sl_strv gates; /* names of configured gates; an empty list: none */
+};
+#define SL_LANES_MAX 16 /* merge.lanes: lanes, at most */
+
 struct sl_config {
 	char *path;                /* the file it came from */
 	char *target;              /* branch name, e.g. "main" (default: set by init) */
@@ -173,6 +185,8 @@ struct sl_config {
 		                          checkout the merge gates run in (NULL: none) */
 		struct sl_freeze_window *freeze; /* merge.freeze: when the target lands nothing */
 		size_t nfreeze;
+		struct sl_lane *lanes; /* merge.lanes: lines of their own by paths */
+		size_t nlanes;
 	} merge;
 	struct {                   /* budget: (docs/budgets.md) */
 		double day_usd;    /* budget.day.usd: no new work order starts once the UTC

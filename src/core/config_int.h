@@ -31,6 +31,7 @@ struct ctx {
 	yaml_node_t *builder_agent; /* builder.agent, checked after builders: */
 	const struct section *sec; /* the section table_pair() reads */
 	int watch_gate;           /* the gate being read is one of watch.gates */
+	yaml_node_t *lanes;       /* merge.lanes, whose gates are checked after the gates */
 };
 
 /*
@@ -132,6 +133,11 @@ void config__retry_list(struct ctx *c, yaml_node_t *n);
 /* config_freeze.c: merge.freeze */
 void config__freeze_free(struct sl_config *cfg);
 void config__read_freeze(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at);
+
+/* config_lanes.c: merge.lanes */
+void config__lanes_free(struct sl_config *cfg);
+void config__read_lanes(struct ctx *c, const struct setting *row, yaml_node_t *v, void *at);
+void config__lanes_check(struct ctx *c);
 
 /* config_prices.c: budget.prices */
 void config__price_pair(struct ctx *c, const char *model, yaml_node_t *k, yaml_node_t *v);

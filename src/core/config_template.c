@@ -320,6 +320,8 @@ static const char config_template[] =
         "#   keep_ignored: [node_modules/]  # ignored paths the merge gates' clean checkout keeps\n"
         "#   freeze:               # windows in which nothing lands (the train keeps testing)\n"
         "#     - {days: [sat, sun], from: \"00:00\", to: \"24:00\", tz: UTC, reason: weekend}\n"
+        "#   lanes:                # lines of their own by paths, each with its own gates\n"
+        "#     - {name: web, paths: [\"web/**\"], gates: [test]}\n"
         "#   message: \"Merge {work_order.id}: {work_order.title}\"\n"
         "\n"
         "# What agents may spend, in US dollars (docs/budgets.md): once the cost\n"

@@ -533,3 +533,34 @@ out:
 		close(fd);
 	return buf ? buf : strdup("");
 }
+
+int sl_path_glob(const char *pat, const char *path)
+{
+	const char *start;
+
+	for (; *pat; pat++, path++) {
+		if (pat[0] == '*' && pat[1] == '*') { /* any run of characters, '/' too */
+			while (*pat == '*')
+				pat++;
+			for (start = path;; path++) {
+				/* "a/ (double star) /b" holds a/b too: its "/" may stand for nothing */
+				if (sl_path_glob(pat, path) ||
+				    (path == start && *pat == '/' && sl_path_glob(pat + 1, path)))
+					return 1;
+				if (!*path)
+					return 0;
+			}
+		}
+		if (*pat == '*') { /* any run within one name */
+			for (;; path++) {
+				if (sl_path_glob(pat + 1, path))
+					return 1;
+				if (!*path || *path == '/')
+					return 0;
+			}
+		}
+		if (!*path || (*pat == '?' ? *path == '/' : *pat != *path))
+			return 0;
+	}
+	return !*path;
+}

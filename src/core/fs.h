@@ -97,6 +97,13 @@ char *sl_path_strip_slash(const char *p);
 int sl_path_is_safe_relative(const char *path);
 
 /*
+ * 1 when repository path `path` ("web/a/b.c") matches glob `pat`: `*` and
+ * `?` match within one folder name, a double star any run of folders
+ * ("web/" and a double star: all of web/); everything else matches itself.
+ */
+int sl_path_glob(const char *pat, const char *path);
+
+/*
  * Append len bytes to a log (created 0644, under the guard's rules): best
  * effort, for logs whose outcome is recorded elsewhere (the builder's, a
  * job's engine log).

@@ -707,16 +707,20 @@ struct store_car {
 	/* merge.batch: green by the test of a later car of its chain (its run, the
 	 * commit tested); NULL: the car's own test, or none */
 	char *covered_by, *covered_commit;
+	/* merge.lanes: the car's lanes (bit i: lane i; 0: all, a wide car) and the
+	 * commit its green was tested on when built again since (NULL: commit) */
+	int64_t lanes;
+	char *lane_commit;
 };
 
 /*
  * Put run_id in target's train with `head` (at the end), unless it is in
  * already with that head (kept as it is: a worker killed while testing
  * finds its car again); with another head the car starts over, at the end.
- * *joined: 1 when it joined now.
+ * *joined: 1 when it joined now. lanes: the car's (merge.lanes; 0: all).
  */
 int store_train_join(struct store *st, const char *run_id, const char *target, const char *head,
-		     int *joined, struct sl_err *err);
+		     int64_t lanes, int *joined, struct sl_err *err);
 /* The newest test's time among target's cars (0: none, or unknown): a tick's round tested a car. */
 int64_t store_train_tested_last(struct store *st, const char *target);
 /* The cars of `target`, in order. *out: store_cars_free(*out, *n). */

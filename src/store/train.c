@@ -7,7 +7,8 @@
 
 #define CAR_COLUMNS                                                                                \
 	"run_id, target, seq, status, base, head, commit_id, tree, ahead, tester, gates_json, "   \
-	"joined_ms, started_ms, tested_ms, updated_ms, covered_by, covered_commit"
+	"joined_ms, started_ms, tested_ms, updated_ms, covered_by, covered_commit, lanes, "      \
+	"lane_commit"
 
 void store_car_release(struct store_car *c)
 {
@@ -24,6 +25,7 @@ void store_car_release(struct store_car *c)
 	free(c->gates_json);
 	free(c->covered_by);
 	free(c->covered_commit);
+	free(c->lane_commit);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -65,7 +67,9 @@ static int read_car(sqlite3_stmt *s, struct store_car *c, struct sl_err *err)
 	c->started_ms = sqlite3_column_int64(s, 12);
 	c->tested_ms = sqlite3_column_int64(s, 13);
 	c->updated_ms = sqlite3_column_int64(s, 14);
-	if (col_opt(s, 15, &c->covered_by) != 0 || col_opt(s, 16, &c->covered_commit) != 0) {
+	c->lanes = sqlite3_column_int64(s, 17);
+	if (col_opt(s, 15, &c->covered_by) != 0 || col_opt(s, 16, &c->covered_commit) != 0 ||
+	    col_opt(s, 18, &c->lane_commit) != 0) {
 		store_car_release(c);
 		return sl_err_set(err, SL_ERROR, "out of memory");
 	}
@@ -152,7 +156,7 @@ static int same_head(struct store *st, const char *run_id, const char *head, str
 }
 
 int store_train_join(struct store *st, const char *run_id, const char *target, const char *head,
-		     int *joined, struct sl_err *err)
+		     int64_t lanes, int *joined, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int64_t now = sl_now_ms();
@@ -173,14 +177,14 @@ int store_train_join(struct store *st, const char *run_id, const char *target, c
 	 */
 	if ((error = store__prepare(st, &s,
 				    "INSERT OR REPLACE INTO train_cars (run_id, target, seq, status, "
-				    "head, joined_ms, updated_ms) VALUES (?1, ?2, MAX("
+				    "head, joined_ms, updated_ms, lanes) VALUES (?1, ?2, MAX("
 				    "COALESCE((SELECT MAX(at_ms) FROM events WHERE run_id = ?1 AND "
 				    "to_state = ?5 AND from_state IN (?6, ?7)), ?4), "
 				    "COALESCE((SELECT MAX(c.seq) + 1 FROM train_cars c JOIN runs r ON "
 				    "r.id = c.run_id JOIN work_orders w ON w.id = r.work_order_id "
 				    "WHERE c.target = ?2 AND c.status IN (?9, ?10) AND w.priority = "
 				    "(SELECT w1.priority FROM runs r1 JOIN work_orders w1 ON "
-				    "w1.id = r1.work_order_id WHERE r1.id = ?1)), 0)), ?8, ?3, ?4, ?4)",
+				    "w1.id = r1.work_order_id WHERE r1.id = ?1)), 0)), ?8, ?3, ?4, ?4, ?11)",
 				    err)) != 0)
 		goto out;
 	store__bind_text(s, 1, run_id);
@@ -193,6 +197,7 @@ int store_train_join(struct store *st, const char *run_id, const char *target, c
 	store__bind_text(s, 8, train_status_name(TRAIN_WAITING));
 	store__bind_text(s, 9, train_status_name(TRAIN_TESTING));
 	store__bind_text(s, 10, train_status_name(TRAIN_GREEN));
+	sqlite3_bind_int64(s, 11, lanes);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot put the run in the merge train");
 out:
@@ -214,7 +219,8 @@ int store_train_put(struct store *st, const struct store_car *c, struct sl_err *
 				    "UPDATE train_cars SET status = ?2, base = ?3, commit_id = ?4, "
 				    "tree = ?5, ahead = ?6, tester = ?7, gates_json = ?8, "
 				    "started_ms = ?9, tested_ms = ?10, updated_ms = ?11, seq = ?12, "
-				    "covered_by = ?13, covered_commit = ?14, "
+				    "covered_by = ?13, covered_commit = ?14, lanes = ?15, "
+				    "lane_commit = ?16, "
 				    "landing = CASE WHEN status = ?2 AND commit_id IS ?4 THEN landing "
 				    "END WHERE run_id = ?1",
 				    err)) != 0)
@@ -233,6 +239,8 @@ int store_train_put(struct store *st, const struct store_car *c, struct sl_err *
 	sqlite3_bind_int64(s, 12, c->seq);
 	store__bind_text(s, 13, c->covered_by);
 	store__bind_text(s, 14, c->covered_commit);
+	sqlite3_bind_int64(s, 15, c->lanes);
+	store__bind_text(s, 16, c->lane_commit);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot record the merge train's car");
 	else if (sqlite3_changes(store_db(st)) != 1)

@@ -52,6 +52,8 @@ test_expect_success 'the database taken back to before migration 008' '
 	DROP TABLE IF EXISTS usage;
 	DROP TABLE IF EXISTS watch_results;
 	DROP TABLE IF EXISTS watch_reverts;
+	ALTER TABLE train_cars DROP COLUMN lanes;
+	ALTER TABLE train_cars DROP COLUMN lane_commit;
 	ALTER TABLE train_cars DROP COLUMN covered_by;
 	ALTER TABLE train_cars DROP COLUMN covered_commit;
 	PRAGMA user_version = 7;

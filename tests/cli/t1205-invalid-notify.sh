@@ -89,6 +89,8 @@ test_expect_success 'a database from before migration 13 keeps its outbox rows' 
 	DROP TABLE IF EXISTS usage;
 	DROP TABLE IF EXISTS watch_results;
 	DROP TABLE IF EXISTS watch_reverts;
+	ALTER TABLE train_cars DROP COLUMN lanes;
+	ALTER TABLE train_cars DROP COLUMN lane_commit;
 	ALTER TABLE train_cars DROP COLUMN covered_by;
 	ALTER TABLE train_cars DROP COLUMN covered_commit;
 	PRAGMA user_version = 12;
