@@ -17,6 +17,8 @@ struct artifact_car {
 	enum train_status status;
 	char *base, *head, *commit, *tree, *ahead, *gates_json;
 	char *covered_by, *covered_commit; /* merge.batch: green by a later car's test */
+	int64_t lanes;     /* merge.lanes: the car's lanes (0: every lane) */
+	char *lane_commit; /* the commit its standing test ran on (built again since) */
 	int64_t joined_ms, started_ms, tested_ms;
 	size_t position, cars;
 };

@@ -431,9 +431,11 @@ size_t artifact_train_record_check(json_t *t, const struct artifact_landing *l,
 	/* what was tested is what landed, when the record says what was tested */
 	for (i = 0; i < 2; i++) {
 		json_t *v = json_object_get(t, i ? "tested_base" : "tested_commit");
-		/* a batch's covered landing: its tested commit is a later one (check_covered()) */
+		/* a batch's covered landing: its tested commit is a later one (check_covered());
+		 * a lane's, one on another tip (check_lanes()) */
 		if (!v || same(json_string_value(v), want[i ? 2 : 0]) ||
-		    (!i && json_is_string(json_object_get(t, "covered_by"))))
+		    (!i && json_is_string(json_object_get(t, "covered_by"))) ||
+		    (!i && json_array_size(json_object_get(t, "lane_paths"))))
 			continue;
 		snprintf(what, sizeof(what), "the tested %s %s is not %s %s", i ? "base" : "commit",
 			 oid_or(g, json_string_value(v)), i ? "its first parent" : "the merge commit",
@@ -505,6 +507,83 @@ static int check_covered(struct audit *a, json_t *t, const git_commit *c)
 	return 1;
 }
 
+/* 1 when path matches one of the record's lane_paths globs. */
+static int in_lane_paths(json_t *globs, const char *path)
+{
+	size_t i;
+	json_t *g;
+
+	json_array_foreach(globs, i, g)
+		if (json_is_string(g) && sl_path_glob(json_string_value(g), path))
+			return 1;
+	return 0;
+}
+
+/*
+ * The paths trees a and b differ on (old and new names) whose being in
+ * lane_paths is `inside`: at most one named in a finding; the count.
+ */
+static int lane_paths_off(struct audit *a, json_t *globs, const git_tree *ta, const git_tree *tb,
+			  int inside, const char *what)
+{
+	git_diff *diff = NULL;
+	size_t i, n;
+	int bad = 0;
+
+	if (git_diff_tree_to_tree(&diff, a->git, (git_tree *)ta, (git_tree *)tb, NULL) != 0) {
+		finding(a, "train.json", "cannot compare the trees of %s", what);
+		return 1;
+	}
+	for (i = 0, n = git_diff_num_deltas(diff); i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *p = in_lane_paths(globs, d->old_file.path) == inside ? d->old_file.path :
+				in_lane_paths(globs, d->new_file.path) == inside ? d->new_file.path : NULL;
+		if (p && !bad++)
+			finding(a, "train.json", "%s: '%.200s' %s", what, p, inside ?
+				"is in the lane's paths" : "is outside the lane's paths");
+	}
+	git_diff_free(diff);
+	return bad;
+}
+
+/*
+ * A lane's landing tested on another tip (docs/audit.md): the tested
+ * commit's tree and the landed one are the same on the lane's paths, and
+ * the landing changed nothing outside them. 0, or 1 with findings.
+ */
+static int check_lanes(struct audit *a, json_t *t, const git_commit *c)
+{
+	const char *tested = json_string_value(json_object_get(t, "tested_commit"));
+	json_t *globs = json_object_get(t, "lane_paths");
+	git_commit *tc = NULL, *parent = NULL;
+	git_tree *tt = NULL, *ct = NULL, *pt = NULL;
+	git_oid oid;
+	int bad = 0;
+
+	if (!tested || !strcmp(tested, git_oid_tostr_s(git_commit_id(c))) ||
+	    json_is_string(json_object_get(t, "covered_by")))
+		return 0;
+	if (!json_array_size(globs))
+		return 0; /* no lane: artifact_train_record_check() found it */
+	if (git_oid_fromstr(&oid, tested) || git_commit_lookup(&tc, a->git, &oid) ||
+	    git_commit_tree(&tt, tc) || git_commit_tree(&ct, c) ||
+	    git_commit_parent(&parent, c, 0) || git_commit_tree(&pt, parent)) {
+		finding(a, "train.json", "the lane's tested commit %.12s cannot be read", tested);
+		bad = 1;
+	} else {
+		bad = lane_paths_off(a, globs, tt, ct, 1, "the tested tree and the landed one differ "
+				     "in the lane") +
+		      lane_paths_off(a, globs, pt, ct, 0, "the landing changed a path outside its "
+				     "lanes");
+	}
+	git_tree_free(tt);
+	git_tree_free(ct);
+	git_tree_free(pt);
+	git_commit_free(parent);
+	git_commit_free(tc);
+	return bad != 0;
+}
+
 /*
  * The gate record of the landing `c`: train.json (the manifest already
  * verified its hash) describes exactly this merge commit, green. A run that
@@ -537,7 +616,8 @@ static void check_train(struct audit *a, const git_commit *c, const char *mc)
 	git_oid_tostr(base, sizeof(base), git_commit_parent_id(c, 0));
 	git_oid_tostr(head, sizeof(head), git_commit_parent_id(c, 1));
 	t = read_json(a->dir, "train.json");
-	if (artifact_train_record_check(t, &l, train_problem, a) + check_covered(a, t, c) == 0 &&
+	if (artifact_train_record_check(t, &l, train_problem, a) + check_covered(a, t, c) +
+		    check_lanes(a, t, c) == 0 &&
 	    !before)
 		a->res->gated++;
 	json_decref(t);

@@ -64,12 +64,16 @@ int artifact_car_get(struct sl_ctx *ctx, const char *run_id, struct artifact_car
 	out->gates_json = dup_or_null(c.gates_json);
 	out->covered_by = dup_or_null(c.covered_by);
 	out->covered_commit = dup_or_null(c.covered_commit);
+	out->lanes = c.lanes;
+	out->lane_commit = dup_or_null(c.lane_commit);
 	out->joined_ms = c.joined_ms;
 	out->started_ms = c.started_ms;
 	out->tested_ms = c.tested_ms;
 	if (store_train_list(ctx->st, c.target, &all, &n, &err) == 0)
 		for (i = 0; i < n; i++) {
-			if (!in_line(&all[i]))
+			/* merge.lanes: its line is the cars that share a lane with it (train_shares()) */
+			if (!in_line(&all[i]) ||
+			    (all[i].lanes && c.lanes && !(all[i].lanes & c.lanes)))
 				continue;
 			out->cars++;
 			if (all[i].seq <= c.seq && in_line(&c))
@@ -90,6 +94,7 @@ void artifact_car_release(struct artifact_car *c)
 	free(c->gates_json);
 	free(c->covered_by);
 	free(c->covered_commit);
+	free(c->lane_commit);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -209,6 +214,21 @@ static void covered(struct sl_ctx *ctx, json_t *j, const char *by, const char *t
 	free(wo);
 }
 
+/* merge.lanes: the names of a car's lanes; null for a wide car or no lanes. */
+static json_t *lanes_of(const struct sl_config *cfg, int64_t lanes)
+{
+	json_t *a;
+	size_t i;
+
+	if (!lanes || !cfg->merge.nlanes)
+		return json_null();
+	a = json_array();
+	for (i = 0; i < cfg->merge.nlanes; i++)
+		if (lanes & ((int64_t)1 << i))
+			json_array_append_new(a, json_string(cfg->merge.lanes[i].name));
+	return a;
+}
+
 static json_t *car_json(struct sl_ctx *ctx, const char *run_id, const struct artifact_car *c,
 		       const char *dir)
 {
@@ -231,8 +251,9 @@ static json_t *car_json(struct sl_ctx *ctx, const char *run_id, const struct art
 
 	json_decref(gates);
 	free(ahead_wo);
-	covered(ctx, j, c->covered_by, c->covered_commit ? c->covered_commit :
-				       c->status == TRAIN_GREEN || c->status == TRAIN_RED ? c->commit : NULL);
+	covered(ctx, j, c->covered_by, c->covered_commit ? c->covered_commit : c->lane_commit ?
+		c->lane_commit : c->status == TRAIN_GREEN || c->status == TRAIN_RED ? c->commit : NULL);
+	json_object_set_new(j, "lanes", lanes_of(ctx->cfg, c->lanes));
 	return j;
 }
 
@@ -264,6 +285,8 @@ static json_t *landed_json(struct sl_ctx *ctx, json_t *t)
 	free(ahead_wo);
 	covered(ctx, j, json_string_value(json_object_get(t, "covered_by")),
 		json_string_value(json_object_get(t, "tested_commit")));
+	json_object_set(j, "lanes", json_is_array(json_object_get(t, "lanes")) ?
+		json_object_get(t, "lanes") : json_null());
 	return j;
 }
 

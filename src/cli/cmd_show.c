@@ -328,6 +328,21 @@ static void show_train_gates(json_t *t)
 	}
 }
 
+/* "web, api" of the car's lanes (a static buffer). */
+static const char *lane_names(json_t *t)
+{
+	static char buf[256];
+	size_t i, len = 0;
+	json_t *l;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(t, "lanes"), i, l)
+		if (len < sizeof(buf))
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : "",
+						json_string_value(l) ? json_string_value(l) : "?");
+	return buf;
+}
+
 /* The run's car in the merge train, or how it landed through it. */
 static void show_train(json_t *d)
 {
@@ -341,6 +356,11 @@ static void show_train(json_t *d)
 		       "test of %s's car %.12s, which holds it (merge.batch)\n",
 		       json_is_true(json_object_get(t, "green")) ? "green" : "NOT green",
 		       js(t, "covered_by_work_order"), js(t, "tested_commit"));
+	else if (!strcmp(js(t, "source"), "train.json") &&
+		 strcmp(js(t, "tested_commit"), js(t, "commit")))
+		printf("\ntrain: landed through the merge train, %s; tested as %.12s, on the tip "
+		       "before another lane landed (merge.lanes)\n", json_is_true(json_object_get(t,
+		       "green")) ? "green" : "NOT green", js(t, "tested_commit"));
 	else if (!strcmp(js(t, "source"), "train.json"))
 		printf("\ntrain: landed through the merge train, %s; the tested commit %.12s is the "
 		       "merge commit\n", json_is_true(json_object_get(t, "green")) ? "green" :
@@ -358,6 +378,12 @@ static void show_train(json_t *d)
 	printf("  base %.12s  commit %.12s  tree %.12s\n", *js(t, "base") ? js(t, "base") : "-",
 	       *js(t, "commit") ? js(t, "commit") : "-", *js(t, "tree") ? js(t, "tree") : "-");
 	show_train_gates(t);
+	if (json_array_size(json_object_get(t, "lanes"))) /* docs/config.md, "Lanes" */
+		printf("  in lane %s%s%.12s%s\n", lane_names(t), strcmp(js(t, "tested_commit"),
+		       js(t, "commit")) && *js(t, "tested_commit") ? "; tested on " : "",
+		       strcmp(js(t, "tested_commit"), js(t, "commit")) ? js(t, "tested_commit") : "",
+		       strcmp(js(t, "tested_commit"), js(t, "commit")) && *js(t, "tested_commit") ?
+		       ", before the tip moved: the lane's paths are the same in both trees" : "");
 	if (*js(t, "covered_by") && strcmp(js(t, "source"), "train.json"))
 		printf("  green in a batch: covered by the test of %s's car %.12s\n",
 		       js(t, "covered_by_work_order"), js(t, "tested_commit"));

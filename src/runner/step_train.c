@@ -69,18 +69,21 @@ static int test_car(struct step *s, const struct train_state *st, const struct t
 	struct train_ops ops;
 	struct train_run tr;
 	struct step_revert_cfg rc;
+	struct train_lane_cfg lc;
 	char owner[64], names[256], why[1024], *commit = strdup(st->cars[w->me].commit);
 	int error, gates, revert = step__revert_train_cfg(s, &rc);
+	int lane = train_lane_cfg(s->ctx, st->cars[w->me].lanes, &lc);
 
 	step__train_ops(s, &ops, &tr);
 	sl_owner_self(owner, sizeof(owner));
-	if (!commit || revert < 0) {
-		free(commit);
-		step__revert_cfg_release(&rc);
-		return sl_err_set(err, SL_ERROR, "out of memory");
+	if (!commit || revert < 0 || lane < 0) {
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+		goto done;
 	}
 	if (revert) /* a revert's car runs the watch gate it answers too (docs/watch.md) */
 		tr.ctx = &rc.ctx;
+	else if (lane) /* a car of lanes runs their gates (docs/config.md, "Lanes") */
+		tr.ctx = &lc.ctx;
 	gates = train_has_merge_gates(tr.ctx->cfg);
 	/*
 	 * What is tested is the approved head merged: whatever someone changed
@@ -88,9 +91,8 @@ static int test_car(struct step *s, const struct train_state *st, const struct t
 	 * through gates and review again with it (nothing is lost).
 	 */
 	if (gates && (error = step__approval_holds(s, err)) != 0) {
-		free(commit);
-		step__revert_cfg_release(&rc);
-		return error == STEP_SENT_BACK ? STEP_NEXT : error;
+		error = error == STEP_SENT_BACK ? STEP_NEXT : error;
+		goto done;
 	}
 	if ((error = train_claim_test(&tr, &ops, commit, owner, err)) != 0)
 		goto out; /* 1: rebuilt meanwhile, decide again */
@@ -99,6 +101,9 @@ static int test_car(struct step *s, const struct train_state *st, const struct t
 		goto out;
 	}
 	train_gate_names(tr.ctx->cfg, names, sizeof(names));
+	if (lane && !revert) /* "web-test; lane web" */
+		train_lane_words(s->ctx->cfg, st->cars[w->me].lanes, why, 128),
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "; lane %.128s", why);
 	train_testing_reason(why, sizeof(why), w->pos, w->total, st->line_ahead_name, names);
 	if ((error = say(s, err, "%s", why)) != 0 ||
 	    (error = train_run_gates(&tr, commit, st->cars[w->me].tree, step__remote(s),
@@ -113,10 +118,13 @@ static int test_car(struct step *s, const struct train_state *st, const struct t
 		sl_log(SL_LOG_INFO, "run %s: merge gates %s on %.12s in %.1f s", s->run.id,
 		       gr.all_passed ? "green" : "red", commit, train_gates_ms(&gr) / 1000.0);
 out:
+	error = error < 0 ? error : STEP_AGAIN;
+done:
 	build_gate_results_release(&gr);
 	step__revert_cfg_release(&rc);
+	train_lane_cfg_release(&lc);
 	free(commit);
-	return error < 0 ? error : STEP_AGAIN;
+	return error;
 }
 
 /*

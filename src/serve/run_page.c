@@ -324,6 +324,18 @@ static void train(struct artifact_page *p, json_t *d)
 		artifact_put_esc(p, js(t, "covered_by_work_order"));
 		artifact_put(p, "'s car, which holds this one)");
 	}
+	if (json_array_size(json_object_get(t, "lanes"))) { /* docs/config.md, "Lanes" */
+		size_t i;
+		json_t *l;
+		artifact_put(p, "; lane ");
+		json_array_foreach(json_object_get(t, "lanes"), i, l) {
+			artifact_put(p, i ? ", " : "");
+			artifact_put_esc(p, json_string_value(l) ? json_string_value(l) : "?");
+		}
+		if (*js(t, "tested_commit") && strcmp(js(t, "tested_commit"), js(t, "commit")))
+			artifact_put(p, " (tested before the tip moved; the lane's paths are the same "
+				     "in the commit that lands)");
+	}
 	artifact_put(p, "</p>\n");
 }
 

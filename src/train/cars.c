@@ -60,12 +60,32 @@ int train_car_ref(struct sl_ctx *ctx, const char *run_id, const char *commit, st
 }
 
 /* train.json: what was tested and landed (docs/design.md, The merge train), from the car's record. */
-json_t *train_record_json(const struct store_car *c, const struct merge_commit_result *mr)
+/*
+ * merge.lanes: a car of lanes records them and their paths; one whose test
+ * stood through a rebuild (lane_commit) has them checked by the audit: the
+ * tested tree and the landed one are the same on those paths.
+ */
+static int lanes_json(json_t *j, const struct sl_config *cfg, const struct store_car *c)
+{
+	json_t *names = json_array(), *paths = json_array();
+	size_t i, k;
+
+	for (i = 0; i < cfg->merge.nlanes; i++)
+		if (c->lanes & ((int64_t)1 << i)) {
+			json_array_append_new(names, json_string(cfg->merge.lanes[i].name));
+			for (k = 0; cfg->merge.lanes[i].paths[k]; k++)
+				json_array_append_new(paths, json_string(cfg->merge.lanes[i].paths[k]));
+		}
+	return json_object_set_new(j, "lanes", names) || json_object_set_new(j, "lane_paths", paths);
+}
+
+json_t *train_record_json(const struct sl_config *cfg, const struct store_car *c,
+			  const struct merge_commit_result *mr)
 {
 	char commit[41], tree[41], base[41];
 	struct store_gates g = { 0 };
 	struct sl_err ignored = SL_ERR_INIT;
-	json_t *gates;
+	json_t *gates, *j;
 	int64_t ms = 0;
 	size_t i;
 
@@ -80,15 +100,21 @@ json_t *train_record_json(const struct store_car *c, const struct merge_commit_r
 	git_oid_tostr(tree, sizeof(tree), &mr->tree);
 	git_oid_tostr(base, sizeof(base), &mr->tip);
 	/* merge.batch: green by the test of a later car of its batch, which holds this commit */
-	return json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s*, s:s*, s:o, s:b, s:I, s:I, s:I}",
+	j = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s*, s:s*, s:o, s:b, s:I, s:I, s:I}",
 			 "commit", commit, "tree", tree, "base", base, "head", c->head, "ahead",
-			 c->ahead, "tested_commit", c->covered_commit ? c->covered_commit : c->commit,
+			 c->ahead, "tested_commit", c->covered_commit ? c->covered_commit :
+			 c->lane_commit ? c->lane_commit : c->commit,
 			 "covered_by", c->covered_by, "tested_base",
-			 c->covered_commit ? NULL : c->base, "gates",
+			 c->covered_commit || c->lane_commit ? NULL : c->base, "gates",
 			 gates ? gates : json_array(), "green",
 			 c->status == TRAIN_GREEN && !strcmp(c->commit ? c->commit : "", commit),
 			 "tested_ms", (json_int_t)c->tested_ms, "started_ms",
 			 (json_int_t)c->started_ms, "gates_ms", (json_int_t)ms);
+	if (j && c->lanes && cfg->merge.nlanes && lanes_json(j, cfg, c)) {
+		json_decref(j);
+		j = NULL;
+	}
+	return j;
 }
 
 /* Lock files under refs/sluice/train/: a killed sluice's (the repository lock is held). */

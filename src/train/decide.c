@@ -43,12 +43,18 @@ int train_in_line(const struct store_car *cars, size_t n, const char *tip,
 void train_locate(const struct store_car *cars, size_t n, const int *alive, const char *tip,
 		  const char *me, struct train_where *w)
 {
+	const struct store_car *mine = NULL;
 	size_t i;
 
 	memset(w, 0, sizeof(*w));
 	w->me = w->ahead = n;
+	for (i = 0; i < n && !mine; i++)
+		if (!strcmp(cars[i].run_id, me))
+			mine = &cars[i];
 	for (i = 0; i < n; i++) {
-		int line = train_in_line(cars, n, tip, &cars[i]);
+		/* merge.lanes: the line is the cars that share a lane with the run's */
+		int line = train_in_line(cars, n, tip, &cars[i]) &&
+			   (!mine || train_shares(mine, &cars[i]));
 		if (!strcmp(cars[i].run_id, me)) {
 			w->me = i;
 			w->pos = line ? w->total + 1 : 0;
@@ -183,6 +189,11 @@ int train_decide(const struct train_state *st, struct train_decision *d)
 			 "is not known good yet; waits for it", w->pos, w->total, verdict(me),
 			 name(st->my_ahead_name));
 		d->action = waits(d);
+	} else if (me->status == TRAIN_WAITING && st->lanes_ahead && w->pos <= st->train_depth) {
+		snprintf(d->why, sizeof(d->why), "in the train: car %d of %d, waits for the cars "
+			 "ahead in %s (merge.lanes: a car across lanes goes behind the cars of "
+			 "each)", w->pos, w->total, st->lanes_ahead);
+		d->action = waits(d);
 	} else if (me->status == TRAIN_WAITING) {
 		snprintf(d->why, sizeof(d->why), "in the train: car %d of %d, waits for a place "
 			 "(%s %d)", w->pos, w->total, name_or(st->depth_key), st->train_depth);
@@ -208,7 +219,9 @@ void train_car_tail(const struct store_car *c, int pos, int train_depth, const c
 		    const char *ahead_name, char *buf, size_t n)
 {
 	buf[0] = '\0';
-	if (c->status == TRAIN_WAITING)
+	if (c->status == TRAIN_WAITING && pos <= train_depth)
+		; /* in its place, waiting across lanes (merge.lanes): its worker's words stand */
+	else if (c->status == TRAIN_WAITING)
 		snprintf(buf, n, ", waits for a place (%s %d)", name_or(depth_key), train_depth);
 	else if (c->status == TRAIN_PENDING)
 		snprintf(buf, n, ", built on top of %s; waits to be tested", name(ahead_name));

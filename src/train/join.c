@@ -148,9 +148,24 @@ int train_rivals_between(struct sl_ctx *ctx, const char *skip_run, const char *t
 	return 0;
 }
 
+/* The lanes of tr's run (merge.lanes; train_lanes_of_run()) against the target's tip now. */
+static int lanes_now(const struct train_run *tr, const struct train_ops *ops, int64_t *lanes,
+		     struct sl_err *err)
+{
+	char tip[41];
+	int error;
+
+	*lanes = 0;
+	if (!tr->ctx->cfg->merge.nlanes || !tr->run->head_commit)
+		return 0;
+	if ((error = ops->target_tip(ops->arg, tip, err)) != 0)
+		return error;
+	return train_lanes_of_run(tr->ctx, tip, tr->run->head_commit, lanes, err);
+}
+
 /* queue.overlap: fatal, under the repository lock: the check, and the join when no rival. */
 static int join_unless_overlap(const struct train_run *tr, const struct train_ops *ops,
-			       char *why, size_t n, struct sl_err *err)
+			       int64_t lanes, char *why, size_t n, struct sl_err *err)
 {
 	struct sl_lock lock = SL_LOCK_INIT;
 	sl_strv paths = NULL;
@@ -163,7 +178,7 @@ static int join_unless_overlap(const struct train_run *tr, const struct train_op
 	    (error = train_first_overlap(tr->ctx, tr->run, tip, &rival, &paths, &landed, err)) == 0 &&
 	    !rival)
 		error = store_train_join(tr->ctx->st, tr->run->id, tr->ctx->target_ref,
-					 tr->run->head_commit, &joined, err);
+					 tr->run->head_commit, lanes, &joined, err);
 	sl_lock_release(&lock);
 	if (!error && rival) {
 		train_some_paths((const char *const *)paths, names, sizeof(names));
@@ -181,8 +196,11 @@ int train_join(const struct train_run *tr, const struct train_ops *ops, char *wh
 {
 	const struct store_run *r = tr->run;
 	struct store_car c;
+	int64_t lanes;
 	int error, joined, same = 0;
 
+	if ((error = lanes_now(tr, ops, &lanes, err)) != 0)
+		return error;
 	if (tr->ctx->cfg->queue.overlap_fatal) {
 		if ((error = store_train_get(tr->ctx->st, r->id, &c, err)) == 0) {
 			same = c.head && r->head_commit && !strcmp(c.head, r->head_commit);
@@ -192,8 +210,8 @@ int train_join(const struct train_run *tr, const struct train_ops *ops, char *wh
 		}
 		sl_err_clear(err);
 		if (!same)
-			return join_unless_overlap(tr, ops, why, n, err);
+			return join_unless_overlap(tr, ops, lanes, why, n, err);
 	}
-	return store_train_join(tr->ctx->st, r->id, tr->ctx->target_ref, r->head_commit, &joined,
-				err);
+	return store_train_join(tr->ctx->st, r->id, tr->ctx->target_ref, r->head_commit, lanes,
+				&joined, err);
 }

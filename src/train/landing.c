@@ -62,7 +62,7 @@ int train_landed(struct sl_ctx *ctx, const char *run_id, const struct merge_comm
 	} else if (error) {
 		return error;
 	}
-	if (!(j = train_record_json(&c, mr)))
+	if (!(j = train_record_json(ctx->cfg, &c, mr)))
 		error = sl_err_set(err, SL_ERROR, "cannot build train.json");
 	else
 		error = write(arg, j, err);

@@ -88,6 +88,24 @@ static void frozen_of(const struct train_run *tr, struct train_state *st)
 	st->frozen_allow_urgent = f.allow_urgent;
 }
 
+/* merge.lanes: the lanes the cars ahead of a waiting car hold of its own (st->lanes_ahead). */
+static void lanes_ahead(const struct sl_config *cfg, const struct train *t, size_t me,
+			struct train_state *st)
+{
+	const struct store_car *c = &t->cars[me];
+	int64_t all = ((int64_t)1 << cfg->merge.nlanes) - 1, held = 0;
+	size_t i;
+
+	if (!cfg->merge.nlanes || c->status != TRAIN_WAITING)
+		return;
+	for (i = 0; i < me; i++)
+		if (train_in_line(t->cars, t->n, t->tip, &t->cars[i]) && train_shares(&t->cars[i], c))
+			held |= t->cars[i].lanes ? t->cars[i].lanes : all;
+	train_lane_words(cfg, held & (c->lanes ? c->lanes : all), st->lanes_buf,
+			 sizeof(st->lanes_buf));
+	st->lanes_ahead = st->lanes_buf;
+}
+
 int train_state_of(const struct train_run *tr, const struct train *t, struct train_names *names,
 		   struct train_state *st, struct train_where *w)
 {
@@ -120,6 +138,7 @@ int train_state_of(const struct train_run *tr, const struct train *t, struct tra
 	st->my_ahead_name = train_name_of(names, me->ahead);
 	st->line_ahead_name = train_name_of(names, ahead ? ahead->run_id : NULL);
 	frozen_of(tr, st);
+	lanes_ahead(tr->ctx->cfg, t, w->me, st);
 	train_locate(t->cars, t->n, st->alive, t->tip, r->id, w);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "core/time.h"
 
 #include <git2.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,21 +136,33 @@ static void told(const struct train_run *tr, const struct train_ops *ops, const 
  * effort: the car's own worker says what it does next anyway.
  */
 static void say_rebuilt(const struct train_run *tr, const struct train_ops *ops,
-			const struct store_car *c)
+			const struct store_car *c, int carry)
 {
 	struct sl_err err = SL_ERR_INIT;
-	char why[512], wo[128];
+	char why[512], wo[128], lanes[128];
 
-	if (c->ahead)
-		snprintf(why, sizeof(why), "in the train: rebuilt on top of %s",
-			 train_wo_of(tr->ctx, c->ahead, wo, sizeof(wo)));
-	else
-		snprintf(why, sizeof(why), "in the train: rebuilt on the new tip of %s",
-			 tr->ctx->cfg->target);
+	train_lane_words(tr->ctx->cfg, c->lanes, lanes, sizeof(lanes));
+	snprintf(why, sizeof(why), "in the train: rebuilt on %s%s%s%s%s", c->ahead ? "top of " :
+		 "the new tip of ", c->ahead ? train_wo_of(tr->ctx, c->ahead, wo, sizeof(wo)) :
+		 tr->ctx->cfg->target, carry ? "; its test stands (lane " : "", carry ? lanes : "",
+		 carry ? ": its paths are the same there)" : "");
 	if (store_run_transition(tr->ctx->st, c->run_id, RUN_APPROVED, RUN_APPROVED, why, 0,
 				 &err) != 0)
 		sl_log(SL_LOG_INFO, "run %s: %s (%s)", c->run_id, why, err.msg);
 	told(tr, ops, c->run_id);
+}
+
+/*
+ * merge.lanes: car c (green, or under test), built again with tree `tree`,
+ * keeps its test when its lanes' paths are the same there as in the commit
+ * its gates ran on (lane_commit, or its commit until now).
+ */
+static int lane_carries(struct sl_ctx *ctx, const struct store_car *c, const char *tree)
+{
+	return c->lanes && ctx->cfg->merge.nlanes &&
+	       (c->status == TRAIN_GREEN || c->status == TRAIN_TESTING) &&
+	       train_lanes_same(ctx->repo.root, ctx->cfg, c->lanes,
+				c->lane_commit ? c->lane_commit : c->commit, tree);
 }
 
 /* Record the merge result of car c on `onto`: pending with its commit, or in conflict. */
@@ -158,23 +171,31 @@ static int record_build(const struct train_run *tr, const struct train_ops *ops,
 			const struct merge_commit_result *mr, int conflict, struct sl_err *err)
 {
 	char commit[41], tree[41];
-	int error, rebuilt = c->commit != NULL;
+	int error, rebuilt = c->commit != NULL, carry;
 
 	git_oid_tostr(commit, sizeof(commit), &mr->commit);
 	git_oid_tostr(tree, sizeof(tree), &mr->tree);
-	c->status = conflict ? TRAIN_CONFLICT : TRAIN_PENDING;
+	carry = !conflict && rebuilt && lane_carries(tr->ctx, c, tree);
+	if (carry) { /* the test stands: keep the commit it ran on (docs/config.md, "Lanes") */
+		if (!c->lane_commit && train__set_str(&c->lane_commit, c->commit))
+			return sl_err_set(err, SL_ERROR, "out of memory");
+	} else {
+		c->status = conflict ? TRAIN_CONFLICT : TRAIN_PENDING;
+		if (train__set_str(&c->tester, NULL) || train__set_str(&c->gates_json, NULL) ||
+		    train__set_str(&c->lane_commit, NULL))
+			return sl_err_set(err, SL_ERROR, "out of memory");
+		c->started_ms = c->tested_ms = 0;
+	}
 	if (train__set_str(&c->base, onto) || train__set_str(&c->ahead, ahead) ||
 	    train__set_str(&c->commit, conflict ? NULL : commit) ||
-	    train__set_str(&c->tree, conflict ? NULL : tree) || train__set_str(&c->tester, NULL) ||
-	    train__set_str(&c->gates_json, NULL) || train__set_str(&c->covered_by, NULL) ||
-	    train__set_str(&c->covered_commit, NULL))
+	    train__set_str(&c->tree, conflict ? NULL : tree) ||
+	    train__set_str(&c->covered_by, NULL) || train__set_str(&c->covered_commit, NULL))
 		return sl_err_set(err, SL_ERROR, "out of memory");
-	c->started_ms = c->tested_ms = 0;
 	if ((error = store_train_put(tr->ctx->st, c, err)) != 0 ||
 	    (error = train_car_ref(tr->ctx, c->run_id, c->commit, err)) != 0)
 		return error;
 	if (rebuilt && !conflict)
-		say_rebuilt(tr, ops, c);
+		say_rebuilt(tr, ops, c, carry);
 	sl_fault(conflict ? NULL : "train.after_car");
 	return 0;
 }
@@ -266,21 +287,75 @@ static int plan_car(const struct train_run *tr, const struct train_ops *ops, str
 	return 1;
 }
 
+/* 1 when car `near`'s chain (it, the car it is built on, ...) holds car k. */
+static int on_chain(const struct train *t, size_t near, size_t k)
+{
+	size_t i, steps;
+
+	for (steps = 0; near < t->n && steps <= t->n; steps++) {
+		if (near == k)
+			return 1;
+		for (i = 0; t->cars[near].ahead && i < t->n &&
+			    strcmp(t->cars[i].run_id, t->cars[near].ahead); i++)
+			;
+		near = t->cars[near].ahead ? i : t->n;
+	}
+	return 0;
+}
+
+/*
+ * Where car i goes (merge.lanes; docs/config.md, "Lanes"): on the nearest
+ * car ahead that shares a lane with it and extends the line (*onto, *ahead;
+ * else the tip); its place among the cars that share one (the return).
+ * *blocked: such a car ahead waits, or they are not all on one chain (a
+ * car across two lanes whose cars ahead went separate ways): it waits too.
+ * Without lanes every car shares: the line of old.
+ */
+static int lane_place(const struct train *t, const int *counted, const int *ext, size_t i,
+		      const char **onto, const char **ahead, int *blocked)
+{
+	size_t j, near = t->n;
+	int pos = 1;
+
+	*blocked = 0;
+	for (j = 0; j < i; j++)
+		if (counted[j] && train_shares(&t->cars[j], &t->cars[i])) {
+			pos++;
+			*blocked |= !ext[j];
+			if (ext[j])
+				near = j;
+		}
+	for (j = 0; near < t->n && j < near; j++)
+		*blocked |= ext[j] && train_shares(&t->cars[j], &t->cars[i]) && !on_chain(t, near, j);
+	*onto = near < t->n ? t->cars[near].commit : t->tip;
+	*ahead = near < t->n ? t->cars[near].run_id : NULL;
+	return pos;
+}
+
 int train_plan(const struct train_run *tr, const struct train_ops *ops, struct train *t,
 	       struct sl_err *err)
 {
-	const char *onto = t->tip, *ahead = NULL;
+	int *counted = calloc(t->n + 1, sizeof(int)), *ext = calloc(t->n + 1, sizeof(int));
+	int pos, rc = 0, blocked;
+	const char *onto, *ahead;
 	size_t i;
-	int pos = 0, rc;
 
-	for (i = 0; i < t->n; i++) {
+	if (!counted || !ext)
+		rc = sl_err_set(err, SL_ERROR, "out of memory");
+	for (i = 0; rc >= 0 && i < t->n; i++) {
 		if (!train_in_line(t->cars, t->n, t->tip, &t->cars[i]))
 			continue;
-		if ((rc = plan_car(tr, ops, &t->cars[i], pos + 1, &onto, &ahead, err)) < 0)
-			return rc;
-		pos += rc;
+		pos = lane_place(t, counted, ext, i, &onto, &ahead, &blocked);
+		if (blocked)
+			pos = INT_MAX; /* waits as a car beyond the depth does */
+		if ((rc = plan_car(tr, ops, &t->cars[i], pos, &onto, &ahead, err)) < 0)
+			break;
+		counted[i] = rc;
+		ext[i] = rc && ahead == t->cars[i].run_id;
 	}
-	return 0;
+	free(counted);
+	free(ext);
+	return rc < 0 ? rc : 0;
 }
 
 /* The front car, green, on a frozen target: the tail says so, as train_decide() does. */
@@ -331,19 +406,30 @@ static void retell_car(const struct train_run *tr, const struct train_ops *ops,
 	store_run_release(&r);
 }
 
+/* 1 when car i of t is in the line and is not `skip`'s. */
+static int counts(const struct train *t, size_t i, const char *skip)
+{
+	return train_in_line(t->cars, t->n, t->tip, &t->cars[i]) &&
+	       (!skip || strcmp(t->cars[i].run_id, skip));
+}
+
 void train_retell(const struct train_run *tr, const struct train_ops *ops, const struct train *t,
 		  const char *skip)
 {
-	size_t i;
-	int pos = 0, total = 0;
+	size_t i, j;
+	int pos, total;
 
-	for (i = 0; i < t->n; i++)
-		total += train_in_line(t->cars, t->n, t->tip, &t->cars[i]) &&
-			 (!skip || strcmp(t->cars[i].run_id, skip));
-	for (i = 0; i < t->n; i++)
-		if (train_in_line(t->cars, t->n, t->tip, &t->cars[i]) &&
-		    (!skip || strcmp(t->cars[i].run_id, skip)))
-			retell_car(tr, ops, &t->cars[i], ++pos, total);
+	for (i = 0; i < t->n; i++) {
+		if (!counts(t, i, skip))
+			continue;
+		pos = total = 0; /* its place among the cars of its lanes (merge.lanes) */
+		for (j = 0; j < t->n; j++)
+			if (counts(t, j, skip) && train_shares(&t->cars[i], &t->cars[j])) {
+				total++;
+				pos += j <= i;
+			}
+		retell_car(tr, ops, &t->cars[i], pos, total);
+	}
 }
 
 /* The train's cars at the target's tip now (ops->target_tip()). */

@@ -458,7 +458,7 @@ int train_claim_test(const struct train_run *tr, const struct train_ops *ops, co
 		} else {
 			c.status = TRAIN_TESTING;
 			c.started_ms = sl_now_ms();
-			if (train__set_str(&c.tester, owner))
+			if (train__set_str(&c.tester, owner) || train__set_str(&c.lane_commit, NULL))
 				error = sl_err_set(err, SL_ERROR, "out of memory");
 			else
 				error = store_train_put(tr->ctx->st, &c, err);
@@ -480,9 +480,11 @@ int train_record_result(const struct train_run *tr, const struct train_ops *ops,
 
 	if ((error = ops->lock_repo(ops->arg, &lock, err)) == 0 &&
 	    (error = store_train_get(tr->ctx->st, tr->run->id, &c, err)) == 0) {
-		if (c.status == TRAIN_TESTING && c.commit && !strcmp(c.commit, commit) && c.tester &&
-		    !strcmp(c.tester, owner)) {
-			if (!(results = results_json(tr, c.tree, gr)))
+		/* merge.lanes: built again meanwhile, its test standing (lane_commit) */
+		int carried = c.lane_commit && !strcmp(c.lane_commit, commit);
+		if (c.status == TRAIN_TESTING && c.commit && (carried || !strcmp(c.commit, commit)) &&
+		    c.tester && !strcmp(c.tester, owner)) {
+			if (!(results = results_json(tr, carried ? NULL : c.tree, gr)))
 				error = sl_err_set(err, SL_ERROR, "out of memory");
 			c.status = gr->all_passed ? TRAIN_GREEN : TRAIN_RED;
 			c.tested_ms = sl_now_ms();

@@ -9,6 +9,7 @@
  * in struct train_state, and the caller applies the move.
  */
 #include "store/store.h"
+#include "core/ctx.h"
 
 #include <stddef.h>
 
@@ -41,7 +42,10 @@ struct train_state {
 	int urgent;              /* the run's work order says priority: urgent */
 	int batch;               /* merge.batch: cars tested as one chain (1: each on its own) */
 	int filling;             /* approved runs of the target are still to join the train */
+	const char *lanes_ahead; /* merge.lanes: the lanes a waiting car's cars ahead hold
+				    ("web, api"), when it waits for them (NULL: not so) */
 	char frozen_buf[256];    /* where train_state_of() keeps the reason */
+	char lanes_buf[128];     /* and lanes_ahead */
 };
 
 /* Where a car stands in the line (cars red or in conflict on their own verdict are out). */
@@ -90,6 +94,47 @@ int train_car_tail_names(const struct store_car *c, int pos);
 /* What the run's car does now, and why. -1 when the run has no car in the train. */
 int train_decide(const struct train_state *st, struct train_decision *d);
 
+
+/* ---- Lanes (train/lanes.c; docs/config.md, "Lanes") ---- */
+
+/* The lanes whose globs match path (bit i: merge.lanes[i]; 0: none). Pure. */
+int64_t train_lanes_of_path(const struct sl_config *cfg, const char *path);
+
+/* 1 when cars a and b share a lane (a wide car, lanes 0, shares every lane). Pure. */
+int train_shares(const struct store_car *a, const struct store_car *b);
+
+/* "web, api" of a car's lanes ("every lane" for 0), into buf. Pure. */
+void train_lane_words(const struct sl_config *cfg, int64_t lanes, char *buf, size_t n);
+
+/*
+ * The lanes of the paths `head` changed since it met `tip` (the merge
+ * base): 0 (wide) when one is in no lane, nothing changed, or merge.lanes
+ * is not set.
+ */
+int train_lanes_of_run(struct sl_ctx *ctx, const char *tip, const char *head, int64_t *lanes,
+		       struct sl_err *err);
+
+/*
+ * 1 when a and b (commits or trees, hex) hold the same content on every
+ * path of the given lanes (0 when not, when they cannot be read, or for
+ * lanes 0).
+ */
+int train_lanes_same(const char *repo_root, const struct sl_config *cfg, int64_t lanes,
+		     const char *a, const char *b);
+
+/*
+ * The config a car of `lanes` is tested with: merge.gates the union of
+ * its lanes' gates. 1 made (out->ctx is ctx with it), 0 for a wide car or
+ * no lanes (ctx's own), -1 out of memory. Release with
+ * train_lane_cfg_release().
+ */
+struct train_lane_cfg {
+	struct sl_config cfg;
+	char **gates;
+	struct sl_ctx ctx;
+};
+int train_lane_cfg(const struct sl_ctx *ctx, int64_t lanes, struct train_lane_cfg *out);
+void train_lane_cfg_release(struct train_lane_cfg *c);
 
 /* ---- Batches (train/batch.c; docs/config.md, "Batches") ---- */
 struct sl_ctx;
@@ -160,9 +205,11 @@ int train_car_ref(struct sl_ctx *ctx, const char *run_id, const char *commit,
 /*
  * train.json of a landing, from the store's car `c` (never from a file a
  * builder can write) and what landed (`mr`): "green" only when the car was
- * green on exactly the commit that landed. A new reference, or NULL.
+ * green on exactly the commit that landed; a car of merge.lanes names its
+ * lanes and their paths. A new reference, or NULL.
  */
-struct json_t *train_record_json(const struct store_car *c, const struct merge_commit_result *mr);
+struct json_t *train_record_json(const struct sl_config *cfg, const struct store_car *c,
+				 const struct merge_commit_result *mr);
 
 /*
  * At the start of a tick (the repository lock held): lock files under
