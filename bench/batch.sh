@@ -8,6 +8,14 @@
 #   red        merge.batch 4, one red run among N (W07: green alone, red
 #              merged with the others; merge.resolver none, so it waits in
 #              merge_conflict): only it leaves (goal: at most 8 gate-times)
+#   shared     a monorepo: two merge gates, web and api, of GATE seconds
+#              each; two gate runners (queue.jobs 2), merge.batch 1, the runs
+#              in web/ (odd) and api/ (even), one line (train_depth 2): every
+#              car runs both gates
+#   lanes      the same with merge.lanes web (web/**, gate web) and api
+#              (api/**, gate api): each car runs its lane's gate (goal: about
+#              twice the landings per minute of one shared line); both again
+#              with W07 (web) red merged
 #   flaky      merge.batch 1, a gate that fails 20% of its runs on any tree
 #              (pseudo-random, seeded by the tree and its run count, so the
 #              same trees give the same outcomes), merge.rerun_failed 2,
@@ -26,8 +34,7 @@
 # gate sleeps only in the train (a detached checkout of the car); the
 # build's gate on the run's branch is instant. "gate-times" is that time
 # over GATE. Prints a markdown table with the machine, date and versions.
-# Not a test: nothing here asserts on time. Lanes (merge.lanes) are not
-# built: no row for them.
+# Not a test: nothing here asserts on time.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,29 +62,38 @@ n=\$(grep -c "^\$t" "\$1" || true)
 echo "\$t \$n" >>"\$1"
 sleep $GATE
 case \$2 in
-red) test ! -e bad.txt ;;
+red) ! ls bad.txt web/bad.txt api/bad.txt 2>/dev/null | grep -q . ;;
 flaky) r=\$(printf '%s %s' "\$t" "\$n" | cksum | cut -d' ' -f1); [ \$((r % 5)) -ne 0 ] ;;
 esac
 EOS
 
-# make_repo DIR BATCH KIND: N work orders built and approved in order (RERUN: merge.rerun_failed).
+# make_repo DIR BATCH KIND: N work orders built and approved in order (RERUN:
+# merge.rerun_failed; JOBS: queue.jobs, default 1; LANES=1: merge.lanes web and api,
+# and the runs' files in web/ (odd) and api/ (even) with JOBS above 1).
 make_repo() {
-	d=$1 batch=$2 kind=$3
+	d=$1 batch=$2 kind=$3 jobs=${JOBS:-1}
+	dir='.'
+	[ "$jobs" = 1 ] || dir='$([ $((${SLUICE_WORK_ORDER_ID#W0} % 2)) = 1 ] && echo web || echo api)'
+	gates="  slow: [sh, $work/gate.sh, $d.gate-runs, $kind]" mgates=slow lanes=""
+	[ "$jobs" = 1 ] || gates="  web: [sh, $work/gate.sh, $d.gate-runs, $kind]
+  api: [sh, $work/gate.sh, $d.gate-runs, $kind]" mgates="web, api"
+	[ "${LANES:-0}" = 0 ] || lanes='  lanes: [{name: web, paths: ["web/**"], gates: [web]}, {name: api, paths: ["api/**"], gates: [api]}]'
 	git init -q -b main "$d"
 	(cd "$d" && echo "# bench $(basename "$d")" >README.md && git add README.md && git commit -q -m base &&
 		"$SLUICE" init >/dev/null)
 	cat >>"$d/.system/config.yaml" <<EOC
 queue:
-  jobs: 1
+  jobs: $jobs
 builder:
-  command: [sh, -c, 'echo "\$SLUICE_WORK_ORDER_ID" >"f-\$SLUICE_WORK_ORDER_ID.txt"; [ "\$SLUICE_WORK_ORDER_ID" != W07 ] || [ "$kind" != red ] || echo bad >bad.txt']
+  command: [sh, -c, 'd=$dir; mkdir -p \$d; echo "\$SLUICE_WORK_ORDER_ID" >"\$d/f-\$SLUICE_WORK_ORDER_ID.txt"; [ "\$SLUICE_WORK_ORDER_ID" != W07 ] || [ "$kind" != red ] || echo bad >\$d/bad.txt']
 gates:
-  slow: [sh, $work/gate.sh, $d.gate-runs, $kind]
+$gates
 merge:
-  gates: [slow]
+  gates: [$mgates]
   batch: $batch
   resolver: none
   rerun_failed: ${RERUN:-1}
+$lanes
 reviewer:
   mode: manual
 EOC
@@ -113,7 +129,7 @@ land_all() { # DIR
 merged() { "$SLUICE" -C "$1" runs --state merged | grep -c '^[0-9]' || true; }
 left() { "$SLUICE" -C "$1" runs | grep '^[0-9]' | awk '$3 != "merged" { print $2 }' | tr '\n' ' '; }
 row() { # NAME DIR MS
-	echo "| $1 | $(secs "$3") s | $(gate_times "$3") | $(wc -l <"$2.gate-runs") | $(merged "$2") of $N | $(left "$2") |"
+	echo "| $1 | $(secs "$3") s | $(gate_times "$3") | $(wc -l <"$2.gate-runs") | $(merged "$2") of $N | $(awk -v n="$(merged "$2")" -v ms="$3" 'BEGIN { printf "%.1f", n * 60000 / ms }') | $(left "$2") |"
 }
 
 rows=""
@@ -126,6 +142,18 @@ for s in serial batch red; do
 	esac
 	ms=$(land_all "$d")
 	rows="$rows$(row "$s: merge.batch $([ $s = serial ] && echo 1 || echo 4)$([ $s = red ] && echo ", W07 red merged" || true)" "$d" "$ms")
+"
+done
+for s in shared lanes shared-red lanes-red; do
+	d="$work/$s"
+	k=green
+	case $s in *-red) k=red ;; esac
+	case $s in
+	shared*) JOBS=2 make_repo "$d" 1 $k ;;
+	lanes*) JOBS=2 LANES=1 make_repo "$d" 1 $k ;;
+	esac
+	ms=$(land_all "$d")
+	rows="$rows$(row "$s: queue.jobs 2$(case $s in lanes*) echo ", merge.lanes web, api" ;; esac)$([ $k = red ] && echo ", W07 red merged" || true)" "$d" "$ms")
 "
 done
 flakes=""
@@ -143,8 +171,8 @@ done
 echo "bench/batch.sh: $N runs, one gate runner (queue.jobs 1), a merge gate of $GATE s;"
 echo "$(date -u +%Y-%m-%d), $(uname -srm), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(git --version)."
 echo
-echo "| train | first tick to last landing | gate-times | merge gate runs | landed | not landed |"
-echo "|---|---|---|---|---|---|"
+echo "| train | first tick to last landing | gate-times | merge gate runs | landed | landings per minute | not landed |"
+echo "|---|---|---|---|---|---|---|"
 printf '%s' "$rows"
 echo
 echo "flake rates shown by sluice status:$flakes"
