@@ -11,12 +11,32 @@ git status --porcelain --ignored --untracked-files=all >"$out/status" 2>&1
 git ls-files -s >"$out/index" 2>&1
 git ls-files -v | grep -v '^H ' >"$out/flags"
 git diff-index --cached HEAD >"$out/diff-index" 2>&1
-find . -path ./.git -prune -o ! -path . -print | LC_ALL=C sort | while IFS= read -r p; do
-	if [ -L "$p" ]; then echo "$p link $(readlink "$p")"
-	elif [ -d "$p" ]; then echo "$p dir $(stat -c %a "$p")"
-	else echo "$p file $(stat -c %a "$p") $(sha256sum <"$p" | cut -c1-64)"
-	fi
-done >"$out/tree"
+# Three processes for the whole tree, not three a file: find names each
+# path with its type, mode and link target, one sha256sum hashes every file,
+# awk puts them together (t0976's 700 files, recorded eleven times, cost
+# half a minute of CPU as a loop of stat and sha256sum a file).
+tab=$(printf '\t')
+find . -path ./.git -prune -o ! -path . -printf '%p\t%y\t%m\t%l\n' |
+	LC_ALL=C sort -t "$tab" -k1,1 >"$out/tree.paths"
+find . -path ./.git -prune -o ! -path . -type f -print0 | xargs -0 -r sha256sum >"$out/tree.sums"
+LC_ALL=C awk -F "$tab" '
+	FILENAME == ARGV[1] {
+		# "HASH  PATH"; a name with a backslash or a line break is escaped,
+		# the line then starting with a backslash
+		if (substr($0, 1, 1) == "\\") {
+			p = substr($0, 68)
+			gsub(/\\\\/, "\\", p)
+			sum[p] = substr($0, 2, 64)
+		} else {
+			sum[substr($0, 67)] = substr($0, 1, 64)
+		}
+		next
+	}
+	$2 == "l" { print $1 " link " $4; next }
+	$2 == "d" { print $1 " dir " $3; next }
+	{ print $1 " file " $3 " " sum[$1] }
+' "$out/tree.sums" "$out/tree.paths" >"$out/tree"
+rm -f "$out/tree.sums" "$out/tree.paths"
 # the same without the permissions git does not track (folders; a file's
 # bits but the executable one)
 sed -e 's/ dir [0-7]*$/ dir/' -e 's/ file [0-7]\{0,1\}[1357][0-7][0-7] / file x /' \
