@@ -25,7 +25,12 @@ build_and_test() { # DIR CMAKE-ARGS...
 	echo "== build $dir"
 	cmake --build "$dir" -j "$jobs"
 	echo "== test $dir"
-	(cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 1200)
+	# one `cpu` slot a core: at most one computing test a core, and the
+	# scripts labelled `wait` (tests/CMakeLists.txt) in the jobs beside them
+	printf '{"version": {"major": 1, "minor": 0}, "local": [{"cpu": [{"id": "0", "slots": %d}]}]}\n' \
+		"$jobs" >"$dir/cpu-slots.json"
+	(cd "$dir" && ctest --output-on-failure -j "$((jobs * 3))" --resource-spec-file cpu-slots.json \
+		--timeout 1200)
 }
 
 # Every fuzz target that tests/fuzz/CMakeLists.txt defines, built with clang
