@@ -218,14 +218,16 @@ kill_pidfiles() { # PIDFILE...
 # the pids of the processes that hold DIR/slurmd.log open but are not the
 # slurmd of the pid file: this cluster's step daemons (slurmstepd inherits
 # slurmd's log; it overwrites its environment with its title, so no marker
-# there), which outlive a slurmd killed with -9
+# there), which outlive a slurmd killed with -9. One find reads every open
+# file's target (a readlink a file took 6 s of each stop on a loaded
+# machine with 700 open files, issue 29).
 stepd_pids() {
-	for f in /proc/[0-9]*/fd/*; do
-		[ "$(readlink "$f" 2>/dev/null)" = "$DIR/slurmd.log" ] || continue
-		p=${f#/proc/}
-		p=${p%%/*}
-		[ "$p" = "$(cat "$DIR/slurmd.pid" 2>/dev/null)" ] || echo "$p"
-	done | sort -u
+	find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 -type l -printf '%p %l\n' 2>/dev/null |
+		awk -v want="$DIR/slurmd.log" -v slurmd="$(cat "$DIR/slurmd.pid" 2>/dev/null)" '
+			substr($0, index($0, " ") + 1) == want {
+				split($1, f, "/")
+				if (f[3] != slurmd) print f[3]
+			}' | sort -u
 }
 
 # a process and all its descendants, children first
