@@ -711,13 +711,15 @@ struct store_car {
 	 * commit its green was tested on when built again since (NULL: commit) */
 	int64_t lanes;
 	char *lane_commit;
+	int64_t lanes_key; /* the merge.lanes the lanes were read under (train_lanes_key()) */
 };
 
 /*
  * Put run_id in target's train with `head` (at the end), unless it is in
  * already with that head (kept as it is: a worker killed while testing
  * finds its car again); with another head the car starts over, at the end.
- * *joined: 1 when it joined now. lanes: the car's (merge.lanes; 0: all).
+ * *joined: 1 when it joined now. lanes: the car's (merge.lanes; 0: all), with
+ * the key of the lanes they were read under above bit 16.
  */
 int store_train_join(struct store *st, const char *run_id, const char *target, const char *head,
 		     int64_t lanes, int *joined, struct sl_err *err);

@@ -67,7 +67,8 @@ static int read_car(sqlite3_stmt *s, struct store_car *c, struct sl_err *err)
 	c->started_ms = sqlite3_column_int64(s, 12);
 	c->tested_ms = sqlite3_column_int64(s, 13);
 	c->updated_ms = sqlite3_column_int64(s, 14);
-	c->lanes = sqlite3_column_int64(s, 17);
+	c->lanes = sqlite3_column_int64(s, 17) & 0xffff; /* the key above: lanes_key */
+	c->lanes_key = sqlite3_column_int64(s, 17) >> 16;
 	if (col_opt(s, 15, &c->covered_by) != 0 || col_opt(s, 16, &c->covered_commit) != 0 ||
 	    col_opt(s, 18, &c->lane_commit) != 0) {
 		store_car_release(c);
@@ -239,7 +240,7 @@ int store_train_put(struct store *st, const struct store_car *c, struct sl_err *
 	sqlite3_bind_int64(s, 12, c->seq);
 	store__bind_text(s, 13, c->covered_by);
 	store__bind_text(s, 14, c->covered_commit);
-	sqlite3_bind_int64(s, 15, c->lanes);
+	sqlite3_bind_int64(s, 15, c->lanes ? c->lanes_key << 16 | c->lanes : 0);
 	store__bind_text(s, 16, c->lane_commit);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		error = store__fail(st, err, "cannot record the merge train's car");

@@ -158,9 +158,12 @@ static int lanes_now(const struct train_run *tr, const struct train_ops *ops, in
 	*lanes = 0;
 	if (!tr->ctx->cfg->merge.nlanes || !tr->run->head_commit)
 		return 0;
-	if ((error = ops->target_tip(ops->arg, tip, err)) != 0)
+	if ((error = ops->target_tip(ops->arg, tip, err)) != 0 ||
+	    (error = train_lanes_of_run(tr->ctx, tip, tr->run->head_commit, lanes, err)) != 0)
 		return error;
-	return train_lanes_of_run(tr->ctx, tip, tr->run->head_commit, lanes, err);
+	if (*lanes) /* stored with the key of the lanes they were read under */
+		*lanes |= train_lanes_key(tr->ctx->cfg) << 16;
+	return 0;
 }
 
 /* queue.overlap: fatal, under the repository lock: the check, and the join when no rival. */

@@ -33,6 +33,33 @@ int64_t train_lanes_of_path(const struct sl_config *cfg, const char *path)
 	return m;
 }
 
+/* FNV-1a of string s and a separator after it, on from h. */
+static uint32_t fnv(uint32_t h, const char *s, unsigned char sep)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return (h ^ sep) * 16777619u;
+}
+
+int64_t train_lanes_key(const struct sl_config *cfg)
+{
+	uint32_t h = 2166136261u;
+	size_t i, k;
+
+	if (!cfg->merge.nlanes)
+		return 0;
+	for (i = 0; i < cfg->merge.nlanes; i++) { /* names, paths and gates, in order */
+		const struct sl_lane *l = &cfg->merge.lanes[i];
+		h = fnv(h, l->name, 1);
+		for (k = 0; l->paths[k]; k++)
+			h = fnv(h, l->paths[k], 2);
+		for (k = 0; l->gates[k]; k++)
+			h = fnv(h, l->gates[k], 3);
+		h = fnv(h, "", 4);
+	}
+	return (int64_t)(h & 0x7fffffffu) | 1;
+}
+
 int train_shares(const struct store_car *a, const struct store_car *b)
 {
 	return !a->lanes || !b->lanes || (a->lanes & b->lanes);

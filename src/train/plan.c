@@ -117,6 +117,7 @@ int train_park(struct sl_ctx *ctx, struct store_car *c, struct sl_err *err)
 	train__set_str(&c->gates_json, NULL);
 	train__set_str(&c->covered_by, NULL);
 	train__set_str(&c->covered_commit, NULL);
+	train__set_str(&c->lane_commit, NULL);
 	c->started_ms = c->tested_ms = 0;
 	if ((error = store_train_put(ctx->st, c, err)) != 0)
 		return error;
@@ -332,6 +333,31 @@ static int lane_place(const struct train *t, const int *counted, const int *ext,
 	return pos;
 }
 
+/*
+ * merge.lanes changed since car c's lanes were read (its lanes_key): they
+ * are read again, and the car, built or tested under the old ones (another
+ * line, other gates), waits to be built and tested again. A wide car stays
+ * wide. 0, or an error.
+ */
+static int lanes_current(const struct train_run *tr, const struct train *t, struct store_car *c,
+			 struct sl_err *err)
+{
+	int64_t key = train_lanes_key(tr->ctx->cfg), m = 0;
+	int error;
+
+	if (!c->lanes || c->lanes_key == key)
+		return 0;
+	if ((error = train_lanes_of_run(tr->ctx, t->tip, c->head, &m, err)) != 0)
+		return error;
+	sl_log(SL_LOG_INFO, "run %s: merge.lanes changed; its car is read, built and tested again",
+	       c->run_id);
+	c->lanes = m;
+	c->lanes_key = m ? key : 0;
+	if (c->status == TRAIN_WAITING)
+		return store_train_put(tr->ctx->st, c, err);
+	return train_park(tr->ctx, c, err);
+}
+
 int train_plan(const struct train_run *tr, const struct train_ops *ops, struct train *t,
 	       struct sl_err *err)
 {
@@ -345,6 +371,8 @@ int train_plan(const struct train_run *tr, const struct train_ops *ops, struct t
 	for (i = 0; rc >= 0 && i < t->n; i++) {
 		if (!train_in_line(t->cars, t->n, t->tip, &t->cars[i]))
 			continue;
+		if ((rc = lanes_current(tr, t, &t->cars[i], err)) < 0)
+			break;
 		pos = lane_place(t, counted, ext, i, &onto, &ahead, &blocked);
 		if (blocked)
 			pos = INT_MAX; /* waits as a car beyond the depth does */

@@ -100,6 +100,12 @@ int train_decide(const struct train_state *st, struct train_decision *d);
 /* The lanes whose globs match path (bit i: merge.lanes[i]; 0: none). Pure. */
 int64_t train_lanes_of_path(const struct sl_config *cfg, const char *path);
 
+/*
+ * The key of merge.lanes (0: none): a car whose lanes were read under
+ * another key (its lanes_key) has them read again, and is tested again.
+ */
+int64_t train_lanes_key(const struct sl_config *cfg);
+
 /* 1 when cars a and b share a lane (a wide car, lanes 0, shares every lane). Pure. */
 int train_shares(const struct store_car *a, const struct store_car *b);
 

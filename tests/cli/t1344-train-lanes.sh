@@ -210,6 +210,29 @@ test_expect_success 'killed -9 while a lane car is under test after the other la
 	sluice -C k audit >/dev/null
 '
 
+# W1 tested green under lanes where web runs web-test, on a frozen target
+# (nothing lands); the web lane is then given the gate unit instead: at the
+# next tick W1's car, tested under the old lanes, is tested again with unit
+# before it lands.
+test_expect_success 'merge.lanes changed while a car waits green: it is tested again under the new lanes' '
+	lanes_repo m 1 W1 &&
+	w1=$(run_of m W1) &&
+	sluice -C m freeze -m "hold it" >/dev/null &&
+	sluice -C m tick >tick1.out 2>&1 &&
+	test "$(merges_of m W1)" = 0 &&
+	test "$(sqlite3 m/.system/sluice.db "SELECT status FROM train_cars WHERE run_id = '"'"'$w1'"'"'")" = green &&
+	sed -i "s|gates: \\[web-test\\]}|gates: [unit]}|" m/.system/config.yaml &&
+	sluice -C m check >/dev/null &&
+	sluice -C m unfreeze >/dev/null &&
+	settle m &&
+	test "$(merges_of m W1)" = 1 &&
+	merge_tests "$TRASH/m.log" $w1 | cut -d" " -f2 >m.gates &&
+	printf "%s\\n" web-test unit >m.want && test_cmp m.want m.gates &&
+	jq -e "[.gates[].name] == [\"unit\"] and .tested_commit == .commit" \
+		m/.system/runs/$w1/train.json >/dev/null &&
+	sluice -C m audit >/dev/null
+'
+
 test_expect_success 'merge.lanes is checked: each mistake names the file, the line and what to write' '
 	sluice_repo c "gates:" "  t: [true]" "merge:" "  lanes:" \
 		"    - {name: web, paths: [\"web/**\"], gates: [nope]}" &&
