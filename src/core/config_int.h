@@ -32,6 +32,7 @@ struct ctx {
 	const struct section *sec; /* the section table_pair() reads */
 	int watch_gate;           /* the gate being read is one of watch.gates */
 	yaml_node_t *lanes;       /* merge.lanes, whose gates are checked after the gates */
+	yaml_node_t *lane_gates[SL_LANES_MAX]; /* each lane's gates: list, for its problems */
 };
 
 /*

@@ -24,8 +24,8 @@ static void lane_paths(struct ctx *c, yaml_node_t *v, struct sl_lane *l)
 				"use a relative glob without '..', outside .git and .system", l->paths[i]);
 }
 
-/* One key of a lane. */
-static void lane_key(struct ctx *c, struct sl_lane *l, yaml_node_t *k, yaml_node_t *v)
+/* One key of lane `at`. */
+static void lane_key(struct ctx *c, struct sl_lane *l, size_t at, yaml_node_t *k, yaml_node_t *v)
 {
 	const char *key = config__scalar(k);
 
@@ -36,8 +36,10 @@ static void lane_key(struct ctx *c, struct sl_lane *l, yaml_node_t *k, yaml_node
 				"'-'", l->name);
 	} else if (!strcmp(key, "paths"))
 		lane_paths(c, v, l);
-	else if (!strcmp(key, "gates"))
+	else if (!strcmp(key, "gates")) {
 		config__get_strv(c, v, &l->gates, "merge.lanes gates", " of gate names, e.g. [web-test]");
+		c->lane_gates[at] = v;
+	}
 	else
 		config__unknown(c, k, "merge.lanes", "name, paths, gates");
 }
@@ -57,7 +59,7 @@ static void lane(struct ctx *c, yaml_node_t *v, struct sl_lane *all, size_t at)
 	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
 		if (config__scalar(k))
-			lane_key(c, l, k, yaml_document_get_node(c->doc, p->value));
+			lane_key(c, l, at, k, yaml_document_get_node(c->doc, p->value));
 	}
 	if (!l->name || !l->paths || !l->gates) {
 		config__problem(c, v, "each entry of 'merge.lanes' needs name, paths and gates, e.g. "
@@ -113,7 +115,8 @@ void config__lanes_check(struct ctx *c)
 	for (i = 0; i < cfg->merge.nlanes; i++)
 		for (k = 0; cfg->merge.lanes[i].gates && cfg->merge.lanes[i].gates[k]; k++)
 			if (!config__gate_known(cfg, cfg->merge.lanes[i].gates[k]))
-				config__problem(c, c->lanes, "lane '%s' names gate '%.200s', which is no "
+				config__problem(c, c->lane_gates[i] ? c->lane_gates[i] : c->lanes,
+					"lane '%s' names gate '%.200s', which is no "
 					"configured gate; define it under 'gates' or fix the name",
 					cfg->merge.lanes[i].name, cfg->merge.lanes[i].gates[k]);
 	if (cfg->merge.nlanes && cfg->merge.batch > 1)
