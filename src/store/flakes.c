@@ -9,40 +9,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-int store_gate_run_add(struct store *st, const char *gate, const char *command, const char *tree,
-		       int passed, struct sl_err *err)
+/* The gate's row on tree, its counts raised by greens, reds and gating (one upsert). */
+static int bump(struct store *st, const char *gate, const char *command, const char *tree,
+		int greens, int reds, int gating, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int error;
 
 	if ((error = store__prepare(st, &s,
 				    "INSERT INTO gate_runs (gate, command, tree, greens, reds, "
-				    "updated_ms) VALUES (?1, ?2, ?3, ?4, 1 - ?4, ?5) "
+				    "gating_greens, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
 				    "ON CONFLICT (gate, command, tree) DO UPDATE SET "
-				    "greens = greens + ?4, reds = reds + 1 - ?4, updated_ms = ?5",
+				    "greens = greens + ?4, reds = reds + ?5, "
+				    "gating_greens = gating_greens + ?6, updated_ms = ?7",
 				    err)) != 0)
 		return error;
 	store__bind_text(s, 1, gate);
 	store__bind_text(s, 2, command);
 	store__bind_text(s, 3, tree);
-	sqlite3_bind_int(s, 4, passed ? 1 : 0);
-	sqlite3_bind_int64(s, 5, sl_now_ms());
+	sqlite3_bind_int(s, 4, greens);
+	sqlite3_bind_int(s, 5, reds);
+	sqlite3_bind_int(s, 6, gating);
+	sqlite3_bind_int64(s, 7, sl_now_ms());
 	if (sqlite3_step(s) != SQLITE_DONE)
-		error = store__fail(st, err, "cannot record a merge gate's outcome");
+		error = store__fail(st, err, "cannot record a gate's outcome on a tree");
 	sqlite3_finalize(s);
 	return error;
 }
 
+int store_gate_run_add(struct store *st, const char *gate, const char *command, const char *tree,
+		       int passed, struct sl_err *err)
+{
+	return bump(st, gate, command, tree, passed ? 1 : 0, passed ? 0 : 1, 0, err);
+}
+
+int store_gate_gating_green(struct store *st, const char *gate, const char *command,
+			    const char *tree, struct sl_err *err)
+{
+	return bump(st, gate, command, tree, 0, 0, 1, err);
+}
+
 int store_gate_runs_on(struct store *st, const char *gate, const char *command, const char *tree,
-		       int *greens, int *reds, struct sl_err *err)
+		       int *greens, int *reds, int *gating, struct sl_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int rc, error;
 
 	*greens = *reds = 0;
+	if (gating)
+		*gating = 0;
 	if ((error = store__prepare(st, &s,
-				    "SELECT greens, reds FROM gate_runs WHERE gate = ?1 AND "
-				    "command = ?2 AND tree = ?3",
+				    "SELECT greens, reds, gating_greens FROM gate_runs WHERE "
+				    "gate = ?1 AND command = ?2 AND tree = ?3",
 				    err)) != 0)
 		return error;
 	store__bind_text(s, 1, gate);
@@ -51,52 +69,12 @@ int store_gate_runs_on(struct store *st, const char *gate, const char *command, 
 	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		*greens = sqlite3_column_int(s, 0);
 		*reds = sqlite3_column_int(s, 1);
+		if (gating)
+			*gating = sqlite3_column_int(s, 2);
 	} else if (rc != SQLITE_DONE)
 		error = store__fail(st, err, "cannot read a merge gate's outcomes");
 	sqlite3_finalize(s);
 	return error;
-}
-
-int store_gate_gating_green(struct store *st, const char *gate, const char *command,
-			    const char *tree, struct sl_err *err)
-{
-	sqlite3_stmt *s = NULL;
-	int error;
-
-	if ((error = store__prepare(st, &s,
-				    "INSERT INTO gate_runs (gate, command, tree, gating_greens, "
-				    "updated_ms) VALUES (?1, ?2, ?3, 1, ?4) "
-				    "ON CONFLICT (gate, command, tree) DO UPDATE SET "
-				    "gating_greens = gating_greens + 1, updated_ms = ?4",
-				    err)) != 0)
-		return error;
-	store__bind_text(s, 1, gate);
-	store__bind_text(s, 2, command);
-	store__bind_text(s, 3, tree);
-	sqlite3_bind_int64(s, 4, sl_now_ms());
-	if (sqlite3_step(s) != SQLITE_DONE)
-		error = store__fail(st, err, "cannot record a gate's green on a tree");
-	sqlite3_finalize(s);
-	return error;
-}
-
-int store_gate_gating_greens(struct store *st, const char *gate, const char *command,
-			     const char *tree)
-{
-	sqlite3_stmt *s = NULL;
-	struct sl_err err = SL_ERR_INIT;
-	int n = 0;
-
-	if (store__prepare(st, &s, "SELECT gating_greens FROM gate_runs WHERE gate = ?1 AND "
-			   "command = ?2 AND tree = ?3", &err) != 0)
-		return 0;
-	store__bind_text(s, 1, gate);
-	store__bind_text(s, 2, command);
-	store__bind_text(s, 3, tree);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return n;
 }
 
 void store_gate_flakes_free(struct store_gate_flake *v, size_t n)

@@ -894,9 +894,13 @@ int store_chain_backfill(struct store *st, const struct store_chain_link *v, siz
  */
 int store_gate_run_add(struct store *st, const char *gate, const char *command, const char *tree,
 		       int passed, struct sl_err *err);
-/* How often the gate passed (*greens) and failed (*reds) on tree; 0 and 0 when never run. */
+/*
+ * How often the gate passed (*greens) and failed (*reds) on tree, and how
+ * often a run's own gate passed there (*gating, when not NULL; below); 0s
+ * when never run.
+ */
 int store_gate_runs_on(struct store *st, const char *gate, const char *command, const char *tree,
-		       int *greens, int *reds, struct sl_err *err);
+		       int *greens, int *reds, int *gating, struct sl_err *err);
 /*
  * A run's own gate (gating) green on `tree` in a clean worktree (migration
  * 20, gating_greens): a merge gate of that command need not run there. Not
@@ -904,9 +908,6 @@ int store_gate_runs_on(struct store *st, const char *gate, const char *command, 
  */
 int store_gate_gating_green(struct store *st, const char *gate, const char *command,
 			    const char *tree, struct sl_err *err);
-/* How many such greens the gate has on tree (0 when none, or unknown). */
-int store_gate_gating_greens(struct store *st, const char *gate, const char *command,
-			     const char *tree);
 /* One gate's flake rate: `flaky` of the `trees` it ran on were both green and red. */
 struct store_gate_flake {
 	char *gate;

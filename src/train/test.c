@@ -180,7 +180,7 @@ static int red_runs(struct store *st, const struct build_gate_result *r, const c
 	char *cmd = command_key(r->argv);
 	int greens = 0, reds = 0, error;
 
-	error = cmd ? store_gate_runs_on(st, r->name, cmd, tree, &greens, &reds, err)
+	error = cmd ? store_gate_runs_on(st, r->name, cmd, tree, &greens, &reds, NULL, err)
 		    : sl_err_set(err, SL_ERROR, "out of memory");
 	free(cmd);
 	return error ? -1 : reds;
@@ -273,10 +273,10 @@ static int green_stands(const struct sl_config *cfg, struct store *st, const str
 	char *cmd = command_key(g->argv);
 	int greens = 0, reds = 0, more = 0, error;
 
-	error = cmd ? store_gate_runs_on(st, g->name, cmd, tree, &greens, &reds, err)
+	error = cmd ? store_gate_runs_on(st, g->name, cmd, tree, &greens, &reds, &more, err)
 		    : sl_err_set(err, SL_ERROR, "out of memory");
-	if (!error && cfg->merge.reuse_gating) /* merge.reuse_gating: docs/RELIABILITY.md */
-		more = store_gate_gating_greens(st, g->name, cmd, tree);
+	if (!cfg->merge.reuse_gating) /* merge.reuse_gating: docs/RELIABILITY.md */
+		more = 0;
 	free(cmd);
 	*gating = !greens && more;
 	return error ? -error : train_green_stands(greens + more, reds);
