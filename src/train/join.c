@@ -202,19 +202,19 @@ int train_join(const struct train_run *tr, const struct train_ops *ops, char *wh
 	int64_t lanes;
 	int error, joined, same = 0;
 
+	if ((error = store_train_get(tr->ctx->st, r->id, &c, err)) == 0) {
+		same = c.head && r->head_commit && !strcmp(c.head, r->head_commit);
+		store_car_release(&c);
+	} else if (error != SL_ENOTFOUND) {
+		return error;
+	}
+	sl_err_clear(err);
+	if (same) /* in already with this head: kept as it is (a killed worker's car too) */
+		return 0;
 	if ((error = lanes_now(tr, ops, &lanes, err)) != 0)
 		return error;
-	if (tr->ctx->cfg->queue.overlap_fatal) {
-		if ((error = store_train_get(tr->ctx->st, r->id, &c, err)) == 0) {
-			same = c.head && r->head_commit && !strcmp(c.head, r->head_commit);
-			store_car_release(&c);
-		} else if (error != SL_ENOTFOUND) {
-			return error;
-		}
-		sl_err_clear(err);
-		if (!same)
-			return join_unless_overlap(tr, ops, lanes, why, n, err);
-	}
+	if (tr->ctx->cfg->queue.overlap_fatal)
+		return join_unless_overlap(tr, ops, lanes, why, n, err);
 	return store_train_join(tr->ctx->st, r->id, tr->ctx->target_ref, r->head_commit, lanes,
 				&joined, err);
 }

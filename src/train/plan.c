@@ -434,30 +434,28 @@ static void retell_car(const struct train_run *tr, const struct train_ops *ops,
 	store_run_release(&r);
 }
 
-/* 1 when car i of t is in the line and is not `skip`'s. */
-static int counts(const struct train *t, size_t i, const char *skip)
-{
-	return train_in_line(t->cars, t->n, t->tip, &t->cars[i]) &&
-	       (!skip || strcmp(t->cars[i].run_id, skip));
-}
-
 void train_retell(const struct train_run *tr, const struct train_ops *ops, const struct train *t,
 		  const char *skip)
 {
+	/* in[i]: car i is in the line and is not `skip`'s (read once: each car's place reads all) */
+	int *in = calloc(t->n + 1, sizeof(*in)), pos, total;
 	size_t i, j;
-	int pos, total;
 
-	for (i = 0; i < t->n; i++) {
-		if (!counts(t, i, skip))
+	for (i = 0; in && i < t->n; i++)
+		in[i] = train_in_line(t->cars, t->n, t->tip, &t->cars[i]) &&
+			(!skip || strcmp(t->cars[i].run_id, skip));
+	for (i = 0; in && i < t->n; i++) {
+		if (!in[i])
 			continue;
 		pos = total = 0; /* its place among the cars of its lanes (merge.lanes) */
 		for (j = 0; j < t->n; j++)
-			if (counts(t, j, skip) && train_shares(&t->cars[i], &t->cars[j])) {
+			if (in[j] && train_shares(&t->cars[i], &t->cars[j])) {
 				total++;
 				pos += j <= i;
 			}
 		retell_car(tr, ops, &t->cars[i], pos, total);
 	}
+	free(in);
 }
 
 /* The train's cars at the target's tip now (ops->target_tip()). */
