@@ -122,6 +122,7 @@ struct step {
 	struct store_run run; /* the row as last read */
 	char *run_dir;
 	char *wt;
+	long pool_rewritten; /* a worktree from the pool: paths rewritten + 1; 0 reset in full */
 };
 
 /*

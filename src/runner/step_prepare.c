@@ -163,7 +163,12 @@ int step_prepare(struct step *s, struct sl_err *err)
 	snprintf(n, sizeof(n), "%d", s->run.attempt + 1);
 	if ((error = step__set(s, err, "attempt", n, NULL)) != 0)
 		return error;
+	if (reused == STEP_WT_POOL && s->pool_rewritten > 0)
+		return step__move(s, RUN_BUILDING, err,
+				  "attempt %d: worktree from the pool at %.12s (%ld path%s rewritten)",
+				  s->run.attempt, s->run.base_commit, s->pool_rewritten - 1,
+				  s->pool_rewritten == 2 ? "" : "s");
 	return step__move(s, RUN_BUILDING, err, "attempt %d: %s at %.12s", s->run.attempt,
-			  reused == STEP_WT_POOL ? "worktree from the pool" :
+			  reused == STEP_WT_POOL ? "worktree from the pool (reset in full)" :
 			  reused ? "worktree reused" : "worktree ready", s->run.base_commit);
 }

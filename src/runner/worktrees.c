@@ -99,15 +99,19 @@ static int reset_pooled(struct step *s)
 {
 	struct sl_err err = SL_ERR_INIT;
 	int64_t t0 = sl_now_ms();
+	long rewritten = -1;
 
+	s->pool_rewritten = 0;
 	if (worktree_pool_reset(s->ctx->repo.root, s->run.id, s->ctx->cfg->worktree.keep_ignored,
-				&err) != 0) {
+				&rewritten, &err) != 0) {
 		sl_log(SL_LOG_WARN, "run %s: the worktree from the pool could not be reset, a fresh "
 		       "one is made: %s", s->run.id, err.msg);
 		return -1;
 	}
-	sl_log(SL_LOG_INFO, "run %s: worktree from the pool reset to %.12s in %lld ms", s->run.id,
-	       s->run.base_commit, (long long)(sl_now_ms() - t0));
+	s->pool_rewritten = rewritten + 1;
+	sl_log(SL_LOG_INFO, "run %s: worktree from the pool reset to %.12s in %lld ms (%s)",
+	       s->run.id, s->run.base_commit, (long long)(sl_now_ms() - t0),
+	       rewritten < 0 ? "in full" : "only the paths that differ from its last commit");
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 #include <git2.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +43,16 @@
 #define CHECKOUT_MARK "sluice-checkout-settings"
 /* in a taken worktree's entry from its rename until its reset: the take is not done */
 #define RESET_MARK "sluice-reset-pending"
+/*
+ * In a slot's entry from a put whose status showed nothing until its next
+ * take's reset: "<commit> <stamp of the index file>", the tracked files are
+ * that commit's (reset_between()).
+ */
+#define CLEAN_MARK "sluice-clean-at"
+/* above this many paths between the slot's commit and the run's, the full reset is as fast */
+#define BETWEEN_MAX 4096
+/* the files whose bytes are hashed to tell that they are their index entry's, at most */
+#define HASHED_MAX 512
 
 struct pool {
 	git_repository *repo;
@@ -203,29 +214,41 @@ static int move_entry(const struct pool *p, const char *from, const char *to, st
 	return error;
 }
 
-/* Entry `name`'s HEAD names the commit it was on (detached), not a branch. */
-static int detach_head(const struct pool *p, const char *name, struct sl_err *err)
+/* The commit entry `name`'s HEAD is on, by a branch or detached. */
+static int head_oid(const struct pool *p, const char *name, git_oid *oid, struct sl_err *err)
 {
 	char *path = entry(p, name, "HEAD"), *line = path ? worktree__read_line(path) : NULL;
-	char text[GIT_OID_HEXSZ + 2];
-	git_oid oid;
 	int error = 0;
 
 	if (!line)
 		error = sl_err_set(err, SL_ENOTFOUND, "worktree '%s' has no HEAD", name);
 	else if (!strncmp(line, "ref: ", 5)) {
-		if (git_reference_name_to_id(&oid, p->repo, line + 5) < 0)
+		if (git_reference_name_to_id(oid, p->repo, line + 5) < 0)
 			error = sl_err_set(err, SL_ENOTFOUND, "worktree '%s' is on '%s', which is gone",
 					   name, line + 5);
-	} else if (strlen(line) != GIT_OID_HEXSZ || git_oid_fromstr(&oid, line) < 0)
+	} else if (strlen(line) != GIT_OID_HEXSZ || git_oid_fromstr(oid, line) < 0)
 		error = sl_err_set(err, SL_EINVALID, "worktree '%s' has a HEAD git cannot read", name);
-	if (!error) {
+	free(line);
+	free(path);
+	return error;
+}
+
+/* Entry `name`'s HEAD names the commit it was on (detached), not a branch. */
+static int detach_head(const struct pool *p, const char *name, struct sl_err *err)
+{
+	char *path = entry(p, name, "HEAD");
+	char text[GIT_OID_HEXSZ + 2];
+	git_oid oid;
+	int error;
+
+	if (!path)
+		return sl_err_set(err, SL_ERROR, "out of memory");
+	if ((error = head_oid(p, name, &oid, err)) == 0) {
 		git_oid_tostr(text, GIT_OID_HEXSZ + 1, &oid);
 		text[GIT_OID_HEXSZ] = '\n';
 		text[GIT_OID_HEXSZ + 1] = '\0';
 		error = sl_write_file_atomic(path, text, strlen(text), err);
 	}
-	free(line);
 	free(path);
 	return error;
 }
@@ -538,7 +561,7 @@ static int strip_entry(const struct pool *p, const char *name, struct sl_err *er
 {
 	/* the settings mark describes the files, which are not touched here */
 	static const char *const keep[] = { "HEAD", "commondir", "gitdir", "index", CHECKOUT_MARK,
-					    RESET_MARK, NULL };
+					    RESET_MARK, CLEAN_MARK, NULL };
 	char *dir = entry(p, name, NULL);
 	struct dirent *d;
 	DIR *dh;
@@ -687,8 +710,12 @@ out:
 	return 0;
 }
 
-/* git in the worktree, with every setting that would make it trust a file without looking pinned. */
-static int git_here(const char *wt, const char *const *args, struct sl_err *err)
+/*
+ * git in the worktree, with every setting that would make it trust a file
+ * without looking pinned; `in` (NULL: nothing) on its standard input.
+ */
+static int git_here_in(const char *wt, const char *const *args, const struct sl_buf *in,
+		       struct sl_err *err)
 {
 	static const char *const pinned[] = {
 		"-c", "core.checkStat=default", "-c", "core.trustctime=true", "-c",
@@ -706,18 +733,170 @@ static int git_here(const char *wt, const char *const *args, struct sl_err *err)
 	argv[n] = NULL;
 	o.cwd = wt;
 	o.ceiling = 1;
+	if (in) {
+		o.stdin_data = in->ptr;
+		o.stdin_len = in->len;
+	}
 	return sl_git_run(&o, argv, NULL, err);
+}
+
+static int git_here(const char *wt, const char *const *args, struct sl_err *err)
+{
+	return git_here_in(wt, args, NULL, err);
+}
+
+/* The untracked files go (and the ignored ones unless `keep_ignored`), as in a fresh checkout. */
+static int clean_files(const char *wt, int keep_ignored, struct sl_err *err)
+{
+	const char *clean[] = { "clean", "-ffdq", keep_ignored ? NULL : "-x", NULL };
+
+	return git_here(wt, clean, err);
 }
 
 /* Files and index as a fresh checkout of HEAD: only what differs is written. */
 static int reset_files(const char *wt, int keep_ignored, struct sl_err *err)
 {
 	const char *reset[] = { "reset", "--hard", "-q", "--no-recurse-submodules", NULL };
-	const char *clean[] = { "clean", "-ffdq", keep_ignored ? NULL : "-x", NULL };
 	int error;
 
 	if ((error = git_here(wt, reset, err)) == 0)
-		error = git_here(wt, clean, err);
+		error = clean_files(wt, keep_ignored, err);
+	return error;
+}
+
+/* The stamp of the index file at `path`: a rewrite, a move elsewhere, a touch change it. */
+static int index_stamp(const char *path, char *out, size_t n)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return sl_fmt_fixed(out, n, "%llu:%llu %lld %lld.%09ld %lld.%09ld",
+			    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			    (long)st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+			    (long)st.st_ctim.tv_nsec);
+}
+
+/*
+ * At a put whose status showed nothing (`spotless`), not even an excluded
+ * path: the worktree's index and tracked files are its HEAD commit's.
+ * Written in the run's entry, which becomes the slot's; reset_between()
+ * relies on it while the index is the same file, untouched. Without it the
+ * take resets in full.
+ */
+static int mark_clean(const struct pool *p, const char *run, int spotless, struct sl_err *err)
+{
+	char *mark = entry(p, run, CLEAN_MARK), *index = entry(p, run, "index");
+	char text[GIT_OID_HEXSZ + 256], stamp[200];
+	git_oid oid;
+	int error;
+
+	if (!mark || !index)
+		error = sl_err_set(err, SL_ERROR, "out of memory");
+	else if (!spotless) /* a mark of an earlier put goes: only this status may vouch */
+		error = sl_unlink(mark, err);
+	else if ((error = head_oid(p, run, &oid, err)) == 0) {
+		git_oid_tostr(text, GIT_OID_HEXSZ + 1, &oid);
+		if (index_stamp(index, stamp, sizeof(stamp)) < 0 ||
+		    sl_fmt_fixed(text + GIT_OID_HEXSZ, sizeof(text) - GIT_OID_HEXSZ, " %s\n",
+				 stamp) < 0)
+			error = sl_unlink(mark, err); /* no index: no mark */
+		else
+			error = sl_write_file_atomic(mark, text, strlen(text), err);
+	}
+	free(mark);
+	free(index);
+	return error;
+}
+
+/*
+ * The commit of `run`'s clean mark (*oid) when it still holds: 1, else 0.
+ * The mark is used up either way, before any file is touched: a take cut
+ * off after this resets in full.
+ */
+static int clean_at(const struct pool *p, const char *run, git_oid *oid, struct sl_err *err)
+{
+	char *mark = entry(p, run, CLEAN_MARK), *index = entry(p, run, "index");
+	char *line = mark ? worktree__read_line(mark) : NULL, stamp[200];
+	int holds = line && index && strlen(line) > GIT_OID_HEXSZ + 1 &&
+		    line[GIT_OID_HEXSZ] == ' ' && git_oid_fromstrn(oid, line, GIT_OID_HEXSZ) == 0 &&
+		    index_stamp(index, stamp, sizeof(stamp)) == 0 &&
+		    !strcmp(line + GIT_OID_HEXSZ + 1, stamp);
+
+	if (!mark || sl_unlink(mark, err) != 0)
+		holds = -1;
+	free(mark);
+	free(index);
+	free(line);
+	return holds;
+}
+
+struct between {
+	struct sl_buf paths; /* NUL-separated */
+	size_t n;
+};
+
+static int add_between(const char *path, void *payload)
+{
+	struct between *b = payload;
+
+	if (++b->n > BETWEEN_MAX)
+		return 1;
+	return sl_buf_add(&b->paths, path, strlen(path) + 1) < 0 ? -1 : 0;
+}
+
+/* The paths that differ between commit `from` and HEAD of the worktree `r`, into *b. */
+static int paths_between(git_repository *r, const git_oid *from, struct between *b)
+{
+	git_reference *head = NULL;
+	git_commit *a = NULL, *c = NULL;
+	git_tree *ta = NULL, *tc = NULL;
+	int rc;
+
+	if ((rc = git_repository_head(&head, r)) == 0 && (rc = git_commit_lookup(&a, r, from)) == 0 &&
+	    (rc = git_commit_lookup(&c, r, git_reference_target(head))) == 0 &&
+	    (rc = git_commit_tree(&ta, a)) == 0 && (rc = git_commit_tree(&tc, c)) == 0)
+		rc = worktree_tree_paths(r, ta, tc, add_between, b);
+	git_tree_free(ta);
+	git_tree_free(tc);
+	git_commit_free(a);
+	git_commit_free(c);
+	git_reference_free(head);
+	return rc;
+}
+
+/*
+ * Files and index as a fresh checkout of HEAD, for a worktree whose index
+ * and tracked files are commit `from`'s (its clean mark): only the paths
+ * that differ between the two commits are written (`git restore`, the
+ * files and the index), then the untracked files go as in reset_files().
+ * 1 when this way does not apply (too many paths, no tree): the caller
+ * resets in full; as_checked_out() then checks that every tracked file is
+ * still what its entry says.
+ */
+static int reset_between(const char *wt, const git_oid *from, int keep_ignored, long *n,
+			 struct sl_err *err)
+{
+	const char *restore[] = { "--literal-pathspecs", "restore", "--source=HEAD", "--staged",
+				  "--worktree", "--no-recurse-submodules", "--pathspec-from-file=-",
+				  "--pathspec-file-nul", NULL };
+	git_repository *r = NULL;
+	struct between b = { SL_BUF_INIT, 0 };
+	int rc, error = 1;
+
+	sl_buf_init(&b.paths, 0);
+	if (git_repository_open_ext(&r, wt, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    (rc = paths_between(r, from, &b)) != 0)
+		goto out;
+	git_repository_free(r); /* git writes the index next */
+	r = NULL;
+	*n = (long)b.n;
+	if ((error = b.n ? git_here_in(wt, restore, &b.paths, err) : 0) == 0)
+		error = clean_files(wt, keep_ignored, err);
+out:
+	git_repository_free(r);
+	sl_buf_release(&b.paths);
 	return error;
 }
 
@@ -805,7 +984,52 @@ struct modes {
 	const char *wt;
 	mode_t dir, file, exec; /* what a checkout makes: 0777, 0666, 0777 less the umask */
 	char done[PATH_MAX];    /* the last folder set right: its ancestors are right too */
+	int fd;                 /* the worktree's folder, open */
+	int verify;             /* 1: each tracked file is checked against its entry */
+	struct timespec index_mtime;
+	size_t hashed;          /* files whose bytes were hashed for that */
+	int stale;              /* 1: a tracked file is not its entry's (verify) */
 };
+
+static int stat_same(const git_index_entry *e, const struct stat *st)
+{
+	return e->file_size == (uint32_t)st->st_size && e->ino == (uint32_t)st->st_ino &&
+	       e->mtime.seconds == (int32_t)st->st_mtim.tv_sec &&
+	       e->mtime.nanoseconds == (uint32_t)st->st_mtim.tv_nsec &&
+	       e->ctime.seconds == (int32_t)st->st_ctim.tv_sec &&
+	       e->ctime.nanoseconds == (uint32_t)st->st_ctim.tv_nsec;
+}
+
+/*
+ * Does the file at `path` (st its lstat) hold what index entry `e` says? By
+ * its stat data, as git decides, unless the entry is racy (written in the
+ * second of the index or later: the file may have changed after, within
+ * the clock's step), else by the blob id of its bytes. A file whose bytes
+ * git filters differs and so is stale: the caller then resets in full.
+ */
+static int entry_holds(struct modes *m, const git_index_entry *e, const char *path,
+		       const struct stat *st)
+{
+	char link[PATH_MAX];
+	ssize_t len;
+	git_oid id;
+
+	if (e->mode == GIT_FILEMODE_COMMIT)
+		return S_ISDIR(st->st_mode);
+	if (e->mode == GIT_FILEMODE_LINK ? !S_ISLNK(st->st_mode) : !S_ISREG(st->st_mode))
+		return 0;
+	if (stat_same(e, st) && (int64_t)e->mtime.seconds < (int64_t)m->index_mtime.tv_sec)
+		return 1;
+	if (++m->hashed > HASHED_MAX)
+		return 0;
+	if (S_ISLNK(st->st_mode)) {
+		if ((len = readlink(path, link, sizeof(link))) < 0 || (size_t)len >= sizeof(link) ||
+		    git_odb_hash(&id, link, (size_t)len, GIT_OBJECT_BLOB) < 0)
+			return 0;
+	} else if (git_odb_hashfile(&id, path, GIT_OBJECT_BLOB) < 0)
+		return 0;
+	return git_oid_equal(&id, &e->id);
+}
 
 /* `path` (relative) a folder of the checkout: its mode a fresh checkout's. */
 static int fix_dir(struct modes *m, const char *rel, size_t len, struct sl_err *err)
@@ -816,11 +1040,12 @@ static int fix_dir(struct modes *m, const char *rel, size_t len, struct sl_err *
 	if (len < sizeof(m->done) && !strncmp(m->done, rel, len) &&
 	    (m->done[len] == '\0' || m->done[len] == '/'))
 		return 0;
-	if (sl_fmt_fixed(path, sizeof(path), "%s/%.*s", m->wt, (int)len, rel) < 0)
+	if (sl_fmt_fixed(path, sizeof(path), "%.*s", (int)len, rel) < 0)
 		return sl_err_set(err, SL_ERROR, "path too long: '%s'", rel);
-	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) != m->dir &&
-	    chmod(path, m->dir) < 0)
-		return sl_err_sys(err, errno, "cannot set the mode of '%s'", path);
+	/* relative to the worktree's folder: the kernel walks two names, not twelve */
+	if (fstatat(m->fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	    (st.st_mode & 07777) != m->dir && fchmodat(m->fd, path, m->dir, 0) < 0)
+		return sl_err_sys(err, errno, "cannot set the mode of '%s/%s'", m->wt, path);
 	if (len < sizeof(m->done)) {
 		memcpy(m->done, rel, len);
 		m->done[len] = '\0';
@@ -840,8 +1065,14 @@ static int fix_entry(struct modes *m, const git_index_entry *e, struct sl_err *e
 	for (slash = strchr(e->path, '/'); !error && slash; slash = strchr(slash + 1, '/'))
 		error = fix_dir(m, e->path, (size_t)(slash - e->path), err);
 	if (error || sl_fmt_fixed(path, sizeof(path), "%s/%s", m->wt, e->path) < 0 ||
-	    lstat(path, &st) < 0)
+	    fstatat(m->fd, e->path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		m->stale |= m->verify && !error;
 		return error;
+	}
+	if (m->verify && !entry_holds(m, e, path, &st)) {
+		m->stale = 1;
+		return 0;
+	}
 	if (e->mode == GIT_FILEMODE_COMMIT && S_ISDIR(st.st_mode)) {
 		/* a fresh checkout leaves a submodule's folder empty (its .git named the old entry) */
 		if (!dir_is_empty(path) &&
@@ -850,7 +1081,7 @@ static int fix_entry(struct modes *m, const git_index_entry *e, struct sl_err *e
 		return fix_dir(m, e->path, strlen(e->path), err);
 	}
 	want = e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? m->exec : m->file;
-	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != want && chmod(path, want) < 0)
+	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != want && fchmodat(m->fd, e->path, want, 0) < 0)
 		return sl_err_sys(err, errno, "cannot set the mode of '%s'", path);
 	return 0;
 }
@@ -859,9 +1090,11 @@ static int fix_entry(struct modes *m, const git_index_entry *e, struct sl_err *e
  * What git reset does not put right, as a fresh checkout has it: the modes
  * of folders and of files (git keeps only the executable bit), and the
  * folders of submodules, empty (a builder may have checked one out).
- * Ignored files and folders of ignored files only are left alone.
+ * Ignored files and folders of ignored files only are left alone. With
+ * `stale` (after reset_between()), each tracked file is also checked to be
+ * its entry's, and *stale is 1 at the first that is not.
  */
-static int as_checked_out(const char *wt, struct sl_err *err)
+static int as_checked_out(const char *wt, int *stale, struct sl_err *err)
 {
 	struct modes m;
 	git_repository *r = NULL;
@@ -875,27 +1108,61 @@ static int as_checked_out(const char *wt, struct sl_err *err)
 	m.wt = wt;
 	m.dir = m.exec = 0777 & ~mask;
 	m.file = 0666 & ~mask;
+	if ((m.fd = open(wt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return sl_err_sys(err, errno, "cannot open '%s'", wt);
 	if (git_repository_open_ext(&r, wt, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
 	    git_repository_index(&idx, r) < 0) {
 		error = sl_err_set(err, SL_ERROR, "cannot read the index of '%s'", wt);
 		goto out;
 	}
+	if ((m.verify = stale != NULL)) {
+		struct stat st;
+		if (!git_index_path(idx) || lstat(git_index_path(idx), &st) < 0)
+			m.stale = 1;
+		else
+			m.index_mtime = st.st_mtim;
+	}
 	if (chmod(wt, m.dir) < 0)
 		error = sl_err_sys(err, errno, "cannot set the mode of '%s'", wt);
 	n = git_index_entrycount(idx);
-	for (i = 0; !error && i < n; i++)
+	for (i = 0; !error && !m.stale && i < n; i++)
 		error = fix_entry(&m, git_index_get_byindex(idx, i), err);
+	if (stale)
+		*stale = m.stale;
 out:
+	close(m.fd);
 	git_index_free(idx);
 	git_repository_free(r);
 	return error;
 }
 
+/*
+ * Only the paths between the slot's clean commit and the run's start: 1
+ * when done and every tracked file checked to be its entry's (*n paths
+ * written), 0 when the full reset must follow (no mark, or something does
+ * not hold).
+ */
+static int reset_quick(const struct pool *p, const char *wt, const char *run, int keep_ignored,
+		       long *n)
+{
+	struct sl_err e = SL_ERR_INIT;
+	git_oid from;
+	int stale = 1;
+
+	if (clean_at(p, run, &from, &e) != 1 || reset_between(wt, &from, keep_ignored, n, &e) != 0 ||
+	    as_checked_out(wt, &stale, &e) != 0 || stale)
+		sl_log(SL_LOG_DEBUG, "run %s: the pooled worktree is reset in full%s%s", run,
+		       e.msg[0] ? ": " : "", e.msg);
+	sl_err_clear(&e);
+	return !stale;
+}
+
 /* Outside the lock (the worktree is the run's): index, files, untracked files; then no mark. */
 static int reset_taken(const struct pool *p, const char *wt, const char *run, int keep_ignored,
-		       struct sl_err *err)
+		       long *rewritten, struct sl_err *err)
 {
 	char *mark = entry(p, run, RESET_MARK);
+	long n = 0;
 	int error;
 
 	if (!mark)
@@ -903,6 +1170,11 @@ static int reset_taken(const struct pool *p, const char *wt, const char *run, in
 	if ((error = clean_index(p, wt, run, err)) != 0)
 		goto out;
 	sl_fault("pool.take_before_reset");
+	*rewritten = -1;
+	if (reset_quick(p, wt, run, keep_ignored, &n)) {
+		*rewritten = n;
+		goto done;
+	}
 	if ((error = reset_files(wt, keep_ignored, err)) != 0) {
 		/* a builder's read-only directory: made writable, then once more */
 		sl_err_clear(err);
@@ -914,7 +1186,8 @@ static int reset_taken(const struct pool *p, const char *wt, const char *run, in
 	 * checked equal to the settings of now when it was taken (same_settings()).
 	 */
 	if (!error)
-		error = as_checked_out(wt, err);
+		error = as_checked_out(wt, NULL, err);
+done:
 	sl_fault(error ? NULL : "pool.take_recycled");
 	if (!error)
 		error = sl_unlink(mark, err);
@@ -1184,10 +1457,11 @@ int worktree_pool_pending(const char *gitdir, const char *run)
 }
 
 int worktree_pool_reset(const char *repo_root, const char *run, int keep_ignored,
-			struct sl_err *err)
+			long *rewritten, struct sl_err *err)
 {
 	struct pool p;
 	char *wt = NULL, *mark = NULL;
+	long n = -1;
 	int error;
 
 	if (!worktree_name_valid(run))
@@ -1196,8 +1470,11 @@ int worktree_pool_reset(const char *repo_root, const char *run, int keep_ignored
 		return error;
 	if (!(wt = run_wt_path(repo_root, run)) || !(mark = entry(&p, run, RESET_MARK)))
 		error = sl_err_set(err, SL_ERROR, "out of memory");
-	else if (sl_path_exists(mark) && (error = reset_taken(&p, wt, run, keep_ignored, err)) != 0)
+	else if (sl_path_exists(mark) &&
+		 (error = reset_taken(&p, wt, run, keep_ignored, &n, err)) != 0)
 		discard_taken(&p, run, wt);
+	if (rewritten)
+		*rewritten = n;
 	free(wt);
 	free(mark);
 	pool_close(&p);
@@ -1329,7 +1606,7 @@ static int put(const struct pool *p, const char *run, size_t max, const char *co
 {
 	char *src = run_wt_path(p->root, run), *lock = entry(p, run, "locked");
 	sl_strv slots = NULL;
-	int error;
+	int error, spotless = 0;
 
 	if (!src || !lock) {
 		error = sl_err_set(err, SL_ERROR, "out of memory");
@@ -1341,7 +1618,9 @@ static int put(const struct pool *p, const char *run, size_t max, const char *co
 	if ((slots && sl_strv_len(slots) >= max) || !linked(p, src, run) || sl_path_exists(lock) ||
 	    in_use(src))
 		goto out;
-	if (!force && (error = worktree__refuse_dirty(src, excluded, err)) != 0)
+	if (!force && (error = worktree__refuse_dirty(src, excluded, &spotless, err)) != 0)
+		goto out;
+	if ((error = mark_clean(p, run, spotless, err)) != 0)
 		goto out;
 	if ((error = move_out(p, run, src, delete, deleted, err)) == 0)
 		*pooled = 1;

@@ -113,6 +113,7 @@ int worktree_changes(const char *wt_path, const char *const *excluded,
 	n = git_status_list_entrycount(st);
 	for (i = 0; i < n; i++) {
 		p = entry_path(git_status_byindex(st, i));
+		out->all++;
 		if (!p || worktree__is_excluded(p, excluded))
 			continue;
 		if (!out->count++ && !(out->first = strdup(p)))
@@ -129,6 +130,7 @@ void worktree_changes_release(struct worktree_changes *ch)
 	free(ch->first);
 	ch->first = NULL;
 	ch->count = 0;
+	ch->all = 0;
 }
 
 /* HEAD must still name the run branch; *tip is its commit. */

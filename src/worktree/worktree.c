@@ -465,13 +465,16 @@ int worktree__make_writable(const char *path, struct sl_err *err)
 	return 0;
 }
 
-int worktree__refuse_dirty(const char *path, const char *const *excluded, struct sl_err *err)
+int worktree__refuse_dirty(const char *path, const char *const *excluded, int *spotless,
+			   struct sl_err *err)
 {
 	struct worktree_changes ch = WORKTREE_CHANGES_INIT;
 	int error;
 
 	if ((error = worktree_changes(path, excluded, &ch, err)) < 0)
 		return error;
+	if (spotless)
+		*spotless = ch.all == 0;
 	if (ch.count)
 		error = sl_err_set(err, SL_ECONFLICT,
 				   "cannot remove worktree '%s': uncommitted changes present (%zu "
@@ -575,7 +578,7 @@ int worktree_remove(const char *repo_root, const char *name_or_path,
 				   path);
 		goto out;
 	}
-	if (valid && !force && (error = worktree__refuse_dirty(path, excluded, err)) < 0)
+	if (valid && !force && (error = worktree__refuse_dirty(path, excluded, NULL, err)) < 0)
 		goto out;
 	if (valid && (error = worktree__make_writable(path, err)) < 0)
 		goto out;

@@ -189,12 +189,15 @@ int worktree_pool_pending(const char *gitdir, const char *run);
  * intent-to-add bit, no untracked cache, fsmonitor or split index), files
  * as a fresh checkout of HEAD (git reset --hard with every stat check on,
  * so only the files that differ are written), untracked files removed, and
- * ignored ones too unless `keep_ignored`. Nothing to do when it is not
- * pending. On an error the worktree is deleted (entry and directory): the
- * caller makes a fresh one.
+ * ignored ones too unless `keep_ignored`. When the slot's put found it
+ * clean, only the paths between its commit and HEAD are written and every
+ * tracked file is checked against its entry instead (*rewritten, when not
+ * NULL, is then their number; -1 after a full reset). Nothing to do when it
+ * is not pending. On an error the worktree is deleted (entry and
+ * directory): the caller makes a fresh one.
  */
 int worktree_pool_reset(const char *repo_root, const char *run, int keep_ignored,
-			struct sl_err *err);
+			long *rewritten, struct sl_err *err);
 
 /*
  * Finish a put and undo a take that a killed process left half done (the
@@ -313,9 +316,10 @@ size_t worktree_slug(const char *text, char *out, size_t n);
 struct worktree_changes {
 	size_t count;  /* staged, unstaged and untracked (not ignored) paths */
 	char *first;   /* the first such path, for messages; NULL when count is 0 */
+	size_t all;    /* such paths, the excluded ones too */
 };
 
-#define WORKTREE_CHANGES_INIT { 0, NULL }
+#define WORKTREE_CHANGES_INIT { 0, NULL, 0 }
 
 /*
  * The tree of `head` (into tree, hex) when the worktree is exactly it: HEAD

@@ -43,8 +43,25 @@ int worktree__make_writable(const char *path, struct sl_err *err);
  */
 int worktree__is_excluded(const char *path, const char *const *excluded);
 
-/* SL_ECONFLICT when the worktree has changes `git status` would show (but `excluded`). */
-int worktree__refuse_dirty(const char *path, const char *const *excluded, struct sl_err *err);
+/*
+ * The paths that differ between trees `a` and `b` (either may be NULL, an
+ * empty tree), in git's order, each given to `fn`: equal subtrees are
+ * skipped by their id, so the cost is that of the difference, not of the
+ * tree. A name that is a file on one side and a folder on the other gives
+ * the file's path and every path under the folder. A non-zero return of
+ * `fn` stops the walk and is returned; GIT_EBUFS for a path past 4 KiB.
+ */
+typedef int (*worktree_path_fn)(const char *path, void *payload);
+int worktree_tree_paths(git_repository *repo, const git_tree *a, const git_tree *b,
+			worktree_path_fn fn, void *payload);
+
+/*
+ * SL_ECONFLICT when the worktree has changes `git status` would show (but
+ * `excluded`); *spotless (when not NULL) 1 when it shows none at all, the
+ * excluded paths included.
+ */
+int worktree__refuse_dirty(const char *path, const char *const *excluded, int *spotless,
+			   struct sl_err *err);
 
 /*
  * Record in the worktree entry `entry_dir` the digest of the settings its

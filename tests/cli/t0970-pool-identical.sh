@@ -197,11 +197,16 @@ test_expect_success 'a littering run abandoned: the next run (on a base it no lo
 	wo repo L2 && sluice -C repo tick >tick.out 2>&1 &&
 	l=$(run_of repo L2) && test "$(state_of repo $l)" = awaiting_review &&
 	from_pool "$l" N1 L2 &&
+	: "N1 merged clean: only what differs from its commit is written (L1 hid changes: in full)" &&
+	test_grep "worktree from the pool at [0-9a-f]* (0 paths rewritten)" log.out &&
+	sluice -C repo log "$(run_of repo N1)" >log-n1.out &&
+	test_grep "worktree from the pool (reset in full)" log-n1.out &&
 	sluice -C repo abandon "$l" >abandon.out 2>&1 &&
 	test "$(state_of repo $l)" = abandoned &&
 	wo repo N2 && sluice -C repo tick >tick.out 2>&1 &&
 	n=$(run_of repo N2) && test "$(state_of repo $n)" = awaiting_review &&
 	from_pool "$n" L2 N2 &&
+	test_grep "worktree from the pool (reset in full)" log.out &&
 	compare_fresh "$n" N2 &&
 	no_history_of N2 "$l" &&
 	only_own_diff "$n" N2 &&

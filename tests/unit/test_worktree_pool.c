@@ -70,6 +70,18 @@ static void put(const char *run, size_t max, int expect_pooled)
 	assert_int_equal(pooled, expect_pooled);
 }
 
+/* A put as after a merge: not forced, so the status of the worktree is read. */
+static void put_clean(const char *run)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int pooled = -1;
+
+	assert_int_equal(worktree_pool_put(repo, run, 2, NULL, 0, 1, &pooled, NULL, &err), 0);
+	assert_int_equal(pooled, 1);
+}
+
+static long rewritten; /* what the last take_reset() says it wrote: -1, a full reset */
+
 /* A take (under the lock) then its reset (without): what a run's preparing step does. */
 static int take_reset(const char *run, int keep_ignored, char **slot)
 {
@@ -82,7 +94,7 @@ static int take_reset(const char *run, int keep_ignored, char **slot)
 	if ((error = worktree_pool_take(repo, run, branch, rev("main"), &got, &err)) != 0)
 		return error;
 	assert_int_equal(worktree_pool_pending(gitdir, run), got != NULL);
-	if (got && (error = worktree_pool_reset(repo, run, keep_ignored, &err)) != 0)
+	if (got && (error = worktree_pool_reset(repo, run, keep_ignored, &rewritten, &err)) != 0)
 		return error;
 	assert_int_equal(worktree_pool_pending(gitdir, run), 0);
 	if (slot)
@@ -154,6 +166,87 @@ static void test_put_then_take_is_a_fresh_checkout(void **state)
 				    "-e gitdir -e index -e logs -e ORIG_HEAD -e sluice-checkout-settings", repo), "0");
 	assert_string_equal(sh_line("git -C '%s' log -g --format=%%s HEAD | grep -c work", wt), "0");
 	assert_string_equal(sh_line("git -C '%s' worktree prune -n -v 2>&1 | wc -l", repo), "0");
+}
+
+/* A slot clean at its put: the take writes only the paths between its commit and the base. */
+static void test_clean_put_rewrites_only_what_differs(void **state)
+{
+	char want[128], wt[PATH_MAX * 2];
+
+	make_run("R1", "run/R1");
+	snprintf(wt, sizeof(wt), "%s/.system/runs/R1/worktree", repo);
+	sh("cd '%s' && chmod 600 d/two && mkdir -p node_modules && echo dep >node_modules/i.js", wt);
+	put_clean("R1");
+	/* main moves on without R1: README (R1's line), src/a.c, d/one and new/f differ */
+	sh("cd '%s' && echo main >src/a.c && git rm -q d/one && mkdir new && echo f >new/f && "
+	   "git add -A && git commit -qm main", repo);
+	snprintf(want, sizeof(want), "%s", fresh_state("main"));
+	assert_int_equal(take_reset("R2", 0, NULL), 0);
+	assert_int_equal(rewritten, 4);
+	snprintf(wt, sizeof(wt), "%s/.system/runs/R2/worktree", repo);
+	assert_string_equal(wt_state(wt), want);
+	assert_string_equal(sh_line("git -C '%s' status --porcelain --ignored | wc -l", wt), "0");
+	assert_string_equal(sh_line("ls '%s/.git/worktrees/R2' | grep -c sluice-clean", repo), "0");
+
+	/* and its own put marks it again: the next take has nothing to write */
+	sh("cd '%s' && echo R2 >>README && git add -A && git commit -qm work", wt);
+	put_clean("R2");
+	assert_int_equal(take_reset("R3", 0, NULL), 0);
+	assert_int_equal(rewritten, 1); /* README: R2's line is not on main */
+	snprintf(wt, sizeof(wt), "%s/.system/runs/R3/worktree", repo);
+	assert_string_equal(wt_state(wt), want);
+}
+
+/*
+ * What the status at the put saw no longer holds when the slot is taken: a
+ * tracked file changed behind its stat data, deleted, the index rewritten,
+ * or a forced put (a run abandoned with changes): the take resets in full,
+ * and the run gets a fresh checkout either way.
+ */
+static void test_slot_changed_after_put_is_reset_in_full(void **state)
+{
+	static const char *const change[] = {
+		/* same size, mtime put back: the ctime and the bytes tell */
+		"t=$(stat -c %y src/a.c) && printf 'HELLO\\n' >src/a.c && touch -d \"$t\" src/a.c",
+		"rm d/one",
+		"echo more >>README && git update-index --skip-worktree README",
+		"git update-index --chmod=+x d/two",
+		NULL,
+	};
+	char want[128], wt[PATH_MAX * 2], run[16], prev[16];
+	int i;
+
+	snprintf(want, sizeof(want), "%s", fresh_state("main"));
+	make_run("R0", "run/R0");
+	snprintf(prev, sizeof(prev), "R0");
+	for (i = 0; change[i]; i++) {
+		put_clean(prev);
+		sh("cd \"$(ls -d '%s'/.system/pool/_pool-*)\" && %s", repo, change[i]);
+		snprintf(run, sizeof(run), "C%d", i);
+		assert_int_equal(take_reset(run, 0, NULL), 0);
+		assert_int_equal(rewritten, -1);
+		snprintf(wt, sizeof(wt), "%s/.system/runs/%s/worktree", repo, run);
+		assert_string_equal(wt_state(wt), want);
+		snprintf(prev, sizeof(prev), "%s", run);
+		/* the next put's status must see it clean: a commit, as a run has */
+		sh("cd '%s' && echo %s >>README && git add -A && git commit -qm work", wt, run);
+	}
+}
+
+/* An untracked file and a mode change after the put: the quick take still removes and fixes them. */
+static void test_clean_put_then_litter_is_still_fresh(void **state)
+{
+	char want[128], wt[PATH_MAX * 2];
+
+	snprintf(want, sizeof(want), "%s", fresh_state("main"));
+	make_run("R1", "run/R1");
+	put_clean("R1");
+	sh("cd \"$(ls -d '%s'/.system/pool/_pool-*)\" && echo x >stray && mkdir -p empty/sub && "
+	   "chmod 700 d && chmod 600 d/two && echo i >ignored", repo);
+	assert_int_equal(take_reset("R2", 0, NULL), 0);
+	assert_int_equal(rewritten, 1);
+	snprintf(wt, sizeof(wt), "%s/.system/runs/R2/worktree", repo);
+	assert_string_equal(wt_state(wt), want);
 }
 
 static void test_keep_ignored_keeps_only_ignored(void **state)
@@ -302,6 +395,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_put_then_take_is_a_fresh_checkout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clean_put_rewrites_only_what_differs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slot_changed_after_put_is_reset_in_full, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_clean_put_then_litter_is_still_fresh, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_ignored_keeps_only_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_pool_and_dirty_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trim_keeps_newest_and_locked, setup, teardown),
