@@ -24,6 +24,7 @@
 #include "merge/merge_int.h"
 #include "core/fs.h"
 #include "core/fault.h"
+#include "core/tree_paths.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -276,29 +277,29 @@ static void describe_paths(char *out, size_t n, const struct merge_paths *p)
 		snprintf(out + len, n - len, " and %zu more", p->n - 5);
 }
 
+struct changed_walk {
+	const struct merge_paths *skip;
+	struct merge_paths *out;
+};
+
+static int add_changed(const char *path, void *payload)
+{
+	struct changed_walk *cw = payload;
+
+	/* sl_tree_paths() gives each path once */
+	return merge_paths_has(cw->skip, path) ? 0 : merge_paths_add(cw->out, path);
+}
+
 /* The paths that differ between two trees, but those in `skip`. */
 int merge__changed_paths(git_repository *w, const git_oid *from, const git_oid *to,
 			 const struct merge_paths *skip, struct merge_paths *out)
 {
+	struct changed_walk cw = { skip, out };
 	git_tree *a = NULL, *b = NULL;
-	git_diff *diff = NULL;
-	size_t i;
 	int error;
 
-	if ((error = git_tree_lookup(&a, w, from)) || (error = git_tree_lookup(&b, w, to)) ||
-	    (error = git_diff_tree_to_tree(&diff, w, a, b, NULL)))
-		goto out;
-	for (i = 0; i < git_diff_num_deltas(diff) && !error; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *paths[2] = { d->old_file.path, d->new_file.path };
-		int k;
-		for (k = 0; k < 2 && !error; k++)
-			if (paths[k] && !merge_paths_has(skip, paths[k]) &&
-			    !merge_paths_has(out, paths[k]))
-				error = merge_paths_add(out, paths[k]);
-	}
-out:
-	git_diff_free(diff);
+	if ((error = git_tree_lookup(&a, w, from)) == 0 && (error = git_tree_lookup(&b, w, to)) == 0)
+		error = sl_tree_paths(w, a, b, add_changed, &cw);
 	git_tree_free(a);
 	git_tree_free(b);
 	return error;

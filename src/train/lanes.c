@@ -14,6 +14,8 @@
 #include "core/ctx.h"
 #include "core/fs.h"
 
+#include "core/tree_paths.h"
+
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,32 +82,33 @@ void train_lane_words(const struct sl_config *cfg, int64_t lanes, char *buf, siz
 						cfg->merge.lanes[i].name);
 }
 
+struct change_walk {
+	int (*fn)(void *arg, const char *path);
+	void *arg;
+};
+
+static int each_path(const char *path, void *payload)
+{
+	struct change_walk *cw = payload;
+
+	return cw->fn(cw->arg, path) ? 1 : 0;
+}
+
 /* Each path the two trees differ on (old and new names both), given to fn until it returns 1. */
 static int each_change(git_repository *repo, const char *tree_a, const char *tree_b,
 		       int (*fn)(void *arg, const char *path), void *arg)
 {
+	struct change_walk cw = { fn, arg };
 	git_oid a, b;
 	git_tree *ta = NULL, *tb = NULL;
-	git_diff *diff = NULL;
-	size_t i, n;
 	int rc = -1;
 
-	if (git_oid_fromstr(&a, tree_a) || git_oid_fromstr(&b, tree_b) ||
-	    git_tree_lookup(&ta, repo, &a) || git_tree_lookup(&tb, repo, &b) ||
-	    git_diff_tree_to_tree(&diff, repo, ta, tb, NULL))
-		goto out;
-	rc = 0;
-	for (i = 0, n = git_diff_num_deltas(diff); i < n && !rc; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		rc = fn(arg, d->old_file.path) || (d->new_file.path &&
-						   strcmp(d->new_file.path, d->old_file.path) &&
-						   fn(arg, d->new_file.path));
-	}
-out:
-	git_diff_free(diff);
+	if (!git_oid_fromstr(&a, tree_a) && !git_oid_fromstr(&b, tree_b) &&
+	    !git_tree_lookup(&ta, repo, &a) && !git_tree_lookup(&tb, repo, &b))
+		rc = sl_tree_paths(repo, ta, tb, each_path, &cw);
 	git_tree_free(ta);
 	git_tree_free(tb);
-	return rc;
+	return rc < 0 ? -1 : rc;
 }
 
 struct lanes_walk {

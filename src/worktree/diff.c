@@ -1,5 +1,6 @@
 /* diff.patch (git's own bytes) and files_changed.json (libgit2's list). */
-#include "worktree/worktree_int.h"
+#include "worktree/worktree.h"
+#include "core/tree_paths.h"
 #include "core/utf8.h"
 #include "core/fs.h"
 #include "core/git.h"
@@ -248,21 +249,57 @@ static int tree_of(git_tree **out, git_repository *repo, const char *hex)
 	return rc;
 }
 
+struct path_list {
+	char **v;
+	size_t n, cap;
+};
+
+static int add_path(const char *path, void *payload)
+{
+	struct path_list *l = payload;
+	char **v;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		if (!(v = realloc(l->v, l->cap * sizeof(*v))))
+			return -1;
+		l->v = v;
+	}
+	return (l->v[l->n] = strdup(path)) ? (l->n++, 0) : -1;
+}
+
+/*
+ * libgit2's diff of the two trees, limited to the paths sl_tree_paths()
+ * found (an exact path list, which libgit2's tree iterators follow without
+ * reading the equal subtrees): the same deltas, renames found among them,
+ * at the cost of what changed.
+ */
 static int tree_diff(git_diff **out, git_repository *repo, const char *base, const char *head)
 {
+	struct path_list l = { NULL, 0, 0 };
 	git_tree *a = NULL, *b = NULL;
 	git_diff_options o;
 	git_diff_find_options fo;
+	size_t i;
 	int rc;
 
 	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
-	o.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
+	o.flags |= GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_DISABLE_PATHSPEC_MATCH;
 	git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
 	fo.flags = GIT_DIFF_FIND_RENAMES;
 	fo.rename_limit = WORKTREE_DIFF_RENAME_LIMIT;
 	if ((rc = tree_of(&a, repo, base)) == 0 && (rc = tree_of(&b, repo, head)) == 0 &&
-	    (rc = git_diff_tree_to_tree(out, repo, a, b, &o)) == 0)
-		rc = git_diff_find_similar(*out, &fo);
+	    (rc = sl_tree_paths(repo, a, b, add_path, &l)) == 0) {
+		o.pathspec.strings = l.v;
+		o.pathspec.count = l.n;
+		/* no path: an empty diff (an empty path list would mean every path) */
+		if ((rc = l.n ? git_diff_tree_to_tree(out, repo, a, b, &o) :
+				git_diff_tree_to_tree(out, repo, NULL, NULL, &o)) == 0)
+			rc = git_diff_find_similar(*out, &fo);
+	}
+	for (i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
 	git_tree_free(a);
 	git_tree_free(b);
 	return rc;
@@ -477,89 +514,3 @@ out:
 	return error;
 }
 
-/* git's order of tree entries: a folder's name sorts as if it ended in '/'. */
-static int entry_cmp(const git_tree_entry *a, const git_tree_entry *b)
-{
-	const char *x = git_tree_entry_name(a), *y = git_tree_entry_name(b);
-	size_t nx = strlen(x), ny = strlen(y), n = nx < ny ? nx : ny;
-	int c = memcmp(x, y, n);
-	unsigned char cx, cy;
-
-	if (c)
-		return c;
-	cx = nx > n ? (unsigned char)x[n] : git_tree_entry_type(a) == GIT_OBJECT_TREE ? '/' : 0;
-	cy = ny > n ? (unsigned char)y[n] : git_tree_entry_type(b) == GIT_OBJECT_TREE ? '/' : 0;
-	return (int)cx - (int)cy;
-}
-
-struct tree_walk {
-	git_repository *repo;
-	worktree_path_fn fn;
-	void *payload;
-	char path[4096];
-};
-
-static int walk_pair(struct tree_walk *w, size_t len, const git_tree_entry *a,
-		     const git_tree_entry *b);
-
-/* Every path of `a`'s and `b`'s entries under w->path[0..len) (either tree may be NULL). */
-static int walk_trees(struct tree_walk *w, size_t len, const git_tree *a, const git_tree *b)
-{
-	size_t i = 0, j = 0, na = a ? git_tree_entrycount(a) : 0, nb = b ? git_tree_entrycount(b) : 0;
-	int rc = 0;
-
-	while (rc == 0 && (i < na || j < nb)) {
-		const git_tree_entry *ea = i < na ? git_tree_entry_byindex(a, i) : NULL;
-		const git_tree_entry *eb = j < nb ? git_tree_entry_byindex(b, j) : NULL;
-		int c = !ea ? 1 : !eb ? -1 : entry_cmp(ea, eb);
-
-		rc = walk_pair(w, len, c <= 0 ? ea : NULL, c >= 0 ? eb : NULL);
-		i += c <= 0;
-		j += c >= 0;
-	}
-	return rc;
-}
-
-/* One name, in `a`, `b` or both: nothing when equal, else its paths on both sides. */
-static int walk_pair(struct tree_walk *w, size_t len, const git_tree_entry *a,
-		     const git_tree_entry *b)
-{
-	const git_tree_entry *e = a ? a : b;
-	const char *name = git_tree_entry_name(e);
-	size_t n = strlen(name);
-	git_tree *ta = NULL, *tb = NULL;
-	int rc = 0, da = a && git_tree_entry_type(a) == GIT_OBJECT_TREE;
-	int db = b && git_tree_entry_type(b) == GIT_OBJECT_TREE;
-
-	if (a && b && git_tree_entry_filemode(a) == git_tree_entry_filemode(b) &&
-	    git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)))
-		return 0;
-	if (len + n + 2 > sizeof(w->path))
-		return GIT_EBUFS;
-	memcpy(w->path + len, name, n + 1);
-	if ((a && !da) || (b && !db)) /* a file (link, submodule) on one side at least */
-		rc = w->fn(w->path, w->payload);
-	if (rc == 0 && (da || db)) {
-		w->path[len + n] = '/';
-		w->path[len + n + 1] = '\0';
-		if ((!da || (rc = git_tree_lookup(&ta, w->repo, git_tree_entry_id(a))) == 0) &&
-		    (!db || (rc = git_tree_lookup(&tb, w->repo, git_tree_entry_id(b))) == 0))
-			rc = walk_trees(w, len + n + 1, ta, tb);
-	}
-	git_tree_free(ta);
-	git_tree_free(tb);
-	w->path[len] = '\0';
-	return rc;
-}
-
-int worktree_tree_paths(git_repository *repo, const git_tree *a, const git_tree *b,
-			worktree_path_fn fn, void *payload)
-{
-	struct tree_walk w;
-
-	w.repo = repo;
-	w.fn = fn;
-	w.payload = payload;
-	w.path[0] = '\0';
-	return walk_trees(&w, 0, a, b);
-}

@@ -857,7 +857,7 @@ static int paths_between(git_repository *r, const git_oid *from, struct between 
 	if ((rc = git_repository_head(&head, r)) == 0 && (rc = git_commit_lookup(&a, r, from)) == 0 &&
 	    (rc = git_commit_lookup(&c, r, git_reference_target(head))) == 0 &&
 	    (rc = git_commit_tree(&ta, a)) == 0 && (rc = git_commit_tree(&tc, c)) == 0)
-		rc = worktree_tree_paths(r, ta, tc, add_between, b);
+		rc = sl_tree_paths(r, ta, tc, add_between, b);
 	git_tree_free(ta);
 	git_tree_free(tc);
 	git_commit_free(a);
@@ -900,6 +900,14 @@ out:
 	return error;
 }
 
+/* sl_tree_paths(): stops at a .gitattributes */
+static int is_attributes(const char *path, void *payload)
+{
+	const char *base = strrchr(path, '/');
+
+	(void)payload;
+	return !strcmp(base ? base + 1 : path, ".gitattributes");
+}
 
 /*
  * Whether a .gitattributes differs between the commits `from` (what the
@@ -912,25 +920,13 @@ static int attributes_changed(const struct pool *p, const git_oid *from, const g
 {
 	git_commit *a = NULL, *b = NULL;
 	git_tree *ta = NULL, *tb = NULL;
-	git_diff *diff = NULL;
-	size_t i, n;
 	int changed = 1;
 
 	if (git_oid_equal(from, to))
 		return 0;
-	if (git_commit_lookup(&a, p->repo, from) < 0 || git_commit_lookup(&b, p->repo, to) < 0 ||
-	    git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
-	    git_diff_tree_to_tree(&diff, p->repo, ta, tb, NULL) < 0)
-		goto out;
-	n = git_diff_num_deltas(diff);
-	for (i = 0, changed = 0; i < n && !changed; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
-		const char *base = strrchr(path, '/');
-		changed = !strcmp(base ? base + 1 : path, ".gitattributes");
-	}
-out:
-	git_diff_free(diff);
+	if (git_commit_lookup(&a, p->repo, from) == 0 && git_commit_lookup(&b, p->repo, to) == 0 &&
+	    git_commit_tree(&ta, a) == 0 && git_commit_tree(&tb, b) == 0)
+		changed = sl_tree_paths(p->repo, ta, tb, is_attributes, NULL) != 0;
 	git_tree_free(ta);
 	git_tree_free(tb);
 	git_commit_free(a);

@@ -3,6 +3,8 @@
 /* Shared by the files of src/worktree/ only. */
 #include "worktree/worktree.h"
 
+#include "core/tree_paths.h"
+
 #include <git2.h>
 
 /* 1 when `branch` is a valid local branch name that cannot become an option. */
@@ -42,18 +44,6 @@ int worktree__make_writable(const char *path, struct sl_err *err);
  * NULL-terminated list of paths, a trailing '/' ignored) or below one.
  */
 int worktree__is_excluded(const char *path, const char *const *excluded);
-
-/*
- * The paths that differ between trees `a` and `b` (either may be NULL, an
- * empty tree), in git's order, each given to `fn`: equal subtrees are
- * skipped by their id, so the cost is that of the difference, not of the
- * tree. A name that is a file on one side and a folder on the other gives
- * the file's path and every path under the folder. A non-zero return of
- * `fn` stops the walk and is returned; GIT_EBUFS for a path past 4 KiB.
- */
-typedef int (*worktree_path_fn)(const char *path, void *payload);
-int worktree_tree_paths(git_repository *repo, const git_tree *a, const git_tree *b,
-			worktree_path_fn fn, void *payload);
 
 /*
  * SL_ECONFLICT when the worktree has changes `git status` would show (but
