@@ -1,7 +1,7 @@
 #!/bin/sh
-# The benchmarks of issue 14 in one command (docs/design.md, Benchmarks): sluice
-# against the git CLI doing the same work, in the same run, as medians and
-# ratios, printed as markdown tables for bench/RESULTS.md.
+# The benchmarks of issues 14 and 29 in one command (docs/design.md,
+# Benchmarks): sluice against the git CLI doing the same work, in the same run,
+# as medians and ratios, printed as markdown tables for bench/RESULTS.md.
 #
 #   bench/run.sh [--quick] [SLUICE_BINARY]      (default: $SLUICE, else build/sluice)
 #
@@ -13,14 +13,15 @@
 #    the run's "preparing" step from its event log (`sluice log --json`).
 # 2. Per-run overhead against a shell pipeline of the same git commands
 #    (bench/overhead.sh's method: worktree add, edit, add + commit, diff,
-#    merge --no-ff, worktree remove, branch -d) at 1k and 10k files, one
-#    work order per `sluice tick --jobs 1`, an instant builder, no gates, a
+#    merge --no-ff, worktree remove, branch -d) at 1k, 10k and 100k files,
+#    one work order per `sluice tick --jobs 1`, an instant builder, no gates, a
 #    command reviewer that approves at once; cold: `worktree.pool: 0` (fresh
 #    worktree, removed after) and pool emptied before each run outside the
 #    timing (`sluice worktree cleanup --pool`, or `sluice gc` in a binary
 #    without it: fresh worktree, pooled after); warm: the previous run's worktree is in the pool. git and the
 #    three sluice repositories take turns, so each ratio is of the same
-#    minutes.
+#    minutes. Then the warm run's cost at each size against its cost at 1k
+#    (issue 29: 10k at most 1.3x, 100k at most 3x).
 # 3. E2E_N (200) work orders end to end: `sluice tick --jobs 2` (ticks until
 #    all are merged) on a 100-file repository, instant builder and command
 #    reviewer; wall time and `/usr/bin/time -v`'s maximum resident set size
@@ -28,7 +29,10 @@
 #    a probe (an LD_PRELOAD library, compiled here) that writes, as each
 #    process whose executable is the sluice binary exits, its VmHWM (the
 #    kernel's high-water mark of its resident set): the peak of every tick
-#    and worker process, none missed however short-lived.
+#    and worker process, none missed however short-lived. The first tick is
+#    timed on its own too (issue 29: all 200 in one tick, under 10 s), and
+#    again with E2E_SMALL (E2E_N/4) work orders: the time per work order at
+#    the two counts shows whether it grows with their number.
 # 4. A gate running `npm ci` on a small project with a lockfile (two small
 #    dependencies, 7 packages; lockfile and npm cache made once here, from
 #    the registry), fresh (`worktree.pool: 0`) against the pool with
@@ -42,15 +46,25 @@
 # exit status is 1 only when something is broken (a run did not merge, a
 # table could not be made), 2 on a usage error.
 #
+# Rounds: ROUNDS=3 runs the parts three times in a row (issue 29 asks for
+# three), each round on repositories of its own, made afresh (the same
+# sizes, so the same trees and commits, but new inodes and a cold pool).
+# Each round prints its tables; at the end one table gives issue 29's
+# figures of every round side by side, with how many rounds met each goal.
+#
 # Knobs (environment): REPS (5; quick 1) repetitions of each measurement;
-# REPS_50K (3) at 50,000 files, where one fresh worktree takes about a
-# minute here; WT_SIZES ("1000 10000 50000"), OH_SIZES ("1000 10000"),
-# E2E_N (200), E2E_REPS (REPS), NPM (auto; 0 skips it, 1 requires it),
-# PARTS ("acquire overhead e2e npm"), KEEP=1 keeps the repositories, SYNC=0
-# skips the `sync` before each timed sample (outside the timing: what the
-# previous sample wrote or deleted is on disk before the next one starts).
+# REPS_50K (3) at 50,000 files and more (parts 1 and 2), where one fresh
+# worktree takes a minute or more here; WT_SIZES ("1000 10000 50000"),
+# OH_SIZES ("1000 10000 100000"; the repositories' maker puts 100 files in a
+# folder, 1,000 folders at 100k, about 30 s for each of part 2's four
+# repositories there), E2E_N (200), E2E_SMALL (E2E_N/4), E2E_REPS (REPS),
+# ROUNDS (1), NPM (auto; 0 skips it, 1 requires it), PARTS ("acquire
+# overhead e2e npm"), KEEP=1 keeps the repositories, SYNC=0 skips the `sync`
+# before each timed sample (outside the timing: what the previous sample
+# wrote or deleted is on disk before the next one starts).
 # Repositories live under ${TMPDIR:-/tmp}; put TMPDIR on the disk you mean to
-# measure. Not a test: the targets of issue 14 are printed as met or not met.
+# measure. Not a test: the targets of issue 14 and the goals of issue 29 are
+# printed as met or not met.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,22 +86,29 @@ if [ $QUICK = 1 ]; then
 	OH_SIZES=${OH_SIZES:-1000} E2E_N=${E2E_N:-20}
 else
 	REPS=${REPS:-5} REPS_50K=${REPS_50K:-3} WT_SIZES=${WT_SIZES:-"1000 10000 50000"}
-	OH_SIZES=${OH_SIZES:-"1000 10000"} E2E_N=${E2E_N:-200}
+	OH_SIZES=${OH_SIZES:-"1000 10000 100000"} E2E_N=${E2E_N:-200}
 fi
+E2E_SMALL=${E2E_SMALL:-$((E2E_N / 4 > 0 ? E2E_N / 4 : 1))}
 E2E_REPS=${E2E_REPS:-$REPS}
+ROUNDS=${ROUNDS:-1}
+case $ROUNDS in "" | *[!0-9]* | 0) echo "bench/run.sh: ROUNDS must be a number of 1 or more" >&2; exit 2 ;; esac
 NPM_REPS=${NPM_REPS:-$REPS}
 NPM=${NPM:-auto}
 PARTS=${PARTS:-"acquire overhead e2e npm"}
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-run.XXXXXX")
-work=$(cd "$work" && pwd -P)
+# $top holds what the rounds share (HOME, the reviewer, the list of what is
+# broken, each round's figures); $work is the current round's directory,
+# where the parts make their repositories and files ($top before the first).
+top=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-run.XXXXXX")
+top=$(cd "$top" && pwd -P)
+work=$top
 if [ "${KEEP:-0}" = 1 ]; then
-	echo "keeping $work" >&2
+	echo "keeping $top" >&2
 else
-	trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+	trap 'chmod -R u+w "$top" 2>/dev/null; rm -rf "$top"' EXIT
 	trap 'exit 130' INT TERM
 fi
-export GIT_CONFIG_NOSYSTEM=1 HOME="$work" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b \
+export GIT_CONFIG_NOSYSTEM=1 HOME="$top" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b \
 	GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b npm_config_update_notifier=false
 unset GIT_DIR GIT_WORK_TREE
 git config --global init.defaultBranch main
@@ -99,8 +120,9 @@ now() { date +%s%N; }
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 msec() { awk -v ns="$1" 'BEGIN { if (ns == "") print "n/a"; else printf "%.0f", ns / 1e6 }'; }
+kfiles() { if [ $(($1 % 1000)) = 0 ]; then echo "$(($1 / 1000))k"; else echo "$1"; fi; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-progress() { echo "bench/run.sh: $*" >&2; }
+progress() { echo "bench/run.sh: ${round_label:-}$*" >&2; }
 # Before each timed sample, outside the timing: write back what the previous
 # one left dirty (10,000 new or deleted files), so that no sample pays for
 # the one before it.
@@ -108,7 +130,13 @@ settle() { [ "${SYNC:-1}" = 0 ] || sync; }
 
 broken() { # MESSAGE: something that should work did not; the exit status will be 1
 	echo "bench/run.sh: BROKEN: $*" >&2
-	echo "$*" >>"$work/broken"
+	echo "$*" >>"$top/broken"
+}
+
+# One of issue 29's figures of this round, for the table at the end: what,
+# the goal ("" if none), the value and the verdict ("" if not judged).
+fig() { # LABEL GOAL VALUE VERDICT
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$top/figs.$round"
 }
 
 # met if A OP B ("le": A <= B, "ge": A >= B), else "not met"
@@ -131,7 +159,7 @@ make_files() { # DIR N: f1.txt and N-1 files of ~1 KiB in 100-file directories, 
 }
 
 printf '%s\n' 'cat >/dev/null' 'echo "{\"verdict\": \"approve\", \"reviewer\": \"bench\"}"' \
-	>"$work/approve.sh"
+	>"$top/approve.sh"
 
 # sluice in REPO with a command reviewer that approves at once, the builder
 # BUILDER (a shell command), no merge gates, and the extra config EXTRA.
@@ -142,7 +170,7 @@ sluice_setup() { # REPO BUILDER EXTRA
 	  command: [sh, -c, '$2']
 	reviewer:
 	  mode: command
-	  command: [sh, $work/approve.sh]
+	  command: [sh, $top/approve.sh]
 	merge:
 	  gates: []
 	$3
@@ -251,8 +279,9 @@ if [ $POOL = 1 ]; then
 else
 	echo "- worktree pool (\`worktree.pool\`): NOT in this binary (no such config key): the pool's rows say n/a"
 fi
-echo "- medians of $REPS run(s)$([ $REPS_50K != $REPS ] && echo " ($REPS_50K at 50,000 files)"), wall clock;" \
+echo "- medians of $REPS run(s)$([ $REPS_50K != $REPS ] && echo " ($REPS_50K at 50,000 files and more)"), wall clock;" \
 	"$([ "${SYNC:-1}" = 0 ] && echo "no sync between samples (SYNC=0)" || echo "\`sync\` before each timed sample, outside the timing")"
+echo "- $ROUNDS round(s) of the parts ($PARTS) in a row, each on repositories made afresh"
 
 # ---- 1. worktree acquisition
 
@@ -364,6 +393,19 @@ acquire() {
 			echo "- $n files, from the pool, $k file(s) away: ${r}x faster than git (no target at this size)"
 		fi
 	done <"$work/acq.targets"
+	echo
+	echo "Issue 29's goal: a slot from the pool at 10k files at least 50x faster than \`git worktree"
+	echo "add\` (the run's base 1 file away, as for the next run after a merge)."
+	echo
+	r=$(awk '$1 == 10000 && $2 == 1 { print $3 }' "$work/acq.targets")
+	if [ -z "$r" ]; then
+		echo "- 10000 files, a slot from the pool: not measured (no 10000 in WT_SIZES, or no pool)"
+		return 0
+	fi
+	v=$(verdict "$r" ge 50)
+	echo "- 10000 files, a slot from the pool: ${r}x faster than \`git worktree add\` (goal >= 50): $v"
+	fig "a slot from the pool at 10k files (base 1 file away) against \`git worktree add\`" \
+		">= 50x faster" "${r}x" "$v"
 }
 
 # ---- 2. per-run overhead against the git pipeline
@@ -408,8 +450,10 @@ overhead() {
 	echo "Cold, pool 0: every run's worktree is created fresh and removed after. Cold, pool emptied:"
 	echo "\`sluice ${EMPTY_POOL:-worktree cleanup --pool}\` before each run (outside the timing): created"
 	echo "fresh, pooled after. Warm: the previous run's worktree is in the pool."
-	: >"$work/oh.targets"
+	: >"$work/oh.targets" && : >"$work/oh.warm"
 	for n_files in $OH_SIZES; do
+		reps=$REPS
+		[ "$n_files" -lt 50000 ] || reps=$REPS_50K
 		d="$work/oh$n_files"
 		progress "overhead, $n_files files: making the repositories"
 		make_files "$d.git" "$n_files"
@@ -424,9 +468,9 @@ overhead() {
 		done
 		: >"$d.git.samples"
 		i=0
-		while [ $i -lt "$REPS" ]; do
+		while [ $i -lt "$reps" ]; do
 			i=$((i + 1))
-			progress "overhead, $n_files files: run $i of $REPS"
+			progress "overhead, $n_files files: run $i of $reps"
 			git_pipeline_one "$d.git" "$i" >>"$d.git.samples"
 			for kind in $kinds; do
 				[ $kind != ce ] || "$SLUICE" -C "$d.$kind" $EMPTY_POOL >/dev/null ||
@@ -439,7 +483,7 @@ overhead() {
 			done
 		done
 		echo
-		echo "$n_files files, $REPS run(s) of each; load average when done: $(load)."
+		echo "$n_files files, $reps run(s) of each; load average when done: $(load)."
 		echo
 		hdr="| step | git CLI | sluice, cold: pool 0"
 		sep="|---|---|---"
@@ -478,6 +522,7 @@ overhead() {
 		done
 		[ ! -s "$d.w.notpool" ] ||
 			echo "- **$(grep -c . "$d.w.notpool") warm run(s) did not say \"from the pool\"**"
+		case $kinds in *w*) echo "$n_files $(col_median "$d.w.samples" 1)" >>"$work/oh.warm" ;; esac
 		[ "${KEEP:-0}" = 1 ] || rm -rf "$d".*
 	done
 	echo
@@ -496,6 +541,63 @@ overhead() {
 			esac
 			;;
 		esac
+	done <"$work/oh.targets"
+	oh_growth
+	oh_goals
+}
+
+# Issue 29: the warm run's cost at each size against its cost at 1k.
+oh_growth() {
+	echo
+	if [ ! -s "$work/oh.warm" ]; then
+		echo "A run's cost with a warm pool against its cost at 1k: not measured (no pool in this binary)."
+		return 0
+	fi
+	base=$(awk '$1 == 1000 { print $2 }' "$work/oh.warm")
+	echo "A run's cost with a warm pool (end to end, median) against its cost at 1,000 files:"
+	echo
+	echo "| files | sluice, warm pool | ratio to the 1k cost |"
+	echo "|---|---|---|"
+	while read -r n ns; do
+		if [ -z "$base" ]; then
+			echo "| $n | $(msec "$ns") ms | not measured (no 1000 in OH_SIZES) |"
+		else
+			echo "| $n | $(msec "$ns") ms | $(ratio "$ns" "$base") |"
+		fi
+	done <"$work/oh.warm"
+	[ -z "$base" ] || fig "a run, warm pool, 1k files (the base of the next two)" "" "$(msec "$base") ms" ""
+}
+
+# Issue 29's goals of part 2, from oh.warm and oh.targets.
+oh_goals() {
+	base=$(awk '$1 == 1000 { print $2 }' "$work/oh.warm")
+	echo
+	echo "Issue 29's goals: a run with a warm pool at 10k files at most 1.3x its cost at 1k, at 100k"
+	echo "at most 3x; cold (\`worktree.pool: 0\`) at most 1.0x the git pipeline at every size."
+	echo
+	for n in 10000 100000; do
+		goal=1.3
+		[ $n = 10000 ] || goal=3.0
+		ns=$(awk -v n=$n '$1 == n { print $2 }' "$work/oh.warm")
+		if [ -z "$base" ] || [ -z "$ns" ]; then
+			echo "- $n files, warm pool: not measured (OH_SIZES needs 1000 and $n, and the pool)"
+			continue
+		fi
+		r=$(ratio "$ns" "$base")
+		v=$(verdict "$r" le $goal)
+		echo "- $n files, warm pool: ${r}x the 1k cost ($(msec "$ns") against $(msec "$base") ms; goal <= $goal): $v"
+		fig "a run, warm pool, $(kfiles $n) files, against its cost at 1k" "<= ${goal}x" "${r}x ($(msec "$ns") ms)" "$v"
+	done
+	sizes=$(awk '$2 == "c0" { printf "%s%s", s, $1; s = " / " }' "$work/oh.targets")
+	rs=$(awk '$2 == "c0" { printf "%s%s", s, $3; s = " / " }' "$work/oh.targets")
+	worst=$(awk '$2 == "c0" { seen = 1; if ($3 == "n/a") bad = 1; else if ($3 + 0 > m) m = $3 + 0 }
+		END { if (seen && !bad) print m }' "$work/oh.targets")
+	v=$(verdict "$worst" le 1.0)
+	echo "- cold (\`worktree.pool: 0\`), $sizes files: ${rs}x the git pipeline (goal <= 1.0 at each size): $v"
+	while read -r n kind r; do
+		[ "$kind" = c0 ] || continue
+		fig "cold (\`worktree.pool: 0\`), $(kfiles $n) files, against the git pipeline" "<= 1.0x" "${r}x" \
+			"$(verdict "$r" le 1.0)"
 	done <"$work/oh.targets"
 }
 
@@ -576,40 +678,60 @@ C
 	cc -O2 -shared -fPIC -o "$work/memprobe.so" "$work/memprobe.c" 2>"$work/memprobe.err"
 }
 
-e2e_repo() { # DIR: a 100-file repository with E2E_N work orders, each adding a file of its own
+e2e_repo() { # DIR N: a 100-file repository with N work orders, each adding a file of its own
 	make_files "$1" 100
 	sluice_setup "$1" 'echo "$SLUICE_WORK_ORDER_ID" >"f-$SLUICE_WORK_ORDER_ID.txt"' ""
 	e2e_w=0
-	while [ $e2e_w -lt "$E2E_N" ]; do
+	while [ $e2e_w -lt "$2" ]; do
 		e2e_w=$((e2e_w + 1))
 		add_wo "$1" "$(printf 'W%04d' $e2e_w)"
 	done
 }
 
 # Ticks (`--jobs 2`, each under /usr/bin/time -v, and with PRELOAD in the
-# environment if given) until the E2E_N runs are merged, at most 5; prints
-# "WALL_NS TICKS MAXRSS_KB MERGED".
-e2e_ticks() { # DIR [PRELOAD]
+# environment if given) until the N runs are merged, at most 5; prints
+# "WALL_NS TICKS MAXRSS_KB MERGED FIRST_TICK_NS MERGED_BY_THE_FIRST".
+e2e_ticks() { # DIR N [PRELOAD]
 	total=0 k=0 rss=0
-	merged=0
+	merged=0 first=0 first_merged=0
 	settle
-	while [ $k -lt 5 ] && [ "$merged" -lt "$E2E_N" ]; do
+	while [ $k -lt 5 ] && [ "$merged" -lt "$2" ]; do
 		k=$((k + 1))
 		t=$(now)
-		if [ -n "${2:-}" ]; then
-			env LD_PRELOAD="$2" BENCH_MEM_EXE="$SLUICE" BENCH_MEM_LOG="$1.mem" \
+		if [ -n "${3:-}" ]; then
+			env LD_PRELOAD="$3" BENCH_MEM_EXE="$SLUICE" BENCH_MEM_LOG="$1.mem" \
 				$TIMEV "$SLUICE" -C "$1" tick --jobs 2 >>"$1.ticks" 2>&1 || true
 		else
 			$TIMEV "$SLUICE" -C "$1" tick --jobs 2 >>"$1.ticks" 2>&1 || true
 		fi
-		total=$((total + $(now) - t))
+		t=$(($(now) - t))
+		total=$((total + t))
+		[ $k != 1 ] || first=$t
 		if [ -n "$TIMEV" ] && [ -s "$1.time" ]; then
 			r=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$1.time")
 			[ "${r:-0}" -le "$rss" ] || rss=$r
 		fi
 		merged=$("$SLUICE" -C "$1" runs --json 2>/dev/null | jq '[.[] | select(.state == "merged")] | length' || echo 0)
+		[ $k != 1 ] || first_merged=$merged
 	done
-	echo "$total $k $rss $merged"
+	echo "$total $k $rss $merged $first $first_merged"
+}
+
+# Repetition I with E2E_SMALL work orders, ticked until all are merged (no
+# /usr/bin/time, no probe): appends the first tick's wall time (ns) to
+# e2e.small.first, and "x" to e2e.small.first.split when it did not merge all.
+e2e_small() { # I
+	ds="$work/e2e-small$1"
+	progress "end to end, $E2E_SMALL work orders: run $1 of $E2E_REPS"
+	e2e_repo "$ds" "$E2E_SMALL"
+	set -- $(TIMEV="" e2e_ticks "$ds" "$E2E_SMALL")
+	if [ "$4" -ne "$E2E_SMALL" ]; then
+		broken "end to end, $E2E_SMALL work orders: $4 of $E2E_SMALL runs merged in $2 ticks (see $ds.ticks)"
+	else
+		echo "$5" >>"$work/e2e.small.first"
+		[ "$6" -eq "$E2E_SMALL" ] || echo x >>"$work/e2e.small.first.split"
+	fi
+	[ "${KEEP:-0}" = 1 ] || rm -rf "$ds" "$ds".*
 }
 
 # Median ms per run of each step, from the event log: claimed to preparing,
@@ -643,28 +765,35 @@ e2e() {
 	echo "no gates, a command reviewer that approves at once. Ticks back to back until all are"
 	echo "merged. Peak memory: \`/usr/bin/time -v\`'s maximum resident set size (the largest process"
 	echo "of the tree, git's included), and, in one more run, every sluice process's VmHWM at its exit"
-	echo "(an LD_PRELOAD probe, see the script): the tick and each worker (\`advance-run\`)."
+	echo "(an LD_PRELOAD probe, see the script): the tick and each worker (\`advance-run\`). The first"
+	echo "tick is timed on its own too, and each repetition is followed by one with $E2E_SMALL work orders"
+	echo "(the first tick's time per work order at the two counts: does it grow with their number?)."
 	echo
-	: >"$work/e2e.wall" && : >"$work/e2e.rss" && : >"$work/e2e.steps"
+	: >"$work/e2e.wall" && : >"$work/e2e.rss" && : >"$work/e2e.steps" && : >"$work/e2e.peaks"
+	: >"$work/e2e.first" && : >"$work/e2e.first.split"
+	: >"$work/e2e.small.first" && : >"$work/e2e.small.first.split"
 	ticks=""
 	i=0
 	while [ $i -lt "$E2E_REPS" ]; do
 		i=$((i + 1))
 		d="$work/e2e$i"
 		progress "end to end, $E2E_N work orders: run $i of $E2E_REPS"
-		e2e_repo "$d"
+		e2e_repo "$d" "$E2E_N"
 		[ -z "$TIMEV" ] || TIMEV="/usr/bin/time -v -o $d.time"
-		set -- $(e2e_ticks "$d")
+		set -- $(e2e_ticks "$d" "$E2E_N")
 		if [ "$4" -ne "$E2E_N" ] ||
 			[ "$(git -C "$d" ls-tree --name-only main | grep -c '^f-W')" -ne "$E2E_N" ]; then
 			broken "end to end: $4 of $E2E_N runs merged in $2 ticks (see $d.ticks)"
 		else
 			echo "$1" >>"$work/e2e.wall"
+			echo "$5" >>"$work/e2e.first"
+			[ "$6" -eq "$E2E_N" ] || echo x >>"$work/e2e.first.split"
 			e2e_steps "$d" >>"$work/e2e.steps" || true
 			echo "$3" >>"$work/e2e.rss"
 			ticks="$ticks $2"
 		fi
 		[ "${KEEP:-0}" = 1 ] || rm -rf "$d" "$d".*
+		e2e_small $i # in turn with E2E_N's, so that both are of the same minutes
 	done
 	probe="not run"
 	if ldd "$SLUICE" 2>/dev/null | grep -q 'libasan'; then
@@ -673,9 +802,9 @@ e2e() {
 	elif mem_probe_build; then
 		d="$work/e2e-probe"
 		progress "end to end, $E2E_N work orders: the memory probe's run"
-		e2e_repo "$d"
+		e2e_repo "$d" "$E2E_N"
 		[ -z "$TIMEV" ] || TIMEV="/usr/bin/time -v -o $d.time"
-		set -- $(e2e_ticks "$d" "$work/memprobe.so")
+		set -- $(e2e_ticks "$d" "$E2E_N" "$work/memprobe.so")
 		[ "$4" -eq "$E2E_N" ] || broken "end to end with the memory probe: $4 of $E2E_N runs merged"
 		probe=ok
 	else
@@ -687,6 +816,7 @@ e2e() {
 	echo "| runs of the benchmark | $(grep -c . "$work/e2e.wall" || true) of $E2E_REPS with all $E2E_N merged (ticks each:$ticks) |"
 	echo "| wall time, median | $(awk -v ns="$w" 'BEGIN { if (ns == "") print "n/a"; else printf "%.2f s", ns / 1e9 }') (each: $(sort -n "$work/e2e.wall" | awk '{ printf "%s%.2f", (NR > 1 ? ", " : ""), $1 / 1e9 }')) |"
 	echo "| per work order | $(awk -v ns="$w" -v n="$E2E_N" 'BEGIN { if (ns == "") print "n/a"; else printf "%.0f ms", ns / n / 1e6 }') |"
+	e2e_first_rows
 	if [ -s "$work/e2e.steps" ]; then
 		echo "| a run's steps, median ms (event log; median over the runs of the benchmark):" \
 			"claimed to preparing / preparing / building / gating and reviewing / approved to" \
@@ -736,6 +866,60 @@ e2e() {
 		p=$(mb "$(sort -n "$work/e2e.peaks" | tail -n 1)")
 		echo "- largest sluice process: $p MB (target < 30 MB): $(verdict "$p" le 29.999)"
 	fi
+	e2e_goals
+}
+
+# ms per work order, one decimal: NS N
+per_wo() { awk -v ns="$1" -v n="$2" 'BEGIN { if (ns == "") print "n/a"; else printf "%.1f", ns / n / 1e6 }'; }
+# "K of M": the runs of FILE (first ticks) whose first tick merged all
+all_in_first() { echo "$(($(grep -c . "$1" || true) - $(grep -c . "$1.split" || true))) of $(grep -c . "$1" || true)"; }
+
+# Issue 29's rows of part 3: the first tick alone, E2E_N and E2E_SMALL work orders.
+e2e_first_rows() {
+	fn=$(median <"$work/e2e.first")
+	fs=$(median <"$work/e2e.small.first")
+	echo "| the first tick alone: wall time, median | $(awk -v ns="$fn" 'BEGIN { if (ns == "") print "n/a"; else printf "%.2f s", ns / 1e9 }')" \
+		"(each: $(sort -n "$work/e2e.first" | awk '{ printf "%s%.2f", (NR > 1 ? ", " : ""), $1 / 1e9 }');" \
+		"all $E2E_N merged by it in $(all_in_first "$work/e2e.first") runs) |"
+	echo "| the first tick per work order: $E2E_N / $E2E_SMALL work orders (median of $E2E_REPS each) |" \
+		"$(per_wo "$fn" "$E2E_N") / $(per_wo "$fs" "$E2E_SMALL") ms" \
+		"($E2E_SMALL merged by the first tick in $(all_in_first "$work/e2e.small.first") runs) |"
+}
+
+# Issue 29's goals of part 3.
+e2e_goals() {
+	fn=$(median <"$work/e2e.first")
+	fs=$(median <"$work/e2e.small.first")
+	echo
+	echo "Issue 29's goals: 200 work orders in one \`sluice tick\` under 10 s; a time per work order"
+	echo "that does not grow with their number (here: the first tick's per work order with $E2E_N at"
+	echo "most 1.1x that with $E2E_SMALL, for the noise)."
+	echo
+	if [ -z "$fn" ]; then
+		echo "- $E2E_N work orders in one tick: not measured"
+	else
+		s=$(awk -v ns="$fn" 'BEGIN { printf "%.2f", ns / 1e9 }')
+		v=""
+		if [ "$E2E_N" != 200 ]; then
+			echo "- $E2E_N work orders in one tick: $s s (the goal is for 200: not judged)"
+		else
+			v=$(verdict "$s" le 9.999)
+			[ ! -s "$work/e2e.first.split" ] ||
+				v="not met (the first tick merged all in $(all_in_first "$work/e2e.first") runs)"
+			echo "- $E2E_N work orders in one tick: $s s (goal < 10 s): $v"
+		fi
+		fig "$E2E_N work orders in one \`sluice tick\`" "$([ "$E2E_N" = 200 ] && echo "< 10 s")" "$s s" "$v"
+	fi
+	if [ -z "$fn" ] || [ -z "$fs" ]; then
+		echo "- per work order in one tick, $E2E_N against $E2E_SMALL: not measured"
+		return 0
+	fi
+	a=$(per_wo "$fn" "$E2E_N")
+	b=$(per_wo "$fs" "$E2E_SMALL")
+	r=$(ratio "$a" "$b")
+	v=$(verdict "$r" le 1.1)
+	echo "- per work order in one tick: $a ms for $E2E_N, $b ms for $E2E_SMALL: ${r}x (goal <= 1.1): $v"
+	fig "per work order in one tick, $E2E_N against $E2E_SMALL" "<= 1.1x (no growth)" "$a / $b ms (${r}x)" "$v"
 }
 
 # ---- 4. an npm gate, fresh against the pool with keep-ignored
@@ -854,22 +1038,83 @@ npm_part() {
 	done <"$work/npm.targets"
 }
 
+# ---- issue 29's figures, round by round
+
+# From $top/figs.1 .. figs.ROUNDS: a row per figure, in the order the first
+# round that has it gave them, a column per round, and how many met the goal.
+rounds_table() {
+	r=0 files=""
+	while [ $r -lt "$ROUNDS" ]; do
+		r=$((r + 1))
+		files="$files $top/figs.$r"
+	done
+	cat $files | grep -q . || return 0
+	echo
+	echo "## Issue 29's figures, round by round"
+	echo
+	echo "Medians of each round (the tables above give each round's samples and the git side)."
+	echo
+	line="| figure | goal" sep="|---|---"
+	r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		r=$((r + 1))
+		line="$line | round $r" sep="$sep|---"
+	done
+	echo "$line | met in |"
+	echo "$sep|---|"
+	awk -F '\t' -v n="$ROUNDS" '
+	{
+		k = split(FILENAME, p, ".")
+		r = p[k]
+		if (!($1 in goal)) {
+			order[++rows] = $1
+			goal[$1] = ($2 == "" ? "-" : $2)
+		}
+		val[$1, r] = $3
+		if ($4 != "") judged[$1] = 1
+		if ($4 == "met") met[$1]++
+	}
+	END {
+		for (i = 1; i <= rows; i++) {
+			l = order[i]
+			line = "| " l " | " goal[l]
+			for (r = 1; r <= n; r++)
+				line = line " | " (((l, r) in val) ? val[l, r] : "-")
+			print line " | " (judged[l] ? (met[l] + 0) " of " n : "-") " |"
+		}
+	}' $files
+}
+
 # ---- main
 
-for part in $PARTS; do
-	case $part in
-	acquire) acquire ;;
-	overhead) overhead ;;
-	e2e) e2e ;;
-	npm) npm_part ;;
-	*) echo "bench/run.sh: unknown part '$part' in PARTS" >&2; exit 2 ;;
-	esac
+round=0
+while [ $round -lt "$ROUNDS" ]; do
+	round=$((round + 1))
+	work=$top/round$round
+	mkdir -p "$work"
+	: >"$top/figs.$round"
+	if [ "$ROUNDS" -gt 1 ]; then
+		round_label="round $round of $ROUNDS: "
+		echo
+		echo "# Round $round of $ROUNDS, $(date -u '+%H:%M UTC'), load average $(load)"
+	fi
+	for part in $PARTS; do
+		case $part in
+		acquire) acquire ;;
+		overhead) overhead ;;
+		e2e) e2e ;;
+		npm) npm_part ;;
+		*) echo "bench/run.sh: unknown part '$part' in PARTS" >&2; exit 2 ;;
+		esac
+	done
+	[ "${KEEP:-0}" = 1 ] || { chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"; }
 done
+rounds_table
 echo
 echo "Done: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(load)."
-if [ -s "$work/broken" ]; then
+if [ -s "$top/broken" ]; then
 	echo
-	echo "**Broken** ($(grep -c . "$work/broken") problem(s); the figures above may be incomplete):"
-	sed 's/^/- /' "$work/broken"
+	echo "**Broken** ($(grep -c . "$top/broken") problem(s); the figures above may be incomplete):"
+	sed 's/^/- /' "$top/broken"
 	exit 1
 fi
