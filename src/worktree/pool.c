@@ -710,39 +710,9 @@ out:
 	return 0;
 }
 
-/*
- * git in the worktree, with every setting that would make it trust a file
- * without looking pinned; `in` (NULL: nothing) on its standard input.
- */
-static int git_here_in(const char *wt, const char *const *args, const struct sl_buf *in,
-		       struct sl_err *err)
-{
-	static const char *const pinned[] = {
-		"-c", "core.checkStat=default", "-c", "core.trustctime=true", "-c",
-		"core.ignoreStat=false", "-c", "core.sparseCheckout=false", "-c",
-		"core.untrackedCache=false", "-c", "index.sparse=false", NULL
-	};
-	const char *argv[32];
-	struct sl_git_opts o = SL_GIT_OPTS_INIT;
-	size_t n = 0, i;
-
-	for (i = 0; pinned[i]; i++)
-		argv[n++] = pinned[i];
-	for (i = 0; args[i] && n + 1 < sizeof(argv) / sizeof(*argv); i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	o.cwd = wt;
-	o.ceiling = 1;
-	if (in) {
-		o.stdin_data = in->ptr;
-		o.stdin_len = in->len;
-	}
-	return sl_git_run(&o, argv, NULL, err);
-}
-
 static int git_here(const char *wt, const char *const *args, struct sl_err *err)
 {
-	return git_here_in(wt, args, NULL, err);
+	return worktree__git_pinned(wt, args, NULL, NULL, err);
 }
 
 /* The untracked files go (and the ignored ones unless `keep_ignored`), as in a fresh checkout. */
@@ -892,7 +862,7 @@ static int reset_between(const char *wt, const git_oid *from, int keep_ignored, 
 	git_repository_free(r); /* git writes the index next */
 	r = NULL;
 	*n = (long)b.n;
-	if ((error = b.n ? git_here_in(wt, restore, &b.paths, err) : 0) == 0)
+	if ((error = b.n ? worktree__git_pinned(wt, restore, &b.paths, NULL, err) : 0) == 0)
 		error = clean_files(wt, keep_ignored, err);
 out:
 	git_repository_free(r);

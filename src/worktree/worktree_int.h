@@ -46,6 +46,15 @@ int worktree__make_writable(const char *path, struct sl_err *err);
 int worktree__is_excluded(const char *path, const char *const *excluded);
 
 /*
+ * git in the worktree `wt` with every setting that would make it trust a
+ * file without looking pinned (checkStat, trustctime, ignoreStat, sparse
+ * checkout and index, untracked cache); `in` (NULL: nothing) on its
+ * standard input, its standard output into `out` (NULL: dropped).
+ */
+int worktree__git_pinned(const char *wt, const char *const *args, const struct sl_buf *in,
+			 struct sl_buf *out, struct sl_err *err);
+
+/*
  * SL_ECONFLICT when the worktree has changes `git status` would show (but
  * `excluded`); *spotless (when not NULL) 1 when it shows none at all, the
  * excluded paths included.

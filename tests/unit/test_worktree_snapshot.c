@@ -63,6 +63,8 @@ static void test_snapshot_commits_everything_but_excluded(void **state)
 	   wt);
 	assert_int_equal(worktree_changes(wt, excl, &ch, &err), 0);
 	assert_int_equal(ch.count, 4);
+	assert_int_equal(ch.all, 6); /* and the excluded conf/local.yaml and node_modules */
+	assert_string_equal(ch.first, "s.txt");
 	worktree_changes_release(&ch);
 	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "sluice snapshot: S1 attempt 1", NULL,
 					 head, &committed, &err), 0);
@@ -78,6 +80,8 @@ static void test_snapshot_commits_everything_but_excluded(void **state)
 			    "?? conf/local.yaml\n?? node_modules");
 	assert_int_equal(worktree_changes(wt, excl, &ch, &err), 0);
 	assert_int_equal(ch.count, 0);
+	assert_int_equal(ch.all, 2);
+	assert_null(ch.first);
 }
 
 static void test_embedded_repository_left_out(void **state)
