@@ -242,6 +242,13 @@ int step__snapshot(struct step *s, const char *message, unsigned flags, char hea
 			 s->ctx->cfg->commit.email);
 	if ((flags & STEP_SNAP_LOCK) && (error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 		return error;
+	if ((flags & STEP_SNAP_QUICK) && s->run.head_commit &&
+	    worktree_snapshot_unchanged(s->wt, s->run.branch_name, s->run.head_commit,
+					step__excluded(s))) {
+		snprintf(head, 41, "%s", s->run.head_commit);
+		sl_lock_release(&lock);
+		return 0;
+	}
 	error = worktree_snapshot(s->wt, s->run.branch_name, s->run.base_commit, step__excluded(s),
 				  message, &who, head, committed, err);
 	sl_lock_release(&lock);

@@ -27,8 +27,8 @@ static int unchanged_since_review(struct step *s, struct sl_err *err)
 
 	if (!sl_path_exists(s->wt))
 		return 0;
-	error = step__snapshot(s, "sluice snapshot: changes after the review", STEP_SNAP_LOCK,
-			       head, &committed, err);
+	error = step__snapshot(s, "sluice snapshot: changes after the review",
+			       STEP_SNAP_LOCK | STEP_SNAP_QUICK, head, &committed, err);
 	if (error == SL_ECONFLICT || error == SL_EINVALID)
 		return step__fail(s, RUN_FAILED, err, "before the merge: %s", err->msg);
 	if (error) /* locked, busy: the run stays approved and the next tick tries again */

@@ -279,10 +279,12 @@ int step__record_diff(struct step *s, const char *head, struct sl_err *err);
  * branch's tip, *committed 1 when a commit was made. flags: STEP_SNAP_LOCK
  * holds the repository lock around it (a caller that holds it passes 0);
  * STEP_SNAP_NOTHING_OK makes "nothing changed since the base" (SL_ENOTFOUND,
- * head still filled in) a success.
+ * head still filled in) a success; STEP_SNAP_QUICK first asks git status,
+ * and when there is nothing to commit head is the run's head, no snapshot.
  */
 #define STEP_SNAP_LOCK 1u
 #define STEP_SNAP_NOTHING_OK 2u
+#define STEP_SNAP_QUICK 4u
 int step__snapshot(struct step *s, const char *message, unsigned flags, char head[41],
 		   int *committed, struct sl_err *err);
 

@@ -592,65 +592,6 @@ static int strip_entry(const struct pool *p, const char *name, struct sl_err *er
 	return error;
 }
 
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/*
- * Does the index at `path` hold anything clean_index() strips: an entry
- * with the assume-valid or extended flags (skip-worktree, intent-to-add)
- * or a conflict stage, or an extension that is not the cache tree, the
- * resolve-undo data or an offset table? Read as git's index-format.txt
- * says, for versions 2 and 3; version 4 and whatever does not parse say
- * yes. A plain index (the usual case: sluice's snapshot wrote it) is then
- * left as it is, which saves rewriting it.
- */
-static int index_needs_strip(const char *path)
-{
-	struct sl_buf b = SL_BUF_INIT;
-	struct sl_err e = SL_ERR_INIT;
-	const unsigned char *p, *end;
-	uint32_t version, n, i;
-	int needs = 1;
-
-	sl_buf_init(&b, (size_t)1 << 30);
-	if (sl_read_file(&b, path, (size_t)1 << 30, &e) != 0 || b.len < 12 + 20)
-		goto out;
-	p = (const unsigned char *)b.ptr;
-	end = p + b.len - 20; /* the trailing hash */
-	version = be32(p + 4);
-	n = be32(p + 8);
-	if (memcmp(p, "DIRC", 4) || (version != 2 && version != 3))
-		goto out;
-	for (p += 12, i = 0; i < n; i++) {
-		size_t fixed = 62, len;
-		unsigned flags;
-		if (end - p < 64)
-			goto out;
-		flags = (unsigned)p[60] << 8 | p[61];
-		if (flags & 0xf000) /* assume-valid, extended, a stage */
-			goto out;
-		len = strnlen((const char *)p + fixed, (size_t)(end - p) - fixed);
-		p += (fixed + len + 8) & ~(size_t)7;
-		if (p > end)
-			goto out;
-	}
-	while (end - p >= 8) {
-		uint32_t size = be32(p + 4);
-		if (memcmp(p, "TREE", 4) && memcmp(p, "REUC", 4) && memcmp(p, "EOIE", 4) &&
-		    memcmp(p, "IEOT", 4))
-			goto out;
-		if (size > (uint32_t)(end - p) - 8)
-			goto out;
-		p += 8 + size;
-	}
-	needs = p != end;
-out:
-	sl_buf_release(&b);
-	return needs;
-}
-
 /*
  * The index keeps only what tells git a file is unchanged (path, id, mode,
  * stat data): no skip-worktree, assume-unchanged or intent-to-add bit, no
@@ -668,7 +609,7 @@ static int clean_index(const struct pool *p, const char *wt, const char *name, s
 	char *ipath = entry(p, name, "index");
 	int rc = -1;
 
-	if (ipath && !index_needs_strip(ipath)) {
+	if (ipath && worktree__index_plain(ipath, 0)) {
 		free(ipath);
 		return 0;
 	}

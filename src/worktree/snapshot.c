@@ -7,6 +7,7 @@
 
 #include <git2.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -92,6 +93,58 @@ static int status_list(git_status_list **out, git_repository *repo, int workdir_
 	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
 		   GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
 	return git_status_list_new(out, repo, &so);
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int worktree__index_plain(const char *path, int no_gitlinks)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_err e = SL_ERR_INIT;
+	const unsigned char *p, *end;
+	uint32_t version, n, i;
+	int plain = 0;
+
+	sl_buf_init(&b, (size_t)1 << 30);
+	if (sl_read_file(&b, path, (size_t)1 << 30, &e) != 0 || b.len < 12 + 20)
+		goto out;
+	p = (const unsigned char *)b.ptr;
+	end = p + b.len - 20; /* the trailing hash */
+	version = be32(p + 4);
+	n = be32(p + 8);
+	if (memcmp(p, "DIRC", 4) || (version != 2 && version != 3))
+		goto out;
+	for (p += 12, i = 0; i < n; i++) {
+		size_t fixed = 62, len;
+		unsigned flags;
+		if (end - p < 64)
+			goto out;
+		flags = (unsigned)p[60] << 8 | p[61];
+		if (flags & 0xf000) /* assume-valid, extended, a stage */
+			goto out;
+		if (no_gitlinks && be32(p + 24) == 0160000)
+			goto out;
+		len = strnlen((const char *)p + fixed, (size_t)(end - p) - fixed);
+		p += (fixed + len + 8) & ~(size_t)7;
+		if (p > end)
+			goto out;
+	}
+	while (end - p >= 8) {
+		uint32_t size = be32(p + 4);
+		if (memcmp(p, "TREE", 4) && memcmp(p, "REUC", 4) && memcmp(p, "EOIE", 4) &&
+		    memcmp(p, "IEOT", 4))
+			goto out;
+		if (size > (uint32_t)(end - p) - 8)
+			goto out;
+		p += 8 + size;
+	}
+	plain = p == end;
+out:
+	sl_buf_release(&b);
+	return plain;
 }
 
 int worktree__git_pinned(const char *wt, const char *const *args, const struct sl_buf *in,
@@ -498,30 +551,63 @@ int worktree_checkout(const char *wt_path, const char *oid_hex, const char *bran
  * there: a builder can): an index entry marked skip-worktree or
  * assume-unchanged, a submodule, core.fileMode false, or core.autocrlf set.
  */
-static int status_can_hide(git_repository *repo)
+/* A setting under which git status does not see every difference: no file mode, autocrlf. */
+static int config_can_hide(git_repository *repo)
 {
-	git_index *index = NULL;
 	git_config *cfg = NULL;
-	const git_index_entry *e;
 	const char *crlf = NULL;
-	size_t i, n;
 	int hide = 1, mode = 1;
 
-	if (git_repository_index(&index, repo) != 0 || git_repository_config_snapshot(&cfg, repo) != 0)
-		goto out;
+	if (git_repository_config_snapshot(&cfg, repo) != 0)
+		return 1;
 	if (git_config_get_bool(&mode, cfg, "core.filemode") != 0)
 		mode = 1;
 	git_config_get_string(&crlf, cfg, "core.autocrlf");
 	hide = !mode || (crlf && strcmp(crlf, "false"));
+	git_config_free(cfg);
+	return hide;
+}
+
+static int status_can_hide(git_repository *repo)
+{
+	git_index *index = NULL;
+	const git_index_entry *e;
+	size_t i, n;
+	int hide = 1;
+
+	if (git_repository_index(&index, repo) != 0)
+		goto out;
+	hide = config_can_hide(repo);
 	for (i = 0, n = git_index_entrycount(index); !hide && i < n; i++) {
 		e = git_index_get_byindex(index, i);
 		hide = !e || (e->flags & GIT_INDEX_ENTRY_VALID) ||
 		       (e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) || e->mode == GIT_FILEMODE_COMMIT;
 	}
 out:
-	git_config_free(cfg);
 	git_index_free(index);
 	return hide;
+}
+
+int worktree_snapshot_unchanged(const char *wt_path, const char *branch_name,
+				const char *head_hex, const char *const *excluded)
+{
+	struct worktree_changes ch = WORKTREE_CHANGES_INIT;
+	struct sl_err e = SL_ERR_INIT;
+	git_repository *repo = NULL;
+	git_oid tip, want;
+	char *index = NULL;
+	int same = 0;
+
+	if (open_wt(&repo, wt_path, &e) == 0 && check_head(repo, wt_path, branch_name, &tip, &e) == 0 &&
+	    head_hex && git_oid_fromstr(&want, head_hex) == 0 && git_oid_equal(&tip, &want) &&
+	    !config_can_hide(repo) && (index = sl_path_join(git_repository_path(repo), "index")) &&
+	    worktree__index_plain(index, 1))
+		same = worktree_changes(wt_path, excluded, &ch, &e) == 0 && ch.count == 0;
+	sl_err_clear(&e);
+	worktree_changes_release(&ch);
+	free(index);
+	git_repository_free(repo);
+	return same;
 }
 
 /*

@@ -328,6 +328,19 @@ struct worktree_changes {
  */
 int worktree_tree_if_clean(const char *wt_path, const char *head, char tree[41]);
 
+/*
+ * 1 when a snapshot of the worktree would commit nothing: HEAD is still on
+ * `branch_name` at `head_hex`, git status (staged, unstaged and untracked
+ * files) shows nothing but `excluded` paths, and nothing lets it look
+ * past a difference (no assume-valid, skip-worktree or intent-to-add bit,
+ * no submodule, core.filemode on, no autocrlf). About half of what
+ * worktree_snapshot() costs on a large tree (git status against libgit2's
+ * add-all and two index passes); 0 when not so or unknown: take the
+ * snapshot.
+ */
+int worktree_snapshot_unchanged(const char *wt_path, const char *branch_name,
+				const char *head_hex, const char *const *excluded);
+
 /* Count what `git status` would show in the worktree (minus `excluded`). */
 int worktree_changes(const char *wt_path, const char *const *excluded,
 			    struct worktree_changes *out, struct sl_err *err);

@@ -46,6 +46,18 @@ int worktree__make_writable(const char *path, struct sl_err *err);
 int worktree__is_excluded(const char *path, const char *const *excluded);
 
 /*
+ * 1 when the index file at `path` holds nothing that makes git look away
+ * from a file: no entry with the assume-valid or extended flags
+ * (skip-worktree, intent-to-add) or a conflict stage, no extension but the
+ * cache tree, the resolve-undo data or an offset table (no untracked
+ * cache, fsmonitor or split index), and with `no_gitlinks` no submodule.
+ * Read as git's index-format.txt says, for versions 2 and 3; version 4 and
+ * whatever does not parse are not plain. Reading the file is ~10 ms at
+ * 100,000 entries, a libgit2 index read 50-85.
+ */
+int worktree__index_plain(const char *path, int no_gitlinks);
+
+/*
  * git in the worktree `wt` with every setting that would make it trust a
  * file without looking pinned (checkStat, trustctime, ignoreStat, sparse
  * checkout and index, untracked cache); `in` (NULL: nothing) on its

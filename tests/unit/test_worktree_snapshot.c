@@ -84,6 +84,51 @@ static void test_snapshot_commits_everything_but_excluded(void **state)
 	assert_null(ch.first);
 }
 
+/*
+ * worktree_snapshot_unchanged() says "nothing to commit" exactly when a
+ * snapshot would commit nothing, and when it cannot be sure says no.
+ */
+static void test_unchanged_only_when_a_snapshot_commits_nothing(void **state)
+{
+	static const char *const change[] = {
+		"echo more >>src/a.c",                          /* modified */
+		"echo u >untracked.txt",                        /* untracked */
+		"echo s >staged.txt && git add staged.txt && rm staged.txt", /* staged, then gone */
+		"git update-index --skip-worktree src/a.c",     /* a bit that hides changes */
+		"git -c core.fileMode=false config core.fileMode false", /* status blind to modes */
+		"git init -q nested && echo n >nested/n",       /* a repository of its own */
+		NULL,
+	};
+	struct sl_err err = SL_ERR_INIT;
+	char head[41], tip[41];
+	int committed = -1, i;
+
+	sh("cd '%s' && echo changed >src/a.c", wt);
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, head, &committed,
+					 &err), 0);
+	assert_true(worktree_snapshot_unchanged(wt, "run/WO-1", head, excl));
+	/* the excluded paths do not count: a snapshot leaves them out */
+	sh("cd '%s' && echo other >conf/local.yaml", wt);
+	assert_true(worktree_snapshot_unchanged(wt, "run/WO-1", head, excl));
+	assert_false(worktree_snapshot_unchanged(wt, "run/WO-1", head, NULL));
+	/* another head, another branch */
+	assert_false(worktree_snapshot_unchanged(wt, "run/WO-1", base, excl));
+	assert_false(worktree_snapshot_unchanged(wt, "run/WO-2", head, excl));
+	for (i = 0; change[i]; i++) {
+		sh("cd '%s' && git reset -q --hard && git clean -fdq -e conf -e node_modules && "
+		   "git config --unset core.fileMode; git update-index --no-skip-worktree src/a.c && "
+		   "%s", wt, change[i]);
+		assert_false(worktree_snapshot_unchanged(wt, "run/WO-1", head, excl));
+	}
+	/* and a snapshot after the first change does commit */
+	sh("cd '%s' && git update-index --no-skip-worktree src/a.c && git config --unset "
+	   "core.fileMode; rm -rf nested && echo more >>src/a.c", wt);
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, tip, &committed,
+					 &err), 0);
+	assert_int_equal(committed, 1);
+	assert_true(worktree_snapshot_unchanged(wt, "run/WO-1", tip, excl));
+}
+
 static void test_embedded_repository_left_out(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -211,6 +256,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_snapshot_commits_everything_but_excluded, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_unchanged_only_when_a_snapshot_commits_nothing,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_embedded_repository_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filtered_files_cleaned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_changed, setup, teardown),
