@@ -1032,7 +1032,12 @@ static int open_index(struct co *c, struct sl_err *err)
 {
 	int error;
 
-	if ((error = git_repository_index(&c->idx, c->w)) || (error = git_index_read(c->idx, 1)))
+	/*
+	 * check_state() read it before the lock; read again only when the file
+	 * changed since (libgit2 compares its stamp: git writes an index by
+	 * renaming a new file over it, a new inode), not 100,000 entries twice.
+	 */
+	if ((error = git_repository_index(&c->idx, c->w)) || (error = git_index_read(c->idx, 0)))
 		return sl_err_git(err, error, "cannot read the index of '%s'", c->where);
 	if (git_index_has_conflicts(c->idx))
 		return defer(c->res, err, "the index of '%s' has unresolved conflicts%s; resolve "
