@@ -722,9 +722,9 @@ static int mark_clean(const struct pool *p, const char *run, int spotless, struc
 }
 
 /*
- * The commit of `run`'s clean mark (*oid) when it still holds: 1, else 0.
- * The mark is used up either way, before any file is touched: a take cut
- * off after this resets in full.
+ * The commit of `run`'s clean mark (*oid) when it still holds: 1, else 0
+ * (-1 when the mark cannot be removed). The mark is used up either way,
+ * before any file is touched: a take cut off after this resets in full.
  */
 static int clean_at(const struct pool *p, const char *run, git_oid *oid, struct sl_err *err)
 {
