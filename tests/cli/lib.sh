@@ -384,6 +384,26 @@ fault_repo() { # DIR [config lines...]
 	cp "$1/notes.txt" "$TRASH/notes.orig"
 }
 
+# Cases that start from the same repository build it once (it may have run
+# ticks: worktrees, a pool, runs) and each takes a copy. `repo_template DIR
+# T` keeps the repository DIR (a folder of $TRASH) as the template T, moving
+# it; `repo_copy T DIR` makes DIR again as a copy of T. The copy is at the
+# very path the template was built at, so that every absolute path in it (a
+# worktree's .git file and gitdir, a pool slot's entry, a run's records)
+# names the copy, as in a repository built there. Its files are new inodes:
+# record an inode only after the copy.
+repo_template() { # DIR T
+	[ -d "$TRASH/$1" ] || { echo "no repository $1 to keep as a template" >&2; return 1; }
+	rm -rf "$TRASH/$2" "$TRASH/$2.at" &&
+	mv "$TRASH/$1" "$TRASH/$2" && printf '%s\n' "$1" >"$TRASH/$2.at"
+}
+
+repo_copy() { # T DIR
+	[ "$(cat "$TRASH/$1.at" 2>/dev/null)" = "$2" ] ||
+		{ echo "template $1 was not built as $2 (its paths would name another folder)" >&2; return 1; }
+	rm -rf "$TRASH/$2" && cp -a "$TRASH/$1" "$TRASH/$2"
+}
+
 # No worktree but the main checkout and the slots of the worktree pool
 # (.system/pool, at most POOL_MAX of them, default 2), each whole: listed by
 # git, no intent of a move left, nothing for `git worktree prune` to prune.

@@ -14,6 +14,16 @@ printf '%s\n' 'echo a1 >a1.txt' 'echo a2 >a2.txt' 'echo a3 >a3.txt' \
 	'sed -i 5s/.*/five-by-A/ lines.txt' 'echo "A done" >"$SLUICE_RUN_DIR/summary.md"' >"$BUILDERS/A.sh"
 printf '%s\n' 'echo b >b.txt' >"$BUILDERS/B.sh"
 
+# The starting repositories of the cases, built once (lib.sh, repo_template):
+# A and B queued; and P landed first, its worktree left in the pool.
+printf '%s\n' 'echo p >p.txt' 'mkdir -p junk && echo j >junk/j' >"$BUILDERS/P.sh"
+test_expect_success 'the starting repositories: A and B queued; P landed, its worktree pooled' '
+	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
+	wo r A && wo r B && repo_template r ab &&
+	fault_repo r "$(approve_reviewer_config)" &&
+	wo r P && settle r && repo_template r pooled
+'
+
 # fault_case POINT [RC]: kill the first tick at POINT (RC: the tick's own
 # exit status, when the tick process itself dies), settle, check. Twice:
 # the process at the point alone (a worker: the tick goes on), then the
@@ -25,8 +35,7 @@ fault_case() {
 
 fault_case_1() { # POINT RC GROUP WHAT
 	test_expect_success "$4 killed at $1: the queue settles with nothing lost or doubled" "
-		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
-		wo r A && wo r B &&
+		repo_copy ab r &&
 		FAULT_GROUP=$3 fault_fire $1 tick.out -C r tick &&
 		{ [ -z '$2' ] || [ \"\$FAULT_RC\" = '$2' ]; } &&
 		settle r &&
@@ -45,11 +54,9 @@ done
 
 # The pool: P lands first and leaves its worktree in the pool; the tick
 # that builds A and B gives it to one of them and is killed on the way.
-printf '%s\n' 'echo p >p.txt' 'mkdir -p junk && echo j >junk/j' >"$BUILDERS/P.sh"
 pool_case() { # POINT GROUP WHAT
 	test_expect_success "$3 killed at $1, taking a pooled worktree: nothing lost or doubled" "
-		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
-		wo r P && settle r &&
+		repo_copy pooled r &&
 		test \"\$(ls -d r/.system/pool/_pool-* | wc -l)\" = 1 &&
 		wo r A && wo r B &&
 		FAULT_GROUP=$2 fault_fire $1 tick.out -C r tick &&
@@ -71,8 +78,7 @@ done
 # (before, it reset the half-linked worktree and built in it, and the
 # snapshot, finding the entry naming the pool's folder, failed the run).
 test_expect_success 'a half-linked take resumed by advance-run, no reconciliation between' '
-	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
-	wo r P && settle r &&
+	repo_copy pooled r &&
 	wo r A &&
 	fault_fire pool.take_half_linked tick.out -C r tick &&
 	a=$(run_of r A) &&
@@ -83,8 +89,7 @@ test_expect_success 'a half-linked take resumed by advance-run, no reconciliatio
 '
 
 test_expect_success 'the second gate (gates.before_gate:2)' '
-	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
-	wo r A && wo r B &&
+	repo_copy ab r &&
 	fault_fire gates.before_gate:2 tick.out -C r tick &&
 	ls r/.system/runs/*/gates/g1.log >/dev/null &&
 	settle r &&

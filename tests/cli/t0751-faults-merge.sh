@@ -14,6 +14,11 @@ printf '%s\n' 'echo a1 >a1.txt' 'echo a2 >a2.txt' 'echo a3 >a3.txt' \
 	'sed -i 5s/.*/five-by-A/ lines.txt' 'echo "A done" >"$SLUICE_RUN_DIR/summary.md"' >"$BUILDERS/A.sh"
 printf '%s\n' 'echo b >b.txt' >"$BUILDERS/B.sh"
 
+test_expect_success 'the starting repository, built once (lib.sh, repo_template): A and B queued' '
+	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
+	wo r A && wo r B && repo_template r ab
+'
+
 # Twice: the worker at the point alone (the tick goes on), then the tick
 # with all its workers (FAULT_GROUP).
 fault_case() { # POINT [POOL]
@@ -23,10 +28,9 @@ fault_case() { # POINT [POOL]
 
 fault_case_1() { # POINT GROUP WHAT POOL
 	test_expect_success "$3 killed at $1 (worktree.pool $4): the queue settles with nothing lost or doubled" "
-		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
+		repo_copy ab r &&
 		sed -i '/^worktree:\$/a\\  pool: $4' r/.system/config.yaml &&
 		grep -qx '  pool: $4' r/.system/config.yaml &&
-		wo r A && wo r B &&
 		FAULT_GROUP=$2 fault_fire $1 tick.out -C r tick &&
 		{ [ $2 = 0 ] || [ \"\$FAULT_RC\" = 137 ]; } &&
 		settle r &&

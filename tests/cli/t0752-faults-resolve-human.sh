@@ -22,10 +22,14 @@ conflict_repo() { # CONFIG-LINES...: r with C1 and C2 approved on one base
 	approve_reviewer_config >>r/.system/config.yaml
 }
 
+test_expect_success 'the starting repository, built once (lib.sh, repo_template): C1 and C2 approved' '
+	conflict_repo && repo_template r conflict
+'
+
 for p in resolve.after_markers resolve.after_resolver resolve.after_commit; do
 	for g in 0 1; do # the worker alone, then the tick with all its workers
 		test_expect_success "killed at $p (group $g): the resolution is made again and lands once" "
-			conflict_repo &&
+			repo_copy conflict r &&
 			FAULT_GROUP=$g fault_fire $p tick.out -C r tick &&
 			{ [ $g = 0 ] || [ \"\$FAULT_RC\" = 137 ]; } &&
 			settle r &&

@@ -28,11 +28,19 @@ test_expect_success 'every point has a kill test' '
 	done
 '
 
+# The starting repositories of the cases, built once (lib.sh, repo_template):
+# A and B queued; and F failed, then A and B landed.
+test_expect_success 'the starting repositories: A and B queued; F failed, A and B landed' '
+	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
+	wo r A && wo r B && repo_template r ab &&
+	fault_repo r "$(approve_reviewer_config)" &&
+	wo r F && settle r &&
+	wo r A && wo r B && settle r && repo_template r landed
+'
+
 for p in gc.after_worktree gc.after_branch gc.after_tombstone; do
 	test_expect_success "killed at $p: gc again removes everything, audit holds" "
-		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
-		wo r F && settle r &&
-		wo r A && wo r B && settle r &&
+		repo_copy landed r &&
 		frun=\$(run_of r F) &&
 		test \"\$(state_of r \$frun)\" = failed &&
 		test -d r/.system/runs/\$frun/worktree &&
@@ -47,8 +55,7 @@ for p in gc.after_worktree gc.after_branch gc.after_tombstone; do
 done
 
 test_expect_success 'killed at reconcile.after_requeue after a build was killed' '
-	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
-	wo r A && wo r B &&
+	repo_copy ab r &&
 	fault_fire build.after_builder tick.out -C r tick &&
 	fault_fire reconcile.after_requeue tick2.out -C r tick &&
 	test $FAULT_RC = 137 &&
@@ -58,9 +65,8 @@ test_expect_success 'killed at reconcile.after_requeue after a build was killed'
 
 for p in cleanup.after_worktree_remove:0 pool.put_moved:2; do
 	test_expect_success "killed at ${p%:*} in reconciling a killed merge (worktree.pool ${p#*:})" "
-		rm -rf r && fault_repo r \"\$(approve_reviewer_config)\" &&
+		repo_copy ab r &&
 		sed -i '/^worktree:\$/a\\  pool: ${p#*:}' r/.system/config.yaml &&
-		wo r A && wo r B &&
 		fault_fire merge.after_manifest tick.out -C r tick &&
 		ls -d r/.system/runs/*/worktree >/dev/null &&
 		fault_fire ${p%:*} tick2.out -C r tick &&
@@ -71,8 +77,7 @@ for p in cleanup.after_worktree_remove:0 pool.put_moved:2; do
 done
 
 test_expect_success 'killed at reconcile.before_recover after a merge was killed mid-checkout' '
-	rm -rf r && fault_repo r "$(approve_reviewer_config)" &&
-	wo r A && wo r B &&
+	repo_copy ab r &&
 	fault_fire merge.mid_checkout tick.out -C r tick &&
 	test -f r/.system/merge.journal &&
 	fault_fire reconcile.before_recover tick2.out -C r tick &&

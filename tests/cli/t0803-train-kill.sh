@@ -46,6 +46,11 @@ train_repo() {
 	cp "$1/notes.txt" "$TRASH/notes.orig"
 }
 
+test_expect_success 'the starting repository, built once (lib.sh, repo_template): A, B and C queued' '
+	rm -rf r r.base && train_repo r &&
+	wo r A && wo r B && wo r C && repo_template r abc
+'
+
 fault_case() { # POINT
 	fault_case_1 "$1" 0 "the process at the point"
 	fault_case_1 "$1" 1 "the whole tick"
@@ -53,8 +58,7 @@ fault_case() { # POINT
 
 fault_case_1() { # POINT GROUP WHAT
 	test_expect_success "$3 killed at $1: nothing untested or red lands, nothing twice" "
-		rm -rf r r.base && rm -f \"\$G\"/* && train_repo r &&
-		wo r A && wo r B && wo r C &&
+		rm -f \"\$G\"/* && repo_copy abc r &&
 		FAULT_GROUP=$2 fault_fire $1 tick.out -C r tick &&
 		{ [ $2 = 0 ] || [ \"\$FAULT_RC\" = 137 ]; } &&
 		settle r &&

@@ -40,7 +40,9 @@ for w in S1 S2 A B C D; do
 done
 
 # pool_repo DIR: a fault_repo (dirty checkout, two gates, jobs 2, an approving
-# reviewer) whose pool (size 2) holds two worktrees.
+# reviewer) whose pool (size 2) holds two worktrees. Built once, as the
+# template of every case (lib.sh, repo_template); a case records the inodes
+# of its copy's slots (slot-inodes, for from_slots).
 pool_repo() {
 	rm -rf "$1" &&
 	fault_repo "$1" "$(approve_reviewer_config)" &&
@@ -50,7 +52,6 @@ pool_repo() {
 	test "$("$SLUICE" -C "$1" runs --state merged | wc -l)" = 2 &&
 	test "$(ls -A "$1/.system/pool" | wc -l)" = 2 ||
 		{ echo "the seed did not fill the pool:" >&2; cat "$TRASH/seed.out" >&2; return 1; }
-	stat -c %i "$1"/.system/pool/* >"$1/.system/slot-inodes"
 }
 
 # pool_check DIR MERGED...: the promises after the crash and the settling ticks.
@@ -134,17 +135,22 @@ test_expect_success 'the pool has named fault points' '
 	test -n "$POINTS"
 '
 
+test_expect_success 'the starting repository, built once: S1 and S2 landed, the pool full' '
+	pool_repo r && repo_template r seeded
+'
+
 for p in $POINTS; do
 	for g in 0 1; do
 		test_expect_success "killed at $p (group $g): nothing lost, nothing given twice" "
-			d=r-$p-$g &&
-			pool_repo \$d && wo \$d A && wo \$d B && rm -f fire.all &&
-			fire \$d $p $g &&
-			settle \$d &&
-			pool_check \$d S1 S2 A B &&
-			from_slots \$d A B &&
-			wo \$d C && wo \$d D && settle \$d &&
-			pool_check \$d S1 S2 A B C D
+			repo_copy seeded r &&
+			stat -c %i r/.system/pool/* >r/.system/slot-inodes &&
+			wo r A && wo r B && rm -f fire.all &&
+			fire r $p $g &&
+			settle r &&
+			pool_check r S1 S2 A B &&
+			from_slots r A B &&
+			wo r C && wo r D && settle r &&
+			pool_check r S1 S2 A B C D
 		"
 	done
 done
