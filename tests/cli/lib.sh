@@ -453,18 +453,19 @@ kill_ticks() {
 fault_check() { # DIR "MERGED..." "FAILED..."
 	_fd=$1
 	_fm=0
+	"$SLUICE" -C "$_fd" queue >"$TRASH/queue.now" || return 1
 	for _w in $2; do
 		_fm=$((_fm + 1))
 		_fc=$(git -C "$_fd" log --first-parent --merges --format=%B main | grep -c "^Work-Order: $_w\$")
 		[ "$_fc" = 1 ] || { echo "$_w landed $_fc times" >&2; return 1; }
-		"$SLUICE" -C "$_fd" queue | grep -q "^done  *[0-9]*  *$_w " ||
-			{ echo "$_w is not done" >&2; "$SLUICE" -C "$_fd" queue >&2; return 1; }
+		grep -q "^done  *[0-9]*  *$_w " "$TRASH/queue.now" ||
+			{ echo "$_w is not done" >&2; cat "$TRASH/queue.now" >&2; return 1; }
 	done
 	_fc=$(git -C "$_fd" log --first-parent --format=%B main | grep -c "^Sluice-Run: ")
 	[ "$_fc" = "$_fm" ] || { echo "$_fc Sluice-Run trailers on main, want $_fm" >&2; return 1; }
 	for _w in $3; do
-		"$SLUICE" -C "$_fd" queue | grep -q "^failed  *[0-9]*  *$_w " ||
-			{ echo "$_w is not failed" >&2; "$SLUICE" -C "$_fd" queue >&2; return 1; }
+		grep -q "^failed  *[0-9]*  *$_w " "$TRASH/queue.now" ||
+			{ echo "$_w is not failed" >&2; cat "$TRASH/queue.now" >&2; return 1; }
 	done
 	cmp "$TRASH/notes.orig" "$_fd/notes.txt" || { echo "the user's edit changed" >&2; return 1; }
 	printf '%s\n' " M notes.txt" "?? work_orders/" >"$TRASH/status.want"
