@@ -393,15 +393,15 @@ fault_repo() { # DIR [config lines...]
 # names the copy, as in a repository built there. Its files are new inodes:
 # record an inode only after the copy.
 repo_template() { # DIR T
-	[ -d "$TRASH/$1" ] || { echo "no repository $1 to keep as a template" >&2; return 1; }
-	rm -rf "$TRASH/$2" "$TRASH/$2.at" &&
+	[ -d "$TRASH/${1:?}" ] || { echo "no repository $1 to keep as a template" >&2; return 1; }
+	rm -rf "$TRASH/${2:?}" "$TRASH/$2.at" &&
 	mv "$TRASH/$1" "$TRASH/$2" && printf '%s\n' "$1" >"$TRASH/$2.at"
 }
 
 repo_copy() { # T DIR
 	[ "$(cat "$TRASH/$1.at" 2>/dev/null)" = "$2" ] ||
 		{ echo "template $1 was not built as $2 (its paths would name another folder)" >&2; return 1; }
-	rm -rf "$TRASH/$2" && cp -a "$TRASH/$1" "$TRASH/$2"
+	rm -rf "$TRASH/${2:?}" && cp -a "$TRASH/$1" "$TRASH/$2"
 }
 
 # No worktree but the main checkout and the slots of the worktree pool
