@@ -100,51 +100,96 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-int worktree__index_plain(const char *path, int no_gitlinks)
+/* The entry at p (v2/v3, no extended flags) as libgit2 gives one; its path points into the buffer. */
+static void raw_entry(git_index_entry *e, const unsigned char *p)
+{
+	memset(e, 0, sizeof(*e));
+	e->ctime.seconds = (int32_t)be32(p);
+	e->ctime.nanoseconds = be32(p + 4);
+	e->mtime.seconds = (int32_t)be32(p + 8);
+	e->mtime.nanoseconds = be32(p + 12);
+	e->dev = be32(p + 16);
+	e->ino = be32(p + 20);
+	e->mode = be32(p + 24);
+	e->uid = be32(p + 28);
+	e->gid = be32(p + 32);
+	e->file_size = be32(p + 36);
+	git_oid_fromraw(&e->id, p + 40);
+	e->flags = (uint16_t)((unsigned)p[60] << 8 | p[61]);
+	e->path = (const char *)p + 62;
+}
+
+/*
+ * The entries of the index in `b` when it is plain (worktree__index_plain()):
+ * with fn NULL only the check, else a second pass giving each entry to fn.
+ * -1 when not plain; else 0 or fn's first non-zero return.
+ */
+static int index_walk(const struct sl_buf *b, int no_gitlinks, worktree_index_fn fn, void *payload)
+{
+	const unsigned char *start, *p, *end;
+	uint32_t version, n, i;
+	git_index_entry e;
+	int pass, rc = 0;
+
+	if (b->len < 12 + 20)
+		return -1;
+	start = (const unsigned char *)b->ptr;
+	end = start + b->len - 20; /* the trailing hash */
+	version = be32(start + 4);
+	n = be32(start + 8);
+	if (memcmp(start, "DIRC", 4) || (version != 2 && version != 3))
+		return -1;
+	for (pass = 0; pass < (fn ? 2 : 1) && rc == 0; pass++) {
+		for (p = start + 12, i = 0; i < n && rc == 0; i++) {
+			size_t fixed = 62, len;
+			unsigned flags;
+			if (end - p < 64)
+				return -1;
+			flags = (unsigned)p[60] << 8 | p[61];
+			if (flags & 0xf000) /* assume-valid, extended, a stage */
+				return -1;
+			if (no_gitlinks && be32(p + 24) == 0160000)
+				return -1;
+			len = strnlen((const char *)p + fixed, (size_t)(end - p) - fixed);
+			if (pass) {
+				raw_entry(&e, p);
+				rc = fn(&e, payload);
+			}
+			p += (fixed + len + 8) & ~(size_t)7;
+			if (p > end)
+				return -1;
+		}
+		while (pass == 0 && end - p >= 8) {
+			uint32_t size = be32(p + 4);
+			if (memcmp(p, "TREE", 4) && memcmp(p, "REUC", 4) && memcmp(p, "EOIE", 4) &&
+			    memcmp(p, "IEOT", 4))
+				return -1;
+			if (size > (uint32_t)(end - p) - 8)
+				return -1;
+			p += 8 + size;
+		}
+		if (pass == 0 && p != end)
+			return -1;
+	}
+	return rc;
+}
+
+int worktree__index_each(const char *path, int no_gitlinks, worktree_index_fn fn, void *payload)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err e = SL_ERR_INIT;
-	const unsigned char *p, *end;
-	uint32_t version, n, i;
-	int plain = 0;
+	int rc = -1;
 
 	sl_buf_init(&b, (size_t)1 << 30);
-	if (sl_read_file(&b, path, (size_t)1 << 30, &e) != 0 || b.len < 12 + 20)
-		goto out;
-	p = (const unsigned char *)b.ptr;
-	end = p + b.len - 20; /* the trailing hash */
-	version = be32(p + 4);
-	n = be32(p + 8);
-	if (memcmp(p, "DIRC", 4) || (version != 2 && version != 3))
-		goto out;
-	for (p += 12, i = 0; i < n; i++) {
-		size_t fixed = 62, len;
-		unsigned flags;
-		if (end - p < 64)
-			goto out;
-		flags = (unsigned)p[60] << 8 | p[61];
-		if (flags & 0xf000) /* assume-valid, extended, a stage */
-			goto out;
-		if (no_gitlinks && be32(p + 24) == 0160000)
-			goto out;
-		len = strnlen((const char *)p + fixed, (size_t)(end - p) - fixed);
-		p += (fixed + len + 8) & ~(size_t)7;
-		if (p > end)
-			goto out;
-	}
-	while (end - p >= 8) {
-		uint32_t size = be32(p + 4);
-		if (memcmp(p, "TREE", 4) && memcmp(p, "REUC", 4) && memcmp(p, "EOIE", 4) &&
-		    memcmp(p, "IEOT", 4))
-			goto out;
-		if (size > (uint32_t)(end - p) - 8)
-			goto out;
-		p += 8 + size;
-	}
-	plain = p == end;
-out:
+	if (sl_read_file(&b, path, (size_t)1 << 30, &e) == 0)
+		rc = index_walk(&b, no_gitlinks, fn, payload);
 	sl_buf_release(&b);
-	return plain;
+	return rc;
+}
+
+int worktree__index_plain(const char *path, int no_gitlinks)
+{
+	return worktree__index_each(path, no_gitlinks, NULL, NULL) == 0;
 }
 
 int worktree__git_pinned(const char *wt, const char *const *args, const struct sl_buf *in,

@@ -58,6 +58,16 @@ int worktree__is_excluded(const char *path, const char *const *excluded);
 int worktree__index_plain(const char *path, int no_gitlinks);
 
 /*
+ * Each entry of the index file at `path`, when it is plain, given to fn as
+ * libgit2 would give it (no extended flags; the path borrowed for the
+ * call), in its order: what a libgit2 index read gives in a fifth of its
+ * time. -1 when not plain or unreadable (fn not called at all); else 0 or
+ * fn's first non-zero return, which stops the walk.
+ */
+typedef int (*worktree_index_fn)(const git_index_entry *e, void *payload);
+int worktree__index_each(const char *path, int no_gitlinks, worktree_index_fn fn, void *payload);
+
+/*
  * git in the worktree `wt` with every setting that would make it trust a
  * file without looking pinned (checkStat, trustctime, ignoreStat, sparse
  * checkout and index, untracked cache); `in` (NULL: nothing) on its
