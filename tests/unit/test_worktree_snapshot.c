@@ -129,6 +129,42 @@ static void test_unchanged_only_when_a_snapshot_commits_nothing(void **state)
 	assert_true(worktree_snapshot_unchanged(wt, "run/WO-1", tip, excl));
 }
 
+/*
+ * Every kind of change a builder makes is committed, whether the snapshot
+ * stages what git status lists (a plain index) or adds all (an index with a
+ * skip-worktree bit elsewhere): afterwards status shows only the excluded
+ * and ignored paths, and both ways commit the same tree.
+ */
+static void test_snapshot_every_kind_of_change(void **state)
+{
+	static const char *const changes =
+		"echo changed >src/a.c && rm src/b.c && mkdir -p deep/er && echo d >deep/er/d.txt && "
+		"ln -s src/a.c link && chmod +x conf/c.yaml && echo sp >'with space.txt' && "
+		"mkdir b.dir && echo x >b.dir/x && echo l >x.log && echo t >conf/local.yaml";
+	struct sl_err err = SL_ERR_INIT;
+	char head[41], tree[64];
+	int committed = -1;
+
+	sh("cd '%s' && %s", wt, changes);
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, head, &committed,
+					 &err), 0);
+	assert_int_equal(committed, 1);
+	assert_string_equal(sh_all("git -C '%s' status --porcelain --untracked-files=all", wt),
+			    "?? conf/local.yaml\n?? node_modules");
+	snprintf(tree, sizeof(tree), "%s", sh_all("git -C '%s' rev-parse %s^{tree}", repo, head));
+	assert_string_equal(sh_all("git -C '%s' diff --name-status %s %s", repo, base, head),
+			    "A\tb.dir/x\nM\tconf/c.yaml\nA\tdeep/er/d.txt\nA\tlink\nM\tsrc/a.c\n"
+			    "D\tsrc/b.c\nA\twith space.txt");
+
+	/* again from the base with a skip-worktree bit on a file nobody touches: add-all */
+	sh("cd '%s' && git reset -q --hard %s && git clean -fdq -e conf/local.yaml -e node_modules && "
+	   "git update-index --skip-worktree .gitignore && %s", wt, base, changes);
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, head, &committed,
+					 &err), 0);
+	assert_int_equal(committed, 1);
+	assert_string_equal(sh_all("git -C '%s' rev-parse %s^{tree}", repo, head), tree);
+}
+
 static void test_embedded_repository_left_out(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -258,6 +294,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_unchanged_only_when_a_snapshot_commits_nothing,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_every_kind_of_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_embedded_repository_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filtered_files_cleaned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_changed, setup, teardown),
