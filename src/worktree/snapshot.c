@@ -220,40 +220,82 @@ int worktree__git_pinned(const char *wt, const char *const *args, const struct s
 	return sl_git_run(&o, argv, NULL, err);
 }
 
+size_t worktree__git_status_above = (size_t)256 << 10;
+
+int worktree__large(git_repository *repo)
+{
+	char *index = sl_path_join(git_repository_path(repo), "index");
+	struct stat st;
+	int large = index && lstat(index, &st) == 0 &&
+		    (size_t)st.st_size > worktree__git_status_above;
+
+	free(index);
+	return large;
+}
+
+/* One changed path: counted, and the first one not excluded kept. */
+static int count_change(struct worktree_changes *out, const char *p, const char *const *excluded)
+{
+	out->all++;
+	if (!p || worktree__is_excluded(p, excluded) || out->count++)
+		return 0;
+	return (out->first = strdup(p)) ? 0 : -1;
+}
+
 /*
- * git's own status, not libgit2's: the same entries (staged and unstaged
- * changes, untracked files one by one, a repository of its own as "dir/",
- * no submodule, no rename pairs) in about 60% of the time at 100,000 files
- * (bench/RESULTS.md), with git's clean filters where a file has one. No
- * optional lock: the index is not rewritten by a status.
+ * git's own status on a large tree: the same entries as libgit2's (staged
+ * and unstaged changes, untracked files one by one, a repository of its
+ * own as "dir/", no submodule, no rename pairs) in about 60% of its time
+ * at 100,000 files (bench/RESULTS.md), with git's clean filters where a
+ * file has one. No optional lock: the index is not rewritten by a status.
  */
-int worktree_changes(const char *wt_path, const char *const *excluded,
-			    struct worktree_changes *out, struct sl_err *err)
+static int changes_by_git(const char *wt_path, const char *const *excluded,
+			  struct worktree_changes *out, struct sl_err *err)
 {
 	const char *args[] = { "--no-optional-locks", "status", "--porcelain=v1", "-z",
 			       "--no-renames", "--untracked-files=all", "--ignore-submodules=all",
 			       NULL };
-	git_repository *repo = NULL;
 	struct sl_buf st = SL_BUF_INIT;
 	const char *p, *end;
 	int error;
 
-	memset(out, 0, sizeof(*out));
 	sl_buf_init(&st, (size_t)1 << 28);
-	if ((error = open_wt(&repo, wt_path, err)) < 0 ||
-	    (error = worktree__git_pinned(wt_path, args, NULL, &st, err)) < 0)
-		goto out;
-	for (p = st.ptr, end = p ? p + st.len : NULL; p && p + 3 < end && !error;
+	error = worktree__git_pinned(wt_path, args, NULL, &st, err);
+	for (p = st.ptr, end = p ? p + st.len : NULL; !error && p && p + 3 < end;
 	     p += strlen(p) + 1) {
 		p += 3; /* "XY " */
-		out->all++;
-		if (worktree__is_excluded(p, excluded))
-			continue;
-		if (!out->count++ && !(out->first = strdup(p)))
+		if (count_change(out, p, excluded) < 0)
 			error = sl_err_set(err, SL_ERROR, "out of memory");
 	}
-out:
 	sl_buf_release(&st);
+	return error;
+}
+
+int worktree_changes(const char *wt_path, const char *const *excluded,
+			    struct worktree_changes *out, struct sl_err *err)
+{
+	git_repository *repo = NULL;
+	git_status_list *st = NULL;
+	size_t i, n;
+	int rc, error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = open_wt(&repo, wt_path, err)) < 0)
+		goto out;
+	if (worktree__large(repo)) {
+		error = changes_by_git(wt_path, excluded, out, err);
+		goto out;
+	}
+	if ((rc = status_list(&st, repo, 0)) < 0) {
+		error = sl_err_git(err, rc, "cannot read the status of '%s'", wt_path);
+		goto out;
+	}
+	n = git_status_list_entrycount(st);
+	for (i = 0; i < n && !error; i++)
+		if (count_change(out, entry_path(git_status_byindex(st, i)), excluded) < 0)
+			error = sl_err_set(err, SL_ERROR, "out of memory");
+out:
+	git_status_list_free(st);
 	git_repository_free(repo);
 	return error;
 }
@@ -385,7 +427,8 @@ static int config_can_hide(git_repository *repo);
  * git_index_add_all()): the same index as adding all when nothing can hide
  * a difference from status (the index plain, no submodule, core.filemode
  * on, no autocrlf), in about half the time on a large tree, where
- * libgit2's add-all walks every file. 1 when this does not apply: the
+ * libgit2's add-all walks every file (worktree__large(); on a small one
+ * the process costs more than the walk). 1 when this does not apply: the
  * caller adds all.
  */
 static int stage_listed(struct stage_walk *w, git_index *idx, const char *wt, struct sl_err *err)
@@ -400,7 +443,8 @@ static int stage_listed(struct stage_walk *w, git_index *idx, const char *wt, st
 	int dirfd = -1, rc = 1;
 
 	sl_buf_init(&st, (size_t)1 << 28);
-	if (!index || config_can_hide(w->repo) || !worktree__index_plain(index, 1) ||
+	if (!index || !worktree__large(w->repo) || config_can_hide(w->repo) ||
+	    !worktree__index_plain(index, 1) ||
 	    (dirfd = open(wt, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		goto out;
 	if ((rc = worktree__git_pinned(wt, args, NULL, &st, err)) < 0)
@@ -699,7 +743,9 @@ int worktree_snapshot_unchanged(const char *wt_path, const char *branch_name,
 	char *index = NULL;
 	int same = 0;
 
-	if (open_wt(&repo, wt_path, &e) == 0 && check_head(repo, wt_path, branch_name, &tip, &e) == 0 &&
+	/* a small tree: the snapshot in this process costs no more than a git status */
+	if (open_wt(&repo, wt_path, &e) == 0 && worktree__large(repo) &&
+	    check_head(repo, wt_path, branch_name, &tip, &e) == 0 &&
 	    head_hex && git_oid_fromstr(&want, head_hex) == 0 && git_oid_equal(&tip, &want) &&
 	    !config_can_hide(repo) && (index = sl_path_join(git_repository_path(repo), "index")) &&
 	    worktree__index_plain(index, 1))

@@ -335,7 +335,8 @@ int worktree_tree_if_clean(const char *wt_path, const char *head, char tree[41])
  * past a difference (no assume-valid, skip-worktree or intent-to-add bit,
  * no submodule, core.filemode on, no autocrlf). About half of what
  * worktree_snapshot() costs on a large tree (git status against libgit2's
- * add-all and two index passes); 0 when not so or unknown: take the
+ * add-all and two index passes); 0 when not so or unknown, and on a small
+ * tree, where the snapshot costs no more than a git process: take the
  * snapshot.
  */
 int worktree_snapshot_unchanged(const char *wt_path, const char *branch_name,

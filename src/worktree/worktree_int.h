@@ -68,6 +68,16 @@ typedef int (*worktree_index_fn)(const git_index_entry *e, void *payload);
 int worktree__index_each(const char *path, int no_gitlinks, worktree_index_fn fn, void *payload);
 
 /*
+ * Above this size of the index file (256 KiB, about 3,000 entries) the
+ * status and the snapshot ask git status, whose walk beats libgit2's by
+ * more than a process costs (bench/RESULTS.md, issue 29); below it they
+ * stay in this process. A variable for the tests, which try both ways.
+ */
+extern size_t worktree__git_status_above;
+/* 1 when the index of `repo` (a worktree) is larger than that. */
+int worktree__large(git_repository *repo);
+
+/*
  * git in the worktree `wt` with every setting that would make it trust a
  * file without looking pinned (checkStat, trustctime, ignoreStat, sparse
  * checkout and index, untracked cache); `in` (NULL: nothing) on its

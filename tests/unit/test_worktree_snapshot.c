@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
-#include "worktree/worktree.h"
+#include "worktree/worktree_int.h"
 #include "test_helpers.h"
 
 static char tmp[PATH_MAX], repo[PATH_MAX + 16], base[64];
@@ -26,6 +26,7 @@ static int setup(void **state)
 
 	if (test_git_tmpdir(tmp, repo, sizeof(repo), "/tmp/sluice-snap.XXXXXX"))
 		return -1;
+	worktree__git_status_above = 0; /* git's status, as on a large tree; tests say otherwise */
 	sh("git init -q -b main '%s' && cd '%s' && mkdir -p src conf node_modules && "
 	   "echo a >src/a.c && echo b >src/b.c && echo keep >conf/c.yaml && "
 	   "echo '*.log' >.gitignore && echo m >node_modules/m.js && "
@@ -66,6 +67,12 @@ static void test_snapshot_commits_everything_but_excluded(void **state)
 	assert_int_equal(ch.all, 6); /* and the excluded conf/local.yaml and node_modules */
 	assert_string_equal(ch.first, "s.txt");
 	worktree_changes_release(&ch);
+	worktree__git_status_above = (size_t)-1; /* a small tree: libgit2's status, the same counts */
+	assert_int_equal(worktree_changes(wt, excl, &ch, &err), 0);
+	assert_int_equal(ch.count, 4);
+	assert_int_equal(ch.all, 6);
+	worktree_changes_release(&ch);
+	worktree__git_status_above = 0;
 	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "sluice snapshot: S1 attempt 1", NULL,
 					 head, &committed, &err), 0);
 	assert_int_equal(committed, 1);
@@ -155,6 +162,18 @@ static void test_snapshot_every_kind_of_change(void **state)
 	assert_string_equal(sh_all("git -C '%s' diff --name-status %s %s", repo, base, head),
 			    "A\tb.dir/x\nM\tconf/c.yaml\nA\tdeep/er/d.txt\nA\tlink\nM\tsrc/a.c\n"
 			    "D\tsrc/b.c\nA\twith space.txt");
+
+	/* again from the base as a small tree: libgit2's status and add-all, the same tree */
+	sh("cd '%s' && git reset -q --hard %s && git clean -fdq -e conf/local.yaml -e node_modules && "
+	   "%s", wt, base, changes);
+	worktree__git_status_above = (size_t)-1;
+	assert_false(worktree_snapshot_unchanged(wt, "run/WO-1", base, excl));
+	assert_int_equal(worktree_snapshot(wt, "run/WO-1", base, excl, "m", NULL, head, &committed,
+					 &err), 0);
+	assert_string_equal(sh_all("git -C '%s' rev-parse %s^{tree}", repo, head), tree);
+	assert_false(worktree_snapshot_unchanged(wt, "run/WO-1", head, excl)); /* small: no */
+	worktree__git_status_above = 0;
+	assert_true(worktree_snapshot_unchanged(wt, "run/WO-1", head, excl));
 
 	/* again from the base with a skip-worktree bit on a file nobody touches: add-all */
 	sh("cd '%s' && git reset -q --hard %s && git clean -fdq -e conf/local.yaml -e node_modules && "
