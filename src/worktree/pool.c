@@ -969,6 +969,10 @@ static int fix_entry(struct modes *m, const git_index_entry *e, struct sl_err *e
 	mode_t want;
 	int error = 0;
 
+	if (!worktree__path_sane(e->path, strlen(e->path))) {
+		m->stale = m->verify; /* never followed out of the worktree */
+		return 0;
+	}
 	for (slash = strchr(e->path, '/'); !error && slash; slash = strchr(slash + 1, '/'))
 		error = fix_dir(m, e->path, (size_t)(slash - e->path), err);
 	if (error || sl_fmt_fixed(path, sizeof(path), "%s/%s", m->wt, e->path) < 0 ||

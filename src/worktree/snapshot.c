@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,6 +121,24 @@ static void raw_entry(git_index_entry *e, const unsigned char *p)
 	e->path = (const char *)p + 62;
 }
 
+int worktree__path_sane(const char *path, size_t len)
+{
+	const char *c = path, *end = path + len, *slash;
+	size_t n;
+
+	if (!len)
+		return 0;
+	for (; c < end; c = slash + 1) {
+		slash = memchr(c, '/', (size_t)(end - c));
+		slash = slash ? slash : end;
+		n = (size_t)(slash - c);
+		if (!n || (n == 1 && c[0] == '.') || (n == 2 && !memcmp(c, "..", 2)) ||
+		    (n == 4 && !strncasecmp(c, ".git", 4)))
+			return 0;
+	}
+	return 1;
+}
+
 /*
  * The entries of the index in `b` when it is plain (worktree__index_plain()):
  * with fn NULL only the check, else a second pass giving each entry to fn.
@@ -152,6 +171,8 @@ static int index_walk(const struct sl_buf *b, int no_gitlinks, worktree_index_fn
 			if (no_gitlinks && be32(p + 24) == 0160000)
 				return -1;
 			len = strnlen((const char *)p + fixed, (size_t)(end - p) - fixed);
+			if (!worktree__path_sane((const char *)p + fixed, len))
+				return -1;
 			if (pass) {
 				raw_entry(&e, p);
 				rc = fn(&e, payload);

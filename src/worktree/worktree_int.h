@@ -50,12 +50,22 @@ int worktree__is_excluded(const char *path, const char *const *excluded);
  * from a file: no entry with the assume-valid or extended flags
  * (skip-worktree, intent-to-add) or a conflict stage, no extension but the
  * cache tree, the resolve-undo data or an offset table (no untracked
- * cache, fsmonitor or split index), and with `no_gitlinks` no submodule.
+ * cache, fsmonitor or split index), no path that is absolute or has an
+ * empty, ".", ".." or ".git" component, and with `no_gitlinks` no
+ * submodule.
  * Read as git's index-format.txt says, for versions 2 and 3; version 4 and
  * whatever does not parse are not plain. Reading the file is ~10 ms at
  * 100,000 entries, a libgit2 index read 50-85.
  */
 int worktree__index_plain(const char *path, int no_gitlinks);
+
+/*
+ * A path git itself would write in an index: relative, no empty, "." or
+ * ".." component, no ".git" (any case). An index is written by whoever
+ * holds the worktree, a builder too: a path that climbs out must never
+ * reach a chmod or a removal.
+ */
+int worktree__path_sane(const char *path, size_t len);
 
 /*
  * Each entry of the index file at `path`, when it is plain, given to fn as

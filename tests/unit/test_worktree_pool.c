@@ -249,6 +249,53 @@ static void test_clean_put_then_litter_is_still_fresh(void **state)
 	assert_string_equal(wt_state(wt), want);
 }
 
+/*
+ * An index that a builder wrote by hand, checksum and all, with an entry
+ * whose path climbs out of the worktree (a submodule's, which the take
+ * empties, and a file's, whose mode it sets): nothing outside is touched,
+ * whether the slot was marked clean or not, and the run gets a fresh checkout.
+ */
+static void test_index_path_out_of_the_worktree(void **state)
+{
+	static const char *const patch =
+		"import hashlib, sys\n"
+		"p = sys.argv[1]; b = bytearray(open(p, 'rb').read())\n"
+		"for old, new, mode in ((b'd/one', b'../oo', None), (b'd/two', b'../tt', 0o160000)):\n"
+		"    i = b.index(old + b'\\0'); b[i:i + 5] = new\n"
+		"    if mode: b[i - 62 + 24:i - 62 + 28] = mode.to_bytes(4, 'big')\n"
+		"b[-20:] = hashlib.sha1(bytes(b[:-20])).digest(); open(p, 'wb').write(bytes(b))\n";
+	char want[128], wt[PATH_MAX * 2], slot[PATH_MAX * 2];
+	int i;
+
+	snprintf(want, sizeof(want), "%s", fresh_state("main"));
+	for (i = 0; i < 2; i++) {
+		char run[8];
+		snprintf(run, sizeof(run), "R%d", i);
+		make_run(run, i ? "run/R1" : "run/R0");
+		if (i)
+			put_clean(run);
+		else
+			put(run, 2, 1);
+		snprintf(slot, sizeof(slot), "%s", sh_line("ls -d '%s'/.system/pool/_pool-*", repo));
+		/* outside the slot: a file with its own mode, a folder with a file in it */
+		sh("cd '%s/..' && echo keep >oo && chmod 600 oo && mkdir -p tt && echo keep >tt/f && "
+		   "printf '%%s' \"%s\" >patch.py && python3 patch.py \"$(git -C '%s' rev-parse "
+		   "--git-dir)/index\"", slot, patch, slot);
+		snprintf(run, sizeof(run), "T%d", i);
+		assert_int_equal(take_reset(run, 0, NULL), 0);
+		assert_int_equal(rewritten, -1);
+		assert_string_equal(sh_line("cd '%s/.system/pool' && stat -c %%a oo && cat tt/f", repo),
+				    "600");
+		assert_string_equal(sh_line("cat '%s/.system/pool/tt/f'", repo), "keep");
+		snprintf(wt, sizeof(wt), "%s/.system/runs/%s/worktree", repo, run);
+		assert_string_equal(wt_state(wt), want);
+		sh("cd '%s/.system/pool' && rm -rf oo tt patch.py", repo);
+		sh("cd '%s' && echo %s >>README && git add -A && git commit -qm work", wt, run);
+		put_clean(run);
+		sh("rm -rf '%s'/.system/pool/_pool-* && git -C '%s' worktree prune", repo, repo);
+	}
+}
+
 static void test_keep_ignored_keeps_only_ignored(void **state)
 {
 	char wt[PATH_MAX * 2];
@@ -399,6 +446,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_slot_changed_after_put_is_reset_in_full, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_clean_put_then_litter_is_still_fresh, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_index_path_out_of_the_worktree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_ignored_keeps_only_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_pool_and_dirty_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trim_keeps_newest_and_locked, setup, teardown),
