@@ -977,7 +977,7 @@ int sl_secret_read(int fd, char **out, struct sl_err *err)
 
 /* ---- children that run beside the caller (proc.h: sl_proc_spawn, sl_proc_wait_any) */
 
-#define SPAWN_SLICE_MS 10 /* how often sl_proc_wait_any() looks */
+#define SPAWN_SLICE_MS 10 /* how often sl_proc_wait_any() looks without pidfds */
 
 /* In the child: keep pass_fd across exec, exec, or report errno and _exit(127). */
 static void spawned_child(const struct sl_proc_spawn_opts *o, int report)
@@ -1058,6 +1058,33 @@ static int reap_any(const int *pids, size_t n, size_t *which, struct sl_proc_res
 	return 0;
 }
 
+/*
+ * Sleep until one of pids (entries < 0 skipped) ends or ms passed: poll(2)
+ * on a pidfd of each, so a tick starts its next worker the moment one ends;
+ * one that cannot be had (a kernel before 5.3) makes it a slice at most.
+ */
+static void wait_for_exit(const int *pids, size_t n, int64_t ms)
+{
+	struct pollfd fds[64];
+	nfds_t nfds = 0;
+	int short_slice = n > sizeof(fds) / sizeof(*fds);
+
+	for (size_t i = 0; i < n && !short_slice; i++) {
+		if (pids[i] < 0)
+			continue;
+		if ((fds[nfds].fd = open_pidfd((pid_t)pids[i])) < 0)
+			short_slice = 1;
+		else
+			fds[nfds++].events = POLLIN;
+	}
+	if (short_slice && ms > SPAWN_SLICE_MS)
+		ms = SPAWN_SLICE_MS;
+	if (poll(fds, nfds, ms > INT_MAX ? INT_MAX : (int)ms) < 0 && errno != EINTR)
+		sl_sleep_ms(ms < SPAWN_SLICE_MS ? ms : SPAWN_SLICE_MS);
+	while (nfds > 0)
+		close(fds[--nfds].fd);
+}
+
 int sl_proc_wait_any(const int *pids, size_t n, int64_t timeout_ms, size_t *which,
 		     struct sl_proc_result *res, struct sl_err *err)
 {
@@ -1071,9 +1098,8 @@ int sl_proc_wait_any(const int *pids, size_t n, int64_t timeout_ms, size_t *whic
 		;
 	if (i == n)
 		return 0;
-	while ((rc = reap_any(pids, n, which, res, err)) == 0 && (now = sl_mono_ms()) < until) {
-		sl_sleep_ms(until - now < SPAWN_SLICE_MS ? until - now : SPAWN_SLICE_MS);
-	}
+	while ((rc = reap_any(pids, n, which, res, err)) == 0 && (now = sl_mono_ms()) < until)
+		wait_for_exit(pids, n, until - now);
 	return rc;
 }
 
