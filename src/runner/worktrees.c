@@ -201,7 +201,8 @@ int step__set_base(struct step *s, struct sl_err *err)
 
 /*
  * Under the repository lock: the base, the worktree, its environment; but
- * the reset of a worktree from the pool, which is the run's by then. On
+ * the reset of a worktree from the pool, which is the run's by then, and
+ * after it the environment when there is no shared or copied path. On
  * the second try the pool is not asked. SL_EINVALID for what is final (a
  * bad share/copy path, a target branch that is gone).
  */
@@ -221,7 +222,10 @@ int step__prepare_worktree(struct step *s, int *reused, struct sl_err *err)
 			*reused = STEP_WT_FRESH;
 			continue; /* dropped: a fresh one */
 		}
-		if ((error = runner__lock_repo(s->ctx, &lock, err)) != 0)
+		/* the lock again only to read the main checkout, which a landing rewrites */
+		if ((sl_strv_len(s->ctx->cfg->worktree.share) ||
+		     sl_strv_len(s->ctx->cfg->worktree.copy)) &&
+		    (error = runner__lock_repo(s->ctx, &lock, err)) != 0)
 			return error;
 		break;
 	}
