@@ -143,6 +143,7 @@ out:
 	store_run_release(&s.run);
 	free(s.run_dir);
 	free(s.wt);
+	step__diff_forget(&s);
 	free(id);
 	sl_lock_release(&lock);
 	return error;

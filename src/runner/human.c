@@ -115,6 +115,7 @@ static void step_close(struct step *s, struct sl_lock *lock)
 	store_run_release(&s->run);
 	free(s->run_dir);
 	free(s->wt);
+	step__diff_forget(s);
 	sl_lock_release(lock);
 }
 

@@ -123,7 +123,11 @@ struct step {
 	char *run_dir;
 	char *wt;
 	long pool_rewritten; /* a worktree from the pool: paths rewritten + 1; 0 reset in full */
+	struct step_diff *diff; /* the patch step__record_diff() made, for the review (runner/diff.c) */
 };
+
+/* Forget the patch step__record_diff() kept (safe when none is kept). */
+void step__diff_forget(struct step *s);
 
 /*
  * End a run: its final state and its work order's state, in one
@@ -270,8 +274,20 @@ int step__conflict_context(struct step *s, json_t **out, struct sl_err *err);
  */
 int step__review_request(struct step *s, const char *tree, json_t **out, struct sl_err *err);
 
-/* Write diff.patch and files_changed.json for base..head, and record the files. */
+/*
+ * Write diff.patch and files_changed.json for base..head, and record the
+ * files. The patch is kept in s (when the reviewer's REVIEWER_DIFF_MAX_DEFAULT
+ * holds it whole) for step__diff_kept().
+ */
 int step__record_diff(struct step *s, const char *head, struct sl_err *err);
+
+/*
+ * The patch of base..head that step__record_diff() computed in this process,
+ * into out (bounded by its max) with its full size in *total: 1 when it is
+ * kept, 0 when git must be asked.
+ */
+int step__diff_kept(struct step *s, const char *base, const char *head, struct sl_buf *out,
+		    size_t *total);
 
 /*
  * Commit what the run's worktree holds on the run branch: worktree_snapshot()

@@ -172,9 +172,10 @@ static int write_unless_same(const char *path, const char *data, size_t len,
  * The diff under review, computed now from the base and head recorded in
  * the store (git objects, never diff.patch or files_changed.json: a gate
  * runs the project's code with $SLUICE_RUN_DIR and may have rewritten
- * them). The two artifacts are written again from the same objects, so
- * that what people read and what is sealed in the manifest is what the
- * reviewer saw. `patch` holds at most its max; *total is the full size.
+ * them), or the build's kept in this process's memory (step__diff_kept()).
+ * The two artifacts are written again from the same objects, so that what
+ * people read and what is sealed in the manifest is what the reviewer saw.
+ * `patch` holds at most its max; *total is the full size.
  */
 static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t **files,
 		    struct sl_err *err)
@@ -190,7 +191,8 @@ static int diff_now(struct step *s, struct sl_buf *patch, size_t *total, json_t 
 		error = sl_err_set(err, SL_ERROR, "out of memory");
 		goto out;
 	}
-	if ((error = worktree_diff_patch_mem(root, base, head, patch, total, err)) != 0 ||
+	if ((!step__diff_kept(s, base, head, patch, total) &&
+	     (error = worktree_diff_patch_mem(root, base, head, patch, total, err)) != 0) ||
 	    (error = worktree_diff_files(root, base, head, &fc, err)) != 0)
 		goto out;
 	if (!(*files = worktree_file_changes_to_json(&fc))) {

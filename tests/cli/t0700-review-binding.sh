@@ -153,4 +153,29 @@ test_expect_success 'a resolver that forges conflict.json: the resolution uses t
 	test_grep "five by R1" lines && test_grep "five by R2" lines
 '
 
+test_expect_success 'a patch over the reviewer bound: diff.patch whole from git, the reviewer its first 4 MiB' '
+	# the build keeps its patch for the review only when the bound holds it whole
+	# (runner/diff.c); past it both come from git, and the gate of T1 rewrites diff.patch
+	cat >"$BUILDERS/T3.sh" <<-\EOS &&
+	awk "BEGIN { for (i = 0; i < 130000; i++) printf(\"line %06d of a large generated file\\n\", i) }" >big.txt
+	EOS
+	wo repo T3 &&
+	sluice -C repo tick >out 2>err &&
+	run=$(run_of repo T3) &&
+	test "$(state_of repo $run)" = merged &&
+	d=repo/.system/runs/$run &&
+	git -C repo diff --binary --full-index -M main^1 main^2 >expect &&
+	test_cmp expect $d/diff.patch &&
+	req=$(grep -l "\"run_id\": *\"$run\"" "$REVIEWER_DIR"/requests/*.body | tail -n 1) &&
+	python3 - "$req" "$(wc -c <expect)" <<-\EOF
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	size = int(sys.argv[2])
+	assert size > 4 << 20, size
+	assert r["diff_bytes"] == size, (r["diff_bytes"], size)
+	assert r["diff_truncated"] is True, r["diff_truncated"]
+	assert r["diff"].startswith("diff --git a/big.txt b/big.txt"), r["diff"][:80]
+	EOF
+'
+
 test_done
