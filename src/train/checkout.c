@@ -58,8 +58,8 @@ void train_checkout_drop(struct sl_ctx *ctx, const char *run_id)
  * is named in the store under the repository's lock before it does: a
  * whole tick killed between git's mkdir and its "locked" leaves an empty
  * entry that the very next tick must not wait out); or git's own "locked"
- * still says "initializing" after ADD_MS: a `git worktree add` killed
- * before it finished (git writes commondir and HEAD
+ * still says "initializing" after ADD_MS, or while no tester is alive: a
+ * `git worktree add` killed before it finished (git writes commondir and HEAD
  * after that lock and removes it last). Such an entry makes every later
  * `git worktree add` die ("failed to read .../commondir"), and git's prune
  * never removes a locked entry.
@@ -106,9 +106,16 @@ static int names_train_checkout(const char *gitdir, const char *runs)
 	return ours;
 }
 
-/* The entry `st` locked by `locked`: a `git worktree add` of ours killed before it ended? */
-static int add_cut_short(const char *locked, const struct stat *st, const char *gitdir,
-			 const char *runs)
+static int testers_gone(struct sl_ctx *ctx);
+
+/*
+ * The entry `st` locked by `locked`: a `git worktree add` of ours killed
+ * before it ended? Once ADD_MS passed, or at once when no tester is alive
+ * (*gone, testers_gone() read once): the next tick, and the state a person
+ * finds after it, do not depend on how soon it came.
+ */
+static int add_cut_short(struct sl_ctx *ctx, const char *locked, const struct stat *st,
+			 const char *gitdir, const char *runs, int *gone)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	struct sl_err err = SL_ERR_INIT;
@@ -118,11 +125,14 @@ static int add_cut_short(const char *locked, const struct stat *st, const char *
 	if (lstat(locked, &ls) != 0 || !S_ISREG(ls.st_mode) ||
 	    sl_read_file(&b, locked, 256, &err) != 0)
 		return 0;
-	cut = !strncmp(sl_buf_cstr(&b), "initializing", 12) &&
-	      sl_now_ms() - (mtime_ms(st) > mtime_ms(&ls) ? mtime_ms(st) : mtime_ms(&ls)) > ADD_MS &&
-	      names_train_checkout(gitdir, runs);
+	cut = !strncmp(sl_buf_cstr(&b), "initializing", 12) && names_train_checkout(gitdir, runs);
 	sl_buf_release(&b);
-	return cut;
+	if (!cut ||
+	    sl_now_ms() - (mtime_ms(st) > mtime_ms(&ls) ? mtime_ms(st) : mtime_ms(&ls)) > ADD_MS)
+		return cut;
+	if (*gone < 0)
+		*gone = testers_gone(ctx);
+	return *gone == 1;
 }
 
 /* 1 when no car of the train has a live tester (so none adds a checkout now); 0 when one may. */
@@ -158,7 +168,7 @@ static int train_entry_stale(struct sl_ctx *ctx, const char *entry, int *gone)
 		goto out;
 	if (sl_path_exists(locked)) {
 		/* git adds it now, someone locked it, or a killed add left it */
-		if (!add_cut_short(locked, &st, gitdir, runs))
+		if (!add_cut_short(ctx, locked, &st, gitdir, runs, gone))
 			goto out;
 		stale = 1;
 		goto out;
