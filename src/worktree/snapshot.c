@@ -269,27 +269,51 @@ static int count_change(struct worktree_changes *out, const char *p, const char 
  * own as "dir/", no submodule, no rename pairs) in about 60% of its time
  * at 100,000 files (bench/RESULTS.md), with git's clean filters where a
  * file has one. No optional lock: the index is not rewritten by a status.
+ * Each path listed is given to fn until it returns non-zero; the result is
+ * git's error or 0, the caller's payload says why fn stopped.
  */
-static int changes_by_git(const char *wt_path, const char *const *excluded,
-			  struct worktree_changes *out, struct sl_err *err)
+static int status_each(const char *wt, int (*fn)(const char *path, void *arg), void *arg,
+		       struct sl_err *err)
 {
-	const char *args[] = { "--no-optional-locks", "status", "--porcelain=v1", "-z",
-			       "--no-renames", "--untracked-files=all", "--ignore-submodules=all",
-			       NULL };
+	static const char *const args[] = { "--no-optional-locks", "status", "--porcelain=v1",
+					     "-z", "--no-renames", "--untracked-files=all",
+					     "--ignore-submodules=all", NULL };
 	struct sl_buf st = SL_BUF_INIT;
 	const char *p, *end;
 	int error;
 
 	sl_buf_init(&st, (size_t)1 << 28);
-	error = worktree__git_pinned(wt_path, args, NULL, &st, err);
+	error = worktree__git_pinned(wt, args, NULL, &st, err);
 	for (p = st.ptr, end = p ? p + st.len : NULL; !error && p && p + 3 < end;
 	     p += strlen(p) + 1) {
 		p += 3; /* "XY " */
-		if (count_change(out, p, excluded) < 0)
-			error = sl_err_set(err, SL_ERROR, "out of memory");
+		if (fn(p, arg))
+			break;
 	}
 	sl_buf_release(&st);
 	return error;
+}
+
+struct counting {
+	struct worktree_changes *out;
+	const char *const *excluded;
+	int oom;
+};
+
+static int count_listed(const char *path, void *arg)
+{
+	struct counting *c = arg;
+
+	return (c->oom = count_change(c->out, path, c->excluded) < 0);
+}
+
+static int changes_by_git(const char *wt_path, const char *const *excluded,
+			  struct worktree_changes *out, struct sl_err *err)
+{
+	struct counting c = { out, excluded, 0 };
+	int error = status_each(wt_path, count_listed, &c, err);
+
+	return !error && c.oom ? sl_err_set(err, SL_ERROR, "out of memory") : error;
 }
 
 int worktree_changes(const char *wt_path, const char *const *excluded,
@@ -443,6 +467,27 @@ static int stage_filtered(const char *wt, const struct sl_buf *paths, struct sl_
 
 static int config_can_hide(git_repository *repo);
 
+struct staging {
+	struct stage_walk *w;
+	git_index *idx;
+	int dirfd, rc;
+};
+
+/* One path git status listed: staged as it is now, or removed when it is gone. */
+static int stage_one(const char *p, void *arg)
+{
+	struct staging *g = arg;
+	struct stat sb;
+
+	if (skip_excluded(p, NULL, g->w))
+		return 0;
+	if (fstatat(g->dirfd, p, &sb, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(sb.st_mode))
+		g->rc = git_index_add_bypath(g->idx, p);
+	else
+		g->rc = git_index_remove_bypath(g->idx, p);
+	return g->rc < 0;
+}
+
 /*
  * The paths git status lists, staged one by one (skip_excluded() as for
  * git_index_add_all()): the same index as adding all when nothing can hide
@@ -454,42 +499,25 @@ static int config_can_hide(git_repository *repo);
  */
 static int stage_listed(struct stage_walk *w, git_index *idx, const char *wt, struct sl_err *err)
 {
-	const char *args[] = { "--no-optional-locks", "status", "--porcelain=v1", "-z",
-			       "--no-renames", "--untracked-files=all", "--ignore-submodules=all",
-			       NULL };
-	struct sl_buf st = SL_BUF_INIT;
+	struct staging g = { w, idx, -1, 0 };
 	char *index = sl_path_join(git_repository_path(w->repo), "index");
-	const char *p = NULL, *end;
-	struct stat sb;
-	int dirfd = -1, rc = 1;
+	int rc = 1;
 
-	sl_buf_init(&st, (size_t)1 << 28);
 	if (!index || !worktree__large(w->repo) || config_can_hide(w->repo) ||
 	    !worktree__index_plain(index, 1) ||
-	    (dirfd = open(wt, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	    (g.dirfd = open(wt, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		goto out;
-	if ((rc = worktree__git_pinned(wt, args, NULL, &st, err)) < 0)
+	if ((rc = status_each(wt, stage_one, &g, err)) < 0)
 		goto out;
-	for (p = st.ptr, end = p ? p + st.len : NULL; p && p + 3 < end && rc == 0;
-	     p += strlen(p) + 1) {
-		p += 3; /* "XY " */
-		if (skip_excluded(p, NULL, w))
-			continue;
-		if (fstatat(dirfd, p, &sb, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(sb.st_mode))
-			rc = git_index_add_bypath(idx, p);
-		else
-			rc = git_index_remove_bypath(idx, p);
-	}
-	if (rc < 0) { /* a path libgit2 refuses one by one: the whole index again, as before */
+	if ((rc = g.rc) < 0) { /* a path libgit2 refuses one by one: the whole index again, as before */
 		git_error_clear();
 		rc = git_index_read(idx, 1) < 0 ? sl_err_set(err, SL_ERROR, "cannot read the index "
 							     "of '%s'", wt) : 1;
 		sl_buf_reset(&w->filtered);
 	}
 out:
-	if (dirfd >= 0)
-		close(dirfd);
-	sl_buf_release(&st);
+	if (g.dirfd >= 0)
+		close(g.dirfd);
 	free(index);
 	return rc;
 }
