@@ -272,7 +272,7 @@ echo
 echo "- machine: $(uname -srm), $(nproc) CPUs (${cpu:-unknown CPU}), ${mem:-? GiB} RAM;" \
 	"repositories on ${fs:-?} (${TMPDIR:-/tmp})"
 echo "- $(git --version), libgit2 ${lg2:-?}; sluice: $("$SLUICE" --version 2>&1 | head -n 1)," \
-	"$SLUICE (checkout at $rev)"
+	"$SLUICE (built $(date -u -r "$SLUICE" '+%Y-%m-%d %H:%M UTC'); this script's checkout at $rev)"
 echo "- load average at the start: $(load) (each table gives it again when done)"
 if [ $POOL = 1 ]; then
 	echo "- worktree pool (\`worktree.pool\`): in this binary"

@@ -269,7 +269,7 @@ static void test_index_path_out_of_the_worktree(void **state)
 
 	snprintf(want, sizeof(want), "%s", fresh_state("main"));
 	for (i = 0; i < 2; i++) {
-		char run[8];
+		char run[16];
 		snprintf(run, sizeof(run), "R%d", i);
 		make_run(run, i ? "run/R1" : "run/R0");
 		if (i)
