@@ -418,6 +418,9 @@ static int handed_over(struct sl_ctx *ctx, const char *run_id, enum runner_stage
 /* A run is carried over from one stage to the other at most this often in one pass. */
 #define TICK_HANDOVERS_MAX 4
 
+/* The rounds of a tick: this many more than the runs it claimed (runner_tick()). */
+#define TICK_ROUNDS_MIN 100
+
 /*
  * Start the worker of each run of the worklist not started yet whose stage
  * has a free worker; *left: how many still wait for one.
@@ -555,9 +558,13 @@ int runner_tick(struct sl_ctx *ctx, const struct runner_tick_opts *o,
 		goto out;
 	/*
 	 * Rounds: a merge can make dependents ready, so keep going while the
-	 * last round merged something and there is new work (bounded).
+	 * last round merged something and there is new work. A round claims
+	 * only as many new runs as there are free jobs, so the bound grows with
+	 * the runs this tick claimed: a fixed 100 left the 101st work order of
+	 * `--jobs 1` for the next tick (t1351), and the last cars of 200 at
+	 * `--jobs 2` approved in the train (bench/RESULTS.md, issue 29).
 	 */
-	for (round = 0; round < 100; round++) {
+	for (round = 0; round < TICK_ROUNDS_MIN + res->started; round++) {
 		if ((error = runner__ingest(ctx, err)) != 0)
 			goto out;
 		if ((error = collect_runnable(ctx, o->only_wo, &w, err)) != 0)
