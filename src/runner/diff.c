@@ -58,7 +58,8 @@ static int record_patch(struct step *s, const char *head, const char *path,
 	int error;
 
 	step__diff_forget(s);
-	if (!base || strlen(base) != 40 || strlen(head) != 40 || !(d = calloc(1, sizeof(*d))))
+	if (!base || !head || strlen(base) != 40 || strlen(head) != 40 ||
+	    !(d = calloc(1, sizeof(*d))))
 		return worktree_diff_patch(s->ctx->repo.root, base, head, path, err);
 	sl_buf_init(&d->patch, REVIEWER_DIFF_MAX_DEFAULT);
 	if ((error = worktree_diff_patch_mem(s->ctx->repo.root, base, head, &d->patch, &total,
