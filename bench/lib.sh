@@ -1,4 +1,4 @@
-# What the train benches share (bench/train.sh, batch.sh, replay.sh):
+# What the benches share (bench/train.sh, batch.sh, replay.sh, tick_ab.sh):
 #   . "$here/bench/lib.sh"; bench_setup NAME ARGS-USAGE    (after SLUICE is set)
 # refuses an option where the binary goes (with the usage), checks the sluice
 # binary (an absolute path in $SLUICE after), makes $work (removed at exit

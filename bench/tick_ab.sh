@@ -16,18 +16,18 @@
 # under ${TMPDIR:-/tmp}, removed afterwards.
 set -eu
 
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/lib.sh"
 [ $# -eq 2 ] || { echo "usage: bench/tick_ab.sh OLD_BINARY NEW_BINARY" >&2; exit 2; }
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-OLD=$(abs "$1") NEW=$(abs "$2")
-for b in "$OLD" "$NEW"; do
-	[ -x "$b" ] || { echo "bench/tick_ab.sh: '$b' is not an executable" >&2; exit 2; }
+for t in /usr/bin/time jq git; do
+	command -v $t >/dev/null || { echo "bench/tick_ab.sh: needs $t" >&2; exit 2; }
 done
+[ -x "$1" ] || { echo "no sluice binary at $1" >&2; exit 1; }
+OLD=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SLUICE=$2
+bench_setup tick_ab "OLD_BINARY NEW_BINARY" # checks NEW, makes $work, git's identity
+NEW=$SLUICE
 ROUNDS=${ROUNDS:-3} N=${N:-200}
-command -v /usr/bin/time >/dev/null || { echo "bench/tick_ab.sh: needs /usr/bin/time" >&2; exit 2; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-tick.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export GIT_CONFIG_NOSYSTEM=1 HOME="$work" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b \
-	GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b
 printf '%s\n' 'cat >/dev/null' 'echo "{\"verdict\": \"approve\", \"reviewer\": \"bench\"}"' \
 	>"$work/approve.sh"
 
